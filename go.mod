@@ -1,0 +1,3 @@
+module github.com/freeact/desktop
+
+go 1.26
