@@ -1,0 +1,147 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutsideWorkspace is wrapped by errors for paths that leave the workspace
+// in a call that was not approved.
+var ErrOutsideWorkspace = errors.New("path is outside the workspace")
+
+// Workspace executes file tool calls relative to one workspace directory.
+// It holds no mutable state and is safe for concurrent use.
+type Workspace struct {
+	root string // absolute, cleaned, symlinks resolved
+}
+
+// NewWorkspace returns a Workspace rooted at dir, which must be an existing
+// directory.
+func NewWorkspace(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w", dir, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("open workspace %q: not a directory", dir)
+	}
+	return &Workspace{root: real}, nil
+}
+
+// Root returns the workspace directory (absolute, symlinks resolved).
+func (w *Workspace) Root() string { return w.root }
+
+// Path is a path the model sent, resolved against the workspace.
+type Path struct {
+	// Abs is the absolute, cleaned path with symlinks resolved as far as the
+	// path exists. File operations use it, and approval requests for paths
+	// outside the workspace show it.
+	Abs string
+	// Rel is Abs relative to the workspace root, slash-separated ("." for the
+	// root itself); empty when Inside is false. Permission rules match it.
+	Rel string
+	// Inside reports whether Abs is the workspace root or lies beneath it.
+	Inside bool
+}
+
+// Display returns the form of the path to show to users and the model:
+// workspace-relative inside the workspace, absolute outside it.
+func (p Path) Display() string {
+	if p.Inside {
+		return p.Rel
+	}
+	return p.Abs
+}
+
+// Resolve resolves path as the model sent it: relative paths against the
+// workspace root, "~" and "~/..." against the user's home directory. Symlinks
+// are followed for the part of the path that exists, so a link inside the
+// workspace that points elsewhere resolves to a path outside it.
+func (w *Workspace) Resolve(path string) (Path, error) {
+	if strings.TrimSpace(path) == "" {
+		return Path{}, errors.New("path is empty: pass a file path relative to the workspace")
+	}
+	if strings.ContainsRune(path, 0) {
+		return Path{}, fmt.Errorf("path %q contains a NUL byte", path)
+	}
+	if path == "~" || strings.HasPrefix(path, "~/") || strings.HasPrefix(path, "~"+string(filepath.Separator)) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return Path{}, fmt.Errorf("resolve %q: %w", path, err)
+		}
+		path = filepath.Join(home, path[1:])
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(w.root, abs)
+	}
+	real, err := resolveExisting(filepath.Clean(abs))
+	if err != nil {
+		return Path{}, fmt.Errorf("resolve %q: %w", path, err)
+	}
+	p := Path{Abs: real}
+	if rel, ok := within(w.root, real); ok {
+		p.Rel, p.Inside = rel, true
+	}
+	return p, nil
+}
+
+// resolve resolves path and refuses it when it leaves the workspace and the
+// call was not approved.
+func (w *Workspace) resolve(path string, approved bool) (Path, error) {
+	p, err := w.Resolve(path)
+	if err != nil {
+		return Path{}, err
+	}
+	if !p.Inside && !approved {
+		return Path{}, fmt.Errorf("%s: %w %s; such paths need an approved call", p.Abs, ErrOutsideWorkspace, w.root)
+	}
+	return p, nil
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of the
+// clean absolute path abs and appends the part that does not exist yet.
+func resolveExisting(abs string) (string, error) {
+	var missing []string
+	cur := abs
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			for i := len(missing) - 1; i >= 0; i-- {
+				real = filepath.Join(real, missing[i])
+			}
+			return real, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs, nil
+		}
+		missing = append(missing, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// within reports whether path is root or beneath it and returns the
+// slash-separated relative path.
+func within(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
