@@ -1,0 +1,269 @@
+package model
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+)
+
+// Model is a language model the turn loop talks to.
+//
+// Stream sends one request and yields what comes back as it arrives:
+// ThoughtDelta and TextDelta pieces, each FunctionCallChunk, a Retry notice
+// before each retry of a transient failure, one UsageChunk, and finally Done
+// with the complete message. If the stream fails, the last pair carries the
+// error instead of Done; when some output had arrived the error is a
+// *StreamError holding the partial message. Breaking out of the loop ends
+// the request.
+type Model interface {
+	// Name returns the model string, "provider:name".
+	Name() string
+	Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
+}
+
+// Request is one call to a model: the instructions, the conversation so far
+// and the tools it may call.
+type Request struct {
+	System   string
+	Messages []Message
+	Tools    []Tool
+}
+
+// Tool declares a function the model may call.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is a JSON Schema object; nil means no parameters.
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+}
+
+// Chunk is one item of a model stream: ThoughtDelta, TextDelta,
+// FunctionCallChunk, UsageChunk, Finish, Retry or Done.
+type Chunk interface{ isChunk() }
+
+// ThoughtDelta is a piece of the model's thinking.
+type ThoughtDelta struct {
+	Text      string
+	Signature []byte // set by providers on the piece that carries one
+}
+
+// TextDelta is a piece of the model's answer.
+type TextDelta struct {
+	Text      string
+	Signature []byte
+}
+
+// FunctionCallChunk is one complete function call.
+type FunctionCallChunk struct {
+	Call      FunctionCall
+	Signature []byte
+}
+
+// UsageChunk reports token counts. Backends may send it several times (the
+// last one counts); a Model stream sends it once, before Done.
+type UsageChunk struct{ Usage Usage }
+
+// Finish is sent by backends when the provider says why it stopped. Model
+// streams fold it into Done's message instead of passing it on.
+type Finish struct{ Reason StopReason }
+
+// Retry tells the caller that a transient failure is being retried after
+// Delay. Attempt counts from 1 for the first retry.
+type Retry struct {
+	Attempt     int
+	MaxAttempts int
+	Delay       time.Duration
+	Err         error
+}
+
+// Done carries the complete model message; it is always the last chunk of a
+// successful stream.
+type Done struct{ Message Message }
+
+func (ThoughtDelta) isChunk()      {}
+func (TextDelta) isChunk()         {}
+func (FunctionCallChunk) isChunk() {}
+func (UsageChunk) isChunk()        {}
+func (Finish) isChunk()            {}
+func (Retry) isChunk()             {}
+func (Done) isChunk()              {}
+
+// StreamError is the error of a stream that failed after output arrived.
+// Partial holds what arrived, so the caller can keep it in the history.
+type StreamError struct {
+	Partial Message
+	Err     error
+}
+
+func (e *StreamError) Error() string { return e.Err.Error() }
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// PartialMessage returns the partial model message carried by err, if any.
+func PartialMessage(err error) (Message, bool) {
+	var se *StreamError
+	if errors.As(err, &se) {
+		return se.Partial, true
+	}
+	return Message{}, false
+}
+
+// Backend is one provider's client: a single attempt at a request, yielding
+// ThoughtDelta, TextDelta, FunctionCallChunk, UsageChunk and Finish. New
+// wraps it into a Model with accumulation and retries.
+type Backend interface {
+	Name() string
+	StreamOnce(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
+}
+
+// New turns a provider backend into a Model that retries transient failures
+// by policy and assembles the complete message.
+func New(b Backend, policy RetryPolicy) Model {
+	return &retrying{b: b, policy: policy.withDefaults()}
+}
+
+type retrying struct {
+	b      Backend
+	policy RetryPolicy
+}
+
+func (r *retrying) Name() string { return r.b.Name() }
+
+func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		for attempt := 1; ; attempt++ {
+			acc := accumulator{msg: Message{Role: RoleModel, Model: r.b.Name()}}
+			err, stopped := r.once(ctx, req, &acc, yield)
+			if stopped {
+				return
+			}
+			if err == nil {
+				if acc.usage != nil {
+					if !yield(UsageChunk{Usage: *acc.usage}, nil) {
+						return
+					}
+				}
+				yield(Done{Message: acc.finish()}, nil)
+				return
+			}
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%s: %w", r.b.Name(), context.Cause(ctx))
+			}
+			if acc.started || ctx.Err() != nil || attempt >= r.policy.MaxAttempts || !IsTransient(err) {
+				if acc.started {
+					err = &StreamError{Partial: acc.finish(), Err: err}
+				}
+				yield(nil, err)
+				return
+			}
+			delay := r.policy.delay(attempt, err)
+			if !yield(Retry{Attempt: attempt, MaxAttempts: r.policy.MaxAttempts - 1, Delay: delay, Err: err}, nil) {
+				return
+			}
+			if err := sleep(ctx, delay); err != nil {
+				yield(nil, fmt.Errorf("%s: waiting to retry: %w", r.b.Name(), err))
+				return
+			}
+		}
+	}
+}
+
+// once runs one attempt, passing deltas on. It reports the attempt's error
+// and whether the consumer stopped listening.
+func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yield func(Chunk, error) bool) (error, bool) {
+	for c, err := range r.b.StreamOnce(ctx, req) {
+		if err != nil {
+			return err, false
+		}
+		switch c := c.(type) {
+		case UsageChunk:
+			u := c.Usage
+			acc.usage = &u
+			continue
+		case Finish:
+			acc.msg.Stop = c.Reason
+			continue
+		}
+		acc.add(c)
+		if !yield(c, nil) {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// accumulator builds a model message from deltas. Consecutive pieces of the
+// same kind merge into one part until a piece carries a signature, which
+// closes the part: Gemini puts the signature on the last piece of a part.
+type accumulator struct {
+	msg     Message
+	usage   *Usage
+	started bool // some content has been passed to the consumer
+	open    bool // the last part may still grow
+}
+
+func (a *accumulator) add(c Chunk) {
+	a.started = true
+	switch c := c.(type) {
+	case ThoughtDelta:
+		a.addText(c.Text, true, c.Signature)
+	case TextDelta:
+		a.addText(c.Text, false, c.Signature)
+	case FunctionCallChunk:
+		call := c.Call
+		if call.ID == "" {
+			call.ID = NewCallID()
+		}
+		if len(call.Args) == 0 {
+			call.Args = json.RawMessage(`{}`)
+		}
+		a.msg.Parts = append(a.msg.Parts, Part{FunctionCall: &call, Signature: c.Signature})
+		a.open = false
+	}
+}
+
+func (a *accumulator) addText(text string, thought bool, sig []byte) {
+	if n := len(a.msg.Parts); a.open && n > 0 && a.msg.Parts[n-1].Thought == thought {
+		last := &a.msg.Parts[n-1]
+		last.Text += text
+		last.Signature = sig
+	} else {
+		a.msg.Parts = append(a.msg.Parts, Part{Text: text, Thought: thought, Signature: sig})
+	}
+	a.open = len(sig) == 0
+}
+
+func (a *accumulator) finish() Message {
+	m := a.msg
+	m.Usage = a.usage
+	if m.Stop == "" {
+		m.Stop = StopEnd
+	}
+	return m
+}
+
+// NewCallID returns a fresh function call ID for providers that send none.
+// It starts with CallIDPrefix so backends can tell it from a provider's own.
+func NewCallID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return CallIDPrefix + hex.EncodeToString(b[:])
+}
+
+// CallIDPrefix starts every ID made by NewCallID.
+const CallIDPrefix = "fa-"
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}

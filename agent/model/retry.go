@@ -1,0 +1,90 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"syscall"
+	"time"
+)
+
+// RetryPolicy says how often and how patiently transient failures are
+// retried. Zero fields take the defaults: 6 attempts, 1 s base delay,
+// 1 min cap.
+type RetryPolicy struct {
+	MaxAttempts int           // attempts in all, the first included
+	BaseDelay   time.Duration // delay before the first retry, doubled each time
+	MaxDelay    time.Duration // cap on one delay, Retry-After included
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 6
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = time.Second
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = time.Minute
+	}
+	return p
+}
+
+// delay returns the wait before retry number attempt (from 1): the server's
+// Retry-After when it gave one, else exponential backoff with jitter between
+// half and all of the step, capped by MaxDelay.
+func (p RetryPolicy) delay(attempt int, err error) time.Duration {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		return min(apiErr.RetryAfter, p.MaxDelay)
+	}
+	step := p.BaseDelay << min(attempt-1, 30)
+	if step <= 0 || step > p.MaxDelay {
+		step = p.MaxDelay
+	}
+	half := step / 2
+	return half + rand.N(step-half+1)
+}
+
+// APIError is an error response from a provider.
+type APIError struct {
+	Model      string // "provider:name"
+	StatusCode int
+	Status     string // the provider's status word, e.g. RESOURCE_EXHAUSTED
+	Message    string
+	RetryAfter time.Duration // from a Retry-After header, when given
+}
+
+func (e *APIError) Error() string {
+	msg := fmt.Sprintf("%s: HTTP %d", e.Model, e.StatusCode)
+	if e.Status != "" {
+		msg += " " + e.Status
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	switch e.StatusCode {
+	case 401, 403:
+		msg += " (check the API key)"
+	case 404:
+		msg += " (check the model name)"
+	}
+	return msg
+}
+
+// IsTransient reports whether err is worth retrying: rate limits (429),
+// server errors (5xx), timeouts (408) and dropped or reset connections.
+func IsTransient(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode == 408 || apiErr.StatusCode == 429 || apiErr.StatusCode >= 500
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}

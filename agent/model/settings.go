@@ -1,0 +1,88 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Settings are the "model_settings" of agent.json. The key names follow
+// pydantic-ai's ModelSettings, which the Python freeact writes, so its
+// workspaces load unchanged. Settings a provider has no use for are ignored
+// by it (google_thinking_config by OpenAI-compatible servers, for example).
+type Settings struct {
+	MaxTokens         *int     `json:"max_tokens,omitempty"`
+	Temperature       *float64 `json:"temperature,omitempty"`
+	TopP              *float64 `json:"top_p,omitempty"`
+	Seed              *int     `json:"seed,omitempty"`
+	PresencePenalty   *float64 `json:"presence_penalty,omitempty"`
+	FrequencyPenalty  *float64 `json:"frequency_penalty,omitempty"`
+	StopSequences     []string `json:"stop_sequences,omitempty"`
+	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
+
+	// GoogleThinking configures Gemini's thinking.
+	GoogleThinking *GoogleThinking `json:"google_thinking_config,omitempty"`
+	// OpenAIReasoningEffort is sent as reasoning_effort ("minimal", "low",
+	// "medium", "high") to OpenAI-compatible servers.
+	OpenAIReasoningEffort string `json:"openai_reasoning_effort,omitempty"`
+}
+
+// GoogleThinking is Gemini's thinking configuration.
+type GoogleThinking struct {
+	IncludeThoughts *bool  `json:"include_thoughts,omitempty"`
+	ThinkingBudget  *int   `json:"thinking_budget,omitempty"`
+	ThinkingLevel   string `json:"thinking_level,omitempty"` // minimal, low, medium, high
+}
+
+// DefaultSettings returns the settings used when agent.json has no
+// model_settings: thinking on at a high level, thoughts included.
+func DefaultSettings() Settings {
+	include := true
+	return Settings{GoogleThinking: &GoogleThinking{IncludeThoughts: &include, ThinkingLevel: "high"}}
+}
+
+// ParseSettings decodes the JSON object of "model_settings". An unknown key
+// or a bad value is an error that names it.
+func ParseSettings(data []byte) (Settings, error) {
+	var s Settings
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// UnmarshalJSON decodes settings strictly; see ParseSettings.
+func (s *Settings) UnmarshalJSON(data []byte) error {
+	type plain Settings
+	var v plain
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("model_settings: unknown key %s (known top-level keys: %s)", key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))
+		}
+		return fmt.Errorf("model_settings: %w", err)
+	}
+	if g := v.GoogleThinking; g != nil && g.ThinkingLevel != "" &&
+		!slices.Contains([]string{"minimal", "low", "medium", "high"}, strings.ToLower(g.ThinkingLevel)) {
+		return fmt.Errorf("model_settings: google_thinking_config.thinking_level %q: want minimal, low, medium or high", g.ThinkingLevel)
+	}
+	if e := v.OpenAIReasoningEffort; e != "" &&
+		!slices.Contains([]string{"none", "minimal", "low", "medium", "high"}, e) {
+		return fmt.Errorf("model_settings: openai_reasoning_effort %q: want none, minimal, low, medium or high", e)
+	}
+	*s = Settings(v)
+	return nil
+}
+
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}

@@ -1,0 +1,98 @@
+package model
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Spec is a parsed model string.
+type Spec struct {
+	// Provider is the prefix: "google" (Gemini through genai), "openai",
+	// "ollama", another OpenAI-compatible preset, or "url" for a base URL.
+	Provider string
+	Name     string // the model name the provider knows
+	// BaseURL is the endpoint; empty for google, whose client picks its own.
+	BaseURL string
+	// BaseURLEnv, when set in the environment, overrides BaseURL.
+	BaseURLEnv string
+	// KeyEnv is the environment variable holding the API key.
+	KeyEnv string
+}
+
+// Gemini reports whether the model is served by the Gemini API.
+func (s Spec) Gemini() bool { return s.Provider == "google" }
+
+// String returns the model string in canonical form.
+func (s Spec) String() string {
+	if s.Provider == "url" {
+		return s.BaseURL + "#" + s.Name
+	}
+	return s.Provider + ":" + s.Name
+}
+
+// openAIPresets are OpenAI-compatible services known by a short prefix.
+var openAIPresets = map[string]Spec{
+	"openai":     {BaseURL: "https://api.openai.com/v1", BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY"},
+	"ollama":     {BaseURL: "http://localhost:11434/v1", BaseURLEnv: "OLLAMA_BASE_URL", KeyEnv: "OLLAMA_API_KEY"},
+	"openrouter": {BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"},
+	"deepseek":   {BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY"},
+	"groq":       {BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY"},
+	"lmstudio":   {BaseURL: "http://localhost:1234/v1", KeyEnv: "LMSTUDIO_API_KEY"},
+}
+
+// knownPrefixes lists every accepted prefix, for error messages.
+func knownPrefixes() string {
+	names := []string{"google", "google-gla", "anthropic"}
+	for k := range openAIPresets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// ParseModelString parses a model string of agent.json:
+//
+//	gemini-3-flash-preview             a bare name is a Gemini model
+//	google:gemini-3-flash-preview      also google-gla: (pydantic-ai's name)
+//	openai:gpt-5                       OPENAI_API_KEY, OPENAI_BASE_URL
+//	ollama:qwen3                       OLLAMA_BASE_URL, default localhost:11434
+//	openrouter:…, deepseek:…, groq:…, lmstudio:…
+//	http://host:8000/v1#served-model   any OpenAI-compatible server
+//	anthropic:…                        recognised, not supported yet
+func ParseModelString(s string) (Spec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Spec{}, fmt.Errorf("model string is empty: set \"model\" in agent.json, e.g. \"google:gemini-3-flash-preview\"")
+	}
+	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		base, name, ok := strings.Cut(s, "#")
+		if !ok || name == "" {
+			return Spec{}, fmt.Errorf("model %q: put the model name after the base URL, e.g. %q", s, base+"#my-model")
+		}
+		if _, err := url.ParseRequestURI(base); err != nil {
+			return Spec{}, fmt.Errorf("model %q: bad base URL: %w", s, err)
+		}
+		return Spec{Provider: "url", Name: name, BaseURL: strings.TrimRight(base, "/"), KeyEnv: "OPENAI_API_KEY"}, nil
+	}
+	prefix, name, ok := strings.Cut(s, ":")
+	if !ok {
+		return Spec{Provider: "google", Name: s, KeyEnv: "GEMINI_API_KEY"}, nil
+	}
+	if name == "" {
+		return Spec{}, fmt.Errorf("model %q: the model name after %q is missing", s, prefix+":")
+	}
+	switch prefix {
+	case "google", "google-gla":
+		return Spec{Provider: "google", Name: name, KeyEnv: "GEMINI_API_KEY"}, nil
+	case "anthropic":
+		return Spec{}, fmt.Errorf("model %q: the anthropic provider is not supported yet; use google:, openai: or an OpenAI-compatible endpoint", s)
+	}
+	preset, ok := openAIPresets[prefix]
+	if !ok {
+		return Spec{}, fmt.Errorf("model %q: unknown provider %q (known: %s, or an OpenAI-compatible base URL like http://host:8000/v1#model)", s, prefix, knownPrefixes())
+	}
+	preset.Provider, preset.Name = prefix, name
+	return preset, nil
+}
