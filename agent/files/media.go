@@ -1,0 +1,223 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"net/http"
+	"strings"
+
+	"golang.org/x/image/draw"
+	"golang.org/x/image/webp"
+)
+
+const (
+	// MaxImageSide is the longest side, in pixels, of an image sent to the model.
+	MaxImageSide = 1024
+	// MaxImagePixels refuses images whose decoded size (width × height)
+	// would exceed it: 64 Mpx take 256 MiB once decoded.
+	MaxImagePixels = 64 << 20
+	// MaxMediaFileBytes is the largest image file read.
+	MaxMediaFileBytes = 64 << 20
+	jpegQuality       = 90
+)
+
+// Image is an encoded image ready for the model.
+type Image struct {
+	Data     []byte
+	MIMEType string // image/png, image/jpeg or image/webp
+	Width    int    // of Data
+	Height   int
+	// SourceWidth and SourceHeight are the size before any downscaling.
+	SourceWidth  int
+	SourceHeight int
+}
+
+// Scaled reports whether the image was scaled down.
+func (im Image) Scaled() bool { return im.Width != im.SourceWidth || im.Height != im.SourceHeight }
+
+// ErrNotImage is wrapped by FitImage's error when data is not a PNG, JPEG,
+// GIF or WEBP image.
+var ErrNotImage = errors.New("not a PNG, JPEG, GIF or WEBP image")
+
+// FitImage prepares an encoded image for a model. It decodes the image
+// fully, so corrupt data is an error here rather than at the provider. When
+// neither side exceeds maxSide the data is returned as it is, otherwise the image is scaled down
+// with its aspect ratio kept until the longer side is maxSide. Scaled JPEGs
+// stay JPEG; other scaled images become PNG, or JPEG for opaque WEBP (there is
+// no WEBP encoder). GIFs always become PNG (first frame), because not every
+// model provider accepts GIF. The desktop app uses it for attachments.
+func FitImage(data []byte, maxSide int) (Image, error) {
+	if maxSide < 1 {
+		return Image{}, fmt.Errorf("fit image: maximum side must be positive, got %d", maxSide)
+	}
+	cfg, format, err := decodeConfig(data)
+	if err != nil {
+		return Image{}, err
+	}
+	if cfg.Width < 1 || cfg.Height < 1 {
+		return Image{}, fmt.Errorf("fit image: %s image has no pixels (%d×%d)", format, cfg.Width, cfg.Height)
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels {
+		return Image{}, fmt.Errorf("fit image: %d×%d pixels is more than the %d megapixels this tool decodes", cfg.Width, cfg.Height, MaxImagePixels>>20)
+	}
+	// Decode even an image that fits: a corrupt image would make the
+	// model provider refuse the whole request.
+	src, err := decode(data, format)
+	if err != nil {
+		return Image{}, err
+	}
+	out := Image{Width: cfg.Width, Height: cfg.Height, SourceWidth: cfg.Width, SourceHeight: cfg.Height}
+	if cfg.Width <= maxSide && cfg.Height <= maxSide && format != "gif" {
+		out.Data, out.MIMEType = data, "image/"+format
+		return out, nil
+	}
+	dst := Downscale(src, maxSide)
+	b := dst.Bounds()
+	out.Width, out.Height = b.Dx(), b.Dy()
+	var buf bytes.Buffer
+	if format == "jpeg" || format == "webp" && isOpaque(dst) {
+		out.MIMEType = "image/jpeg"
+		err = jpeg.Encode(&buf, dst, &jpeg.Options{Quality: jpegQuality})
+	} else {
+		out.MIMEType = "image/png"
+		err = png.Encode(&buf, dst)
+	}
+	if err != nil {
+		return Image{}, fmt.Errorf("fit image: encode %s: %w", out.MIMEType, err)
+	}
+	out.Data = buf.Bytes()
+	return out, nil
+}
+
+// Downscale returns img scaled down, aspect ratio kept, so that neither side
+// exceeds maxSide, using Catmull-Rom resampling. An image that already fits
+// is returned unchanged.
+func Downscale(img image.Image, maxSide int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if maxSide < 1 || w <= maxSide && h <= maxSide {
+		return img
+	}
+	nw, nh := fitSize(w, h, maxSide)
+	dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}
+
+// fitSize scales w×h so the longer side becomes maxSide, rounding the other.
+func fitSize(w, h, maxSide int) (int, int) {
+	if w >= h {
+		return maxSide, max(1, int((int64(h)*int64(maxSide)+int64(w)/2)/int64(w)))
+	}
+	return max(1, int((int64(w)*int64(maxSide)+int64(h)/2)/int64(h))), maxSide
+}
+
+func isOpaque(img image.Image) bool {
+	if o, ok := img.(interface{ Opaque() bool }); ok {
+		return o.Opaque()
+	}
+	return false
+}
+
+// decodeConfig reads an image's size and format without decoding its pixels.
+func decodeConfig(data []byte) (image.Config, string, error) {
+	var (
+		cfg    image.Config
+		format string
+		err    error
+	)
+	switch kind := http.DetectContentType(data); kind {
+	case "image/png":
+		format = "png"
+		cfg, err = png.DecodeConfig(bytes.NewReader(data))
+	case "image/jpeg":
+		format = "jpeg"
+		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
+	case "image/gif":
+		format = "gif"
+		cfg, err = gif.DecodeConfig(bytes.NewReader(data))
+	case "image/webp":
+		format = "webp"
+		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
+	default:
+		return image.Config{}, "", fmt.Errorf("%w (the data looks like %s)", ErrNotImage, describeKind(data, kind))
+	}
+	if err != nil {
+		return image.Config{}, "", fmt.Errorf("decode %s image: %w", strings.ToUpper(format), err)
+	}
+	return cfg, format, nil
+}
+
+func decode(data []byte, format string) (image.Image, error) {
+	var decodeFn func(io.Reader) (image.Image, error)
+	switch format {
+	case "png":
+		decodeFn = png.Decode
+	case "jpeg":
+		decodeFn = jpeg.Decode
+	case "gif":
+		decodeFn = gif.Decode
+	case "webp":
+		decodeFn = webp.Decode
+	}
+	img, err := decodeFn(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode %s image: %w", strings.ToUpper(format), err)
+	}
+	return img, nil
+}
+
+// describeKind names what non-image data looks like, for error messages.
+func describeKind(data []byte, kind string) string {
+	head := bytes.ToLower(data[:min(len(data), 512)])
+	switch {
+	case len(data) == 0:
+		return "an empty file"
+	case bytes.Contains(head, []byte("<svg")):
+		return "an SVG image, which is text"
+	}
+	return kind
+}
+
+// ReadMedia reads an image file for the model, scaled down to MaxImageSide.
+// It returns the image and a one-line description for the tool result.
+func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved bool) (Image, string, error) {
+	p, err := w.resolve(a.Path, approved)
+	if err != nil {
+		return Image{}, "", err
+	}
+	f, err := openRegular(p)
+	if err != nil {
+		return Image{}, "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxMediaFileBytes+1))
+	if err != nil {
+		return Image{}, "", fmt.Errorf("read %s: %w", p.Display(), err)
+	}
+	if len(data) > MaxMediaFileBytes {
+		return Image{}, "", fmt.Errorf("%s is larger than %d MiB; %s reads images up to that size", p.Display(), MaxMediaFileBytes>>20, ReadMediaFile)
+	}
+	if err := ctx.Err(); err != nil {
+		return Image{}, "", fmt.Errorf("read %s: %w", p.Display(), err)
+	}
+	img, err := FitImage(data, MaxImageSide)
+	if errors.Is(err, ErrNotImage) {
+		return Image{}, "", fmt.Errorf("%s: %w; for text files use %s", p.Display(), err, ReadTextFile)
+	}
+	if err != nil {
+		return Image{}, "", fmt.Errorf("%s: %w", p.Display(), err)
+	}
+	desc := fmt.Sprintf("Image %s (%d×%d, %s).", p.Display(), img.Width, img.Height, img.MIMEType)
+	if img.Scaled() {
+		desc = fmt.Sprintf("Image %s, scaled down from %d×%d to %d×%d (%s).", p.Display(), img.SourceWidth, img.SourceHeight, img.Width, img.Height, img.MIMEType)
+	}
+	return img, desc, nil
+}
