@@ -1,0 +1,5 @@
+//go:build !bindings
+
+package app
+
+const generatingBindings = false

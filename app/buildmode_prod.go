@@ -1,0 +1,5 @@
+//go:build !dev
+
+package app
+
+const devBuild = false

@@ -1,0 +1,170 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Build is what the binary hands the front ends: its version and the assets
+// embedded at compile time.
+type Build struct {
+	Version string
+	Assets  fs.FS  // the built frontend, rooted above frontend/dist
+	Icon    []byte // PNG window icon
+}
+
+// AppName is the product's name as users see it.
+const AppName = "freeact"
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "create .freeact/ in a workspace (configuration, permissions, skills)", notYet("init")},
+		{"run", "chat with the agent in the terminal", notYet("run")},
+		{"version", "print the version and exit", runVersion},
+	}
+}
+
+// usageError is an error in how the command was called; Main answers it
+// with exit status 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// Main runs the command line: no arguments opens the desktop window, a
+// subcommand runs in the terminal. It returns the process exit status.
+func Main(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, b, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(stderr, "%s: %v\n", AppName, err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", AppName, err)
+		return 1
+	}
+}
+
+func dispatch(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) error {
+	if len(args) == 0 || desktopArgs(args) {
+		return RunDesktop(ctx, b)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		printUsage(stdout)
+		return nil
+	case "-version", "--version":
+		return runVersion(ctx, nil, b, stdout, stderr)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], b, stdout, stderr)
+		}
+	}
+	printUsage(stderr)
+	return usageError{fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
+}
+
+// desktopArgs reports whether args are flags for the desktop window rather
+// than a subcommand. Only development builds take such flags (Wails reads
+// -devserver, -assetdir, ... itself).
+func desktopArgs(args []string) bool {
+	return devBuild && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0])
+}
+
+func isHelpOrVersion(a string) bool {
+	switch a {
+	case "-h", "-help", "--help", "-version", "--version":
+		return true
+	}
+	return false
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s — a code-action agent that runs on your machine.\n\n", AppName)
+	fmt.Fprintf(w, "Usage:\n  %s              open the desktop app\n  %s <command> [flags]\n\nCommands:\n", AppName, AppName)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s <command> --help' for a command's flags.\n", AppName)
+}
+
+func notYet(name string) func(context.Context, []string, Build, io.Writer, io.Writer) error {
+	return func(_ context.Context, args []string, _ Build, _, stderr io.Writer) error {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		if err := parseFlags(fs, args, stderr); err != nil {
+			return err
+		}
+		return fmt.Errorf("'%s %s' is not yet available in this build", AppName, name)
+	}
+}
+
+// VersionInfo describes the running binary.
+type VersionInfo struct {
+	Version   string `json:"version"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+	Commit    string `json:"commit"`
+}
+
+func versionInfo(b Build) VersionInfo {
+	v := VersionInfo{Version: b.Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if v.Version == "" {
+		v.Version = "dev"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v.Commit = s.Value[:12]
+			}
+		}
+	}
+	return v
+}
+
+func (v VersionInfo) String() string {
+	s := fmt.Sprintf("%s %s (%s, %s)", AppName, v.Version, v.GoVersion, v.Platform)
+	if v.Commit != "" {
+		s += " commit " + v.Commit
+	}
+	return s
+}
+
+func runVersion(_ context.Context, args []string, b Build, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("version takes no arguments, got %q", fs.Args())}
+	}
+	fmt.Fprintln(stdout, versionInfo(b))
+	return nil
+}
+
+// parseFlags parses a subcommand's flags, printing flag errors and help to
+// stderr; a bad flag is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// The browser end-to-end suite: a real freeact dev build serves the real
+// frontend with live Go bindings, and Debian's chromium drives it.
+export default defineConfig({
+  test: {
+    environment: 'node',
+    include: ['e2e/**/*.e2e.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    fileParallelism: false,
+    pool: 'forks',
+  },
+});
