@@ -1,0 +1,281 @@
+package gemini_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/gemini"
+	"github.com/freeact/desktop/agent/model/modeltest"
+)
+
+var fastRetry = model.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+
+var codeTool = model.Tool{
+	Name:        "ipybox_execute_ipython_cell",
+	Description: "Run Python code in the kernel.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}`),
+}
+
+// newModel makes a Gemini model talking to srv through HTTPOptions.BaseURL.
+func newModel(t *testing.T, srv *modeltest.Server) model.Model {
+	t.Helper()
+	b, err := gemini.New(t.Context(), gemini.Config{
+		Model:    "gemini-3-flash-preview",
+		Settings: model.DefaultSettings(),
+		APIKey:   "test-key",
+		BaseURL:  srv.URL(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.New(b, fastRetry)
+}
+
+// collect drains a stream into its chunks and final error.
+func collect(ctx context.Context, m model.Model, req *model.Request) ([]model.Chunk, error) {
+	var chunks []model.Chunk
+	for c, err := range m.Stream(ctx, req) {
+		if err != nil {
+			return chunks, err
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks, nil
+}
+
+func done(t *testing.T, chunks []model.Chunk) model.Message {
+	t.Helper()
+	if len(chunks) == 0 {
+		t.Fatal("no chunks")
+	}
+	d, ok := chunks[len(chunks)-1].(model.Done)
+	if !ok {
+		t.Fatalf("last chunk is %T, want model.Done", chunks[len(chunks)-1])
+	}
+	return d.Message
+}
+
+// TestToolRoundtrip plays a two-turn conversation through the real genai
+// client, with the base URL taken from GOOGLE_GEMINI_BASE_URL as in
+// production, and resumes the second turn from JSON as a session would.
+func TestToolRoundtrip(t *testing.T) {
+	sc := modeltest.LoadScenario(t, "testdata/tool_roundtrip.yaml")
+	srv := modeltest.UseGemini(t, sc)
+	b, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview", Settings: model.DefaultSettings()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, fastRetry)
+	if got := m.Name(); got != "google:gemini-3-flash-preview" {
+		t.Errorf("Name() = %q", got)
+	}
+
+	png := model.Image{MIMEType: "image/png", Data: []byte("\x89PNG fake")}
+	req := &model.Request{
+		System:   "You are a code-action agent.",
+		Messages: []model.Message{model.UserMessage("What is 2+2?", png)},
+		Tools:    []model.Tool{codeTool},
+	}
+	chunks, err := collect(t.Context(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range chunks {
+		switch c := c.(type) {
+		case model.ThoughtDelta:
+			kinds = append(kinds, "thought:"+c.Text)
+		case model.TextDelta:
+			kinds = append(kinds, "text:"+c.Text)
+		case model.FunctionCallChunk:
+			kinds = append(kinds, "call:"+c.Call.Name)
+		case model.UsageChunk:
+			kinds = append(kinds, "usage")
+		case model.Done:
+			kinds = append(kinds, "done")
+		default:
+			kinds = append(kinds, "unexpected")
+		}
+	}
+	want := "thought:The user wants a sum.|thought: I will compute it.|text:Let me run that.|call:ipybox_execute_ipython_cell|usage|done"
+	if got := strings.Join(kinds, "|"); got != want {
+		t.Errorf("chunks:\n got %s\nwant %s", got, want)
+	}
+	reply := done(t, chunks)
+	if reply.Thoughts() != "The user wants a sum. I will compute it." || reply.Text() != "Let me run that." {
+		t.Errorf("reply thoughts %q text %q", reply.Thoughts(), reply.Text())
+	}
+	if reply.Usage == nil || *reply.Usage != (model.Usage{InputTokens: 120, OutputTokens: 25, ThinkingTokens: 40}) {
+		t.Errorf("usage = %+v", reply.Usage)
+	}
+	calls := reply.FunctionCalls()
+	if len(calls) != 1 || string(calls[0].Args) != `{"code":"print(2+2)"}` || calls[0].ID == "" {
+		t.Fatalf("calls = %+v", calls)
+	}
+	if sig := string(reply.Parts[len(reply.Parts)-1].Signature); sig != "sig-call-1" {
+		t.Errorf("call signature = %q", sig)
+	}
+
+	// Save and load the history as a session file would.
+	history := []model.Message{req.Messages[0], reply, model.ToolResults(model.FunctionResponse{
+		ID: calls[0].ID, Name: calls[0].Name, Output: "4\n", Images: []model.Image{png},
+	})}
+	data, err := json.Marshal(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumed []model.Message
+	if err := json.Unmarshal(data, &resumed); err != nil {
+		t.Fatal(err)
+	}
+	req.Messages = resumed
+	chunks, err = collect(t.Context(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := done(t, chunks).Text(); got != "The answer is 4." {
+		t.Errorf("second reply = %q", got)
+	}
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("server got %d requests", len(reqs))
+	}
+	if reqs[0].APIKey != "fake-key" {
+		t.Errorf("API key sent = %q, want the one from GEMINI_API_KEY", reqs[0].APIKey)
+	}
+	if !strings.Contains(string(reqs[0].Tools[0].Parameters), `"required":["code"]`) {
+		t.Errorf("tool schema sent = %s", reqs[0].Tools[0].Parameters)
+	}
+	// The call ID was made up by us, so it must not be sent to Gemini.
+	if strings.Contains(string(reqs[1].Body), model.CallIDPrefix) {
+		t.Errorf("synthetic call ID leaked into the request: %s", reqs[1].Body)
+	}
+}
+
+func TestRetryThenSuccess(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/retry_429.yaml"))
+	chunks, err := collect(t.Context(), newModel(t, srv), &model.Request{Messages: []model.Message{model.UserText("hello")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries []model.Retry
+	for _, c := range chunks {
+		if r, ok := c.(model.Retry); ok {
+			retries = append(retries, r)
+		}
+	}
+	if len(retries) != 2 {
+		t.Fatalf("got %d retry notices, want 2: %v", len(retries), chunks)
+	}
+	var apiErr *model.APIError
+	if !errors.As(retries[0].Err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Status != "RESOURCE_EXHAUSTED" {
+		t.Errorf("first retry error = %v", retries[0].Err)
+	}
+	if retries[0].Delay != 2*time.Millisecond {
+		t.Errorf("first delay = %v, want the server's 2ms", retries[0].Delay)
+	}
+	if retries[1].Attempt != 2 || !strings.Contains(retries[1].Err.Error(), "503") {
+		t.Errorf("second retry = %+v", retries[1])
+	}
+	if got := done(t, chunks).Text(); got != "Hi there." {
+		t.Errorf("reply = %q", got)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("server got %d requests, want 3", n)
+	}
+}
+
+func TestBadRequestNotRetried(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/bad_request_400.yaml"))
+	chunks, err := collect(t.Context(), newModel(t, srv), &model.Request{Messages: []model.Message{model.UserText("hi")}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, c := range chunks {
+		if _, ok := c.(model.Retry); ok {
+			t.Error("a 400 was retried")
+		}
+	}
+	msg := err.Error()
+	for _, want := range []string{"google:gemini-3-flash-preview", "400", "INVALID_ARGUMENT", "missing a thought_signature"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+}
+
+func TestMalformedStream(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/malformed.yaml"))
+	_, err := collect(t.Context(), newModel(t, srv), &model.Request{Messages: []model.Message{model.UserText("hi")}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	partial, ok := model.PartialMessage(err)
+	if !ok || partial.Text() != "Partial answer" {
+		t.Errorf("partial = %+v (ok %v), err %v", partial, ok, err)
+	}
+	if len(srv.Requests()) != 1 {
+		t.Errorf("a stream that had produced output was retried")
+	}
+}
+
+func TestConnectionDroppedBeforeOutputIsRetried(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/cut_before_output.yaml"))
+	chunks, err := collect(t.Context(), newModel(t, srv), &model.Request{Messages: []model.Message{model.UserText("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := chunks[0].(model.Retry); !ok {
+		t.Errorf("first chunk %T, want a retry notice", chunks[0])
+	}
+	if got := done(t, chunks).Text(); got != "Recovered." {
+		t.Errorf("reply = %q", got)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/hang.yaml"))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var err error
+	var text string
+	start := time.Now()
+	for c, e := range newModel(t, srv).Stream(ctx, &model.Request{Messages: []model.Message{model.UserText("hi")}}) {
+		if e != nil {
+			err = e
+			break
+		}
+		if d, ok := c.(model.TextDelta); ok {
+			text += d.Text
+			cancel() // the user presses Stop while text streams
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("cancel took %v", time.Since(start))
+	}
+	partial, ok := model.PartialMessage(err)
+	if !ok || partial.Text() != "Part of an answer" || partial.Thoughts() != "Thinking slowly" {
+		t.Errorf("partial = %+v", partial)
+	}
+	if text != "Part of an answer" {
+		t.Errorf("streamed text = %q", text)
+	}
+}
+
+func TestNoAPIKey(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
+	_, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview"})
+	if err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") || !strings.Contains(err.Error(), "GOOGLE_API_KEY") {
+		t.Fatalf("err = %v, want one naming GEMINI_API_KEY and GOOGLE_API_KEY", err)
+	}
+}

@@ -1,0 +1,294 @@
+// Package modeltest fakes language models at the wire, for tests of any
+// package: an httptest server that speaks the Gemini streaming REST endpoint
+// (streamGenerateContent?alt=sse) and one that speaks OpenAI streaming chat
+// completions. Both play a Scenario, one conversation: what the model sends
+// for each request and what the request must contain.
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// Scenario is one scripted conversation. Each request the server gets takes
+// the next Turn; a request beyond the last turn is answered with HTTP 500 and
+// reported as a test failure, as is a turn left unplayed when the test ends
+// (unless AllowUnplayed).
+type Scenario struct {
+	Name          string `yaml:"name"`
+	Turns         []Turn `yaml:"turns"`
+	AllowUnplayed bool   `yaml:"allow_unplayed"`
+}
+
+// Turn is the server's answer to one request.
+type Turn struct {
+	// Expect is checked against the request; mismatches fail the test.
+	Expect *Expect `yaml:"expect"`
+	// Error answers with an HTTP error instead of a stream.
+	Error *ErrorReply `yaml:"error"`
+	// Reply is streamed one part an event.
+	Reply []ReplyPart `yaml:"reply"`
+	Usage *Usage      `yaml:"usage"`
+	// Finish is why the model stopped: stop (default), max_tokens or safety.
+	Finish string `yaml:"finish"`
+	// Delay is waited before each event.
+	Delay time.Duration `yaml:"delay"`
+	// Then is what happens after the reply: "" ends the stream properly;
+	// "malformed" sends an event that is not JSON; "cut" drops the
+	// connection; "hang" keeps it open until the client goes away.
+	Then string `yaml:"then"`
+}
+
+// ReplyPart is one part of the model's reply: a thought, a text or a call,
+// with an optional thought signature (plain text here, bytes on the wire).
+type ReplyPart struct {
+	Thought   string     `yaml:"thought"`
+	Text      string     `yaml:"text"`
+	Call      *CallReply `yaml:"call"`
+	Signature string     `yaml:"signature"`
+}
+
+// CallReply is a function call the model makes.
+type CallReply struct {
+	ID   string         `yaml:"id"`
+	Name string         `yaml:"name"`
+	Args map[string]any `yaml:"args"`
+}
+
+// ErrorReply is an HTTP error answer.
+type ErrorReply struct {
+	Status     int           `yaml:"status"`
+	Message    string        `yaml:"message"`
+	RetryAfter time.Duration `yaml:"retry_after"`
+}
+
+// Usage is the token count the server reports.
+type Usage struct {
+	Input    int `yaml:"input"`
+	Output   int `yaml:"output"`
+	Thinking int `yaml:"thinking"`
+}
+
+// Expect holds assertions on a request. Empty fields are not checked.
+type Expect struct {
+	Model          string   `yaml:"model"`           // model name requested
+	SystemContains string   `yaml:"system_contains"` // substring of the system prompt
+	Tools          []string `yaml:"tools"`           // names that must be offered
+	Messages       int      `yaml:"messages"`        // exact number of messages, if > 0
+	// IncludeThoughts, when set, must equal the thinking config sent (Gemini).
+	IncludeThoughts *bool `yaml:"include_thoughts"`
+	// Has must each match some part of some message of the history.
+	Has []Match `yaml:"has"`
+	// Last must each match some part of the last message.
+	Last []Match `yaml:"last"`
+}
+
+// Match describes a part. Set fields must all hold.
+type Match struct {
+	Role      string         `yaml:"role" json:"role,omitempty"`           // user or model
+	Text      string         `yaml:"text" json:"text,omitempty"`           // substring of a text part
+	Thought   string         `yaml:"thought" json:"thought,omitempty"`     // substring of a thought part
+	Image     bool           `yaml:"image" json:"image,omitempty"`         // an image part
+	Call      string         `yaml:"call" json:"call,omitempty"`           // a function call of this name
+	Args      map[string]any `yaml:"args" json:"args,omitempty"`           // ...with these arguments (a subset)
+	Signature string         `yaml:"signature" json:"signature,omitempty"` // ...carrying this thought signature
+	Response  string         `yaml:"response" json:"response,omitempty"`   // a function response of this name
+	Output    string         `yaml:"output" json:"output,omitempty"`       // ...whose output contains this
+	IsError   *bool          `yaml:"is_error" json:"is_error,omitempty"`   // ...flagged (or not) as an error
+	Images    int            `yaml:"images" json:"images,omitempty"`       // ...with this many images
+}
+
+// Request is what a fake server received, decoded into provider-neutral
+// form.
+type Request struct {
+	Path            string
+	Model           string
+	APIKey          string
+	System          string
+	Tools           []model.Tool
+	Messages        []model.Message
+	IncludeThoughts bool
+	Body            []byte // the raw JSON body
+}
+
+// ParseScenario decodes a scenario from YAML (or JSON).
+func ParseScenario(data []byte) (Scenario, error) {
+	var sc Scenario
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		return Scenario{}, fmt.Errorf("parse scenario: %w", err)
+	}
+	for i, t := range sc.Turns {
+		if err := t.validate(); err != nil {
+			return Scenario{}, fmt.Errorf("parse scenario %q: turn %d: %w", sc.Name, i+1, err)
+		}
+	}
+	return sc, nil
+}
+
+// LoadScenario reads a scenario file; errors fail the test at once.
+func LoadScenario(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, path string) Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("load scenario: %v", err)
+	}
+	sc, err := ParseScenario(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if sc.Name == "" {
+		sc.Name = path
+	}
+	return sc
+}
+
+func (t Turn) validate() error {
+	switch t.Then {
+	case "", "malformed", "cut", "hang":
+	default:
+		return fmt.Errorf("then %q: want malformed, cut or hang", t.Then)
+	}
+	switch t.Finish {
+	case "", "stop", "max_tokens", "safety":
+	default:
+		return fmt.Errorf("finish %q: want stop, max_tokens or safety", t.Finish)
+	}
+	if t.Error != nil && (t.Error.Status < 400 || len(t.Reply) > 0) {
+		return fmt.Errorf("error needs a status >= 400 and no reply")
+	}
+	for i, p := range t.Reply {
+		n := 0
+		for _, set := range []bool{p.Thought != "", p.Text != "", p.Call != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 && !(n == 0 && p.Signature != "") {
+			return fmt.Errorf("reply part %d: set exactly one of thought, text, call", i+1)
+		}
+		if p.Call != nil && p.Call.Name == "" {
+			return fmt.Errorf("reply part %d: call without a name", i+1)
+		}
+	}
+	return nil
+}
+
+// check returns what in the request does not meet the expectation.
+func (e *Expect) check(r Request) []string {
+	if e == nil {
+		return nil
+	}
+	var errs []string
+	if e.Model != "" && r.Model != e.Model {
+		errs = append(errs, fmt.Sprintf("model is %q, want %q", r.Model, e.Model))
+	}
+	if e.SystemContains != "" && !strings.Contains(r.System, e.SystemContains) {
+		errs = append(errs, fmt.Sprintf("system prompt %q does not contain %q", r.System, e.SystemContains))
+	}
+	for _, name := range e.Tools {
+		found := false
+		for _, tool := range r.Tools {
+			found = found || tool.Name == name
+		}
+		if !found {
+			errs = append(errs, fmt.Sprintf("tool %q not offered", name))
+		}
+	}
+	if e.Messages > 0 && len(r.Messages) != e.Messages {
+		errs = append(errs, fmt.Sprintf("got %d messages, want %d", len(r.Messages), e.Messages))
+	}
+	if e.IncludeThoughts != nil && r.IncludeThoughts != *e.IncludeThoughts {
+		errs = append(errs, fmt.Sprintf("include_thoughts is %v, want %v", r.IncludeThoughts, *e.IncludeThoughts))
+	}
+	for _, m := range e.Has {
+		if !matchAny(m, r.Messages) {
+			errs = append(errs, fmt.Sprintf("no part in the history matches %s", m))
+		}
+	}
+	if len(e.Last) > 0 {
+		if len(r.Messages) == 0 {
+			errs = append(errs, "no messages, want a last message")
+		} else {
+			for _, m := range e.Last {
+				if !matchAny(m, r.Messages[len(r.Messages)-1:]) {
+					errs = append(errs, fmt.Sprintf("no part of the last message matches %s", m))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+func matchAny(m Match, msgs []model.Message) bool {
+	for _, msg := range msgs {
+		if m.Role != "" && string(msg.Role) != m.Role {
+			continue
+		}
+		for _, p := range msg.Parts {
+			if m.matches(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (m Match) matches(p model.Part) bool {
+	if m.Signature != "" && string(p.Signature) != m.Signature {
+		return false
+	}
+	switch {
+	case m.Call != "":
+		return p.FunctionCall != nil && p.FunctionCall.Name == m.Call && argsContain(p.FunctionCall.Args, m.Args)
+	case m.Response != "":
+		r := p.FunctionResponse
+		return r != nil && r.Name == m.Response && strings.Contains(r.Output, m.Output) &&
+			(m.IsError == nil || *m.IsError == r.IsError) && (m.Images == 0 || len(r.Images) == m.Images)
+	case m.Image:
+		return p.Image != nil
+	case m.Thought != "":
+		return p.Thought && strings.Contains(p.Text, m.Thought)
+	case m.Text != "":
+		return !p.Thought && p.Image == nil && p.FunctionCall == nil && p.FunctionResponse == nil && strings.Contains(p.Text, m.Text)
+	}
+	return m.Signature != ""
+}
+
+// argsContain reports whether every key of want is in args with an equal
+// value (compared as JSON).
+func argsContain(args json.RawMessage, want map[string]any) bool {
+	if len(want) == 0 {
+		return true
+	}
+	var got map[string]any
+	if json.Unmarshal(args, &got) != nil {
+		return false
+	}
+	for k, v := range want {
+		wb, _ := json.Marshal(v)
+		var wv any
+		_ = json.Unmarshal(wb, &wv)
+		if !reflect.DeepEqual(got[k], wv) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m Match) String() string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}

@@ -1,0 +1,195 @@
+package modeltest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// T is the part of testing.TB the servers use.
+type T interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Server is a fake model server playing a Scenario.
+type Server struct {
+	srv  *httptest.Server
+	t    T
+	sc   Scenario
+	wire wire
+
+	mu       sync.Mutex
+	next     int
+	requests []Request
+}
+
+// wire is one provider's protocol.
+type wire interface {
+	// decode parses a request; ok false means the path is not the
+	// provider's streaming endpoint.
+	decode(r *http.Request, body []byte) (req Request, err error)
+	writeError(w http.ResponseWriter, e ErrorReply)
+	// events renders a turn's reply as SSE data payloads.
+	events(turn Turn, n int) []string
+}
+
+func newServer(t T, sc Scenario, w wire) *Server {
+	t.Helper()
+	s := &Server{t: t, sc: sc, wire: w}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	t.Cleanup(s.finish)
+	return s
+}
+
+// URL returns the server's root URL, e.g. http://127.0.0.1:PORT.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Close stops the server; it is also done when the test ends.
+func (s *Server) Close() { s.srv.Close() }
+
+func (s *Server) finish() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next < len(s.sc.Turns) && !s.sc.AllowUnplayed {
+		s.t.Errorf("scenario %q: %d of %d turns were never requested", s.sc.Name, len(s.sc.Turns)-s.next, len(s.sc.Turns))
+	}
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req, err := s.wire.decode(r, body)
+	if err != nil {
+		s.t.Errorf("scenario %q: bad request %s %s: %v", s.sc.Name, r.Method, r.URL, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	n := s.next
+	s.next++
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if n >= len(s.sc.Turns) {
+		s.t.Errorf("scenario %q: request %d but the scenario has only %d turns", s.sc.Name, n+1, len(s.sc.Turns))
+		s.wire.writeError(w, ErrorReply{Status: 500, Message: "scenario has no more turns"})
+		return
+	}
+	turn := s.sc.Turns[n]
+	for _, e := range turn.Expect.check(req) {
+		s.t.Errorf("scenario %q turn %d: %s", s.sc.Name, n+1, e)
+	}
+	if turn.Error != nil {
+		s.wire.writeError(w, *turn.Error)
+		return
+	}
+	s.stream(w, r, turn, n)
+}
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn, n int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	flusher := w.(http.Flusher)
+	for _, ev := range s.wire.events(turn, n) {
+		if turn.Delay > 0 {
+			select {
+			case <-time.After(turn.Delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", ev); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+	switch turn.Then {
+	case "malformed":
+		fmt.Fprint(w, "data: {\"candidates\": [{\"content\": \r\n\r\n")
+		flusher.Flush()
+	case "cut":
+		flusher.Flush()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	case "hang":
+		<-r.Context().Done()
+	}
+}
+
+// statusWord is the google.rpc status name of an HTTP status.
+func statusWord(code int) string {
+	switch code {
+	case 400:
+		return "INVALID_ARGUMENT"
+	case 401:
+		return "UNAUTHENTICATED"
+	case 403:
+		return "PERMISSION_DENIED"
+	case 404:
+		return "NOT_FOUND"
+	case 429:
+		return "RESOURCE_EXHAUSTED"
+	case 503:
+		return "UNAVAILABLE"
+	case 504:
+		return "DEADLINE_EXCEEDED"
+	}
+	if code >= 500 {
+		return "INTERNAL"
+	}
+	return "UNKNOWN"
+}
+
+// NewGemini starts a fake Gemini API server. Point the genai client at it
+// with GOOGLE_GEMINI_BASE_URL (see UseGemini) or HTTPOptions.BaseURL.
+func NewGemini(t T, sc Scenario) *Server { return newServer(t, sc, geminiWire{}) }
+
+// NewOpenAI starts a fake OpenAI chat completions server; its base URL for
+// clients is URL()+"/v1".
+func NewOpenAI(t T, sc Scenario) *Server { return newServer(t, sc, openAIWire{}) }
+
+// UseGemini starts a fake Gemini server and points the environment at it:
+// GOOGLE_GEMINI_BASE_URL is the server, GEMINI_API_KEY is "fake-key" and
+// GOOGLE_API_KEY is cleared. The test must not be parallel (t.Setenv).
+func UseGemini(t testing.TB, sc Scenario) *Server {
+	t.Helper()
+	s := NewGemini(t, sc)
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", s.URL())
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	t.Setenv("GOOGLE_API_KEY", "")
+	return s
+}
+
+// UseOpenAI starts a fake OpenAI server and points OPENAI_BASE_URL at it,
+// with OPENAI_API_KEY "fake-key". The test must not be parallel.
+func UseOpenAI(t testing.TB, sc Scenario) *Server {
+	t.Helper()
+	s := NewOpenAI(t, sc)
+	t.Setenv("OPENAI_BASE_URL", s.URL()+"/v1")
+	t.Setenv("OPENAI_API_KEY", "fake-key")
+	return s
+}
+
+func bearer(h string) string {
+	return strings.TrimPrefix(h, "Bearer ")
+}
