@@ -1,0 +1,352 @@
+package kernel
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+//go:embed hooks/freeact_kernel.py
+var hookSource string
+
+// message is one Jupyter protocol message in the websocket JSON form.
+type message struct {
+	Header       header          `json:"header"`
+	ParentHeader json.RawMessage `json:"parent_header"`
+	Metadata     map[string]any  `json:"metadata"`
+	Content      json.RawMessage `json:"content"`
+	Channel      string          `json:"channel"`
+	Buffers      []any           `json:"buffers"`
+}
+
+type header struct {
+	MsgID    string `json:"msg_id"`
+	MsgType  string `json:"msg_type"`
+	Session  string `json:"session"`
+	Username string `json:"username"`
+	Date     string `json:"date"`
+	Version  string `json:"version"`
+}
+
+// parentID returns the msg_id of the parent header without decoding the rest.
+func (m *message) parentID() string {
+	var p struct {
+		MsgID string `json:"msg_id"`
+	}
+	if len(m.ParentHeader) > 2 {
+		_ = json.Unmarshal(m.ParentHeader, &p)
+	}
+	return p.MsgID
+}
+
+// handler receives what a conn reads. All methods run on the conn's reader
+// goroutine.
+type handler interface {
+	onMessage(c *conn, m *message)
+	onClosed(c *conn, err error)
+}
+
+// conn is one kernel (by id) and its channels websocket.
+type conn struct {
+	srv     *Server
+	id      string
+	session string
+	ws      *websocket.Conn
+	wmu     sync.Mutex
+
+	mu      sync.Mutex
+	h       handler
+	waiters map[string]chan *message // shell replies of internal requests
+	closing bool
+	done    chan struct{}
+}
+
+// startConn starts a kernel over REST, opens its channels websocket and
+// loads the hooks.
+func (s *Server) startConn(ctx context.Context) (*conn, error) {
+	body := map[string]any{}
+	if s.kernelName != "" {
+		body["name"] = s.kernelName
+	}
+	var model struct {
+		ID string `json:"id"`
+	}
+	if err := s.rest(ctx, http.MethodPost, "api/kernels", body, &model); err != nil {
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	c, err := s.dial(ctx, model.ID)
+	if err != nil {
+		s.deleteKernel(model.ID)
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	if err := c.loadHooks(ctx); err != nil {
+		c.shutdown(context.Background())
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	return c, nil
+}
+
+func (s *Server) deleteKernel(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.rest(ctx, http.MethodDelete, "api/kernels/"+id, nil, nil)
+}
+
+// dial opens the channels websocket of kernel id.
+func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
+	u := *s.base
+	if u.Scheme == "https" {
+		u.Scheme = "wss"
+	} else {
+		u.Scheme = "ws"
+	}
+	session := randomHex(16)
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/kernels/" + url.PathEscape(id) + "/channels"
+	u.RawQuery = "session_id=" + session
+	d := websocket.Dialer{
+		HandshakeTimeout: 30 * time.Second,
+		TLSClientConfig:  s.tls,
+		ReadBufferSize:   64 << 10,
+		WriteBufferSize:  64 << 10,
+	}
+	hdr := http.Header{"Authorization": {"token " + s.token}}
+	ws, resp, err := d.DialContext(ctx, u.String(), hdr)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("open kernel channels: %w (HTTP %d)", err, resp.StatusCode)
+		}
+		return nil, fmt.Errorf("open kernel channels: %w", err)
+	}
+	c := &conn{srv: s, id: id, session: session, ws: ws, waiters: map[string]chan *message{}, done: make(chan struct{})}
+	go c.read()
+	return c, nil
+}
+
+func (c *conn) setHandler(h handler) {
+	c.mu.Lock()
+	c.h = h
+	c.mu.Unlock()
+}
+
+func (c *conn) read() {
+	defer close(c.done)
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			c.mu.Lock()
+			h, closing := c.h, c.closing
+			c.mu.Unlock()
+			if h != nil && !closing {
+				h.onClosed(c, err)
+			}
+			return
+		}
+		m := new(message)
+		if err := json.Unmarshal(data, m); err != nil {
+			continue // not a protocol message; nothing to route it to
+		}
+		data = nil
+		if m.Channel == "shell" {
+			c.mu.Lock()
+			w := c.waiters[m.parentID()]
+			c.mu.Unlock()
+			if w != nil {
+				w <- m
+				continue
+			}
+		}
+		c.mu.Lock()
+		h := c.h
+		c.mu.Unlock()
+		if h != nil {
+			h.onMessage(c, m)
+		}
+	}
+}
+
+// newMessage builds a message from this conn's session.
+func (c *conn) newMessage(channel, msgType string, content any, parent *header) (*message, error) {
+	raw, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	m := &message{
+		Header: header{
+			MsgID:    randomHex(16),
+			MsgType:  msgType,
+			Session:  c.session,
+			Username: "freeact",
+			Date:     time.Now().UTC().Format(time.RFC3339Nano),
+			Version:  "5.3",
+		},
+		ParentHeader: json.RawMessage("{}"),
+		Metadata:     map[string]any{},
+		Content:      raw,
+		Channel:      channel,
+		Buffers:      []any{},
+	}
+	if parent != nil {
+		if m.ParentHeader, err = json.Marshal(parent); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (c *conn) send(m *message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+	}
+	return nil
+}
+
+// executeSilent runs internal code (hooks, configuration) and waits for its
+// execute_reply; an error reply is returned as an error.
+func (c *conn) executeSilent(ctx context.Context, code string) error {
+	m, err := c.newMessage("shell", "execute_request", map[string]any{
+		"code": code, "silent": true, "store_history": false,
+		"user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": false,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	ch := make(chan *message, 1)
+	c.mu.Lock()
+	c.waiters[m.Header.MsgID] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.waiters, m.Header.MsgID)
+		c.mu.Unlock()
+	}()
+	if err := c.send(m); err != nil {
+		return err
+	}
+	select {
+	case r := <-ch:
+		var rep struct {
+			Status    string   `json:"status"`
+			EName     string   `json:"ename"`
+			EValue    string   `json:"evalue"`
+			Traceback []string `json:"traceback"`
+		}
+		_ = json.Unmarshal(r.Content, &rep)
+		if rep.Status != "ok" {
+			return fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
+		}
+		return nil
+	case <-c.done:
+		return errors.New("kernel connection closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// loadHooks installs freeact_kernel as a module and IPython extension.
+func (c *conn) loadHooks(ctx context.Context) error {
+	src, _ := json.Marshal(hookSource)
+	code := `def __freeact_init():
+    import sys, types
+    m = types.ModuleType("freeact_kernel")
+    m.__file__ = "<freeact_kernel>"
+    exec(compile(` + string(src) + `, "<freeact_kernel>", "exec"), m.__dict__)
+    sys.modules["freeact_kernel"] = m
+    get_ipython().extension_manager.load_extension("freeact_kernel")
+__freeact_init()
+del __freeact_init
+`
+	if err := c.executeSilent(ctx, code); err != nil {
+		return fmt.Errorf("load kernel hooks: %w", err)
+	}
+	return nil
+}
+
+// shutdown closes the websocket and deletes the kernel on the server.
+func (c *conn) shutdown(ctx context.Context) {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	_ = c.ws.Close()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_ = c.srv.rest(rctx, http.MethodDelete, "api/kernels/"+c.id, nil, nil)
+}
+
+func (c *conn) interrupt(ctx context.Context) error {
+	if err := c.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", nil, nil); err != nil {
+		return fmt.Errorf("interrupt kernel: %w", err)
+	}
+	return nil
+}
+
+// initPool starts the first spare kernel when the warm pool is on.
+func (s *Server) initPool() {
+	if !s.warm {
+		return
+	}
+	s.spare = make(chan spareKernel, 1)
+	s.refill()
+}
+
+func (s *Server) refill() {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		c, err := s.startConn(ctx)
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed && c != nil {
+			c.shutdown(context.Background())
+			c = nil
+		}
+		s.spare <- spareKernel{c: c, err: err}
+	}()
+}
+
+// takeConn returns a started kernel: the spare one if the pool has one
+// (refilling it), else a new one.
+func (s *Server) takeConn(ctx context.Context) (*conn, error) {
+	if s.spare == nil {
+		return s.startConn(ctx)
+	}
+	select {
+	case sk := <-s.spare:
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if !closed {
+			s.refill()
+		}
+		if sk.err != nil || sk.c == nil {
+			return s.startConn(ctx)
+		}
+		select {
+		case <-sk.c.done: // died while waiting in the pool
+			go sk.c.shutdown(context.Background())
+			return s.startConn(ctx)
+		default:
+		}
+		return sk.c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

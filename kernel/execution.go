@@ -1,0 +1,257 @@
+package kernel
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// execution collects the output of one execute_request. handle runs on the
+// reader goroutine; finish may also be called from elsewhere (kernel death).
+type execution struct {
+	msgID     string
+	onChunk   func(Chunk)
+	imagesDir string
+
+	mu       sync.Mutex
+	text     strings.Builder
+	images   []string
+	errv     *ExecError
+	cwdReset string
+	gotReply bool
+	gotIdle  bool
+	finished bool
+	err      error
+	done     chan struct{}
+}
+
+func newExecution(msgID string, onChunk func(Chunk), imagesDir string) *execution {
+	return &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
+}
+
+func (e *execution) finish(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.finished {
+		return
+	}
+	e.finished = true
+	e.err = err
+	close(e.done)
+}
+
+func (e *execution) result() *Result {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return &Result{Text: e.text.String(), Images: append([]string(nil), e.images...), Error: e.errv, CwdReset: e.cwdReset}
+}
+
+// emit appends text and forwards it as a chunk.
+func (e *execution) emit(kind ChunkKind, s string) {
+	if s == "" {
+		return
+	}
+	e.mu.Lock()
+	if e.finished {
+		e.mu.Unlock()
+		return
+	}
+	e.text.WriteString(s)
+	e.mu.Unlock()
+	if e.onChunk != nil {
+		e.onChunk(Chunk{Kind: kind, Text: s})
+	}
+}
+
+// notice appends a line of our own to the text (e.g. the timeout message).
+func (e *execution) notice(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.text.Len() > 0 && !strings.HasSuffix(e.text.String(), "\n") {
+		e.text.WriteByte('\n')
+	}
+	e.text.WriteString(s)
+	e.text.WriteByte('\n')
+}
+
+const cwdResetMIME = "application/x.freeact.cwd-reset+json"
+
+func (e *execution) handle(m *message) {
+	switch m.Header.MsgType {
+	case "stream":
+		var c struct {
+			Name string `json:"name"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(m.Content, &c) == nil {
+			kind := ChunkStdout
+			if c.Name == "stderr" {
+				kind = ChunkStderr
+			}
+			e.emit(kind, c.Text)
+		}
+	case "execute_result", "display_data":
+		var c struct {
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(m.Content, &c) != nil {
+			return
+		}
+		e.display(c.Data)
+	case "error":
+		var c struct {
+			EName     string   `json:"ename"`
+			EValue    string   `json:"evalue"`
+			Traceback []string `json:"traceback"`
+		}
+		if json.Unmarshal(m.Content, &c) != nil {
+			return
+		}
+		xe := &ExecError{Name: c.EName, Message: c.EValue, Traceback: cleanTraceback(c.Traceback)}
+		e.mu.Lock()
+		e.errv = xe
+		e.mu.Unlock()
+		text := xe.Traceback
+		if !strings.Contains(text, xe.Error()) {
+			text = strings.TrimRight(text, "\n") + "\n" + xe.Error()
+		}
+		e.emit(ChunkError, strings.TrimLeft(text, "\n")+"\n")
+	case "execute_reply":
+		e.mu.Lock()
+		e.gotReply = true
+		both := e.gotIdle
+		e.mu.Unlock()
+		if both {
+			e.finish(nil)
+		}
+	case "status":
+		var c struct {
+			State string `json:"execution_state"`
+		}
+		if json.Unmarshal(m.Content, &c) == nil && c.State == "idle" {
+			e.mu.Lock()
+			e.gotIdle = true
+			both := e.gotReply
+			e.mu.Unlock()
+			if both {
+				e.finish(nil)
+			}
+		}
+	}
+}
+
+var imageTypes = []struct{ mime, ext string }{
+	{"image/png", ".png"},
+	{"image/jpeg", ".jpg"},
+	{"image/svg+xml", ".svg"},
+}
+
+// display saves images and forwards text/plain of a result or display.
+func (e *execution) display(data map[string]json.RawMessage) {
+	if raw, ok := data[cwdResetMIME]; ok {
+		var v struct {
+			From string `json:"from"`
+			To   string `json:"to"`
+		}
+		if json.Unmarshal(raw, &v) == nil {
+			e.mu.Lock()
+			e.cwdReset = v.From
+			e.mu.Unlock()
+		}
+		return
+	}
+	for _, it := range imageTypes {
+		raw, ok := data[it.mime]
+		if !ok {
+			continue
+		}
+		path, err := e.saveImage(raw, it.mime, it.ext)
+		if err != nil {
+			e.emit(ChunkStderr, fmt.Sprintf("[could not save %s output: %v]\n", it.mime, err))
+			return
+		}
+		e.mu.Lock()
+		e.images = append(e.images, path)
+		e.mu.Unlock()
+		e.emit(ChunkImage, fmt.Sprintf("![image](%s)\n", path))
+		return
+	}
+	if raw, ok := data["text/plain"]; ok {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			e.emit(ChunkResult, s+"\n")
+		}
+	}
+}
+
+func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		// svg may come as a list of lines in old outputs
+		var lines []string
+		if json.Unmarshal(raw, &lines) != nil {
+			return "", fmt.Errorf("unexpected %s payload", mime)
+		}
+		s = strings.Join(lines, "")
+	}
+	var data []byte
+	if mime == "image/svg+xml" {
+		data = []byte(s)
+	} else {
+		var err error
+		data, err = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
+		if err != nil {
+			return "", fmt.Errorf("decode base64: %w", err)
+		}
+	}
+	dir := e.imagesDir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "freeact-images")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, randomHex(4)+ext)
+	if err := writeFileAtomic(path, data); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+
+func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
+
+// cleanTraceback strips ANSI codes and drops frames of freeact's own hooks
+// (and IPython's "skipping hidden frames" lines for them).
+func cleanTraceback(tb []string) string {
+	var keep []string
+	for _, entry := range tb {
+		entry = stripANSI(entry)
+		var lines []string
+		skipping := false
+		for _, line := range strings.Split(entry, "\n") {
+			t := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(t, "[... skipping hidden"):
+				continue
+			case strings.HasPrefix(t, "File ") || strings.HasPrefix(t, "Cell In[") || strings.HasPrefix(t, "Input In ["):
+				skipping = strings.Contains(t, "freeact_kernel")
+			case t == "":
+				skipping = false
+			}
+			if !skipping {
+				lines = append(lines, line)
+			}
+		}
+		if s := strings.TrimRight(strings.Join(lines, "\n"), "\n "); strings.TrimSpace(s) != "" {
+			keep = append(keep, s)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

@@ -1,0 +1,626 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Host is what running code asks for. The caller of this package implements
+// it (the agent turns each call into an approval request). Every method gets
+// a context that ends when the request's deadline passes, when Interrupt is
+// called or when the kernel closes. Methods may be called concurrently
+// (threads in the kernel can have several requests in flight).
+type Host interface {
+	// ApproveShell decides whether a shell command may run. For `!cmd`
+	// lines req.Command is the command after variable expansion; for
+	// %%bash/%%sh/%%script cells it is the whole cell and req.Interpreter
+	// names the magic's program.
+	ApproveShell(ctx context.Context, req ShellRequest) (bool, error)
+	// CallTool runs tool `tool` of MCP server `server` with JSON arguments
+	// and returns its JSON result. Return an error wrapping ErrRejected when
+	// the call was rejected; context.DeadlineExceeded is reported to the
+	// code as a timeout; any other error as a tool error.
+	CallTool(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error)
+	// Input answers the code's input() (password false) or getpass()
+	// (password true). An error makes input() raise EOFError.
+	Input(ctx context.Context, prompt string, password bool) (string, error)
+}
+
+// ShellRequest is a shell command the code wants to run.
+type ShellRequest struct {
+	Command     string
+	Interpreter string // "" for `!cmd`; "bash", "sh", "perl", ... for a cell magic
+}
+
+// ErrRejected is what a Host returns (wrapped) for a rejected tool call.
+var ErrRejected = errors.New("tool call rejected")
+
+// ErrKernelDied is returned (wrapped) by Execute when the kernel process died
+// during the execution.
+var ErrKernelDied = errors.New("the kernel died and its state was lost; the next execution starts a fresh kernel")
+
+// ErrConnectionLost is returned (wrapped) by Execute when the connection to
+// the Jupyter server broke during the execution.
+var ErrConnectionLost = errors.New("lost the connection to the Jupyter server")
+
+// KernelOptions configure one kernel.
+type KernelOptions struct {
+	// Workspace is the working directory each cell starts in; the cwd is
+	// reset to it after every cell. Default: the kernel's start directory.
+	Workspace string
+	// ImagesDir receives image outputs; default <Workspace>/images (or a
+	// temporary directory when Workspace is empty).
+	ImagesDir string
+	// Host answers shell approvals, tool calls and input. Nil rejects
+	// everything.
+	Host Host
+	// ExecutionTimeout limits the time a cell runs, not counting time spent
+	// waiting for the host. Zero means no limit.
+	ExecutionTimeout time.Duration
+	// CallbackTimeout is the deadline of each request from the kernel to the
+	// host; default 24 h.
+	CallbackTimeout time.Duration
+}
+
+// ChunkKind tells what a Chunk holds.
+type ChunkKind string
+
+const (
+	ChunkStdout ChunkKind = "stdout"
+	ChunkStderr ChunkKind = "stderr"
+	ChunkResult ChunkKind = "result" // an execute_result / display_data text
+	ChunkImage  ChunkKind = "image"  // Text is the saved image's path
+	ChunkError  ChunkKind = "error"  // Text is the formatted error
+)
+
+// Chunk is a piece of output as it arrives.
+type Chunk struct {
+	Kind ChunkKind
+	Text string
+}
+
+// Result is the complete output of one execution.
+type Result struct {
+	// Text is all output in order: streams, results, the error, and notices
+	// (timeout, cwd reset).
+	Text string
+	// Images are the paths of saved image outputs.
+	Images []string
+	// Error is set when the cell raised.
+	Error *ExecError
+	// TimedOut is set when the execution timeout interrupted the cell.
+	TimedOut bool
+	// CwdReset is the directory the cell had changed to before the working
+	// directory was reset to the workspace ("" if it was not changed).
+	CwdReset string
+}
+
+// ExecError is an exception raised by a cell.
+type ExecError struct {
+	Name      string
+	Message   string
+	Traceback string // ANSI codes and freeact's hook frames removed
+}
+
+func (e *ExecError) Error() string { return e.Name + ": " + e.Message }
+
+// Kernel is a stateful IPython kernel. Executions run one at a time;
+// Interrupt, Restart and Close may be called from any goroutine.
+type Kernel struct {
+	srv  *Server
+	opts KernelOptions
+
+	execMu sync.Mutex // one execution (or restart) at a time
+
+	mu       sync.Mutex
+	c        *conn
+	dead     error // set when c is unusable; the next Execute replaces it
+	cur      *execution
+	closed   bool
+	cbCount  int           // host requests in flight
+	cbChange chan struct{} // signalled when cbCount changes
+	cbCtx    context.Context
+	cbCancel context.CancelFunc
+}
+
+// StartKernel starts a kernel (from the warm pool when there is one) and
+// configures it.
+func (s *Server) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("start kernel: server is closed")
+	}
+	s.mu.Unlock()
+	if opts.CallbackTimeout <= 0 {
+		opts.CallbackTimeout = 24 * time.Hour
+	}
+	if opts.ImagesDir == "" && opts.Workspace != "" {
+		opts.ImagesDir = opts.Workspace + "/images"
+	}
+	k := &Kernel{srv: s, opts: opts, cbChange: make(chan struct{}, 1)}
+	k.cbCtx, k.cbCancel = context.WithCancel(context.Background())
+	c, err := s.takeConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.attach(ctx, c); err != nil {
+		c.shutdown(context.Background())
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		c.shutdown(context.Background())
+		return nil, errors.New("start kernel: server is closed")
+	}
+	s.live[c.id] = k
+	s.mu.Unlock()
+	return k, nil
+}
+
+// attach makes c the kernel's connection and configures its hooks.
+func (k *Kernel) attach(ctx context.Context, c *conn) error {
+	c.setHandler(k)
+	ws, _ := json.Marshal(k.opts.Workspace)
+	code := fmt.Sprintf("__import__('freeact_kernel').configure(workspace=%s, timeout=%g)",
+		pyString(ws), k.opts.CallbackTimeout.Seconds())
+	if err := c.executeSilent(ctx, code); err != nil {
+		return fmt.Errorf("configure kernel: %w", err)
+	}
+	k.mu.Lock()
+	k.c, k.dead = c, nil
+	k.mu.Unlock()
+	return nil
+}
+
+// pyString turns a JSON string (or null) into a Python literal.
+func pyString(js []byte) string {
+	if string(js) == `""` || string(js) == "null" {
+		return "None"
+	}
+	return string(js)
+}
+
+// ID is the kernel id on the server (it changes when a dead kernel is replaced).
+func (k *Kernel) ID() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.c.id
+}
+
+// Execute runs code and waits until it is done. onChunk (may be nil) gets
+// output as it arrives, on the connection's reader goroutine; it must not
+// block for long. A cell that raises is not an error: see Result.Error. The
+// error is for failures around the cell (kernel died, connection lost,
+// context cancelled — then the cell is interrupted); a partial Result comes
+// with it.
+func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) (*Result, error) {
+	k.execMu.Lock()
+	defer k.execMu.Unlock()
+	if err := k.ensureAlive(ctx); err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	c := k.c
+	k.mu.Unlock()
+
+	m, err := c.newMessage("shell", "execute_request", map[string]any{
+		"code": code, "silent": false, "store_history": true,
+		"user_expressions": map[string]any{}, "allow_stdin": true, "stop_on_error": true,
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("execute: %w", err)
+	}
+	e := newExecution(m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	k.mu.Lock()
+	k.cur = e
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.cur = nil
+		k.mu.Unlock()
+	}()
+	if err := c.send(m); err != nil {
+		k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+		return nil, fmt.Errorf("execute: %w", err)
+	}
+
+	timedOut, waitErr := k.wait(ctx, c, e)
+	res := e.result()
+	if timedOut {
+		res.TimedOut = true
+		e.notice(fmt.Sprintf("Execution timed out after %s (time waiting for approvals not counted); the cell was interrupted.", k.opts.ExecutionTimeout))
+		res = e.result()
+	}
+	if waitErr != nil {
+		return res, fmt.Errorf("execute: %w", waitErr)
+	}
+	return res, nil
+}
+
+// wait blocks until e is done, running the execution timeout (paused while
+// host requests are in flight) and interrupting on ctx cancellation.
+func (k *Kernel) wait(ctx context.Context, c *conn, e *execution) (timedOut bool, err error) {
+	limit := k.opts.ExecutionTimeout
+	var timer *time.Timer
+	var timerC <-chan time.Time
+	var started time.Time
+	remaining := limit
+	update := func() {
+		k.mu.Lock()
+		paused := k.cbCount > 0
+		k.mu.Unlock()
+		if limit <= 0 {
+			return
+		}
+		if paused && timer != nil {
+			timer.Stop()
+			remaining -= time.Since(started)
+			timer, timerC = nil, nil
+		} else if !paused && timer == nil {
+			started = time.Now()
+			timer = time.NewTimer(max(remaining, 0))
+			timerC = timer.C
+		}
+	}
+	update()
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-e.done:
+			return false, e.err
+		case <-k.cbChange:
+			update()
+		case <-timerC:
+			k.interruptConn(c)
+			return true, k.waitAfterInterrupt(c, e)
+		case <-ctx.Done():
+			k.interruptConn(c)
+			if err := k.waitAfterInterrupt(c, e); err != nil {
+				return false, err
+			}
+			return false, ctx.Err()
+		}
+	}
+}
+
+// waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
+// kernel that ignores SIGINT (stuck in native code) is replaced.
+func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
+	select {
+	case <-e.done:
+		return e.err
+	case <-time.After(5 * time.Second):
+	}
+	err := errors.New("the kernel did not respond to an interrupt and was restarted; its state was lost")
+	k.markDead(c, err)
+	e.finish(err)
+	return err
+}
+
+func (k *Kernel) interruptConn(c *conn) {
+	k.cancelCallbacks()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = c.interrupt(ctx)
+}
+
+// cancelCallbacks ends the contexts of host requests in flight.
+func (k *Kernel) cancelCallbacks() {
+	k.mu.Lock()
+	k.cbCancel()
+	k.cbCtx, k.cbCancel = context.WithCancel(context.Background())
+	k.mu.Unlock()
+}
+
+// Interrupt interrupts the running cell (like Ctrl-C), including one that
+// waits for the host: pending host requests are cancelled.
+func (k *Kernel) Interrupt(ctx context.Context) error {
+	k.mu.Lock()
+	c := k.c
+	k.mu.Unlock()
+	k.cancelCallbacks()
+	return c.interrupt(ctx)
+}
+
+// Restart restarts the kernel process: all state is lost. The kernel id stays.
+func (k *Kernel) Restart(ctx context.Context) error {
+	k.cancelCallbacks()
+	// Interrupt a running cell so the restart does not wait behind it.
+	k.mu.Lock()
+	c, running := k.c, k.cur != nil
+	k.mu.Unlock()
+	if running {
+		_ = c.interrupt(ctx)
+	}
+	k.execMu.Lock()
+	defer k.execMu.Unlock()
+	k.mu.Lock()
+	dead := k.dead
+	k.mu.Unlock()
+	if dead != nil {
+		return k.replace(ctx)
+	}
+	c.mu.Lock()
+	c.closing = true // the old websocket sees "restarting": not a death
+	c.mu.Unlock()
+	if err := k.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", nil, nil); err != nil {
+		k.markDead(c, err)
+		return fmt.Errorf("restart kernel: %w", err)
+	}
+	_ = c.ws.Close()
+	nc, err := k.srv.dial(ctx, c.id)
+	if err == nil {
+		err = nc.loadHooks(ctx)
+		if err == nil {
+			err = k.attach(ctx, nc)
+		}
+	}
+	if err != nil {
+		if nc != nil {
+			_ = nc.ws.Close()
+		}
+		k.markDead(c, err)
+		return fmt.Errorf("restart kernel: %w", err)
+	}
+	return nil
+}
+
+// ensureAlive replaces a dead kernel with a fresh one.
+func (k *Kernel) ensureAlive(ctx context.Context) error {
+	k.mu.Lock()
+	closed, dead := k.closed, k.dead
+	k.mu.Unlock()
+	if closed {
+		return errors.New("execute: kernel is closed")
+	}
+	if dead == nil {
+		return nil
+	}
+	return k.replace(ctx)
+}
+
+// replace starts a fresh kernel in place of the dead one.
+func (k *Kernel) replace(ctx context.Context) error {
+	k.mu.Lock()
+	old := k.c
+	k.mu.Unlock()
+	go old.shutdown(context.Background())
+	select {
+	case <-k.srv.Exited():
+		return errors.New("start fresh kernel: the local Jupyter server has exited")
+	default:
+	}
+	c, err := k.srv.takeConn(ctx)
+	if err != nil {
+		return fmt.Errorf("start fresh kernel: %w", err)
+	}
+	if err := k.attach(ctx, c); err != nil {
+		c.shutdown(context.Background())
+		return fmt.Errorf("start fresh kernel: %w", err)
+	}
+	k.srv.mu.Lock()
+	delete(k.srv.live, old.id)
+	k.srv.live[c.id] = k
+	k.srv.mu.Unlock()
+	return nil
+}
+
+// Close shuts the kernel down on the server.
+func (k *Kernel) Close() error {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil
+	}
+	k.closed = true
+	c := k.c
+	k.cbCancel()
+	k.mu.Unlock()
+	c.shutdown(context.Background())
+	k.srv.mu.Lock()
+	delete(k.srv.live, c.id)
+	k.srv.mu.Unlock()
+	return nil
+}
+
+// markDead records that c can no longer be used and fails the running cell.
+func (k *Kernel) markDead(c *conn, err error) {
+	k.mu.Lock()
+	if k.c != c {
+		k.mu.Unlock()
+		return
+	}
+	if k.dead == nil {
+		k.dead = err
+	}
+	e := k.cur
+	k.mu.Unlock()
+	if e != nil {
+		e.finish(err)
+	}
+}
+
+// onClosed is called when the websocket breaks.
+func (k *Kernel) onClosed(c *conn, err error) {
+	k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+}
+
+// onMessage routes one message from the kernel.
+func (k *Kernel) onMessage(c *conn, m *message) {
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return
+	}
+	switch m.Channel {
+	case "stdin":
+		if m.Header.MsgType == "input_request" {
+			k.startCallback(c, m)
+		}
+		return
+	case "iopub":
+		if m.Header.MsgType == "status" {
+			var st struct {
+				State string `json:"execution_state"`
+			}
+			_ = json.Unmarshal(m.Content, &st)
+			if st.State == "restarting" || st.State == "dead" {
+				k.markDead(c, ErrKernelDied)
+				return
+			}
+		}
+	}
+	k.mu.Lock()
+	e := k.cur
+	k.mu.Unlock()
+	if e != nil && m.parentID() == e.msgID {
+		e.handle(m)
+	}
+}
+
+// startCallback answers an input_request from the kernel in its own
+// goroutine: marker requests go to the Host as approvals/tool calls, others
+// are the user's input().
+func (k *Kernel) startCallback(c *conn, m *message) {
+	var req struct {
+		Prompt   string `json:"prompt"`
+		Password bool   `json:"password"`
+	}
+	if err := json.Unmarshal(m.Content, &req); err != nil {
+		return
+	}
+	k.mu.Lock()
+	k.cbCount++
+	base := k.cbCtx
+	k.mu.Unlock()
+	k.signalCallbacks()
+	go func() {
+		defer func() {
+			k.mu.Lock()
+			k.cbCount--
+			k.mu.Unlock()
+			k.signalCallbacks()
+		}()
+		value := k.answer(base, req.Prompt, req.Password)
+		reply, err := c.newMessage("stdin", "input_reply", map[string]any{"status": "ok", "value": value}, &m.Header)
+		if err == nil {
+			_ = c.send(reply)
+		}
+	}()
+}
+
+func (k *Kernel) signalCallbacks() {
+	select {
+	case k.cbChange <- struct{}{}:
+	default:
+	}
+}
+
+// marker starts the prompt of a request from the hooks (see freeact_kernel.py).
+const marker = "\x1dfreeact:"
+
+type callbackRequest struct {
+	Kind        string          `json:"kind"`
+	Timeout     float64         `json:"timeout"`
+	Command     string          `json:"command"`
+	Interpreter string          `json:"interpreter"`
+	Server      string          `json:"server"`
+	Tool        string          `json:"tool"`
+	Args        json.RawMessage `json:"args"`
+	Payload     json.RawMessage `json:"payload"`
+}
+
+type callbackError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+type callbackReply struct {
+	OK     bool           `json:"ok"`
+	Result any            `json:"result,omitempty"`
+	Error  *callbackError `json:"error,omitempty"`
+}
+
+// answer computes the reply value for one input_request.
+func (k *Kernel) answer(base context.Context, prompt string, password bool) string {
+	h := k.opts.Host
+	if !strings.HasPrefix(prompt, marker) {
+		if h == nil {
+			return "\x04"
+		}
+		v, err := h.Input(base, prompt, password)
+		if err != nil {
+			return "\x04"
+		}
+		return v
+	}
+	var req callbackRequest
+	if err := json.Unmarshal([]byte(prompt[len(marker):]), &req); err != nil {
+		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}})
+	}
+	ctx := base
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(base, time.Duration(req.Timeout*float64(time.Second)))
+		defer cancel()
+	}
+	fail := func(kind string, err error) string {
+		return encodeReply(callbackReply{Error: &callbackError{Kind: kind, Message: err.Error()}})
+	}
+	switch req.Kind {
+	case "ping":
+		return encodeReply(callbackReply{OK: true, Result: req.Payload})
+	case "shell":
+		if h == nil {
+			return encodeReply(callbackReply{OK: true, Result: false})
+		}
+		ok, err := h.ApproveShell(ctx, ShellRequest{Command: req.Command, Interpreter: req.Interpreter})
+		if err != nil {
+			return fail("host", err)
+		}
+		return encodeReply(callbackReply{OK: true, Result: ok})
+	case "tool":
+		if h == nil {
+			return fail("rejected", ErrRejected)
+		}
+		args := req.Args
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		res, err := h.CallTool(ctx, req.Server, req.Tool, args)
+		switch {
+		case errors.Is(err, ErrRejected):
+			return fail("rejected", err)
+		case errors.Is(err, context.DeadlineExceeded):
+			return fail("timeout", err)
+		case err != nil:
+			return fail("tool_error", err)
+		}
+		if len(res) == 0 {
+			res = json.RawMessage("null")
+		}
+		return encodeReply(callbackReply{OK: true, Result: res})
+	}
+	return fail("protocol", fmt.Errorf("unknown request kind %q", req.Kind))
+}
+
+func encodeReply(r callbackReply) string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(callbackReply{Error: &callbackError{Kind: "protocol", Message: err.Error()}})
+	}
+	return string(b)
+}

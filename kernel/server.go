@@ -1,0 +1,507 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// kernelName is the kernelspec the local server gets; it runs the kernel
+// with the chosen interpreter and environment.
+const kernelName = "freeact"
+
+// ServerOptions configure a local Jupyter server.
+type ServerOptions struct {
+	// Python runs jupyter_server (an Env's interpreter).
+	Python string
+	// KernelPython runs the kernels; default Python.
+	KernelPython string
+	// Dir holds the server's config, data and runtime files (JUPYTER_*_DIR,
+	// IPYTHONDIR); it must be the app's own directory, never ~/.jupyter.
+	Dir string
+	// Root is the server's root directory: kernels start there. Default Dir.
+	Root string
+	// KernelEnv is added to the kernels' environment.
+	KernelEnv map[string]string
+	// PythonPath entries are prepended to the kernels' PYTHONPATH.
+	PythonPath []string
+	// WarmPool keeps one spare kernel started, so StartKernel returns at once.
+	WarmPool bool
+	// Log, if set, receives the server's output.
+	Log io.Writer
+}
+
+// RemoteOptions configure a connection to an existing server.
+type RemoteOptions struct {
+	// TLS overrides the TLS client configuration for https/wss URLs (e.g.
+	// RootCAs for a self-signed certificate).
+	TLS *tls.Config
+	// KernelName to start; default the server's default kernel.
+	KernelName string
+	// WarmPool keeps one spare kernel started.
+	WarmPool bool
+}
+
+// Server is a Jupyter server: one we started (local) or one we connect to
+// (remote). Kernels are started from it.
+type Server struct {
+	base       *url.URL
+	token      string
+	http       *http.Client
+	tls        *tls.Config
+	kernelName string
+	warm       bool
+
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	logTail *tailBuffer
+
+	mu     sync.Mutex
+	spare  chan spareKernel // at most one spare kernel (warm pool)
+	closed bool
+	live   map[string]*Kernel
+	wg     sync.WaitGroup
+}
+
+type spareKernel struct {
+	c   *conn
+	err error
+}
+
+// URL is the server's base URL.
+func (s *Server) URL() string { return s.base.String() }
+
+// Token is the server's auth token.
+func (s *Server) Token() string { return s.token }
+
+// PID is the local server's process id, or 0 for a remote server.
+func (s *Server) PID() int {
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return hex.EncodeToString(b)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// serverConfig is loaded by jupyter_server from our own config dir. TCP_NODELAY
+// is set on every accepted connection (jupyter_server 1.x leaves Nagle on for
+// the kernel websocket: 40 ms a message); the websocket message limit is
+// raised so large callback replies fit; the iopub rate limits are off so big
+// outputs are not dropped; a dead kernel is noticed within half a second.
+const serverConfig = `
+import tornado.httpserver as _hs
+_orig_handle_stream = _hs.HTTPServer.handle_stream
+def _handle_stream(self, stream, address):
+    try:
+        stream.set_nodelay(True)
+    except Exception:
+        pass
+    return _orig_handle_stream(self, stream, address)
+_hs.HTTPServer.handle_stream = _handle_stream
+
+c.ServerApp.open_browser = False
+c.ServerApp.ip = "127.0.0.1"
+c.ServerApp.port_retries = 0
+c.ServerApp.tornado_settings = {"websocket_max_message_size": 1 << 30}
+c.ServerApp.iopub_data_rate_limit = 0
+c.ServerApp.iopub_msg_rate_limit = 0
+c.ServerApp.allow_root = True
+c.ServerApp.terminals_enabled = False
+c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
+c.MultiKernelManager.default_kernel_name = "freeact"
+c.KernelRestarter.time_to_dead = 0.5
+`
+
+// StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
+// port with a random token, and waits until its status API answers.
+func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
+	if opts.Python == "" {
+		return nil, errors.New("start jupyter server: no Python interpreter given (resolve one with ResolveEnv)")
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("start jupyter server: no state directory given (ServerOptions.Dir)")
+	}
+	if opts.KernelPython == "" {
+		opts.KernelPython = opts.Python
+	}
+	if opts.Root == "" {
+		opts.Root = opts.Dir
+	}
+	dirs := map[string]string{
+		"JUPYTER_CONFIG_DIR":  filepath.Join(opts.Dir, "config"),
+		"JUPYTER_DATA_DIR":    filepath.Join(opts.Dir, "data"),
+		"JUPYTER_RUNTIME_DIR": filepath.Join(opts.Dir, "runtime"),
+		"IPYTHONDIR":          filepath.Join(opts.Dir, "ipython"),
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("start jupyter server: %w", err)
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(serverConfig)); err != nil {
+		return nil, fmt.Errorf("start jupyter server: write config: %w", err)
+	}
+	if err := writeKernelSpec(filepath.Join(dirs["JUPYTER_DATA_DIR"], "kernels", kernelName), opts); err != nil {
+		return nil, fmt.Errorf("start jupyter server: write kernelspec: %w", err)
+	}
+
+	token := randomHex(24)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("start jupyter server: find a free port: %w", err)
+		}
+		s, err := launch(ctx, opts, dirs, port, token)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil || !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	return nil, fmt.Errorf("start jupyter server: %w", lastErr)
+}
+
+func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, port int, token string) (*Server, error) {
+	cmd := exec.Command(opts.Python, "-m", "jupyter_server",
+		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
+		"--ServerApp.root_dir="+opts.Root)
+	cmd.Dir = opts.Root
+	env := os.Environ()
+	for k, v := range dirs {
+		env = append(env, k+"="+v)
+	}
+	// The token travels in the environment, not argv (visible in ps).
+	env = append(env, "JUPYTER_TOKEN="+token, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	cmd.Env = env
+	tail := &tailBuffer{max: 64 << 10}
+	var out io.Writer = tail
+	if opts.Log != nil {
+		out = io.MultiWriter(tail, opts.Log)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Own process group (killed as a whole on Close), and SIGKILL when the
+	// thread that started it dies with our process. Kernels watch the server
+	// (JPY_PARENT_PID) and exit within a second after it is gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run %s -m jupyter_server: %w", opts.Python, err)
+	}
+	s := &Server{
+		base:       &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port), Path: "/"},
+		token:      token,
+		http:       &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
+		kernelName: kernelName,
+		warm:       opts.WarmPool,
+		cmd:        cmd,
+		exited:     make(chan struct{}),
+		logTail:    tail,
+		live:       map[string]*Kernel{},
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(s.exited)
+	}()
+	if err := s.waitReady(ctx); err != nil {
+		s.kill()
+		return nil, err
+	}
+	s.initPool()
+	return s, nil
+}
+
+func (s *Server) waitReady(ctx context.Context) error {
+	deadline := time.Now().Add(60 * time.Second)
+	delay := 5 * time.Millisecond
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("jupyter server exited during startup: %s", lastLines(s.logTail.Bytes(), 12))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := s.rest(rctx, http.MethodGet, "api/status", nil, nil)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("jupyter server not ready after 60 s: %v: %s", err, lastLines(s.logTail.Bytes(), 12))
+		}
+		time.Sleep(delay)
+		if delay < 50*time.Millisecond {
+			delay += 5 * time.Millisecond
+		}
+	}
+}
+
+func writeKernelSpec(dir string, opts ServerOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	env := map[string]string{}
+	for k, v := range opts.KernelEnv {
+		env[k] = v
+	}
+	if len(opts.PythonPath) > 0 {
+		parts := append([]string{}, opts.PythonPath...)
+		if pp := env["PYTHONPATH"]; pp != "" {
+			parts = append(parts, pp)
+		} else if pp := os.Getenv("PYTHONPATH"); pp != "" {
+			parts = append(parts, pp)
+		}
+		env["PYTHONPATH"] = strings.Join(parts, string(os.PathListSeparator))
+	}
+	spec := map[string]any{
+		"argv":           []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}"},
+		"display_name":   "freeact",
+		"language":       "python",
+		"env":            env,
+		"interrupt_mode": "signal",
+	}
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "kernel.json"), b)
+}
+
+// ConnectServer uses an existing Jupyter server or kernel gateway at rawURL
+// (http or https) with the given token. It checks the token right away, so a
+// wrong one is reported here.
+func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions) (*Server, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("connect to jupyter server: %q is not an http(s) URL (example: https://host:8888/)", rawURL)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
+	s := &Server{
+		base:       u,
+		token:      token,
+		http:       &http.Client{Transport: tr},
+		tls:        opts.TLS,
+		kernelName: opts.KernelName,
+		warm:       opts.WarmPool,
+		live:       map[string]*Kernel{},
+	}
+	var spec struct {
+		Default string `json:"default"`
+	}
+	if err := s.rest(ctx, http.MethodGet, "api/kernelspecs", nil, &spec); err != nil {
+		return nil, fmt.Errorf("connect to jupyter server %s: %w", u.Redacted(), err)
+	}
+	s.initPool()
+	return s, nil
+}
+
+// HTTPError is a failed REST call.
+type HTTPError struct {
+	Method, Path string
+	Status       int
+	Body         string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Status)
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		msg += " (authentication failed: check the server token)"
+	case http.StatusNotFound:
+		msg += " (not found)"
+	}
+	if b := strings.TrimSpace(e.Body); b != "" {
+		if len(b) > 300 {
+			b = b[:300] + "..."
+		}
+		msg += ": " + b
+	}
+	return msg
+}
+
+// rest does one authenticated JSON request.
+func (s *Server) rest(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	u := s.base.ResolveReference(&url.URL{Path: path})
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "token "+s.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return &HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)}
+	}
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("%s /%s: bad JSON reply: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+// Close shuts down every kernel started from this server and, for a local
+// server, stops the server process group. Nothing started by it survives.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	kernels := make([]*Kernel, 0, len(s.live))
+	for _, k := range s.live {
+		kernels = append(kernels, k)
+	}
+	spare := s.spare
+	s.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, k := range kernels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = k.Close()
+		}()
+	}
+	wg.Wait()
+	// A spare kernel being started shuts itself down when it sees closed.
+	s.wg.Wait()
+	if spare != nil {
+		select {
+		case sk := <-spare:
+			if sk.c != nil {
+				sk.c.shutdown(context.Background())
+			}
+		default:
+		}
+	}
+	if s.cmd != nil {
+		s.kill()
+	}
+	return nil
+}
+
+// kill stops the local server's process group: SIGTERM, then SIGKILL.
+func (s *Server) kill() {
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(3 * time.Second):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-s.exited
+}
+
+// Exited is closed when the local server process has exited (never for a
+// remote server).
+func (s *Server) Exited() <-chan struct{} {
+	if s.exited == nil {
+		return nil
+	}
+	return s.exited
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max/2:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.buf...)
+}
+
+// writeFileAtomic writes via a temporary file and rename, so readers never
+// see a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
