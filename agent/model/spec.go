@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 )
 
@@ -19,6 +18,8 @@ type Spec struct {
 	BaseURLEnv string
 	// KeyEnv is the environment variable holding the API key.
 	KeyEnv string
+	// KeyRequired is set for services that refuse requests without a key.
+	KeyRequired bool
 }
 
 // Gemini reports whether the model is served by the Gemini API.
@@ -32,25 +33,28 @@ func (s Spec) String() string {
 	return s.Provider + ":" + s.Name
 }
 
-// openAIPresets are OpenAI-compatible services known by a short prefix.
-var openAIPresets = map[string]Spec{
-	"openai":     {BaseURL: "https://api.openai.com/v1", BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY"},
-	"ollama":     {BaseURL: "http://localhost:11434/v1", BaseURLEnv: "OLLAMA_BASE_URL", KeyEnv: "OLLAMA_API_KEY"},
-	"openrouter": {BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"},
-	"deepseek":   {BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY"},
-	"groq":       {BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY"},
-	"lmstudio":   {BaseURL: "http://localhost:1234/v1", KeyEnv: "LMSTUDIO_API_KEY"},
+// openAIPreset returns the defaults of an OpenAI-compatible service known by
+// a short prefix.
+func openAIPreset(prefix string) (Spec, bool) {
+	switch prefix {
+	case "openai":
+		return Spec{BaseURL: "https://api.openai.com/v1", BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", KeyRequired: true}, true
+	case "ollama":
+		return Spec{BaseURL: "http://localhost:11434/v1", BaseURLEnv: "OLLAMA_BASE_URL", KeyEnv: "OLLAMA_API_KEY"}, true
+	case "openrouter":
+		return Spec{BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY", KeyRequired: true}, true
+	case "deepseek":
+		return Spec{BaseURL: "https://api.deepseek.com/v1", KeyEnv: "DEEPSEEK_API_KEY", KeyRequired: true}, true
+	case "groq":
+		return Spec{BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY", KeyRequired: true}, true
+	case "lmstudio":
+		return Spec{BaseURL: "http://localhost:1234/v1", KeyEnv: "LMSTUDIO_API_KEY"}, true
+	}
+	return Spec{}, false
 }
 
 // knownPrefixes lists every accepted prefix, for error messages.
-func knownPrefixes() string {
-	names := []string{"google", "google-gla", "anthropic"}
-	for k := range openAIPresets {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
+const knownPrefixes = "google (or google-gla), openai, ollama, openrouter, deepseek, groq, lmstudio, anthropic (not supported yet)"
 
 // ParseModelString parses a model string of agent.json:
 //
@@ -89,9 +93,9 @@ func ParseModelString(s string) (Spec, error) {
 	case "anthropic":
 		return Spec{}, fmt.Errorf("model %q: the anthropic provider is not supported yet; use google:, openai: or an OpenAI-compatible endpoint", s)
 	}
-	preset, ok := openAIPresets[prefix]
+	preset, ok := openAIPreset(prefix)
 	if !ok {
-		return Spec{}, fmt.Errorf("model %q: unknown provider %q (known: %s, or an OpenAI-compatible base URL like http://host:8000/v1#model)", s, prefix, knownPrefixes())
+		return Spec{}, fmt.Errorf("model %q: unknown provider %q (known: %s, or an OpenAI-compatible base URL like http://host:8000/v1#model)", s, prefix, knownPrefixes)
 	}
 	preset.Provider, preset.Name = prefix, name
 	return preset, nil
