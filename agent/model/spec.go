@@ -75,8 +75,8 @@ func ParseModelString(s string) (Spec, error) {
 		if !ok || name == "" {
 			return Spec{}, fmt.Errorf("model %q: put the model name after the base URL, e.g. %q", s, base+"#my-model")
 		}
-		if _, err := url.ParseRequestURI(base); err != nil {
-			return Spec{}, fmt.Errorf("model %q: bad base URL: %w", s, err)
+		if u, err := url.ParseRequestURI(base); err != nil || u.Host == "" {
+			return Spec{}, fmt.Errorf("model %q: %q is not a base URL like http://host:8000/v1", s, base)
 		}
 		return Spec{Provider: "url", Name: name, BaseURL: strings.TrimRight(base, "/"), KeyEnv: "OPENAI_API_KEY"}, nil
 	}
