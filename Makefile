@@ -1,0 +1,128 @@
+# freeact desktop. The two commands a person needs:
+#   make run    install what is missing, build, open the app
+#   make test   install what the tests need, run every suite
+# Everything is built inside this clone (bin/, build/bin/, .cache/, dist/).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+XVFB      := xvfb-run -a -s "-screen 0 1280x900x24"
+BIN       := build/bin/freeact
+DEV_BIN   := build/bin/freeact-dev
+WAILS     := bin/wails
+STATICCHECK := bin/staticcheck
+STATICCHECK_VERSION := v0.7.0
+NPM_STAMP := frontend/node_modules/.package-lock.json
+# Wails selects WebKitGTK 4.1 (Ubuntu 24.04) with a build tag; 4.0 (Debian 12) is the default.
+webkit_tags = $(shell scripts/webkit.sh tags)
+
+GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './.cache/*' 2>/dev/null) go.mod go.sum
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	frontend/index.html frontend/vite.config.ts frontend/svelte.config.js frontend/tsconfig.json
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# ---------------------------------------------------------------- setup
+
+.PHONY: deps-build deps-test deps-python
+deps-build: ## system packages to build and run (apt; asks for root)
+	@scripts/system-deps.sh build run
+deps-test: deps-build ## system packages for the test suites
+	@scripts/system-deps.sh test
+deps-python: ## Python environments the kernel tests use (in .cache/)
+	@scripts/setup-python.sh
+
+$(NPM_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+$(WAILS): scripts/wails-cli/go.mod scripts/wails-cli/go.sum
+	cd scripts/wails-cli && $(GO) build -o ../../$(WAILS) github.com/wailsapp/wails/v2/cmd/wails
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# ---------------------------------------------------------------- build
+
+frontend/dist/index.html: $(NPM_STAMP) $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+
+.PHONY: frontend build build-dev bindings
+frontend: frontend/dist/index.html ## build the frontend into frontend/dist
+
+build: $(BIN) ## build the desktop binary
+$(BIN): frontend/dist/index.html $(GO_SOURCES)
+	$(GO) build -tags desktop,production$(webkit_tags) -trimpath -ldflags '$(LDFLAGS)' -o $@ .
+
+build-dev: $(DEV_BIN) ## build the dev binary the browser tests drive
+$(DEV_BIN): frontend/dist/index.html $(GO_SOURCES)
+	$(GO) build -tags dev$(webkit_tags) -ldflags '-X main.version=dev' -o $@ .
+
+bindings: $(WAILS) ## regenerate the frontend's Go bindings (frontend/src/wailsjs)
+	$(WAILS) generate module
+
+# ---------------------------------------------------------------- run
+
+.PHONY: run
+run: deps-build build ## install what is missing, build and open the app
+	@if [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+		echo "No display here, so the window cannot open. On a headless machine run:"; \
+		echo "  $(XVFB) make run"; \
+		echo "or, once built:  $(XVFB) ./$(BIN)"; \
+		exit 1; \
+	fi
+	./$(BIN)
+
+.PHONY: package
+package: deps-build build ## build a .deb into dist/
+	@rm -f dist/freeact_*.deb
+	@scripts/package-deb.sh $(BIN) $(VERSION) dist
+
+# ---------------------------------------------------------------- test
+
+.PHONY: test lint check-bindings test-go test-frontend test-e2e test-smoke test-package
+test: deps-test deps-python $(NPM_STAMP) ## install what the tests need and run every suite
+	$(MAKE) lint
+	$(MAKE) test-go
+	$(MAKE) test-frontend
+	$(MAKE) test-e2e
+	$(MAKE) test-smoke
+	$(MAKE) test-package
+	@echo "make test: all suites passed"
+
+lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings up to date
+	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	$(MAKE) check-bindings
+
+check-bindings: $(WAILS)
+	@$(WAILS) generate module >/dev/null
+	@git diff --exit-code --stat -- frontend/src/wailsjs || \
+		{ echo "frontend/src/wailsjs is out of date: run 'make bindings' and commit it"; exit 1; }
+
+test-go: ## go test -race ./...
+	$(GO) test -race -count=1 ./...
+
+test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
+	cd frontend && npm run check && npm test
+
+test-e2e: $(DEV_BIN) ## browser end-to-end suite (dev build + chromium, under Xvfb)
+	cd frontend && FREEACT_DEV_BIN=$(CURDIR)/$(DEV_BIN) $(XVFB) npm run e2e
+
+test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
+	scripts/smoke.sh $(BIN)
+
+test-package: package ## build the .deb and check it
+	scripts/check-deb.sh dist/freeact_*.deb
+
+.PHONY: clean
+clean: ## remove build outputs (keeps downloaded dependencies)
+	rm -rf build/bin dist test-output frontend/dist/assets frontend/dist/index.html

@@ -1,0 +1,160 @@
+// The browser end-to-end harness every GUI test builds on: it starts a real
+// freeact dev build (`go build -tags dev`), which serves the built frontend
+// with live Go bindings on a loopback port, and drives Debian's chromium
+// against it with playwright-core. Screenshots land in test-output/e2e/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = resolve(here, '../..');
+export const screenshotDir = join(repoRoot, 'test-output', 'e2e');
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const devBinary = process.env.FREEACT_DEV_BIN ?? join(repoRoot, 'build', 'bin', 'freeact-dev');
+
+export interface App {
+  url: string;
+  page: Page;
+  /** Everything the backend printed so far, for failure messages. */
+  log(): string;
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (addr && typeof addr === 'object' ? ok(addr.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForHTTP(url: string, child: ChildProcess, log: () => string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`freeact dev build exited with ${child.exitCode} before serving:\n${log()}`);
+    }
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`freeact dev build did not serve ${url} within ${timeoutMs} ms:\n${log()}`);
+}
+
+function killGroup(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.pid === undefined || child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      return done();
+    }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 3000).unref();
+  });
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  colorScheme?: 'light' | 'dark';
+}
+
+/** Starts the app and a browser page on it. Call close() in afterAll. */
+export async function startApp(opts: StartOptions = {}): Promise<App> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const home = mkdtempSync(join(tmpdir(), 'freeact-e2e-home-'));
+  const args = ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend', 'dist')];
+  // The dev build opens a real GTK window too, so it needs a display: use the
+  // one we have (make test runs under xvfb-run) or make a virtual one.
+  const [cmd, cmdArgs] = process.env.DISPLAY
+    ? [devBinary, args]
+    : ['xvfb-run', ['-a', '-s', '-screen 0 1280x900x24', devBinary, ...args]];
+  const child = spawn(cmd, cmdArgs, {
+    cwd: repoRoot,
+    detached: true, // own process group, so close() stops every child
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      ...opts.env,
+    },
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const log = () => output;
+
+  let browser: Browser | undefined;
+  try {
+    await waitForHTTP(url, child, log);
+    // launch() gives every browser a fresh, throw-away profile directory.
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    const context = await browser.newContext({
+      viewport: { width: 1180, height: 800 },
+      colorScheme: opts.colorScheme ?? 'light',
+    });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(url);
+    await page.waitForFunction(() => (window as unknown as { go?: object }).go !== undefined, null, {
+      timeout: 15_000,
+    });
+    mkdirSync(screenshotDir, { recursive: true });
+    const b = browser;
+    return {
+      url,
+      page,
+      log: () => `${output}\npage errors:\n${pageErrors.join('\n')}`,
+      async screenshot(name) {
+        const path = join(screenshotDir, `${name}.png`);
+        await page.screenshot({ path });
+        return path;
+      },
+      async close() {
+        await b.close();
+        await killGroup(child);
+        rmSync(home, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await browser?.close();
+    await killGroup(child);
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+}

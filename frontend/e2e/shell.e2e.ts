@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from './harness';
+
+describe('the first window, against the real Go backend', () => {
+  let app: App;
+
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('shows the version the Go binding returns', async () => {
+    const fromGo = await app.page.evaluate(async () => {
+      const w = window as unknown as { go: { app: { Desktop: { Version(): Promise<{ version: string }> } } } };
+      return (await w.go.app.Desktop.Version()).version;
+    });
+    expect(fromGo).toBe('dev');
+    await expect.poll(() => app.page.getByTestId('version').textContent()).toBe('development build');
+    expect(await app.page.getByTestId('workspace').textContent()).toContain('No workspace open');
+    await app.screenshot('empty-window-light');
+  });
+
+  it("shows the backend's error for a prompt in a dismissible banner", async () => {
+    const box = app.page.getByLabel('Message to the agent');
+    await box.fill('What is 2 + 2?');
+    await box.press('Enter');
+    const alert = app.page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('the agent is not connected in this build yet');
+    expect(await box.inputValue()).toBe('What is 2 + 2?');
+    await app.screenshot('send-error-banner');
+    await app.page.getByRole('button', { name: 'Dismiss' }).click();
+    await alert.waitFor({ state: 'detached' });
+  });
+
+  it('rejects an empty prompt in Go with a message that says what to do', async () => {
+    const err = await app.page.evaluate(async () => {
+      const w = window as unknown as { go: { app: { Desktop: { Send(p: string): Promise<void> } } } };
+      try {
+        await w.go.app.Desktop.Send('');
+        return 'no error';
+      } catch (e) {
+        return String(e);
+      }
+    });
+    expect(err).toBe('the prompt is empty: type a request first');
+  });
+});
+
+describe('dark theme', () => {
+  it('follows the system colour scheme', async () => {
+    const app = await startApp({ colorScheme: 'dark' });
+    try {
+      const bg = await app.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(bg).toBe('rgb(22, 22, 21)');
+      await app.screenshot('empty-window-dark');
+    } finally {
+      await app.close();
+    }
+  });
+});

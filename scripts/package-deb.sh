@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds a .deb of the desktop app from an already built binary:
+#
+#   scripts/package-deb.sh BINARY VERSION OUTDIR
+#
+# It installs /usr/bin/freeact, the launcher entry
+# /usr/share/applications/freeact.desktop and the icon in the hicolor theme,
+# so the app appears in the desktop's launcher. dpkg-deb is part of dpkg and
+# present on every Debian and Ubuntu system, so nothing else is needed.
+set -euo pipefail
+
+bin="${1:?usage: package-deb.sh BINARY VERSION OUTDIR}"
+version="${2:?usage: package-deb.sh BINARY VERSION OUTDIR}"
+outdir="${3:?usage: package-deb.sh BINARY VERSION OUTDIR}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Debian versions must start with a digit; a bare commit id becomes 0.0.0~git<id>.
+version="${version#v}"
+[[ "$version" =~ ^[0-9] ]] || version="0.0.0~git${version//[^A-Za-z0-9.+~]/.}"
+arch="$(dpkg --print-architecture)"
+
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+pkg="$stage/freeact"
+install -Dm755 "$bin" "$pkg/usr/bin/freeact"
+install -Dm644 "$root/build/linux/freeact.desktop" "$pkg/usr/share/applications/freeact.desktop"
+for size in 512 256 128 64 48; do
+	mkdir -p "$pkg/usr/share/icons/hicolor/${size}x${size}/apps"
+	convert "$root/build/appicon.png" -resize "${size}x${size}" "$pkg/usr/share/icons/hicolor/${size}x${size}/apps/freeact.png"
+done
+
+# Runtime libraries: what the binary links against, as package names.
+depends="libgtk-3-0, $(
+	if ldd "$bin" | grep -q 'webkit2gtk-4.1'; then echo libwebkit2gtk-4.1-0; else echo libwebkit2gtk-4.0-37; fi
+), python3 (>= 3.10), python3-venv"
+installed_kb="$(du -sk "$pkg/usr" | cut -f1)"
+
+mkdir -p "$pkg/DEBIAN"
+cat >"$pkg/DEBIAN/control" <<CONTROL
+Package: freeact
+Version: $version
+Architecture: $arch
+Maintainer: freeact desktop developers <freeact@localhost>
+Installed-Size: $installed_kb
+Depends: $depends
+Section: devel
+Priority: optional
+Homepage: https://github.com/freeact/desktop
+Description: code-action agent that runs Python on your machine
+ freeact answers requests by writing Python that runs in a local, stateful
+ IPython kernel. Every code action, shell command, tool call and file
+ change is shown for approval before it runs. MCP servers plug in as JSON
+ tools or as generated Python modules.
+CONTROL
+# Refresh the launcher's and the icon theme's caches where the tools exist.
+cat >"$pkg/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+if [ "$1" = configure ]; then
+	command -v update-desktop-database >/dev/null && update-desktop-database -q /usr/share/applications || true
+	command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t /usr/share/icons/hicolor || true
+fi
+POSTINST
+cp "$pkg/DEBIAN/postinst" "$pkg/DEBIAN/postrm"
+sed -i 's/= configure/= remove/' "$pkg/DEBIAN/postrm"
+chmod 755 "$pkg/DEBIAN/postinst" "$pkg/DEBIAN/postrm"
+
+mkdir -p "$outdir"
+deb="$outdir/freeact_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$pkg" "$deb" >/dev/null
+echo "$deb"
