@@ -301,27 +301,34 @@ def _wrap_getoutput(ip):
     return getoutput
 
 
-def _wrap_cell_magic(ip, name, orig):
-    def magic(line, cell):
-        __tracebackhide__ = True
-        interpreter = name if name != "script" else (line.split() or ["script"])[0]
-        if not approve_shell(cell, script=interpreter):
-            _deny(f"%%{name} {line}".rstrip() + " cell")
-            return None
-        return orig(line, cell)
+# Cell magics that hand their cell to another program. IPython loads some
+# of them lazily, so instead of replacing the registered functions (which a
+# lazy load would overwrite) the hook sits in run_cell_magic, through which
+# every %%magic cell runs.
+_SCRIPT_MAGICS = {"script", "sh", "bash", "zsh", "csh", "ksh", "fish", "perl", "ruby",
+                  "python", "python2", "python3", "pypy", "node", "js", "javascript"}
 
-    magic.__name__ = name
-    magic.__wrapped__ = orig
-    return magic
+
+def _wrap_run_cell_magic(ip):
+    orig = ip.run_cell_magic
+
+    def run_cell_magic(magic_name, line, cell):
+        __tracebackhide__ = True
+        if magic_name in _script_magic_names(ip):
+            interpreter = magic_name if magic_name != "script" else (line.split() or ["script"])[0]
+            if not approve_shell(cell, script=interpreter):
+                _deny(f"%%{magic_name} {line}".rstrip() + " cell")
+                return None
+        return orig(magic_name, line, cell)
+
+    run_cell_magic.__wrapped__ = orig
+    return run_cell_magic
 
 
 def _script_magic_names(ip):
-    cell = ip.magics_manager.magics.get("cell", {})
-    names = []
-    for name, fn in cell.items():
-        owner = getattr(fn, "__self__", None)
-        if owner is not None and type(owner).__name__ == "ScriptMagics":
-            names.append(name)
+    names = set(_SCRIPT_MAGICS)
+    sm = ip.magics_manager.registry.get("ScriptMagics")
+    names.update(getattr(sm, "script_magics", None) or [])
     return names
 
 
@@ -384,9 +391,7 @@ def load_ipython_extension(ip):
     ip.system_raw = _wrap_system(ip, "system_raw")
     ip.system = ip.system_piped
     ip.getoutput = _wrap_getoutput(ip)
-    for name in _script_magic_names(ip):
-        orig = ip.magics_manager.magics["cell"][name]
-        ip.register_magic_function(_wrap_cell_magic(ip, name, orig), "cell", name)
+    ip.run_cell_magic = _wrap_run_cell_magic(ip)
 
     ip.events.register("pre_execute", _pre_execute)
     ip.events.register("post_run_cell", _post_run_cell)

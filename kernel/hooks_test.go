@@ -1,0 +1,280 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The hook tests run against both ipykernel versions, because the hooks
+// touch ipykernel internals.
+
+func TestShellInterception(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			h := &testHost{approve: func(_ context.Context, r ShellRequest) (bool, error) {
+				return !strings.Contains(r.Command, "forbidden"), nil
+			}}
+			ws := t.TempDir()
+			k := startKernel(t, s, KernelOptions{Host: h, Workspace: ws})
+			run(t, k, "x = 'ex'\ny = 'why'")
+			cases := []struct {
+				name, code    string
+				wantCmd       string
+				wantInterp    string
+				wantOut       string
+				wantNotInText string
+			}{
+				{"braces and dollar", "!echo {x} $y", "echo ex why", "", "ex why", ""},
+				{"function locals", "def f():\n    z = 'loc'\n    !echo {z}\nf()", "echo loc", "", "loc", ""},
+				{"undefined stays literal", "!echo {nope}", "echo {nope}", "", "{nope}", ""},
+				{"composite command", "!echo a && echo b | cat", "echo a && echo b | cat", "", "b", ""},
+				{"getoutput", "out = !echo got-{x}\nprint(out)", "echo got-ex", "", "['got-ex']", ""},
+				{"system call", "get_ipython().system('echo via-system')", "echo via-system", "", "via-system", ""},
+				{"bash cell", "%%bash\necho cell-$((1+2))\n", "echo cell-$((1+2))\n", "bash", "cell-3", ""},
+				{"sh cell", "%%sh\necho sh-cell\n", "echo sh-cell\n", "sh", "sh-cell", ""},
+				{"script cell", "%%script bash\necho script-cell\n", "echo script-cell\n", "bash", "script-cell", ""},
+				{"rejected", "!touch forbidden.txt", "touch forbidden.txt", "", "rejected", ""},
+				{"rejected getoutput", "o = !touch forbidden2.txt\nprint(repr(o))", "touch forbidden2.txt", "", "[]", ""},
+				{"rejected cell", "%%bash\ntouch forbidden3.txt\n", "touch forbidden3.txt\n", "bash", "rejected", ""},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					before := len(h.commands())
+					res := run(t, k, c.code)
+					if res.Error != nil {
+						t.Fatalf("cell raised %v\n%s", res.Error, res.Error.Traceback)
+					}
+					cmds := h.commands()[before:]
+					if len(cmds) != 1 {
+						t.Fatalf("host saw %d shell requests %+v, want 1", len(cmds), cmds)
+					}
+					if cmds[0].Command != c.wantCmd || cmds[0].Interpreter != c.wantInterp {
+						t.Errorf("host saw %+v, want command %q interpreter %q", cmds[0], c.wantCmd, c.wantInterp)
+					}
+					if !strings.Contains(res.Text, c.wantOut) {
+						t.Errorf("output %q does not contain %q", res.Text, c.wantOut)
+					}
+				})
+			}
+			for _, f := range []string{"forbidden.txt", "forbidden2.txt", "forbidden3.txt"} {
+				if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+					t.Errorf("%s was created although the command was rejected", f)
+				}
+			}
+		})
+	}
+}
+
+func TestCallTool(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			h := &testHost{tool: func(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error) {
+				switch tool {
+				case "echo":
+					return args, nil
+				case "reject":
+					return nil, fmt.Errorf("user said no: %w", ErrRejected)
+				case "fail":
+					return nil, errors.New("disk on fire")
+				case "slow":
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return nil, errors.New("unknown tool")
+			}}
+			k := startKernel(t, s, KernelOptions{Host: h})
+			run(t, k, "from freeact_runtime import call_tool, ToolRejected, ToolFailed, ToolTimeout, ToolCallError")
+			cases := []struct{ name, code, want string }{
+				{"result", "r = call_tool('srv', 'echo', {'a': [1, 2], 's': 'ü'})\nprint(r == {'a': [1, 2], 's': 'ü'})", "True"},
+				{"rejected", "try:\n    call_tool('srv', 'reject', {})\nexcept ToolRejected as e:\n    print('rejected:', e)", "rejected: srv.reject: tool call rejected"},
+				{"tool error", "try:\n    call_tool('srv', 'fail')\nexcept ToolFailed as e:\n    print('failed:', e)", "failed: srv.fail: disk on fire"},
+				{"timeout", "try:\n    call_tool('srv', 'slow', timeout=0.3)\nexcept ToolTimeout as e:\n    print('timeout:', isinstance(e, TimeoutError), isinstance(e, ToolCallError))", "timeout: True True"},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					res := run(t, k, c.code)
+					if res.Error != nil || !strings.Contains(res.Text, c.want) {
+						t.Fatalf("output %q (error %v), want %q", res.Text, res.Error, c.want)
+					}
+				})
+			}
+			t.Run("uncaught error hides hook frames", func(t *testing.T) {
+				res := run(t, k, "call_tool('srv', 'fail')")
+				if res.Error == nil || res.Error.Name != "ToolFailed" {
+					t.Fatalf("error %+v", res.Error)
+				}
+				if strings.Contains(res.Error.Traceback, "freeact_kernel") || strings.Contains(res.Error.Traceback, "\x1b[") {
+					t.Fatalf("traceback shows hook frames or ANSI codes:\n%s", res.Error.Traceback)
+				}
+				if !strings.Contains(res.Text, "ToolFailed: srv.fail: disk on fire") {
+					t.Fatalf("text %q", res.Text)
+				}
+			})
+		})
+	}
+}
+
+func TestUserInput(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			var got atomic.Value
+			h := &testHost{input: func(_ context.Context, prompt string, password bool) (string, error) {
+				got.Store(fmt.Sprintf("%s|%v", prompt, password))
+				if password {
+					return "s3cret", nil
+				}
+				return "Ada", nil
+			}}
+			k := startKernel(t, s, KernelOptions{Host: h})
+			res := run(t, k, "name = input('Name? ')\nprint('hello', name)")
+			if !strings.Contains(res.Text, "hello Ada") || got.Load() != "Name? |false" {
+				t.Fatalf("input: text %q host saw %v", res.Text, got.Load())
+			}
+			res = run(t, k, "import getpass\npw = getpass.getpass('PW: ')\nprint(len(pw))")
+			if !strings.Contains(res.Text, "6") || got.Load() != "PW: |true" {
+				t.Fatalf("getpass: text %q host saw %v", res.Text, got.Load())
+			}
+			h.input = func(context.Context, string, bool) (string, error) { return "", errors.New("no front end") }
+			res = run(t, k, "try:\n    input()\nexcept EOFError:\n    print('eof')")
+			if !strings.Contains(res.Text, "eof") {
+				t.Fatalf("host error should raise EOFError: %q", res.Text)
+			}
+		})
+	}
+}
+
+func TestConcurrentCallbacks(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			var inFlight, peak atomic.Int32
+			h := &testHost{tool: func(_ context.Context, _, _ string, args json.RawMessage) (json.RawMessage, error) {
+				n := inFlight.Add(1)
+				defer inFlight.Add(-1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+				return args, nil
+			}}
+			k := startKernel(t, s, KernelOptions{Host: h})
+			res := run(t, k, `
+import asyncio, threading
+from concurrent.futures import ThreadPoolExecutor
+from freeact_runtime import call_tool
+def work(i):
+    return [call_tool('s', 't', {'i': i, 'j': j})['j'] for j in range(10)]
+with ThreadPoolExecutor(8) as ex:
+    results = list(ex.map(work, range(16)))
+print('threads ok', all(r == list(range(10)) for r in results))
+async def main():
+    rs = await asyncio.gather(*[asyncio.to_thread(call_tool, 's', 't', {'k': k}) for k in range(20)])
+    return [r['k'] for r in rs]
+print('to_thread ok', await main() == list(range(20)))
+`)
+			if res.Error != nil || !strings.Contains(res.Text, "threads ok True") || !strings.Contains(res.Text, "to_thread ok True") {
+				t.Fatalf("output %q error %v", res.Text, res.Error)
+			}
+			if peak.Load() < 2 {
+				t.Fatalf("requests never overlapped (peak %d): not concurrent", peak.Load())
+			}
+		})
+	}
+}
+
+func TestRequestAfterCellEnded(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			h := &testHost{requests: make(chan string, 10)}
+			k := startKernel(t, s, KernelOptions{Host: h})
+			run(t, k, `
+import threading, time
+from freeact_runtime import call_tool
+late = []
+def later():
+    time.sleep(0.3)
+    late.append(call_tool('s', 'late', {'v': 7}))
+threading.Thread(target=later).start()
+`)
+			select {
+			case r := <-h.requests:
+				if r != "tool:s.late" {
+					t.Fatalf("request %q", r)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("late request never reached the host")
+			}
+			res := run(t, k, "for _ in range(100):\n    if late: break\n    time.sleep(0.05)\nprint(late)")
+			if !strings.Contains(res.Text, "[{'echo': {'v': 7}}]") {
+				t.Fatalf("late request not answered: %q", res.Text)
+			}
+		})
+	}
+}
+
+func TestLargePayloads(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			h := &testHost{tool: func(_ context.Context, _, _ string, args json.RawMessage) (json.RawMessage, error) {
+				var a struct{ Data string }
+				if err := json.Unmarshal(args, &a); err != nil {
+					return nil, err
+				}
+				return json.Marshal(map[string]any{"len": len(a.Data), "back": strings.Repeat("y", 9<<20)})
+			}}
+			k := startKernel(t, s, KernelOptions{Host: h})
+			res := run(t, k, "from freeact_runtime import call_tool\nr = call_tool('s', 'big', {'data': 'x' * (9 << 20)})\nprint(r['len'], len(r['back']))")
+			want := fmt.Sprintf("%d %d", 9<<20, 9<<20)
+			if !strings.Contains(res.Text, want) {
+				t.Fatalf("output %q error %v, want %q", res.Text, res.Error, want)
+			}
+		})
+	}
+}
+
+func TestCallbackDeadline(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			s := sharedServer(t, py)
+			ctxEnded := make(chan error, 1)
+			h := &testHost{approve: func(ctx context.Context, _ ShellRequest) (bool, error) {
+				<-ctx.Done() // never answers
+				ctxEnded <- ctx.Err()
+				return true, nil
+			}}
+			ws := t.TempDir()
+			k := startKernel(t, s, KernelOptions{Host: h, Workspace: ws, CallbackTimeout: 500 * time.Millisecond})
+			res := run(t, k, "!touch ran.txt")
+			if res.Error == nil || res.Error.Name != "CallbackTimeout" {
+				t.Fatalf("want CallbackTimeout, got %+v text %q", res.Error, res.Text)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+				t.Fatal("command ran although approval never came")
+			}
+			select {
+			case err := <-ctxEnded:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("host context ended with %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("host context never ended")
+			}
+		})
+	}
+}
