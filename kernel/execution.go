@@ -23,6 +23,7 @@ type execution struct {
 	images   []string
 	errv     *ExecError
 	cwdReset string
+	quiet    bool // drop the KeyboardInterrupt of our own timeout interrupt
 	gotReply bool
 	gotIdle  bool
 	finished bool
@@ -43,6 +44,12 @@ func (e *execution) finish(err error) {
 	e.finished = true
 	e.err = err
 	close(e.done)
+}
+
+func (e *execution) quietInterrupt() {
+	e.mu.Lock()
+	e.quiet = true
+	e.mu.Unlock()
 }
 
 func (e *execution) result() *Result {
@@ -114,13 +121,14 @@ func (e *execution) handle(m *message) {
 		}
 		xe := &ExecError{Name: c.EName, Message: c.EValue, Traceback: cleanTraceback(c.Traceback)}
 		e.mu.Lock()
-		e.errv = xe
-		e.mu.Unlock()
-		text := xe.Traceback
-		if !strings.Contains(text, xe.Error()) {
-			text = strings.TrimRight(text, "\n") + "\n" + xe.Error()
+		quiet := e.quiet && c.EName == "KeyboardInterrupt"
+		if !quiet {
+			e.errv = xe
 		}
-		e.emit(ChunkError, strings.TrimLeft(text, "\n")+"\n")
+		e.mu.Unlock()
+		if !quiet {
+			e.emit(ChunkError, formatError(xe))
+		}
 	case "execute_reply":
 		e.mu.Lock()
 		e.gotReply = true
@@ -221,6 +229,18 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 		return "", err
 	}
 	return path, nil
+}
+
+// formatError is the error as the text of a result: the traceback, ending
+// with the "Name: message" line.
+func formatError(xe *ExecError) string {
+	tb := strings.Trim(xe.Traceback, "\n")
+	lines := strings.Split(tb, "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if tb == "" || last != strings.TrimSpace(xe.Error()) {
+		tb = strings.TrimLeft(tb+"\n"+xe.Error(), "\n")
+	}
+	return tb + "\n"
 }
 
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]`)

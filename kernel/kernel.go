@@ -233,12 +233,11 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 	}
 
 	timedOut, waitErr := k.wait(ctx, c, e)
-	res := e.result()
 	if timedOut {
-		res.TimedOut = true
 		e.notice(fmt.Sprintf("Execution timed out after %s (time waiting for approvals not counted); the cell was interrupted.", k.opts.ExecutionTimeout))
-		res = e.result()
 	}
+	res := e.result()
+	res.TimedOut = timedOut
 	if waitErr != nil {
 		return res, fmt.Errorf("execute: %w", waitErr)
 	}
@@ -283,6 +282,7 @@ func (k *Kernel) wait(ctx context.Context, c *conn, e *execution) (timedOut bool
 		case <-k.cbChange:
 			update()
 		case <-timerC:
+			e.quietInterrupt()
 			k.interruptConn(c)
 			return true, k.waitAfterInterrupt(c, e)
 		case <-ctx.Done():
@@ -397,13 +397,11 @@ func (k *Kernel) replace(ctx context.Context) error {
 	old := k.c
 	k.mu.Unlock()
 	go old.shutdown(context.Background())
-	select {
-	case <-k.srv.Exited():
-		return errors.New("start fresh kernel: the local Jupyter server has exited")
-	default:
-	}
 	c, err := k.srv.takeConn(ctx)
 	if err != nil {
+		if k.srv.exitedWithin(time.Second) {
+			return errors.New("start fresh kernel: the local Jupyter server has exited; start a new server")
+		}
 		return fmt.Errorf("start fresh kernel: %w", err)
 	}
 	if err := k.attach(ctx, c); err != nil {

@@ -219,6 +219,9 @@ func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, por
 	// thread that started it dies with our process. Kernels watch the server
 	// (JPY_PARENT_PID) and exit within a second after it is gone.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Kernels inherit the output pipes; do not wait for them after the
+	// server itself has exited.
+	cmd.WaitDelay = 200 * time.Millisecond
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("run %s -m jupyter_server: %w", opts.Python, err)
 	}
@@ -458,6 +461,20 @@ func (s *Server) Exited() <-chan struct{} {
 		return nil
 	}
 	return s.exited
+}
+
+// exitedWithin reports whether the local server process exits within d
+// (false at once for a remote server).
+func (s *Server) exitedWithin(d time.Duration) bool {
+	if s.exited == nil {
+		return false
+	}
+	select {
+	case <-s.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // tailBuffer keeps the last max bytes written to it.
