@@ -279,3 +279,97 @@ func TestNoAPIKey(t *testing.T) {
 		t.Fatalf("err = %v, want one naming GEMINI_API_KEY and GOOGLE_API_KEY", err)
 	}
 }
+
+func TestRetriesGiveUp(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/overloaded.yaml"))
+	chunks, err := collect(t.Context(), newModel(t, srv), &model.Request{Messages: []model.Message{model.UserText("hi")}})
+	if err == nil || !strings.Contains(err.Error(), "503 UNAVAILABLE: The model is overloaded") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(chunks) != fastRetry.MaxAttempts-1 {
+		t.Errorf("%d retry notices, want %d", len(chunks), fastRetry.MaxAttempts-1)
+	}
+	if n := len(srv.Requests()); n != fastRetry.MaxAttempts {
+		t.Errorf("%d requests, want %d", n, fastRetry.MaxAttempts)
+	}
+}
+
+func TestCancelStopsRetrying(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/overloaded.yaml"))
+	b, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview", APIKey: "k", BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, model.RetryPolicy{BaseDelay: time.Minute, MaxDelay: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	start := time.Now()
+	var last error
+	for c, err := range m.Stream(ctx, &model.Request{Messages: []model.Message{model.UserText("hi")}}) {
+		if _, ok := c.(model.Retry); ok {
+			cancel() // Stop pressed while the UI shows "retrying in 40s"
+		}
+		last = err
+	}
+	if !errors.Is(last, context.Canceled) {
+		t.Fatalf("err = %v", last)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancel during backoff took %v", d)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests after cancel, want 1", n)
+	}
+}
+
+// TestOlderModelsAndForeignCalls covers what differs for Gemini 2.x and for
+// function calls without a signature: levels become a dynamic budget,
+// response images travel as sibling parts, and a signature-less call gets
+// the documented placeholder only on Gemini 3.
+func TestOlderModelsAndForeignCalls(t *testing.T) {
+	history := []model.Message{
+		model.UserText("go"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "call_x", Name: "f", Args: json.RawMessage(`{}`)}}}},
+		model.ToolResults(model.FunctionResponse{ID: "call_x", Name: "f", Output: "done", Images: []model.Image{{MIMEType: "image/png", Data: []byte{1}}}}),
+	}
+	for _, tt := range []struct {
+		name                       string
+		wantThinking, wantSig      string
+		wantNestedImg, wantSibling bool
+	}{
+		{"gemini-2.5-flash", `"thinkingBudget":-1`, "", false, true},
+		{"gemini-3-flash-preview", `"thinkingLevel":"HIGH"`, "skip_thought_signature_validator", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := modeltest.ParseScenario([]byte("turns: [{reply: [{text: ok}]}]"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := modeltest.NewGemini(t, sc)
+			b, err := gemini.New(t.Context(), gemini.Config{Model: tt.name, APIKey: "k", BaseURL: srv.URL(), Settings: model.DefaultSettings()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := collect(t.Context(), model.New(b, fastRetry), &model.Request{Messages: history}); err != nil {
+				t.Fatal(err)
+			}
+			req := srv.Requests()[0]
+			if !strings.Contains(string(req.Body), tt.wantThinking) {
+				t.Errorf("body lacks %s: %s", tt.wantThinking, req.Body)
+			}
+			if sig := string(req.Messages[1].Parts[0].Signature); sig != tt.wantSig {
+				t.Errorf("call signature %q, want %q", sig, tt.wantSig)
+			}
+			last := req.Messages[2]
+			if nested := len(last.Parts[0].FunctionResponse.Images) == 1; nested != tt.wantNestedImg {
+				t.Errorf("image inside the function response: %v", nested)
+			}
+			if sibling := len(last.Parts) == 2 && last.Parts[1].Image != nil; sibling != tt.wantSibling {
+				t.Errorf("image as a sibling part: %v", sibling)
+			}
+			if req.Messages[1].Parts[0].FunctionCall.ID != "call_x" {
+				t.Errorf("a provider call ID was not sent back")
+			}
+		})
+	}
+}

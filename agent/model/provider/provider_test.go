@@ -1,0 +1,152 @@
+package provider_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/agent/model/provider"
+)
+
+// hello sends "hello" and returns the reply text.
+func hello(t *testing.T, m model.Model) string {
+	t.Helper()
+	var reply model.Message
+	for c, err := range m.Stream(t.Context(), &model.Request{Messages: []model.Message{model.UserText("hello")}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := c.(model.Done); ok {
+			reply = d.Message
+		}
+	}
+	return reply.Text()
+}
+
+func TestModelStringsReachTheirServers(t *testing.T) {
+	maxTokens := 100
+	tests := []struct {
+		name      string
+		model     string
+		gemini    bool
+		env       func(t *testing.T, url string)
+		wantName  string
+		wantModel string // as the server saw it
+		wantBody  string // a fragment of the request body
+	}{
+		{
+			name: "bare name is Gemini via GOOGLE_GEMINI_BASE_URL", model: "gemini-3-flash-preview", gemini: true,
+			wantName: "google:gemini-3-flash-preview", wantModel: "gemini-3-flash-preview", wantBody: `"includeThoughts":true`,
+		},
+		{
+			name: "openai via OPENAI_BASE_URL", model: "openai:gpt-5",
+			env: func(t *testing.T, url string) {
+				t.Setenv("OPENAI_BASE_URL", url+"/v1")
+				t.Setenv("OPENAI_API_KEY", "sk-test")
+			},
+			wantName: "openai:gpt-5", wantModel: "gpt-5", wantBody: `"max_completion_tokens":100`,
+		},
+		{
+			name: "ollama via OLLAMA_BASE_URL, no key", model: "ollama:qwen3:8b",
+			env:      func(t *testing.T, url string) { t.Setenv("OLLAMA_BASE_URL", url+"/v1") },
+			wantName: "ollama:qwen3:8b", wantModel: "qwen3:8b", wantBody: `"max_tokens":100`,
+		},
+		{
+			name: "any OpenAI-compatible base URL", model: "URL/v1#Qwen/Qwen3-8B",
+			wantName: "URL/v1#Qwen/Qwen3-8B", wantModel: "Qwen/Qwen3-8B", wantBody: `"stream":true`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := modeltest.LoadScenario(t, "testdata/hello.yaml")
+			var srv *modeltest.Server
+			if tt.gemini {
+				srv = modeltest.UseGemini(t, sc)
+			} else {
+				srv = modeltest.NewOpenAI(t, sc)
+			}
+			if tt.env != nil {
+				tt.env(t, srv.URL())
+			}
+			modelString := strings.ReplaceAll(tt.model, "URL", srv.URL())
+			settings := model.DefaultSettings()
+			settings.MaxTokens = &maxTokens
+			m, err := provider.New(t.Context(), modelString, provider.Options{Settings: &settings})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := m.Name(), strings.ReplaceAll(tt.wantName, "URL", srv.URL()); got != want {
+				t.Errorf("Name() = %q, want %q", got, want)
+			}
+			if got := hello(t, m); got != "Hello!" {
+				t.Errorf("reply %q", got)
+			}
+			req := srv.Requests()[0]
+			if req.Model != tt.wantModel {
+				t.Errorf("server saw model %q, want %q", req.Model, tt.wantModel)
+			}
+			if !strings.Contains(string(req.Body), tt.wantBody) {
+				t.Errorf("body lacks %s: %s", tt.wantBody, req.Body)
+			}
+		})
+	}
+}
+
+func TestOptionsOverrideEnvironment(t *testing.T) {
+	srv := modeltest.NewOpenAI(t, modeltest.LoadScenario(t, "testdata/hello.yaml"))
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1") // would fail if used
+	t.Setenv("OPENAI_API_KEY", "")
+	m, err := provider.New(t.Context(), "openai:gpt-5", provider.Options{BaseURL: srv.URL() + "/v1", APIKey: "sk-opt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hello(t, m); got != "Hello!" {
+		t.Errorf("reply %q", got)
+	}
+	if key := srv.Requests()[0].APIKey; key != "sk-opt" {
+		t.Errorf("key %q", key)
+	}
+}
+
+func TestDefaultSettingsAskForThoughts(t *testing.T) {
+	srv := modeltest.UseGemini(t, modeltest.LoadScenario(t, "testdata/hello.yaml"))
+	m, err := provider.New(t.Context(), "google:gemini-3-pro-preview", provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello(t, m)
+	var body struct {
+		GenerationConfig struct {
+			ThinkingConfig map[string]any `json:"thinkingConfig"`
+		} `json:"generationConfig"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	tc := body.GenerationConfig.ThinkingConfig
+	if tc["includeThoughts"] != true || tc["thinkingLevel"] != "HIGH" {
+		t.Errorf("thinkingConfig = %v", tc)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENROUTER_API_KEY", "")
+	tests := []struct{ model, want string }{
+		{"gemini-3-flash-preview", "set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
+		{"openai:gpt-5", "no API key for openai:gpt-5: set OPENAI_API_KEY"},
+		{"openrouter:x/y", "set OPENROUTER_API_KEY"},
+		{"cohere:command", `unknown provider "cohere" (known: google`},
+		{"anthropic:claude-sonnet-4", "not supported yet"},
+	}
+	for _, tt := range tests {
+		_, err := provider.New(t.Context(), tt.model, provider.Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want one containing %q", tt.model, err, tt.want)
+		}
+	}
+}
