@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 )
 
@@ -202,8 +203,9 @@ func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yie
 type accumulator struct {
 	msg     Message
 	usage   *Usage
-	started bool // some content has been passed to the consumer
-	open    bool // the last part may still grow
+	started bool            // some content has been passed to the consumer
+	open    bool            // the last part is text that may still grow
+	text    strings.Builder // the open part's text so far
 }
 
 func (a *accumulator) add(c Chunk) {
@@ -214,6 +216,7 @@ func (a *accumulator) add(c Chunk) {
 	case TextDelta:
 		a.addText(c.Text, false, c.Signature)
 	case FunctionCallChunk:
+		a.close()
 		call := c.Call
 		if call.ID == "" {
 			call.ID = NewCallID()
@@ -222,22 +225,34 @@ func (a *accumulator) add(c Chunk) {
 			call.Args = json.RawMessage(`{}`)
 		}
 		a.msg.Parts = append(a.msg.Parts, Part{FunctionCall: &call, Signature: c.Signature})
-		a.open = false
 	}
 }
 
 func (a *accumulator) addText(text string, thought bool, sig []byte) {
-	if n := len(a.msg.Parts); a.open && n > 0 && a.msg.Parts[n-1].Thought == thought {
-		last := &a.msg.Parts[n-1]
-		last.Text += text
-		last.Signature = sig
-	} else {
-		a.msg.Parts = append(a.msg.Parts, Part{Text: text, Thought: thought, Signature: sig})
+	if n := len(a.msg.Parts); !a.open || a.msg.Parts[n-1].Thought != thought {
+		a.close()
+		a.msg.Parts = append(a.msg.Parts, Part{Thought: thought})
+		a.open = true
 	}
-	a.open = len(sig) == 0
+	a.text.WriteString(text)
+	if len(sig) > 0 {
+		a.msg.Parts[len(a.msg.Parts)-1].Signature = sig
+		a.close()
+	}
 }
 
+// close ends the open text part, if any.
+func (a *accumulator) close() {
+	if a.open {
+		a.msg.Parts[len(a.msg.Parts)-1].Text = a.text.String()
+		a.text.Reset()
+		a.open = false
+	}
+}
+
+// finish returns the message; no deltas may follow.
 func (a *accumulator) finish() Message {
+	a.close()
 	m := a.msg
 	m.Usage = a.usage
 	if m.Stop == "" {
