@@ -97,8 +97,11 @@ func FitImage(data []byte, maxSide int) (Image, error) {
 }
 
 // Downscale returns img scaled down, aspect ratio kept, so that neither side
-// exceeds maxSide, using Catmull-Rom resampling. An image that already fits
-// is returned unchanged.
+// exceeds maxSide. An image that already fits is returned unchanged. Large
+// reductions first halve the image (bilinear sampling at exactly half size
+// averages each 2×2 block) until at most a factor of two remains, then
+// Catmull-Rom resampling makes the final size: close to a pure Catmull-Rom
+// result at a fraction of its cost for multi-megapixel photos.
 func Downscale(img image.Image, maxSide int) image.Image {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -106,8 +109,14 @@ func Downscale(img image.Image, maxSide int) image.Image {
 		return img
 	}
 	nw, nh := fitSize(w, h, maxSide)
+	src, sr := img, b
+	for sr.Dx() > 2*nw && sr.Dy() > 2*nh {
+		half := image.NewRGBA(image.Rect(0, 0, sr.Dx()/2, sr.Dy()/2))
+		draw.ApproxBiLinear.Scale(half, half.Bounds(), src, sr, draw.Src, nil)
+		src, sr = half, half.Bounds()
+	}
 	dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, sr, draw.Src, nil)
 	return dst
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrOutsideWorkspace is wrapped by errors for paths that leave the workspace
@@ -124,7 +125,9 @@ func resolveExisting(abs string) (string, error) {
 			}
 			return real, nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		// ENOTDIR: a file stands where a folder should; the operation
+		// itself reports that with the path it tried.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return "", err
 		}
 		parent := filepath.Dir(cur)

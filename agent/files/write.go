@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write creates or overwrites a text file with the given content, creating
@@ -48,7 +49,9 @@ func writeFileAtomic(p Path, data []byte) (err error) {
 		return fmt.Errorf("%s is not a regular file (%s); refusing to replace it", p.Display(), info.Mode().Type())
 	case statErr == nil:
 		mode = info.Mode().Perm()
-	case !errors.Is(statErr, fs.ErrNotExist):
+	case !errors.Is(statErr, fs.ErrNotExist) && !errors.Is(statErr, syscall.ENOTDIR):
+		// ENOTDIR (a file where a folder should be) is left to MkdirAll,
+		// whose error names the file.
 		return fmt.Errorf("write %s: %w", p.Display(), statErr)
 	}
 	dir := filepath.Dir(p.Abs)
