@@ -136,6 +136,10 @@ func (r *retrying) Name() string { return r.b.Name() }
 
 func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error] {
 	return func(yield func(Chunk, error) bool) {
+		if req == nil {
+			yield(nil, fmt.Errorf("%s: nil request", r.b.Name()))
+			return
+		}
 		for attempt := 1; ; attempt++ {
 			acc := accumulator{msg: Message{Role: RoleModel, Model: r.b.Name()}}
 			err, stopped := r.once(ctx, req, &acc, yield)

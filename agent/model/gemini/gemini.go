@@ -271,6 +271,28 @@ func f32(p *float64) *float32 {
 	return &v
 }
 
+// placeholdSignature gives the first function call of a model turn the
+// placeholder signature when none of its calls has one. Gemini 3 requires a
+// signature on the first call of each step and signs only that one itself,
+// so turns it made are left alone.
+func placeholdSignature(parts []*genai.Part) {
+	var first *genai.Part
+	for _, p := range parts {
+		if p.FunctionCall == nil {
+			continue
+		}
+		if len(p.ThoughtSignature) > 0 {
+			return
+		}
+		if first == nil {
+			first = p
+		}
+	}
+	if first != nil {
+		first.ThoughtSignature = skipSignature
+	}
+}
+
 // skipSignature is the placeholder Gemini 3 accepts in place of a thought
 // signature on a function call it did not make itself (a history from
 // another model, for example).
@@ -290,6 +312,9 @@ func (b *Backend) contents(msgs []model.Message) []*genai.Content {
 			trailing = append(trailing, extra...)
 		}
 		c.Parts = append(c.Parts, trailing...)
+		if m.Role == model.RoleModel && !b.older() {
+			placeholdSignature(c.Parts)
+		}
 		if len(c.Parts) > 0 {
 			out = append(out, c)
 		}
@@ -314,15 +339,11 @@ func (b *Backend) part(p model.Part) (*genai.Part, []*genai.Part) {
 			}
 			args = map[string]any{"arguments": raw}
 		}
-		sig := p.Signature
-		if len(sig) == 0 && !b.older() {
-			sig = skipSignature
-		}
 		id := fc.ID
 		if strings.HasPrefix(id, model.CallIDPrefix) {
 			id = "" // ours, not Gemini's
 		}
-		return &genai.Part{FunctionCall: &genai.FunctionCall{ID: id, Name: fc.Name, Args: args}, ThoughtSignature: sig}, nil
+		return &genai.Part{FunctionCall: &genai.FunctionCall{ID: id, Name: fc.Name, Args: args}, ThoughtSignature: p.Signature}, nil
 	case p.FunctionResponse != nil:
 		fr := p.FunctionResponse
 		key := "output"

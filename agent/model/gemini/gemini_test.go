@@ -329,8 +329,20 @@ func TestCancelStopsRetrying(t *testing.T) {
 func TestOlderModelsAndForeignCalls(t *testing.T) {
 	history := []model.Message{
 		model.UserText("go"),
-		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "call_x", Name: "f", Args: json.RawMessage(`{}`)}}}},
-		model.ToolResults(model.FunctionResponse{ID: "call_x", Name: "f", Output: "done", Images: []model.Image{{MIMEType: "image/png", Data: []byte{1}}}}),
+		{Role: model.RoleModel, Parts: []model.Part{
+			{FunctionCall: &model.FunctionCall{ID: "call_x", Name: "f", Args: json.RawMessage(`{}`)}},
+			{FunctionCall: &model.FunctionCall{ID: "call_y", Name: "f", Args: json.RawMessage(`{}`)}},
+		}},
+		model.ToolResults(
+			model.FunctionResponse{ID: "call_x", Name: "f", Output: "done", Images: []model.Image{{MIMEType: "image/png", Data: []byte{1}}}},
+			model.FunctionResponse{ID: "call_y", Name: "f", Output: "done too"},
+		),
+		// A Gemini 3 turn with parallel calls: only the first is signed.
+		{Role: model.RoleModel, Parts: []model.Part{
+			{FunctionCall: &model.FunctionCall{ID: "g1", Name: "f", Args: json.RawMessage(`{}`)}, Signature: []byte("real")},
+			{FunctionCall: &model.FunctionCall{ID: "g2", Name: "f", Args: json.RawMessage(`{}`)}},
+		}},
+		model.ToolResults(model.FunctionResponse{ID: "g1", Name: "f"}, model.FunctionResponse{ID: "g2", Name: "f"}),
 	}
 	for _, tt := range []struct {
 		name                       string
@@ -360,11 +372,20 @@ func TestOlderModelsAndForeignCalls(t *testing.T) {
 			if sig := string(req.Messages[1].Parts[0].Signature); sig != tt.wantSig {
 				t.Errorf("call signature %q, want %q", sig, tt.wantSig)
 			}
+			if sig := req.Messages[1].Parts[1].Signature; len(sig) != 0 {
+				t.Errorf("second parallel call got signature %q", sig)
+			}
+			if sig := req.Messages[3].Parts[1].Signature; len(sig) != 0 {
+				t.Errorf("a turn Gemini signed itself got a placeholder: %q", sig)
+			}
 			last := req.Messages[2]
+			if len(req.Messages) != 5 {
+				t.Fatalf("%d messages sent", len(req.Messages))
+			}
 			if nested := len(last.Parts[0].FunctionResponse.Images) == 1; nested != tt.wantNestedImg {
 				t.Errorf("image inside the function response: %v", nested)
 			}
-			if sibling := len(last.Parts) == 2 && last.Parts[1].Image != nil; sibling != tt.wantSibling {
+			if sibling := len(last.Parts) == 3 && last.Parts[2].Image != nil; sibling != tt.wantSibling {
 				t.Errorf("image as a sibling part: %v", sibling)
 			}
 			if req.Messages[1].Parts[0].FunctionCall.ID != "call_x" {
