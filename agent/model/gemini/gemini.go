@@ -304,7 +304,12 @@ func (b *Backend) contents(msgs []model.Message) []*genai.Content {
 	for _, m := range msgs {
 		c := &genai.Content{Role: string(m.Role)}
 		var trailing []*genai.Part // images of function responses for older models
+		// Signatures are only valid for the provider that made them.
+		foreign := m.Model != "" && !strings.HasPrefix(m.Model, "google:")
 		for _, p := range m.Parts {
+			if foreign {
+				p.Signature = nil
+			}
 			gp, extra := b.part(p)
 			if gp != nil {
 				c.Parts = append(c.Parts, gp)

@@ -323,14 +323,14 @@ func TestCancelStopsRetrying(t *testing.T) {
 }
 
 // TestOlderModelsAndForeignCalls covers what differs for Gemini 2.x and for
-// function calls without a signature: levels become a dynamic budget,
-// response images travel as sibling parts, and a signature-less call gets
-// the documented placeholder only on Gemini 3.
+// function calls from another provider: levels become a dynamic budget,
+// response images travel as sibling parts, the other provider's signature
+// is dropped and the call gets the documented placeholder on Gemini 3.
 func TestOlderModelsAndForeignCalls(t *testing.T) {
 	history := []model.Message{
 		model.UserText("go"),
-		{Role: model.RoleModel, Parts: []model.Part{
-			{FunctionCall: &model.FunctionCall{ID: "call_x", Name: "f", Args: json.RawMessage(`{}`)}},
+		{Role: model.RoleModel, Model: "anthropic:claude-sonnet-4-5", Parts: []model.Part{
+			{FunctionCall: &model.FunctionCall{ID: "call_x", Name: "f", Args: json.RawMessage(`{}`)}, Signature: []byte("claude-signature")},
 			{FunctionCall: &model.FunctionCall{ID: "call_y", Name: "f", Args: json.RawMessage(`{}`)}},
 		}},
 		model.ToolResults(
