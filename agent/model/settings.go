@@ -25,6 +25,8 @@ type Settings struct {
 
 	// GoogleThinking configures Gemini's thinking.
 	GoogleThinking *GoogleThinking `json:"google_thinking_config,omitempty"`
+	// AnthropicThinking configures Claude's extended thinking.
+	AnthropicThinking *AnthropicThinking `json:"anthropic_thinking,omitempty"`
 	// OpenAIReasoningEffort is sent as reasoning_effort ("minimal", "low",
 	// "medium", "high") to OpenAI-compatible servers.
 	OpenAIReasoningEffort string `json:"openai_reasoning_effort,omitempty"`
@@ -37,11 +39,21 @@ type GoogleThinking struct {
 	ThinkingLevel   string `json:"thinking_level,omitempty"` // minimal, low, medium, high
 }
 
+// AnthropicThinking is Claude's thinking configuration.
+type AnthropicThinking struct {
+	Type         string `json:"type"`                    // enabled or disabled
+	BudgetTokens int    `json:"budget_tokens,omitempty"` // at least 1024 when enabled
+}
+
 // DefaultSettings returns the settings used when agent.json has no
-// model_settings: thinking on at a high level, thoughts included.
+// model_settings: thinking on (Gemini at a high level, Claude with an 8192
+// token budget), thoughts included.
 func DefaultSettings() Settings {
 	include := true
-	return Settings{GoogleThinking: &GoogleThinking{IncludeThoughts: &include, ThinkingLevel: "high"}}
+	return Settings{
+		GoogleThinking:    &GoogleThinking{IncludeThoughts: &include, ThinkingLevel: "high"},
+		AnthropicThinking: &AnthropicThinking{Type: "enabled", BudgetTokens: 8192},
+	}
 }
 
 // ParseSettings decodes the JSON object of "model_settings". An unknown key
@@ -73,6 +85,14 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 	if e := v.OpenAIReasoningEffort; e != "" &&
 		!slices.Contains([]string{"none", "minimal", "low", "medium", "high"}, e) {
 		return fmt.Errorf("model_settings: openai_reasoning_effort %q: want none, minimal, low, medium or high", e)
+	}
+	if a := v.AnthropicThinking; a != nil {
+		switch {
+		case a.Type != "enabled" && a.Type != "disabled":
+			return fmt.Errorf("model_settings: anthropic_thinking.type %q: want enabled or disabled", a.Type)
+		case a.Type == "enabled" && a.BudgetTokens < 1024:
+			return fmt.Errorf("model_settings: anthropic_thinking.budget_tokens %d: want at least 1024", a.BudgetTokens)
+		}
 	}
 	*s = Settings(v)
 	return nil

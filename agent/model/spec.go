@@ -8,8 +8,9 @@ import (
 
 // Spec is a parsed model string.
 type Spec struct {
-	// Provider is the prefix: "google" (Gemini through genai), "openai",
-	// "ollama", another OpenAI-compatible preset, or "url" for a base URL.
+	// Provider is the prefix: "google" (Gemini through genai), "anthropic"
+	// (Claude's Messages API), "openai", "ollama", another OpenAI-compatible
+	// preset, or "url" for a base URL.
 	Provider string
 	Name     string // the model name the provider knows
 	// BaseURL is the endpoint; empty for google, whose client picks its own.
@@ -54,7 +55,7 @@ func openAIPreset(prefix string) (Spec, bool) {
 }
 
 // knownPrefixes lists every accepted prefix, for error messages.
-const knownPrefixes = "google (or google-gla), openai, ollama, openrouter, deepseek, groq, lmstudio, anthropic (not supported yet)"
+const knownPrefixes = "google (or google-gla), anthropic, openai, ollama, openrouter, deepseek, groq, lmstudio"
 
 // ParseModelString parses a model string of agent.json:
 //
@@ -64,7 +65,7 @@ const knownPrefixes = "google (or google-gla), openai, ollama, openrouter, deeps
 //	ollama:qwen3                       OLLAMA_BASE_URL, default localhost:11434
 //	openrouter:…, deepseek:…, groq:…, lmstudio:…
 //	http://host:8000/v1#served-model   any OpenAI-compatible server
-//	anthropic:…                        recognised, not supported yet
+//	anthropic:claude-sonnet-4-5        ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
 func ParseModelString(s string) (Spec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -91,7 +92,7 @@ func ParseModelString(s string) (Spec, error) {
 	case "google", "google-gla":
 		return Spec{Provider: "google", Name: name, KeyEnv: "GEMINI_API_KEY"}, nil
 	case "anthropic":
-		return Spec{}, fmt.Errorf("model %q: the anthropic provider is not supported yet; use google:, openai: or an OpenAI-compatible endpoint", s)
+		return Spec{Provider: "anthropic", Name: name, BaseURL: "https://api.anthropic.com", BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", KeyRequired: true}, nil
 	}
 	preset, ok := openAIPreset(prefix)
 	if !ok {

@@ -18,6 +18,7 @@ func TestParseModelString(t *testing.T) {
 		{"openai:gpt-5", "openai", "gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY", "openai:gpt-5"},
 		{"ollama:qwen3:8b", "ollama", "qwen3:8b", "http://localhost:11434/v1", "OLLAMA_API_KEY", "ollama:qwen3:8b"},
 		{"openrouter:anthropic/claude-sonnet-4", "openrouter", "anthropic/claude-sonnet-4", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openrouter:anthropic/claude-sonnet-4"},
+		{"anthropic:claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"},
 		{"lmstudio:local", "lmstudio", "local", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", "lmstudio:local"},
 		{" http://gpu-box:8000/v1/#Qwen/Qwen3-8B ", "url", "Qwen/Qwen3-8B", "http://gpu-box:8000/v1", "OPENAI_API_KEY", "http://gpu-box:8000/v1#Qwen/Qwen3-8B"},
 	}
@@ -40,8 +41,7 @@ func TestParseModelString(t *testing.T) {
 func TestParseModelStringErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `set "model" in agent.json`},
-		{"mistral:large", `unknown provider "mistral" (known: google (or google-gla), openai, ollama`},
-		{"anthropic:claude-sonnet-4", "anthropic provider is not supported yet"},
+		{"mistral:large", `unknown provider "mistral" (known: google (or google-gla), anthropic, openai, ollama`},
 		{"openai:", "model name after \"openai:\" is missing"},
 		{"http://localhost:8000/v1", `e.g. "http://localhost:8000/v1#my-model"`},
 	}
@@ -84,7 +84,7 @@ func TestSettings(t *testing.T) {
 	}
 
 	d, _ := json.Marshal(DefaultSettings())
-	if string(d) != `{"google_thinking_config":{"include_thoughts":true,"thinking_level":"high"}}` {
+	if string(d) != `{"google_thinking_config":{"include_thoughts":true,"thinking_level":"high"},"anthropic_thinking":{"type":"enabled","budget_tokens":8192}}` {
 		t.Errorf("default settings = %s", d)
 	}
 
@@ -92,6 +92,8 @@ func TestSettings(t *testing.T) {
 		{`{"temprature": 1}`, `unknown key "temprature" (known top-level keys: max_tokens, temperature`},
 		{`{"google_thinking_config": {"thinking_level": "extreme"}}`, `thinking_level "extreme": want minimal, low, medium or high`},
 		{`{"openai_reasoning_effort": "max"}`, `openai_reasoning_effort "max"`},
+		{`{"anthropic_thinking": {"type": "enabled", "budget_tokens": 100}}`, "budget_tokens 100: want at least 1024"},
+		{`{"anthropic_thinking": {"type": "on"}}`, `anthropic_thinking.type "on"`},
 		{`{"max_tokens": "many"}`, "model_settings: json: cannot unmarshal string"},
 	} {
 		_, err := ParseSettings([]byte(tt.in))

@@ -186,8 +186,7 @@ func (geminiWire) events(turn Turn, n int) []string {
 				"totalTokenCount":      u.Input + u.Output + u.Thinking,
 			}
 		}
-		b, _ := json.Marshal(ev)
-		events = append(events, string(b))
+		events = append(events, frame("", ev))
 	}
 	return events
 }

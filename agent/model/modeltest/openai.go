@@ -205,8 +205,7 @@ func (openAIWire) events(turn Turn, n int) []string {
 		for k, v := range extra {
 			ev[k] = v
 		}
-		b, _ := json.Marshal(ev)
-		events = append(events, string(b))
+		events = append(events, frame("", ev))
 	}
 	add(map[string]any{"delta": map[string]any{"role": "assistant", "content": ""}}, nil)
 	calls := 0
@@ -253,5 +252,5 @@ func (openAIWire) events(turn Turn, n int) []string {
 			"completion_tokens_details": map[string]int{"reasoning_tokens": u.Thinking},
 		}})
 	}
-	return append(events, "[DONE]")
+	return append(events, frame("", "[DONE]"))
 }

@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -36,7 +37,7 @@ type wire interface {
 	// provider's streaming endpoint.
 	decode(r *http.Request, body []byte) (req Request, err error)
 	writeError(w http.ResponseWriter, e ErrorReply)
-	// events renders a turn's reply as SSE data payloads.
+	// events renders a turn's reply as SSE events (see frame).
 	events(turn Turn, n int) []string
 }
 
@@ -116,7 +117,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn, n int
 				return
 			}
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", ev); err != nil {
+		if _, err := io.WriteString(w, ev); err != nil {
 			return
 		}
 		flusher.Flush()
@@ -134,6 +135,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn, n int
 	case "hang":
 		<-r.Context().Done()
 	}
+}
+
+// frame renders one SSE event; name may be empty.
+func frame(name string, data any) string {
+	var b []byte
+	if s, ok := data.(string); ok {
+		b = []byte(s)
+	} else {
+		b, _ = json.Marshal(data)
+	}
+	if name != "" {
+		return fmt.Sprintf("event: %s\r\ndata: %s\r\n\r\n", name, b)
+	}
+	return fmt.Sprintf("data: %s\r\n\r\n", b)
 }
 
 // statusWord is the google.rpc status name of an HTTP status.

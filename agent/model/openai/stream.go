@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/internal/sse"
 )
 
 // streamChunk is one chat.completion.chunk event.
@@ -52,21 +52,13 @@ type pendingCall struct {
 	args  bytes.Buffer
 }
 
-// maxEvent bounds one SSE line, as a guard against a runaway server.
-const maxEvent = 64 << 20
-
 // readStream parses a chat completions SSE body into chunks. Text and
 // reasoning pass through as they come; tool calls are assembled and yielded
 // when the choice finishes or the stream ends.
 func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 	return func(yield func(model.Chunk, error) bool) {
-		sc := bufio.NewScanner(body)
-		sc.Buffer(make([]byte, 0, 64<<10), maxEvent)
-		var (
-			calls    []*pendingCall
-			finished bool
-			data     []byte
-		)
+		var calls []*pendingCall
+		finished := false
 		flushCalls := func() bool {
 			for _, c := range calls {
 				call := model.FunctionCall{ID: c.id, Name: c.name, Args: model.ArgsJSON(c.args.Bytes())}
@@ -77,37 +69,40 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 			calls = nil
 			return true
 		}
-		// handle processes one event's data.
-		handle := func(data []byte) step {
-			if string(bytes.TrimSpace(data)) == "[DONE]" {
+		for ev, err := range sse.Read(body) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
 				finished = true
-				return stepDone
+				break
 			}
 			var ch streamChunk
-			if err := json.Unmarshal(data, &ch); err != nil {
-				yield(nil, fmt.Errorf("malformed stream event %.200q: %w", data, err))
-				return stepAbort
+			if err := json.Unmarshal(ev.Data, &ch); err != nil {
+				yield(nil, fmt.Errorf("malformed stream event %.200q: %w", ev.Data, err))
+				return
 			}
 			if ch.Error != nil {
 				yield(nil, &model.APIError{StatusCode: 500, Status: ch.Error.Type, Message: ch.Error.Message})
-				return stepAbort
+				return
 			}
 			for _, choice := range ch.Choices {
 				d := choice.Delta
 				for _, r := range []*string{d.ReasoningContent, d.Reasoning} {
 					if r != nil && *r != "" && !yield(model.ThoughtDelta{Text: *r}, nil) {
-						return stepAbort
+						return
 					}
 				}
 				if d.Content != nil && *d.Content != "" && !yield(model.TextDelta{Text: *d.Content}, nil) {
-					return stepAbort
+					return
 				}
 				for _, tc := range d.ToolCalls {
 					calls = addCallDelta(calls, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
 				}
 				if choice.FinishReason != nil && *choice.FinishReason != "" {
 					if !flushCalls() || !yield(model.Finish{Reason: stopReason(*choice.FinishReason)}, nil) {
-						return stepAbort
+						return
 					}
 					finished = true
 				}
@@ -122,56 +117,17 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 					usage.CachedTokens = u.PromptTokensDetails.CachedTokens
 				}
 				if !yield(model.UsageChunk{Usage: usage}, nil) {
-					return stepAbort
+					return
 				}
 			}
-			return stepMore
 		}
-		st := stepMore
-		for st == stepMore && sc.Scan() {
-			line := sc.Bytes()
-			if len(line) == 0 { // end of an event
-				if len(data) > 0 {
-					st = handle(data)
-					data = data[:0]
-				}
-				continue
-			}
-			if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				if len(data) > 0 {
-					data = append(data, '\n')
-				}
-				data = append(data, bytes.TrimPrefix(rest, []byte(" "))...)
-			}
-			// Comments (":"), event: and id: lines carry nothing we use.
-		}
-		if st == stepMore {
-			if err := sc.Err(); err != nil {
-				yield(nil, fmt.Errorf("read stream: %w", err))
-				return
-			}
-			if len(data) > 0 {
-				st = handle(data)
-			}
-		}
-		switch {
-		case st == stepAbort:
-		case !finished:
+		if !finished {
 			yield(nil, fmt.Errorf("stream ended before the response was complete: %w", io.ErrUnexpectedEOF))
-		default:
-			flushCalls() // calls of a server that sent [DONE] without a finish reason
+			return
 		}
+		flushCalls() // calls of a server that sent [DONE] without a finish reason
 	}
 }
-
-// step says how parsing goes on after an event.
-type step int
-
-const (
-	stepMore  step = iota // read the next event
-	stepDone              // [DONE] arrived
-	stepAbort             // an error was yielded or the consumer stopped
-)
 
 // addCallDelta merges a tool call fragment. Fragments are keyed by index;
 // servers that send no index send each call whole, with its own id.
