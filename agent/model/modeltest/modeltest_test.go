@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/anthropic"
 	"github.com/freeact/desktop/agent/model/gemini"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/agent/model/openai"
@@ -50,7 +51,7 @@ turns:
 // TestMismatchesAreReported runs a request that breaks every expectation and
 // checks that each one is reported, and that the unplayed turn is too.
 func TestMismatchesAreReported(t *testing.T) {
-	for _, provider := range []string{"gemini", "openai"} {
+	for _, provider := range []string{"gemini", "openai", "anthropic"} {
 		t.Run(provider, func(t *testing.T) {
 			sc, err := modeltest.ParseScenario([]byte(strict))
 			if err != nil {
@@ -61,9 +62,12 @@ func TestMismatchesAreReported(t *testing.T) {
 			if provider == "gemini" {
 				srv := modeltest.NewGemini(rec, sc)
 				b, err = gemini.New(t.Context(), gemini.Config{Model: "gemini-2.5-flash", APIKey: "k", BaseURL: srv.URL()})
-			} else {
+			} else if provider == "openai" {
 				srv := modeltest.NewOpenAI(rec, sc)
 				b, err = openai.New(openai.Config{Model: "gpt-x", BaseURL: srv.URL() + "/v1"})
+			} else {
+				srv := modeltest.NewAnthropic(rec, sc)
+				b, err = anthropic.New(anthropic.Config{Model: "claude-x", BaseURL: srv.URL(), APIKey: "k"})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +92,7 @@ func TestMismatchesAreReported(t *testing.T) {
 					t.Errorf("report lacks %q:\n%s", want, report)
 				}
 			}
-			if provider == "gemini" && !strings.Contains(report, "include_thoughts is false, want true") {
+			if provider != "openai" && !strings.Contains(report, "include_thoughts is false, want true") {
 				t.Errorf("report lacks include_thoughts:\n%s", report)
 			}
 		})

@@ -1,7 +1,7 @@
 // Package modeltest fakes language models at the wire, for tests of any
-// package: an httptest server that speaks the Gemini streaming REST endpoint
-// (streamGenerateContent?alt=sse) and one that speaks OpenAI streaming chat
-// completions. Both play a Scenario, one conversation: what the model sends
+// package: httptest servers that speak the Gemini streaming REST endpoint
+// (streamGenerateContent?alt=sse), OpenAI streaming chat completions and
+// Anthropic's streaming Messages API. Both play a Scenario, one conversation: what the model sends
 // for each request and what the request must contain.
 package modeltest
 

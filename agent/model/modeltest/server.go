@@ -183,6 +183,10 @@ func NewGemini(t T, sc Scenario) *Server { return newServer(t, sc, geminiWire{})
 // clients is URL()+"/v1".
 func NewOpenAI(t T, sc Scenario) *Server { return newServer(t, sc, openAIWire{}) }
 
+// NewAnthropic starts a fake Anthropic Messages server; clients use URL()
+// as the base URL (the path /v1/messages is theirs to add).
+func NewAnthropic(t T, sc Scenario) *Server { return newServer(t, sc, anthropicWire{}) }
+
 // UseGemini starts a fake Gemini server and points the environment at it:
 // GOOGLE_GEMINI_BASE_URL is the server, GEMINI_API_KEY is "fake-key" and
 // GOOGLE_API_KEY is cleared. The test must not be parallel (t.Setenv).
@@ -207,4 +211,14 @@ func UseOpenAI(t testing.TB, sc Scenario) *Server {
 
 func bearer(h string) string {
 	return strings.TrimPrefix(h, "Bearer ")
+}
+
+// UseAnthropic starts a fake Anthropic server and points ANTHROPIC_BASE_URL
+// at it, with ANTHROPIC_API_KEY "fake-key". The test must not be parallel.
+func UseAnthropic(t testing.TB, sc Scenario) *Server {
+	t.Helper()
+	s := NewAnthropic(t, sc)
+	t.Setenv("ANTHROPIC_BASE_URL", s.URL())
+	t.Setenv("ANTHROPIC_API_KEY", "fake-key")
+	return s
 }

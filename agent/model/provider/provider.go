@@ -1,5 +1,6 @@
 // Package provider opens a model.Model from a model string of agent.json
-// ("google:gemini-3-flash-preview", "openai:gpt-5", "ollama:qwen3",
+// ("google:gemini-3-flash-preview", "anthropic:claude-sonnet-4-5",
+// "openai:gpt-5", "ollama:qwen3",
 // "http://host:8000/v1#name", ...), picking the backend, endpoint and key.
 package provider
 
@@ -10,6 +11,7 @@ import (
 	"os"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/anthropic"
 	"github.com/freeact/desktop/agent/model/gemini"
 	"github.com/freeact/desktop/agent/model/openai"
 )
@@ -61,6 +63,13 @@ func New(ctx context.Context, modelString string, opts Options) (model.Model, er
 	}
 	if base == "" {
 		base = spec.BaseURL
+	}
+	if spec.Provider == "anthropic" {
+		b, err := anthropic.New(anthropic.Config{Model: spec.Name, BaseURL: base, APIKey: key, Settings: settings, HTTPClient: opts.HTTPClient})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec, err)
+		}
+		return model.New(b, opts.Retry), nil
 	}
 	b, err := openai.New(openai.Config{
 		Model:               spec.Name,

@@ -30,15 +30,19 @@ func TestModelStringsReachTheirServers(t *testing.T) {
 	tests := []struct {
 		name      string
 		model     string
-		gemini    bool
+		wire      string // gemini, anthropic; default openai
 		env       func(t *testing.T, url string)
 		wantName  string
 		wantModel string // as the server saw it
 		wantBody  string // a fragment of the request body
 	}{
 		{
-			name: "bare name is Gemini via GOOGLE_GEMINI_BASE_URL", model: "gemini-3-flash-preview", gemini: true,
+			name: "bare name is Gemini via GOOGLE_GEMINI_BASE_URL", model: "gemini-3-flash-preview", wire: "gemini",
 			wantName: "google:gemini-3-flash-preview", wantModel: "gemini-3-flash-preview", wantBody: `"includeThoughts":true`,
+		},
+		{
+			name: "anthropic via ANTHROPIC_BASE_URL", model: "anthropic:claude-sonnet-4-5", wire: "anthropic",
+			wantName: "anthropic:claude-sonnet-4-5", wantModel: "claude-sonnet-4-5", wantBody: `"max_tokens":100`,
 		},
 		{
 			name: "openai via OPENAI_BASE_URL", model: "openai:gpt-5",
@@ -62,9 +66,12 @@ func TestModelStringsReachTheirServers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := modeltest.LoadScenario(t, "testdata/hello.yaml")
 			var srv *modeltest.Server
-			if tt.gemini {
+			switch tt.wire {
+			case "gemini":
 				srv = modeltest.UseGemini(t, sc)
-			} else {
+			case "anthropic":
+				srv = modeltest.UseAnthropic(t, sc)
+			default:
 				srv = modeltest.NewOpenAI(t, sc)
 			}
 			if tt.env != nil {
@@ -136,12 +143,13 @@ func TestNewErrors(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENROUTER_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
 	tests := []struct{ model, want string }{
 		{"gemini-3-flash-preview", "set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
 		{"openai:gpt-5", "no API key for openai:gpt-5: set OPENAI_API_KEY"},
 		{"openrouter:x/y", "set OPENROUTER_API_KEY"},
 		{"cohere:command", `unknown provider "cohere" (known: google`},
-		{"anthropic:claude-sonnet-4", "not supported yet"},
+		{"anthropic:claude-sonnet-4-5", "set ANTHROPIC_API_KEY"},
 	}
 	for _, tt := range tests {
 		_, err := provider.New(t.Context(), tt.model, provider.Options{})
