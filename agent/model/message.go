@@ -107,8 +107,8 @@ func UserMessage(text string, images ...Image) Message {
 	if text != "" || len(images) == 0 {
 		m.Parts = append(m.Parts, Part{Text: text})
 	}
-	for i := range images {
-		m.Parts = append(m.Parts, Part{Image: &images[i]})
+	for _, img := range images {
+		m.Parts = append(m.Parts, Part{Image: &img})
 	}
 	return m
 }
@@ -117,8 +117,8 @@ func UserMessage(text string, images ...Image) Message {
 // function calls.
 func ToolResults(responses ...FunctionResponse) Message {
 	m := Message{Role: RoleUser, Parts: make([]Part, len(responses))}
-	for i := range responses {
-		m.Parts[i] = Part{FunctionResponse: &responses[i]}
+	for i, r := range responses {
+		m.Parts[i] = Part{FunctionResponse: &r}
 	}
 	return m
 }

@@ -74,12 +74,12 @@ type UsageChunk struct{ Usage Usage }
 type Finish struct{ Reason StopReason }
 
 // Retry tells the caller that a transient failure is being retried after
-// Delay. Attempt counts from 1 for the first retry.
+// Delay: retry number Attempt (from 1) of at most MaxRetries.
 type Retry struct {
-	Attempt     int
-	MaxAttempts int
-	Delay       time.Duration
-	Err         error
+	Attempt    int
+	MaxRetries int
+	Delay      time.Duration
+	Err        error
 }
 
 // Done carries the complete model message; it is always the last chunk of a
@@ -142,9 +142,12 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 		}
 		for attempt := 1; ; attempt++ {
 			acc := accumulator{msg: Message{Role: RoleModel, Model: r.b.Name()}}
-			err, stopped := r.once(ctx, req, &acc, yield)
+			stopped, err := r.once(ctx, req, &acc, yield)
 			if stopped {
 				return
+			}
+			if err == nil && ctx.Err() != nil {
+				err = context.Cause(ctx) // a backend that ended quietly on cancel
 			}
 			if err == nil {
 				if acc.usage != nil {
@@ -166,7 +169,7 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 				return
 			}
 			delay := r.policy.delay(attempt, err)
-			if !yield(Retry{Attempt: attempt, MaxAttempts: r.policy.MaxAttempts - 1, Delay: delay, Err: err}, nil) {
+			if !yield(Retry{Attempt: attempt, MaxRetries: r.policy.MaxAttempts - 1, Delay: delay, Err: err}, nil) {
 				return
 			}
 			if err := sleep(ctx, delay); err != nil {
@@ -177,12 +180,12 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 	}
 }
 
-// once runs one attempt, passing deltas on. It reports the attempt's error
-// and whether the consumer stopped listening.
-func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yield func(Chunk, error) bool) (error, bool) {
+// once runs one attempt, passing deltas on. It reports whether the consumer
+// stopped listening, and the attempt's error.
+func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yield func(Chunk, error) bool) (bool, error) {
 	for c, err := range r.b.StreamOnce(ctx, req) {
 		if err != nil {
-			return err, false
+			return false, err
 		}
 		switch c := c.(type) {
 		case UsageChunk:
@@ -195,10 +198,10 @@ func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yie
 		}
 		acc.add(c)
 		if !yield(c, nil) {
-			return nil, true
+			return true, nil
 		}
 	}
-	return nil, false
+	return false, nil
 }
 
 // accumulator builds a model message from deltas. Consecutive pieces of the

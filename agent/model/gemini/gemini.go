@@ -42,7 +42,7 @@ type Backend struct {
 func New(ctx context.Context, cfg Config) (*Backend, error) {
 	key := cfg.APIKey
 	if key == "" {
-		key = cmpEnv("GOOGLE_API_KEY", "GEMINI_API_KEY")
+		key = firstEnv("GOOGLE_API_KEY", "GEMINI_API_KEY")
 	}
 	if key == "" {
 		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment; get a key at https://aistudio.google.com/apikey")
@@ -62,7 +62,7 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	return &Backend{client: client, name: strings.TrimPrefix(cfg.Model, "models/"), settings: cfg.Settings}, nil
 }
 
-func cmpEnv(names ...string) string {
+func firstEnv(names ...string) string {
 	for _, n := range names {
 		if v := os.Getenv(n); v != "" {
 			return v

@@ -1,8 +1,29 @@
 // Package modeltest fakes language models at the wire, for tests of any
 // package: httptest servers that speak the Gemini streaming REST endpoint
 // (streamGenerateContent?alt=sse), OpenAI streaming chat completions and
-// Anthropic's streaming Messages API. Both play a Scenario, one conversation: what the model sends
-// for each request and what the request must contain.
+// Anthropic's streaming Messages API. Each plays a Scenario, one
+// conversation: what the model sends for each request and what the request
+// must contain. A scenario file looks like this:
+//
+//	name: code action
+//	turns:
+//	  - expect:                       # checked against request 1
+//	      tools: [ipybox_execute_ipython_cell]
+//	      last: [{role: user, text: "What is 2+2?"}]
+//	    reply:                        # streamed back, one part an event
+//	      - thought: "Simple sum."
+//	      - call: {name: ipybox_execute_ipython_cell, args: {code: "print(2+2)"}}
+//	        signature: sig-1          # Gemini thoughtSignature / Claude signature
+//	    usage: {input: 100, output: 20, thinking: 10}
+//	  - expect:                       # request 2 must return the signature
+//	      has: [{role: model, call: ipybox_execute_ipython_cell, signature: sig-1}]
+//	      last: [{role: user, response: ipybox_execute_ipython_cell, output: "4"}]
+//	    reply: [{text: "It is 4."}]
+//	  - error: {status: 429, message: "slow down", retry_after: 1s}
+//	  - reply: [{text: "partial"}]
+//	    then: hang                    # or malformed, cut
+//
+// Mismatches, extra requests and turns never requested fail the test.
 package modeltest
 
 import (
