@@ -1,10 +1,13 @@
 package modeltest_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/anthropic"
@@ -136,5 +139,44 @@ func TestParseScenarioErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.yaml, err, tt.want)
 		}
+	}
+}
+
+// TestPackageDocExample plays the scenario shown in the package doc (kept
+// in testdata/example.yaml) through the Gemini client.
+func TestPackageDocExample(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/example.yaml"))
+	b, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview", APIKey: "k", BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, model.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	tools := []model.Tool{{Name: "ipybox_execute_ipython_cell"}}
+	history := []model.Message{model.UserText("What is 2+2?")}
+	run := func(ctx context.Context) (model.Message, error) {
+		for c, err := range m.Stream(ctx, &model.Request{Messages: history, Tools: tools}) {
+			if err != nil {
+				return model.Message{}, err
+			}
+			if d, ok := c.(model.Done); ok {
+				return d.Message, nil
+			}
+		}
+		return model.Message{}, errors.New("no Done")
+	}
+	reply, err := run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := reply.FunctionCalls()[0]
+	history = append(history, reply, model.ToolResults(model.FunctionResponse{ID: call.ID, Name: call.Name, Output: "4\n"}))
+	if reply, err = run(t.Context()); err != nil || reply.Text() != "It is 4." {
+		t.Fatalf("second turn: %q, %v", reply.Text(), err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	_, err = run(ctx) // 429, retried, then a reply that hangs
+	if p, ok := model.PartialMessage(err); !errors.Is(err, context.DeadlineExceeded) || !ok || p.Text() != "partial" {
+		t.Errorf("third turn: %v, partial %+v", err, p)
 	}
 }
