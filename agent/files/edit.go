@@ -29,10 +29,7 @@ const maxListedLines = 10
 // It is an error when old_text occurs zero times or more than once (the
 // error says how often and on which lines) or when nothing would change.
 func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string, error) {
-	if a.OldText == "" {
-		return "", fmt.Errorf("old_text is empty; give the exact text to replace, or use %s to write a whole file", WriteTextFile)
-	}
-	if toLF(a.OldText) == toLF(a.NewText) {
+	if toLF(a.OldText) == toLF(a.NewText) { // before any file access: the message stands alone
 		return "", fmt.Errorf("%w: old_text and new_text are identical", ErrNoChanges)
 	}
 	p, err := w.resolve(a.Path, approved)
@@ -64,7 +61,7 @@ func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p.Display(), err)
 	}
-	if err := writeFileAtomic(p, out); err != nil {
+	if _, err := writeFileAtomic(p, out); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("Edited %s: replaced the text at line %d.", p.Display(), line), nil
@@ -79,7 +76,7 @@ func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string
 func editText(content []byte, oldText, newText string) ([]byte, int, error) {
 	oldText, newText = toLF(oldText), toLF(newText)
 	if oldText == "" {
-		return nil, 0, errors.New("old_text is empty")
+		return nil, 0, fmt.Errorf("old_text is empty; give the exact text to replace, or use %s to write a whole file", WriteTextFile)
 	}
 	if oldText == newText {
 		return nil, 0, fmt.Errorf("%w: old_text and new_text are identical", ErrNoChanges)

@@ -224,3 +224,24 @@ func FuzzEditText(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkEditText(b *testing.B) {
+	var lf strings.Builder
+	for i := range 50_000 { // ~1 MB of source-like lines
+		fmt.Fprintf(&lf, "\tvalue%d := compute(%d) // comment\n", i, i)
+	}
+	for _, bc := range []struct{ name, content string }{
+		{"lf-1MB", lf.String()},
+		{"crlf-bom-1MB", bom + strings.ReplaceAll(lf.String(), "\n", "\r\n")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			content := []byte(bc.content)
+			b.SetBytes(int64(len(content)))
+			for b.Loop() {
+				if _, _, err := editText(content, "value25000 := compute(25000)", "v := other()"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

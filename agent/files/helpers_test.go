@@ -53,4 +53,3 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("output differs from %s (run go test -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
 	}
 }
-

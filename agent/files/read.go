@@ -68,6 +68,7 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 		shown     int // lines written to out
 		cut       int // lines shortened to MaxLineBytes
 		byteLimit bool
+		scratch   = make([]byte, 0, 256)
 	)
 	for {
 		if lineNo%1024 == 0 && ctx.Err() != nil {
@@ -77,7 +78,7 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 			break
 		}
 		keep := lineNo+1 >= offset
-		line, dropped, ok, err := readLine(r, keep)
+		line, dropped, ok, err := readLine(r, keep, scratch)
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", p.Display(), err)
 		}
@@ -88,20 +89,23 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 		if !keep {
 			continue
 		}
-		text := strings.ToValidUTF8(string(line), "\uFFFD")
+		if !utf8.Valid(line) {
+			line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+		}
 		if dropped > 0 {
 			cut++
-			text = fmt.Sprintf("%s… [line cut: %d more bytes]", strings.TrimSuffix(text, "\n"), dropped)
-			if bytes.HasSuffix(line, []byte("\n")) {
-				text += "\n"
+			nl := bytes.HasSuffix(line, []byte("\n"))
+			line = fmt.Appendf(bytes.TrimSuffix(line, []byte("\n")), "… [line cut: %d more bytes]", dropped)
+			if nl {
+				line = append(line, '\n')
 			}
 		}
-		if shown > 0 && out.Len()+len(text) > MaxReadBytes {
+		if shown > 0 && out.Len()+len(line) > MaxReadBytes {
 			byteLimit = true
-			lineNo-- // this line is not shown
 			break
 		}
-		out.WriteString(text)
+		out.Write(line)
+		scratch = line[:0] // keep any growth
 		shown++
 	}
 
@@ -144,10 +148,11 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 // readLine reads the next line; ok is false at the end of the file. A kept
 // line comes back with its line ending as "\n" (CRLF turned into LF); a line
 // longer than MaxLineBytes is cut at a rune boundary and cut counts the bytes
-// left out. When keep is false the line is skipped without being stored.
-func readLine(r *bufio.Reader, keep bool) (line []byte, cut int64, ok bool, err error) {
+// left out. When keep is false the line is skipped without being stored. The
+// line is built in buf's storage, so it is valid until the next call with buf.
+func readLine(r *bufio.Reader, keep bool, buf []byte) (line []byte, cut int64, ok bool, err error) {
+	buf = buf[:0]
 	var (
-		buf    []byte
 		total  int64
 		lastCR bool // the previous chunk ended in '\r'
 		crlf   bool
@@ -184,11 +189,7 @@ func readLine(r *bufio.Reader, keep bool) (line []byte, cut int64, ok bool, err 
 		}
 		body := buf[:min(int64(len(buf)), content)]
 		if len(body) > MaxLineBytes {
-			end := MaxLineBytes
-			for end > 0 && !utf8.RuneStart(body[end]) {
-				end--
-			}
-			body = body[:end]
+			body = body[:runeCut(body, MaxLineBytes)]
 		}
 		cut = content - int64(len(body))
 		if nl {
@@ -196,6 +197,17 @@ func readLine(r *bufio.Reader, keep bool) (line []byte, cut int64, ok bool, err 
 		}
 		return body, cut, true, nil
 	}
+}
+
+// runeCut returns n, moved back to the start of the rune that straddles it;
+// in invalid UTF-8 without a rune start nearby it stays n.
+func runeCut(b []byte, n int) int {
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return n
 }
 
 // binaryReason returns why head, the start of a file, does not look like

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func numbered(n int) []byte {
@@ -224,6 +226,67 @@ func BenchmarkReadText(b *testing.B) {
 			if _, err := w.ReadText(context.Background(), ReadTextArgs{Path: "big.txt", Offset: 999_990}, false); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// FuzzReadLine reads arbitrary content line by line through a tiny buffer,
+// so lines and CRLFs straddle buffer refills, and checks that the kept lines
+// put back together give the content with CRLF as LF, that cut lines keep a
+// rune-aligned prefix and count what they drop, and that skipping counts the
+// same lines.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("a\r\nb\nc"), 3)
+	f.Add([]byte("0123456789abcde\r\n0123456789abcdef\r\n"), 5)
+	f.Add([]byte("\r\r\n\n\r"), 1)
+	f.Add(append(bytes.Repeat([]byte("é"), MaxLineBytes), "\r\nx"...), 4)
+	f.Fuzz(func(t *testing.T, content []byte, size int) {
+		newReader := func() *bufio.Reader { return bufio.NewReaderSize(bytes.NewReader(content), 16+size%64) }
+		var rebuilt []byte
+		r := newReader()
+		lines := 0
+		for {
+			line, cut, ok, err := readLine(r, true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			lines++
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if len(body) > MaxLineBytes || cut > 0 && len(body) < MaxLineBytes-utf8.UTFMax {
+				t.Fatalf("line of %d bytes with %d cut", len(body), cut)
+			}
+			rebuilt = append(rebuilt, body...)
+			rebuilt = append(rebuilt, make([]byte, cut)...) // placeholders, compared by length below
+			if len(line) > len(body) {
+				rebuilt = append(rebuilt, '\n')
+			}
+		}
+		want := bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
+		if len(rebuilt) != len(want) {
+			t.Fatalf("rebuilt %d bytes, want %d", len(rebuilt), len(want))
+		}
+		for i := range want {
+			if rebuilt[i] != want[i] && rebuilt[i] != 0 {
+				t.Fatalf("byte %d: %q, want %q", i, rebuilt[i], want[i])
+			}
+		}
+		r = newReader()
+		skipped := 0
+		for {
+			_, _, ok, err := readLine(r, false, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			skipped++
+		}
+		if skipped != lines {
+			t.Fatalf("skipping counted %d lines, reading %d", skipped, lines)
 		}
 	})
 }

@@ -22,14 +22,13 @@ func (w *Workspace) Write(ctx context.Context, a WriteArgs, approved bool) (stri
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("write %s: %w", p.Display(), err)
 	}
-	_, statErr := os.Stat(p.Abs)
-	existed := statErr == nil
-	if err := writeFileAtomic(p, []byte(a.Content)); err != nil {
+	created, err := writeFileAtomic(p, []byte(a.Content))
+	if err != nil {
 		return "", err
 	}
-	verb := "Created"
-	if existed {
-		verb = "Overwrote"
+	verb := "Overwrote"
+	if created {
+		verb = "Created"
 	}
 	return fmt.Sprintf("%s %s (%d bytes).", verb, p.Display(), len(a.Content)), nil
 }
@@ -38,29 +37,30 @@ func (w *Workspace) Write(ctx context.Context, a WriteArgs, approved bool) (stri
 // the same folder, syncs it and renames it over the target, so readers see
 // the old or the new content, never a mix, and a failure leaves the old file
 // as it was. An existing file's permission bits are kept; new files get 0644
-// and missing parent folders 0755 (both less the umask).
-func writeFileAtomic(p Path, data []byte) (err error) {
+// and missing parent folders 0755 (both less the umask). created reports
+// that no file existed before.
+func writeFileAtomic(p Path, data []byte) (created bool, err error) {
 	mode := fs.FileMode(0o644)
 	info, statErr := os.Stat(p.Abs)
 	switch {
 	case statErr == nil && info.IsDir():
-		return fmt.Errorf("%s is a directory; give the path of a file", p.Display())
+		return false, fmt.Errorf("%s is a directory; give the path of a file", p.Display())
 	case statErr == nil && !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file (%s); refusing to replace it", p.Display(), info.Mode().Type())
+		return false, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", p.Display(), info.Mode().Type())
 	case statErr == nil:
 		mode = info.Mode().Perm()
 	case !errors.Is(statErr, fs.ErrNotExist) && !errors.Is(statErr, syscall.ENOTDIR):
 		// ENOTDIR (a file where a folder should be) is left to MkdirAll,
 		// whose error names the file.
-		return fmt.Errorf("write %s: %w", p.Display(), statErr)
+		return false, fmt.Errorf("write %s: %w", p.Display(), statErr)
 	}
 	dir := filepath.Dir(p.Abs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write %s: create parent folders: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: create parent folders: %w", p.Display(), err)
 	}
 	tmp, err := createTemp(dir, filepath.Base(p.Abs), mode)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	defer func() {
 		if err != nil {
@@ -69,25 +69,25 @@ func writeFileAtomic(p Path, data []byte) (err error) {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	if statErr == nil {
 		// Replacing a file: keep its permissions exactly, whatever the umask.
 		if err := tmp.Chmod(mode); err != nil {
-			return fmt.Errorf("write %s: set permissions: %w", p.Display(), err)
+			return false, fmt.Errorf("write %s: set permissions: %w", p.Display(), err)
 		}
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	if err := os.Rename(tmp.Name(), p.Abs); err != nil {
-		return fmt.Errorf("write %s: %w", p.Display(), err)
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	syncDir(dir)
-	return nil
+	return statErr != nil, nil
 }
 
 // createTemp creates a new hidden file next to the target. Unlike
