@@ -183,23 +183,40 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 // once runs one attempt, passing deltas on. It reports whether the consumer
 // stopped listening, and the attempt's error.
 func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yield func(Chunk, error) bool) (bool, error) {
-	for c, err := range r.b.StreamOnce(ctx, req) {
+	idle := r.policy.IdleTimeout
+	attemptCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(idle, func() {
+		cancel(fmt.Errorf("%s: %w (nothing received for %v)", r.b.Name(), ErrStalled, idle))
+	})
+	defer watchdog.Stop()
+	for c, err := range r.b.StreamOnce(attemptCtx, req) {
+		watchdog.Stop() // the consumer's time does not count
 		if err != nil {
+			if cause := context.Cause(attemptCtx); ctx.Err() == nil && errors.Is(cause, ErrStalled) {
+				err = cause
+			}
 			return false, err
 		}
 		switch c := c.(type) {
 		case UsageChunk:
 			u := c.Usage
 			acc.usage = &u
+			watchdog.Reset(idle)
 			continue
 		case Finish:
 			acc.msg.Stop = c.Reason
+			watchdog.Reset(idle)
 			continue
 		}
 		acc.add(c)
 		if !yield(c, nil) {
 			return true, nil
 		}
+		watchdog.Reset(idle)
+	}
+	if cause := context.Cause(attemptCtx); ctx.Err() == nil && errors.Is(cause, ErrStalled) {
+		return false, cause // a backend that ended quietly when the watchdog fired
 	}
 	return false, nil
 }

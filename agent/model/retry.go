@@ -12,12 +12,19 @@ import (
 
 // RetryPolicy says how often and how patiently transient failures are
 // retried. Zero fields take the defaults: 6 attempts, 1 s base delay,
-// 1 min cap.
+// 1 min cap, 10 min idle timeout.
 type RetryPolicy struct {
 	MaxAttempts int           // attempts in all, the first included
 	BaseDelay   time.Duration // delay before the first retry, doubled each time
 	MaxDelay    time.Duration // cap on one delay, Retry-After included
+	// IdleTimeout fails an attempt with ErrStalled when nothing arrives for
+	// this long, so a stalled connection does not hang the turn.
+	IdleTimeout time.Duration
 }
+
+// ErrStalled is the error of an attempt that received nothing for the
+// policy's IdleTimeout. It is transient.
+var ErrStalled = errors.New("the model stopped sending")
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.MaxAttempts <= 0 {
@@ -28,6 +35,9 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	}
 	if p.MaxDelay <= 0 {
 		p.MaxDelay = time.Minute
+	}
+	if p.IdleTimeout <= 0 {
+		p.IdleTimeout = 10 * time.Minute
 	}
 	return p
 }
@@ -75,13 +85,14 @@ func (e *APIError) Error() string {
 }
 
 // IsTransient reports whether err is worth retrying: rate limits (429),
-// server errors (5xx), timeouts (408) and dropped or reset connections.
+// server errors (5xx), timeouts (408), stalls and dropped or reset
+// connections.
 func IsTransient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.StatusCode == 408 || apiErr.StatusCode == 429 || apiErr.StatusCode >= 500
 	}
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+	if errors.Is(err, ErrStalled) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}

@@ -394,3 +394,32 @@ func TestOlderModelsAndForeignCalls(t *testing.T) {
 		})
 	}
 }
+
+func TestStalledStream(t *testing.T) {
+	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/stall.yaml"))
+	b, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview", APIKey: "k", BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, model.RetryPolicy{BaseDelay: time.Millisecond, IdleTimeout: 100 * time.Millisecond})
+	req := &model.Request{Messages: []model.Message{model.UserText("hi")}}
+
+	chunks, err := collect(t.Context(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := chunks[0].(model.Retry); !ok || !errors.Is(r.Err, model.ErrStalled) {
+		t.Errorf("first chunk %+v, want a retry after a stall", chunks[0])
+	}
+	if got := done(t, chunks).Text(); got != "Back." {
+		t.Errorf("reply %q", got)
+	}
+
+	_, err = collect(t.Context(), m, req)
+	if !errors.Is(err, model.ErrStalled) || !strings.Contains(err.Error(), "nothing received for 100ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if p, ok := model.PartialMessage(err); !ok || p.Text() != "Half" {
+		t.Errorf("partial %+v", p)
+	}
+}
