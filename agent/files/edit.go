@@ -36,6 +36,7 @@ func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string
 	if err != nil {
 		return "", err
 	}
+	defer w.lock(p.Abs)() // from read to rename: a parallel edit waits
 	f, err := openRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s does not exist; create files with %s", p.Display(), WriteTextFile)

@@ -245,3 +245,31 @@ func BenchmarkEditText(b *testing.B) {
 		})
 	}
 }
+
+// Parallel edits of one file (a model may send several in one reply) are
+// serialised: every one of them lands.
+func TestParallelEditsAllLand(t *testing.T) {
+	w := newWorkspace(t)
+	var b strings.Builder
+	const n = 40
+	for i := range n {
+		fmt.Fprintf(&b, "line %d: todo\n", i)
+	}
+	path := put(t, w, "list.txt", []byte(b.String()))
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := w.Edit(context.Background(), EditArgs{Path: "list.txt", OldText: fmt.Sprintf("line %d: todo", i), NewText: fmt.Sprintf("line %d: done", i)}, false)
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	got, _ := os.ReadFile(path)
+	if c := strings.Count(string(got), "done"); c != n {
+		t.Errorf("%d of %d edits landed:\n%s", c, n, got)
+	}
+}

@@ -3,10 +3,12 @@ package files
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -15,9 +17,22 @@ import (
 var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
 // Workspace executes file tool calls relative to one workspace directory.
-// It holds no mutable state and is safe for concurrent use.
+// It is safe for concurrent use: writes and edits of the same file are
+// serialised, so parallel edits from one model reply never lose each other.
+// Share one Workspace between an agent and its subagents for that to hold
+// across them.
 type Workspace struct {
-	root string // absolute, cleaned, symlinks resolved
+	root  string // absolute, cleaned, symlinks resolved
+	locks [64]sync.Mutex
+}
+
+// lock locks the stripe of the file at abs and returns its unlock function.
+func (w *Workspace) lock(abs string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(abs))
+	mu := &w.locks[h.Sum32()%uint32(len(w.locks))]
+	mu.Lock()
+	return mu.Unlock
 }
 
 // NewWorkspace returns a Workspace rooted at dir, which must be an existing

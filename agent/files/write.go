@@ -22,6 +22,7 @@ func (w *Workspace) Write(ctx context.Context, a WriteArgs, approved bool) (stri
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("write %s: %w", p.Display(), err)
 	}
+	defer w.lock(p.Abs)()
 	created, err := writeFileAtomic(p, []byte(a.Content))
 	if err != nil {
 		return "", err
