@@ -2,8 +2,14 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"runtime"
 	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,6 +34,7 @@ func BenchmarkColdStart(b *testing.B) {
 		if _, err := k.Execute(ctx, "1+1", nil); err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(float64(time.Since(t2).Milliseconds()), "exec-ms")
 		b.ReportMetric(float64(t1.Sub(t0).Milliseconds()), "server-ms")
 		b.ReportMetric(float64(t2.Sub(t1).Milliseconds()), "kernel-ms")
 		b.StopTimer()
@@ -40,4 +47,147 @@ func BenchmarkColdStart(b *testing.B) {
 func percentile(d []time.Duration, p float64) time.Duration {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	return d[int(float64(len(d)-1)*p)]
+}
+
+// BenchmarkTrivialCell: round trip of "1+1" on a warm kernel, per server
+// generation (jupyter_server 1.x is where Nagle used to add 40 ms).
+func BenchmarkTrivialCell(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		py   func(testing.TB) string
+	}{{"new", newPython}, {"old", oldPython}} {
+		b.Run(v.name, func(b *testing.B) {
+			s := sharedServer(b, v.py(b))
+			k := startKernel(b, s, KernelOptions{Host: &testHost{}})
+			run(b, k, "1+1")
+			ctx := context.Background()
+			durs := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := k.Execute(ctx, "1+1", nil); err != nil {
+					b.Fatal(err)
+				}
+				durs = append(durs, time.Since(t0))
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(percentile(durs, 0.5).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(percentile(durs, 0.99).Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// BenchmarkWarmPoolStart: StartKernel when the pool has a spare ready.
+func BenchmarkWarmPoolStart(b *testing.B) {
+	py := newPython(b)
+	s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: b.TempDir(), WarmPool: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ws := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for len(s.spare) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		b.StartTimer()
+		k, err := s.StartKernel(context.Background(), KernelOptions{Workspace: ws})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		k.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkCallbackRoundTrip: one shell approval from kernel to host and
+// back (no command runs: the check is called directly), timed in the kernel.
+func BenchmarkCallbackRoundTrip(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		py   func(testing.TB) string
+	}{{"new", newPython}, {"old", oldPython}} {
+		b.Run(v.name, func(b *testing.B) {
+			s := sharedServer(b, v.py(b))
+			k := startKernel(b, s, KernelOptions{Host: &testHost{}})
+			run(b, k, "import time, freeact_kernel")
+			b.ResetTimer()
+			res := run(b, k, fmt.Sprintf(`ts = []
+for _ in range(%d):
+    t0 = time.perf_counter()
+    freeact_kernel.approve_shell("ls")
+    ts.append(time.perf_counter() - t0)
+ts.sort()
+print(ts[len(ts) // 2] * 1000)`, b.N))
+			b.StopTimer()
+			p50, err := strconv.ParseFloat(strings.TrimSpace(res.Text), 64)
+			if err != nil {
+				b.Fatalf("%q", res.Text)
+			}
+			b.ReportMetric(p50, "p50-ms")
+		})
+	}
+}
+
+// BenchmarkCallToolThroughput: call_tool calls per second from one cell.
+func BenchmarkCallToolThroughput(b *testing.B) {
+	s := sharedServer(b, newPython(b))
+	k := startKernel(b, s, KernelOptions{Host: &testHost{}})
+	run(b, k, "from freeact_runtime import call_tool")
+	b.ResetTimer()
+	t0 := time.Now()
+	res := run(b, k, fmt.Sprintf("for i in range(%d): call_tool('s', 't', {'i': i})", b.N))
+	d := time.Since(t0)
+	b.StopTimer()
+	if res.Error != nil {
+		b.Fatal(res.Error)
+	}
+	b.ReportMetric(float64(b.N)/d.Seconds(), "calls/s")
+}
+
+// BenchmarkOutputMemory: 10 MB of printed output; reports the client's peak
+// heap growth as a multiple of the output size.
+func BenchmarkOutputMemory(b *testing.B) {
+	s := sharedServer(b, newPython(b))
+	k := startKernel(b, s, KernelOptions{})
+	const size = 10_000_000
+	code := fmt.Sprintf("import sys\nline = 'z' * 999 + '\\n'\nfor _ in range(%d): sys.stdout.write(line)", size/1000)
+	worst := 0.0
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		var peak atomic.Uint64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var m runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > peak.Load() {
+					peak.Store(m.HeapAlloc)
+				}
+			}
+		}()
+		res := run(b, k, code)
+		close(stop)
+		wg.Wait()
+		if len(res.Text) != size {
+			b.Fatalf("got %d bytes", len(res.Text))
+		}
+		if ratio := float64(peak.Load()-min(base, peak.Load())) / size; ratio > worst {
+			worst = ratio
+		}
+	}
+	b.ReportMetric(worst, "peak-heap/output")
 }

@@ -117,12 +117,14 @@ func freePort() (int, error) {
 }
 
 // serverConfig is loaded by jupyter_server from our own config dir. TCP_NODELAY
-// is set on every accepted connection (jupyter_server 1.x leaves Nagle on for
-// the kernel websocket: 40 ms a message); the websocket message limit is
+// is kept on for every accepted connection (the kernel websocket otherwise
+// runs with Nagle on: 40 ms a message); the websocket message limit is
 // raised so large callback replies fit; the iopub rate limits are off so big
 // outputs are not dropped; a dead kernel is noticed within half a second.
 const serverConfig = `
 import tornado.httpserver as _hs
+import tornado.iostream as _ios
+
 _orig_handle_stream = _hs.HTTPServer.handle_stream
 def _handle_stream(self, stream, address):
     try:
@@ -131,6 +133,13 @@ def _handle_stream(self, stream, address):
         pass
     return _orig_handle_stream(self, stream, address)
 _hs.HTTPServer.handle_stream = _handle_stream
+
+# tornado's HTTP/1 connection turns no-delay off again after each response,
+# which is the state a websocket is left in after its handshake.
+_orig_set_nodelay = _ios.IOStream.set_nodelay
+def _set_nodelay(self, value):
+    return _orig_set_nodelay(self, True)
+_ios.IOStream.set_nodelay = _set_nodelay
 
 c.ServerApp.open_browser = False
 c.ServerApp.ip = "127.0.0.1"
@@ -145,6 +154,15 @@ c.ServerApp.terminals_enabled = False
 c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
 c.MultiKernelManager.default_kernel_name = "freeact"
 c.KernelRestarter.time_to_dead = 0.5
+`
+
+// serverBootstrap is what `python -m jupyter_server` runs, minus the
+// optional rfc3987_syntax validator, whose import alone takes about a second
+// (it builds a grammar); jsonschema works without it.
+const serverBootstrap = `import sys
+sys.modules.setdefault("rfc3987_syntax", None)
+from jupyter_server.serverapp import main
+sys.exit(main())
 `
 
 // StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
@@ -200,7 +218,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 }
 
 func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, port int, token string) (*Server, error) {
-	cmd := exec.Command(opts.Python, "-m", "jupyter_server",
+	cmd := exec.Command(opts.Python, "-c", serverBootstrap,
 		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--ServerApp.root_dir="+opts.Root)
 	cmd.Dir = opts.Root
@@ -225,7 +243,7 @@ func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, por
 	// server itself has exited.
 	cmd.WaitDelay = 200 * time.Millisecond
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s -m jupyter_server: %w", opts.Python, err)
+		return nil, fmt.Errorf("run %s (jupyter_server): %w", opts.Python, err)
 	}
 	s := &Server{
 		base:       &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port), Path: "/"},

@@ -1,0 +1,305 @@
+package kernel
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// processesMentioning lists pids whose command line contains s (our server
+// dir appears in the server's and every kernel's command line).
+func processesMentioning(s string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		if pid != os.Getpid() && alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func waitNoProcesses(t *testing.T, marker string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		pids := processesMentioning(marker)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes still running after %s: %v", within, pids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestLocalServer(t *testing.T) {
+	py := newPython(t)
+	dir := t.TempDir()
+	s, err := StartServer(context.Background(), ServerOptions{
+		Python: py, Dir: dir, WarmPool: true,
+		KernelEnv: map[string]string{"FREEACT_TEST_VAR": "from-env"}, PythonPath: []string{"/opt/gen"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || len(s.Token()) < 32 {
+		t.Fatalf("url %s token %q", s.URL(), s.Token())
+	}
+	k1 := startKernel(t, s, KernelOptions{})
+	k2 := startKernel(t, s, KernelOptions{})
+	res := run(t, k1, `import os, sys
+for v in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "FREEACT_TEST_VAR"):
+    print(v, os.environ.get(v))
+print("PYTHONPATH", sys.path)
+a = 1`)
+	for _, want := range []string{
+		"JUPYTER_CONFIG_DIR " + filepath.Join(dir, "config"),
+		"JUPYTER_DATA_DIR " + filepath.Join(dir, "data"),
+		"JUPYTER_RUNTIME_DIR " + filepath.Join(dir, "runtime"),
+		"IPYTHONDIR " + filepath.Join(dir, "ipython"),
+		"FREEACT_TEST_VAR from-env", "/opt/gen",
+	} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("kernel environment lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if pidOf(t, k1) == pidOf(t, k2) {
+		t.Fatal("two kernels share a process")
+	}
+	if res := run(t, k2, "a"); res.Error == nil {
+		t.Fatal("kernels share state")
+	}
+	// Close leaves nothing: server, both kernels and the warm spare.
+	if len(processesMentioning(dir)) < 3 {
+		t.Fatalf("expected server and kernels to mention %s: %v", dir, processesMentioning(dir))
+	}
+	s.Close()
+	waitNoProcesses(t, dir, 2*time.Second)
+}
+
+// A second server is told to use a busy port? We choose the port, so check
+// that two servers do not collide and use different tokens.
+func TestTwoServers(t *testing.T) {
+	py := newPython(t)
+	a := sharedServer(t, py)
+	b, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.URL() == b.URL() || a.Token() == b.Token() {
+		t.Fatalf("servers share %s / token", a.URL())
+	}
+}
+
+func TestStartServerErrors(t *testing.T) {
+	bare := bareVenv(t)
+	cases := []struct {
+		name string
+		opts ServerOptions
+		want string
+	}{
+		{"no python", ServerOptions{Dir: t.TempDir()}, "no Python interpreter given"},
+		{"no dir", ServerOptions{Python: bare}, "no state directory"},
+		{"python without jupyter_server", ServerOptions{Python: bare, Dir: t.TempDir()}, "No module named jupyter_server"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := StartServer(context.Background(), c.opts)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestOwnerKilled: when the process owning the server is SIGKILLed (no
+// Close), the server and its kernels still go away.
+func TestOwnerKilled(t *testing.T) {
+	if os.Getenv("FREEACT_KERNEL_HELPER") == "1" {
+		ownerHelper()
+		return
+	}
+	py := newPython(t)
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerKilled$")
+	cmd.Env = append(os.Environ(), "FREEACT_KERNEL_HELPER=1", "FREEACT_HELPER_PYTHON="+py, "FREEACT_HELPER_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "READY") {
+		t.Fatalf("helper: %q %v", line, err)
+	}
+	if n := len(processesMentioning(dir)); n < 2 {
+		t.Fatalf("want server and kernel running, found %d", n)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	waitNoProcesses(t, dir, 5*time.Second)
+}
+
+func ownerHelper() {
+	ctx := context.Background()
+	s, err := StartServer(ctx, ServerOptions{Python: os.Getenv("FREEACT_HELPER_PYTHON"), Dir: os.Getenv("FREEACT_HELPER_DIR")})
+	if err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(1)
+	}
+	k, err := s.StartKernel(ctx, KernelOptions{})
+	if err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(1)
+	}
+	if _, err := k.Execute(ctx, "1", nil); err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(1)
+	}
+	fmt.Println("READY")
+	time.Sleep(time.Minute)
+	os.Exit(0)
+}
+
+// selfSignedCert writes a certificate for 127.0.0.1 and returns its pool.
+func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// TestRemoteServer starts an independent Jupyter server over TLS the way a
+// user would and connects to it by URL and token.
+func TestRemoteServer(t *testing.T) {
+	py := newPython(t)
+	home := t.TempDir()
+	certFile, keyFile, pool := selfSignedCert(t, home)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := "user-chosen-token"
+	cmd := exec.Command(py, "-m", "jupyter_server", "--no-browser", "--allow-root",
+		"--ip=127.0.0.1", "--port="+strconv.Itoa(port), "--ServerApp.token="+token,
+		"--certfile="+certFile, "--keyfile="+keyFile, "--ServerApp.root_dir="+home)
+	cmd.Env = append(os.Environ(), "HOME="+home, "JUPYTER_CONFIG_DIR="+home+"/.jupyter",
+		"JUPYTER_DATA_DIR="+home+"/.local/share/jupyter", "JUPYTER_RUNTIME_DIR="+home+"/runtime")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	logf, _ := os.Create(filepath.Join(home, "server.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	url := fmt.Sprintf("https://127.0.0.1:%d/", port)
+	tlsConf := &tls.Config{RootCAs: pool}
+	ctx := context.Background()
+	var s *Server
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		s, err = ConnectServer(ctx, url, token, RemoteOptions{TLS: tlsConf})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(home, "server.log"))
+			t.Fatalf("connect: %v\nserver log:\n%s", err, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	defer s.Close()
+
+	t.Run("wrong token", func(t *testing.T) {
+		_, err := ConnectServer(ctx, url, "wrong", RemoteOptions{TLS: tlsConf})
+		if err == nil || !strings.Contains(err.Error(), "authentication failed: check the server token") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("untrusted certificate", func(t *testing.T) {
+		_, err := ConnectServer(ctx, url, token, RemoteOptions{})
+		if err == nil || !strings.Contains(err.Error(), "certificate") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("bad url", func(t *testing.T) {
+		_, err := ConnectServer(ctx, "ftp://x", token, RemoteOptions{})
+		if err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("execute with hooks", func(t *testing.T) {
+		h := &testHost{}
+		images := t.TempDir()
+		k := startKernel(t, s, KernelOptions{Host: h, ImagesDir: images})
+		res := run(t, k, "from freeact_runtime import call_tool\nv = 'remote'\n!echo {v}\nprint(call_tool('s', 't', {'x': 1}))\nfrom IPython.display import SVG, display\ndisplay(SVG('<svg xmlns=\"http://www.w3.org/2000/svg\"/>'))")
+		if res.Error != nil || !strings.Contains(res.Text, "remote") || !strings.Contains(res.Text, "{'echo': {'x': 1}}") {
+			t.Fatalf("%q %v", res.Text, res.Error)
+		}
+		if cmds := h.commands(); len(cmds) != 1 || cmds[0].Command != "echo remote" {
+			t.Fatalf("host saw %+v", cmds)
+		}
+		if len(res.Images) != 1 || filepath.Dir(res.Images[0]) != images {
+			t.Fatalf("images %v", res.Images)
+		}
+		pid := pidOf(t, k)
+		k.Close()
+		waitGone(t, "remote kernel after Close", pid, 5*time.Second)
+	})
+}
