@@ -1,0 +1,251 @@
+// Package config owns a workspace's .freeact/ directory: scaffolding it
+// from templates embedded in the binary, loading agent.json strictly with
+// ${VAR} expansion from the process environment and the workspace .env,
+// loading skills, rendering the system prompt, and turning "/skill args"
+// prompts into skill tags. It also keeps the app-level settings and API
+// keys, which live in the user's XDG config directory, never in a
+// workspace.
+package config
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/freeact/desktop/agent/permission"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// Paths inside a workspace.
+const (
+	FreeactDir  = ".freeact"
+	AgentFile   = "agent.json"
+	DotEnvFile  = ".env"
+	AgentsMD    = "AGENTS.md"
+	generated   = "generated"
+	sessionsDir = "sessions"
+	plansDir    = "plans"
+)
+
+// Config is a loaded workspace.
+type Config struct {
+	// Dir is the workspace (absolute); FreeactDir its .freeact folder.
+	Dir        string
+	FreeactDir string
+	// Options is agent.json with every ${VAR} expanded.
+	Options Options
+	// Env resolves variables: the process environment, then .env.
+	Env Env
+	// Skills in load order; Warnings for what was skipped.
+	Skills   []Skill
+	Warnings []Warning
+	// ProjectInstructions is the content of AGENTS.md, if any.
+	ProjectInstructions string
+}
+
+// GeneratedDir is .freeact/generated, the kernel's PYTHONPATH entry.
+func (c *Config) GeneratedDir() string { return filepath.Join(c.FreeactDir, generated) }
+
+// SessionsDir is .freeact/sessions.
+func (c *Config) SessionsDir() string { return filepath.Join(c.FreeactDir, sessionsDir) }
+
+// PlansDir is .freeact/plans.
+func (c *Config) PlansDir() string { return filepath.Join(c.FreeactDir, plansDir) }
+
+// ImagesDir is where images from code execution go: images_dir (relative
+// to the workspace unless absolute), else images/ in the workspace.
+func (c *Config) ImagesDir() string {
+	if c.Options.ImagesDir == nil || *c.Options.ImagesDir == "" {
+		return filepath.Join(c.Dir, "images")
+	}
+	if filepath.IsAbs(*c.Options.ImagesDir) {
+		return *c.Options.ImagesDir
+	}
+	return filepath.Join(c.Dir, *c.Options.ImagesDir)
+}
+
+// Init scaffolds dir/.freeact from the embedded templates: agent.json with
+// every default, permissions.json with the default rules, the bundled
+// skills, and the generated/mcptools, generated/gentools, plans and
+// sessions folders. Files that exist are never touched; a deleted file is
+// created again.
+func Init(dir string) error {
+	ws, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("init workspace %q: %w", dir, err)
+	}
+	fd := filepath.Join(ws, FreeactDir)
+	for _, d := range []string{
+		filepath.Join(generated, "mcptools"), filepath.Join(generated, "gentools"), plansDir, sessionsDir,
+	} {
+		if err := os.MkdirAll(filepath.Join(fd, d), 0o755); err != nil {
+			return fmt.Errorf("init workspace: %w", err)
+		}
+	}
+	agentJSON, err := Defaults().Marshal()
+	if err != nil {
+		return fmt.Errorf("init workspace: %w", err)
+	}
+	if err := createFile(filepath.Join(fd, AgentFile), agentJSON); err != nil {
+		return fmt.Errorf("init workspace: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(fd, permission.FileName)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := permission.Open(ws); err != nil {
+			return fmt.Errorf("init workspace: %w", err)
+		}
+	}
+	// Everything under templates/freeact goes to .freeact as it is.
+	const root = "templates/freeact"
+	err = fs.WalkDir(templates, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := templates.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, root+"/")
+		return createFile(filepath.Join(fd, filepath.FromSlash(rel)), data)
+	})
+	if err != nil {
+		return fmt.Errorf("init workspace: %w", err)
+	}
+	return nil
+}
+
+// createFile writes data to name unless name exists.
+func createFile(name string, data []byte) error {
+	if _, err := os.Lstat(name); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return permission.WriteFileAtomic(name, data, 0o644)
+}
+
+// LoadOptions say where Load finds variables besides the workspace .env.
+type LoadOptions struct {
+	// Lookup reads the process environment; nil means os.LookupEnv.
+	Lookup func(string) (string, bool)
+	// APIKeys are used for variables that neither the environment nor .env
+	// set (the keys stored with AppStore.SetAPIKey).
+	APIKeys map[string]string
+}
+
+// Load reads the workspace at dir: .freeact/agent.json (strictly; a missing
+// file means all defaults) with ${VAR} expanded, the .env file, skills and
+// AGENTS.md.
+func Load(dir string, opts LoadOptions) (*Config, error) {
+	lookup := opts.Lookup
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	ws, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %q: %w", dir, err)
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("load workspace: %s is not a folder", ws)
+	}
+	c := &Config{Dir: ws, FreeactDir: filepath.Join(ws, FreeactDir)}
+
+	dotFile := filepath.Join(ws, DotEnvFile)
+	dotenv, err := ReadDotEnv(dotFile)
+	if err != nil {
+		return nil, err
+	}
+	c.Env = NewEnv(lookup, dotenv, dotFile)
+	if len(opts.APIKeys) > 0 {
+		c.Env = c.Env.WithFallback(opts.APIKeys)
+	}
+
+	file := filepath.Join(c.FreeactDir, AgentFile)
+	c.Options = Defaults()
+	data, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		if c.Options, err = ParseOptions(data, file); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("load workspace: %w", err)
+	}
+	if err := c.expand(file); err != nil {
+		return nil, err
+	}
+
+	c.Skills, c.Warnings = LoadSkills(ws)
+	switch md, err := os.ReadFile(filepath.Join(ws, AgentsMD)); {
+	case err == nil:
+		c.ProjectInstructions = strings.TrimSpace(string(md))
+	case !errors.Is(err, fs.ErrNotExist):
+		c.Warnings = append(c.Warnings, Warning{filepath.Join(ws, AgentsMD), "not read: " + err.Error()})
+	}
+	return c, nil
+}
+
+// expand replaces ${VAR} references in kernel_env, the server definitions
+// and the Jupyter settings. Errors name the key, the value and the file.
+func (c *Config) expand(file string) error {
+	o := &c.Options
+	var errs []error
+	exp := func(key string, s *string) {
+		v, err := c.Env.Expand(*s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: key %q: value %q: %w", file, key, *s, err))
+			return
+		}
+		*s = v
+	}
+	expMap := func(key string, m map[string]string) {
+		for _, k := range sortedKeys(m) {
+			v := m[k]
+			exp(key+"."+k, &v)
+			m[k] = v
+		}
+	}
+	expMap("kernel_env", o.KernelEnv)
+	for _, group := range []struct {
+		key     string
+		servers map[string]Server
+	}{{"mcp_servers", o.MCPServers}, {"ptc_servers", o.PTCServers}} {
+		for _, name := range sortedKeys(group.servers) {
+			s := group.servers[name]
+			base := group.key + "." + name
+			exp(base+".command", &s.Command)
+			for i := range s.Args {
+				exp(fmt.Sprintf("%s.args[%d]", base, i), &s.Args[i])
+			}
+			expMap(base+".env", s.Env)
+			exp(base+".cwd", &s.Cwd)
+			exp(base+".url", &s.URL)
+			expMap(base+".headers", s.Headers)
+			group.servers[name] = s
+		}
+	}
+	for _, kv := range []struct {
+		key string
+		p   *string
+	}{{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken}} {
+		if kv.p != nil {
+			exp(kv.key, kv.p)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,96 @@
+package config
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// golden compares got with testdata/golden/<name>, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", "golden", filepath.FromSlash(name))
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./agent/config -run %s -update to create it)", err, t.Name())
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (rerun with -update if the change is intended)\n--- got\n%s\n--- want\n%s", file, got, want)
+	}
+}
+
+// TestInitGolden checks every file Init scaffolds, and the folder layout.
+func TestInitGolden(t *testing.T) {
+	ws := t.TempDir()
+	if err := Init(ws); err != nil {
+		t.Fatal(err)
+	}
+	var tree []string
+	root := filepath.Join(ws, FreeactDir)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			tree = append(tree, rel+"/")
+			return nil
+		}
+		tree = append(tree, rel)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		golden(t, "init/"+rel, data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "init.tree", []byte(strings.Join(tree, "\n")+"\n"))
+}
+
+// TestSystemPromptGolden renders both prompt variants for a fixed workspace.
+func TestSystemPromptGolden(t *testing.T) {
+	ws := filepath.FromSlash("/home/user/project")
+	c := &Config{
+		Dir:        ws,
+		FreeactDir: filepath.Join(ws, FreeactDir),
+		Options:    Defaults(),
+		Skills: []Skill{
+			{Name: "task-planning", Description: "Plan multi-step work.", File: filepath.Join(ws, ".freeact", "skills", "task-planning", "SKILL.md")},
+			{Name: "review", Description: "Review a change.", File: filepath.Join(ws, ".agents", "skills", "review", "SKILL.md")},
+		},
+		ProjectInstructions: "Run the tests with `make test`.",
+	}
+	for _, variant := range []string{"basic", "hybrid"} {
+		c.Options.ToolSearch = variant
+		got, err := c.SystemPrompt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "system-"+variant+".md", []byte(got))
+	}
+	// Without skills and AGENTS.md the sections are left out.
+	c.Skills, c.ProjectInstructions, c.Options.ToolSearch = nil, "", "basic"
+	got, err := c.SystemPrompt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "system-bare.md", []byte(got))
+}

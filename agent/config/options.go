@@ -1,0 +1,259 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// DefaultModel is the model a new workspace uses.
+const DefaultModel = "gemini-3-flash-preview"
+
+// Options is the content of .freeact/agent.json. The key names are the
+// Python freeact's, so its files load unchanged. Pointer fields are
+// nullable; nil means "none" (no timeout, the default images folder, no
+// explicit interpreter...).
+type Options struct {
+	Model         string         `json:"model"`
+	ModelSettings model.Settings `json:"model_settings"`
+	// ToolSearch is "basic" (categories) or "hybrid" (BM25 + vector search).
+	ToolSearch string `json:"tool_search"`
+	// ImagesDir is where images from code execution are saved; nil means
+	// images/ in the workspace.
+	ImagesDir *string `json:"images_dir"`
+	// ExecutionTimeout in seconds counts execution only, not approval
+	// waits; nil means none.
+	ExecutionTimeout *float64 `json:"execution_timeout"`
+	// ApprovalTimeout in seconds fails a programmatic tool call whose
+	// approval never comes; nil means none.
+	ApprovalTimeout          *float64          `json:"approval_timeout"`
+	ToolResultInlineMaxBytes int               `json:"tool_result_inline_max_bytes"`
+	ToolResultPreviewChars   int               `json:"tool_result_preview_chars"`
+	EnablePersistence        bool              `json:"enable_persistence"`
+	EnableSubagents          bool              `json:"enable_subagents"`
+	MaxSubagents             int               `json:"max_subagents"`
+	KernelEnv                map[string]string `json:"kernel_env"`
+	MCPServers               map[string]Server `json:"mcp_servers"`
+	PTCServers               map[string]Server `json:"ptc_servers"`
+
+	// Keys of this app beyond the Python freeact's.
+
+	// Python is the kernel's interpreter; nil means the workspace .venv or
+	// the app's own environment.
+	Python *string `json:"python"`
+	// JupyterURL runs code on an existing Jupyter server or kernel gateway
+	// instead of a local one; JupyterToken is its token.
+	JupyterURL   *string `json:"jupyter_url"`
+	JupyterToken *string `json:"jupyter_token"`
+}
+
+// Server is an MCP server of mcp_servers or ptc_servers: a local process
+// (command, args, env, cwd) or a streamable HTTP endpoint (url, headers).
+type Server struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Defaults returns the options of a new workspace.
+func Defaults() Options {
+	timeout := 300.0
+	return Options{
+		Model:                    DefaultModel,
+		ModelSettings:            model.DefaultSettings(),
+		ToolSearch:               "basic",
+		ExecutionTimeout:         &timeout,
+		ToolResultInlineMaxBytes: 32768,
+		ToolResultPreviewChars:   2048,
+		EnablePersistence:        true,
+		EnableSubagents:          true,
+		MaxSubagents:             5,
+		KernelEnv:                map[string]string{},
+		MCPServers:               map[string]Server{},
+		PTCServers:               map[string]Server{},
+	}
+}
+
+// key describes one agent.json key for strict decoding.
+type key struct {
+	name string
+	want string // what a valid value looks like, for errors
+	dst  func(o *Options) any
+}
+
+var keys = []key{
+	{"model", `a model string such as "gemini-3-flash-preview" or "openai:gpt-5"`, func(o *Options) any { return &o.Model }},
+	{"model_settings", "an object of model settings", func(o *Options) any { return &o.ModelSettings }},
+	{"tool_search", `"basic" or "hybrid"`, func(o *Options) any { return &o.ToolSearch }},
+	{"images_dir", "a folder path or null", func(o *Options) any { return &o.ImagesDir }},
+	{"execution_timeout", "seconds (a number) or null for none", func(o *Options) any { return &o.ExecutionTimeout }},
+	{"approval_timeout", "seconds (a number) or null for none", func(o *Options) any { return &o.ApprovalTimeout }},
+	{"tool_result_inline_max_bytes", "a positive whole number of bytes", func(o *Options) any { return &o.ToolResultInlineMaxBytes }},
+	{"tool_result_preview_chars", "a whole number of characters, 0 or more", func(o *Options) any { return &o.ToolResultPreviewChars }},
+	{"enable_persistence", "true or false", func(o *Options) any { return &o.EnablePersistence }},
+	{"enable_subagents", "true or false", func(o *Options) any { return &o.EnableSubagents }},
+	{"max_subagents", "a whole number, 1 or more", func(o *Options) any { return &o.MaxSubagents }},
+	{"kernel_env", `an object of strings, e.g. {"NAME": "value"}`, func(o *Options) any { return &o.KernelEnv }},
+	{"mcp_servers", `an object of servers, e.g. {"name": {"command": "...", "args": [...]}}`, func(o *Options) any { return &o.MCPServers }},
+	{"ptc_servers", `an object of servers, e.g. {"name": {"command": "...", "args": [...]}}`, func(o *Options) any { return &o.PTCServers }},
+	{"python", "the path of a Python interpreter or null", func(o *Options) any { return &o.Python }},
+	{"jupyter_url", "an http(s) URL of a Jupyter server or null", func(o *Options) any { return &o.JupyterURL }},
+	{"jupyter_token", "a string or null", func(o *Options) any { return &o.JupyterToken }},
+}
+
+func knownKeys() string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseOptions decodes agent.json content strictly on top of Defaults:
+// unknown keys, wrong types and invalid values are errors naming the key,
+// the value and file. Keys left out keep their defaults.
+func ParseOptions(data []byte, file string) (Options, error) {
+	o := Defaults()
+	var raw map[string]json.RawMessage
+	if err := strictDecode(data, &raw); err != nil {
+		return o, fmt.Errorf("%s: not a JSON object: %w", file, err)
+	}
+	if raw == nil {
+		return o, fmt.Errorf("%s: not a JSON object: want {\"model\": ..., ...}", file)
+	}
+	for name := range raw {
+		if !slices.ContainsFunc(keys, func(k key) bool { return k.name == name }) {
+			return o, fmt.Errorf("%s: unknown key %q (known keys: %s)", file, name, knownKeys())
+		}
+	}
+	for _, k := range keys {
+		value, ok := raw[k.name]
+		if !ok {
+			continue
+		}
+		if err := decodeValue(value, k.dst(&o)); err != nil {
+			return o, fmt.Errorf("%s: key %q: value %s is not valid (%v): want %s", file, k.name, clip(value), err, k.want)
+		}
+	}
+	if err := o.validate(); err != nil {
+		return o, fmt.Errorf("%s: %w", file, err)
+	}
+	return o, nil
+}
+
+// decodeValue decodes one value strictly; null is only accepted by
+// pointer fields.
+func decodeValue(value json.RawMessage, dst any) error {
+	if string(bytes.TrimSpace(value)) == "null" {
+		switch dst.(type) {
+		case **string, **float64:
+		default:
+			return errors.New("null is not allowed here")
+		}
+	}
+	if err := strictDecode(value, dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			if typeErr.Field != "" {
+				return fmt.Errorf("%s is a %s", typeErr.Field, typeErr.Value)
+			}
+			return fmt.Errorf("it is a %s", typeErr.Value)
+		}
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func (o Options) validate() error {
+	bad := func(key string, value any, want string) error {
+		return fmt.Errorf("key %q: value %v is not valid: want %s", key, value, want)
+	}
+	if _, err := model.ParseModelString(o.Model); err != nil {
+		return fmt.Errorf("key \"model\": %w", err)
+	}
+	if o.ToolSearch != "basic" && o.ToolSearch != "hybrid" {
+		return bad("tool_search", fmt.Sprintf("%q", o.ToolSearch), `"basic" or "hybrid"`)
+	}
+	if o.ExecutionTimeout != nil && *o.ExecutionTimeout <= 0 {
+		return bad("execution_timeout", *o.ExecutionTimeout, "a positive number of seconds, or null for none")
+	}
+	if o.ApprovalTimeout != nil && *o.ApprovalTimeout <= 0 {
+		return bad("approval_timeout", *o.ApprovalTimeout, "a positive number of seconds, or null for none")
+	}
+	if o.ToolResultInlineMaxBytes <= 0 {
+		return bad("tool_result_inline_max_bytes", o.ToolResultInlineMaxBytes, "a positive whole number of bytes")
+	}
+	if o.ToolResultPreviewChars < 0 {
+		return bad("tool_result_preview_chars", o.ToolResultPreviewChars, "0 or more characters")
+	}
+	if o.MaxSubagents < 1 {
+		return bad("max_subagents", o.MaxSubagents, "1 or more")
+	}
+	for _, group := range []struct {
+		key     string
+		servers map[string]Server
+	}{{"mcp_servers", o.MCPServers}, {"ptc_servers", o.PTCServers}} {
+		for name, s := range group.servers {
+			if err := s.validate(); err != nil {
+				return fmt.Errorf("key %q: server %q: %w", group.key, name, err)
+			}
+		}
+	}
+	if o.JupyterURL != nil && !strings.HasPrefix(*o.JupyterURL, "http://") && !strings.HasPrefix(*o.JupyterURL, "https://") {
+		return bad("jupyter_url", fmt.Sprintf("%q", *o.JupyterURL), "an http:// or https:// URL, or null")
+	}
+	return nil
+}
+
+func (s Server) validate() error {
+	switch {
+	case s.Command == "" && s.URL == "":
+		return errors.New(`needs "command" (a local server) or "url" (an HTTP server)`)
+	case s.Command != "" && s.URL != "":
+		return errors.New(`has both "command" and "url"; keep one`)
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
+		return errors.New(`"args", "env" and "cwd" only apply to servers with "command"`)
+	case s.Command != "" && len(s.Headers) > 0:
+		return errors.New(`"headers" only apply to servers with "url"`)
+	}
+	return nil
+}
+
+// Marshal returns o as agent.json content, keys in a fixed order.
+func (o Options) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected content after the JSON value")
+	}
+	return nil
+}
+
+// clip shortens a raw value for an error message.
+func clip(v json.RawMessage) string {
+	s := string(bytes.TrimSpace(v))
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}

@@ -1,0 +1,54 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/template"
+)
+
+// promptData fills the system prompt template.
+type promptData struct {
+	WorkingDir          string
+	GeneratedDir        string // relative to the working directory
+	Skills              []promptSkill
+	ProjectInstructions string
+}
+
+type promptSkill struct {
+	Name, Description, Path string // Path relative to the working directory
+}
+
+// SystemPrompt renders the system prompt for the workspace: the basic
+// variant, or the hybrid one when tool_search is "hybrid".
+func (c *Config) SystemPrompt() (string, error) {
+	variant := "basic"
+	if c.Options.ToolSearch == "hybrid" {
+		variant = "hybrid"
+	}
+	data := promptData{
+		WorkingDir:          c.Dir,
+		GeneratedDir:        filepath.ToSlash(filepath.Join(FreeactDir, generated)),
+		ProjectInstructions: c.ProjectInstructions,
+	}
+	for _, s := range c.Skills {
+		rel, err := filepath.Rel(c.Dir, s.File)
+		if err != nil {
+			rel = s.File
+		}
+		data.Skills = append(data.Skills, promptSkill{s.Name, s.Description, filepath.ToSlash(rel)})
+	}
+	return renderPrompt(variant, data)
+}
+
+func renderPrompt(variant string, data promptData) (string, error) {
+	t, err := template.ParseFS(templates, "templates/prompts/system.md", "templates/prompts/discovery-"+variant+".md")
+	if err != nil {
+		return "", fmt.Errorf("system prompt template: %w", err)
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, "system.md", data); err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	return strings.TrimSpace(b.String()) + "\n", nil
+}
