@@ -17,6 +17,8 @@ package permission
 import (
 	"fmt"
 	"strings"
+
+	"github.com/freeact/desktop/agent/shell"
 )
 
 // Call types, as written in the "type" field of a rule.
@@ -115,14 +117,17 @@ var subcommandTools = map[string]bool{
 // SuggestPattern proposes the pattern for a rule that would allow call and
 // calls like it, in the text form ParsePattern reads back:
 //   - a shell command: "cmd subcmd *" for tools with subcommands, else
-//     "cmd *"; a command without arguments is suggested as written;
+//     "cmd *"; a command without arguments, or one that redirects output
+//     into a file, is suggested as written;
 //   - a %%bash script: the whole script, wildcards in it escaped;
 //   - a file operation: "<tool_name> <path>";
 //   - anything else: the tool name.
 func SuggestPattern(c Call) string {
 	switch c.Type {
 	case TypeShellAction:
-		if c.ToolName == ShellMagicTool || c.Opaque {
+		// A script, an opaque line or a command that redirects into files
+		// is suggested exactly: "echo *" would not allow "echo x > f".
+		if c.ToolName == ShellMagicTool || c.Opaque || shell.WritesFiles(c.Command) {
 			return EscapeGlob(c.Command)
 		}
 		// Whitespace or quoting the heuristic does not expect: fall back

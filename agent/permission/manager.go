@@ -97,7 +97,8 @@ func (m *Manager) File() string { return m.file }
 
 // Check matches c against the rules in the order session ask, always ask,
 // session allow, always allow; the first match decides. An opaque shell
-// call is never allowed by a rule, and neither is a shell command that
+// call (marked so, or one that agent/shell cannot split safely) is never
+// allowed by a rule, and neither is a shell command that
 // writes files through a redirection unless the matching rule's command
 // pattern has a redirection itself.
 func (m *Manager) Check(c Call) Decision {
@@ -108,12 +109,12 @@ func (m *Manager) Check(c Call) Decision {
 			return Ask
 		}
 	}
-	if c.Opaque {
+	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
 		return NoMatch
 	}
 	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow} {
 		for _, r := range rules {
-			if r.matches(c, m.workspace) && !m.writesPastRule(r, c) {
+			if r.matches(c, m.workspace) && !writesPastRule(r, c) {
 				return Allow
 			}
 		}
@@ -131,7 +132,7 @@ func (m *Manager) first(rules []Rule, c Call) bool {
 // writesPastRule reports a shell command that redirects output into a file
 // matched by a rule that does not mention redirection: "cat *" must not
 // allow "cat a > ~/.bashrc".
-func (m *Manager) writesPastRule(r Rule, c Call) bool {
+func writesPastRule(r Rule, c Call) bool {
 	return c.Type == TypeShellAction && !strings.Contains(r.Command, ">") && shell.WritesFiles(c.Command)
 }
 

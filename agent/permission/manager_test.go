@@ -62,6 +62,8 @@ func TestDefaults(t *testing.T) {
 		{"find", shellCall("find . -name x"), NoMatch},
 		{"cat redirect writes", shellCall("cat a > b"), NoMatch},
 		{"cat to devnull fine", shellCall("cat a 2>/dev/null"), Allow},
+		{"unsplittable never allowed", shellCall("ls $(echo x"), NoMatch},
+		{"dynamic name never allowed", shellCall("$LS -la"), NoMatch},
 		{"opaque never allowed", Call{Type: TypeShellAction, ToolName: ShellTool, Command: "ls", Opaque: true}, NoMatch},
 		{"shell magic not allowed", Call{Type: TypeShellAction, ToolName: ShellMagicTool, Command: "ls"}, NoMatch},
 	}

@@ -2,6 +2,8 @@ package permission
 
 import (
 	"testing"
+
+	"github.com/freeact/desktop/agent/shell"
 )
 
 func TestSuggestPattern(t *testing.T) {
@@ -24,6 +26,8 @@ func TestSuggestPattern(t *testing.T) {
 		{"make", shellCall("make test V=1"), "make test *"},
 		{"plain tool", shellCall("grep -r ipybox tests/"), "grep *"},
 		{"no arguments", shellCall("ls"), "ls"},
+		{"redirect into a file is exact", shellCall("echo hi > out.txt"), "echo hi > out.txt"},
+		{"redirect to devnull is not", shellCall("grep -r x . 2>/dev/null"), "grep *"},
 		{"assignment first", shellCall("X=1 make"), "X=1 make"},
 		{"wildcards escaped when exact", shellCall("X=1 ls *.py"), "X=1 ls [*].py"},
 		{"shell magic whole script", Call{Type: TypeShellAction, ToolName: ShellMagicTool, Command: "cd /tmp\nls *"}, "cd /tmp\nls [*]"},
@@ -82,7 +86,7 @@ func TestParsePattern(t *testing.T) {
 
 // The suggested rule, accepted unedited, allows the call it was made for.
 func FuzzSuggestedRuleMatches(f *testing.F) {
-	for _, s := range []string{"git add x", "ls", "X=1 ls *.py", "grep -r [a] .", "cd /tmp\nls *", "a?b c"} {
+	for _, s := range []string{"git add x", "ls", "X=1 ls *.py", "grep -r [a] .", "cd /tmp\nls *", "a?b c", "cat a > b", "echo $(ls >x)"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -90,13 +94,16 @@ func FuzzSuggestedRuleMatches(f *testing.F) {
 		c := shellCall(cmd)
 		if magic {
 			c.ToolName = ShellMagicTool
+		} else if shell.Split(cmd).Opaque {
+			return // never auto-allowed, whatever the rule
 		}
 		r := ParsePattern(SuggestPattern(c), c)
 		if r.Command == "" {
 			return // an empty command yields no valid rule
 		}
-		if !r.matches(c, "/ws") {
-			t.Fatalf("suggested rule %v does not match %q", r, cmd)
+		// The rule matches, and a redirection does not stop it applying.
+		if !r.matches(c, "/ws") || writesPastRule(r, c) {
+			t.Fatalf("suggested rule %v does not allow %q", r, cmd)
 		}
 		if exact := RuleFor(c); !exact.matches(c, "/ws") {
 			t.Fatalf("RuleFor(%q) = %v does not match it", cmd, exact)

@@ -462,6 +462,9 @@ func (w *walker) plainName(word *syntax.Word) (string, bool) {
 		return "", false
 	}
 	lit, ok := word.Parts[0].(*syntax.Lit)
+	if ok && lit.Value == "[" && w.wordText(word) == "[" {
+		return "[", true // the test command
+	}
 	if !ok || strings.ContainsAny(lit.Value, "\\*?[{") || w.wordText(word) != lit.Value {
 		return "", false
 	}

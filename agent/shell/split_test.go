@@ -61,6 +61,7 @@ func TestSplit(t *testing.T) {
 		{"trap action", "trap 'rm x' EXIT", []string{"trap 'rm x' EXIT", "rm x"}},
 		{"su -c", "su -c 'rm x' root", []string{"su -c 'rm x' root", "rm x"}},
 		{"watch", "watch -n 1 'ls | wc -l'", []string{"watch -n 1 'ls | wc -l'", "ls", "wc -l"}},
+		{"test command", "[ -f x ] && rm x", []string{"[ -f x ]", "rm x"}},
 		{"arithmetic only", "(( x = 1 ))", []string{"(( x = 1 ))"}},
 		{"blank", "  \n ", nil},
 		{"comment only", "# nothing", nil},

@@ -10,11 +10,12 @@ import (
 // >>, >|, &>, &>>, <>), so that a rule written for a read-only command does
 // not also allow it to overwrite files. Duplicating a descriptor (2>&1) and
 // writing to /dev/null, /dev/stdout or /dev/stderr do not count. A command
-// that does not parse counts as writing.
+// that does not parse reports false: Split makes such a line opaque, which
+// is never auto-allowed anyway.
 func WritesFiles(command string) bool {
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return true
+		return false
 	}
 	writes := false
 	syntax.Walk(file, func(n syntax.Node) bool {

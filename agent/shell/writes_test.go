@@ -24,7 +24,7 @@ func TestWritesFiles(t *testing.T) {
 		{"cat <<EOF\nx\nEOF", false},
 		{"echo $(cat a > b)", true},
 		{"cat 'a > b'", false},
-		{`cat "unterminated`, true},
+		{`cat "unterminated`, false},
 	}
 	for _, tt := range tests {
 		if got := WritesFiles(tt.command); got != tt.want {
