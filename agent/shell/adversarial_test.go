@@ -57,6 +57,9 @@ var adversarialCorpus = []string{
 	`builtin eval "rm a"`,
 	`command rm a`,
 	`trap 'rm a' EXIT; ls`,
+	`source <(echo rm a)`,
+	`echo rm a | . /dev/stdin`,
+	`echo rm a | bash /dev/stdin`,
 	// Wrappers.
 	`env X=1 rm a`,
 	`env -i PATH=$PATH X=1 curl b`,

@@ -208,6 +208,12 @@ func (w *walker) call(st *syntax.Stmt, args []*syntax.Word) {
 		w.shellCall(st, args)
 	case base == "eval":
 		w.eval(args[1:])
+	case base == "source" || base == ".":
+		if len(args) > 1 {
+			if v, ok := staticValue(args[1]); !ok || readsStdin(v) {
+				w.s.fail("sources a script only known at run time")
+			}
+		}
 	case base == "trap":
 		w.trap(args[1:])
 	case base == "find":
@@ -238,7 +244,7 @@ func (w *walker) wrapped(name string, args []*syntax.Word, opts wrapperOpts) {
 		case v == "--":
 			i++
 			goto inner
-		case name == "env" && (v == "-S" || strings.HasPrefix(v, "-S") || strings.HasPrefix(v, "--split-string")):
+		case name == "env" && (strings.HasPrefix(v, "-S") || strings.HasPrefix(v, "--split-string")):
 			w.s.fail("env -S splits a string into a command")
 			return
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -267,7 +273,7 @@ inner:
 // script read from stdin is split when it is a literal here-document or
 // here-string, and anything else that hides the script is opaque.
 func (w *walker) shellCall(st *syntax.Stmt, args []*syntax.Word) {
-	hasScriptFile := false
+	script := "" // the script file argument, if any
 	for i := 1; i < len(args); i++ {
 		v, static := staticValue(args[i])
 		if !static {
@@ -275,7 +281,9 @@ func (w *walker) shellCall(st *syntax.Stmt, args []*syntax.Word) {
 			return
 		}
 		if v == "--" {
-			hasScriptFile = i+1 < len(args)
+			if i+1 < len(args) {
+				script, _ = staticValue(args[i+1])
+			}
 			break
 		}
 		if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
@@ -297,10 +305,10 @@ func (w *walker) shellCall(st *syntax.Stmt, args []*syntax.Word) {
 			}
 			continue
 		}
-		hasScriptFile = true
+		script = v
 		break
 	}
-	if hasScriptFile {
+	if script != "" && !readsStdin(script) {
 		return // runs a script file: the command itself is what is approved
 	}
 	// The shell reads its script from stdin.
@@ -435,6 +443,12 @@ func (w *walker) findExec(args []*syntax.Word) {
 		}
 		i = j
 	}
+}
+
+// readsStdin reports script paths that are really a pipe or descriptor.
+func readsStdin(p string) bool {
+	return p == "-" || p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") ||
+		(strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/"))
 }
 
 func isLookup(word *syntax.Word) bool {
