@@ -382,3 +382,33 @@ func writeFile(t *testing.T, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Paths are checked where they really lead: links are followed.
+func TestSymlinks(t *testing.T) {
+	m, ws := openTemp(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "id_rsa"), "secret")
+	writeFile(t, filepath.Join(ws, ".env"), "KEY=1")
+	writeFile(t, filepath.Join(ws, "src", "a.py"), "x")
+	for link, target := range map[string]string{
+		"keys":       outside,
+		"config.txt": filepath.Join(ws, ".env"),
+		"code":       filepath.Join(ws, "src"),
+	} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Skipf("symlinks not available: %v", err)
+		}
+	}
+	for p, want := range map[string]Decision{
+		"keys/id_rsa":             NoMatch, // leads outside the workspace
+		"keys/not-yet-there":      NoMatch,
+		"config.txt":              Ask, // is .env
+		"code/a.py":               Allow,
+		"code/new-file.py":        Allow,
+		filepath.Join(ws, "keys"): NoMatch,
+	} {
+		if got := m.Check(readCall(p)); got != want {
+			t.Errorf("Check(read %s) = %v, want %v", p, got, want)
+		}
+	}
+}

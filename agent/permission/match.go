@@ -149,7 +149,9 @@ func escapePath(p string) string {
 
 // NormalizePath returns p as rules see it: relative to the workspace ws
 // (with forward slashes) when it lies inside it, else absolute. A relative
-// p is taken relative to ws, so "../x" is a path outside it.
+// p is taken relative to ws, so "../x" is a path outside it. Symbolic links
+// are followed as far as the path exists, so a link inside the workspace
+// that points outside it is outside, and a link to .env is .env.
 func NormalizePath(p, ws string) string {
 	if p == "" {
 		return ""
@@ -158,11 +160,29 @@ func NormalizePath(p, ws string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(ws, abs)
 	}
-	abs = filepath.Clean(abs)
+	abs = resolve(filepath.Clean(abs))
+	ws = resolve(ws)
 	if rel, err := filepath.Rel(ws, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(abs)
+}
+
+// resolve follows symbolic links in the longest existing prefix of the
+// clean absolute path p.
+func resolve(p string) string {
+	rest := ""
+	for dir := p; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // PathMatch reports whether the path p of a call in workspace ws matches
