@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -139,8 +140,19 @@ func (c *conn) setHandler(h handler) {
 
 func (c *conn) read() {
 	defer close(c.done)
+	// One read buffer, reused: messages are decoded (and copied) before the
+	// next read. Big outputs arrive as 1 MiB stream messages (see the hooks).
+	var buf bytes.Buffer
 	for {
-		_, data, err := c.ws.ReadMessage()
+		buf.Reset()
+		if buf.Cap() > 4<<20 {
+			buf = bytes.Buffer{}
+		}
+		_, r, err := c.ws.NextReader()
+		if err == nil {
+			_, err = buf.ReadFrom(r)
+		}
+		data := buf.Bytes()
 		if err != nil {
 			c.mu.Lock()
 			h, closing := c.h, c.closing
@@ -154,7 +166,6 @@ func (c *conn) read() {
 		if err := json.Unmarshal(data, m); err != nil {
 			continue // not a protocol message; nothing to route it to
 		}
-		data = nil
 		if m.Channel == "shell" {
 			c.mu.Lock()
 			w := c.waiters[m.parentID()]

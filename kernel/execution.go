@@ -19,7 +19,7 @@ type execution struct {
 	imagesDir string
 
 	mu       sync.Mutex
-	text     strings.Builder
+	pieces   []string // output text in order; joined once by result()
 	images   []string
 	errv     *ExecError
 	cwdReset string
@@ -55,7 +55,9 @@ func (e *execution) quietInterrupt() {
 func (e *execution) result() *Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return &Result{Text: e.text.String(), Images: append([]string(nil), e.images...), Error: e.errv, CwdReset: e.cwdReset}
+	text := strings.Join(e.pieces, "")
+	e.pieces = []string{text}
+	return &Result{Text: text, Images: append([]string(nil), e.images...), Error: e.errv, CwdReset: e.cwdReset}
 }
 
 // emit appends text and forwards it as a chunk.
@@ -68,7 +70,7 @@ func (e *execution) emit(kind ChunkKind, s string) {
 		e.mu.Unlock()
 		return
 	}
-	e.text.WriteString(s)
+	e.pieces = append(e.pieces, s)
 	e.mu.Unlock()
 	if e.onChunk != nil {
 		e.onChunk(Chunk{Kind: kind, Text: s})
@@ -79,11 +81,10 @@ func (e *execution) emit(kind ChunkKind, s string) {
 func (e *execution) notice(s string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.text.Len() > 0 && !strings.HasSuffix(e.text.String(), "\n") {
-		e.text.WriteByte('\n')
+	if n := len(e.pieces); n > 0 && !strings.HasSuffix(e.pieces[n-1], "\n") {
+		e.pieces = append(e.pieces, "\n")
 	}
-	e.text.WriteString(s)
-	e.text.WriteByte('\n')
+	e.pieces = append(e.pieces, s+"\n")
 }
 
 const cwdResetMIME = "application/x.freeact.cwd-reset+json"
@@ -130,6 +131,12 @@ func (e *execution) handle(m *message) {
 			e.emit(ChunkError, formatError(xe))
 		}
 	case "execute_reply":
+		var c struct {
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(m.Content, &c) == nil && c.Status == "aborted" {
+			e.emit(ChunkError, "The kernel aborted this execution without running it.\n")
+		}
 		e.mu.Lock()
 		e.gotReply = true
 		both := e.gotIdle

@@ -213,7 +213,9 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 
 	m, err := c.newMessage("shell", "execute_request", map[string]any{
 		"code": code, "silent": false, "store_history": true,
-		"user_expressions": map[string]any{}, "allow_stdin": true, "stop_on_error": true,
+		// stop_on_error would make ipykernel abort requests arriving shortly
+		// after an error (the next cell); we never queue cells anyway.
+		"user_expressions": map[string]any{}, "allow_stdin": true, "stop_on_error": false,
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("execute: %w", err)

@@ -262,6 +262,9 @@ func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, por
 	}()
 	if err := s.waitReady(ctx); err != nil {
 		s.kill()
+		if strings.Contains(err.Error(), "No module named") {
+			err = fmt.Errorf("%w\nfix: run: %s -m pip install %s", err, opts.Python, strings.Join(Packages, " "))
+		}
 		return nil, err
 	}
 	s.initPool()

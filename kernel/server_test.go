@@ -126,7 +126,7 @@ func TestStartServerErrors(t *testing.T) {
 	}{
 		{"no python", ServerOptions{Dir: t.TempDir()}, "no Python interpreter given"},
 		{"no dir", ServerOptions{Python: bare}, "no state directory"},
-		{"python without jupyter_server", ServerOptions{Python: bare, Dir: t.TempDir()}, "No module named jupyter_server"},
+		{"python without jupyter_server", ServerOptions{Python: bare, Dir: t.TempDir()}, "No module named 'jupyter_server'\nfix: run: " + bare + " -m pip install ipykernel jupyter_server"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -358,6 +358,35 @@ def _pre_execute(*_args):
         ch.capture_parent()
 
 
+def _split_stream_messages(session, limit=1 << 20):
+    """Send stdout/stderr text in messages of at most `limit` characters.
+    ipykernel otherwise sends everything printed within its flush interval
+    as one message, and a tight loop can make that hundreds of megabytes."""
+    orig = session.send
+    if getattr(orig, "_freeact", False):
+        return
+
+    def send(stream, msg_or_type, content=None, parent=None, *args, **kwargs):
+        if isinstance(msg_or_type, dict):  # a prepared message (ipykernel >= 6.2x)
+            is_stream = (msg_or_type.get("header") or {}).get("msg_type") == "stream"
+            body = msg_or_type.get("content")
+            parent = msg_or_type.get("parent_header")
+        else:
+            is_stream = msg_or_type == "stream"
+            body = content
+        text = body.get("text") if is_stream and isinstance(body, dict) else None
+        if not isinstance(text, str) or len(text) <= limit:
+            return orig(stream, msg_or_type, content, parent, *args, **kwargs)
+        msg = None
+        for i in range(0, len(text), limit):
+            piece = session.msg("stream", dict(body, text=text[i : i + limit]), parent=parent)
+            msg = orig(stream, piece, None, None, *args, **kwargs)
+        return msg
+
+    send._freeact = True
+    session.send = send
+
+
 def configure(workspace=None, timeout=None):
     """Set the workspace the cwd returns to after each cell and the default
     deadline (seconds) of host requests."""
@@ -392,6 +421,8 @@ def load_ipython_extension(ip):
     ip.system = ip.system_piped
     ip.getoutput = _wrap_getoutput(ip)
     ip.run_cell_magic = _wrap_run_cell_magic(ip)
+
+    _split_stream_messages(kernel.session)
 
     ip.events.register("pre_execute", _pre_execute)
     ip.events.register("post_run_cell", _post_run_cell)
