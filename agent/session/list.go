@@ -163,7 +163,7 @@ func describe(name, id string, title TitleFunc, sc *scanner) (Info, error) {
 			}
 			return info, &LineError{File: name, Line: lineNo, Err: perr}
 		}
-		if lineNo == 1 {
+		if lines == 1 {
 			info.Created = parseTS(env.Meta.TS)
 		}
 		if title == nil {

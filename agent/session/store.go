@@ -146,7 +146,16 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 	if err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
+	end, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", f.Name(), err)
+	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
+		// Take back a partial write (a full disk) so the next append does
+		// not follow half a line.
+		if terr := f.Truncate(end); terr == nil {
+			_, _ = f.Seek(end, io.SeekStart)
+		}
 		return fmt.Errorf("append to %s: %w", f.Name(), err)
 	}
 	if agentID == MainAgent {
