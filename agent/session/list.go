@@ -93,7 +93,7 @@ func describeFast(dir, id string, title TitleFunc, sc *scanner) (Info, error) {
 	if err != nil {
 		return Info{ID: id}, err
 	}
-	sum, ok := readSummary(dir, st.Size())
+	sum, ok := readSummary(dir, st)
 	if !ok {
 		return describe(name, id, title, sc)
 	}

@@ -146,7 +146,7 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 	if err != nil {
 		return fmt.Errorf("append to session %s: %w", s.id, err)
 	}
-	end, err := f.Seek(0, io.SeekCurrent)
+	end, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", f.Name(), err)
 	}
@@ -159,11 +159,21 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 		return fmt.Errorf("append to %s: %w", f.Name(), err)
 	}
 	if agentID == MainAgent {
-		s.summary.add(int64(buf.Len()), len(msgs), ts)
 		// The summary only speeds up List, which checks it against the
-		// file size and reads the file when they differ: a failed write
+		// file and reads the file when they differ: failing to update it
 		// costs speed, not correctness.
-		_ = s.summary.save(s.dir)
+		st, err := f.Stat()
+		switch {
+		case err != nil:
+			s.summary = nil
+		case s.summary != nil && s.summary.Size == end:
+			s.summary.add(st, len(msgs), ts)
+		default: // the file changed behind our back: count again
+			s.summary, _ = loadSummary(s.dir, f.Name())
+		}
+		if s.summary != nil {
+			_ = s.summary.save(s.dir)
+		}
 	}
 	return nil
 }
@@ -187,12 +197,7 @@ func (s *Store[M]) open(agentID string) (*os.File, error) {
 		return nil, fmt.Errorf("repair %s: %w", f.Name(), err)
 	}
 	if agentID == MainAgent {
-		sum, err := loadSummary(s.dir, f.Name())
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		s.summary = sum
+		s.summary, _ = loadSummary(s.dir, f.Name()) // nil: rebuilt on the next append
 	}
 	s.files[agentID] = f
 	return f, nil

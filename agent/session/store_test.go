@@ -390,19 +390,39 @@ func TestListStaleSummary(t *testing.T) {
 	if err := s2.Append(MainAgent, msg{"user", "more"}); err != nil {
 		t.Fatal(err)
 	}
-	sum, ok := readSummary(s2.Dir(), fileSize(t, s2.File(MainAgent)))
+	sum, ok := readSummary(s2.Dir(), fileInfo(t, s2.File(MainAgent)))
 	if !ok || sum.Messages != 4 {
 		t.Fatalf("summary after append = %+v, %v", sum, ok)
 	}
+	// Another writer appends while the store is open: the store's next
+	// append goes after it, and its summary counts both.
+	f, err = os.OpenFile(s2.File(MainAgent), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line(1, "2030-01-02T00:00:00.000000+00:00") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := s2.Append(MainAgent, msg{"model", "last"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s2.Load(MainAgent)
+	if err != nil || len(got) != 6 || got[5].Text != "last" {
+		t.Fatalf("after a foreign append: %v, %v", got, err)
+	}
+	if sum, ok := readSummary(s2.Dir(), fileInfo(t, s2.File(MainAgent))); !ok || sum.Messages != 6 {
+		t.Fatalf("summary after a foreign append = %+v, %v", sum, ok)
+	}
 }
 
-func fileSize(t *testing.T, name string) int64 {
+func fileInfo(t *testing.T, name string) os.FileInfo {
 	t.Helper()
 	st, err := os.Stat(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.Size()
+	return st
 }
 
 func FuzzLoad(f *testing.F) {

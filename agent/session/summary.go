@@ -8,25 +8,26 @@ import (
 
 // summaryFile sits next to main.jsonl and describes it, so that listing
 // sessions does not read every file in full. It is a cache: List trusts it
-// only while its size equals the file's size.
+// only while the file's size and modification time are those it records.
 const summaryFile = ".main-summary.json"
 
 type summary struct {
 	Size       int64  `json:"size"`
+	ModTime    int64  `json:"mtime_ns"`
 	Messages   int    `json:"messages"`
 	Created    string `json:"created"`
 	LastActive string `json:"last_active"`
 }
 
-// readSummary returns the summary of the session in dir when it matches a
-// main file of the given size.
-func readSummary(dir string, size int64) (*summary, bool) {
+// readSummary returns the summary of the session in dir when it matches
+// the main file's current state st.
+func readSummary(dir string, st os.FileInfo) (*summary, bool) {
 	data, err := os.ReadFile(filepath.Join(dir, summaryFile))
 	if err != nil {
 		return nil, false
 	}
 	var s summary
-	if json.Unmarshal(data, &s) != nil || s.Size != size {
+	if json.Unmarshal(data, &s) != nil || s.Size != st.Size() || s.ModTime != st.ModTime().UnixNano() {
 		return nil, false
 	}
 	return &s, true
@@ -39,23 +40,28 @@ func loadSummary(dir, name string) (*summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := readSummary(dir, st.Size()); ok {
+	if s, ok := readSummary(dir, st); ok {
 		return s, nil
 	}
 	info, err := describe(name, filepath.Base(dir), nil, newScanner(32<<10))
 	if err != nil {
 		return nil, err
 	}
-	s := &summary{Size: st.Size(), Messages: info.Messages}
+	return summaryOf(st, info), nil
+}
+
+func summaryOf(st os.FileInfo, info Info) *summary {
+	s := &summary{Size: st.Size(), ModTime: st.ModTime().UnixNano(), Messages: info.Messages}
 	if info.Messages > 0 {
 		s.Created = info.Created.Format(TimeFormat)
 		s.LastActive = info.LastActive.Format(TimeFormat)
 	}
-	return s, nil
+	return s
 }
 
-func (s *summary) add(bytes int64, messages int, ts string) {
-	s.Size += bytes
+// add records messages appended at ts; st is the file after the write.
+func (s *summary) add(st os.FileInfo, messages int, ts string) {
+	s.Size, s.ModTime = st.Size(), st.ModTime().UnixNano()
 	s.Messages += messages
 	if s.Created == "" {
 		s.Created = ts
