@@ -120,7 +120,9 @@ var subcommandTools = map[string]bool{
 //     "cmd *"; a command without arguments, or one that redirects output
 //     into a file, is suggested as written;
 //   - a %%bash script: the whole script, wildcards in it escaped;
-//   - a file operation: "<tool_name> <path>";
+//   - a file operation: "<tool_name> <path>", with wildcards in the path
+//     escaped; give the path relative to the workspace (Manager.Suggest
+//     does that), as rules compare paths inside it relative to it;
 //   - anything else: the tool name.
 func SuggestPattern(c Call) string {
 	switch c.Type {
@@ -137,7 +139,7 @@ func SuggestPattern(c Call) string {
 		}
 		return EscapeGlob(c.Command)
 	case TypeFileRead, TypeFileWrite, TypeFileEdit:
-		return c.ToolName + " " + c.Path
+		return c.ToolName + " " + escapePath(c.Path)
 	default:
 		return c.ToolName
 	}

@@ -122,6 +122,16 @@ func (m *Manager) Check(c Call) Decision {
 	return NoMatch
 }
 
+// Suggest is SuggestPattern with a file path made relative to the
+// workspace first (when it lies inside it), so the suggested rule matches
+// the call it was made for.
+func (m *Manager) Suggest(c Call) string {
+	if isFileType(c.Type) {
+		c.Path = NormalizePath(c.Path, m.workspace)
+	}
+	return SuggestPattern(c)
+}
+
 // IsAllowed reports whether c may run without asking.
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
 

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/freeact/desktop/agent/shell"
@@ -109,6 +110,31 @@ func FuzzSuggestedRuleMatches(f *testing.F) {
 			t.Fatalf("RuleFor(%q) = %v does not match it", cmd, exact)
 		}
 	})
+}
+
+// An approval answered "Always" with the unedited suggestion allows the
+// same call next time, for file paths given in any form.
+func TestSuggestedFileRuleAllows(t *testing.T) {
+	m, ws := openTemp(t)
+	for _, c := range []Call{
+		{Type: TypeFileWrite, ToolName: "filesystem_write_text_file", Path: filepath.Join(ws, "src", "main.py")},
+		{Type: TypeFileWrite, ToolName: "filesystem_write_text_file", Path: "docs/[draft] *.md"},
+		{Type: TypeFileEdit, ToolName: "filesystem_edit_text_file", Path: "./a/../b.txt"},
+		{Type: TypeFileWrite, ToolName: "filesystem_write_text_file", Path: "/tmp/outside.txt"},
+	} {
+		if m.IsAllowed(c) {
+			t.Fatalf("%+v allowed before any answer", c)
+		}
+		if err := m.AllowAlways(ParsePattern(m.Suggest(c), c)); err != nil {
+			t.Fatal(err)
+		}
+		if !m.IsAllowed(c) {
+			t.Errorf("suggested rule %q does not allow %+v", m.Suggest(c), c)
+		}
+	}
+	if got := m.Suggest(Call{Type: TypeFileRead, ToolName: "filesystem_read_text_file", Path: filepath.Join(ws, "a.txt")}); got != "filesystem_read_text_file a.txt" {
+		t.Errorf("Suggest = %q", got)
+	}
 }
 
 func TestRuleForFiles(t *testing.T) {
