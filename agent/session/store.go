@@ -240,16 +240,24 @@ func parseErr(line []byte) error {
 	return err
 }
 
-// Sync flushes every file written so far to stable storage. Call it at the
-// end of a turn.
+// Sync flushes every file written so far, and the session folder that
+// lists them, to stable storage. Call it at the end of a turn.
 func (s *Store[M]) Sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.files) == 0 {
+		return nil
+	}
 	var errs []error
 	for _, f := range s.files {
 		if err := f.Sync(); err != nil {
 			errs = append(errs, fmt.Errorf("sync %s: %w", f.Name(), err))
 		}
+	}
+	if d, err := os.Open(s.dir); err == nil {
+		// Some systems cannot sync a directory; the files are what matter.
+		_ = d.Sync()
+		d.Close()
 	}
 	return errors.Join(errs...)
 }
