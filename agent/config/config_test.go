@@ -350,3 +350,24 @@ func TestAgentsMDAndPaths(t *testing.T) {
 		t.Fatalf("default images dir %s", c.ImagesDir())
 	}
 }
+
+// Every field of Options is a key ParseOptions accepts, and the other way
+// round, so a new field cannot be forgotten in either place.
+func TestKeysCoverOptions(t *testing.T) {
+	var fields []string
+	for f := range reflect.TypeFor[Options]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fields = append(fields, name)
+	}
+	if got := strings.Join(fields, ", "); got != knownKeys() {
+		t.Fatalf("Options fields %s\ndiffer from keys %s", got, knownKeys())
+	}
+	// Each key decodes into the field with its name.
+	var o Options
+	v := reflect.ValueOf(&o).Elem()
+	for i, k := range keys {
+		if got, want := reflect.ValueOf(k.dst(&o)).Pointer(), v.Field(i).Addr().Pointer(); got != want {
+			t.Errorf("key %s decodes into field %d, not into %s", k.name, i, v.Type().Field(i).Name)
+		}
+	}
+}
