@@ -311,11 +311,13 @@ func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
 	return err
 }
 
+// interruptConn signals the kernel, then ends pending host requests. In
+// this order the cell sees the KeyboardInterrupt, not a failed request.
 func (k *Kernel) interruptConn(c *conn) {
-	k.cancelCallbacks()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = c.interrupt(ctx)
+	k.cancelCallbacks()
 }
 
 // cancelCallbacks ends the contexts of host requests in flight.
@@ -332,8 +334,9 @@ func (k *Kernel) Interrupt(ctx context.Context) error {
 	k.mu.Lock()
 	c := k.c
 	k.mu.Unlock()
+	err := c.interrupt(ctx)
 	k.cancelCallbacks()
-	return c.interrupt(ctx)
+	return err
 }
 
 // Restart restarts the kernel process: all state is lost. The kernel id stays.
