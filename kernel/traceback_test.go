@@ -47,7 +47,9 @@ var tracebackCells = map[string]string{
 func captureTracebacks(t *testing.T, version, py string) {
 	s := sharedServer(t, py)
 	h := &testHost{
-		tool:    func(context.Context, string, string, json.RawMessage) (json.RawMessage, error) { return nil, os.ErrPermission },
+		tool: func(context.Context, string, string, json.RawMessage) (json.RawMessage, error) {
+			return nil, os.ErrPermission
+		},
 		approve: func(ctx context.Context, _ ShellRequest) (bool, error) { <-ctx.Done(); return false, ctx.Err() },
 	}
 	k := startKernel(t, s, KernelOptions{Host: h, CallbackTimeout: 200e6})
