@@ -60,6 +60,9 @@ var adversarialCorpus = []string{
 	`source <(echo rm a)`,
 	`echo rm a | . /dev/stdin`,
 	`echo rm a | bash /dev/stdin`,
+	"shopt -s expand_aliases\nalias ls='rm a'\nls",
+	"shopt -s expand_aliases\nalias x=\"curl b\" y='wc -l'\nx | y",
+	"shopt -s expand_aliases; x=rm\nalias ls=\"$x a\"\nls",
 	// Wrappers.
 	`env X=1 rm a`,
 	`env -i PATH=$PATH X=1 curl b`,

@@ -13,16 +13,17 @@
 //   - wrappers (env, sudo, nohup, timeout, xargs, nice, exec, command,
 //     find -exec, ...): the wrapped command is returned in addition to the
 //     whole command, so a rule for the wrapped program applies to it;
-//   - shells given a literal script (bash -c '...', sh -c, eval with literal
-//     words, a shell reading a literal here-document or here-string): the
-//     script is split and its commands are returned in addition to the
-//     whole command.
+//   - shells given a literal script (bash -c '...', sh -c, su -c, eval
+//     with literal words, trap and alias bodies, a shell reading a literal
+//     here-document or here-string): the script is split and its commands
+//     are returned in addition to the whole command.
 //
 // Anything that could hide execution and cannot be split safely makes the
 // whole line one opaque command (Result.Opaque): a line that does not parse,
 // a command name that is not a plain word ($CMD, "$(...)", quoted or escaped
-// names), a shell script built at run time (bash -c "$x", eval "$x"), a shell
-// reading its script from a pipe or a file, env -S, or nesting deeper than
-// a fixed limit. An opaque line must be asked as a whole and never
+// names), a shell script built at run time (bash -c "$x", eval "$x",
+// alias x="$y"), a shell reading its script from a pipe, a file or a
+// descriptor (curl | sh, source <(...)), env -S, a non-POSIX shell (fish -c),
+// or nesting deeper than a fixed limit. An opaque line must be asked as a whole and never
 // auto-allowed by a rule.
 package shell

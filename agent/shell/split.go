@@ -216,6 +216,8 @@ func (w *walker) call(st *syntax.Stmt, args []*syntax.Word) {
 		}
 	case base == "trap":
 		w.trap(args[1:])
+	case base == "alias":
+		w.alias(args[1:])
 	case base == "find":
 		w.findExec(args[1:])
 	case base == "watch":
@@ -399,6 +401,21 @@ func (w *walker) trap(args []*syntax.Word) {
 		return // -l, -p: listing only
 	}
 	w.s.split(v, w.depth+1)
+}
+
+// alias defines text that runs in place of a command name later in the
+// script (bash expands aliases when expand_aliases is on).
+func (w *walker) alias(args []*syntax.Word) {
+	for _, a := range args {
+		v, ok := staticValue(a)
+		if !ok {
+			w.s.fail("alias of text only known at run time")
+			return
+		}
+		if _, body, found := strings.Cut(v, "="); found {
+			w.s.split(body, w.depth+1)
+		}
+	}
 }
 
 // watch runs its (joined) arguments through sh -c.

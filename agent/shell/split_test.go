@@ -60,6 +60,7 @@ func TestSplit(t *testing.T) {
 		{"eval literal", "eval 'ls && rm y'", []string{"eval 'ls && rm y'", "ls", "rm y"}},
 		{"eval words joined", "eval rm y", []string{"eval rm y", "rm y"}},
 		{"trap action", "trap 'rm x' EXIT", []string{"trap 'rm x' EXIT", "rm x"}},
+		{"alias body", "alias ll='ls -l' rmx=\"rm x\"", []string{"alias ll='ls -l' rmx=\"rm x\"", "ls -l", "rm x"}},
 		{"su -c", "su -c 'rm x' root", []string{"su -c 'rm x' root", "rm x"}},
 		{"watch", "watch -n 1 'ls | wc -l'", []string{"watch -n 1 'ls | wc -l'", "ls", "wc -l"}},
 		{"test command", "[ -f x ] && rm x", []string{"[ -f x ]", "rm x"}},
@@ -105,6 +106,7 @@ func TestSplitOpaque(t *testing.T) {
 		{"dynamic wrapped", `sudo "$@"`, "only known at run time"},
 		{"non-posix shell", "fish -c 'rm x'", "not split"},
 		{"trap dynamic", `trap "$cleanup" EXIT`, "trap action"},
+		{"alias dynamic", `alias ls="$x a"`, "alias of text"},
 		{"too deep", strings.Repeat("eval ", 1) + nested(10), "nested too deeply"},
 	}
 	for _, tt := range tests {

@@ -7,8 +7,10 @@ import (
 )
 
 // WritesFiles reports whether command redirects output into a file (>,
-// >>, >|, &>, &>>, <>), so that a rule written for a read-only command does
-// not also allow it to overwrite files. Duplicating a descriptor (2>&1) and
+// >>, >|, &>, &>>, <>) or redirects anything to or from bash's network
+// pseudo-files (/dev/tcp/..., /dev/udp/...), so that a rule written for a
+// read-only command does not also allow it to overwrite files or talk to
+// the network. Duplicating a descriptor (2>&1) and
 // writing to /dev/null, /dev/stdout or /dev/stderr do not count. A command
 // that does not parse reports false: Split makes such a line opaque, which
 // is never auto-allowed anyway.
@@ -22,6 +24,10 @@ func WritesFiles(command string) bool {
 		r, ok := n.(*syntax.Redirect)
 		if !ok || writes {
 			return !writes
+		}
+		if target, static := staticValue(r.Word); !static && r.Op == syntax.RdrIn || static && isNetwork(target) {
+			writes = true
+			return false
 		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob,
@@ -39,6 +45,10 @@ func WritesFiles(command string) bool {
 		return true
 	})
 	return writes
+}
+
+func isNetwork(target string) bool {
+	return strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/")
 }
 
 var harmlessTarget = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}

@@ -21,6 +21,9 @@ func TestWritesFiles(t *testing.T) {
 		{"cat a > /dev/null 2>&1", false},
 		{"cat a 2>/dev/stderr", false},
 		{"cat < a", false},
+		{"cat < /dev/tcp/example.com/80", true},
+		{"cat a 3<> /dev/udp/h/53", true},
+		{"cat < $SOURCE", true}, // could be /dev/tcp/...
 		{"cat <<EOF\nx\nEOF", false},
 		{"echo $(cat a > b)", true},
 		{"cat 'a > b'", false},
