@@ -16,20 +16,13 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of agent.json's tool_result_inline_max_bytes and
-// tool_result_preview_chars.
-const (
-	DefaultInlineMaxBytes = 32768
-	DefaultPreviewChars   = 2048
-)
-
 // Offloader saves tool results larger than MaxInlineBytes to files in Dir
 // and gives the model a notice in their place.
 type Offloader struct {
 	Dir            string // where results go, normally Store.ResultsDir()
 	Workspace      string // notices name files relative to it
-	MaxInlineBytes int    // results above this size are offloaded
-	PreviewChars   int    // characters of preview, split between head and tail
+	MaxInlineBytes int    // results above this size are offloaded (tool_result_inline_max_bytes)
+	PreviewChars   int    // characters of preview, split between head and tail (tool_result_preview_chars)
 }
 
 // Text offloads a text result to a .txt file when it is larger than the
