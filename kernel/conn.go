@@ -104,7 +104,8 @@ func (s *Server) deleteKernel(id string) {
 
 // dial opens the channels websocket of kernel id.
 func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
-	u := *s.base
+	ep := s.ep.Load()
+	u := *ep.base
 	if u.Scheme == "https" {
 		u.Scheme = "wss"
 	} else {
@@ -119,7 +120,7 @@ func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
 		ReadBufferSize:   64 << 10,
 		WriteBufferSize:  64 << 10,
 	}
-	hdr := http.Header{"Authorization": {"token " + s.token}}
+	hdr := http.Header{"Authorization": {"token " + ep.token}}
 	ws, resp, err := d.DialContext(ctx, u.String(), hdr)
 	if err != nil {
 		if resp != nil {

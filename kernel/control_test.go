@@ -225,28 +225,41 @@ func TestKernelDeath(t *testing.T) {
 	}
 }
 
+// TestServerKilledMidCell: the running cell fails with a clear error; the
+// next execution relaunches the local server and runs in a fresh kernel.
 func TestServerKilledMidCell(t *testing.T) {
 	py := newPython(t)
-	s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir()})
+	dir := t.TempDir()
+	s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	k := startKernel(t, s, KernelOptions{})
-	kpid := pidOf(t, k)
+	h := &testHost{}
+	k := startKernel(t, s, KernelOptions{Host: h})
+	run(t, k, "x = 1")
+	kpid, spid := pidOf(t, k), s.PID()
 	go func() {
 		time.Sleep(500 * time.Millisecond)
-		syscall.Kill(-s.PID(), syscall.SIGKILL)
+		syscall.Kill(-spid, syscall.SIGKILL)
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err = k.Execute(ctx, "import time; time.sleep(30)", nil)
 	if !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("want ErrConnectionLost, got %v", err)
 	}
-	_, err = k.Execute(ctx, "1", nil)
-	if err == nil || !strings.Contains(err.Error(), "server has exited") {
-		t.Fatalf("next execution: want a clear error, got %v", err)
-	}
 	waitGone(t, "orphaned kernel", kpid, 5*time.Second)
+	res, err := k.Execute(ctx, "x", nil)
+	if err != nil || res.Error == nil || res.Error.Name != "NameError" {
+		t.Fatalf("next execution should run in a fresh kernel: %+v %v", res, err)
+	}
+	if s.PID() == spid {
+		t.Fatal("server was not relaunched")
+	}
+	if res := run(t, k, "!echo hooks"); !strings.Contains(res.Text, "hooks") || len(h.commands()) != 1 {
+		t.Fatalf("hooks missing after relaunch: %q", res.Text)
+	}
+	s.Close()
+	waitNoProcesses(t, dir, 2*time.Second)
 }

@@ -403,10 +403,13 @@ func (k *Kernel) replace(ctx context.Context) error {
 	k.mu.Unlock()
 	go old.shutdown(context.Background())
 	c, err := k.srv.takeConn(ctx)
-	if err != nil {
-		if k.srv.exitedWithin(time.Second) {
-			return errors.New("start fresh kernel: the local Jupyter server has exited; start a new server")
+	if err != nil && k.srv.exitedWithin(time.Second) {
+		if rerr := k.srv.relaunch(ctx); rerr != nil {
+			return fmt.Errorf("start fresh kernel: %w", rerr)
 		}
+		c, err = k.srv.takeConn(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("start fresh kernel: %w", err)
 	}
 	if err := k.attach(ctx, c); err != nil {

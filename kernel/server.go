@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -62,22 +63,34 @@ type RemoteOptions struct {
 // Server is a Jupyter server: one we started (local) or one we connect to
 // (remote). Kernels are started from it.
 type Server struct {
-	base       *url.URL
-	token      string
 	http       *http.Client
 	tls        *tls.Config
 	kernelName string
 	warm       bool
+	local      *ServerOptions // nil for a remote server
 
+	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
+
+	mu       sync.Mutex
+	launchMu sync.Mutex       // one relaunch at a time
+	spare    chan spareKernel // at most one spare kernel (warm pool)
+	closed   bool
+	live     map[string]*Kernel
+	wg       sync.WaitGroup
+}
+
+// endpoint is where the server answers; for a local server also its process.
+type endpoint struct {
+	base  *url.URL
+	token string
+	proc  *process // nil for a remote server
+}
+
+// process is a running local jupyter_server.
+type process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	logTail *tailBuffer
-
-	mu     sync.Mutex
-	spare  chan spareKernel // at most one spare kernel (warm pool)
-	closed bool
-	live   map[string]*Kernel
-	wg     sync.WaitGroup
 }
 
 type spareKernel struct {
@@ -86,17 +99,17 @@ type spareKernel struct {
 }
 
 // URL is the server's base URL.
-func (s *Server) URL() string { return s.base.String() }
+func (s *Server) URL() string { return s.ep.Load().base.String() }
 
 // Token is the server's auth token.
-func (s *Server) Token() string { return s.token }
+func (s *Server) Token() string { return s.ep.Load().token }
 
 // PID is the local server's process id, or 0 for a remote server.
 func (s *Server) PID() int {
-	if s.cmd == nil {
-		return 0
+	if p := s.ep.Load().proc; p != nil {
+		return p.cmd.Process.Pid
 	}
-	return s.cmd.Process.Pid
+	return 0
 }
 
 func randomHex(n int) string {
@@ -180,12 +193,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
-	dirs := map[string]string{
-		"JUPYTER_CONFIG_DIR":  filepath.Join(opts.Dir, "config"),
-		"JUPYTER_DATA_DIR":    filepath.Join(opts.Dir, "data"),
-		"JUPYTER_RUNTIME_DIR": filepath.Join(opts.Dir, "runtime"),
-		"IPYTHONDIR":          filepath.Join(opts.Dir, "ipython"),
-	}
+	dirs := jupyterDirs(opts.Dir)
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("start jupyter server: %w", err)
@@ -198,32 +206,51 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("start jupyter server: write kernelspec: %w", err)
 	}
 
-	token := randomHex(24)
+	s := &Server{
+		http:       &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
+		kernelName: kernelName,
+		warm:       opts.WarmPool,
+		local:      &opts,
+		live:       map[string]*Kernel{},
+	}
+	ep, err := s.launch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("start jupyter server: %w", err)
+	}
+	s.ep.Store(ep)
+	s.initPool()
+	return s, nil
+}
+
+// launch starts the local server process on a free port with a new token
+// and waits until it answers.
+func (s *Server) launch(ctx context.Context) (*endpoint, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		port, err := freePort()
 		if err != nil {
-			return nil, fmt.Errorf("start jupyter server: find a free port: %w", err)
+			return nil, fmt.Errorf("find a free port: %w", err)
 		}
-		s, err := launch(ctx, opts, dirs, port, token)
+		ep, err := s.launchOn(ctx, port, randomHex(24))
 		if err == nil {
-			return s, nil
+			return ep, nil
 		}
 		lastErr = err
 		if ctx.Err() != nil || !strings.Contains(err.Error(), "address already in use") {
 			break
 		}
 	}
-	return nil, fmt.Errorf("start jupyter server: %w", lastErr)
+	return nil, lastErr
 }
 
-func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, port int, token string) (*Server, error) {
+func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoint, error) {
+	opts := s.local
 	cmd := exec.Command(opts.Python, "-c", serverBootstrap,
 		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--ServerApp.root_dir="+opts.Root)
 	cmd.Dir = opts.Root
 	env := os.Environ()
-	for k, v := range dirs {
+	for k, v := range jupyterDirs(opts.Dir) {
 		env = append(env, k+"="+v)
 	}
 	// The token travels in the environment, not argv (visible in ps).
@@ -245,51 +272,78 @@ func launch(ctx context.Context, opts ServerOptions, dirs map[string]string, por
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("run %s (jupyter_server): %w", opts.Python, err)
 	}
-	s := &Server{
-		base:       &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port), Path: "/"},
-		token:      token,
-		http:       &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
-		kernelName: kernelName,
-		warm:       opts.WarmPool,
-		cmd:        cmd,
-		exited:     make(chan struct{}),
-		logTail:    tail,
-		live:       map[string]*Kernel{},
-	}
+	p := &process{cmd: cmd, exited: make(chan struct{}), logTail: tail}
 	go func() {
 		_ = cmd.Wait()
-		close(s.exited)
+		close(p.exited)
 	}()
-	if err := s.waitReady(ctx); err != nil {
-		s.kill()
+	ep := &endpoint{base: &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port), Path: "/"}, token: token, proc: p}
+	if err := s.waitReady(ctx, ep); err != nil {
+		p.kill()
 		if strings.Contains(err.Error(), "No module named") {
 			err = fmt.Errorf("%w\nfix: run: %s -m pip install %s", err, opts.Python, strings.Join(Packages, " "))
 		}
 		return nil, err
 	}
-	s.initPool()
-	return s, nil
+	return ep, nil
 }
 
-func (s *Server) waitReady(ctx context.Context) error {
+// relaunch starts a new local server process when the current one has
+// exited (crashed or killed), so kernels can be replaced on it.
+func (s *Server) relaunch(ctx context.Context) error {
+	s.launchMu.Lock()
+	defer s.launchMu.Unlock()
+	old := s.ep.Load()
+	if old.proc == nil {
+		return errors.New("the remote Jupyter server is not reachable")
+	}
+	select {
+	case <-old.proc.exited:
+	default:
+		return nil // still running (or already relaunched)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("server is closed")
+	}
+	ep, err := s.launch(ctx)
+	if err != nil {
+		return fmt.Errorf("restart the local Jupyter server (it had exited): %w", err)
+	}
+	s.ep.Store(ep)
+	return nil
+}
+
+func jupyterDirs(dir string) map[string]string {
+	return map[string]string{
+		"JUPYTER_CONFIG_DIR":  filepath.Join(dir, "config"),
+		"JUPYTER_DATA_DIR":    filepath.Join(dir, "data"),
+		"JUPYTER_RUNTIME_DIR": filepath.Join(dir, "runtime"),
+		"IPYTHONDIR":          filepath.Join(dir, "ipython"),
+	}
+}
+
+func (s *Server) waitReady(ctx context.Context, ep *endpoint) error {
 	deadline := time.Now().Add(60 * time.Second)
 	delay := 5 * time.Millisecond
 	for {
 		select {
-		case <-s.exited:
-			return fmt.Errorf("jupyter server exited during startup: %s", lastLines(s.logTail.Bytes(), 12))
+		case <-ep.proc.exited:
+			return fmt.Errorf("jupyter server exited during startup: %s", lastLines(ep.proc.logTail.Bytes(), 12))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
 		}
 		rctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := s.rest(rctx, http.MethodGet, "api/status", nil, nil)
+		err := s.restTo(rctx, ep, http.MethodGet, "api/status", nil, nil)
 		cancel()
 		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("jupyter server not ready after 60 s: %v: %s", err, lastLines(s.logTail.Bytes(), 12))
+			return fmt.Errorf("jupyter server not ready after 60 s: %v: %s", err, lastLines(ep.proc.logTail.Bytes(), 12))
 		}
 		time.Sleep(delay)
 		if delay < 50*time.Millisecond {
@@ -342,14 +396,13 @@ func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
 	s := &Server{
-		base:       u,
-		token:      token,
 		http:       &http.Client{Transport: tr},
 		tls:        opts.TLS,
 		kernelName: opts.KernelName,
 		warm:       opts.WarmPool,
 		live:       map[string]*Kernel{},
 	}
+	s.ep.Store(&endpoint{base: u, token: token})
 	var spec struct {
 		Default string `json:"default"`
 	}
@@ -386,6 +439,10 @@ func (e *HTTPError) Error() string {
 
 // rest does one authenticated JSON request.
 func (s *Server) rest(ctx context.Context, method, path string, body, out any) error {
+	return s.restTo(ctx, s.ep.Load(), method, path, body, out)
+}
+
+func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -394,12 +451,12 @@ func (s *Server) rest(ctx context.Context, method, path string, body, out any) e
 		}
 		rd = bytes.NewReader(b)
 	}
-	u := s.base.ResolveReference(&url.URL{Path: path})
+	u := ep.base.ResolveReference(&url.URL{Path: path})
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+s.token)
+	req.Header.Set("Authorization", "token "+ep.token)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -459,41 +516,36 @@ func (s *Server) Close() error {
 		default:
 		}
 	}
-	if s.cmd != nil {
-		s.kill()
+	s.launchMu.Lock() // wait for a relaunch in progress
+	p := s.ep.Load().proc
+	s.launchMu.Unlock()
+	if p != nil {
+		p.kill()
 	}
 	return nil
 }
 
-// kill stops the local server's process group: SIGTERM, then SIGKILL.
-func (s *Server) kill() {
-	pgid := s.cmd.Process.Pid
+// kill stops the process group: SIGTERM, then SIGKILL.
+func (p *process) kill() {
+	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case <-s.exited:
+	case <-p.exited:
 	case <-time.After(3 * time.Second):
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	<-s.exited
-}
-
-// Exited is closed when the local server process has exited (never for a
-// remote server).
-func (s *Server) Exited() <-chan struct{} {
-	if s.exited == nil {
-		return nil
-	}
-	return s.exited
+	<-p.exited
 }
 
 // exitedWithin reports whether the local server process exits within d
 // (false at once for a remote server).
 func (s *Server) exitedWithin(d time.Duration) bool {
-	if s.exited == nil {
+	p := s.ep.Load().proc
+	if p == nil {
 		return false
 	}
 	select {
-	case <-s.exited:
+	case <-p.exited:
 		return true
 	case <-time.After(d):
 		return false
