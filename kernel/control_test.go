@@ -85,12 +85,16 @@ func TestInterruptShellCommand(t *testing.T) {
 			h := &testHost{requests: make(chan string, 4)}
 			k := startKernel(t, s, KernelOptions{Host: h})
 			done := make(chan *Result, 1)
+			marker := "30.00" + strconv.Itoa(os.Getpid())
 			go func() {
-				res, _ := k.Execute(context.Background(), "!sleep 30", nil)
+				res, _ := k.Execute(context.Background(), "!sleep "+marker, nil)
 				done <- res
 			}()
 			<-h.requests
 			time.Sleep(500 * time.Millisecond) // let sleep start
+			if len(processesMentioning(marker)) == 0 {
+				t.Fatal("the approved sleep is not running")
+			}
 			start := time.Now()
 			if err := k.Interrupt(context.Background()); err != nil {
 				t.Fatal(err)
@@ -101,6 +105,7 @@ func TestInterruptShellCommand(t *testing.T) {
 				t.Fatal("interrupt did not stop !sleep 30")
 			}
 			t.Logf("interrupt took %s", time.Since(start))
+			waitNoProcesses(t, marker, 2*time.Second) // the sleep itself was stopped
 			if res := run(t, k, "print('alive')"); !strings.Contains(res.Text, "alive") {
 				t.Fatalf("kernel unusable after interrupt: %q", res.Text)
 			}

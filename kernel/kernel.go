@@ -66,6 +66,12 @@ type KernelOptions struct {
 	// CallbackTimeout is the deadline of each request from the kernel to the
 	// host; default 24 h.
 	CallbackTimeout time.Duration
+	// Env is set in the kernel's os.environ (and so reaches shell commands)
+	// when it starts; it works for remote kernels too. For variables the
+	// interpreter reads at startup use ServerOptions.KernelEnv.
+	Env map[string]string
+	// PythonPath entries are put first on the kernel's sys.path.
+	PythonPath []string
 }
 
 // ChunkKind tells what a Chunk holds.
@@ -168,9 +174,17 @@ func (s *Server) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 // attach makes c the kernel's connection and configures its hooks.
 func (k *Kernel) attach(ctx context.Context, c *conn) error {
 	c.setHandler(k)
-	ws, _ := json.Marshal(k.opts.Workspace)
-	code := fmt.Sprintf("__import__('freeact_kernel').configure(workspace=%s, timeout=%g)",
-		pyString(ws), k.opts.CallbackTimeout.Seconds())
+	cfg, err := json.Marshal(map[string]any{
+		"workspace":   k.opts.Workspace,
+		"timeout":     k.opts.CallbackTimeout.Seconds(),
+		"env":         k.opts.Env,
+		"python_path": k.opts.PythonPath,
+	})
+	if err != nil {
+		return fmt.Errorf("configure kernel: %w", err)
+	}
+	lit, _ := json.Marshal(string(cfg)) // a JSON string is a Python string literal
+	code := fmt.Sprintf("__import__('freeact_kernel').configure(**__import__('json').loads(%s))", lit)
 	if err := c.executeSilent(ctx, code); err != nil {
 		return fmt.Errorf("configure kernel: %w", err)
 	}
@@ -178,14 +192,6 @@ func (k *Kernel) attach(ctx context.Context, c *conn) error {
 	k.c, k.dead = c, nil
 	k.mu.Unlock()
 	return nil
-}
-
-// pyString turns a JSON string (or null) into a Python literal.
-func pyString(js []byte) string {
-	if string(js) == `""` || string(js) == "null" {
-		return "None"
-	}
-	return string(js)
 }
 
 // ID is the kernel id on the server (it changes when a dead kernel is replaced).

@@ -70,10 +70,10 @@ func TestLocalServer(t *testing.T) {
 	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || len(s.Token()) < 32 {
 		t.Fatalf("url %s token %q", s.URL(), s.Token())
 	}
-	k1 := startKernel(t, s, KernelOptions{})
+	k1 := startKernel(t, s, KernelOptions{Env: map[string]string{"PER_KERNEL": "yes"}, PythonPath: []string{"/opt/per-kernel"}})
 	k2 := startKernel(t, s, KernelOptions{})
 	res := run(t, k1, `import os, sys
-for v in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "FREEACT_TEST_VAR"):
+for v in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "FREEACT_TEST_VAR", "PER_KERNEL"):
     print(v, os.environ.get(v))
 print("PYTHONPATH", sys.path)
 a = 1`)
@@ -82,7 +82,7 @@ a = 1`)
 		"JUPYTER_DATA_DIR " + filepath.Join(dir, "data"),
 		"JUPYTER_RUNTIME_DIR " + filepath.Join(dir, "runtime"),
 		"IPYTHONDIR " + filepath.Join(dir, "ipython"),
-		"FREEACT_TEST_VAR from-env", "/opt/gen",
+		"FREEACT_TEST_VAR from-env", "/opt/gen", "PER_KERNEL yes", "'/opt/per-kernel'",
 	} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("kernel environment lacks %q:\n%s", want, res.Text)
@@ -93,6 +93,9 @@ a = 1`)
 	}
 	if res := run(t, k2, "a"); res.Error == nil {
 		t.Fatal("kernels share state")
+	}
+	if res := run(t, k2, "import os; print(os.environ.get('PER_KERNEL'))"); !strings.Contains(res.Text, "None") {
+		t.Fatalf("per-kernel env leaked into another kernel: %q", res.Text)
 	}
 	// Close leaves nothing: server, both kernels and the warm spare.
 	if len(processesMentioning(dir)) < 3 {

@@ -387,9 +387,15 @@ def _split_stream_messages(session, limit=1 << 20):
     session.send = send
 
 
-def configure(workspace=None, timeout=None):
-    """Set the workspace the cwd returns to after each cell and the default
-    deadline (seconds) of host requests."""
+def configure(workspace=None, timeout=None, env=None, python_path=None):
+    """Set the workspace the cwd returns to after each cell, the default
+    deadline (seconds) of host requests, environment variables and sys.path
+    entries."""
+    for key, value in (env or {}).items():
+        os.environ[key] = value
+    for entry in reversed(python_path or []):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
     if workspace:
         _state["workspace"] = os.path.abspath(workspace)
         os.chdir(_state["workspace"])
