@@ -268,3 +268,28 @@ func TestServerKilledMidCell(t *testing.T) {
 	s.Close()
 	waitNoProcesses(t, dir, 2*time.Second)
 }
+
+func TestCloseDuringExecution(t *testing.T) {
+	s := sharedServer(t, newPython(t))
+	k := startKernel(t, s, KernelOptions{})
+	pid := pidOf(t, k)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := k.Execute(context.Background(), "import time; time.sleep(30)", nil)
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	k.Close()
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("err %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Execute did not return after Close")
+	}
+	waitGone(t, "closed kernel", pid, 5*time.Second)
+	if _, err := k.Execute(context.Background(), "1", nil); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("execute after close: %v", err)
+	}
+}

@@ -3,4 +3,25 @@
 // (or a connection to a remote one), the websocket client and the in-kernel
 // hooks through which running code asks its caller for approvals, tool calls
 // and user input. It knows nothing about agents.
+//
+// Typical use:
+//
+//	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{Python: cfg.Python, Workspace: ws, Provision: true, Progress: show})
+//	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{Python: env.Python, Dir: stateDir, Root: ws, WarmPool: true})
+//	// or: srv, err := kernel.ConnectServer(ctx, url, token, kernel.RemoteOptions{})
+//	k, err := srv.StartKernel(ctx, kernel.KernelOptions{Workspace: ws, Host: host, ExecutionTimeout: 300 * time.Second})
+//	res, err := k.Execute(ctx, code, func(c kernel.Chunk) { ... })
+//	defer srv.Close() // shuts down every kernel and the server process group
+//
+// Code in the kernel reaches the Host (implemented by the caller) for every
+// shell command (`!cmd`, `x = !cmd`, %%bash/%%sh/%%script cells), every
+// programmatic tool call (`from freeact_runtime import call_tool`) and every
+// input()/getpass(). These requests travel on the Jupyter stdin channel: an
+// input_request whose prompt is a marker plus JSON, answered by an
+// input_reply holding JSON (see hooks/freeact_kernel.py), so they work for
+// remote kernels and in a sandbox without network.
+//
+// In the kernel, call_tool raises freeact_runtime.ToolRejected, ToolTimeout
+// or ToolFailed (all ToolCallError); a host request that gets no answer
+// before its deadline raises CallbackTimeout (a TimeoutError).
 package kernel

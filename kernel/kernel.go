@@ -437,9 +437,12 @@ func (k *Kernel) Close() error {
 		return nil
 	}
 	k.closed = true
-	c := k.c
+	c, e := k.c, k.cur
 	k.cbCancel()
 	k.mu.Unlock()
+	if e != nil {
+		e.finish(errors.New("the kernel was closed during the execution"))
+	}
 	c.shutdown(context.Background())
 	k.srv.mu.Lock()
 	delete(k.srv.live, c.id)

@@ -262,10 +262,10 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 		out = io.MultiWriter(tail, opts.Log)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	// Own process group (killed as a whole on Close), and SIGKILL when the
-	// thread that started it dies with our process. Kernels watch the server
-	// (JPY_PARENT_PID) and exit within a second after it is gone.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Own process group (killed as a whole on Close) and, on Linux, SIGKILL
+	// when our process dies. Kernels watch the server (JPY_PARENT_PID) and
+	// exit within a second after it is gone.
+	cmd.SysProcAttr = serverProcAttr()
 	// Kernels inherit the output pipes; do not wait for them after the
 	// server itself has exited.
 	cmd.WaitDelay = 200 * time.Millisecond
