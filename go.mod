@@ -3,6 +3,8 @@ module github.com/freeact/desktop
 go 1.26.0
 
 require (
+	github.com/adrg/xdg v0.5.3
+	github.com/gorilla/websocket v1.5.3
 	github.com/wailsapp/wails/v2 v2.9.2
 	golang.org/x/image v0.47.0
 	mvdan.cc/sh/v3 v3.14.1
@@ -12,7 +14,6 @@ require (
 	cloud.google.com/go v0.116.0 // indirect
 	cloud.google.com/go/auth v0.9.3 // indirect
 	cloud.google.com/go/compute/metadata v0.5.0 // indirect
-	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
@@ -22,7 +23,6 @@ require (
 	github.com/google/s2a-go v0.1.8 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.4 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/jchv/go-winloader v0.0.0-20210711035445-715c2860da7e // indirect
 	github.com/labstack/echo/v4 v4.10.2 // indirect
 	github.com/labstack/gommon v0.4.0 // indirect

@@ -30,7 +30,6 @@ _state = {
     "channel": None,
     "workspace": None,
     "timeout": 86400.0,
-    "orig": {},
 }
 
 
