@@ -20,7 +20,7 @@ mkdir -p "$cache"
 packages=(ipykernel jupyter_server matplotlib numpy pandas)
 
 apt_need=()
-for p in python3 python3-venv python3-pip python3-ipykernel python3-jupyter-server; do
+for p in python3 python3-venv python3-ipykernel python3-jupyter-server; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || apt_need+=("$p")
 done
 if ((${#apt_need[@]})); then
