@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -148,7 +149,7 @@ func (s *Server) StartKernel(ctx context.Context, opts KernelOptions) (*Kernel, 
 		opts.CallbackTimeout = 24 * time.Hour
 	}
 	if opts.ImagesDir == "" && opts.Workspace != "" {
-		opts.ImagesDir = opts.Workspace + "/images"
+		opts.ImagesDir = filepath.Join(opts.Workspace, "images")
 	}
 	k := &Kernel{srv: s, opts: opts, cbChange: make(chan struct{}, 1)}
 	k.cbCtx, k.cbCancel = context.WithCancel(context.Background())
@@ -287,6 +288,17 @@ func (k *Kernel) wait(ctx context.Context, c *conn, e *execution) (timedOut bool
 		select {
 		case <-e.done:
 			return false, e.err
+		case <-c.done:
+			// The reader reports a broken connection before it stops, so
+			// e is normally finished already; this covers a connection
+			// that broke before the execution was registered.
+			select {
+			case <-e.done:
+				return false, e.err
+			default:
+				k.markDead(c, ErrConnectionLost)
+				return false, ErrConnectionLost
+			}
 		case <-k.cbChange:
 			update()
 		case <-timerC:
