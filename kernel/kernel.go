@@ -567,7 +567,6 @@ type callbackRequest struct {
 	Server      string          `json:"server"`
 	Tool        string          `json:"tool"`
 	Args        json.RawMessage `json:"args"`
-	Payload     json.RawMessage `json:"payload"`
 }
 
 type callbackError struct {
@@ -608,8 +607,6 @@ func (k *Kernel) answer(base context.Context, prompt string, password bool) stri
 		return encodeReply(callbackReply{Error: &callbackError{Kind: kind, Message: err.Error()}})
 	}
 	switch req.Kind {
-	case "ping":
-		return encodeReply(callbackReply{OK: true, Result: req.Payload})
 	case "shell":
 		if h == nil {
 			return encodeReply(callbackReply{OK: true, Result: false})

@@ -142,7 +142,6 @@ func FuzzCallbackRequest(f *testing.F) {
 		`{"kind":"shell","command":"ls","timeout":1}`,
 		`{"kind":"tool","server":"s","tool":"t","args":{"a":1}}`,
 		`{"kind":"tool","server":"s","tool":"t","args":null}`,
-		`{"kind":"ping","payload":"x"}`,
 		`{"kind":"nope"}`, `{`, `[]`, `{"kind":"shell","timeout":-5}`,
 	} {
 		f.Add(s)

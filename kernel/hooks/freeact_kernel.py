@@ -222,13 +222,6 @@ def call_tool(server, tool, args=None, timeout=None):
     raise ToolFailed(f"{server}.{tool}: {msg}")
 
 
-def ping(payload=""):
-    """Round trip to the host (used by tests and benchmarks)."""
-    __tracebackhide__ = True
-    reply = _call("ping", payload=payload)
-    return reply.get("result")
-
-
 def _raw_input(prompt=""):
     __tracebackhide__ = True
     _flush()
