@@ -96,7 +96,7 @@ func BenchmarkWarmPoolStart(b *testing.B) {
 		}
 		// The spare finished starting just now; a subagent asks for its
 		// kernel later than that, when the new process has settled.
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 		b.StartTimer()
 		t0 := time.Now()
 		k, err := s.StartKernel(context.Background(), KernelOptions{Workspace: ws})

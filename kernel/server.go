@@ -370,7 +370,9 @@ func writeKernelSpec(dir string, opts ServerOptions) error {
 		env["PYTHONPATH"] = strings.Join(parts, string(os.PathListSeparator))
 	}
 	spec := map[string]any{
-		"argv":           []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}"},
+		// No IPython history database: kernels of one server would share and
+		// lock one SQLite file, and the agent keeps its own record.
+		"argv":           []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"},
 		"display_name":   "freeact",
 		"language":       "python",
 		"env":            env,
