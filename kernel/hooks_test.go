@@ -39,6 +39,8 @@ func TestShellInterception(t *testing.T) {
 				{"composite command", "!echo a && echo b | cat", "echo a && echo b | cat", "", "b", ""},
 				{"getoutput", "out = !echo got-{x}\nprint(out)", "echo got-ex", "", "['got-ex']", ""},
 				{"system call", "get_ipython().system('echo via-system')", "echo via-system", "", "via-system", ""},
+				{"alias magic", "%ls -d /", "ls -F --color -d /", "", "/", ""},
+				{"sx magic", "r = %sx echo sx-out\nprint(r)", "echo sx-out", "", "['sx-out']", ""},
 				{"bash cell", "%%bash\necho cell-$((1+2))\n", "echo cell-$((1+2))\n", "bash", "cell-3", ""},
 				{"sh cell", "%%sh\necho sh-cell\n", "echo sh-cell\n", "sh", "sh-cell", ""},
 				{"script cell", "%%script bash\necho script-cell\n", "echo script-cell\n", "bash", "script-cell", ""},

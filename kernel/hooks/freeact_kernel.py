@@ -298,7 +298,7 @@ def _wrap_getoutput(ip):
 # lazy load would overwrite) the hook sits in run_cell_magic, through which
 # every %%magic cell runs.
 _SCRIPT_MAGICS = {"script", "sh", "bash", "zsh", "csh", "ksh", "fish", "perl", "ruby",
-                  "python", "python2", "python3", "pypy", "node", "js", "javascript"}
+                  "python", "python2", "python3", "pypy", "node"}
 
 
 def _wrap_run_cell_magic(ip):
