@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,14 +270,10 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 	// Kernels inherit the output pipes; do not wait for them after the
 	// server itself has exited.
 	cmd.WaitDelay = 200 * time.Millisecond
-	if err := cmd.Start(); err != nil {
+	p := &process{cmd: cmd, exited: make(chan struct{}), logTail: tail}
+	if err := p.start(); err != nil {
 		return nil, fmt.Errorf("run %s (jupyter_server): %w", opts.Python, err)
 	}
-	p := &process{cmd: cmd, exited: make(chan struct{}), logTail: tail}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
 	ep := &endpoint{base: &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port), Path: "/"}, token: token, proc: p}
 	if err := s.waitReady(ctx, ep); err != nil {
 		p.kill()
@@ -525,6 +522,25 @@ func (s *Server) Close() error {
 		p.kill()
 	}
 	return nil
+}
+
+// start runs the process from a goroutine locked to its OS thread until the
+// process exits: Pdeathsig fires when the *thread* that started the child
+// ends, and Go ends threads whose locked goroutine returns.
+func (p *process) start() error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := p.cmd.Start(); err != nil {
+			errc <- err
+			return
+		}
+		errc <- nil
+		_ = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return <-errc
 }
 
 // kill stops the process group: SIGTERM, then SIGKILL.
