@@ -214,10 +214,17 @@ func (c *conn) newMessage(channel, msgType string, content any, parent *header) 
 	return m, nil
 }
 
+// errTooBig: the message is over the server's websocket message limit;
+// sending it would make the server close the connection.
+var errTooBig = errors.New("message exceeds the Jupyter server's websocket message limit")
+
 func (c *conn) send(m *message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
+	}
+	if int64(len(b)) > c.srv.maxMessage {
+		return fmt.Errorf("send %s of %d bytes: %w (%d bytes)", m.Header.MsgType, len(b), errTooBig, c.srv.maxMessage)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

@@ -229,6 +229,8 @@ threading.Thread(target=later).start()
 	}
 }
 
+// TestLargePayloads sends 12 MiB each way: over tornado's default 10 MiB
+// websocket message limit, so it fails unless the server raised it.
 func TestLargePayloads(t *testing.T) {
 	for name, py := range pythons(t) {
 		t.Run(name, func(t *testing.T) {
@@ -238,11 +240,11 @@ func TestLargePayloads(t *testing.T) {
 				if err := json.Unmarshal(args, &a); err != nil {
 					return nil, err
 				}
-				return json.Marshal(map[string]any{"len": len(a.Data), "back": strings.Repeat("y", 9<<20)})
+				return json.Marshal(map[string]any{"len": len(a.Data), "back": strings.Repeat("y", 12<<20)})
 			}}
 			k := startKernel(t, s, KernelOptions{Host: h})
-			res := run(t, k, "from freeact_runtime import call_tool\nr = call_tool('s', 'big', {'data': 'x' * (9 << 20)})\nprint(r['len'], len(r['back']))")
-			want := fmt.Sprintf("%d %d", 9<<20, 9<<20)
+			res := run(t, k, "from freeact_runtime import call_tool\nr = call_tool('s', 'big', {'data': 'x' * (12 << 20)})\nprint(r['len'], len(r['back']))")
+			want := fmt.Sprintf("%d %d", 12<<20, 12<<20)
 			if !strings.Contains(res.Text, want) {
 				t.Fatalf("output %q error %v, want %q", res.Text, res.Error, want)
 			}

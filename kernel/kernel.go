@@ -542,11 +542,26 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 			k.signalCallbacks()
 		}()
 		value := k.answer(base, req.Prompt, req.Password)
-		reply, err := c.newMessage("stdin", "input_reply", map[string]any{"status": "ok", "value": value}, &m.Header)
-		if err == nil {
-			_ = c.send(reply)
+		err := c.reply(m, value)
+		if errors.Is(err, errTooBig) {
+			// Too big for the server: tell the code instead of breaking
+			// the connection.
+			value = "\x04"
+			if strings.HasPrefix(req.Prompt, marker) {
+				value = encodeReply(callbackReply{Error: &callbackError{Kind: "too_large", Message: err.Error()}})
+			}
+			_ = c.reply(m, value)
 		}
 	}()
+}
+
+// reply answers input_request m with value.
+func (c *conn) reply(m *message, value string) error {
+	r, err := c.newMessage("stdin", "input_reply", map[string]any{"status": "ok", "value": value}, &m.Header)
+	if err != nil {
+		return err
+	}
+	return c.send(r)
 }
 
 func (k *Kernel) signalCallbacks() {

@@ -59,6 +59,11 @@ type RemoteOptions struct {
 	KernelName string
 	// WarmPool keeps one spare kernel started.
 	WarmPool bool
+	// MaxMessageSize is the server's websocket_max_message_size; replies
+	// to the kernel larger than this are turned into errors instead of
+	// being sent (the server would drop the connection). Default 10 MiB,
+	// tornado's default.
+	MaxMessageSize int64
 }
 
 // Server is a Jupyter server: one we started (local) or one we connect to
@@ -68,6 +73,7 @@ type Server struct {
 	tls        *tls.Config
 	kernelName string
 	warm       bool
+	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
@@ -211,6 +217,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		http:       &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
 		kernelName: kernelName,
 		warm:       opts.WarmPool,
+		maxMessage: 1 << 30, // websocket_max_message_size in serverConfig
 		local:      &opts,
 		live:       map[string]*Kernel{},
 	}
@@ -393,12 +400,16 @@ func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = 10 << 20
+	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
 	s := &Server{
 		http:       &http.Client{Transport: tr},
 		tls:        opts.TLS,
 		kernelName: opts.KernelName,
 		warm:       opts.WarmPool,
+		maxMessage: opts.MaxMessageSize,
 		live:       map[string]*Kernel{},
 	}
 	s.ep.Store(&endpoint{base: u, token: token})

@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -300,6 +301,15 @@ func TestRemoteServer(t *testing.T) {
 		}
 		if len(res.Images) != 1 || filepath.Dir(res.Images[0]) != images {
 			t.Fatalf("images %v", res.Images)
+		}
+		// Over the remote server's (default) websocket limit: an error in
+		// the cell, and the connection survives.
+		h.tool = func(context.Context, string, string, json.RawMessage) (json.RawMessage, error) {
+			return json.Marshal(strings.Repeat("z", 11<<20))
+		}
+		res = run(t, k, "from freeact_runtime import ToolFailed\ntry:\n    call_tool('s', 'huge')\nexcept ToolFailed as e:\n    print('failed:', e)")
+		if !strings.Contains(res.Text, "failed: s.huge:") || !strings.Contains(res.Text, "websocket message limit") {
+			t.Fatalf("oversized reply: %q %v", res.Text, res.Error)
 		}
 		pid := pidOf(t, k)
 		k.Close()
