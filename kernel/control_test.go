@@ -293,3 +293,19 @@ func TestCloseDuringExecution(t *testing.T) {
 		t.Fatalf("execute after close: %v", err)
 	}
 }
+
+// A cell that ignores SIGINT cannot be interrupted: after a grace period the
+// kernel is given up and the next execution gets a fresh one.
+func TestUninterruptibleCell(t *testing.T) {
+	s := sharedServer(t, newPython(t))
+	k := startKernel(t, s, KernelOptions{ExecutionTimeout: 500 * time.Millisecond})
+	pid := pidOf(t, k)
+	res, err := k.Execute(context.Background(), "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)", nil)
+	if !errors.Is(err, ErrKernelDied) || res == nil || !res.TimedOut {
+		t.Fatalf("want a timeout and ErrKernelDied, got %+v %v", res, err)
+	}
+	if res := run(t, k, "print('fresh')"); !strings.Contains(res.Text, "fresh") {
+		t.Fatalf("%q", res.Text)
+	}
+	waitGone(t, "stuck kernel", pid, 10*time.Second)
+}

@@ -315,15 +315,18 @@ func (k *Kernel) wait(ctx context.Context, c *conn, e *execution) (timedOut bool
 	}
 }
 
+// interruptGrace is how long an interrupted cell gets to stop.
+const interruptGrace = 3 * time.Second
+
 // waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
 // kernel that ignores SIGINT (stuck in native code) is replaced.
 func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
 	select {
 	case <-e.done:
 		return e.err
-	case <-time.After(5 * time.Second):
+	case <-time.After(interruptGrace):
 	}
-	err := errors.New("the kernel did not respond to an interrupt and was restarted; its state was lost")
+	err := fmt.Errorf("%w (it did not respond to an interrupt and was shut down)", ErrKernelDied)
 	k.markDead(c, err)
 	e.finish(err)
 	return err
