@@ -15,8 +15,10 @@ import (
 	"github.com/adrg/xdg"
 )
 
-// Packages is what a provisioned environment gets from the package index.
-var Packages = []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas"}
+// provisionPackages is what a provisioned environment gets from the package index.
+func provisionPackages() []string {
+	return []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas"}
+}
 
 // Minimum versions the hooks and the client are tested with (Debian 12 ships
 // ipykernel 6.17 and jupyter_server 1.23).
@@ -130,7 +132,7 @@ func ResolveEnv(ctx context.Context, opts EnvOptions) (*Env, error) {
 		msg += " (" + strings.Join(reasons, "; ") + ")"
 	}
 	return nil, fmt.Errorf("%s; fix: set \"python\" in .freeact/agent.json, or run: python3 -m venv .venv && .venv/bin/pip install %s",
-		msg, strings.Join(Packages, " "))
+		msg, strings.Join(provisionPackages(), " "))
 }
 
 const probeScript = `
@@ -170,7 +172,7 @@ func inspectPython(ctx context.Context, py string, src EnvSource) (*Env, error) 
 		return nil, fmt.Errorf("unexpected output from %s: %q", abs, out)
 	}
 	env := &Env{Python: abs, Source: src, PythonVersion: v.Python}
-	fix := fmt.Sprintf("run: %s -m pip install %s", abs, strings.Join(Packages, " "))
+	fix := fmt.Sprintf("run: %s -m pip install %s", abs, strings.Join(provisionPackages(), " "))
 	if !versionAtLeast(v.Python, minPython) {
 		return nil, fmt.Errorf("python %s is too old (need %s or newer); fix: point \"python\" in .freeact/agent.json to a newer interpreter", v.Python, minPython)
 	}
@@ -231,7 +233,7 @@ func versionParts(v string) []int {
 
 // provision creates the app's venv (in a temporary directory renamed into
 // place when complete, so an interrupted install never looks usable) and
-// installs Packages with pip.
+// installs provisionPackages with pip.
 func provision(ctx context.Context, opts EnvOptions) (*Env, error) {
 	report := func(step string, f float64) {
 		if opts.Progress != nil {
@@ -265,15 +267,15 @@ func provision(ctx context.Context, opts EnvOptions) (*Env, error) {
 	}
 	py := filepath.Join(tmp, "bin", "python")
 	args := append([]string{"-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"}, opts.PipArgs...)
-	args = append(args, Packages...)
+	args = append(args, provisionPackages()...)
 	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
-	pr := &pipProgress{report: report, total: len(Packages)}
+	pr := &pipProgress{report: report, total: len(provisionPackages())}
 	cmd.Stdout = pr
 	cmd.Stderr = pr
-	report("installing "+strings.Join(Packages, ", "), 0.1)
+	report("installing "+strings.Join(provisionPackages(), ", "), 0.1)
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("pip install %s: %v: %s", strings.Join(Packages, " "), err, lastLines(pr.tail.Bytes(), 8))
+		return nil, fmt.Errorf("pip install %s: %v: %s", strings.Join(provisionPackages(), " "), err, lastLines(pr.tail.Bytes(), 8))
 	}
 	report("finishing", 0.95)
 	if err := os.RemoveAll(final); err != nil {

@@ -140,7 +140,9 @@ func freePort() (int, error) {
 // is kept on for every accepted connection (the kernel websocket otherwise
 // runs with Nagle on: 40 ms a message); the websocket message limit is
 // raised so large callback replies fit; the iopub rate limits are off so big
-// outputs are not dropped; a dead kernel is noticed within half a second.
+// outputs are not dropped; a dead kernel is noticed within half a second; a
+// kernel that does not exit half a second after a shutdown request (ipykernel
+// 7 sometimes hangs there) gets SIGTERM instead of waiting 2.5 s.
 const serverConfig = `
 import tornado.httpserver as _hs
 import tornado.iostream as _ios
@@ -174,6 +176,7 @@ c.ServerApp.terminals_enabled = False
 c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
 c.MultiKernelManager.default_kernel_name = "freeact"
 c.KernelRestarter.time_to_dead = 0.5
+c.KernelManager.shutdown_wait_time = 1.0
 `
 
 // serverBootstrap is what `python -m jupyter_server` runs, minus the
@@ -285,7 +288,7 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 	if err := s.waitReady(ctx, ep); err != nil {
 		p.kill()
 		if strings.Contains(err.Error(), "No module named") {
-			err = fmt.Errorf("%w\nfix: run: %s -m pip install %s", err, opts.Python, strings.Join(Packages, " "))
+			err = fmt.Errorf("%w\nfix: run: %s -m pip install %s", err, opts.Python, strings.Join(provisionPackages(), " "))
 		}
 		return nil, err
 	}

@@ -13,6 +13,7 @@ IPython extension; ``freeact_runtime`` is the small module generated tool APIs
 import (``call_tool``).
 """
 
+import atexit
 import builtins
 import collections
 import json
@@ -75,8 +76,19 @@ class _Channel:
         self.parent = {}
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
+        self.stopping = False
         self.thread = threading.Thread(target=self._run, name="freeact-stdin", daemon=True)
         self.thread.start()
+
+    def stop(self):
+        """Let go of the stdin socket before ipykernel closes it at exit (a
+        socket still being polled by this thread delays shutdown by seconds)."""
+        self.stopping = True
+        try:
+            os.write(self.wake_w, b"x")
+        except OSError:
+            pass
+        self.thread.join(1.0)
 
     def capture_parent(self):
         """Remember where the current execute_request came from, so requests
@@ -122,9 +134,11 @@ class _Channel:
         poller.register(self.socket, zmq.POLLIN)
         poller.register(self.wake_r, zmq.POLLIN)
         session = self.kernel.session
-        while True:
+        while not self.stopping:
             try:
                 events = dict(poller.poll())
+                if self.stopping:
+                    return
                 if self.wake_r in events:
                     try:
                         os.read(self.wake_r, 4096)
@@ -154,6 +168,8 @@ class _Channel:
                     if slot is not None:
                         slot.value = (reply.get("content") or {}).get("value", "")
                         slot.done.set()
+            except zmq.ContextTerminated:
+                return
             except Exception as e:  # keep serving; a bad message must not stop the channel
                 try:
                     sys.__stderr__.write(f"freeact stdin channel: {e!r}\n")
@@ -403,6 +419,9 @@ def load_ipython_extension(ip):
     kernel = ip.kernel
     _state["channel"] = _Channel(kernel)
     _state["channel"].capture_parent()
+    # atexit runs handlers last-in first-out: this one before ipykernel's
+    # socket cleanup, which was registered when the kernel started.
+    atexit.register(_state["channel"].stop)
 
     # User input goes through the same channel (plain prompts, no marker).
     # ipykernel installs kernel.raw_input/getpass as builtins before each
