@@ -28,13 +28,19 @@ if ((${#apt_need[@]})); then
 		echo "setup-python: need apt packages ${apt_need[*]}; run as root or install them" >&2
 		exit 1
 	fi
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	installed=no
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_need[@]}"; then
+			installed=yes
 			break
 		fi
-		echo "setup-python: apt busy, retrying in 10s" >&2
+		echo "setup-python: apt failed (busy?), retrying in 10s" >&2
 		sleep 10
 	done
+	if [[ $installed != yes ]]; then
+		echo "setup-python: could not install ${apt_need[*]} with apt-get" >&2
+		exit 1
+	fi
 fi
 
 # The base interpreter for the venvs: Debian's own, so the script behaves the
