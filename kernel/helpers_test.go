@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,19 +64,7 @@ func testPath(t testing.TB, env, def, what string, check func(string) bool) stri
 }
 
 func hasModules(py string, mods ...string) bool {
-	args := []string{"-c", "import " + joinComma(mods)}
-	return exec.Command(py, args...).Run() == nil
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, m := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += m
-	}
-	return out
+	return exec.Command(py, "-c", "import "+strings.Join(mods, ", ")).Run() == nil
 }
 
 func newPython(t testing.TB) string {
