@@ -40,7 +40,7 @@ deps-python: ## Python environments the kernel tests use (in .cache/)
 	@scripts/setup-python.sh
 
 $(NPM_STAMP): frontend/package.json frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund
+	cd frontend && npm install --no-save --no-audit --no-fund
 	@touch $@
 
 $(WAILS): scripts/wails-cli/go.mod scripts/wails-cli/go.sum
