@@ -1,0 +1,399 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/provider"
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/kernel"
+)
+
+// MainAgent is the id of the agent a front end talks to; subagents are
+// "sub-xxxx".
+const MainAgent = session.MainAgent
+
+// DefaultMaxTurns bounds the model calls of one turn unless WithMaxTurns
+// says otherwise.
+const DefaultMaxTurns = 100
+
+// ErrCancelled is the cause of a turn stopped by Cancel.
+var ErrCancelled = errors.New("cancelled by user")
+
+// Option adjusts New.
+type Option func(*options)
+
+type options struct {
+	model        model.Model
+	server       *kernel.Server
+	perm         *permission.Manager
+	sessionID    string
+	skipPerms    bool
+	toolCaller   ToolCaller
+	log          *slog.Logger
+	progress     func(kernel.Progress)
+	maxTurns     int
+	maxParallel  int
+	serverLog    io.Writer
+	kernelDir    string
+	noProvision  bool
+	subagentOnly bool // set on subagents: no subagent_task
+}
+
+// WithModel uses m instead of opening the model named in agent.json.
+func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
+
+// WithKernelServer runs kernels on srv (a local server the caller started,
+// or a remote one) instead of starting a server; Stop leaves it running.
+func WithKernelServer(srv *kernel.Server) Option { return func(o *options) { o.server = srv } }
+
+// WithPermissions consults m before asking: calls its rules allow run
+// without an ApprovalRequest, and Always / Session answers add rules to it.
+// Without it every call is asked.
+func WithPermissions(m *permission.Manager) Option { return func(o *options) { o.perm = m } }
+
+// WithSessionID resumes (or starts) the session with this id.
+func WithSessionID(id string) Option { return func(o *options) { o.sessionID = id } }
+
+// WithSkipPermissions approves every call without asking.
+func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true } }
+
+// WithToolCaller runs programmatic MCP tool calls from code.
+func WithToolCaller(tc ToolCaller) Option { return func(o *options) { o.toolCaller = tc } }
+
+// WithLogger logs what the agent does (server output, rules it could not
+// save). Default: discard.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithProvisionProgress receives the steps of creating the app's Python
+// environment the first time.
+func WithProvisionProgress(f func(kernel.Progress)) Option {
+	return func(o *options) { o.progress = f }
+}
+
+// WithMaxTurns bounds the model calls of each turn.
+func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
+
+// WithKernelDir puts the local Jupyter server's state (config, runtime files,
+// IPython profile) in dir instead of the XDG state directory.
+func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
+
+// WithoutProvisioning makes a missing Python environment an error instead of
+// creating one with pip.
+func WithoutProvisioning() Option { return func(o *options) { o.noProvision = true } }
+
+// Agent is a code-action agent over one workspace. Create it with New, call
+// Start, then Stream one turn at a time; Cancel stops the running turn and
+// Stop releases the kernel, the server and the session files.
+type Agent struct {
+	id        string
+	cfg       *config.Config
+	opts      options
+	approvals approver
+
+	model     model.Model
+	ws        *files.Workspace
+	store     *session.Store[model.Message] // nil without persistence
+	ownStore  bool
+	offloader *session.Offloader // nil without persistence
+	server    *kernel.Server
+	ownServer bool
+	kern      *kernel.Kernel
+	host      *host
+	system    string
+	tools     []model.Tool
+	subagents chan struct{} // max_subagents slots
+
+	approvalTimeout time.Duration
+
+	mu      sync.Mutex
+	history []model.Message
+	cancel  context.CancelCauseFunc // of the running turn
+	started bool
+	stopped bool
+}
+
+// New prepares an agent for the loaded workspace cfg. Nothing is started:
+// Start opens the model, the kernel and the session.
+func New(cfg *config.Config, opts ...Option) (*Agent, error) {
+	if cfg == nil {
+		return nil, errors.New("agent: no workspace configuration")
+	}
+	o := options{maxTurns: DefaultMaxTurns, maxParallel: 4}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.sessionID != "" && !cfg.Options.EnablePersistence {
+		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, filepath.Join(cfg.FreeactDir, config.AgentFile))
+	}
+	ws, err := files.NewWorkspace(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws}
+	a.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: a.id}
+	if t := cfg.Options.ApprovalTimeout; t != nil {
+		a.approvalTimeout = time.Duration(*t * float64(time.Second))
+	}
+	if cfg.Options.MaxSubagents > 0 {
+		a.subagents = make(chan struct{}, cfg.Options.MaxSubagents)
+	}
+	return a, nil
+}
+
+// ID returns the agent's id: "main", or "sub-xxxx" for a subagent.
+func (a *Agent) ID() string { return a.id }
+
+// SessionID returns the id of the session the agent writes to, or "" when
+// persistence is off.
+func (a *Agent) SessionID() string {
+	if a.store == nil {
+		return ""
+	}
+	return a.store.ID()
+}
+
+// History returns a copy of the conversation so far.
+func (a *Agent) History() []model.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]model.Message(nil), a.history...)
+}
+
+// Start opens the model, the session (loading its history when it exists)
+// and the kernel. It is safe to call Stop after a failed Start.
+func (a *Agent) Start(ctx context.Context) error {
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("agent: already started")
+	}
+	a.started = true
+	a.mu.Unlock()
+
+	system, err := a.cfg.SystemPrompt()
+	if err != nil {
+		return fmt.Errorf("render system prompt: %w", err)
+	}
+	a.system = system
+	a.tools = a.toolDeclarations()
+	if a.model == nil {
+		a.model = a.opts.model
+	}
+	if a.model == nil {
+		m, err := openModel(ctx, a.cfg)
+		if err != nil {
+			return err
+		}
+		a.model = m
+	}
+	if err := a.openSession(); err != nil {
+		return err
+	}
+	if err := a.startServer(ctx); err != nil {
+		return err
+	}
+	return a.startKernel(ctx)
+}
+
+// openModel opens the model of agent.json, with keys and endpoints looked up
+// in the process environment, the workspace .env and the app's stored keys.
+func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
+	spec, err := model.ParseModelString(cfg.Options.Model)
+	if err != nil {
+		return nil, fmt.Errorf("model in %s: %w", filepath.Join(cfg.FreeactDir, config.AgentFile), err)
+	}
+	po := provider.Options{Settings: &cfg.Options.ModelSettings}
+	keyVars := []string{spec.KeyEnv}
+	if spec.Gemini() {
+		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
+		po.BaseURL = cfg.Env.Getenv("GOOGLE_GEMINI_BASE_URL")
+	} else if spec.BaseURLEnv != "" {
+		po.BaseURL = cfg.Env.Getenv(spec.BaseURLEnv)
+	}
+	for _, v := range keyVars {
+		if k := cfg.Env.Getenv(v); k != "" {
+			po.APIKey = k
+			break
+		}
+	}
+	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
+		return nil, fmt.Errorf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)",
+			spec, spec.KeyEnv, filepath.Join(cfg.Dir, ".env"))
+	}
+	m, err := provider.New(ctx, cfg.Options.Model, po)
+	if err != nil {
+		return nil, fmt.Errorf("open model %s: %w", spec, err)
+	}
+	return m, nil
+}
+
+func (a *Agent) openSession() error {
+	if !a.cfg.Options.EnablePersistence {
+		return nil
+	}
+	id := a.opts.sessionID
+	if id == "" {
+		id = session.NewID()
+	}
+	st, err := session.Open[model.Message](a.cfg.SessionsDir(), id)
+	if err != nil {
+		return fmt.Errorf("open session: %w", err)
+	}
+	a.store, a.ownStore = st, true
+	a.offloader = &session.Offloader{
+		Dir: st.ResultsDir(), Workspace: a.cfg.Dir,
+		MaxInlineBytes: a.cfg.Options.ToolResultInlineMaxBytes, PreviewChars: a.cfg.Options.ToolResultPreviewChars,
+	}
+	if a.opts.sessionID == "" {
+		return nil
+	}
+	hist, err := st.Load(a.id)
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	return nil
+}
+
+func (a *Agent) startServer(ctx context.Context) error {
+	if a.opts.server != nil {
+		a.server = a.opts.server
+		return nil
+	}
+	o := a.cfg.Options
+	if o.JupyterURL != nil && *o.JupyterURL != "" {
+		token := ""
+		if o.JupyterToken != nil {
+			token = *o.JupyterToken
+		}
+		srv, err := kernel.ConnectServer(ctx, *o.JupyterURL, token, kernel.RemoteOptions{WarmPool: o.EnableSubagents})
+		if err != nil {
+			return fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)
+		}
+		a.server, a.ownServer = srv, true
+		return nil
+	}
+	python := ""
+	if o.Python != nil {
+		python = *o.Python
+	}
+	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
+		Python: python, Workspace: a.cfg.Dir, Provision: !a.opts.noProvision, Progress: a.opts.progress,
+	})
+	if err != nil {
+		return err
+	}
+	dir := a.opts.kernelDir
+	if dir == "" {
+		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create kernel state directory: %w", err)
+	}
+	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
+		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
+		PythonPath: []string{a.cfg.GeneratedDir()},
+		WarmPool:   o.EnableSubagents, Log: a.opts.serverLog,
+	})
+	if err != nil {
+		return fmt.Errorf("start Jupyter server: %w", err)
+	}
+	a.server, a.ownServer = srv, true
+	return nil
+}
+
+func (a *Agent) startKernel(ctx context.Context) error {
+	o := a.cfg.Options
+	var timeout time.Duration
+	if o.ExecutionTimeout != nil {
+		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
+	}
+	a.host = &host{a: a}
+	k, err := a.server.StartKernel(ctx, kernel.KernelOptions{
+		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
+		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
+	})
+	if err != nil {
+		return fmt.Errorf("start kernel: %w", err)
+	}
+	a.kern = k
+	return nil
+}
+
+// Stop cancels a running turn and releases the kernel, a server the agent
+// started and the session files. No process started by the agent outlives it.
+func (a *Agent) Stop() error {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return nil
+	}
+	a.stopped = true
+	if a.cancel != nil {
+		a.cancel(ErrCancelled)
+	}
+	a.mu.Unlock()
+	var errs []error
+	if a.kern != nil {
+		if err := a.kern.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close kernel: %w", err))
+		}
+	}
+	if a.ownServer && a.server != nil {
+		if err := a.server.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("stop Jupyter server: %w", err))
+		}
+	}
+	if a.ownStore && a.store != nil {
+		if err := a.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close session: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cancel stops the running turn at its next boundary: the stream ends with
+// a Cancelled event. It is safe to call from any goroutine, and does nothing
+// when no turn runs.
+func (a *Agent) Cancel() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel(ErrCancelled)
+	}
+}
+
+// Kernel returns the agent's kernel (nil before Start).
+func (a *Agent) Kernel() *kernel.Kernel { return a.kern }
+
+func (a *Agent) logRuleError(err error) {
+	if err != nil {
+		a.opts.log.Warn("permission rule not saved", "err", err)
+	}
+}
+
+// newSubagentID returns "sub-" and four hex digits.
+func newSubagentID() string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return "sub-" + hex.EncodeToString(b[:])
+}

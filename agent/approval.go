@@ -1,0 +1,167 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/freeact/desktop/agent/permission"
+)
+
+// Decision is an answer to an ApprovalRequest.
+type Decision int
+
+const (
+	// Reject refuses the call; it ends the turn.
+	Reject Decision = iota
+	// Once allows this call only.
+	Once
+	// Always allows the call and saves a rule to permissions.json.
+	Always
+	// Session allows the call and keeps a rule in memory for this session.
+	Session
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Once:
+		return "yes"
+	case Always:
+		return "always"
+	case Session:
+		return "session"
+	}
+	return "no"
+}
+
+// ApprovalRequest asks the user whether a tool call may run. It resolves
+// once: the first answer wins and later ones are ignored. Closing or
+// cancelling the stream rejects it.
+type ApprovalRequest struct {
+	Meta
+	ToolCall ToolCall `json:"tool_call"`
+	// Display is the exact command of a shell action, shortened for a
+	// multi-line script; empty for other calls.
+	Display string `json:"display,omitempty"`
+	// Suggested is the pattern an Always or Session answer saves unless the
+	// answer brings its own.
+	Suggested string `json:"suggested_pattern"`
+
+	once sync.Once
+	ch   chan answer
+}
+
+type answer struct {
+	decision Decision
+	pattern  string
+}
+
+func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
+	return &ApprovalRequest{
+		Meta: meta, ToolCall: call, Suggested: suggested,
+		Display: permission.SuggestDisplay(call.Permission()),
+		ch:      make(chan answer, 1),
+	}
+}
+
+// Approve answers yes (once) or no. It reports whether this was the first
+// answer.
+func (r *ApprovalRequest) Approve(ok bool) bool {
+	if ok {
+		return r.Answer(Once, "")
+	}
+	return r.Answer(Reject, "")
+}
+
+// Answer resolves the request. For Always and Session, pattern is the rule
+// to save (the user may have edited the suggestion); "" saves Suggested.
+// It reports whether this was the first answer.
+func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
+	first := false
+	r.once.Do(func() {
+		first = true
+		r.ch <- answer{decision: d, pattern: pattern}
+	})
+	return first
+}
+
+// errApprovalTimeout is the cause of a programmatic call whose approval did
+// not come within approval_timeout.
+var errApprovalTimeout = errors.New("approval timed out")
+
+// approver asks for approvals on behalf of one agent: it consults the
+// permission rules, emits requests and saves Always and Session rules.
+type approver struct {
+	perm    *permission.Manager // nil: every call is asked
+	skipAll bool                // approve everything without asking
+	agentID string
+}
+
+// ask returns whether call may run. Rules that allow it answer at once;
+// otherwise an ApprovalRequest goes out through emit and ask waits for its
+// answer, for ctx, or for timeout (zero: no limit). A call that is not
+// approved returns false and, for a timeout, errApprovalTimeout.
+func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (bool, error) {
+	pc := call.Permission()
+	if ap.skipAll {
+		return true, nil
+	}
+	if ap.perm != nil && ap.perm.Check(pc) == permission.Allow {
+		return true, nil
+	}
+	suggested := permission.SuggestPattern(pc)
+	if ap.perm != nil {
+		suggested = ap.perm.Suggest(pc)
+	}
+	req := newApprovalRequest(Meta{AgentID: ap.agentID, CorrelationID: corr}, call, suggested)
+	emit(req)
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case ans := <-req.ch:
+		return ap.apply(req, ans)
+	case <-ctx.Done():
+		// Resolve it as rejected so that a late answer is ignored, unless an
+		// answer won the race.
+		if req.Answer(Reject, "") {
+			<-req.ch
+			return false, ctx.Err()
+		}
+		return ap.apply(req, <-req.ch)
+	case <-expired:
+		if req.Answer(Reject, "") {
+			<-req.ch
+			return false, errApprovalTimeout
+		}
+		return ap.apply(req, <-req.ch)
+	}
+}
+
+func (ap *approver) apply(req *ApprovalRequest, ans answer) (bool, error) {
+	if ans.decision == Reject {
+		return false, nil
+	}
+	if ans.decision == Once || ap.perm == nil {
+		return true, nil
+	}
+	pattern := ans.pattern
+	if pattern == "" {
+		pattern = req.Suggested
+	}
+	rule := permission.ParsePattern(pattern, req.ToolCall.Permission())
+	scope := permission.Session
+	if ans.decision == Always {
+		scope = permission.Always
+	}
+	if err := ap.perm.Add(scope, false, rule); err != nil {
+		// The call itself was approved; only the rule could not be kept.
+		return true, fmt.Errorf("save permission rule %s: %w", rule, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/shell"
+	"github.com/freeact/desktop/kernel"
+)
+
+// ToolCaller runs MCP tools for programmatic calls from code (code mode).
+// agent/mcp implements it; without one, calls fail with a clear error.
+type ToolCaller interface {
+	CallTool(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// InputRequest asks the user for a line of input for a running cell (its
+// input() or getpass()). Reply answers it; the cell gets EOFError when the
+// turn ends first.
+type InputRequest struct {
+	Meta
+	Prompt   string `json:"prompt"`
+	Password bool   `json:"password,omitempty"`
+
+	once sync.Once
+	ch   chan string
+}
+
+// Reply sends the user's answer to the cell. Only the first reply counts.
+func (r *InputRequest) Reply(text string) bool {
+	first := false
+	r.once.Do(func() { first = true; r.ch <- text })
+	return first
+}
+
+// cell is the code action a kernel is running: where its host requests
+// report to.
+type cell struct {
+	ctx  context.Context // the turn's tool context
+	emit func(Event)
+	corr string
+	// rejected is set when the user rejected something the cell asked for.
+	rejected func()
+}
+
+// host answers the requests of code running in the agent's kernel. The agent
+// sets the current cell around each execution (executions on a kernel are
+// serial).
+type host struct {
+	a *Agent
+
+	mu  sync.Mutex
+	cur *cell
+}
+
+func (h *host) current() (*cell, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cur == nil {
+		return nil, errors.New("no code action is running")
+	}
+	return h.cur, nil
+}
+
+func (h *host) set(c *cell) {
+	h.mu.Lock()
+	h.cur = c
+	h.mu.Unlock()
+}
+
+// merge returns a context that ends when either ends.
+func merge(a, b context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(a)
+	stop := context.AfterFunc(b, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// ApproveShell asks for each simple command of a `!` line, or for a whole
+// %%bash cell, in order; the first "no" rejects the line and ends the turn.
+func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool, error) {
+	c, err := h.current()
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := merge(ctx, c.ctx)
+	defer cancel()
+	var calls []ShellAction
+	if req.Interpreter != "" {
+		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command}}
+	} else {
+		split := shell.Split(req.Command)
+		for _, cmd := range split.Commands {
+			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque})
+		}
+	}
+	for _, call := range calls {
+		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
+		if !ok {
+			if err == nil {
+				c.rejected()
+			}
+			return false, err
+		}
+		h.a.logRuleError(err)
+	}
+	return true, nil
+}
+
+// CallTool approves and runs a programmatic tool call; approval_timeout
+// applies to the approval.
+func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error) {
+	c, err := h.current()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := merge(ctx, c.ctx)
+	defer cancel()
+	call := GenericCall{ToolName: server + "_" + tool, Args: args, PTC: true}
+	ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
+	switch {
+	case errors.Is(err, errApprovalTimeout):
+		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.approvalTimeout)
+	case !ok && err == nil:
+		c.rejected()
+		return nil, fmt.Errorf("%s: %w", call.ToolName, kernel.ErrRejected)
+	case !ok:
+		return nil, err
+	}
+	h.a.logRuleError(err)
+	if h.a.opts.toolCaller == nil {
+		return nil, fmt.Errorf("no MCP server %q is configured: add it to ptc_servers in .freeact/agent.json", server)
+	}
+	return h.a.opts.toolCaller.CallTool(ctx, server, tool, args)
+}
+
+// Input passes the cell's input() to the front end and waits for the reply.
+func (h *host) Input(ctx context.Context, prompt string, password bool) (string, error) {
+	c, err := h.current()
+	if err != nil {
+		return "", err
+	}
+	req := &InputRequest{Meta: Meta{AgentID: h.a.id, CorrelationID: c.corr}, Prompt: prompt, Password: password, ch: make(chan string, 1)}
+	c.emit(req)
+	select {
+	case s := <-req.ch:
+		return s, nil
+	case <-ctx.Done():
+		req.Reply("")
+		return "", ctx.Err()
+	case <-c.ctx.Done():
+		req.Reply("")
+		return "", c.ctx.Err()
+	}
+}

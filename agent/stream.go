@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/model"
+)
+
+// Prompt is what the user sends: text, optionally with images.
+type Prompt struct {
+	Text   string
+	Images []model.Image
+}
+
+// Text returns a prompt of text only.
+func Text(s string) Prompt { return Prompt{Text: s} }
+
+// queue carries events from the turn's goroutines to the stream's consumer.
+// push never blocks, so a kernel's reader goroutine that reports output is
+// never held up by a consumer that is busy asking the user something.
+type queue struct {
+	mu     sync.Mutex
+	items  []Event
+	closed bool
+	ready  chan struct{} // signalled when items or closed change
+}
+
+func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+
+func (q *queue) push(ev Event) {
+	q.mu.Lock()
+	q.items = append(q.items, ev)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// next returns the next events, waiting for some; ok is false once the
+// queue is closed and empty.
+func (q *queue) next() (batch []Event, ok bool) {
+	for {
+		q.mu.Lock()
+		batch, q.items = q.items, nil
+		closed := q.closed
+		q.mu.Unlock()
+		if len(batch) > 0 {
+			return batch, true
+		}
+		if closed {
+			return nil, false
+		}
+		<-q.ready
+	}
+}
+
+// errStreamClosed is the cause of a turn whose consumer stopped reading.
+var errStreamClosed = errors.New("the event stream was closed")
+
+// Stream runs one turn: it sends prompt to the model, runs the tool calls of
+// each reply after their approval, and yields what happens as events. Answer
+// each *ApprovalRequest (and *InputRequest) as it comes, from the loop or from
+// another goroutine. Breaking out of the loop cancels the turn and rejects
+// pending approvals. A prompt of the form "/skill args" naming a known skill
+// is sent as a skill invocation.
+func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		turnCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		if err := a.beginTurn(cancel); err != nil {
+			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+			return
+		}
+		defer a.endTurn()
+		q := newQueue()
+		go func() {
+			defer q.close()
+			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
+			a.runTurn(turnCtx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, q.push)
+		}()
+		for {
+			batch, ok := q.next()
+			if !ok {
+				return
+			}
+			for _, ev := range batch {
+				if !yield(ev) {
+					cancel(errStreamClosed)
+					for _, ok := q.next(); ok; _, ok = q.next() {
+					}
+					return
+				}
+			}
+		}
+	}
+}
+
+func (a *Agent) beginTurn(cancel context.CancelCauseFunc) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case !a.started || a.kern == nil:
+		return errors.New("the agent is not started: call Start first")
+	case a.stopped:
+		return errors.New("the agent is stopped")
+	case a.cancel != nil:
+		return errors.New("a turn is already running: wait for it to end or cancel it")
+	}
+	a.cancel = cancel
+	return nil
+}
+
+func (a *Agent) endTurn() {
+	a.mu.Lock()
+	a.cancel = nil
+	a.mu.Unlock()
+}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/freeact/desktop/agent/permission"
+)
+
+// ToolCall is a tool call awaiting approval: one of CodeAction, ShellAction,
+// GenericCall, FileRead, FileWrite or FileEdit.
+type ToolCall interface {
+	// Name is the tool's name as the model and permission rules see it.
+	Name() string
+	// Permission is the call as the permission manager matches it.
+	Permission() permission.Call
+}
+
+// CodeAction is a Python cell the model wants to run.
+type CodeAction struct {
+	ToolName string `json:"tool_name"`
+	Code     string `json:"code"`
+}
+
+// ShellAction is one shell command inside a running code action: a simple
+// command split from a `!` line, or a whole %%bash / %%sh cell (tool name
+// "shell_magic").
+type ShellAction struct {
+	ToolName string `json:"tool_name"`
+	Command  string `json:"command"`
+	// Opaque marks a line that could not be split safely; it is asked as a
+	// whole and never allowed by a rule.
+	Opaque bool `json:"opaque,omitempty"`
+}
+
+// GenericCall is any other tool call: an MCP tool, a programmatic call from
+// code (PTC set), ipybox_reset or subagent_task.
+type GenericCall struct {
+	ToolName string          `json:"tool_name"`
+	Args     json.RawMessage `json:"tool_args"`
+	PTC      bool            `json:"ptc,omitempty"`
+}
+
+// FileRead is filesystem_read_text_file or filesystem_read_media_file.
+type FileRead struct {
+	ToolName string `json:"tool_name"`
+	// Path is workspace-relative inside the workspace, absolute outside it.
+	Path string `json:"path"`
+}
+
+// FileWrite is filesystem_write_text_file.
+type FileWrite struct {
+	ToolName string `json:"tool_name"`
+	Path     string `json:"path"`
+	Content  string `json:"content"`
+}
+
+// FileEdit is filesystem_edit_text_file.
+type FileEdit struct {
+	ToolName string `json:"tool_name"`
+	Path     string `json:"path"`
+	OldText  string `json:"old_text"`
+	NewText  string `json:"new_text"`
+}
+
+// Name returns the tool name.
+func (c CodeAction) Name() string { return c.ToolName }
+
+// Name returns the tool name.
+func (c ShellAction) Name() string { return c.ToolName }
+
+// Name returns the tool name.
+func (c GenericCall) Name() string { return c.ToolName }
+
+// Name returns the tool name.
+func (c FileRead) Name() string { return c.ToolName }
+
+// Name returns the tool name.
+func (c FileWrite) Name() string { return c.ToolName }
+
+// Name returns the tool name.
+func (c FileEdit) Name() string { return c.ToolName }
+
+// Permission returns the call as permission rules see it.
+func (c CodeAction) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeCodeAction, ToolName: c.ToolName}
+}
+
+// Permission returns the call as permission rules see it.
+func (c ShellAction) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: c.Opaque}
+}
+
+// Permission returns the call as permission rules see it.
+func (c GenericCall) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeGenericCall, ToolName: c.ToolName}
+}
+
+// Permission returns the call as permission rules see it.
+func (c FileRead) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeFileRead, ToolName: c.ToolName, Path: c.Path}
+}
+
+// Permission returns the call as permission rules see it.
+func (c FileWrite) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeFileWrite, ToolName: c.ToolName, Path: c.Path}
+}
+
+// Permission returns the call as permission rules see it.
+func (c FileEdit) Permission() permission.Call {
+	return permission.Call{Type: permission.TypeFileEdit, ToolName: c.ToolName, Path: c.Path}
+}
+
+// TypeName returns the call's type as permission rules and JSON events name
+// it ("CodeAction", "ShellAction", ...).
+func TypeName(c ToolCall) string { return c.Permission().Type }

@@ -1,0 +1,192 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/kernel"
+)
+
+// Names of the built-in tools as the model sees them.
+const (
+	ExecuteTool  = "ipybox_execute_ipython_cell"
+	ResetTool    = "ipybox_reset"
+	SubagentTool = "subagent_task"
+)
+
+// toolDeclarations lists what the model may call.
+func (a *Agent) toolDeclarations() []model.Tool {
+	schema := func(v map[string]any) json.RawMessage {
+		b, _ := json.Marshal(v) // maps of strings and numbers always marshal
+		return b
+	}
+	tools := []model.Tool{
+		{
+			Name: ExecuteTool,
+			Description: "Run a cell of Python code in the stateful IPython kernel (variables, imports and definitions persist between cells). " +
+				"Lines starting with ! run shell commands, and a cell starting with %%bash runs a shell script. " +
+				"The working directory is reset to the workspace after each cell. Returns the cell's output, its error with traceback, and links to saved images.",
+			Parameters: schema(map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"code": map[string]any{"type": "string", "description": "The Python code to run."}},
+				"required":   []string{"code"},
+			}),
+		},
+		{
+			Name:        ResetTool,
+			Description: "Restart the IPython kernel. All variables, imports and definitions are lost.",
+			Parameters:  schema(map[string]any{"type": "object", "properties": map[string]any{}}),
+		},
+	}
+	for _, t := range files.Tools() {
+		tools = append(tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: schema(t.Parameters)})
+	}
+	if a.subagentsAllowed() {
+		tools = append(tools, model.Tool{
+			Name: SubagentTool,
+			Description: "Hand a self-contained task to a subagent with its own kernel. It sees none of this conversation, only the prompt, " +
+				"so say everything it needs. Its final answer is the result. Several subagents can run in parallel.",
+			Parameters: schema(map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"prompt":    map[string]any{"type": "string", "description": "The complete task for the subagent."},
+					"max_turns": map[string]any{"type": "integer", "minimum": 1, "default": DefaultMaxTurns, "description": "The most model calls the subagent may make."},
+				},
+				"required": []string{"prompt"},
+			}),
+		})
+	}
+	return tools
+}
+
+func (a *Agent) subagentsAllowed() bool {
+	return a.cfg.Options.EnableSubagents && !a.opts.subagentOnly && a.subagents != nil
+}
+
+// runTool runs one call after its approval and returns its result; rejected
+// reports a "no".
+func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (model.FunctionResponse, bool) {
+	switch {
+	case call.Name == ExecuteTool:
+		return a.runCode(ctx, call, emit)
+	case call.Name == ResetTool:
+		return a.approveThen(ctx, call, emit, GenericCall{ToolName: ResetTool, Args: call.Args}, func() (string, bool, []model.Image) {
+			if err := a.kern.Restart(ctx); err != nil {
+				return fmt.Sprintf("Restarting the kernel failed: %v", err), true, nil
+			}
+			return "The kernel was restarted: all variables, imports and definitions are gone.", false, nil
+		})
+	case files.IsTool(call.Name):
+		return a.runFileTool(ctx, call, emit)
+	case call.Name == SubagentTool && a.subagentsAllowed():
+		return a.runSubagent(ctx, call, emit)
+	}
+	return a.result(emit, call, "Unknown tool name: "+call.Name, true, nil), false
+}
+
+// approveThen asks for tc and runs do when it is approved.
+func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
+	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
+	if !ok {
+		if err == nil {
+			return a.result(emit, call, rejectedText, true, nil), true
+		}
+		return a.notRun(ctx, call, emit), false
+	}
+	a.logRuleError(err)
+	text, isErr, images := do()
+	return a.result(emit, call, a.offload(text), isErr, images), false
+}
+
+func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(Event)) (model.FunctionResponse, bool) {
+	var args struct {
+		Code *string `json:"code"`
+	}
+	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
+		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
+	}
+	var rejected atomic.Bool
+	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
+		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
+		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
+			if rejected.CompareAndSwap(false, true) {
+				// Stop the cell: the rest of it may depend on what was refused.
+				go func() { _ = a.kern.Interrupt(context.WithoutCancel(ctx)) }()
+			}
+		}})
+		defer a.host.set(nil)
+		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
+			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
+		})
+		out := &CodeExecutionOutput{Meta: meta}
+		if res != nil {
+			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+		}
+		if rejected.Load() {
+			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
+		} else if err != nil {
+			out.Error = true
+			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
+		}
+		emit(out)
+		return out.Text, out.Error, nil
+	})
+	if rejected.Load() {
+		return resp, true
+	}
+	return resp, rej
+}
+
+func describeExecError(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return stopText(ctx)
+	}
+	return "Error: " + err.Error()
+}
+
+func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (model.FunctionResponse, bool) {
+	args, err := files.ParseArgs(call.Name, call.Args)
+	if err != nil {
+		return a.result(emit, call, err.Error(), true, nil), false
+	}
+	p, err := a.ws.Resolve(args.FilePath())
+	if err != nil {
+		return a.result(emit, call, err.Error(), true, nil), false
+	}
+	path := p.Display()
+	var tc ToolCall
+	switch v := args.(type) {
+	case files.WriteArgs:
+		tc = FileWrite{ToolName: call.Name, Path: path, Content: v.Content}
+	case files.EditArgs:
+		tc = FileEdit{ToolName: call.Name, Path: path, OldText: v.OldText, NewText: v.NewText}
+	default:
+		tc = FileRead{ToolName: call.Name, Path: path}
+	}
+	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		res, err := a.ws.Run(ctx, args, true)
+		if err != nil {
+			return err.Error(), true, nil
+		}
+		var images []model.Image
+		if res.Image != nil {
+			images = []model.Image{{MIMEType: res.Image.MIMEType, Data: res.Image.Data}}
+		}
+		return res.Text, false, images
+	})
+}
+
+// offload replaces a result larger than tool_result_inline_max_bytes by a
+// notice pointing to the file it was saved to.
+func (a *Agent) offload(text string) string {
+	if a.offloader == nil {
+		return text
+	}
+	s, _ := a.offloader.Text(text)
+	return s
+}

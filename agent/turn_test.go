@@ -1,0 +1,433 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
+)
+
+func TestCodeActionApproved(t *testing.T) {
+	a, fake, _ := start(t, `
+turns:
+  - expect:
+      tools: [ipybox_execute_ipython_cell, ipybox_reset, filesystem_read_text_file, subagent_task]
+      last: [{role: user, text: "What is 6*7?"}]
+    reply:
+      - thought: "Compute it."
+      - text: "Let me compute."
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "x = 6*7\nprint(x)"}}
+        signature: sig-1
+    usage: {input: 100, output: 20, thinking: 10}
+  - expect:
+      has: [{role: model, call: ipybox_execute_ipython_cell, signature: sig-1}]
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "42"}]
+    reply: [{text: "It is 42."}]
+`)
+	events := run(t, a, "What is 6*7?", nil)
+
+	reqs := of[*agent.ApprovalRequest](events)
+	if len(reqs) != 1 {
+		t.Fatalf("want 1 approval request, got %d:%s", len(reqs), describe(events))
+	}
+	code, ok := reqs[0].ToolCall.(agent.CodeAction)
+	if !ok || code.Code != "x = 6*7\nprint(x)" || reqs[0].CorrelationID != "c1" {
+		t.Fatalf("approval request = %+v", reqs[0])
+	}
+	outs := of[*agent.CodeExecutionOutput](events)
+	if len(outs) != 1 || strings.TrimSpace(outs[0].Text) != "42" || outs[0].CorrelationID != "c1" || outs[0].AgentID != "main" {
+		t.Fatalf("code output = %+v", outs)
+	}
+	var chunks string
+	for _, c := range of[*agent.CodeExecutionOutputChunk](events) {
+		if c.CorrelationID != "c1" {
+			t.Errorf("chunk with correlation %q", c.CorrelationID)
+		}
+		chunks += c.Text
+	}
+	if strings.TrimSpace(chunks) != "42" {
+		t.Errorf("chunks = %q", chunks)
+	}
+	if th := of[*agent.Thoughts](events); len(th) != 1 || th[0].Text != "Compute it." {
+		t.Errorf("thoughts = %+v", th)
+	}
+	resp := of[*agent.Response](events)
+	if len(resp) != 2 || resp[0].Text != "Let me compute." || resp[1].Text != "It is 42." {
+		t.Errorf("responses:%s", describe(events))
+	}
+	us := of[*agent.Usage](events)
+	if len(us) != 1 || us[0].InputTokens != 100 || us[0].OutputTokens != 20 || us[0].ThinkingTokens != 10 {
+		t.Errorf("usage = %+v", us)
+	}
+	if n := len(fake.Requests()); n != 2 {
+		t.Errorf("model called %d times, want 2", n)
+	}
+	// The kernel is stateful: x is still there in the next cell.
+	res, err := a.Kernel().Execute(context.Background(), "print(x + 1)", nil)
+	if err != nil || strings.TrimSpace(res.Text) != "43" {
+		t.Errorf("kernel state: %v %+v", err, res)
+	}
+}
+
+func TestRejectEndsTurn(t *testing.T) {
+	a, fake, ws := start(t, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "open('made.txt', 'w').write('x')"}}
+`)
+	events := run(t, a, "Make a file.", func(*agent.ApprovalRequest) agent.Decision { return agent.Reject })
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+		t.Error("rejected code ran")
+	}
+	if len(fake.Requests()) != 1 {
+		t.Errorf("model called again after a rejection")
+	}
+	resp := of[*agent.Response](events)
+	if len(resp) == 0 || resp[len(resp)-1].Text != "Tool call rejected" {
+		t.Errorf("final response:%s", describe(events))
+	}
+	outs := of[*agent.ToolOutput](events)
+	if len(outs) != 1 || outs[0].Content != "Tool call rejected" {
+		t.Errorf("tool output:%s", describe(events))
+	}
+	// The history holds the rejection, so the next turn continues from it.
+	hist := a.History()
+	last := hist[len(hist)-1].FunctionResponses()
+	if len(last) != 1 || last[0].Output != "Tool call rejected" {
+		t.Errorf("history ends with %+v", hist[len(hist)-1])
+	}
+}
+
+func TestShellCommandsApprovedOneByOne(t *testing.T) {
+	a, _, ws := start(t, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "name = 'first.txt'\n!touch {name} && touch second.txt; echo done"}}
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "done"}]
+    reply: [{text: "ok"}]
+`)
+	var shells []string
+	run(t, a, "Touch files.", func(r *agent.ApprovalRequest) agent.Decision {
+		if s, ok := r.ToolCall.(agent.ShellAction); ok {
+			shells = append(shells, s.Command)
+			if r.Display != s.Command {
+				t.Errorf("display %q for command %q", r.Display, s.Command)
+			}
+		}
+		return agent.Once
+	})
+	want := []string{"touch first.txt", "touch second.txt", "echo done"}
+	if strings.Join(shells, "|") != strings.Join(want, "|") {
+		t.Errorf("shell approvals %q, want %q", shells, want)
+	}
+	for _, f := range []string{"first.txt", "second.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("%s not made: %v", f, err)
+		}
+	}
+}
+
+func TestRejectedShellPartStopsEverything(t *testing.T) {
+	a, fake, ws := start(t, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!touch a.txt && touch b.txt\nopen('after.txt', 'w').write('x')"}}
+`)
+	events := run(t, a, "Touch.", func(r *agent.ApprovalRequest) agent.Decision {
+		if s, ok := r.ToolCall.(agent.ShellAction); ok && s.Command == "touch b.txt" {
+			return agent.Reject
+		}
+		return agent.Once
+	})
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s was made although part of the line was rejected", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "after.txt")); err == nil {
+		t.Error("the cell went on after a rejection")
+	}
+	if len(fake.Requests()) != 1 {
+		t.Error("model called again after a rejection")
+	}
+	if resp := of[*agent.Response](events); resp[len(resp)-1].Text != "Tool call rejected" {
+		t.Errorf("final response:%s", describe(events))
+	}
+}
+
+func TestBashCellIsOneShellAction(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "%%bash\necho one\necho two"}}
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "two"}]
+    reply: [{text: "ok"}]
+`)
+	var shells []agent.ShellAction
+	run(t, a, "Run a script.", func(r *agent.ApprovalRequest) agent.Decision {
+		if s, ok := r.ToolCall.(agent.ShellAction); ok {
+			shells = append(shells, s)
+		}
+		return agent.Once
+	})
+	if len(shells) != 1 || shells[0].ToolName != permission.ShellMagicTool || !strings.Contains(shells[0].Command, "echo one\necho two") {
+		t.Errorf("shell approvals %+v", shells)
+	}
+}
+
+func TestUnknownToolNeedsNoApproval(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: no_such_tool, args: {}}}]
+  - expect:
+      last: [{role: user, response: no_such_tool, output: "Unknown tool name: no_such_tool", is_error: true}]
+    reply: [{text: "Sorry."}]
+`)
+	events := run(t, a, "Go.", nil)
+	if n := len(of[*agent.ApprovalRequest](events)); n != 0 {
+		t.Errorf("%d approval requests for an unknown tool", n)
+	}
+}
+
+func TestParallelCallsRunTogether(t *testing.T) {
+	ws := workspace(t, "")
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("content of "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := startIn(t, ws, `
+turns:
+  - reply:
+      - call: {id: r1, name: filesystem_read_text_file, args: {path: a.txt}}
+      - call: {id: r2, name: filesystem_read_text_file, args: {path: b.txt}}
+  - expect:
+      last:
+        - {role: user, response: filesystem_read_text_file, output: "content of a.txt"}
+        - {role: user, response: filesystem_read_text_file, output: "content of b.txt"}
+    reply: [{text: "Read both."}]
+`)
+	// Both requests must be out before either is answered: the calls wait
+	// for their approvals side by side.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var pending []*agent.ApprovalRequest
+	var events []agent.Event
+	for ev := range a.Stream(ctx, agent.Text("Read both.")) {
+		events = append(events, ev)
+		if r, ok := ev.(*agent.ApprovalRequest); ok {
+			if fr, ok := r.ToolCall.(agent.FileRead); !ok || (fr.Path != "a.txt" && fr.Path != "b.txt") {
+				t.Errorf("request %+v", r.ToolCall)
+			}
+			pending = append(pending, r)
+			if len(pending) == 2 {
+				pending[1].Approve(true)
+				pending[0].Approve(true)
+			}
+		}
+	}
+	if len(pending) != 2 {
+		t.Fatalf("got %d requests:%s", len(pending), describe(events))
+	}
+	outs := of[*agent.ToolOutput](events)
+	if len(outs) != 2 {
+		t.Fatalf("outputs:%s", describe(events))
+	}
+	for _, o := range outs {
+		if !strings.Contains(o.Content, "content of") || (o.CorrelationID != "r1" && o.CorrelationID != "r2") {
+			t.Errorf("output %+v", o)
+		}
+	}
+}
+
+func TestSecondAnswerIgnored(t *testing.T) {
+	a, _, ws := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: filesystem_write_text_file, args: {path: w.txt, content: hi}}}]
+  - reply: [{text: "Written."}]
+`)
+	var second bool
+	run(t, a, "Write.", func(r *agent.ApprovalRequest) agent.Decision {
+		if !r.Approve(true) {
+			t.Error("first answer not taken")
+		}
+		second = r.Approve(false)
+		return agent.Reject // a third answer, ignored as well
+	})
+	if second {
+		t.Error("second answer was taken")
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "w.txt")); err != nil || string(b) != "hi" {
+		t.Errorf("file: %q %v", b, err)
+	}
+}
+
+func TestPermissionRules(t *testing.T) {
+	ws := workspace(t, "")
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	perm, err := permission.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := startIn(t, ws, `
+turns:
+  - reply:
+      - call: {id: r1, name: filesystem_read_text_file, args: {path: notes.txt}}
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!ls"}}
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "!mkdir -p d1 d2"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithPermissions(perm))
+	var asked []string
+	run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, agent.TypeName(r.ToolCall)+" "+r.Display)
+		if s, ok := r.ToolCall.(agent.ShellAction); ok && strings.HasPrefix(s.Command, "mkdir") {
+			if r.Suggested != "mkdir *" {
+				t.Errorf("suggested %q", r.Suggested)
+			}
+			return agent.Always
+		}
+		return agent.Once
+	})
+	// Reading inside the workspace and `ls` are allowed by the
+	// default rules; code actions and mkdir are asked.
+	want := []string{"CodeAction ", "CodeAction ", "ShellAction mkdir -p d1 d2"}
+	if strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	b, err := os.ReadFile(perm.File())
+	if err != nil || !strings.Contains(string(b), `"mkdir *"`) {
+		t.Errorf("Always did not save the rule: %s %v", b, err)
+	}
+}
+
+func TestMaxTurns(t *testing.T) {
+	a, fake, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "1"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "2"}}}]
+`, agent.WithMaxTurns(2))
+	events := run(t, a, "Loop.", nil)
+	if len(fake.Requests()) != 2 {
+		t.Errorf("%d model calls, want 2", len(fake.Requests()))
+	}
+	resp := of[*agent.Response](events)
+	if len(resp) != 1 || !strings.Contains(resp[0].Text, "max_turns") {
+		t.Errorf("responses:%s", describe(events))
+	}
+}
+
+func TestModelFailureRollsBack(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - error: {status: 400, message: "bad request"}
+`)
+	events := run(t, a, "Hello.", nil)
+	f := of[*agent.Failed](events)
+	if len(f) != 1 || !strings.Contains(f[0].Error, "bad request") {
+		t.Fatalf("events:%s", describe(events))
+	}
+	if h := a.History(); len(h) != 0 {
+		t.Errorf("history after a failed turn: %+v", h)
+	}
+}
+
+func TestLargeResultOffloadedOnce(t *testing.T) {
+	a, fake, ws := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('x' * 40000)"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "tool-results/"}]
+    reply: [{text: "Big."}]
+`)
+	events := run(t, a, "Print a lot.", nil)
+	outs := of[*agent.ToolOutput](events)
+	if len(outs) != 1 || len(outs[0].Content) > 8000 || !strings.Contains(outs[0].Content, "40001") {
+		t.Fatalf("tool output not offloaded: %d bytes", len(outs[0].Content))
+	}
+	dir := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "tool-results")
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("offloaded files: %v %v", entries, err)
+	}
+	saved, _ := os.ReadFile(filepath.Join(dir, entries[0].Name()))
+	if strings.TrimSpace(string(saved)) != strings.Repeat("x", 40000) {
+		t.Errorf("saved file holds %d bytes", len(saved))
+	}
+	// The model got the notice, not the text.
+	got := fake.Requests()[1].Messages
+	for _, r := range got[len(got)-1].FunctionResponses() {
+		if len(r.Output) > 8000 {
+			t.Errorf("model received %d bytes", len(r.Output))
+		}
+	}
+}
+
+func TestResumeSession(t *testing.T) {
+	ws := workspace(t, "")
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('first')"}}}]
+  - reply: [{text: "First answer."}]
+`)
+	run(t, a, "First question.", nil)
+	id := a.SessionID()
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := startIn(t, ws, `
+turns:
+  - expect:
+      messages: 5
+      has:
+        - {role: user, text: "First question."}
+        - {role: model, call: ipybox_execute_ipython_cell}
+        - {role: model, text: "First answer."}
+      last: [{role: user, text: "Second question."}]
+    reply: [{text: "Second answer."}]
+`, agent.WithSessionID(id))
+	run(t, b, "Second question.", nil)
+	if n := len(b.History()); n != 6 {
+		t.Errorf("history has %d messages, want 6", n)
+	}
+}
+
+func TestSessionIDNeedsPersistence(t *testing.T) {
+	ws := workspace(t, `{"enable_persistence": false}`)
+	_, err := agent.New(load(t, ws), agent.WithSessionID("abc"))
+	if err == nil || !strings.Contains(err.Error(), "enable_persistence") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestToolOutputsMatchModelHistory(t *testing.T) {
+	// What the events report as a result is what the model receives.
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "raise ValueError('boom')"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "ValueError: boom", is_error: true}]
+    reply: [{text: "It failed."}]
+`)
+	events := run(t, a, "Fail.", nil)
+	outs := of[*agent.ToolOutput](events)
+	hist := a.History()
+	var resp model.FunctionResponse
+	for _, m := range hist {
+		if r := m.FunctionResponses(); len(r) == 1 {
+			resp = r[0]
+		}
+	}
+	if len(outs) != 1 || outs[0].Content != resp.Output || !outs[0].IsError {
+		t.Errorf("tool output %+v, history %+v", outs, resp)
+	}
+}
