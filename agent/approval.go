@@ -125,15 +125,17 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	}
 	select {
 	case ans := <-req.ch:
+		if err := ctx.Err(); err != nil {
+			// The turn ended while the answer came: nothing runs any more.
+			return false, err
+		}
 		return ap.apply(req, ans)
 	case <-ctx.Done():
-		// Resolve it as rejected so that a late answer is ignored, unless an
-		// answer won the race.
-		if req.Answer(Reject, "") {
-			<-req.ch
-			return false, ctx.Err()
-		}
-		return ap.apply(req, <-req.ch)
+		// Resolve it as rejected so that a late answer is ignored; an answer
+		// that came just now is too late as well.
+		req.Answer(Reject, "")
+		<-req.ch
+		return false, ctx.Err()
 	case <-expired:
 		if req.Answer(Reject, "") {
 			<-req.ch

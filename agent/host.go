@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/shell"
 	"github.com/freeact/desktop/kernel"
@@ -119,7 +120,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	}
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
-	call := GenericCall{ToolName: server + "_" + tool, Args: args, PTC: true}
+	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true}
 	ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
 	switch {
 	case errors.Is(err, errApprovalTimeout):

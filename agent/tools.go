@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -115,8 +116,13 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
 		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
 			if rejected.CompareAndSwap(false, true) {
-				// Stop the cell: the rest of it may depend on what was refused.
-				go func() { _ = a.kern.Interrupt(context.WithoutCancel(ctx)) }()
+				// Stop the cell before it hears the "no": the rest of it may
+				// depend on what was refused.
+				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				if err := a.kern.Interrupt(ictx); err != nil {
+					a.opts.log.Warn("interrupt after a rejection", "err", err)
+				}
 			}
 		}})
 		defer a.host.set(nil)

@@ -1,0 +1,239 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/model"
+)
+
+// echoTools is a ToolCaller that echoes its arguments, standing in for an
+// MCP server (agent/mcp has its own tests with real servers).
+type echoTools struct{ calls []string }
+
+func (e *echoTools) CallTool(_ context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error) {
+	e.calls = append(e.calls, server+"_"+tool)
+	if tool == "broken" {
+		return nil, errors.New("the server says no")
+	}
+	return json.RawMessage(`{"echo": ` + string(args) + `}`), nil
+}
+
+const ptcCell = `from freeact_runtime import call_tool
+print(call_tool("github", "search", {"q": "freeact"}))`
+
+func TestProgrammaticToolCall(t *testing.T) {
+	tools := &echoTools{}
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(ptcCell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "freeact"}]
+    reply: [{text: "Found it."}]
+`, agent.WithToolCaller(tools))
+	var generic []agent.GenericCall
+	events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
+		if g, ok := r.ToolCall.(agent.GenericCall); ok {
+			generic = append(generic, g)
+			if r.CorrelationID != "c1" {
+				t.Errorf("programmatic call correlated with %q", r.CorrelationID)
+			}
+		}
+		return agent.Once
+	})
+	if len(generic) != 1 || generic[0].ToolName != "github_search" || !generic[0].PTC || string(generic[0].Args) != `{"q":"freeact"}` {
+		t.Errorf("generic calls %+v:%s", generic, describe(events))
+	}
+	if len(tools.calls) != 1 {
+		t.Errorf("tool calls %q", tools.calls)
+	}
+}
+
+func TestProgrammaticCallRejected(t *testing.T) {
+	tools := &echoTools{}
+	a, fake, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(ptcCell)+`}}}]
+`, agent.WithToolCaller(tools))
+	events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
+		if _, ok := r.ToolCall.(agent.GenericCall); ok {
+			return agent.Reject
+		}
+		return agent.Once
+	})
+	if len(tools.calls) != 0 {
+		t.Error("rejected tool was called")
+	}
+	if len(fake.Requests()) != 1 {
+		t.Error("model called after rejection")
+	}
+	if r := of[*agent.Response](events); r[len(r)-1].Text != "Tool call rejected" {
+		t.Errorf("events:%s", describe(events))
+	}
+}
+
+func TestApprovalTimeout(t *testing.T) {
+	ws := workspace(t, `{"approval_timeout": 0.5}`)
+	tools := &echoTools{}
+	code := `from freeact_runtime import call_tool, ToolTimeout
+try:
+    call_tool("github", "search", {})
+except ToolTimeout as e:
+    print("timed out:", e)`
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "timed out"}]
+    reply: [{text: "It timed out."}]
+`, agent.WithToolCaller(tools))
+	var late *agent.ApprovalRequest
+	run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
+		if _, ok := r.ToolCall.(agent.GenericCall); ok {
+			late = r // never answered in time
+			time.Sleep(time.Second)
+		}
+		return agent.Once
+	})
+	if late == nil {
+		t.Fatal("no programmatic approval request")
+	}
+	if len(tools.calls) != 0 {
+		t.Error("tool ran although its approval timed out")
+	}
+}
+
+func TestToolErrorRaisesInCell(t *testing.T) {
+	code := `from freeact_runtime import call_tool, ToolFailed
+try:
+    call_tool("db", "broken", {})
+except ToolFailed as e:
+    print("failed:", e)`
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "the server says no"}]
+    reply: [{text: "ok"}]
+`, agent.WithToolCaller(&echoTools{}))
+	run(t, a, "Go.", nil)
+}
+
+func TestNoToolCallerIsAClearError(t *testing.T) {
+	code := `from freeact_runtime import call_tool
+call_tool("github", "search", {})`
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "ptc_servers"}]
+    reply: [{text: "ok"}]
+`)
+	run(t, a, "Go.", nil)
+}
+
+func TestUserInput(t *testing.T) {
+	code := `name = input("Your name? ")
+print("hello", name)`
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "hello Ada"}]
+    reply: [{text: "Hello, Ada."}]
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var prompts []string
+	for ev := range a.Stream(ctx, agent.Text("Ask me.")) {
+		switch e := ev.(type) {
+		case *agent.ApprovalRequest:
+			e.Approve(true)
+		case *agent.InputRequest:
+			prompts = append(prompts, e.Prompt)
+			if e.CorrelationID != "c1" {
+				t.Errorf("input request correlated with %q", e.CorrelationID)
+			}
+			e.Reply("Ada")
+		}
+	}
+	if len(prompts) != 1 || prompts[0] != "Your name? " {
+		t.Errorf("input prompts %q", prompts)
+	}
+}
+
+func TestSkillCommandAndImages(t *testing.T) {
+	a, fake, _ := start(t, `
+turns:
+  - expect:
+      last: [{role: user, text: "<skill name=\"task-planning\">build a parser</skill>"}, {role: user, image: true}]
+    reply: [{text: "Planned."}]
+`)
+	img := model.Image{MIMEType: "image/png", Data: tinyPNG(t)}
+	for range a.Stream(context.Background(), agent.Prompt{Text: "/task-planning build a parser", Images: []model.Image{img}}) {
+	}
+	if len(fake.Requests()) != 1 {
+		t.Fatal("no model call")
+	}
+}
+
+func TestSessionWrittenAtEachStep(t *testing.T) {
+	a, _, ws := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+  - reply: [{text: "One."}]
+`)
+	file := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "main.jsonl")
+	var linesAtApproval int
+	run(t, a, "Count.", func(*agent.ApprovalRequest) agent.Decision {
+		b, _ := os.ReadFile(file)
+		linesAtApproval = strings.Count(string(b), "\n")
+		return agent.Once
+	})
+	// At the approval the user message and the model's reply are on disk.
+	if linesAtApproval != 2 {
+		t.Errorf("%d lines written before the tool ran, want 2", linesAtApproval)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4 (user, call, result, answer)", len(lines))
+	}
+	for _, l := range lines {
+		var env struct {
+			V       int                 `json:"v"`
+			Message json.RawMessage     `json:"message"`
+			Meta    struct{ TS string } `json:"meta"`
+		}
+		if err := json.Unmarshal([]byte(l), &env); err != nil || env.V != 1 || env.Meta.TS == "" || len(env.Message) == 0 {
+			t.Errorf("line %q: %v", l, err)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
