@@ -24,12 +24,14 @@ var appIcon []byte
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGTERM ends every command; app.Main decides what Ctrl-C does (the
+	// terminal mode cancels a turn with it).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	code := app.Main(ctx, os.Args[1:], app.Build{
 		Version: version,
 		Assets:  frontendAssets,
 		Icon:    appIcon,
-	}, os.Stdout, os.Stderr)
+	}, app.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
 }

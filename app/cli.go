@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -23,17 +25,26 @@ type Build struct {
 // AppName is the product's name as users see it.
 const AppName = "freeact"
 
+// Streams are the standard input and outputs a command uses.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, args []string, b Build, s Streams) error
+	// ownsInterrupt marks a command that handles Ctrl-C itself (the
+	// terminal mode cancels a turn with it); others stop on it.
+	ownsInterrupt bool
 }
 
 func commands() []command {
 	return []command{
-		{"init", "create .freeact/ in a workspace (configuration, permissions, skills)", notYet("init")},
-		{"run", "chat with the agent in the terminal", notYet("run")},
-		{"version", "print the version and exit", runVersion},
+		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
+		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
 }
 
@@ -45,13 +56,18 @@ func (e usageError) Unwrap() error { return e.error }
 
 // Main runs the command line: no arguments opens the desktop window, a
 // subcommand runs in the terminal. It returns the process exit status.
-func Main(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) int {
-	err := dispatch(ctx, args, b, stdout, stderr)
+// The caller's ctx should end on SIGTERM; Ctrl-C (SIGINT) is handled here.
+func Main(ctx context.Context, args []string, b Build, s Streams) int {
+	err := dispatch(ctx, args, b, s)
+	stderr := s.Err
+	var status exitStatus
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &status):
+		return int(status)
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "%s: %v\n", AppName, err)
 		return 2
@@ -61,23 +77,30 @@ func Main(ctx context.Context, args []string, b Build, stdout, stderr io.Writer)
 	}
 }
 
-func dispatch(ctx context.Context, args []string, b Build, stdout, stderr io.Writer) error {
+func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 	if len(args) == 0 || desktopArgs(args) {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
 		return RunDesktop(ctx, b)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		printUsage(stdout)
+		printUsage(s.Out)
 		return nil
 	case "-version", "--version":
-		return runVersion(ctx, nil, b, stdout, stderr)
+		return runVersion(ctx, nil, b, s)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, args[1:], b, stdout, stderr)
+			if !c.ownsInterrupt {
+				var stop context.CancelFunc
+				ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+				defer stop()
+			}
+			return c.run(ctx, args[1:], b, s)
 		}
 	}
-	printUsage(stderr)
+	printUsage(s.Err)
 	return usageError{fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
 }
 
@@ -103,16 +126,6 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s <command> --help' for a command's flags.\n", AppName)
-}
-
-func notYet(name string) func(context.Context, []string, Build, io.Writer, io.Writer) error {
-	return func(_ context.Context, args []string, _ Build, _, stderr io.Writer) error {
-		fs := flag.NewFlagSet(name, flag.ContinueOnError)
-		if err := parseFlags(fs, args, stderr); err != nil {
-			return err
-		}
-		return fmt.Errorf("'%s %s' is not yet available in this build", AppName, name)
-	}
 }
 
 // VersionInfo describes the running binary.
@@ -146,15 +159,15 @@ func (v VersionInfo) String() string {
 	return s
 }
 
-func runVersion(_ context.Context, args []string, b Build, stdout, stderr io.Writer) error {
+func runVersion(_ context.Context, args []string, b Build, s Streams) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("version takes no arguments, got %q", fs.Args())}
 	}
-	fmt.Fprintln(stdout, versionInfo(b))
+	fmt.Fprintln(s.Out, versionInfo(b))
 	return nil
 }
 

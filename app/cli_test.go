@@ -24,14 +24,16 @@ func TestMain_commands(t *testing.T) {
 		{"version takes no args", []string{"version", "extra"}, 2, nil, []string{"version takes no arguments"}},
 		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`, "freeact --help"}},
 		{"unknown flag of a command", []string{"version", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope"}},
-		{"init not yet", []string{"init"}, 1, nil, []string{"'freeact init' is not yet available"}},
-		{"run not yet", []string{"run"}, 1, nil, []string{"'freeact run' is not yet available"}},
+		{"init takes no arguments", []string{"init", "x"}, 2, nil, []string{"init takes no arguments"}},
+		{"run takes no arguments", []string{"run", "x"}, 2, nil, []string{"run takes no arguments"}},
+		{"bad log level", []string{"run", "--log-level", "loud"}, 2, nil, []string{`--log-level "loud"`}},
+		{"run in a missing workspace", []string{"run", "--workspace", "/nonexistent/ws"}, 1, nil, []string{"/nonexistent/ws is not a directory"}},
 		{"command help", []string{"run", "--help"}, 0, nil, []string{"Usage of run"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := Main(context.Background(), tt.args, b, &stdout, &stderr)
+			code := Main(context.Background(), tt.args, b, Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
 			if code != tt.wantCode {
 				t.Errorf("exit code = %d, want %d (stdout %q, stderr %q)", code, tt.wantCode, stdout.String(), stderr.String())
 			}
@@ -56,7 +58,7 @@ func TestDesktopArgsOnlyInDevBuilds(t *testing.T) {
 		t.Skip("dev build")
 	}
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"-devserver", "127.0.0.1:1"}, Build{}, &stdout, &stderr)
+	code := Main(context.Background(), []string{"-devserver", "127.0.0.1:1"}, Build{}, Streams{Out: &stdout, Err: &stderr})
 	if code != 2 || !strings.Contains(stderr.String(), `unknown command "-devserver"`) {
 		t.Fatalf("code %d, stderr %q", code, stderr.String())
 	}

@@ -1,0 +1,247 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/freeact/desktop/agent"
+)
+
+// style colours terminal text when the output is a terminal and NO_COLOR
+// is unset.
+type style struct{ on bool }
+
+func newStyle(w io.Writer) style {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return style{}
+	}
+	st, err := f.Stat()
+	return style{on: err == nil && st.Mode()&os.ModeCharDevice != 0}
+}
+
+func (s style) wrap(code, text string) string {
+	if !s.on || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (s style) dim(t string) string    { return s.wrap("2", t) }
+func (s style) bold(t string) string   { return s.wrap("1", t) }
+func (s style) red(t string) string    { return s.wrap("31", t) }
+func (s style) yellow(t string) string { return s.wrap("33", t) }
+func (s style) cyan(t string) string   { return s.wrap("36", t) }
+
+// maxToolLines is how much of a non-code tool result is shown.
+const maxToolLines = 12
+
+// render prints one event.
+func (t *terminal) render(ev agent.Event) {
+	if t.json {
+		b, err := agent.MarshalEvent(ev)
+		if err != nil {
+			fmt.Fprintf(t.errw, "error: %v\n", err)
+			return
+		}
+		fmt.Fprintf(t.out, "%s\n", b)
+		return
+	}
+	if u, ok := ev.(*agent.Usage); ok {
+		t.turnTokens[0] += u.InputTokens
+		t.turnTokens[1] += u.OutputTokens
+		t.turnTokens[2] += u.ThinkingTokens
+		return
+	}
+	t.switchAgent(ev.Agent())
+	switch e := ev.(type) {
+	case *agent.ThoughtsChunk:
+		if !t.thinking {
+			t.newline()
+			t.write(t.style.dim("thinking: "))
+			t.thinking = true
+		}
+		t.write(t.style.dim(e.Text))
+	case *agent.ResponseChunk:
+		t.endThinking()
+		t.write(e.Text)
+	case *agent.Response:
+		t.endThinking()
+		t.newline()
+	case *agent.CodeExecutionOutputChunk:
+		text := e.Text
+		if e.Kind == "stderr" || e.Kind == "error" {
+			text = t.style.red(text)
+		}
+		t.write(text)
+	case *agent.CodeExecutionOutput:
+		t.newline()
+	case *agent.ToolOutput:
+		if e.ToolName == agent.ExecuteTool {
+			return // its output streamed already
+		}
+		t.newline()
+		t.write(t.style.dim(clip(e.Content, maxToolLines)))
+		t.newline()
+	case *agent.ModelRetry:
+		t.newline()
+		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", e.Reason, e.DelaySecs, e.Attempt, e.MaxRetries)))
+		t.newline()
+	case *agent.Cancelled:
+		t.newline()
+		t.write(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
+		t.newline()
+	case *agent.Failed:
+		t.newline()
+		t.write(t.style.red("error: " + e.Error))
+		t.newline()
+	case *agent.ApprovalRequest:
+		t.endThinking()
+		t.newline()
+		t.showCall(e)
+	case *agent.InputRequest:
+		t.newline()
+		t.write(e.Prompt)
+		t.lineStart = false
+	}
+}
+
+// endTurn prints the turn's token counts.
+func (t *terminal) endTurn() {
+	if t.json {
+		return
+	}
+	t.switchAgent(agent.MainAgent)
+	t.endThinking()
+	t.newline()
+	if n := t.turnTokens; n != [3]int{} {
+		fmt.Fprintln(t.out, t.style.dim(fmt.Sprintf("↳ tokens: %d in · %d out · %d thinking", n[0], n[1], n[2])))
+	}
+}
+
+// switchAgent starts a new line when another agent's output begins, so
+// every line of a subagent carries its id.
+func (t *terminal) switchAgent(id string) {
+	if id == t.agentID {
+		return
+	}
+	t.endThinking()
+	t.newline()
+	t.agentID = id
+}
+
+func (t *terminal) endThinking() {
+	if t.thinking {
+		t.thinking = false
+		t.newline()
+	}
+}
+
+// write prints text, prefixing each line of a subagent's output with its id.
+func (t *terminal) write(text string) {
+	if text == "" {
+		return
+	}
+	var b strings.Builder
+	for _, r := range text {
+		if t.lineStart && t.agentID != agent.MainAgent {
+			b.WriteString(t.style.cyan("[" + t.agentID + "] "))
+		}
+		b.WriteRune(r)
+		t.lineStart = r == '\n'
+	}
+	io.WriteString(t.out, b.String())
+}
+
+func (t *terminal) newline() {
+	if !t.lineStart {
+		io.WriteString(t.out, "\n")
+		t.lineStart = true
+	}
+}
+
+// showCall prints what an approval would allow: the exact code, command,
+// tool arguments or file.
+func (t *terminal) showCall(r *agent.ApprovalRequest) {
+	title := agent.TypeName(r.ToolCall) + " " + r.ToolCall.Name()
+	t.write(t.style.bold("── " + title + " "))
+	t.newline()
+	switch c := r.ToolCall.(type) {
+	case agent.CodeAction:
+		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
+			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
+		}
+	case agent.ShellAction:
+		if c.Opaque {
+			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
+		}
+		t.write("$ " + c.Command + "\n")
+	case agent.GenericCall:
+		args := string(c.Args)
+		var v any
+		if json.Unmarshal(c.Args, &v) == nil {
+			if b, err := json.MarshalIndent(v, "", "  "); err == nil {
+				args = string(b)
+			}
+		}
+		t.write(clip(args, 20) + "\n")
+	case agent.FileRead:
+		t.write("read " + c.Path + "\n")
+	case agent.FileWrite:
+		t.write(fmt.Sprintf("write %s (%d bytes)\n", c.Path, len(c.Content)))
+		t.write(t.style.dim(clip(c.Content, 10)) + "\n")
+	case agent.FileEdit:
+		t.write("edit " + c.Path + "\n")
+		t.write(t.style.red(prefixLines(clip(c.OldText, 10), "- ")) + "\n")
+		t.write(t.style.cyan(prefixLines(clip(c.NewText, 10), "+ ")) + "\n")
+	}
+}
+
+// approve asks until it gets y, n, a or s (Enter is yes). End of input,
+// Ctrl-C or the end of the turn answer no. In --json mode the request was
+// printed as JSON and the answer is a bare line.
+func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
+	for {
+		if !t.json {
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf("(a: always allow %q, s: for this session)", r.Suggested))))
+			t.lineStart = true
+		}
+		line, ok := t.readLine(ctx, stop, nil)
+		if !ok {
+			return agent.Reject, ""
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "", "y", "yes":
+			return agent.Once, ""
+		case "n", "no":
+			return agent.Reject, ""
+		case "a", "always":
+			return agent.Always, ""
+		case "s", "session":
+			return agent.Session, ""
+		}
+		if t.json {
+			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
+		} else {
+			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
+		}
+	}
+}
+
+// clip keeps the first n lines of s and says how many were left out.
+func clip(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}
+
+func prefixLines(s, p string) string {
+	return p + strings.ReplaceAll(s, "\n", "\n"+p)
+}

@@ -1,0 +1,305 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/kernel"
+)
+
+// Exit statuses of `freeact run --prompt`.
+const (
+	exitDone      = 0 // the turn finished with an answer
+	exitFailed    = 1 // the turn (or the start) failed
+	exitRejected  = 3 // a tool call was rejected
+	exitCancelled = 4 // the turn was cancelled (Ctrl-C)
+)
+
+// exitStatus ends the program with a status whose reason was already shown.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func runInit(_ context.Context, args []string, _ Build, s Streams) error {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	ws := fs.String("workspace", ".", "the workspace `directory`")
+	if err := parseFlags(fs, args, s.Err); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("init takes no arguments, got %q (use --workspace DIR)", fs.Args())}
+	}
+	dir, err := filepath.Abs(*ws)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", *ws, err)
+	}
+	if err := config.Init(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "Workspace ready: %s\n", filepath.Join(dir, config.FreeactDir))
+	return nil
+}
+
+type runFlags struct {
+	workspace, sessionID, prompt, logLevel string
+	json, skipPermissions                  bool
+}
+
+func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	fs.StringVar(&f.workspace, "workspace", ".", "the workspace `directory`")
+	fs.StringVar(&f.sessionID, "session-id", "", "resume the session with this `id`")
+	fs.StringVar(&f.prompt, "prompt", "", "run this one request and exit: status 0 answered, 1 failed, 3 rejected, 4 cancelled")
+	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; approvals are answered by lines y, n, a or s on stdin")
+	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
+	if err := parseFlags(fs, args, s.Err); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("run takes no arguments, got %q (use --prompt TEXT)", fs.Args())}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", f.logLevel)}
+	}
+	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
+	// Libraries that print with the standard logger (genai does) go to the
+	// log at debug level instead of into the conversation.
+	log.SetOutput(slogWriter{logger})
+	defer log.SetOutput(os.Stderr)
+
+	a, err := newTerminalAgent(ctx, f, logger, s)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := a.Stop(); err != nil {
+			logger.Warn("stop agent", "err", err)
+		}
+	}()
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	t := newTerminal(s, f.json, sigs)
+	if f.prompt != "" {
+		if code := t.turn(ctx, a, f.prompt); code != exitDone {
+			return exitStatus(code)
+		}
+		return nil
+	}
+	return t.loop(ctx, a)
+}
+
+// newTerminalAgent loads the workspace (scaffolding what is missing) and
+// starts an agent over it.
+func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams) (*agent.Agent, error) {
+	dir, err := filepath.Abs(f.workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", f.workspace, err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a directory: create it or pass --workspace DIR", dir)
+	}
+	if err := config.Init(dir); err != nil {
+		return nil, err
+	}
+	keys, err := config.NewAppStore(config.DefaultAppDir()).APIKeys()
+	if err != nil {
+		logger.Warn("stored API keys not read", "err", err)
+	}
+	cfg, err := config.Load(dir, config.LoadOptions{APIKeys: keys})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(s.Err, "warning: %s\n", w)
+	}
+	perm, err := permission.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := []agent.Option{
+		agent.WithPermissions(perm), agent.WithLogger(logger),
+		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
+	}
+	if f.sessionID != "" {
+		opts = append(opts, agent.WithSessionID(f.sessionID))
+	}
+	if f.skipPermissions {
+		opts = append(opts, agent.WithSkipPermissions())
+	}
+	a, err := agent.New(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if !f.json {
+		fmt.Fprintf(s.Err, "Starting the kernel for %s…\n", dir)
+	}
+	if err := a.Start(ctx); err != nil {
+		_ = a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+// slogWriter turns standard-logger lines into debug records.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Debug(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// terminal renders agent events for a person (or, with --json, for a
+// script) and reads prompts, approvals and input from stdin.
+type terminal struct {
+	out, errw  io.Writer
+	lines      chan string // stdin lines; closed at end of input
+	interrupts <-chan os.Signal
+	json       bool
+	style      style
+
+	agentID    string // whose output was printed last
+	lineStart  bool
+	thinking   bool
+	turnTokens [3]int
+}
+
+func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
+	t := &terminal{
+		out: s.Out, errw: s.Err, lines: make(chan string), interrupts: interrupts, json: jsonMode,
+		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
+	}
+	go func() {
+		sc := bufio.NewScanner(s.In)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		for sc.Scan() {
+			t.lines <- sc.Text()
+		}
+		close(t.lines)
+	}()
+	return t
+}
+
+// loop reads requests until q, end of input or a second Ctrl-C.
+func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
+	if !t.json {
+		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; q quits; Ctrl-C cancels a turn", a.SessionID())))
+	}
+	for {
+		if !t.json {
+			fmt.Fprint(t.out, t.style.bold("> "))
+		}
+		line, ok := t.readLine(ctx, nil, t.interrupts)
+		if !ok {
+			if !t.json {
+				fmt.Fprintln(t.out)
+			}
+			return nil
+		}
+		line = strings.TrimSpace(line)
+		switch line {
+		case "":
+			continue
+		case "q", "quit", "exit":
+			return nil
+		}
+		if t.turn(ctx, a, line) == -1 {
+			return nil
+		}
+	}
+}
+
+// readLine waits for a line of stdin; ok is false at end of input, when
+// stop closes, at a signal on interrupts (nil during a turn, whose own
+// watcher takes them) or when ctx ends.
+func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupts <-chan os.Signal) (string, bool) {
+	select {
+	case l, ok := <-t.lines:
+		return l, ok
+	case <-interrupts:
+		return "", false
+	case <-stop:
+		return "", false
+	case <-ctx.Done():
+		return "", false
+	}
+}
+
+// turn streams one request and returns its exit status; -1 means quit
+// (a second Ctrl-C).
+func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int {
+	turnCtx, quit := context.WithCancel(ctx)
+	defer quit()
+	stopped := make(chan struct{}) // closed at the first Ctrl-C
+	done := make(chan struct{})
+	var quitting atomic.Bool
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-t.interrupts:
+				n++
+				if n == 1 {
+					close(stopped)
+					a.Cancel()
+					fmt.Fprintln(t.errw, t.style.yellow("\nCancelling… (Ctrl-C again quits)"))
+					continue
+				}
+				quitting.Store(true)
+				quit()
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	defer close(done)
+
+	status := exitDone
+	t.turnTokens = [3]int{}
+	for ev := range a.Stream(turnCtx, agent.Prompt{Text: prompt}) {
+		t.render(ev)
+		switch e := ev.(type) {
+		case *agent.ApprovalRequest:
+			d, pattern := t.approve(turnCtx, e, stopped)
+			e.Answer(d, pattern)
+		case *agent.InputRequest:
+			line, _ := t.readLine(turnCtx, stopped, nil)
+			e.Reply(line)
+		case *agent.Response:
+			if e.AgentID == agent.MainAgent && e.Text == "Tool call rejected" {
+				status = exitRejected
+			}
+		case *agent.Failed:
+			if e.AgentID == agent.MainAgent {
+				status = exitFailed
+			}
+		case *agent.Cancelled:
+			if e.AgentID == agent.MainAgent {
+				status = exitCancelled
+			}
+		}
+	}
+	t.endTurn()
+	if quitting.Load() {
+		return -1
+	}
+	return status
+}

@@ -1,0 +1,347 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/freeact/desktop/agent/model/modeltest"
+)
+
+// These tests run the real freeact binary in terminal mode against a real
+// kernel and the wire-level fake Gemini server.
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+func freeactBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "freeact-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "freeact")
+		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/freeact/desktop").CombinedOutput()
+		if err != nil {
+			built.err = errors.New(string(out))
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build freeact: %v", built.err)
+	}
+	return built.bin
+}
+
+func testPython(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("FREEACT_TEST_PYTHON")
+	if p == "" {
+		wd, _ := os.Getwd()
+		p = filepath.Join(filepath.Dir(wd), ".cache", "python", "venv", "bin", "python")
+	}
+	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
+		msg := "no Python with ipykernel at " + p + ": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// terminalEnv returns a workspace using the test Python and the environment
+// that points freeact at the fake model and at private XDG folders; marker
+// is a path that appears in the environment of every process freeact starts.
+func terminalEnv(t *testing.T, scenario string) (ws string, env []string, marker string) {
+	t.Helper()
+	py := testPython(t)
+	sc, err := modeltest.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := modeltest.NewGemini(t, sc)
+	ws = t.TempDir()
+	agentJSON, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), agentJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	marker = t.TempDir()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GEMINI_API_KEY" && k != "GOOGLE_API_KEY" && !strings.HasPrefix(k, "XDG_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
+		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
+	return ws, env, marker
+}
+
+// screen collects what the program writes to its terminal.
+type screen struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	seen int // offset up to which expect has matched
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+// expect waits until text appears after the last match.
+func (s *screen) expect(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		rest := s.buf.String()[s.seen:]
+		if i := strings.Index(rest, text); i >= 0 {
+			s.seen += i + len(text)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%q did not appear; the terminal shows:\n%s", text, s.String())
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func TestTerminalSession(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, marker := terminalEnv(t, `
+turns:
+  - expect:
+      last: [{role: user, text: "What is 6*7?"}]
+    reply:
+      - thought: "Use Python."
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "x = 6*7\nprint(x)"}}
+    usage: {input: 120, output: 30, thinking: 12}
+  - reply: [{text: "It is 42."}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)"}}}]
+  - expect:
+      has: [{role: user, response: ipybox_execute_ipython_cell, output: "Interrupted by user"}]
+    reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: "!mkdir -p made && ls"}}}]
+  - reply: [{text: "Made it."}]
+`)
+	cmd := exec.Command(bin, "run", "--workspace", ws)
+	cmd.Env = env
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scr := &screen{}
+	go func() { _, _ = io.Copy(scr, f) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() || testing.Verbose() {
+			t.Logf("terminal:\n%s", scr.String())
+		}
+	}()
+	send := func(s string) {
+		if _, err := f.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	scr.expect(t, "> ")
+	send("What is 6*7?\r")
+	scr.expect(t, "thinking: Use Python.")
+	scr.expect(t, "  1 │ x = 6*7")
+	scr.expect(t, "  2 │ print(x)")
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("y\r")
+	scr.expect(t, "42")
+	scr.expect(t, "It is 42.")
+	scr.expect(t, "tokens: 120 in · 30 out · 12 thinking")
+	scr.expect(t, "> ")
+
+	// Ctrl-C cancels the running cell, not the program.
+	send("Sleep.\r")
+	scr.expect(t, "Approve?")
+	send("\r") // Enter is yes
+	scr.expect(t, "sleeping")
+	send("\x03")
+	scr.expect(t, "[cancelled during tool execution]")
+	scr.expect(t, "> ")
+
+	// Each shell command is asked on its own; "a" saves the rule.
+	send("Make a folder.\r")
+	scr.expect(t, "Approve?")
+	send("y\r")
+	scr.expect(t, "$ mkdir -p made")
+	scr.expect(t, `(a: always allow "mkdir *"`)
+	send("a\r")
+	scr.expect(t, "Made it.")
+	scr.expect(t, "> ")
+	send("q\r")
+
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("freeact did not quit on q")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made")); err != nil {
+		t.Errorf("approved command did not run: %v", err)
+	}
+	perms, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json"))
+	if !strings.Contains(string(perms), `"mkdir *"`) {
+		t.Errorf("'a' did not save the rule:\n%s", perms)
+	}
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("processes left running after exit: %v", pids)
+	}
+}
+
+func TestRunPromptJSON(t *testing.T) {
+	bin := freeactBinary(t)
+	tests := []struct {
+		name     string
+		answers  string
+		scenario string
+		status   int
+	}{
+		{"answered", "y\n", `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{text: "It is 42."}]
+`, 0},
+		{"rejected", "n\n", `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+`, 3},
+		{"model fails", "", `
+turns:
+  - error: {status: 400, message: "the request is bad"}
+`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, env, marker := terminalEnv(t, tt.scenario)
+			cmd := exec.Command(bin, "run", "--workspace", ws, "--prompt", "What is 6*7?", "--json")
+			cmd.Env = env
+			cmd.Stdin = strings.NewReader(tt.answers)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			status := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				status = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if status != tt.status {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", status, tt.status, stderr.String())
+			}
+			var types []string
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			for sc.Scan() {
+				var ev map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+					t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+				}
+				if ev["agent_id"] != "main" {
+					t.Errorf("event without agent_id: %s", sc.Text())
+				}
+				types = append(types, ev["type"].(string))
+				if ev["type"] == "ApprovalRequest" {
+					call := ev["tool_call"].(map[string]any)
+					if call["type"] != "CodeAction" || call["code"] != "print(6*7)" {
+						t.Errorf("approval request %s", sc.Text())
+					}
+				}
+				if ev["type"] == "CodeExecutionOutput" && strings.TrimSpace(ev["text"].(string)) != "42" {
+					t.Errorf("output %s", sc.Text())
+				}
+			}
+			joined := strings.Join(types, " ")
+			switch tt.name {
+			case "answered":
+				if !strings.Contains(joined, "ApprovalRequest CodeExecutionOutputChunk CodeExecutionOutput ToolOutput") || !strings.HasSuffix(joined, "Response") {
+					t.Errorf("events: %s", joined)
+				}
+			case "rejected":
+				if strings.Contains(joined, "CodeExecutionOutput") {
+					t.Errorf("rejected code ran: %s", joined)
+				}
+			case "model fails":
+				if !strings.HasSuffix(joined, "Failed") {
+					t.Errorf("events: %s", joined)
+				}
+			}
+			if pids := processesWith(marker); len(pids) > 0 {
+				t.Errorf("processes left running after exit: %v", pids)
+			}
+		})
+	}
+}
+
+func TestRunWithoutAPIKey(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, "turns: []")
+	var clean []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
+			clean = append(clean, kv)
+		}
+	}
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--prompt", "hi")
+	cmd.Env = clean
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "GEMINI_API_KEY") || !strings.Contains(string(out), ".env") {
+		t.Errorf("err %v, output:\n%s", err, out)
+	}
+}
+
+// processesWith lists the processes whose environment mentions marker.
+func processesWith(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(b, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
