@@ -202,7 +202,7 @@ func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit f
 
 // errRejected is the cause that ends the other calls of a reply when one
 // was rejected.
-var errRejected = errors.New(rejectedText)
+var errRejected = errors.New("a tool call of the same reply was rejected")
 
 // stopText says why a call did not run or finish: rejected, or interrupted.
 func stopText(ctx context.Context) string {
