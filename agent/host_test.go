@@ -237,3 +237,64 @@ func tinyPNG(t *testing.T) []byte {
 	}
 	return buf.Bytes()
 }
+
+func TestApprovalWaitIsNotExecutionTime(t *testing.T) {
+	ws := workspace(t, `{"execution_timeout": 1.5}`)
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo waited\nprint('finished')"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "finished"}]
+    reply: [{text: "ok"}]
+`)
+	events := run(t, a, "Wait.", func(r *agent.ApprovalRequest) agent.Decision {
+		if _, ok := r.ToolCall.(agent.ShellAction); ok {
+			time.Sleep(2500 * time.Millisecond) // longer than the timeout
+		}
+		return agent.Once
+	})
+	out := of[*agent.CodeExecutionOutput](events)
+	if len(out) != 1 || out[0].Error || !strings.Contains(out[0].Text, "waited") {
+		t.Errorf("output %+v", out)
+	}
+}
+
+func TestOutsidePathShownAbsolute(t *testing.T) {
+	outside := t.TempDir()
+	file := filepath.Join(outside, "data.txt")
+	if err := os.WriteFile(file, []byte("outside data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: r1, name: filesystem_read_text_file, args: {path: `+jsonString(file)+`}}}]
+  - expect:
+      last: [{role: user, response: filesystem_read_text_file, output: "outside data"}]
+    reply: [{text: "Read it."}]
+`)
+	var paths []string
+	run(t, a, "Read.", func(r *agent.ApprovalRequest) agent.Decision {
+		paths = append(paths, r.ToolCall.(agent.FileRead).Path)
+		return agent.Once
+	})
+	resolved, _ := filepath.EvalSymlinks(file)
+	if len(paths) != 1 || paths[0] != resolved {
+		t.Errorf("paths %q, want %q", paths, resolved)
+	}
+}
+
+func TestModelRetryIsVisible(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - error: {status: 503, message: "overloaded", retry_after: 10ms}
+  - reply: [{text: "Back."}]
+`)
+	events := run(t, a, "Hi.", nil)
+	r := of[*agent.ModelRetry](events)
+	if len(r) != 1 || r[0].Attempt != 1 || !strings.Contains(r[0].Reason, "overloaded") {
+		t.Errorf("events:%s", describe(events))
+	}
+	if resp := of[*agent.Response](events); len(resp) != 1 || resp[0].Text != "Back." {
+		t.Errorf("events:%s", describe(events))
+	}
+}
