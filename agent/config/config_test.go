@@ -99,7 +99,7 @@ func TestParseOptions(t *testing.T) {
 		"max_subagents": 2,
 		"kernel_env": {"A": "1"},
 		"ptc_servers": {"google": {"command": "python", "args": ["-m", "x"], "env": {"K": "v"}}},
-		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}}}
+		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}, "excluded_tools": ["delete_all", "drop"]}}
 	}`), "agent.json")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,8 @@ func TestParseOptions(t *testing.T) {
 	switch {
 	case o.Model != "openai:gpt-5", *o.ModelSettings.Temperature != 0.2, o.ToolSearch != "hybrid",
 		*o.ImagesDir != "out/img", o.ExecutionTimeout != nil, *o.ApprovalTimeout != 30, o.MaxSubagents != 2,
-		o.KernelEnv["A"] != "1", o.PTCServers["google"].Args[1] != "x", o.MCPServers["remote"].Headers["Authorization"] != "Bearer t":
+		o.KernelEnv["A"] != "1", o.PTCServers["google"].Args[1] != "x", o.MCPServers["remote"].Headers["Authorization"] != "Bearer t",
+		len(o.MCPServers["remote"].ExcludedTools) != 2 || o.MCPServers["remote"].ExcludedTools[1] != "drop":
 		t.Fatalf("parsed %+v", o)
 	}
 	// Keys left out keep their defaults.
@@ -140,6 +141,8 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"server typo", `{"mcp_servers": {"s": {"comand": "x"}}}`, []string{`key "mcp_servers"`, "comand"}},
 		{"server without command", `{"ptc_servers": {"s": {"args": ["x"]}}}`, []string{`key "ptc_servers"`, `server "s"`, `needs "command"`}},
 		{"server with both", `{"mcp_servers": {"s": {"command": "x", "url": "http://h"}}}`, []string{`server "s"`, "both"}},
+		{"excluded_tools not a list", `{"mcp_servers": {"s": {"command": "x", "excluded_tools": "a"}}}`, []string{`key "mcp_servers"`, "excluded_tools"}},
+		{"empty excluded tool", `{"ptc_servers": {"s": {"command": "x", "excluded_tools": [""]}}}`, []string{`server "s"`, "excluded_tools", "empty"}},
 		{"bad jupyter url", `{"jupyter_url": "localhost:8888"}`, []string{`key "jupyter_url"`, "localhost:8888"}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
 	}

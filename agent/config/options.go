@@ -62,6 +62,9 @@ type Server struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// ExcludedTools names tools of the server that are never offered to
+	// the model nor generated as Python modules.
+	ExcludedTools []string `json:"excluded_tools,omitempty"`
 }
 
 // Defaults returns the options of a new workspace.
@@ -224,6 +227,11 @@ func (s Server) validate() error {
 		return errors.New(`"args", "env" and "cwd" only apply to servers with "command"`)
 	case s.Command != "" && len(s.Headers) > 0:
 		return errors.New(`"headers" only apply to servers with "url"`)
+	}
+	for _, t := range s.ExcludedTools {
+		if strings.TrimSpace(t) == "" {
+			return errors.New(`"excluded_tools" holds an empty tool name`)
+		}
 	}
 	return nil
 }
