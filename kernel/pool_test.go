@@ -1,0 +1,68 @@
+package kernel
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestWarmPool checks that StartKernel hands out the spare kernel the pool
+// keeps and that the pool starts a new spare after each one is taken.
+func TestWarmPool(t *testing.T) {
+	py := newPython(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), WarmPool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	// kernelsWhen waits until the server runs want kernels and returns their ids.
+	kernelsWhen := func(want int) []string {
+		t.Helper()
+		for ctx.Err() == nil {
+			var list []struct {
+				ID string `json:"id"`
+			}
+			if err := s.rest(ctx, http.MethodGet, "api/kernels", nil, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list) == want {
+				var ids []string
+				for _, k := range list {
+					ids = append(ids, k.ID)
+				}
+				return ids
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("the server never ran %d kernels", want)
+		return nil
+	}
+
+	spare := kernelsWhen(1) // the pool's spare, before anyone asked
+	a := startKernel(t, s, KernelOptions{})
+	if a.ID() != spare[0] {
+		t.Errorf("first kernel %s is not the spare %s", a.ID(), spare[0])
+	}
+	ids := kernelsWhen(2) // a's kernel and a new spare
+	next := ids[0]
+	if next == a.ID() {
+		next = ids[1]
+	}
+	b := startKernel(t, s, KernelOptions{})
+	if b.ID() != next {
+		t.Errorf("second kernel %s is not the refilled spare %s", b.ID(), next)
+	}
+	if !slices.Contains(kernelsWhen(3), b.ID()) {
+		t.Error("second kernel is not running")
+	}
+	// Kernels from the pool are separate and configured.
+	run(t, a, "v = 'a'")
+	if r := run(t, b, "print('v' in dir())"); r.Text != "False\n" {
+		t.Errorf("pool kernels share state: %q", r.Text)
+	}
+}
