@@ -124,6 +124,7 @@ type Agent struct {
 	mu      sync.Mutex
 	history []model.Message
 	cancel  context.CancelCauseFunc // of the running turn
+	turns   sync.WaitGroup          // the running turn's goroutine
 	started bool
 	stopped bool
 }
@@ -352,6 +353,15 @@ func (a *Agent) Stop() error {
 		a.cancel(ErrCancelled)
 	}
 	a.mu.Unlock()
+	// Let a cancelled turn wind down (its cell is interrupted, its approvals
+	// rejected) before the kernel and the session close under it.
+	waited := make(chan struct{})
+	go func() { a.turns.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
+	}
 	var errs []error
 	if a.kern != nil {
 		if err := a.kern.Close(); err != nil {

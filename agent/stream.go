@@ -90,6 +90,7 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		defer a.endTurn()
 		q := newQueue()
 		go func() {
+			defer a.turns.Done()
 			defer q.close()
 			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
 			a.runTurn(turnCtx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, q.push)
@@ -123,6 +124,7 @@ func (a *Agent) beginTurn(cancel context.CancelCauseFunc) error {
 		return errors.New("a turn is already running: wait for it to end or cancel it")
 	}
 	a.cancel = cancel
+	a.turns.Add(1)
 	return nil
 }
 

@@ -431,3 +431,51 @@ turns:
 		t.Errorf("tool output %+v, history %+v", outs, resp)
 	}
 }
+
+func TestResetTool(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "kept = 1"}}}]
+  - reply: [{call: {id: c2, name: ipybox_reset, args: {}}}]
+  - expect:
+      last: [{role: user, response: ipybox_reset, output: "restarted"}]
+    reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: "print('kept' in dir())"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "False"}]
+    reply: [{text: "State is gone."}]
+`)
+	var asked []string
+	run(t, a, "Reset.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, agent.TypeName(r.ToolCall)+" "+r.ToolCall.Name())
+		return agent.Once
+	})
+	if len(asked) != 3 || asked[1] != "GenericCall ipybox_reset" {
+		t.Errorf("approvals %q", asked)
+	}
+}
+
+func TestStopDuringTurn(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('go', flush=True)\ntime.sleep(60)"}}}]
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var last agent.Event
+	for ev := range a.Stream(ctx, agent.Text("Sleep.")) {
+		last = ev
+		switch e := ev.(type) {
+		case *agent.ApprovalRequest:
+			e.Approve(true)
+		case *agent.CodeExecutionOutputChunk:
+			go func() {
+				if err := a.Stop(); err != nil {
+					t.Errorf("stop: %v", err)
+				}
+			}()
+		}
+	}
+	if _, ok := last.(*agent.Cancelled); !ok || ctx.Err() != nil {
+		t.Errorf("stream ended with %T", last)
+	}
+}
