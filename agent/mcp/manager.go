@@ -1,0 +1,564 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/freeact/desktop/agent/config"
+)
+
+// Default limits of Options.
+const (
+	DefaultCallTimeout    = 5 * time.Minute
+	DefaultConnectTimeout = 2 * time.Minute
+)
+
+// Options adjusts a Manager. Zero values mean the defaults.
+type Options struct {
+	// Log receives the servers' stderr (one record a line) and connection
+	// events. Default: discard.
+	Log *slog.Logger
+	// CallTimeout bounds one tool call; a call that takes longer fails and
+	// the server is restarted on the next call.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds starting a server and listing its tools.
+	ConnectTimeout time.Duration
+	// ClientName is the name the client gives in the MCP handshake.
+	ClientName string
+}
+
+// Tool is a tool of a server as listed by it.
+type Tool struct {
+	Server      string
+	Name        string
+	Title       string
+	Description string
+	// InputSchema is the JSON schema of the arguments (an object schema).
+	InputSchema json.RawMessage
+	// OutputSchema is the JSON schema of the structured result, or nil when
+	// the tool declares none.
+	OutputSchema json.RawMessage
+}
+
+// Image is an image a tool returned.
+type Image struct {
+	MIMEType string
+	Data     []byte
+}
+
+// Result is what a tool call returned.
+type Result struct {
+	// Text joins the text parts of the result; other parts (resources,
+	// audio) are described in a line of their own.
+	Text string
+	// Structured is the structured content, or nil.
+	Structured json.RawMessage
+	Images     []Image
+	// IsError is set when the tool reported a failure; Text says what.
+	IsError bool
+}
+
+// ModelText is the result as the model reads it: the text, or the
+// structured content as JSON when the tool returned no text.
+func (r *Result) ModelText() string {
+	if strings.TrimSpace(r.Text) == "" && len(r.Structured) > 0 {
+		return string(r.Structured)
+	}
+	return r.Text
+}
+
+// Error is a failed call or connection: Server and Tool say where, Err why.
+type Error struct {
+	Server string
+	Tool   string // "" for a connection failure
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Tool == "" {
+		return fmt.Sprintf("MCP server %q is not available: %v", e.Server, e.Err)
+	}
+	return fmt.Sprintf("MCP server %q: tool %q failed: %v", e.Server, e.Tool, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnknownServer is returned (wrapped) for a server name the Manager does
+// not have.
+var ErrUnknownServer = errors.New("no such MCP server")
+
+// ErrClosed is returned (wrapped) after Close.
+var ErrClosed = errors.New("MCP connections are closed")
+
+// Manager holds the connections to a set of servers. Its methods are safe for
+// concurrent use.
+type Manager struct {
+	opts    Options
+	servers map[string]*server
+	life    context.Context // ends at Close
+	stop    context.CancelFunc
+}
+
+// NewManager prepares connections to servers (name -> configuration, with
+// ${VAR} already expanded). Nothing starts until Connect or a call.
+func NewManager(servers map[string]config.Server, opts Options) *Manager {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "freeact"
+	}
+	life, stop := context.WithCancel(context.Background())
+	m := &Manager{opts: opts, servers: map[string]*server{}, life: life, stop: stop}
+	for name, cfg := range servers {
+		m.servers[name] = &server{name: name, cfg: cfg, m: m}
+	}
+	return m
+}
+
+// Servers returns the configured server names, sorted.
+func (m *Manager) Servers() []string { return slices.Sorted(maps.Keys(m.servers)) }
+
+// Connect starts every server in parallel and lists its tools. A server
+// that fails is reported in the joined error (each naming its server) and
+// tried again on its next use; the others stay connected.
+func (m *Manager) Connect(ctx context.Context) error {
+	errs := make([]error, len(m.servers))
+	var wg sync.WaitGroup
+	for i, name := range m.Servers() {
+		wg.Go(func() {
+			_, errs[i] = m.servers[name].connected(ctx)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Tools returns the tools of every connected server (excluded tools left
+// out), sorted by server and name. Servers that are not connected have none.
+func (m *Manager) Tools() []Tool {
+	var out []Tool
+	for _, name := range m.Servers() {
+		s := m.servers[name]
+		s.mu.Lock()
+		out = append(out, s.tools...)
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// ServerTools connects server when needed and returns its tools (excluded
+// tools left out).
+func (m *Manager) ServerTools(ctx context.Context, server string) ([]Tool, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.connected(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools), nil
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, &Error{Server: name, Err: fmt.Errorf("%w (configured: %s)", ErrUnknownServer, strings.Join(m.Servers(), ", "))}
+	}
+	return s, nil
+}
+
+// Call runs tool of server with JSON object arguments (nil means {}),
+// connecting the server first when needed. A tool that reports a failure
+// gives a Result with IsError; a server that cannot be reached, fails the
+// request or takes longer than the call timeout gives an *Error, and such a
+// server is restarted on the next call.
+func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMessage) (*Result, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(s.cfg.ExcludedTools, tool) {
+		return nil, &Error{Server: server, Tool: tool, Err: errors.New("the tool is listed in excluded_tools")}
+	}
+	var arguments map[string]any
+	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
+		if err := json.Unmarshal(args, &arguments); err != nil {
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("arguments are not a JSON object: %w", err)}
+		}
+	}
+	c, err := s.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = arguments
+	res, err := c.cli.CallTool(cctx, req)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			// The caller gave up (cancel): the server may still be busy with
+			// the call, so start afresh next time.
+			s.drop(c, "the call was cancelled")
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
+		case cctx.Err() != nil:
+			s.drop(c, "the call timed out")
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", m.opts.CallTimeout, context.DeadlineExceeded)}
+		}
+		var terr *transport.Error
+		if errors.As(err, &terr) {
+			s.drop(c, "the server stopped answering")
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("%v (the server is not running; it will be restarted on the next call)", err)}
+		}
+		return nil, &Error{Server: server, Tool: tool, Err: err}
+	}
+	return convert(res), nil
+}
+
+// Close ends every connection and the processes of stdio servers. The
+// Manager cannot be used afterwards.
+func (m *Manager) Close() error {
+	m.stop()
+	var wg sync.WaitGroup
+	errs := make([]error, len(m.servers))
+	for i, name := range m.Servers() {
+		wg.Go(func() { errs[i] = m.servers[name].close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// convert turns a call result into a Result.
+func convert(res *mcp.CallToolResult) *Result {
+	r := &Result{IsError: res.IsError}
+	var texts []string
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			texts = append(texts, v.Text)
+		case mcp.ImageContent:
+			data, err := base64.StdEncoding.DecodeString(v.Data)
+			if err != nil {
+				texts = append(texts, fmt.Sprintf("[an image (%s) that could not be decoded: %v]", v.MIMEType, err))
+				continue
+			}
+			r.Images = append(r.Images, Image{MIMEType: v.MIMEType, Data: data})
+		case mcp.AudioContent:
+			texts = append(texts, fmt.Sprintf("[audio (%s) left out]", v.MIMEType))
+		case mcp.EmbeddedResource:
+			if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+				texts = append(texts, t.Text)
+			} else {
+				texts = append(texts, "[a binary resource left out]")
+			}
+		case mcp.ResourceLink:
+			texts = append(texts, fmt.Sprintf("[resource %s: %s]", v.Name, v.URI))
+		}
+	}
+	r.Text = strings.Join(texts, "\n")
+	switch {
+	case len(res.RawStructuredContent) > 0 && string(res.RawStructuredContent) != "null":
+		r.Structured = slices.Clone(res.RawStructuredContent)
+	case res.StructuredContent != nil:
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			r.Structured = b
+		}
+	}
+	return r
+}
+
+// server is one configured server and its current connection.
+type server struct {
+	name string
+	cfg  config.Server
+	m    *Manager
+
+	mu     sync.Mutex
+	cur    *conn
+	tools  []Tool
+	closed bool
+	// starting serialises connection attempts without holding mu.
+	starting sync.Mutex
+}
+
+// conn is one running connection.
+type conn struct {
+	cli  *client.Client
+	cmd  *exec.Cmd // nil for HTTP
+	once sync.Once
+	err  error
+}
+
+// connected returns the live connection, starting one when there is none.
+func (s *server) connected(ctx context.Context) (*conn, error) {
+	s.mu.Lock()
+	c, closed := s.cur, s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, &Error{Server: s.name, Err: ErrClosed}
+	}
+	if c != nil {
+		return c, nil
+	}
+	s.starting.Lock()
+	defer s.starting.Unlock()
+	s.mu.Lock()
+	c = s.cur
+	s.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	c, tools, err := s.start(ctx)
+	if err != nil {
+		return nil, &Error{Server: s.name, Err: err}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		go c.close(s.m.opts.Log)
+		return nil, &Error{Server: s.name, Err: ErrClosed}
+	}
+	s.cur, s.tools = c, tools
+	return c, nil
+}
+
+// start launches the server, shakes hands and lists its tools.
+func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+	defer cancel()
+	defer context.AfterFunc(s.m.life, cancel)()
+	log := s.m.opts.Log.With("mcp_server", s.name)
+	c := &conn{}
+	var tr transport.Interface
+	switch {
+	case s.cfg.URL != "":
+		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log))
+		if err != nil {
+			return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+		}
+		tr = h
+	case s.cfg.Command != "":
+		env := make([]string, 0, len(s.cfg.Env))
+		for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
+			env = append(env, k+"="+s.cfg.Env[k])
+		}
+		tr = transport.NewStdioWithOptions(s.cfg.Command, env, s.cfg.Args,
+			transport.WithCommandLogger(log),
+			transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+				// Not CommandContext: the process outlives the call that
+				// started it.
+				cmd := exec.Command(command, args...)
+				cmd.Env = append(os.Environ(), env...)
+				cmd.Dir = s.cfg.Cwd
+				cmd.Stderr = &lineLogger{log: log}
+				ownGroup(cmd)
+				c.cmd = cmd
+				return cmd, nil
+			}))
+	default:
+		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
+	}
+	c.cli = client.NewClient(tr)
+	// The transport keeps the context given to Start for requests from the
+	// server: give it the Manager's lifetime.
+	if err := c.cli.Start(s.m.life); err != nil {
+		c.close(log)
+		return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
+	if _, err := c.cli.Initialize(ctx, init); err != nil {
+		c.close(log)
+		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), startErr(ctx, err))
+	}
+	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		c.close(log)
+		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), startErr(ctx, err))
+	}
+	tools := make([]Tool, 0, len(list.Tools))
+	for _, t := range list.Tools {
+		if slices.Contains(s.cfg.ExcludedTools, t.Name) {
+			continue
+		}
+		tool, err := toTool(s.name, t)
+		if err != nil {
+			c.close(log)
+			return nil, nil, fmt.Errorf("tool %q of %s: %w", t.Name, s.describe(), err)
+		}
+		tools = append(tools, tool)
+	}
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	log.Info("MCP server connected", "tools", len(tools))
+	return c, tools, nil
+}
+
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+func (s *server) describe() string {
+	if s.cfg.URL != "" {
+		return s.cfg.URL
+	}
+	return strings.Join(append([]string{s.cfg.Command}, s.cfg.Args...), " ")
+}
+
+// drop forgets c (when it is still current) and closes it in the
+// background; the next call starts a new connection.
+func (s *server) drop(c *conn, why string) {
+	s.mu.Lock()
+	if s.cur == c {
+		s.cur = nil
+	}
+	s.mu.Unlock()
+	log := s.m.opts.Log.With("mcp_server", s.name)
+	log.Warn("MCP server connection dropped; it restarts on the next call", "reason", why)
+	go c.close(log)
+}
+
+func (s *server) close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	// A connection being started is kept by connected only while open;
+	// waiting for the start here lets Close end it too.
+	s.starting.Lock()
+	s.mu.Lock()
+	c := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	s.starting.Unlock()
+	if c == nil {
+		return nil
+	}
+	if err := c.close(s.m.opts.Log.With("mcp_server", s.name)); err != nil {
+		return fmt.Errorf("close MCP server %q: %w", s.name, err)
+	}
+	return nil
+}
+
+// close ends the connection: for stdio, the client closes stdin and waits;
+// the process group gets SIGTERM after a second and SIGKILL after three,
+// and SIGKILL once more at the end for anything it left behind.
+func (c *conn) close(log *slog.Logger) error {
+	c.once.Do(func() {
+		done := make(chan error, 1)
+		go func() { done <- c.cli.Close() }()
+		pid := 0
+		if c.cmd != nil && c.cmd.Process != nil {
+			pid = c.cmd.Process.Pid
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(time.Second):
+			if pid > 0 {
+				signalGroup(pid, sigTerm)
+			}
+			select {
+			case err = <-done:
+			case <-time.After(2 * time.Second):
+				if pid > 0 {
+					signalGroup(pid, sigKill)
+				}
+				err = <-done
+			}
+		}
+		if pid > 0 {
+			signalGroup(pid, sigKill)
+		}
+		var exit *exec.ExitError
+		if errors.As(err, &exit) || (err != nil && strings.Contains(err.Error(), "signal: ")) {
+			// A server ended by a signal or with a status after its input
+			// closed: that is how it stops, not a failure to close.
+			log.Debug("MCP server exited", "status", err)
+			err = nil
+		}
+		c.err = err
+	})
+	return c.err
+}
+
+// toTool reads the schemas of t.
+func toTool(server string, t mcp.Tool) (Tool, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return Tool{}, fmt.Errorf("encode: %w", err)
+	}
+	var v struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Tool{}, fmt.Errorf("decode schemas: %w", err)
+	}
+	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema}
+	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
+		tool.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	if len(v.OutputSchema) > 0 && string(v.OutputSchema) != "null" && string(v.OutputSchema) != "{}" {
+		tool.OutputSchema = v.OutputSchema
+	}
+	return tool, nil
+}
+
+// lineLogger writes a server's stderr to the log, one record a line.
+type lineLogger struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimRight(string(l.buf[:i]), "\r"); line != "" {
+			l.log.Info("MCP server stderr", "line", line)
+		}
+		l.buf = l.buf[i+1:]
+	}
+	if len(l.buf) > 64<<10 { // a very long line without a newline
+		l.log.Info("MCP server stderr", "line", string(l.buf))
+		l.buf = l.buf[:0]
+	}
+	return len(p), nil
+}

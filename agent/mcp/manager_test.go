@@ -1,0 +1,259 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+func TestMain(m *testing.M) {
+	mcptest.Main()
+	os.Exit(m.Run())
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newManager(t *testing.T, servers map[string]config.Server, opts mcp.Options) (*mcp.Manager, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	opts.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	m := mcp.NewManager(servers, opts)
+	t.Cleanup(func() { _ = m.Close() })
+	return m, logs
+}
+
+func transports(t *testing.T) []struct {
+	name string
+	cfg  config.Server
+} {
+	return []struct {
+		name string
+		cfg  config.Server
+	}{{"stdio", mcptest.Stdio(t)}, {"http", mcptest.HTTP(t)}}
+}
+
+func TestCalls(t *testing.T) {
+	for _, tr := range transports(t) {
+		t.Run(tr.name, func(t *testing.T) {
+			cfg := tr.cfg
+			cfg.ExcludedTools = []string{"secret"}
+			m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{})
+			ctx := context.Background()
+			if err := m.Connect(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range m.Tools() {
+				names = append(names, tool.Name)
+				if tool.Server != "test" {
+					t.Errorf("tool %s has server %q", tool.Name, tool.Server)
+				}
+			}
+			if got := strings.Join(names, ","); got != "add,crash,echo,fail,hang,log,pid,search_web" {
+				t.Errorf("tools = %s", got)
+			}
+			tests := []struct {
+				tool, args string
+				text       string
+				structured string
+				isError    bool
+				err        []string
+			}{
+				{tool: "echo", args: `{"text": "hi \"there\""}`, text: `echo: hi "there"`},
+				{tool: "add", args: `{"a": 2, "b": 3.5}`, text: "5.5", structured: `{"sum":5.5}`},
+				{tool: "fail", args: `{"message": "boom"}`, text: "failed on purpose: boom", isError: true},
+				{tool: "echo", args: `[1]`, err: []string{`MCP server "test"`, `tool "echo"`, "not a JSON object"}},
+				{tool: "nope", args: `{}`, err: []string{`MCP server "test"`, `tool "nope"`}},
+				{tool: "secret", args: `{}`, err: []string{`MCP server "test"`, "excluded_tools"}},
+			}
+			for _, tt := range tests {
+				res, err := m.Call(ctx, "test", tt.tool, json.RawMessage(tt.args))
+				if len(tt.err) > 0 {
+					var me *mcp.Error
+					if !errors.As(err, &me) {
+						t.Fatalf("%s: error %v is not an *mcp.Error", tt.tool, err)
+					}
+					for _, w := range tt.err {
+						if !strings.Contains(err.Error(), w) {
+							t.Errorf("%s: error %q does not mention %q", tt.tool, err, w)
+						}
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", tt.tool, err)
+				}
+				if res.Text != tt.text || string(res.Structured) != tt.structured || res.IsError != tt.isError {
+					t.Errorf("%s: got %+v (structured %s)", tt.tool, res, res.Structured)
+				}
+			}
+			if _, err := m.Call(ctx, "other", "echo", nil); !errors.Is(err, mcp.ErrUnknownServer) || !strings.Contains(err.Error(), `"other"`) {
+				t.Errorf("unknown server: %v", err)
+			}
+		})
+	}
+}
+
+// A server that does not start is an error naming it; the others work, and
+// the failed one is tried again on its next call.
+func TestConnectFailure(t *testing.T) {
+	m, _ := newManager(t, map[string]config.Server{
+		"good":    mcptest.Stdio(t),
+		"missing": {Command: "/nonexistent/freeact-mcp-server"},
+		"down":    {URL: "http://127.0.0.1:1/mcp"},
+	}, mcp.Options{ConnectTimeout: 10 * time.Second})
+	ctx := context.Background()
+	err := m.Connect(ctx)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{`MCP server "missing"`, "/nonexistent/freeact-mcp-server", `MCP server "down"`, "127.0.0.1:1"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), `"good"`) {
+		t.Errorf("the good server is reported: %v", err)
+	}
+	if res, err := m.Call(ctx, "good", "echo", json.RawMessage(`{"text":"x"}`)); err != nil || res.Text != "echo: x" {
+		t.Fatalf("good server: %v %v", res, err)
+	}
+	if _, err := m.Call(ctx, "missing", "echo", nil); err == nil || !strings.Contains(err.Error(), `MCP server "missing"`) {
+		t.Fatalf("missing server call: %v", err)
+	}
+}
+
+func pidOf(t *testing.T, m *mcp.Manager) int {
+	t.Helper()
+	res, err := m.Call(context.Background(), "test", "pid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(res.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func gone(pid int) bool {
+	for range 100 {
+		if syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+// A server that dies during a call gives an error result; the next call
+// starts it again.
+func TestCrashRestarts(t *testing.T) {
+	m, logs := newManager(t, map[string]config.Server{"test": mcptest.Stdio(t)}, mcp.Options{})
+	ctx := context.Background()
+	first := pidOf(t, m)
+	_, err := m.Call(ctx, "test", "crash", nil)
+	if err == nil || !strings.Contains(err.Error(), `MCP server "test"`) || !strings.Contains(err.Error(), `tool "crash"`) {
+		t.Fatalf("crash: %v", err)
+	}
+	second := pidOf(t, m)
+	if second == first {
+		t.Fatal("the server was not restarted")
+	}
+	if !gone(first) {
+		t.Errorf("crashed server %d still exists", first)
+	}
+	if !strings.Contains(logs.String(), "mcptest server starting") {
+		t.Errorf("server stderr not in the log:\n%s", logs)
+	}
+}
+
+// A hung call ends at the call timeout or when its context is cancelled, and
+// the next call works.
+func TestHungCall(t *testing.T) {
+	for _, tr := range transports(t) {
+		t.Run(tr.name, func(t *testing.T) {
+			m, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{CallTimeout: 300 * time.Millisecond})
+			ctx := context.Background()
+			start := time.Now()
+			_, err := m.Call(ctx, "test", "hang", nil)
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `MCP server "test"`) {
+				t.Fatalf("timeout: %v", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("timeout took %s", d)
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(100*time.Millisecond, cancel)
+			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
+			start = time.Now()
+			if _, err := m2.Call(cctx, "test", "hang", nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
+				t.Fatalf("cancel: %v", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("cancel took %s", d)
+			}
+			for _, mm := range []*mcp.Manager{m, m2} {
+				if res, err := mm.Call(ctx, "test", "echo", json.RawMessage(`{"text":"again"}`)); err != nil || res.Text != "echo: again" {
+					t.Fatalf("after the hang: %v %v", res, err)
+				}
+			}
+		})
+	}
+}
+
+// Server stderr goes to the log, and Close leaves no process behind.
+func TestStderrAndClose(t *testing.T) {
+	logs := &syncBuffer{}
+	m := mcp.NewManager(map[string]config.Server{"test": mcptest.Stdio(t)}, mcp.Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := context.Background()
+	if _, err := m.Call(ctx, "test", "log", json.RawMessage(`{"line":"a line for the log"}`)); err != nil {
+		t.Fatal(err)
+	}
+	pid := pidOf(t, m)
+	start := time.Now()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	if !gone(pid) {
+		t.Fatalf("server process %d outlived Close", pid)
+	}
+	if !strings.Contains(logs.String(), "a line for the log") || !strings.Contains(logs.String(), "mcp_server=test") {
+		t.Errorf("stderr line not logged with the server name:\n%s", logs)
+	}
+	if _, err := m.Call(ctx, "test", "echo", nil); !errors.Is(err, mcp.ErrClosed) {
+		t.Errorf("call after Close: %v", err)
+	}
+}

@@ -1,0 +1,138 @@
+// Package mcptest provides a real MCP server (mark3labs/mcp-go) for tests:
+// the same set of tools served over stdio by the test binary itself
+// (re-executed with an environment variable; call Main from TestMain) or
+// over streamable HTTP from an httptest server.
+//
+// Its tools: echo (text), add (structured result with an output schema),
+// fail (an error result), crash (the stdio process exits), hang (blocks until
+// cancelled), pid (the serving process id), log (a line to stderr),
+// secret (for excluded_tools) and search_web (nested parameters).
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/freeact/desktop/agent/config"
+)
+
+// EnvVar set to "stdio" makes Main serve the tools on stdin/stdout.
+const EnvVar = "FREEACT_MCPTEST_SERVE"
+
+// Main serves the test tools over stdio and exits when the test binary was
+// started as a server (EnvVar set); otherwise it returns at once. Call it
+// first in TestMain.
+func Main() {
+	if os.Getenv(EnvVar) != "stdio" {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "mcptest server starting, pid", os.Getpid())
+	if err := server.ServeStdio(New()); err != nil {
+		fmt.Fprintln(os.Stderr, "mcptest server:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Stdio returns the configuration of a stdio server running the test binary
+// (whose TestMain calls Main).
+func Stdio(t testing.TB) config.Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("find the test binary: %v", err)
+	}
+	return config.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{EnvVar: "stdio"}}
+}
+
+// HTTP starts the test tools on a streamable HTTP endpoint for the test's
+// lifetime and returns its configuration.
+func HTTP(t testing.TB) config.Server {
+	t.Helper()
+	h := server.NewStreamableHTTPServer(New())
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}}
+}
+
+func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(s) }
+
+// New returns an MCP server with the test tools.
+func New() *server.MCPServer {
+	s := server.NewMCPServer("mcptest", "1.0.0", server.WithToolCapabilities(false))
+	add := func(name, desc, input, output string, h server.ToolHandlerFunc) {
+		t := mcp.NewToolWithRawSchema(name, desc, json.RawMessage(input))
+		if output != "" {
+			t.RawOutputSchema = json.RawMessage(output)
+		}
+		s.AddTool(t, h)
+	}
+	add("echo", "Echo the text back.", `{"type":"object","properties":{"text":{"type":"string","description":"What to echo."}},"required":["text"]}`, "",
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("echo: " + r.GetString("text", "")), nil
+		})
+	add("add", "Add two numbers.", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`,
+		`{"type":"object","properties":{"sum":{"type":"number","description":"a + b"}},"required":["sum"]}`,
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			sum := r.GetFloat("a", 0) + r.GetFloat("b", 0)
+			return mcp.NewToolResultStructured(map[string]any{"sum": sum}, fmt.Sprint(sum)), nil
+		})
+	add("fail", "Always fails.", `{"type":"object","properties":{"message":{"type":"string"}}}`, "",
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("failed on purpose: " + r.GetString("message", "")), nil
+		})
+	add("crash", "Ends the server process (stdio only).", `{"type":"object","properties":{}}`, "",
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if os.Getenv(EnvVar) == "stdio" {
+				os.Exit(3)
+			}
+			return mcp.NewToolResultError("crash only works over stdio"), nil
+		})
+	add("hang", "Never answers.", `{"type":"object","properties":{}}`, "",
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	add("pid", "The server's process id.", `{"type":"object","properties":{}}`, "",
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(fmt.Sprint(os.Getpid())), nil
+		})
+	add("log", "Writes a line to stderr.", `{"type":"object","properties":{"line":{"type":"string"}},"required":["line"]}`, "",
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, r.GetString("line", ""))
+			return text("logged"), nil
+		})
+	add("secret", "Must never be offered.", `{"type":"object","properties":{}}`, "",
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("the secret"), nil
+		})
+	add("search_web", "Search the web.\nReturns matching pages.", `{
+		"type": "object",
+		"properties": {
+			"query": {"type": "string", "description": "Search terms."},
+			"options": {"type": "object", "description": "Search options.", "properties": {
+				"max_results": {"type": "integer", "default": 5},
+				"safe": {"type": "string", "enum": ["off", "moderate", "strict"], "default": "moderate"}
+			}},
+			"sites": {"type": "array", "items": {"type": "string"}}
+		},
+		"required": ["query"]}`,
+		`{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"},"url":{"type":"string"}},"required":["title","url"]}}},"required":["results"]}`,
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			q := r.GetString("query", "")
+			res := map[string]any{"results": []map[string]any{
+				{"title": "About " + q, "url": "https://example.com/1"},
+				{"title": "More on " + q, "url": "https://example.com/2"},
+			}}
+			b, _ := json.Marshal(res)
+			return mcp.NewToolResultStructured(res, string(b)), nil
+		})
+	return s
+}
