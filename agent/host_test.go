@@ -298,3 +298,23 @@ turns:
 		t.Errorf("events:%s", describe(events))
 	}
 }
+
+func TestParallelCellsKeepTheirShellRequests(t *testing.T) {
+	a, _, _ := start(t, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo from-one"}}
+      - call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "!echo from-two"}}
+  - reply: [{text: "Both ran."}]
+`)
+	corr := map[string]string{}
+	run(t, a, "Two cells.", func(r *agent.ApprovalRequest) agent.Decision {
+		if s, ok := r.ToolCall.(agent.ShellAction); ok {
+			corr[s.Command] = r.CorrelationID
+		}
+		return agent.Once
+	})
+	if corr["echo from-one"] != "c1" || corr["echo from-two"] != "c2" {
+		t.Errorf("shell requests correlated as %v", corr)
+	}
+}

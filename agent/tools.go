@@ -114,6 +114,10 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var rejected atomic.Bool
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
+		// Cells of one reply run one after another on the one kernel; the
+		// host must know which cell its requests come from.
+		a.cellMu.Lock()
+		defer a.cellMu.Unlock()
 		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
 			if rejected.CompareAndSwap(false, true) {
 				// Stop the cell before it hears the "no": the rest of it may
