@@ -67,7 +67,8 @@ func WithKernelServer(srv *kernel.Server) Option { return func(o *options) { o.s
 // Without it every call is asked.
 func WithPermissions(m *permission.Manager) Option { return func(o *options) { o.perm = m } }
 
-// WithSessionID resumes (or starts) the session with this id.
+// WithSessionID resumes the session with this id; Start fails when it does
+// not exist.
 func WithSessionID(id string) Option { return func(o *options) { o.sessionID = id } }
 
 // WithSkipPermissions approves every call without asking.
@@ -268,6 +269,9 @@ func (a *Agent) openSession() error {
 	}
 	if a.opts.sessionID == "" {
 		return nil
+	}
+	if !st.Exists() {
+		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
 	}
 	hist, err := st.Load(a.id)
 	if err != nil {

@@ -479,3 +479,16 @@ turns:
 		t.Errorf("stream ended with %T", last)
 	}
 }
+
+func TestResumeUnknownSession(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	ws := workspace(t, "")
+	a, err := agent.New(load(t, ws), agent.WithSessionID("no-such-session"), agent.WithKernelServer(server(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	if err := a.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `no session "no-such-session"`) {
+		t.Errorf("err = %v", err)
+	}
+}
