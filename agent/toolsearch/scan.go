@@ -2,8 +2,8 @@ package toolsearch
 
 import (
 	"crypto/sha256"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
