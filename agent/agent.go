@@ -119,6 +119,7 @@ type Agent struct {
 	system    string
 	tools     []model.Tool
 	subagents chan struct{} // max_subagents slots
+	mcp       *mcpTools     // MCP connections and tool search (mcptools.go)
 
 	approvalTimeout time.Duration
 
@@ -198,6 +199,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		return fmt.Errorf("render system prompt: %w", err)
 	}
 	a.system = system
+	a.startMCP(ctx, nil)
 	a.tools = a.toolDeclarations()
 	if a.model == nil {
 		a.model = a.opts.model
@@ -287,6 +289,10 @@ func (a *Agent) startServer(ctx context.Context) error {
 		return nil
 	}
 	o := a.cfg.Options
+	sandbox, err := a.sandbox()
+	if err != nil {
+		return err
+	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		token := ""
 		if o.JupyterToken != nil {
@@ -319,7 +325,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
 		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.EnableSubagents, Log: a.opts.serverLog,
+		WarmPool:   o.EnableSubagents, Log: a.opts.serverLog, Sandbox: sandbox,
 	})
 	if err != nil {
 		return fmt.Errorf("start Jupyter server: %w", err)
@@ -373,6 +379,9 @@ func (a *Agent) Stop() error {
 		if err := a.kern.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close kernel: %w", err))
 		}
+	}
+	if err := a.stopMCP(); err != nil {
+		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
 	}
 	if a.ownServer && a.server != nil {
 		if err := a.server.Close(); err != nil {

@@ -45,6 +45,9 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 			if err := sub.kern.Close(); err != nil {
 				a.opts.log.Warn("close subagent kernel", "agent", sub.id, "err", err)
 			}
+			if err := sub.stopMCP(); err != nil {
+				a.opts.log.Warn("close subagent MCP servers", "agent", sub.id, "err", err)
+			}
 		}()
 		out = sub.runTurn(ctx, model.UserText(args.Prompt), maxTurns, emit)
 		switch {
@@ -73,8 +76,18 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		system: a.system, approvalTimeout: a.approvalTimeout, started: true,
 	}
 	sub.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: sub.id}
+	// The subagent opens its own MCP connections and shares tool search.
+	var search *toolSearch
+	if a.mcp != nil {
+		search = a.mcp.search
+		if a.mcp.caller {
+			sub.opts.toolCaller = nil
+		}
+	}
+	sub.startMCP(ctx, search)
 	sub.tools = sub.toolDeclarations()
 	if err := sub.startKernel(ctx); err != nil {
+		_ = sub.stopMCP()
 		return nil, err
 	}
 	return sub, nil

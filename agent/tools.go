@@ -47,6 +47,7 @@ func (a *Agent) toolDeclarations() []model.Tool {
 	for _, t := range files.Tools() {
 		tools = append(tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: schema(t.Parameters)})
 	}
+	tools = append(tools, a.mcpDeclarations()...)
 	if a.subagentsAllowed() {
 		tools = append(tools, model.Tool{
 			Name: SubagentTool,
@@ -86,6 +87,9 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 		return a.runFileTool(ctx, call, emit)
 	case call.Name == SubagentTool && a.subagentsAllowed():
 		return a.runSubagent(ctx, call, emit)
+	}
+	if resp, rejected, ok := a.runMCPTool(ctx, call, emit); ok {
+		return resp, rejected
 	}
 	return a.result(emit, call, "Unknown tool name: "+call.Name, true, nil), false
 }
