@@ -18,6 +18,8 @@ WAILS     := bin/wails
 STATICCHECK := bin/staticcheck
 STATICCHECK_VERSION := v0.7.0
 NPM_STAMP := frontend/node_modules/.package-lock.json
+# sandbox-runtime (srt) for the sandbox tests; users install it with npm -g.
+SRT_STAMP := scripts/srt/node_modules/.package-lock.json
 # Wails selects WebKitGTK 4.1 (Ubuntu 24.04) with a build tag; 4.0 (Debian 12) is the default.
 webkit_tags = $(shell scripts/webkit.sh tags)
 
@@ -41,6 +43,10 @@ deps-python: ## Python environments the kernel tests use (in .cache/)
 
 $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 	cd frontend && npm install --no-save --no-audit --no-fund
+	@touch $@
+
+$(SRT_STAMP): scripts/srt/package.json scripts/srt/package-lock.json
+	cd scripts/srt && npm install --no-save --no-audit --no-fund
 	@touch $@
 
 $(WAILS): scripts/wails-cli/go.mod scripts/wails-cli/go.sum
@@ -88,7 +94,7 @@ package: deps-build build ## build a .deb into dist/
 # ---------------------------------------------------------------- test
 
 .PHONY: test lint check-bindings test-go test-frontend test-e2e test-smoke test-package
-test: deps-test deps-python $(NPM_STAMP) ## install what the tests need and run every suite
+test: deps-test deps-python $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
 	$(MAKE) test-go
 	$(MAKE) test-frontend

@@ -54,8 +54,8 @@ func runInit(_ context.Context, args []string, _ Build, s Streams) error {
 }
 
 type runFlags struct {
-	workspace, sessionID, prompt, logLevel string
-	json, skipPermissions                  bool
+	workspace, sessionID, prompt, logLevel, sandboxConfig string
+	json, skipPermissions, sandbox                        bool
 }
 
 func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
@@ -67,6 +67,8 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; approvals are answered by lines y, n, a or s on stdin")
 	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
+	fs.StringVar(&f.sandboxConfig, "sandbox-config", "", "an srt settings `file` replacing the default sandbox restrictions (implies --sandbox)")
 	if err := parseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
@@ -127,6 +129,16 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	if err != nil {
 		return nil, err
 	}
+	if f.sandbox || f.sandboxConfig != "" {
+		cfg.Options.Sandbox = true
+	}
+	if f.sandboxConfig != "" {
+		p, err := filepath.Abs(f.sandboxConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--sandbox-config %s: %w", f.sandboxConfig, err)
+		}
+		cfg.Options.SandboxConfig = &p
+	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", w)
 	}
@@ -149,7 +161,11 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 		return nil, err
 	}
 	if !f.json {
-		fmt.Fprintf(s.Err, "Starting the kernel for %s…\n", dir)
+		sandboxed := ""
+		if cfg.Options.Sandbox {
+			sandboxed = " (sandboxed)"
+		}
+		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", dir, sandboxed)
 	}
 	if err := a.Start(ctx); err != nil {
 		_ = a.Stop()

@@ -345,3 +345,52 @@ func processesWith(marker string) []int {
 	}
 	return pids
 }
+
+func TestRunSandboxed(t *testing.T) {
+	bin := freeactBinary(t)
+	wd, _ := os.Getwd()
+	srtBin := filepath.Join(filepath.Dir(wd), "scripts", "srt", "node_modules", ".bin")
+	if _, err := os.Stat(filepath.Join(srtBin, "srt")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("srt not installed in scripts/srt")
+		}
+		t.Skip("srt not installed in scripts/srt")
+	}
+	outside := filepath.Join(t.TempDir(), "escaped.txt")
+	code := "try:\n    open(" + strconv.Quote(outside) + ", 'w').write('x')\nexcept OSError as e:\n    print('blocked:', e.strerror)"
+	codeJSON, _ := json.Marshal(code)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+string(codeJSON)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "blocked: Read-only file system"}]
+    reply: [{text: "It stayed inside."}]
+`)
+	withPath := func(env []string, path string) []string {
+		var out []string
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "PATH=") {
+				out = append(out, kv)
+			}
+		}
+		return append(out, "PATH="+path)
+	}
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--sandbox", "--skip-permissions", "--prompt", "Escape.")
+	cmd.Env = withPath(env, srtBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "It stayed inside.") || !strings.Contains(string(out), "(sandboxed)") {
+		t.Errorf("err %v, output:\n%s", err, out)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("the sandboxed cell wrote outside the workspace")
+	}
+
+	// Without srt, sandbox mode refuses to start and says what to install.
+	ws2, env2, _ := terminalEnv(t, "turns: []")
+	cmd = exec.Command(bin, "run", "--workspace", ws2, "--sandbox", "--prompt", "hi")
+	cmd.Env = withPath(env2, "/usr/bin:/bin")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "npm install -g @anthropic-ai/sandbox-runtime") {
+		t.Errorf("err %v, output:\n%s", err, out)
+	}
+}

@@ -48,6 +48,9 @@ type ServerOptions struct {
 	WarmPool bool
 	// Log, if set, receives the server's output.
 	Log io.Writer
+	// Sandbox, if set, runs every kernel under sandbox-runtime (srt);
+	// StartServer fails when the sandbox cannot run.
+	Sandbox *Sandbox
 }
 
 // RemoteOptions configure a connection to an existing server.
@@ -75,6 +78,7 @@ type Server struct {
 	warm       bool
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
+	sandbox    *sandboxPaths  // set when kernels run under srt
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
 
@@ -209,10 +213,24 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 			return nil, fmt.Errorf("start jupyter server: %w", err)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(serverConfig)); err != nil {
+	config := serverConfig
+	var sandbox *sandboxPaths
+	if opts.Sandbox != nil {
+		sb := *opts.Sandbox
+		opts.Sandbox = &sb
+		p, err := prepareSandbox(ctx, &opts)
+		if err != nil {
+			return nil, err
+		}
+		sandbox = &p
+		// Kernels in the sandbox have no network namespace of their own:
+		// they reach the server over Unix sockets.
+		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
+	}
+	if err := writeFileAtomic(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(config)); err != nil {
 		return nil, fmt.Errorf("start jupyter server: write config: %w", err)
 	}
-	if err := writeKernelSpec(filepath.Join(dirs["JUPYTER_DATA_DIR"], "kernels", kernelName), opts); err != nil {
+	if err := writeKernelSpec(filepath.Join(dirs["JUPYTER_DATA_DIR"], "kernels", kernelName), opts, sandbox); err != nil {
 		return nil, fmt.Errorf("start jupyter server: write kernelspec: %w", err)
 	}
 
@@ -222,6 +240,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		warm:       opts.WarmPool,
 		maxMessage: 1 << 30, // websocket_max_message_size in serverConfig
 		local:      &opts,
+		sandbox:    sandbox,
 		live:       map[string]*Kernel{},
 	}
 	ep, err := s.launch(ctx)
@@ -359,7 +378,7 @@ func (s *Server) waitReady(ctx context.Context, ep *endpoint) error {
 	}
 }
 
-func writeKernelSpec(dir string, opts ServerOptions) error {
+func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -376,14 +395,22 @@ func writeKernelSpec(dir string, opts ServerOptions) error {
 		}
 		env["PYTHONPATH"] = strings.Join(parts, string(os.PathListSeparator))
 	}
+	// No IPython history database: kernels of one server would share and
+	// lock one SQLite file, and the agent keeps its own record.
+	argv := []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"}
+	interrupt := "signal"
+	if sandbox != nil {
+		argv = sandboxArgv(opts.Sandbox, *sandbox, jupyterDirs(opts.Dir)["IPYTHONDIR"], argv)
+		// Signals do not reach into bubblewrap's session: interrupt by a
+		// message on the control channel.
+		interrupt = "message"
+	}
 	spec := map[string]any{
-		// No IPython history database: kernels of one server would share and
-		// lock one SQLite file, and the agent keeps its own record.
-		"argv":           []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"},
+		"argv":           argv,
 		"display_name":   "freeact",
 		"language":       "python",
 		"env":            env,
-		"interrupt_mode": "signal",
+		"interrupt_mode": interrupt,
 	}
 	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
@@ -534,6 +561,9 @@ func (s *Server) Close() error {
 	s.launchMu.Unlock()
 	if p != nil {
 		p.kill()
+	}
+	if s.sandbox != nil {
+		return cleanSandbox(*s.sandbox)
 	}
 	return nil
 }

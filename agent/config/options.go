@@ -51,6 +51,13 @@ type Options struct {
 	// instead of a local one; JupyterToken is its token.
 	JupyterURL   *string `json:"jupyter_url"`
 	JupyterToken *string `json:"jupyter_token"`
+	// Sandbox runs the local kernels under sandbox-runtime (srt):
+	// filesystem and network limits at the OS level.
+	Sandbox bool `json:"sandbox"`
+	// SandboxConfig is an srt settings file that replaces the default
+	// sandbox restrictions (relative to the workspace unless absolute);
+	// nil means the defaults.
+	SandboxConfig *string `json:"sandbox_config"`
 }
 
 // Server is an MCP server of mcp_servers or ptc_servers: a local process
@@ -111,6 +118,8 @@ var keys = []key{
 	{"python", "the path of a Python interpreter or null", func(o *Options) any { return &o.Python }},
 	{"jupyter_url", "an http(s) URL of a Jupyter server or null", func(o *Options) any { return &o.JupyterURL }},
 	{"jupyter_token", "a string or null", func(o *Options) any { return &o.JupyterToken }},
+	{"sandbox", "true or false", func(o *Options) any { return &o.Sandbox }},
+	{"sandbox_config", "the path of an srt settings file or null", func(o *Options) any { return &o.SandboxConfig }},
 }
 
 func knownKeys() string {

@@ -1,0 +1,271 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sandbox runs the local server's kernels under Anthropic's sandbox-runtime
+// (srt), which on Linux confines them with bubblewrap: a filesystem that is
+// read-only except for the allowed paths, hidden secrets, and no network
+// namespace at all. The Jupyter server itself stays outside; it talks to
+// the kernels over Unix sockets (ZeroMQ's ipc transport) in its runtime
+// directory, and callbacks to the host travel on the kernel's own channels,
+// so a kernel needs no network.
+type Sandbox struct {
+	// Srt is the srt executable; default "srt" on PATH.
+	Srt string
+	// Settings is a settings file in srt's format that replaces the default
+	// restrictions (sandbox_config). The kernel's own needs are added to it
+	// (see sandboxSettings); its network and filesystem rules are kept.
+	Settings string
+	// Workspace is where kernels may write; default ServerOptions.Root.
+	Workspace string
+}
+
+// sandboxPaths are the sandbox's files under the server's directory.
+type sandboxPaths struct {
+	settings string // the effective srt settings
+	tmp      string // TMPDIR inside the sandbox
+	mpl      string // MPLCONFIGDIR inside the sandbox
+	srtTmp   string // TMPDIR of srt itself (its proxy sockets); removed on stop
+	ipc      string // the kernels' ZeroMQ sockets; removed on stop
+}
+
+// ipcBase is where the kernels' socket folder goes: a Unix socket path has
+// at most 107 bytes, which a folder under the app's state directory can
+// exceed with the kernel id and port added.
+const ipcBase = "/tmp"
+
+func newSandboxPaths(dir string) sandboxPaths {
+	d := filepath.Join(dir, "sandbox")
+	return sandboxPaths{
+		settings: filepath.Join(d, "srt-settings.json"),
+		tmp:      filepath.Join(d, "tmp"),
+		mpl:      filepath.Join(d, "matplotlib"),
+		srtTmp:   filepath.Join(d, "srt"),
+	}
+}
+
+// srtSettings is the part of srt's settings format we write. Unknown keys of
+// a user's file are kept (see mergeSettings).
+type srtSettings struct {
+	Network struct {
+		AllowedDomains      []string `json:"allowedDomains"`
+		DeniedDomains       []string `json:"deniedDomains"`
+		AllowAllUnixSockets bool     `json:"allowAllUnixSockets"`
+		AllowLocalBinding   bool     `json:"allowLocalBinding,omitempty"`
+	} `json:"network"`
+	Filesystem struct {
+		DenyRead   []string `json:"denyRead"`
+		AllowWrite []string `json:"allowWrite"`
+		DenyWrite  []string `json:"denyWrite"`
+	} `json:"filesystem"`
+}
+
+// DefaultSandboxSettings are the restrictions without a custom file: read
+// everything except .env files, the sandbox settings and the host's socket
+// directories; write only in the workspace; no network. Paths are absolute.
+func DefaultSandboxSettings(workspace string) map[string]any {
+	return map[string]any{
+		"network": map[string]any{"allowedDomains": []string{}, "deniedDomains": []string{}},
+		"filesystem": map[string]any{
+			"denyRead":   []string{filepath.Join(workspace, "**", ".env"), filepath.Join(workspace, ".env")},
+			"allowWrite": []string{workspace},
+			"denyWrite":  []string{},
+		},
+	}
+}
+
+// sandboxSettings returns the effective settings: the user's file (or the
+// defaults) plus what a kernel needs and what must stay protected.
+//
+// A kernel needs to create Unix sockets (ZeroMQ's ipc transport), which
+// srt's seccomp filter forbids unless allowAllUnixSockets is on; srt has no
+// per-path allowance on Linux. With it on, code may create Unix sockets and
+// connect to ones it can see, so the host's socket directories (/run,
+// /var/run, $XDG_RUNTIME_DIR: D-Bus, Docker, ...) are hidden. It also needs
+// to write its connection's sockets in the server's runtime directory, its
+// IPython profile, a TMPDIR and a matplotlib cache; those are private to the
+// app. The settings
+// files themselves are neither readable nor writable inside.
+func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) ([]byte, error) {
+	base := DefaultSandboxSettings(sb.Workspace)
+	var protect []string
+	if sb.Settings != "" {
+		data, err := os.ReadFile(sb.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("read sandbox settings: %w", err)
+		}
+		base = map[string]any{}
+		if err := json.Unmarshal(data, &base); err != nil {
+			return nil, fmt.Errorf("sandbox settings %s are not valid JSON: %w", sb.Settings, err)
+		}
+		// Check the shape of the keys we add to.
+		var typed srtSettings
+		if err := json.Unmarshal(data, &typed); err != nil {
+			return nil, fmt.Errorf("sandbox settings %s: %w (see srt's settings format: network.allowedDomains, filesystem.denyRead, ...)", sb.Settings, err)
+		}
+		protect = append(protect, sb.Settings)
+	}
+	protect = append(protect, p.settings)
+	network := section(base, "network")
+	network["allowAllUnixSockets"] = true
+	fs := section(base, "filesystem")
+	hidden := []string{"/run", "/var/run"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		hidden = append(hidden, d)
+	}
+	fs["denyRead"] = addStrings(fs["denyRead"], append(hidden, protect...)...)
+	fs["denyWrite"] = addStrings(fs["denyWrite"], protect...)
+	fs["allowWrite"] = addStrings(fs["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
+	return json.MarshalIndent(base, "", "  ")
+}
+
+func section(m map[string]any, key string) map[string]any {
+	s, ok := m[key].(map[string]any)
+	if !ok {
+		s = map[string]any{}
+		m[key] = s
+	}
+	return s
+}
+
+// addStrings appends to a JSON list of strings (any, from a decoded file)
+// the values it lacks.
+func addStrings(list any, add ...string) []string {
+	var out []string
+	if l, ok := list.([]any); ok {
+		for _, v := range l {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	} else if l, ok := list.([]string); ok {
+		out = append(out, l...)
+	}
+	for _, s := range add {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sandboxInstallHint says how to get what sandbox mode needs on Debian and
+// Ubuntu.
+const sandboxInstallHint = "install them with: sudo apt-get install bubblewrap socat ripgrep && npm install -g @anthropic-ai/sandbox-runtime"
+
+// prepareSandbox checks that the sandbox can run and writes its files. It
+// runs a trivial command under srt with the effective settings, so a missing
+// tool, disabled user namespaces or a broken settings file are reported here,
+// once, instead of as a kernel that never starts. It never falls back to
+// running without the sandbox.
+func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, error) {
+	sb := opts.Sandbox
+	p := newSandboxPaths(opts.Dir)
+	if runtime.GOOS != "linux" {
+		return p, fmt.Errorf("sandbox mode runs on Linux only here (this is %s)", runtime.GOOS)
+	}
+	if sb.Workspace == "" {
+		sb.Workspace = opts.Root
+	}
+	if sb.Srt == "" {
+		sb.Srt = "srt"
+	}
+	var missing []string
+	srt, err := exec.LookPath(sb.Srt)
+	if err != nil {
+		missing = append(missing, "srt (npm package @anthropic-ai/sandbox-runtime)")
+	}
+	for _, tool := range []string{"bwrap", "socat", "rg"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		return p, fmt.Errorf("sandbox mode needs %s, which %s not found on PATH; %s",
+			strings.Join(missing, ", "), map[bool]string{true: "is", false: "are"}[len(missing) == 1], sandboxInstallHint)
+	}
+	sb.Srt = srt
+	for _, d := range []string{p.tmp, p.mpl, p.srtTmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return p, fmt.Errorf("create sandbox directory: %w", err)
+		}
+	}
+	base := ipcBase
+	if _, err := os.Stat(base); err != nil {
+		base = os.TempDir()
+	}
+	ipc, err := os.MkdirTemp(base, "freeact-ipc-")
+	if err != nil {
+		return p, fmt.Errorf("create the kernels' socket directory: %w", err)
+	}
+	p.ipc = ipc
+	dirs := jupyterDirs(opts.Dir)
+	settings, err := sandboxSettings(*sb, dirs["JUPYTER_RUNTIME_DIR"], dirs["IPYTHONDIR"], p)
+	if err != nil {
+		_ = cleanSandbox(p)
+		return p, err
+	}
+	if err := writeFileAtomic(p.settings, settings); err != nil {
+		return p, fmt.Errorf("write sandbox settings: %w", err)
+	}
+	opts.Sandbox = sb
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sb.Srt, "--settings", p.settings, "true")
+	cmd.Env = append(os.Environ(), "TMPDIR="+p.srtTmp)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if strings.Contains(msg, "namespace") || strings.Contains(msg, "Operation not permitted") {
+			msg += "\nuser namespaces seem to be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1) or run without sandbox mode"
+		}
+		_ = cleanSandbox(p)
+		return p, fmt.Errorf("sandbox mode cannot start: %s failed: %v: %s", sb.Srt, err, msg)
+	}
+	return p, nil
+}
+
+// sandboxArgv is the kernel command under srt. setpriv ties srt to the
+// server's life (bubblewrap is tied to srt's, and the kernel lives in
+// bubblewrap's PID namespace); env fixes the variables srt replaces with
+// paths that may not exist; JPY_PARENT_PID is dropped because the server's
+// PID means nothing inside the PID namespace (the kernel would think its
+// parent gone and exit).
+func sandboxArgv(sb *Sandbox, p sandboxPaths, ipythonDir string, kernelArgv []string) []string {
+	argv := []string{}
+	if setpriv, err := exec.LookPath("setpriv"); err == nil {
+		argv = append(argv, setpriv, "--pdeathsig", "KILL")
+	}
+	argv = append(argv, "env", "TMPDIR="+p.srtTmp, sb.Srt, "--settings", p.settings,
+		"env", "-u", "JPY_PARENT_PID", "TMPDIR="+p.tmp, "MPLCONFIGDIR="+p.mpl, "IPYTHONDIR="+ipythonDir)
+	return append(argv, kernelArgv...)
+}
+
+// cleanSandbox removes what srt and the kernels may leave behind when they
+// are killed: proxy sockets, kernel sockets and temporary files.
+func cleanSandbox(p sandboxPaths) error {
+	var errs []error
+	for _, d := range []string{p.srtTmp, p.ipc} {
+		if d == "" {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove sandbox leftovers: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
