@@ -119,6 +119,7 @@ type Agent struct {
 	system    string
 	tools     []model.Tool
 	subagents chan struct{} // max_subagents slots
+	mcp       *mcpTools     // MCP connections and tool search (mcptools.go)
 
 	approvalTimeout time.Duration
 
@@ -198,6 +199,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		return fmt.Errorf("render system prompt: %w", err)
 	}
 	a.system = system
+	a.startMCP(ctx, nil)
 	a.tools = a.toolDeclarations()
 	if a.model == nil {
 		a.model = a.opts.model
@@ -377,6 +379,9 @@ func (a *Agent) Stop() error {
 		if err := a.kern.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close kernel: %w", err))
 		}
+	}
+	if err := a.stopMCP(); err != nil {
+		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
 	}
 	if a.ownServer && a.server != nil {
 		if err := a.server.Close(); err != nil {
