@@ -13,6 +13,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/kernel"
 )
@@ -29,6 +30,7 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	mcptest.Main() // serves MCP when the binary runs as a test server
 	code := m.Run()
 	if shared.srv != nil {
 		_ = shared.srv.Close()

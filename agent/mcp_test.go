@@ -1,0 +1,251 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+// mcpWorkspace makes a workspace whose agent.json has the given options
+// (mcp_servers, ptc_servers, tool_search...).
+func mcpWorkspace(t *testing.T, opts map[string]any) string {
+	t.Helper()
+	data, err := json.Marshal(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return workspace(t, string(data))
+}
+
+// JSON tool calls: the server's tools are offered as <server>_<tool>
+// (excluded ones not), each call is approved as a GenericCall, failures
+// are error results naming the server, and a crashed server is restarted
+// on the next call, all in one turn.
+func TestJSONMCPTools(t *testing.T) {
+	srv := mcptest.Stdio(t)
+	srv.ExcludedTools = []string{"secret"}
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": srv}})
+	a, fake := startIn(t, ws, `
+turns:
+  - expect:
+      tools: [test_echo, test_add, test_crash, ipybox_execute_ipython_cell, pytools_list_categories]
+    reply: [{call: {id: c1, name: test_echo, args: {text: "hi"}}}, {call: {id: c2, name: test_add, args: {a: 1, b: 2}}}]
+  - expect:
+      last: [{role: user, response: test_echo, output: "echo: hi"}, {role: user, response: test_add, output: "3"}]
+    reply: [{call: {id: c3, name: test_crash, args: {}}}]
+  - expect:
+      last: [{role: user, response: test_crash, output: "MCP server \"test\"", is_error: true}]
+    reply: [{call: {id: c4, name: test_fail, args: {message: "nope"}}}]
+  - expect:
+      last: [{role: user, response: test_fail, output: "failed on purpose: nope", is_error: true}]
+    reply: [{call: {id: c5, name: test_echo, args: {text: "again"}}}]
+  - expect:
+      last: [{role: user, response: test_echo, output: "echo: again"}]
+    reply: [{text: "Done."}]
+`)
+	var approved []agent.GenericCall
+	events := run(t, a, "Use the tools.", func(r *agent.ApprovalRequest) agent.Decision {
+		if g, ok := r.ToolCall.(agent.GenericCall); ok {
+			approved = append(approved, g)
+		}
+		return agent.Once
+	})
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	var names []string
+	args := map[string]string{}
+	for _, g := range approved {
+		if g.PTC {
+			t.Errorf("JSON call %s flagged as programmatic", g.ToolName)
+		}
+		names = append(names, g.ToolName)
+		args[g.ToolName] = string(g.Args)
+	}
+	if len(names) == 5 {
+		slices.Sort(names[:2]) // the first two ran in parallel
+	}
+	if got := strings.Join(names, ","); got != "test_add,test_echo,test_crash,test_fail,test_echo" {
+		t.Errorf("approved %s", got)
+	}
+	if args["test_add"] != `{"a":1,"b":2}` {
+		t.Errorf("args %v", args)
+	}
+	for _, tool := range fake.Requests()[0].Tools {
+		if tool.Name == "test_secret" {
+			t.Error("an excluded tool is offered")
+		}
+	}
+}
+
+// Code mode end to end: the Python API is generated at start; the model
+// lists categories and tools, reads a module, then runs a cell calling two
+// tools in a loop and post-processing the results, every call approved as
+// a programmatic GenericCall; a crashed server recovers on the next call.
+func TestCodeModeEndToEnd(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	cell := `from mcptools.test import add, search_web
+
+total = 0.0
+titles = []
+for i in range(2):
+    total += add.run(add.Params(a=i, b=10)).sum
+    res = search_web.run(search_web.Params(query=f"topic {i}", options=search_web.ParamsOptions(max_results=2)))
+    titles += [r.title.upper() for r in res.results]
+print("total", total, "titles", titles)`
+	crash := `from freeact_runtime import call_tool, ToolFailed
+try:
+    call_tool("test", "crash", {})
+except ToolFailed as e:
+    print("failed:", e)
+print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
+  - expect:
+      last: [{role: user, response: pytools_list_categories, output: "\"test\": 9"}]
+    reply: [{call: {id: c2, name: pytools_list_tools, args: {categories: ["test"]}}}]
+  - expect:
+      last: [{role: user, response: pytools_list_tools, output: ".freeact/generated/mcptools/test/search_web.py"}]
+    reply: [{call: {id: c3, name: filesystem_read_text_file, args: {path: ".freeact/generated/mcptools/test/search_web.py"}}}]
+  - expect:
+      last: [{role: user, response: filesystem_read_text_file, output: "class Result"}]
+    reply: [{call: {id: c4, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "total 21.0 titles ['ABOUT TOPIC 0', 'MORE ON TOPIC 0', 'ABOUT TOPIC 1', 'MORE ON TOPIC 1']"}]
+    reply: [{call: {id: c5, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(crash)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "echo after crash: echo: back"}]
+    reply: [{text: "Done."}]
+`)
+	if _, err := os.Stat(filepath.Join(ws, ".freeact", "generated", "mcptools", "test", "add.py")); err != nil {
+		t.Fatalf("Python API not generated at start: %v", err)
+	}
+	var ptc []string
+	events := run(t, a, "Add and search.", func(r *agent.ApprovalRequest) agent.Decision {
+		if g, ok := r.ToolCall.(agent.GenericCall); ok && g.PTC {
+			ptc = append(ptc, g.ToolName)
+		}
+		return agent.Once
+	})
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	want := []string{"test_add", "test_search_web", "test_add", "test_search_web", "test_crash", "test_echo"}
+	if !slices.Equal(ptc, want) {
+		t.Errorf("programmatic approvals %v, want %v", ptc, want)
+	}
+	out := of[*agent.CodeExecutionOutput](events)
+	if len(out) != 2 || !strings.Contains(out[1].Text, `failed: test.crash: MCP server "test"`) {
+		t.Errorf("crash output: %+v", out)
+	}
+}
+
+// A rejected programmatic call ends the turn without calling the tool.
+func TestCodeModeRejected(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	cell := `from mcptools.test import echo
+print(echo.run(echo.Params(text="x")))`
+	a, fake := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+`)
+	events := run(t, a, "Echo.", func(r *agent.ApprovalRequest) agent.Decision {
+		if _, ok := r.ToolCall.(agent.GenericCall); ok {
+			return agent.Reject
+		}
+		return agent.Once
+	})
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Tool call rejected" {
+		t.Fatalf("events:%s", describe(events))
+	}
+	if len(fake.Requests()) != 1 {
+		t.Error("model called after the rejection")
+	}
+}
+
+// Hybrid search finds a gentool saved by a code action, and the next cell
+// imports it.
+func TestHybridSearchFindsSavedTool(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"tool_search": "hybrid"})
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("PYTOOLS_EMBEDDING_MODEL=test\nPYTOOLS_EMBEDDING_DIM=128\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	save := `import os, time
+d = ".freeact/generated/gentools/text/shout"
+os.makedirs(d, exist_ok=True)
+open(d + "/api.py", "w").write('"""Shout a text: return it in capital letters."""\nfrom .impl import run\n')
+open(d + "/impl.py", "w").write("def run(text: str) -> str:\n    return text.upper() + '!'\n")
+time.sleep(1)  # the index follows the folder within a moment
+print("saved")`
+	use := `from gentools.text.shout.api import run
+print(run("hello"))`
+	a, fake := startIn(t, ws, `
+turns:
+  - expect:
+      tools: [pytools_search_tools]
+      system_contains: pytools_search_tools
+    reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(save)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "saved"}]
+    reply: [{call: {id: c2, name: pytools_search_tools, args: {query: "capital letters shout", mode: hybrid, limit: 3}}}]
+  - expect:
+      last: [{role: user, response: pytools_search_tools, output: "gentools.text.shout.api"}]
+    reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(use)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "HELLO!"}]
+    reply: [{text: "Done."}]
+`)
+	events := run(t, a, "Save and find a tool.", nil)
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	for _, tool := range fake.Requests()[0].Tools {
+		if tool.Name == "pytools_list_categories" {
+			t.Error("basic tools offered in hybrid mode")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".freeact", "search.db")); err != nil {
+		t.Errorf("no index at .freeact/search.db: %v", err)
+	}
+}
+
+// GenerateMCPTools regenerates a server's folder and names a failing server.
+func TestGenerateMCPTools(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{
+		"test":   mcptest.Stdio(t),
+		"broken": config.Server{Command: "/nonexistent/mcp-server"},
+	}})
+	cfg := load(t, ws)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stale := filepath.Join(cfg.GeneratedDir(), "mcptools", "test", "old_tool.py")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := agent.GenerateMCPTools(ctx, cfg)
+	if err == nil || !strings.Contains(err.Error(), `MCP server "broken"`) || strings.Contains(err.Error(), `"test"`) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("the stale module survived regeneration")
+	}
+	if _, err := os.Stat(filepath.Join(cfg.GeneratedDir(), "mcptools", "test", "echo.py")); err != nil {
+		t.Error(err)
+	}
+	if err := agent.GenerateMCPTools(ctx, cfg, "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown server: %v", err)
+	}
+}
