@@ -132,3 +132,5 @@ test-package: package ## build the .deb and check it
 .PHONY: clean
 clean: ## remove build outputs (keeps downloaded dependencies)
 	rm -rf build/bin dist test-output frontend/dist/assets frontend/dist/index.html
+
+include scripts/mcp-servers/mcp.mk

@@ -206,7 +206,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	if slices.Contains(s.cfg.ExcludedTools, tool) {
 		return nil, &Error{Server: server, Tool: tool, Err: errors.New("the tool is listed in excluded_tools")}
 	}
-	var arguments map[string]any
+	arguments := map[string]any{} // servers refuse null arguments
 	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
 		if err := json.Unmarshal(args, &arguments); err != nil {
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("arguments are not a JSON object: %w", err)}
