@@ -14,6 +14,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 XVFB      := xvfb-run -a -s "-screen 0 1280x900x24"
 BIN       := build/bin/freeact
 DEV_BIN   := build/bin/freeact-dev
+FAKEMODEL := build/bin/fakemodel
 WAILS     := bin/wails
 STATICCHECK := bin/staticcheck
 STATICCHECK_VERSION := v0.7.0
@@ -71,6 +72,9 @@ build-dev: $(DEV_BIN) ## build the dev binary the browser tests drive
 $(DEV_BIN): frontend/dist/index.html $(GO_SOURCES)
 	$(GO) build -tags dev$(webkit_tags) -ldflags '-X main.version=dev' -o $@ .
 
+$(FAKEMODEL): $(GO_SOURCES)
+	$(GO) build -o $@ ./app/internal/fakemodel
+
 bindings: $(WAILS) ## regenerate the frontend's Go bindings (frontend/src/wailsjs)
 	$(WAILS) generate module
 
@@ -120,8 +124,8 @@ test-go: ## go test -race ./...
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
 	cd frontend && npm run check && npm test
 
-test-e2e: $(DEV_BIN) ## browser end-to-end suite (dev build + chromium, under Xvfb)
-	cd frontend && FREEACT_DEV_BIN=$(CURDIR)/$(DEV_BIN) $(XVFB) npm run e2e
+test-e2e: $(DEV_BIN) $(FAKEMODEL) ## browser end-to-end suite (dev build + chromium, under Xvfb)
+	cd frontend && FREEACT_DEV_BIN=$(CURDIR)/$(DEV_BIN) FREEACT_FAKEMODEL_BIN=$(CURDIR)/$(FAKEMODEL) $(XVFB) npm run e2e
 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 	scripts/smoke.sh $(BIN)

@@ -91,11 +91,11 @@ func TestDesktopBindings(t *testing.T) {
 	if w := d.Workspace(); w.Path != "" {
 		t.Errorf("Workspace() = %+v, want none open", w)
 	}
-	if err := d.Send(""); err == nil || !strings.Contains(err.Error(), "empty") {
+	if err := d.Send("", nil); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("Send(\"\") = %v, want an empty-prompt error", err)
 	}
-	if err := d.Send("hi"); err == nil {
-		t.Error("Send(\"hi\") = nil, want an error until the agent is wired in")
+	if err := d.Send("hi", nil); err == nil || !strings.Contains(err.Error(), "no workspace") {
+		t.Errorf("Send(\"hi\") = %v, want an error while no workspace is open", err)
 	}
 }
 

@@ -5,14 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	goruntime "runtime"
+	"sync"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/freeact/desktop/agent/config"
+)
+
+// Names of the events the window receives with runtime.EventsOn.
+const (
+	// EventAgent carries a batch (a JSON array) of agent events.
+	EventAgent = "agent:events"
+	// EventKernel carries a KernelStatus.
+	EventKernel = "kernel:status"
 )
 
 // Desktop is the object bound to the frontend: each exported method becomes
@@ -21,33 +33,79 @@ import (
 // logic of their own.
 type Desktop struct {
 	build Build
+	host  host
+	store *config.AppStore
+	log   *slog.Logger
+
+	mu sync.Mutex
+	ws *workspace // nil until a workspace is opened
+}
+
+// host is what the bindings need from the window: events, dialogs and the
+// context of the app. Tests replace it.
+type host interface {
+	emit(name string, data any)
+	pickDirectory(title string) (string, error)
+	saveFile(title, name string) (string, error)
+	context() context.Context
 }
 
 // NewDesktop returns the bindings for one window.
-func NewDesktop(b Build) *Desktop { return &Desktop{build: b} }
+func NewDesktop(b Build) *Desktop {
+	return &Desktop{
+		build: b,
+		host:  &wailsHost{ctx: context.Background()},
+		store: config.NewAppStore(config.DefaultAppDir()),
+		log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+}
+
+// wailsHost is the real window.
+type wailsHost struct {
+	mu  sync.Mutex
+	ctx context.Context
+}
+
+func (h *wailsHost) set(ctx context.Context) {
+	h.mu.Lock()
+	h.ctx = ctx
+	h.mu.Unlock()
+}
+
+func (h *wailsHost) context() context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ctx
+}
+
+func (h *wailsHost) emit(name string, data any) {
+	ctx := h.context()
+	if ctx.Value("events") == nil {
+		return // no window (yet)
+	}
+	runtime.EventsEmit(ctx, name, data)
+}
+
+func (h *wailsHost) pickDirectory(title string) (string, error) {
+	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+}
+
+func (h *wailsHost) saveFile(title, name string) (string, error) {
+	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
+}
 
 // Version describes the running binary; the About line shows it.
 func (d *Desktop) Version() VersionInfo { return versionInfo(d.build) }
 
-// WorkspaceInfo is what the header shows about the open workspace.
-type WorkspaceInfo struct {
-	Path string `json:"path"` // absolute path; empty when none is open
-	Name string `json:"name"` // the folder's base name
-}
-
-// Workspace returns the open workspace; none can be opened before the
-// workspace picker lands, so it is always empty for now.
-func (d *Desktop) Workspace() WorkspaceInfo { return WorkspaceInfo{} }
-
-// errNoAgent is what Send answers until the agent core is wired in.
-var errNoAgent = errors.New("the agent is not connected in this build yet: open a workspace once the workspace picker is available")
-
-// Send submits a prompt to the agent.
-func (d *Desktop) Send(prompt string) error {
-	if prompt == "" {
-		return errors.New("the prompt is empty: type a request first")
+// shutdown stops the open workspace's agent when the window closes.
+func (d *Desktop) shutdown() {
+	d.mu.Lock()
+	ws := d.ws
+	d.ws = nil
+	d.mu.Unlock()
+	if ws != nil {
+		ws.close()
 	}
-	return errNoAgent
 }
 
 // RunDesktop opens the desktop window and blocks until it is closed or ctx
@@ -63,6 +121,7 @@ func RunDesktop(ctx context.Context, b Build) error {
 		return fmt.Errorf("open embedded frontend: %w", err)
 	}
 	d := NewDesktop(b)
+	wh := d.host.(*wailsHost)
 	err = wails.Run(&options.App{
 		Title:            AppName,
 		Width:            1180,
@@ -72,11 +131,19 @@ func RunDesktop(ctx context.Context, b Build) error {
 		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup: func(wctx context.Context) {
+			wh.set(wctx)
 			// Ctrl-C or SIGTERM in the launching terminal closes the window.
 			go func() {
 				<-ctx.Done()
 				runtime.Quit(wctx)
 			}()
+		},
+		OnShutdown: func(context.Context) { d.shutdown() },
+		DragAndDrop: &options.DragAndDrop{
+			EnableFileDrop:     true,
+			DisableWebViewDrop: true,
+			CSSDropProperty:    "--wails-drop-target",
+			CSSDropValue:       "drop",
 		},
 		Bind: []any{d},
 		Linux: &linux.Options{
@@ -85,6 +152,7 @@ func RunDesktop(ctx context.Context, b Build) error {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
+	d.shutdown()
 	if err != nil {
 		return fmt.Errorf("run desktop window: %w", err)
 	}
@@ -103,4 +171,17 @@ func checkDisplay(getenv func(string) string) error {
 		"Run it inside a graphical session, or on a headless machine under a virtual display:\n"+
 		"  xvfb-run -a -s \"-screen 0 1280x900x24\" %s\n"+
 		"The terminal mode needs no display: %s run", os.Args[0], AppName)
+}
+
+// errNoWorkspace answers calls that need an open workspace.
+var errNoWorkspace = errors.New("no workspace is open: choose a folder first")
+
+// current returns the open workspace.
+func (d *Desktop) current() (*workspace, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ws == nil {
+		return nil, errNoWorkspace
+	}
+	return d.ws, nil
 }

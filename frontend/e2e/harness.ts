@@ -76,13 +76,60 @@ function killGroup(child: ChildProcess): Promise<void> {
 export interface StartOptions {
   env?: Record<string, string>;
   colorScheme?: 'light' | 'dark';
+  /** A HOME (with its XDG folders) to reuse, e.g. to restart the app on the
+   * same recent list; it is kept when the app closes. */
+  home?: string;
+}
+
+const fakeModelBinary = process.env.FREEACT_FAKEMODEL_BIN ?? join(repoRoot, 'build', 'bin', 'fakemodel');
+
+export interface FakeModel {
+  url: string;
+  /** Environment for the app: points the Gemini client at the fake. */
+  env: Record<string, string>;
+  log(): string;
+  close(): Promise<void>;
+}
+
+/** Starts the fake Gemini server (app/internal/fakemodel) on a scenario. */
+export async function startFakeModel(scenario: string): Promise<FakeModel> {
+  const child = spawn(fakeModelBinary, [scenario], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (d) => (err += d));
+  const url = await new Promise<string>((ok, fail) => {
+    const t = setTimeout(() => fail(new Error(`fakemodel did not start:\n${err}`)), 10_000);
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) {
+        clearTimeout(t);
+        ok(line.trim());
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`fakemodel exited with ${code}:\n${err}`)));
+  });
+  return {
+    url,
+    env: { GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'fake-key', GOOGLE_API_KEY: '' },
+    log: () => err,
+    close: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.stdin?.end();
+        setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+      }),
+  };
 }
 
 /** Starts the app and a browser page on it. Call close() in afterAll. */
 export async function startApp(opts: StartOptions = {}): Promise<App> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const home = mkdtempSync(join(tmpdir(), 'freeact-e2e-home-'));
+  const ownHome = opts.home === undefined;
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'freeact-e2e-home-'));
+  const removeHome = () => ownHome && rmSync(home, { recursive: true, force: true });
   const args = ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend', 'dist')];
   // The dev build opens a real GTK window too, so it needs a display: use the
   // one we have (make test runs under xvfb-run) or make a virtual one.
@@ -99,6 +146,7 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
       XDG_CONFIG_HOME: join(home, '.config'),
       XDG_DATA_HOME: join(home, '.local', 'share'),
       XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
       ...opts.env,
     },
   });
@@ -148,13 +196,13 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
       async close() {
         await b.close();
         await killGroup(child);
-        rmSync(home, { recursive: true, force: true });
+        removeHome();
       },
     };
   } catch (e) {
     await browser?.close();
     await killGroup(child);
-    rmSync(home, { recursive: true, force: true });
+    removeHome();
     throw e;
   }
 }

@@ -22,24 +22,36 @@ describe('the first window, against the real Go backend', () => {
     await app.screenshot('empty-window-light');
   });
 
-  it("shows the backend's error for a prompt in a dismissible banner", async () => {
-    const box = app.page.getByLabel('Message to the agent');
-    await box.fill('What is 2 + 2?');
-    await box.press('Enter');
+  it('asks for a workspace first, and Go refuses a prompt without one', async () => {
+    await app.page.getByRole('heading', { name: 'Open a workspace' }).waitFor();
+    const err = await app.page.evaluate(async () => {
+      const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
+      try {
+        await w.go.app.Desktop.Send('What is 2 + 2?', []);
+        return 'no error';
+      } catch (e) {
+        return String(e);
+      }
+    });
+    expect(err).toBe('no workspace is open: choose a folder first');
+  });
+
+  it("shows the backend's error for a folder that does not exist in a dismissible banner", async () => {
+    await app.page.getByLabel('or type its path').fill('/nonexistent/folder');
+    await app.page.getByRole('button', { name: 'Open', exact: true }).click();
     const alert = app.page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain('the agent is not connected in this build yet');
-    expect(await box.inputValue()).toBe('What is 2 + 2?');
-    await app.screenshot('send-error-banner');
+    expect(await alert.textContent()).toContain('is not a folder');
+    await app.screenshot('open-error-banner');
     await app.page.getByRole('button', { name: 'Dismiss' }).click();
     await alert.waitFor({ state: 'detached' });
   });
 
   it('rejects an empty prompt in Go with a message that says what to do', async () => {
     const err = await app.page.evaluate(async () => {
-      const w = window as unknown as { go: { app: { Desktop: { Send(p: string): Promise<void> } } } };
+      const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
       try {
-        await w.go.app.Desktop.Send('');
+        await w.go.app.Desktop.Send('', []);
         return 'no error';
       } catch (e) {
         return String(e);

@@ -2,55 +2,126 @@ import { describe, expect, it, vi } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
-import type { Backend } from './lib/backend';
+import type { Backend, KernelStatus, WorkspaceInfo } from './lib/backend';
+import type { AgentEvent } from './lib/conversation/events';
 
-function fakeBackend(overrides: Partial<Backend> = {}): Backend {
-  return {
+const ready: KernelStatus = { state: 'ready', message: 'Kernel ready', progress: 1, sessionId: 's1', model: 'gemini-x' };
+const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
+  path,
+  name: path.split('/').at(-1) ?? '',
+  created: false,
+  warnings: [],
+  model: 'gemini-x',
+  kernel: ready,
+});
+
+function fakeBackend(overrides: Partial<Backend> = {}) {
+  let emit: (b: AgentEvent[]) => void = () => {};
+  const b: Backend = {
     version: vi.fn(async () => ({ version: '1.2.3', goVersion: 'go1.26', platform: 'linux/amd64', commit: '' })),
-    workspace: vi.fn(async () => ({ path: '', name: '' })),
+    workspace: vi.fn(async () => ({ ...ws(''), kernel: { ...ready, state: 'stopped' } })),
+    recentWorkspaces: vi.fn(async () => ['/home/u/old']),
+    pickWorkspace: vi.fn(async () => ''),
+    openWorkspace: vi.fn(async (p: string) => ws(p)),
+    retryKernel: vi.fn(async () => {}),
+    restartKernel: vi.fn(async () => {}),
     send: vi.fn(async () => {}),
+    approve: vi.fn(async () => {}),
+    replyInput: vi.fn(async () => {}),
+    cancel: vi.fn(async () => {}),
+    sessions: vi.fn(async () => []),
+    newSession: vi.fn(async () => {}),
+    resumeSession: vi.fn(async () => {}),
+    imageData: vi.fn(async () => 'data:image/png;base64,AA=='),
+    completePath: vi.fn(async () => []),
+    imagesIn: vi.fn(async () => []),
+    skills: vi.fn(async () => []),
+    settings: vi.fn(async () => []),
+    saveSettings: vi.fn(async () => []),
+    setAPIKey: vi.fn(async () => {}),
+    apiKeyNames: vi.fn(async () => []),
+    permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
+    savePermissions: vi.fn(async () => {}),
+    exportConversation: vi.fn(async () => ''),
+    onEvents: (cb) => {
+      emit = cb;
+      return () => {};
+    },
+    onKernel: () => () => {},
+    onFileDrop: () => () => {},
     ...overrides,
   };
+  return { backend: b, emit: (batch: AgentEvent[]) => emit(batch) };
 }
 
 describe('App', () => {
-  it('shows the version from the backend and the workspace placeholder', async () => {
-    render(App, { backend: fakeBackend() });
+  it('starts at the workspace picker with the recent workspaces', async () => {
+    const { backend } = fakeBackend();
+    render(App, { backend });
     expect(await screen.findByText('v1.2.3')).toBeInTheDocument();
     expect(screen.getByTestId('workspace')).toHaveTextContent('No workspace open');
-    expect(screen.getByRole('heading', { name: 'What should we work on?' })).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: /home.u.old/ }));
+    expect(backend.openWorkspace).toHaveBeenCalledWith('/home/u/old', '');
+    expect(await screen.findByRole('heading', { name: 'What should we work on?' })).toBeInTheDocument();
   });
 
-  it('shows the open workspace by name', async () => {
-    render(App, { backend: fakeBackend({ workspace: async () => ({ path: '/home/u/proj', name: 'proj' }) }) });
-    expect(await screen.findByTitle('/home/u/proj')).toHaveTextContent('proj');
+  it('says when it created .freeact/', async () => {
+    const { backend } = fakeBackend({ openWorkspace: vi.fn(async (p: string) => ({ ...ws(p), created: true })) });
+    render(App, { backend });
+    await userEvent.type(screen.getByLabelText('or type its path'), '/tmp/new{Enter}');
+    expect(await screen.findByText(/Created .freeact\/ in \/tmp\/new/)).toBeInTheDocument();
+  });
+
+  it('sends, renders events, and answers approvals and input', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    await userEvent.type(box, 'hello @pic.png{Enter}');
+    expect(backend.send).toHaveBeenCalledWith('hello @pic.png', [{ name: 'pic.png', path: 'pic.png' }]);
+    await vi.waitFor(() => expect(box.value).toBe(''));
+    emit([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'UserMessage', agent_id: 'main', text: 'hello' },
+      { type: 'Response', agent_id: 'main', text: 'Running **code**.' },
+      {
+        type: 'ApprovalRequest',
+        agent_id: 'main',
+        correlation_id: 'c1',
+        request_id: 'r1',
+        tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'input()' },
+        suggested_pattern: 'ipybox_execute_ipython_cell',
+      },
+    ]);
+    expect(await screen.findByTestId('approval-bar')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
+    await userEvent.keyboard('{Enter}');
+    expect(backend.approve).toHaveBeenCalledWith('r1', 'yes', '');
+    expect(screen.queryByTestId('approval-bar')).not.toBeInTheDocument();
+    emit([{ type: 'InputRequest', agent_id: 'main', correlation_id: 'c1', request_id: 'r2', prompt: 'Name? ' }]);
+    await userEvent.type(await screen.findByTestId('cell-input'), 'Ada{Enter}');
+    expect(backend.replyInput).toHaveBeenCalledWith('r2', 'Ada');
+    emit([
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: 'Ada\n', images: [] },
+      { type: 'Usage', agent_id: 'main', model: 'g', input_tokens: 7, output_tokens: 3, thinking_tokens: 0 },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    expect(await screen.findByTestId('usage')).toHaveTextContent('7 in · 3 out');
+    expect(screen.getByText('code').tagName).toBe('STRONG');
   });
 
   it('puts a failed send in a dismissible banner and keeps the draft', async () => {
-    const backend = fakeBackend({ send: vi.fn(async () => Promise.reject(new Error('no agent yet'))) });
+    const { backend } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      send: vi.fn(async () => Promise.reject(new Error('no agent yet'))),
+    });
     render(App, { backend });
-    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
     await userEvent.type(box, 'hello{Enter}');
-    expect(backend.send).toHaveBeenCalledWith('hello');
     expect(await screen.findByRole('alert')).toHaveTextContent('no agent yet');
     expect(box.value).toBe('hello');
     await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
-  });
-
-  it('clears the draft after a successful send', async () => {
-    const backend = fakeBackend();
-    render(App, { backend });
-    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
-    await userEvent.type(box, 'hello{Enter}');
-    await vi.waitFor(() => expect(box.value).toBe(''));
-  });
-
-  it('fills the prompt from an example', async () => {
-    render(App, { backend: fakeBackend() });
-    await userEvent.click(screen.getByRole('button', { name: 'Find the largest files in this folder' }));
-    expect(screen.getByLabelText<HTMLTextAreaElement>('Message to the agent').value).toBe(
-      'Find the largest files in this folder',
-    );
   });
 });

@@ -2,15 +2,73 @@
 // bindings Wails generates from package app (src/wailsjs, made by
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
-import type { app } from '../wailsjs/go/models';
+import * as Runtime from '../wailsjs/runtime/runtime';
+import type { app, permission } from '../wailsjs/go/models';
+import type { AgentEvent } from './conversation/events';
 
-export type VersionInfo = app.VersionInfo;
-export type WorkspaceInfo = app.WorkspaceInfo;
+// Plain data shapes of what the bindings return (the JSON of the Go types;
+// the generated classes add methods plain objects lack).
+type Data<T> = { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: T[K] };
+export type VersionInfo = Data<app.VersionInfo>;
+export type KernelStatus = Data<app.KernelStatus>;
+export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'kernel' | 'warnings'> & {
+  kernel: KernelStatus;
+  warnings: string[] | null;
+};
+export type Attachment = Data<app.Attachment>;
+export type PathEntry = Data<app.PathEntry>;
+export type SettingField = Data<app.SettingField>;
+export type FieldError = Data<app.FieldError>;
+export type SkillInfo = Data<app.SkillInfo>;
+export interface SessionInfo {
+  id: string;
+  created: string;
+  last_active: string;
+  title: string;
+  messages: number;
+}
+export type Rule = Data<permission.Rule>;
+export interface Rules {
+  allow: Rule[];
+  ask: Rule[];
+}
+export interface PermissionRules {
+  always: Rules;
+  session: Rules;
+}
+export type Decision = 'yes' | 'no' | 'always' | 'session';
 
 export interface Backend {
   version(): Promise<VersionInfo>;
   workspace(): Promise<WorkspaceInfo>;
-  send(prompt: string): Promise<void>;
+  recentWorkspaces(): Promise<string[]>;
+  pickWorkspace(): Promise<string>;
+  openWorkspace(path: string, sessionId: string): Promise<WorkspaceInfo>;
+  retryKernel(): Promise<void>;
+  restartKernel(): Promise<void>;
+  send(prompt: string, attachments: Attachment[]): Promise<void>;
+  approve(requestId: string, decision: Decision, pattern: string): Promise<void>;
+  replyInput(requestId: string, text: string): Promise<void>;
+  cancel(): Promise<void>;
+  sessions(): Promise<SessionInfo[]>;
+  newSession(): Promise<void>;
+  resumeSession(id: string): Promise<void>;
+  imageData(path: string): Promise<string>;
+  completePath(prefix: string): Promise<PathEntry[]>;
+  imagesIn(dir: string): Promise<string[]>;
+  skills(): Promise<SkillInfo[]>;
+  settings(): Promise<SettingField[]>;
+  saveSettings(values: Record<string, string>): Promise<FieldError[]>;
+  setAPIKey(name: string, key: string): Promise<void>;
+  apiKeyNames(): Promise<string[]>;
+  permissions(): Promise<PermissionRules>;
+  savePermissions(rules: Rules): Promise<void>;
+  exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
+  /** Subscribes to agent event batches; returns the unsubscribe function. */
+  onEvents(cb: (batch: AgentEvent[]) => void): () => void;
+  onKernel(cb: (s: KernelStatus) => void): () => void;
+  /** Files dropped on the window (Wails OnFileDrop). */
+  onFileDrop(cb: (x: number, y: number, paths: string[]) => void): () => void;
 }
 
 /** Turns whatever a rejected binding call threw into an Error. */
@@ -36,8 +94,47 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+function hasRuntime(): boolean {
+  return (window as unknown as { runtime?: unknown }).runtime !== undefined;
+}
+
 export const backend: Backend = {
   version: () => call(Desktop.Version),
-  workspace: () => call(Desktop.Workspace),
-  send: (prompt) => call(() => Desktop.Send(prompt)),
+  workspace: () => call(Desktop.Workspace) as Promise<WorkspaceInfo>,
+  recentWorkspaces: () => call(Desktop.RecentWorkspaces),
+  pickWorkspace: () => call(Desktop.PickWorkspace),
+  openWorkspace: (path, sid) => call(() => Desktop.OpenWorkspace(path, sid)) as Promise<WorkspaceInfo>,
+  retryKernel: () => call(Desktop.RetryKernel),
+  restartKernel: () => call(Desktop.RestartKernel),
+  send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
+  approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),
+  replyInput: (id, text) => call(() => Desktop.ReplyInput(id, text)),
+  cancel: () => call(Desktop.Cancel),
+  sessions: () => call(Desktop.Sessions) as Promise<SessionInfo[]>,
+  newSession: () => call(Desktop.NewSession),
+  resumeSession: (id) => call(() => Desktop.ResumeSession(id)),
+  imageData: (path) => call(() => Desktop.ImageData(path)),
+  completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
+  imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
+  skills: () => call(Desktop.Skills),
+  settings: () => call(Desktop.Settings),
+  saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
+  setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),
+  apiKeyNames: () => call(Desktop.APIKeyNames),
+  permissions: () => call(Desktop.Permissions) as Promise<PermissionRules>,
+  savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),
+  exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
+  onEvents(cb) {
+    if (!hasRuntime()) return () => {};
+    return Runtime.EventsOn('agent:events', (batch: AgentEvent[]) => cb(batch));
+  },
+  onKernel(cb) {
+    if (!hasRuntime()) return () => {};
+    return Runtime.EventsOn('kernel:status', (s: KernelStatus) => cb(s));
+  },
+  onFileDrop(cb) {
+    if (!hasRuntime()) return () => {};
+    Runtime.OnFileDrop(cb, true);
+    return () => Runtime.OnFileDropOff();
+  },
 };

@@ -20,7 +20,7 @@ describe('PromptBox', () => {
     expect(box.value).toBe('one\ntwo');
   });
 
-  it('does not send blank text or while busy', async () => {
+  it('does not send blank text or while disabled', async () => {
     const onsend = vi.fn();
     const { rerender } = render(PromptBox, { onsend });
     const box = screen.getByLabelText('Message to the agent');
@@ -28,9 +28,50 @@ describe('PromptBox', () => {
     expect(onsend).not.toHaveBeenCalled();
     expect(screen.getByRole('button', { name: 'Send' })).toBeDisabled();
 
-    await rerender({ onsend, busy: true, value: 'run it' });
+    await rerender({ onsend, disabled: true, value: 'run it' });
     await userEvent.type(box, '{Enter}');
     expect(onsend).not.toHaveBeenCalled();
     expect(screen.getByRole('button', { name: 'Send' })).toBeDisabled();
+  });
+
+  it('turns Send into Stop while a turn runs; Esc stops too', async () => {
+    const onsend = vi.fn();
+    const onstop = vi.fn();
+    render(PromptBox, { onsend, onstop, running: true, value: 'next' });
+    const box = screen.getByLabelText('Message to the agent');
+    await userEvent.type(box, '{Enter}');
+    expect(onsend).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await userEvent.type(box, '{Escape}');
+    expect(onstop).toHaveBeenCalledTimes(2);
+  });
+
+  it('completes @paths from the workspace', async () => {
+    const complete = vi.fn(async (prefix: string) =>
+      prefix === 'da' ? [{ path: 'data/', dir: true, image: false }] : [{ path: 'data/plot.png', dir: false, image: true }],
+    );
+    render(PromptBox, { onsend: vi.fn(), complete });
+    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await userEvent.type(box, 'show @da');
+    expect(await screen.findByRole('option', { name: /data\// })).toBeInTheDocument();
+    await userEvent.keyboard('{Tab}');
+    await vi.waitFor(() => expect(box.value).toBe('show @data/'));
+    expect(await screen.findByRole('option', { name: /plot\.png/ })).toBeInTheDocument();
+  });
+
+  it('completes /skills', async () => {
+    render(PromptBox, { onsend: vi.fn(), skills: [{ name: 'plan', description: 'Plan a task' }] });
+    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await userEvent.type(box, '/pl');
+    expect(await screen.findByRole('option', { name: /plan/ })).toBeInTheDocument();
+    await userEvent.keyboard('{Enter}');
+    expect(box.value).toBe('/plan ');
+  });
+
+  it('shows attachments as removable thumbnails', async () => {
+    render(PromptBox, { onsend: vi.fn(), attachments: [{ name: 'a.png', path: '/w/a.png' }] });
+    expect(screen.getByTestId('attachment')).toHaveTextContent('a.png');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove a.png' }));
+    expect(screen.queryByTestId('attachment')).not.toBeInTheDocument();
   });
 });

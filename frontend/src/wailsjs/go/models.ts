@@ -1,5 +1,135 @@
 export namespace app {
 	
+	export class Attachment {
+	    name: string;
+	    path?: string;
+	    dataUrl?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Attachment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.path = source["path"];
+	        this.dataUrl = source["dataUrl"];
+	    }
+	}
+	export class FieldError {
+	    key: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FieldError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.message = source["message"];
+	    }
+	}
+	export class KernelStatus {
+	    state: string;
+	    message: string;
+	    progress: number;
+	    sessionId: string;
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KernelStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.state = source["state"];
+	        this.message = source["message"];
+	        this.progress = source["progress"];
+	        this.sessionId = source["sessionId"];
+	        this.model = source["model"];
+	    }
+	}
+	export class PathEntry {
+	    path: string;
+	    dir: boolean;
+	    image: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PathEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.dir = source["dir"];
+	        this.image = source["image"];
+	    }
+	}
+	export class PermissionRules {
+	    always: permission.Rules;
+	    session: permission.Rules;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRules(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.always = this.convertValues(source["always"], permission.Rules);
+	        this.session = this.convertValues(source["session"], permission.Rules);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SettingField {
+	    key: string;
+	    value: string;
+	    default: string;
+	    description: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingField(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.value = source["value"];
+	        this.default = source["default"];
+	        this.description = source["description"];
+	    }
+	}
+	export class SkillInfo {
+	    name: string;
+	    description: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SkillInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	    }
+	}
 	export class VersionInfo {
 	    version: string;
 	    goVersion: string;
@@ -21,6 +151,10 @@ export namespace app {
 	export class WorkspaceInfo {
 	    path: string;
 	    name: string;
+	    created: boolean;
+	    warnings: string[];
+	    model: string;
+	    kernel: KernelStatus;
 	
 	    static createFrom(source: any = {}) {
 	        return new WorkspaceInfo(source);
@@ -30,7 +164,129 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
 	        this.name = source["name"];
+	        this.created = source["created"];
+	        this.warnings = source["warnings"];
+	        this.model = source["model"];
+	        this.kernel = this.convertValues(source["kernel"], KernelStatus);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace permission {
+	
+	export class Rule {
+	    type: string;
+	    tool_name: string;
+	    command?: string;
+	    path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Rule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.tool_name = source["tool_name"];
+	        this.command = source["command"];
+	        this.path = source["path"];
+	    }
+	}
+	export class Rules {
+	    allow: Rule[];
+	    ask: Rule[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Rules(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.allow = this.convertValues(source["allow"], Rule);
+	        this.ask = this.convertValues(source["ask"], Rule);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace session {
+	
+	export class Info {
+	    id: string;
+	    // Go type: time
+	    created: any;
+	    // Go type: time
+	    last_active: any;
+	    title: string;
+	    messages: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.created = this.convertValues(source["created"], null);
+	        this.last_active = this.convertValues(source["last_active"], null);
+	        this.title = source["title"];
+	        this.messages = source["messages"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -1,0 +1,426 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/modeltest"
+)
+
+func meta(agentID, corr string) agent.Meta { return agent.Meta{AgentID: agentID, CorrelationID: corr} }
+
+func TestAppendCoalesced(t *testing.T) {
+	out := func(corr, kind, text string) agent.Event {
+		return &agent.CodeExecutionOutputChunk{Meta: meta("main", corr), Kind: kind, Text: text}
+	}
+	resp := func(a, text string) agent.Event { return &agent.ResponseChunk{Meta: meta(a, ""), Text: text} }
+	tests := []struct {
+		name string
+		in   []agent.Event
+		want []string // event type + text of each result
+	}{
+		{"adjacent response chunks merge", []agent.Event{resp("main", "a"), resp("main", "b"), resp("main", "c")}, []string{"ResponseChunk:abc"}},
+		{"agents stay apart", []agent.Event{resp("main", "a"), resp("sub-1", "b"), resp("main", "c")}, []string{"ResponseChunk:a", "ResponseChunk:b", "ResponseChunk:c"}},
+		{"output of one call and kind merges", []agent.Event{out("c1", "stdout", "1\n"), out("c1", "stdout", "2\n")}, []string{"CodeExecutionOutputChunk:1\n2\n"}},
+		{"stderr interleaved keeps order", []agent.Event{out("c1", "stdout", "1"), out("c1", "stderr", "e"), out("c1", "stdout", "2")}, []string{"CodeExecutionOutputChunk:1", "CodeExecutionOutputChunk:e", "CodeExecutionOutputChunk:2"}},
+		{"calls stay apart", []agent.Event{out("c1", "stdout", "1"), out("c2", "stdout", "2")}, []string{"CodeExecutionOutputChunk:1", "CodeExecutionOutputChunk:2"}},
+		{"thoughts then response", []agent.Event{&agent.ThoughtsChunk{Meta: meta("main", ""), Text: "t1"}, &agent.ThoughtsChunk{Meta: meta("main", ""), Text: "t2"}, resp("main", "r")}, []string{"ThoughtsChunk:t1t2", "ResponseChunk:r"}},
+		{"a complete event is never merged", []agent.Event{resp("main", "a"), &agent.Response{Meta: meta("main", ""), Text: "a"}, resp("main", "b")}, []string{"ResponseChunk:a", "Response:a", "ResponseChunk:b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := tt.in[0]
+			before, _ := agent.MarshalEvent(first)
+			var batch []queued
+			for _, ev := range tt.in {
+				batch = appendCoalesced(batch, queued{ev: ev})
+			}
+			var got []string
+			for _, q := range batch {
+				var f struct{ Type, Text string }
+				b, _ := agent.MarshalEvent(q.ev)
+				_ = json.Unmarshal(b, &f)
+				got = append(got, f.Type+":"+f.Text)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if after, _ := agent.MarshalEvent(first); string(after) != string(before) {
+				t.Errorf("the first event was mutated: %s", after)
+			}
+		})
+	}
+}
+
+func TestEncodeBatchAddsRequestID(t *testing.T) {
+	req := &agent.InputRequest{Meta: meta("sub-ab12", "c9"), Prompt: "Name? "}
+	raw, err := encodeBatch([]queued{{ev: req, requestID: "r7"}, {raw: json.RawMessage(`{"type":"TurnEnded"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(raw[0], &got); err != nil {
+		t.Fatalf("%s: %v", raw[0], err)
+	}
+	if got["request_id"] != "r7" || got["type"] != "InputRequest" || got["agent_id"] != "sub-ab12" || got["correlation_id"] != "c9" || got["prompt"] != "Name? " {
+		t.Errorf("encoded %s", raw[0])
+	}
+	if string(raw[1]) != `{"type":"TurnEnded"}` {
+		t.Errorf("synthetic event changed: %s", raw[1])
+	}
+}
+
+// A flood of chunks becomes a few merged batches; other events go out at
+// once and keep their order.
+func TestPumpCoalescesAFlood(t *testing.T) {
+	in := make(chan queued)
+	var mu sync.Mutex
+	var batches [][]queued
+	done := make(chan struct{})
+	go func() {
+		pump(in, 20*time.Millisecond, func(b []queued) {
+			mu.Lock()
+			batches = append(batches, b)
+			mu.Unlock()
+		})
+		close(done)
+	}()
+	const n = 20000
+	for i := 0; i < n; i++ {
+		in <- queued{ev: &agent.CodeExecutionOutputChunk{Meta: meta("main", "c1"), Kind: "stdout", Text: "x\n"}}
+	}
+	in <- queued{ev: &agent.CodeExecutionOutput{Meta: meta("main", "c1"), Text: "done"}}
+	close(in)
+	<-done
+	total, events := 0, 0
+	for _, b := range batches {
+		for _, q := range b {
+			events++
+			if c, ok := q.ev.(*agent.CodeExecutionOutputChunk); ok {
+				total += strings.Count(c.Text, "\n")
+			}
+		}
+	}
+	if total != n {
+		t.Errorf("lines delivered = %d, want %d", total, n)
+	}
+	if events > n/10 {
+		t.Errorf("%d events reached the window for %d chunks: not coalesced", events, n)
+	}
+	last := batches[len(batches)-1]
+	if _, ok := last[len(last)-1].ev.(*agent.CodeExecutionOutput); !ok {
+		t.Errorf("the final output is not last")
+	}
+}
+
+func TestPumpFlushesChunksWithinTheInterval(t *testing.T) {
+	in := make(chan queued)
+	got := make(chan []queued, 4)
+	go pump(in, 30*time.Millisecond, func(b []queued) { got <- b })
+	defer close(in)
+	start := time.Now()
+	in <- queued{ev: &agent.ResponseChunk{Meta: meta("main", ""), Text: "Hel"}}
+	in <- queued{ev: &agent.ResponseChunk{Meta: meta("main", ""), Text: "lo"}}
+	select {
+	case b := <-got:
+		if len(b) != 1 || b[0].ev.(*agent.ResponseChunk).Text != "Hello" {
+			t.Errorf("batch = %+v", b)
+		}
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Errorf("flushed after %v", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("chunks were never flushed")
+	}
+}
+
+func TestHistoryEvents(t *testing.T) {
+	args := json.RawMessage(`{"code":"print(1)"}`)
+	msgs := []model.Message{
+		model.UserMessage("plot it", model.Image{MIMEType: "image/png", Data: []byte{1, 2}}),
+		{Role: model.RoleModel, Model: "google:g", Usage: &model.Usage{InputTokens: 10, OutputTokens: 2}, Parts: []model.Part{
+			{Text: "hmm", Thought: true},
+			{FunctionCall: &model.FunctionCall{ID: "c1", Name: agent.ExecuteTool, Args: args}},
+		}},
+		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "1"}),
+		{Role: model.RoleModel, Parts: []model.Part{{Text: "Done."}}},
+		model.UserText("again"),
+	}
+	var types []string
+	for _, raw := range historyEvents(msgs) {
+		var f struct {
+			Type   string   `json:"type"`
+			Images []string `json:"images"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == "UserMessage" && len(f.Images) > 0 && !strings.HasPrefix(f.Images[0], "data:image/png;base64,") {
+			t.Errorf("image = %q", f.Images[0])
+		}
+		types = append(types, f.Type)
+	}
+	want := "TurnStarted UserMessage Thoughts ToolCall Usage ToolOutput Response TurnEnded TurnStarted UserMessage TurnEnded"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSessionTitle(t *testing.T) {
+	u, _ := json.Marshal(model.UserText("  Plot sin(x)  "))
+	if title, ok := sessionTitle(u); !ok || title != "Plot sin(x)" {
+		t.Errorf("title = %q, %v", title, ok)
+	}
+	r, _ := json.Marshal(model.ToolResults(model.FunctionResponse{ID: "1", Name: "x", Output: "y"}))
+	if _, ok := sessionTitle(r); ok {
+		t.Error("a tool result is not a title")
+	}
+}
+
+func TestValidateSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		values  map[string]string
+		wantKey string // "" means valid
+		wantMsg string
+	}{
+		{"valid", map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}, "", ""},
+		{"wrong type", map[string]string{"execution_timeout": `"soon"`}, "execution_timeout", "seconds"},
+		{"not JSON", map[string]string{"max_subagents": "three"}, "max_subagents", "not valid JSON"},
+		{"invalid value", map[string]string{"tool_search": `"fuzzy"`}, "tool_search", `"basic" or "hybrid"`},
+		{"out of range", map[string]string{"max_subagents": "0"}, "max_subagents", "1 or more"},
+		{"unknown key", map[string]string{"colour": `"red"`}, "colour", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, errs := validateSettings(tt.values)
+			if tt.wantKey == "" {
+				if len(errs) > 0 {
+					t.Fatalf("errors %+v", errs)
+				}
+				if _, err := config.ParseOptions(data, "agent.json"); err != nil {
+					t.Errorf("written file does not parse: %v\n%s", err, data)
+				}
+				return
+			}
+			if data != nil || len(errs) != 1 || errs[0].Key != tt.wantKey || !strings.Contains(errs[0].Message, tt.wantMsg) {
+				t.Errorf("got %q, %+v; want an error on %s containing %q", data, errs, tt.wantKey, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestCompletePath(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"data/sales.csv", "data/plot.png", "docs/a.md", ".hidden/x", "d.txt"} {
+		full := filepath.Join(root, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		_ = os.WriteFile(full, []byte("x"), 0o644)
+	}
+	names := func(es []PathEntry) string {
+		var s []string
+		for _, e := range es {
+			s = append(s, e.Path)
+		}
+		return strings.Join(s, ",")
+	}
+	for prefix, want := range map[string]string{
+		"":        "data/,docs/,d.txt",
+		"d":       "data/,docs/,d.txt",
+		"data/":   "data/plot.png,data/sales.csv",
+		"data/p":  "data/plot.png",
+		".h":      ".hidden/",
+		"../":     "",
+		"nothing": "",
+	} {
+		got, err := completePath(root, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names(got) != want {
+			t.Errorf("completePath(%q) = %s, want %s", prefix, names(got), want)
+		}
+	}
+	got, _ := completePath(root, "data/plot")
+	if len(got) != 1 || !got[0].Image {
+		t.Errorf("plot.png not marked as an image: %+v", got)
+	}
+}
+
+// fakeHost records what the bindings send to the window.
+type fakeHost struct {
+	mu     sync.Mutex
+	events []json.RawMessage
+	status []KernelStatus
+}
+
+func (h *fakeHost) emit(name string, data any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch name {
+	case EventAgent:
+		h.events = append(h.events, data.([]json.RawMessage)...)
+	case EventKernel:
+		h.status = append(h.status, data.(KernelStatus))
+	}
+}
+func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
+func (h *fakeHost) saveFile(string, string) (string, error) {
+	return "", nil
+}
+func (h *fakeHost) context() context.Context { return context.Background() }
+
+// waitEvent waits for an event of type typ after index from, and returns it
+// decoded and its index.
+func (h *fakeHost) waitEvent(t *testing.T, typ string, from int) (map[string]any, int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		evs := h.events
+		h.mu.Unlock()
+		for i := from; i < len(evs); i++ {
+			var m map[string]any
+			_ = json.Unmarshal(evs[i], &m)
+			if m["type"] == typ {
+				return m, i
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %s event; got:\n%s", typ, h.dump())
+	return nil, 0
+}
+
+func (h *fakeHost) waitState(t *testing.T, state string) KernelStatus {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		var last KernelStatus
+		if len(h.status) > 0 {
+			last = h.status[len(h.status)-1]
+		}
+		h.mu.Unlock()
+		if last.State == state {
+			return last
+		}
+		if last.State == KernelError && state != KernelError {
+			t.Fatalf("kernel error: %s", last.Message)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("kernel never %s: %+v", state, h.status)
+	return KernelStatus{}
+}
+
+func (h *fakeHost) dump() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var s []string
+	for _, e := range h.events {
+		s = append(s, string(e))
+	}
+	return strings.Join(s, "\n")
+}
+
+// The bindings drive a real agent and kernel against the fake model: open a
+// workspace, send, answer the approval and the cell's input() by request id,
+// then resume the session in a new window.
+func TestDesktopTurnWithApprovalAndInput(t *testing.T) {
+	py := testPython(t)
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply:
+      - call: {name: ipybox_execute_ipython_cell, args: {code: "name = input('Name? ')\nprint('hello', name)"}}
+  - expect:
+      last: [{response: ipybox_execute_ipython_cell, output: "hello Ada"}]
+    reply: [{text: "Greeted Ada."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	ws := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
+	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
+
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	info, err := d.OpenWorkspace(ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Created || info.Name != filepath.Base(ws) {
+		t.Errorf("info = %+v", info)
+	}
+	if recent, _ := d.RecentWorkspaces(); len(recent) != 1 || recent[0] != ws {
+		t.Errorf("recent = %v", recent)
+	}
+	ready := h.waitState(t, KernelReady)
+	if ready.SessionID == "" {
+		t.Error("no session id in the ready status")
+	}
+	if err := d.Send("Greet me", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Send("again", nil); err == nil {
+		t.Error("a second Send during a turn was accepted")
+	}
+	appr, i := h.waitEvent(t, "ApprovalRequest", 0)
+	if err := d.Approve(appr["request_id"].(string), "yes", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Approve(appr["request_id"].(string), "yes", ""); err == nil {
+		t.Error("a second answer was accepted")
+	}
+	in, i := h.waitEvent(t, "InputRequest", i)
+	if in["correlation_id"] != appr["correlation_id"] {
+		t.Errorf("input request %v does not belong to the call %v", in["correlation_id"], appr["correlation_id"])
+	}
+	if err := d.ReplyInput(in["request_id"].(string), "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	out, i := h.waitEvent(t, "CodeExecutionOutput", i)
+	if !strings.Contains(out["text"].(string), "hello Ada") {
+		t.Errorf("output = %v", out["text"])
+	}
+	h.waitEvent(t, "TurnEnded", i)
+	h.waitState(t, KernelReady)
+
+	list, err := d.Sessions()
+	if err != nil || len(list) != 1 || list[0].Title != "Greet me" || list[0].ID != ready.SessionID {
+		t.Fatalf("sessions = %+v, %v", list, err)
+	}
+
+	// A new window resumes the session and re-renders its history.
+	d.shutdown()
+	h2 := &fakeHost{}
+	d2 := &Desktop{host: h2, store: d.store, log: d.log}
+	if _, err := d2.OpenWorkspace(ws, list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	h2.waitState(t, KernelReady)
+	u, _ := h2.waitEvent(t, "UserMessage", 0)
+	if u["text"] != "Greet me" {
+		t.Errorf("resumed prompt = %v", u["text"])
+	}
+	r, _ := h2.waitEvent(t, "Response", 0)
+	if r["text"] != "Greeted Ada." {
+		t.Errorf("resumed response = %v", r["text"])
+	}
+	d2.shutdown()
+}

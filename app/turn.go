@@ -1,0 +1,229 @@
+package app
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/model"
+)
+
+// maxImageSide is the longest side of an attached image sent to the model.
+const maxImageSide = 1024
+
+// maxAttachmentBytes bounds an attachment read from disk or pasted.
+const maxAttachmentBytes = 50 << 20
+
+// Attachment is an image the user attached: a file path (dropped or
+// referenced) or the data URL of a pasted image.
+type Attachment struct {
+	Name    string `json:"name"`
+	Path    string `json:"path,omitempty"`
+	DataURL string `json:"dataUrl,omitempty"`
+}
+
+// turn is a running turn.
+type turn struct {
+	done chan struct{}
+}
+
+// Send submits a prompt with optional image attachments. The turn runs in
+// the background; its events arrive as EventAgent batches.
+func (d *Desktop) Send(prompt string, attachments []Attachment) error {
+	if strings.TrimSpace(prompt) == "" && len(attachments) == 0 {
+		return errors.New("the prompt is empty: type a request first")
+	}
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	images := make([]model.Image, 0, len(attachments))
+	for _, at := range attachments {
+		im, err := ws.loadAttachment(at)
+		if err != nil {
+			return err
+		}
+		images = append(images, im)
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	switch {
+	case a == nil:
+		ws.mu.Unlock()
+		if ws.status.State == KernelError {
+			return errors.New("the kernel did not start: fix the error shown and press Retry")
+		}
+		return errors.New("the kernel is still starting: wait for \"Kernel ready\"")
+	case ws.turn != nil:
+		ws.mu.Unlock()
+		return errors.New("a turn is running: wait for it or stop it first")
+	}
+	t := &turn{done: make(chan struct{})}
+	ws.turn = t
+	ws.mu.Unlock()
+
+	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
+	ws.push(queued{raw: userEvent(prompt, images)})
+	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
+	go ws.run(a, t, agent.Prompt{Text: prompt, Images: images})
+	return nil
+}
+
+// run streams one turn to the window.
+func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
+	defer close(t.done)
+	ctx := ws.d.host.context()
+	for ev := range a.Stream(ctx, p) {
+		q := queued{ev: ev}
+		switch ev.(type) {
+		case *agent.ApprovalRequest, *agent.InputRequest:
+			q.requestID = ws.requestID(ev)
+		}
+		ws.push(q)
+	}
+	ws.mu.Lock()
+	ws.turn = nil
+	// The stream rejected what was not answered; forget it.
+	clear(ws.pending)
+	ws.mu.Unlock()
+	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
+	ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1})
+}
+
+// loadAttachment reads and downscales an attached image.
+func (ws *workspace) loadAttachment(at Attachment) (model.Image, error) {
+	var data []byte
+	name := at.Name
+	switch {
+	case at.DataURL != "":
+		_, b64, ok := strings.Cut(at.DataURL, ";base64,")
+		if !ok || !strings.HasPrefix(at.DataURL, "data:image/") {
+			return model.Image{}, fmt.Errorf("attachment %s: not an image data URL", name)
+		}
+		if len(b64) > maxAttachmentBytes*4/3+4 {
+			return model.Image{}, fmt.Errorf("attachment %s is larger than %d MB", name, maxAttachmentBytes>>20)
+		}
+		var err error
+		data, err = base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return model.Image{}, fmt.Errorf("attachment %s: %w", name, err)
+		}
+	case at.Path != "":
+		p := ws.abs(at.Path)
+		if name == "" {
+			name = filepath.Base(p)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return model.Image{}, fmt.Errorf("attachment %s: %w", at.Path, err)
+		}
+		if st.Size() > maxAttachmentBytes {
+			return model.Image{}, fmt.Errorf("attachment %s is larger than %d MB", at.Path, maxAttachmentBytes>>20)
+		}
+		data, err = os.ReadFile(p)
+		if err != nil {
+			return model.Image{}, fmt.Errorf("attachment %s: %w", at.Path, err)
+		}
+	default:
+		return model.Image{}, errors.New("an attachment has neither a path nor data")
+	}
+	im, err := files.FitImage(data, maxImageSide)
+	if err != nil {
+		return model.Image{}, fmt.Errorf("attachment %s is not an image that can be read (PNG, JPEG, GIF or WEBP): %w", name, err)
+	}
+	return model.Image{MIMEType: im.MIMEType, Data: im.Data}, nil
+}
+
+// abs resolves a path relative to the workspace.
+func (ws *workspace) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(ws.dir, p)
+}
+
+// Decisions the frontend sends to Approve.
+var decisions = map[string]agent.Decision{
+	"yes": agent.Once, "no": agent.Reject, "always": agent.Always, "session": agent.Session,
+}
+
+// Approve answers the approval request id with "yes", "no", "always" or
+// "session"; pattern is the (possibly edited) rule for always and session.
+func (d *Desktop) Approve(id, decision, pattern string) error {
+	dec, ok := decisions[decision]
+	if !ok {
+		return fmt.Errorf("unknown decision %q: want yes, no, always or session", decision)
+	}
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	r, ok := ws.take(id)
+	if !ok {
+		return fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
+	}
+	req, ok := r.(*agent.ApprovalRequest)
+	if !ok {
+		return fmt.Errorf("request %s is not an approval", id)
+	}
+	req.Answer(dec, strings.TrimSpace(pattern))
+	return nil
+}
+
+// ReplyInput answers a cell's input() request id.
+func (d *Desktop) ReplyInput(id, text string) error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	r, ok := ws.take(id)
+	if !ok {
+		return fmt.Errorf("input request %s is no longer pending (the turn ended or it was answered)", id)
+	}
+	req, ok := r.(*agent.InputRequest)
+	if !ok {
+		return fmt.Errorf("request %s is not an input request", id)
+	}
+	req.Reply(text)
+	return nil
+}
+
+// Cancel stops the running turn; the stream ends with a Cancelled event.
+func (d *Desktop) Cancel() {
+	ws, err := d.current()
+	if err != nil {
+		return
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	if a != nil {
+		a.Cancel()
+	}
+}
+
+// Skills lists the workspace's skills for /skill completion.
+func (d *Desktop) Skills() ([]SkillInfo, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	skills, _ := config.LoadSkills(ws.dir)
+	out := make([]SkillInfo, 0, len(skills))
+	for _, s := range skills {
+		out = append(out, SkillInfo{Name: s.Name, Description: s.Description})
+	}
+	return out, nil
+}
+
+// SkillInfo is one skill for the prompt box's completion.
+type SkillInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}

@@ -1,0 +1,407 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/kernel"
+)
+
+// Kernel states the status line shows.
+const (
+	KernelStarting = "starting"
+	KernelReady    = "ready"
+	KernelBusy     = "busy"
+	KernelError    = "error"
+	KernelStopped  = "stopped"
+)
+
+// KernelStatus is the payload of EventKernel.
+type KernelStatus struct {
+	State string `json:"state"`
+	// Message says what happens (a provisioning step) or what failed.
+	Message string `json:"message"`
+	// Progress is in [0,1] while provisioning, -1 when unknown.
+	Progress  float64 `json:"progress"`
+	SessionID string  `json:"sessionId"`
+	Model     string  `json:"model"`
+}
+
+// WorkspaceInfo is what the header shows about the open workspace.
+type WorkspaceInfo struct {
+	Path string `json:"path"` // absolute path; empty when none is open
+	Name string `json:"name"` // the folder's base name
+	// Created is true when opening it created .freeact/.
+	Created  bool         `json:"created"`
+	Warnings []string     `json:"warnings"`
+	Model    string       `json:"model"`
+	Kernel   KernelStatus `json:"kernel"`
+}
+
+// workspace is an open workspace: its configuration, permissions, and the
+// agent over it (started in the background).
+type workspace struct {
+	dir  string
+	cfg  *config.Config
+	perm *permission.Manager
+	d    *Desktop
+
+	mu      sync.Mutex
+	agent   *agent.Agent // nil until started
+	status  KernelStatus
+	gen     int // start generation: a stale start is stopped
+	cancel  context.CancelFunc
+	turn    *turn // the running turn, if any
+	nextReq int
+	pending map[string]any // *agent.ApprovalRequest or *agent.InputRequest
+	events  chan queued
+	closed  bool
+	// sendMu orders pushes before the close of events.
+	sendMu sync.RWMutex
+}
+
+// Workspace returns the open workspace, or an empty one.
+func (d *Desktop) Workspace() WorkspaceInfo {
+	ws, err := d.current()
+	if err != nil {
+		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped}}
+	}
+	return ws.info(false)
+}
+
+func (ws *workspace) info(created bool) WorkspaceInfo {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	w := WorkspaceInfo{Path: ws.dir, Name: filepath.Base(ws.dir), Created: created, Model: ws.cfg.Options.Model, Kernel: ws.status}
+	for _, warn := range ws.cfg.Warnings {
+		w.Warnings = append(w.Warnings, warn.String())
+	}
+	return w
+}
+
+// RecentWorkspaces lists the workspaces opened before, most recent first,
+// leaving out folders that no longer exist.
+func (d *Desktop) RecentWorkspaces() ([]string, error) {
+	s, err := d.store.Settings()
+	if err != nil {
+		return nil, fmt.Errorf("read recent workspaces: %w", err)
+	}
+	out := []string{}
+	for _, p := range s.RecentWorkspaces {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// PickWorkspace opens the native folder dialog; "" means it was cancelled.
+func (d *Desktop) PickWorkspace() (string, error) {
+	p, err := d.host.pickDirectory("Open a workspace folder")
+	if err != nil {
+		return "", fmt.Errorf("folder dialog: %w", err)
+	}
+	return p, nil
+}
+
+// OpenWorkspace opens the folder at path as the workspace: it creates
+// .freeact/ when missing, loads the configuration and starts the agent and
+// its kernel in the background (EventKernel reports the progress). A
+// sessionID resumes that session; "" starts a new one.
+func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
+	if path == "" {
+		return WorkspaceInfo{}, errors.New("no folder given: choose a workspace folder")
+	}
+	dir, err := filepath.Abs(path)
+	if err != nil {
+		return WorkspaceInfo{}, fmt.Errorf("workspace %s: %w", path, err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return WorkspaceInfo{}, fmt.Errorf("workspace %s is not a folder: choose an existing folder", dir)
+	}
+	_, statErr := os.Stat(filepath.Join(dir, config.FreeactDir))
+	created := errors.Is(statErr, os.ErrNotExist)
+	if err := config.Init(dir); err != nil {
+		return WorkspaceInfo{}, fmt.Errorf("prepare %s: %w", filepath.Join(dir, config.FreeactDir), err)
+	}
+	cfg, err := d.loadConfig(dir)
+	if err != nil {
+		return WorkspaceInfo{}, err
+	}
+	perm, err := permission.Open(dir)
+	if err != nil {
+		return WorkspaceInfo{}, fmt.Errorf("open permissions: %w", err)
+	}
+	if s, err := d.store.Settings(); err == nil {
+		s.AddRecent(dir)
+		if err := d.store.SaveSettings(s); err != nil {
+			d.log.Warn("save recent workspaces", "err", err)
+		}
+	}
+	ws := &workspace{dir: dir, cfg: cfg, perm: perm, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
+	go pump(ws.events, flushInterval, func(b []queued) { d.sendBatch(b) })
+
+	d.mu.Lock()
+	old := d.ws
+	d.ws = ws
+	d.mu.Unlock()
+	if old != nil {
+		go old.close()
+	}
+	ws.start(sessionID)
+	return ws.info(created), nil
+}
+
+// loadConfig loads the workspace with the app's stored API keys.
+func (d *Desktop) loadConfig(dir string) (*config.Config, error) {
+	keys, err := d.store.APIKeys()
+	if err != nil {
+		d.log.Warn("stored API keys not read", "err", err)
+	}
+	cfg, err := config.Load(dir, config.LoadOptions{APIKeys: keys})
+	if err != nil {
+		return nil, fmt.Errorf("load workspace configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// sendBatch emits a batch of events to the window.
+func (d *Desktop) sendBatch(b []queued) {
+	raw, err := encodeBatch(b)
+	if err != nil {
+		d.log.Warn("encode events", "err", err)
+	}
+	d.host.emit(EventAgent, raw)
+}
+
+// setStatus records and emits the kernel status.
+func (ws *workspace) setStatus(s KernelStatus) {
+	ws.mu.Lock()
+	if ws.closed {
+		ws.mu.Unlock()
+		return
+	}
+	s.Model = ws.cfg.Options.Model
+	if ws.agent != nil && s.SessionID == "" {
+		s.SessionID = ws.agent.SessionID()
+	}
+	ws.status = s
+	ws.mu.Unlock()
+	ws.d.host.emit(EventKernel, s)
+}
+
+// start creates and starts the agent in the background.
+func (ws *workspace) start(sessionID string) {
+	ws.mu.Lock()
+	ws.gen++
+	gen := ws.gen
+	ctx, cancel := context.WithCancel(ws.d.host.context())
+	ws.cancel = cancel
+	ws.mu.Unlock()
+	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	go func() {
+		opts := []agent.Option{
+			agent.WithPermissions(ws.perm), agent.WithLogger(ws.d.log),
+			agent.WithProvisionProgress(func(p kernel.Progress) {
+				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
+			}),
+		}
+		if sessionID != "" {
+			opts = append(opts, agent.WithSessionID(sessionID))
+		}
+		a, err := agent.New(ws.cfg, opts...)
+		if err == nil {
+			err = a.Start(ctx)
+			if err != nil {
+				_ = a.Stop()
+			}
+		}
+		ws.mu.Lock()
+		stale := ws.gen != gen || ws.closed
+		if !stale && err == nil {
+			ws.agent = a
+		}
+		ws.mu.Unlock()
+		if stale {
+			if err == nil {
+				_ = a.Stop()
+			}
+			return
+		}
+		if err != nil {
+			ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
+			return
+		}
+		if sessionID != "" {
+			for _, ev := range historyEvents(a.History()) {
+				ws.push(queued{raw: ev})
+			}
+		}
+		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
+	}()
+}
+
+// restart stops the agent and starts a new one on sessionID.
+func (ws *workspace) restart(sessionID string) {
+	ws.mu.Lock()
+	a := ws.agent
+	ws.agent = nil
+	if ws.cancel != nil {
+		ws.cancel()
+	}
+	ws.mu.Unlock()
+	if a != nil {
+		if err := a.Stop(); err != nil {
+			ws.d.log.Warn("stop agent", "err", err)
+		}
+	}
+	ws.start(sessionID)
+}
+
+// push queues an event for the window unless the workspace closed.
+func (ws *workspace) push(q queued) {
+	ws.sendMu.RLock()
+	defer ws.sendMu.RUnlock()
+	ws.mu.Lock()
+	closed := ws.closed
+	ws.mu.Unlock()
+	if !closed {
+		ws.events <- q
+	}
+}
+
+// close stops the agent; the workspace is not used again.
+func (ws *workspace) close() {
+	ws.mu.Lock()
+	if ws.closed {
+		ws.mu.Unlock()
+		return
+	}
+	ws.closed = true
+	a := ws.agent
+	ws.agent = nil
+	if ws.cancel != nil {
+		ws.cancel()
+	}
+	t := ws.turn
+	ws.mu.Unlock()
+	if a != nil {
+		a.Cancel()
+	}
+	if t != nil {
+		<-t.done
+	}
+	if a != nil {
+		if err := a.Stop(); err != nil {
+			ws.d.log.Warn("stop agent", "err", err)
+		}
+	}
+	ws.sendMu.Lock()
+	close(ws.events)
+	ws.sendMu.Unlock()
+}
+
+// RetryKernel starts the agent again after a failed start.
+func (d *Desktop) RetryKernel() error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	cfg, err := d.loadConfig(ws.dir)
+	if err != nil {
+		ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
+		return err
+	}
+	ws.mu.Lock()
+	if ws.turn != nil {
+		ws.mu.Unlock()
+		return errors.New("a turn is running: stop it first")
+	}
+	ws.cfg = cfg
+	sid := ws.status.SessionID
+	ws.mu.Unlock()
+	ws.restart(sid)
+	return nil
+}
+
+// RestartKernel restarts the running kernel: variables are lost, the
+// conversation is kept.
+func (d *Desktop) RestartKernel() error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	ws.mu.Lock()
+	a, busy := ws.agent, ws.turn != nil
+	ws.mu.Unlock()
+	if busy {
+		return errors.New("a turn is running: stop it before restarting the kernel")
+	}
+	if a == nil || a.Kernel() == nil {
+		return d.RetryKernel()
+	}
+	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Restarting the kernel…", Progress: -1})
+	if err := a.Kernel().Restart(ws.d.host.context()); err != nil {
+		ws.setStatus(KernelStatus{State: KernelError, Message: "restart kernel: " + err.Error(), Progress: -1})
+		return fmt.Errorf("restart kernel: %w", err)
+	}
+	ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel restarted", Progress: 1})
+	return nil
+}
+
+// NewSession starts a new conversation in the open workspace.
+func (d *Desktop) NewSession() error {
+	return d.switchSession("")
+}
+
+// ResumeSession loads a saved session; its history is sent as events.
+func (d *Desktop) ResumeSession(id string) error {
+	if id == "" {
+		return errors.New("no session given")
+	}
+	return d.switchSession(id)
+}
+
+func (d *Desktop) switchSession(id string) error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	ws.mu.Lock()
+	busy := ws.turn != nil
+	ws.mu.Unlock()
+	if busy {
+		return errors.New("a turn is running: stop it before switching sessions")
+	}
+	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.restart(id)
+	return nil
+}
+
+// requestID registers a request the frontend answers later.
+func (ws *workspace) requestID(req any) string {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.nextReq++
+	id := "r" + strconv.Itoa(ws.nextReq)
+	ws.pending[id] = req
+	return id
+}
+
+// take removes and returns a pending request.
+func (ws *workspace) take(id string) (any, bool) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	r, ok := ws.pending[id]
+	delete(ws.pending, id)
+	return r, ok
+}

@@ -1,0 +1,273 @@
+// The desktop client end to end: the real Go backend with a real kernel,
+// the fake Gemini server playing a scripted conversation, and chromium
+// driving the page the way a person would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { repoRoot, startApp, startFakeModel, type App, type FakeModel } from './harness';
+
+const python = process.env.FREEACT_TEST_PYTHON ?? join(repoRoot, '.cache', 'python', 'venv', 'bin', 'python');
+
+const call = (code: string) => [{ call: { name: 'ipybox_execute_ipython_cell', args: { code } } }];
+const scenario = {
+  name: 'desktop e2e',
+  turns: [
+    {
+      reply: call(
+        "import matplotlib.pyplot as plt\nplt.plot([0, 1, 2, 3], [0, 1, 0, 1])\nplt.show()\n!touch made-by-shell.txt\nprint('plotted')",
+      ),
+      usage: { input: 1200, output: 80, thinking: 30 },
+    },
+    { reply: [{ text: 'Plotted it, and **made** a file.' }], usage: { input: 1500, output: 20, thinking: 0 } },
+    { reply: call("print('must not run')") },
+    { reply: call('!touch a.txt\n!touch b.txt\nprint("touched")') },
+    { reply: [{ text: 'Touched two files.' }] },
+    { reply: call("name = input('Name? ')\nprint('hello', name)") },
+    { reply: [{ text: 'Greeted you.' }] },
+    { reply: call('import time\ntime.sleep(60)') },
+    { reply: call('for i in range(100000):\n    print(i)') },
+    { reply: [{ text: 'Printed them.' }] },
+    { expect: { last: [{ image: true }] }, reply: [{ text: 'Two small squares.' }] },
+  ],
+};
+
+// A 2x2 red PNG.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+async function send(page: Page, text: string) {
+  const box = page.getByLabel('Message to the agent');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** Waits until the approval bar shows a request whose body contains text
+ * (or is exactly text). */
+async function approvalFor(page: Page, text: string, exact = false) {
+  const bar = page.getByTestId('approval-bar');
+  await bar.waitFor({ timeout: 30_000 });
+  const body = () => page.getByTestId('approval-body').textContent({ timeout: 1000 }).catch(() => '');
+  if (exact) await expect.poll(body, { timeout: 20_000 }).toBe(text);
+  else await expect.poll(body, { timeout: 20_000 }).toContain(text);
+  return bar;
+}
+
+const lastTool = (page: Page) => page.getByTestId('tool').last();
+
+describe('the desktop client against a real kernel and a fake model', () => {
+  let model: FakeModel;
+  let app: App;
+  let home: string;
+  let workspace: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'freeact-e2e-'));
+    home = join(dir, 'home');
+    workspace = join(dir, 'project');
+    mkdirSync(join(workspace, '.freeact'), { recursive: true });
+    mkdirSync(home);
+    writeFileSync(
+      join(workspace, '.freeact', 'agent.json'),
+      JSON.stringify({ python, enable_subagents: false, execution_timeout: 120 }),
+    );
+    writeFileSync(join(workspace, 'red.png'), PNG);
+    writeFileSync(join(workspace, 'blue.png'), PNG);
+    const file = join(dir, 'scenario.json');
+    writeFileSync(file, JSON.stringify(scenario));
+    model = await startFakeModel(file);
+    app = await startApp({ env: model.env, home });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await model?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const fail = () => `${app.log()}\nfake model:\n${model.log()}`;
+
+  it('opens a workspace typed in the picker and starts the kernel', async () => {
+    const { page } = app;
+    await page.getByRole('heading', { name: 'Open a workspace' }).waitFor();
+    await app.screenshot('workspace-picker');
+    await page.getByLabel('or type its path').fill(workspace);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId('kernel-status').textContent(), { timeout: 60_000, message: fail() })
+      .toContain('Kernel ready');
+    expect(await page.getByTestId('workspace').textContent()).toContain('project');
+    await app.screenshot('workspace-open');
+  });
+
+  it('approves a code action and its shell command, and shows output and a plot', async () => {
+    const { page } = app;
+    await send(page, 'Plot something and touch a file');
+    await approvalFor(page, 'plt.plot');
+    await app.screenshot('approval-code');
+    await page.keyboard.press('Enter');
+    await approvalFor(page, 'touch made-by-shell.txt', true);
+    expect(await page.getByText('Run this shell command?').isVisible()).toBe(true);
+    await app.screenshot('approval-shell');
+    await page.getByRole('button', { name: /^Yes/ }).click();
+    await page.getByTestId('inline-image').first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('plotted');
+    await page.getByText('Plotted it, and').waitFor();
+    expect(await page.locator('[data-testid=response] strong').last().textContent()).toBe('made');
+    expect(existsSync(join(workspace, 'made-by-shell.txt'))).toBe(true);
+    await page.getByTestId('usage').last().waitFor();
+    await app.screenshot('conversation-output-image');
+  });
+
+  it('rejects a call with n and shows "Tool call rejected"', async () => {
+    const { page } = app;
+    await send(page, 'Do something I will refuse');
+    await approvalFor(page, 'must not run');
+    await page.keyboard.press('n');
+    await page.getByText('Tool call rejected').first().waitFor({ timeout: 20_000 });
+    expect(await lastTool(page).getByTestId('tool-status').textContent()).toBe('rejected');
+  });
+
+  it('saves an Always rule and does not ask for the second matching command', async () => {
+    const { page } = app;
+    await send(page, 'Touch two files');
+    await approvalFor(page, 'touch a.txt');
+    await page.keyboard.press('Enter');
+    await approvalFor(page, 'touch a.txt', true);
+    await page.keyboard.press('a');
+    const pattern = page.getByLabel('Always allow calls matching');
+    expect(await pattern.inputValue()).toBe('touch *');
+    await app.screenshot('approval-always-pattern');
+    await pattern.press('Enter');
+    await page.getByText('Touched two files.').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('approval-bar').count()).toBe(0);
+    expect(existsSync(join(workspace, 'b.txt'))).toBe(true);
+    expect(readFileSync(join(workspace, '.freeact', 'permissions.json'), 'utf8')).toContain('touch *');
+  });
+
+  it("answers a cell's input() inline", async () => {
+    const { page } = app;
+    await send(page, 'Ask my name');
+    await approvalFor(page, 'input(');
+    await page.keyboard.press('Enter');
+    const field = page.getByTestId('cell-input');
+    await field.waitFor({ timeout: 20_000 });
+    await app.screenshot('cell-input');
+    await field.fill('Ada');
+    await field.press('Enter');
+    await expect.poll(() => lastTool(page).getByTestId('output').textContent(), { timeout: 20_000 }).toContain('hello Ada');
+    await page.getByText('Greeted you.').waitFor();
+  });
+
+  it('stops a running time.sleep(60) with the Stop button', async () => {
+    const { page } = app;
+    await send(page, 'Sleep a minute');
+    await approvalFor(page, 'time.sleep(60)');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastTool(page).getByTestId('tool-status').textContent()).toBe('running');
+    await page.waitForTimeout(1000);
+    await app.screenshot('running-cell');
+    const started = Date.now();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Cancelled (tool execution)').waitFor({ timeout: 15_000 });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    expect(await lastTool(page).getByTestId('tool-status').textContent()).toBe('interrupted');
+    await app.screenshot('cancelled');
+  });
+
+  it('stays responsive while a cell prints 100,000 lines', async () => {
+    const { page } = app;
+    await send(page, 'Print a lot');
+    await approvalFor(page, 'range(100000)');
+    await page.evaluate(() => {
+      const w = window as unknown as { __frames: { max: number; last: number; on: boolean; n: number } };
+      w.__frames = { max: 0, last: performance.now(), on: true, n: 0 };
+      const tick = (t: number) => {
+        const f = w.__frames;
+        f.max = Math.max(f.max, t - f.last);
+        f.last = t;
+        f.n++;
+        if (f.on) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await page.keyboard.press('Enter');
+    await page.getByText('Printed them.').waitFor({ timeout: 60_000 });
+    await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('99999');
+    const frames = await page.evaluate(() => {
+      const w = window as unknown as { __frames: { max: number; on: boolean; n: number } };
+      w.__frames.on = false;
+      return { max: w.__frames.max, n: w.__frames.n };
+    });
+    console.log(`longest frame while printing 100,000 lines: ${frames.max.toFixed(1)} ms over ${frames.n} frames`);
+    writeFileSync(join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'), `${frames.max.toFixed(1)} ms (${frames.n} frames)\n`);
+    await app.screenshot('large-output');
+    expect(frames.max).toBeLessThan(100);
+  });
+
+  it('attaches an image by a file drop and another by @path', async () => {
+    const { page } = app;
+    await page.evaluate((path) => {
+      const el = document.querySelector('main.conversation')!.getBoundingClientRect();
+      const rt = (window as unknown as { runtime: { EventsEmit(n: string, ...a: unknown[]): void } }).runtime;
+      rt.EventsEmit('wails:file-drop', el.left + 40, el.top + 40, [path]);
+    }, join(workspace, 'red.png'));
+    await page.getByTestId('attachment').waitFor();
+    expect(await page.getByTestId('attachment').textContent()).toContain('red.png');
+    const box = page.getByLabel('Message to the agent');
+    await box.fill('What are these? @blu');
+    await page.getByRole('option', { name: /blue\.png/ }).waitFor();
+    await box.press('Tab');
+    expect(await box.inputValue()).toBe('What are these? @blue.png');
+    await app.screenshot('attachments');
+    await box.press('Enter');
+    await page.getByText('Two small squares.').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('user-message').last().getByTestId('inline-image').count()).toBe(2);
+    await page.getByTestId('attachment').waitFor({ state: 'detached' });
+  });
+
+  it('saves a valid setting to agent.json and shows the error of an invalid one', async () => {
+    const { page } = app;
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const timeout = page.getByLabel('execution_timeout');
+    await timeout.waitFor();
+    await timeout.fill('90');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText(/Settings saved/).waitFor();
+    expect(JSON.parse(readFileSync(join(workspace, '.freeact', 'agent.json'), 'utf8')).execution_timeout).toBe(90);
+
+    await page.getByLabel('max_subagents').fill('0');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const err = page.getByTestId('error-max_subagents');
+    await err.waitFor();
+    expect(await err.textContent()).toContain('1 or more');
+    expect(JSON.parse(readFileSync(join(workspace, '.freeact', 'agent.json'), 'utf8')).max_subagents).toBe(5);
+    await app.screenshot('settings-error');
+    await page.getByRole('tab', { name: 'Permissions' }).click();
+    await page.getByLabel('Command or path pattern').first().waitFor();
+    await app.screenshot('settings-permissions');
+    await page.getByRole('button', { name: 'Close settings' }).click();
+  });
+
+  it('resumes the session after the app restarts', async () => {
+    await app.close();
+    app = await startApp({ env: model.env, home });
+    const { page } = app;
+    await page.getByRole('button', { name: new RegExp(workspace.replace(/[/\\.]/g, '.')) }).click();
+    await expect.poll(() => page.getByTestId('kernel-status').textContent(), { timeout: 60_000 }).toContain('Kernel ready');
+    await page.getByRole('button', { name: 'Sessions' }).click();
+    const entry = page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /Plot something/ });
+    await entry.waitFor();
+    await app.screenshot('sessions');
+    await entry.click();
+    await page.getByText('Plotted it, and').waitFor({ timeout: 30_000 });
+    await page.getByText('Touched two files.').waitFor();
+    await page.getByTestId('inline-image').first().waitFor();
+    await app.screenshot('resumed-session');
+  });
+});
+

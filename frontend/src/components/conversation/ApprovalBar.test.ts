@@ -1,0 +1,76 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import ApprovalBar from './ApprovalBar.svelte';
+import type { PendingApproval } from '../../lib/conversation/reducer';
+
+const shell = (id: string, command: string): PendingApproval => ({
+  requestId: id,
+  agentId: 'main',
+  correlationId: 'c1',
+  call: { type: 'ShellAction', tool_name: 'bash', command },
+  display: command,
+  suggested: `${command.split(' ')[0]} *`,
+});
+const codeReq: PendingApproval = {
+  requestId: 'r1',
+  agentId: 'sub-ab12',
+  correlationId: 'c0',
+  call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'print(42)' },
+  display: '',
+  suggested: 'ipybox_execute_ipython_cell',
+};
+
+describe('ApprovalBar', () => {
+  it('shows the oldest request, what runs, and the queue', () => {
+    render(ApprovalBar, { pending: [codeReq, shell('r2', 'git status')], onanswer: vi.fn() });
+    expect(screen.getByText('Run this code?')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-body')).toHaveTextContent('print(42)');
+    expect(screen.getByText('subagent sub-ab12')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 2 pending');
+  });
+
+  it.each([
+    ['{Enter}', 'yes', ''],
+    ['n', 'no', ''],
+    ['{Escape}', 'no', ''],
+    ['s', 'session', 'rm *'],
+  ])('answers %s with %s', async (key, decision, pattern) => {
+    const onanswer = vi.fn();
+    render(ApprovalBar, { pending: [shell('r5', 'rm -rf build')], onanswer });
+    await userEvent.keyboard(key);
+    expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r5' }), decision, pattern);
+  });
+
+  it('lets the user edit the pattern before Always', async () => {
+    const onanswer = vi.fn();
+    render(ApprovalBar, { pending: [shell('r5', 'git push origin main')], onanswer });
+    await userEvent.keyboard('a');
+    const input = screen.getByLabelText<HTMLInputElement>('Always allow calls matching');
+    expect(input.value).toBe('git *');
+    await userEvent.clear(input);
+    await userEvent.type(input, 'git push *{Enter}');
+    expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r5' }), 'always', 'git push *');
+  });
+
+  it('ignores keys typed in a text field', async () => {
+    const onanswer = vi.fn();
+    render(ApprovalBar, { pending: [shell('r5', 'ls')], onanswer });
+    const other = document.createElement('textarea');
+    document.body.append(other);
+    await new Promise((r) => setTimeout(r, 0));
+    other.focus();
+    await userEvent.keyboard('nas');
+    expect(onanswer).not.toHaveBeenCalled();
+    other.remove();
+  });
+
+  it('moves to the next request when the queue advances', async () => {
+    const onanswer = vi.fn();
+    const { rerender } = render(ApprovalBar, { pending: [codeReq, shell('r2', 'ls -la')], onanswer });
+    await rerender({ pending: [shell('r2', 'ls -la')], onanswer });
+    expect(screen.getByText('Run this shell command?')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-body')).toHaveTextContent('ls -la');
+    expect(screen.queryByTestId('approval-queue')).not.toBeInTheDocument();
+  });
+});

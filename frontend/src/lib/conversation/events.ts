@@ -1,0 +1,49 @@
+// The events the Go side sends (EventAgent batches): agent.MarshalEvent's
+// JSON plus the app's own markers. Field names are the Go JSON names.
+
+export interface Meta {
+  agent_id: string;
+  correlation_id?: string;
+}
+
+export type ToolCallData =
+  | { type: 'CodeAction'; tool_name: string; code: string }
+  | { type: 'ShellAction'; tool_name: string; command: string; opaque?: boolean }
+  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean }
+  | { type: 'FileRead'; tool_name: string; path: string }
+  | { type: 'FileWrite'; tool_name: string; path: string; content: string }
+  | { type: 'FileEdit'; tool_name: string; path: string; old_text: string; new_text: string };
+
+export interface UsageFields {
+  input_tokens: number;
+  output_tokens: number;
+  thinking_tokens: number;
+  cached_tokens?: number;
+}
+
+export type AgentEvent =
+  | (Meta & { type: 'ThoughtsChunk' | 'Thoughts' | 'ResponseChunk' | 'Response'; text: string })
+  | (Meta & {
+      type: 'ApprovalRequest';
+      request_id: string;
+      tool_call: ToolCallData;
+      display?: string;
+      suggested_pattern: string;
+    })
+  | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
+  | (Meta & { type: 'CodeExecutionOutputChunk'; kind: string; text: string })
+  | (Meta & { type: 'CodeExecutionOutput'; text: string; images: string[] | null; error?: boolean })
+  | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean })
+  | (Meta & { type: 'Usage'; model: string } & UsageFields)
+  | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
+  | (Meta & { type: 'Cancelled'; phase: string })
+  | (Meta & { type: 'Failed'; error: string })
+  // The app's own events.
+  | (Meta & { type: 'UserMessage'; text: string; images?: string[] })
+  | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })
+  | (Meta & { type: 'TurnStarted' | 'TurnEnded'; history?: boolean })
+  | (Meta & { type: 'Reset' });
+
+export const MAIN = 'main';
+export const EXECUTE_TOOL = 'ipybox_execute_ipython_cell';
+export const REJECTED = 'Tool call rejected';

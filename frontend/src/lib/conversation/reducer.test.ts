@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from './events';
+import { answered, initialState, inputAnswered, MAX_OUTPUT_CHARS, reduce, type ConversationState, type ToolItem } from './reducer';
+
+function run(events: AgentEvent[], s: ConversationState = initialState(), now = 1000): ConversationState {
+  for (const ev of events) s = reduce(s, ev, now);
+  return s;
+}
+
+const code = (corr: string, src = 'print(1)', agent = 'main'): AgentEvent => ({
+  type: 'ApprovalRequest',
+  agent_id: agent,
+  correlation_id: corr,
+  request_id: `r-${corr}`,
+  tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: src },
+  suggested_pattern: 'ipybox_execute_ipython_cell',
+});
+const chunk = (corr: string, text: string, agent = 'main'): AgentEvent => ({
+  type: 'CodeExecutionOutputChunk',
+  agent_id: agent,
+  correlation_id: corr,
+  kind: 'stdout',
+  text,
+});
+
+describe('conversation reducer', () => {
+  it('streams thoughts and a response, the complete event winning', () => {
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'UserMessage', agent_id: 'main', text: 'hi' },
+      { type: 'ThoughtsChunk', agent_id: 'main', text: 'Let me ' },
+      { type: 'ThoughtsChunk', agent_id: 'main', text: 'think' },
+      { type: 'ResponseChunk', agent_id: 'main', text: 'Hel' },
+      { type: 'ResponseChunk', agent_id: 'main', text: 'lo' },
+      { type: 'Thoughts', agent_id: 'main', text: 'Let me think' },
+      { type: 'Response', agent_id: 'main', text: 'Hello!' },
+    ]);
+    expect(s.running).toBe(true);
+    expect(s.items.map((i) => i.kind)).toEqual(['user', 'thoughts', 'response']);
+    expect(s.items[1]).toMatchObject({ text: 'Let me think', done: true });
+    expect(s.items[2]).toMatchObject({ text: 'Hello!', done: true });
+  });
+
+  it('queues approvals and records answers', () => {
+    let s = run([code('c1'), code('c2', 'x = 2')]);
+    expect(s.pending.map((p) => p.requestId)).toEqual(['r-c1', 'r-c2']);
+    s = answered(s, 'r-c1', 'yes', 2000);
+    expect(s.pending.map((p) => p.requestId)).toEqual(['r-c2']);
+    expect(s.items[0]).toMatchObject({ kind: 'tool', status: 'running', startedAt: 2000 });
+    s = answered(s, 'r-c2', 'no', 2000);
+    expect(s.items[1]).toMatchObject({ status: 'rejected' });
+    expect(answered(s, 'r-c2', 'yes', 3000)).toBe(s); // answered once
+  });
+
+  it('keeps the same request once', () => {
+    const s = run([code('c1'), code('c1')]);
+    expect(s.pending).toHaveLength(1);
+  });
+
+  it('puts shell approvals under their code action', () => {
+    let s = run([
+      code('c1', '!git status'),
+      {
+        type: 'ApprovalRequest',
+        agent_id: 'main',
+        correlation_id: 'c1',
+        request_id: 'r9',
+        tool_call: { type: 'ShellAction', tool_name: 'bash', command: 'git status' },
+        display: 'git status',
+        suggested_pattern: 'git status *',
+      },
+    ]);
+    s = answered(s, 'r-c1', 'yes', 1);
+    expect(s.items).toHaveLength(1);
+    s = answered(s, 'r9', 'always', 2);
+    const t = s.items[0] as ToolItem;
+    expect(t.shell).toEqual([{ requestId: 'r9', command: 'git status', status: 'approved' }]);
+  });
+
+  it('handles output that arrives before its call and chunks after the end', () => {
+    const s = run([
+      chunk('c1', 'a\n'),
+      code('c1'),
+      chunk('c1', 'b\n'),
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: 'a\nb\n', images: ['images/x.png'] },
+      chunk('c1', 'late\n'),
+    ]);
+    expect(s.items).toHaveLength(1);
+    const t = s.items[0] as ToolItem;
+    expect(t).toMatchObject({ status: 'done', output: 'a\nb\n', lines: 2, images: ['images/x.png'] });
+    expect(t.call?.type).toBe('CodeAction');
+  });
+
+  it('caps the output it keeps and counts what it dropped', () => {
+    const big = 'x'.repeat(MAX_OUTPUT_CHARS);
+    const t = run([chunk('c1', big), chunk('c1', 'tail\n')]).items[0] as ToolItem;
+    expect(t.output.length).toBe(MAX_OUTPUT_CHARS);
+    expect(t.output.endsWith('tail\n')).toBe(true);
+    expect(t.dropped).toBe(5);
+    expect(t.lines).toBe(1);
+  });
+
+  it('gives each subagent its own lane, interleaved with the main agent', () => {
+    const s = run([
+      { type: 'ResponseChunk', agent_id: 'main', text: 'Delegating. ' },
+      { type: 'ResponseChunk', agent_id: 'sub-aa11', text: 'Sub A ' },
+      { type: 'ResponseChunk', agent_id: 'sub-bb22', text: 'Sub B ' },
+      { type: 'ResponseChunk', agent_id: 'sub-aa11', text: 'more' },
+      code('s1', 'print(3)', 'sub-bb22'),
+      chunk('s1', '3\n', 'sub-bb22'),
+    ]);
+    expect(s.items.map((i) => `${i.kind}:${i.id}`)).toEqual(['response:i1', 'lane:sub-aa11', 'lane:sub-bb22']);
+    expect(s.lanes['sub-aa11']?.items).toMatchObject([{ kind: 'response', text: 'Sub A more' }]);
+    expect(s.lanes['sub-bb22']?.items.map((i) => i.kind)).toEqual(['response', 'tool']);
+    expect(s.pending[0]).toMatchObject({ agentId: 'sub-bb22', correlationId: 's1' });
+  });
+
+  it('shows a cancel, interrupts what ran and clears the queue at turn end', () => {
+    let s = run([{ type: 'TurnStarted', agent_id: 'main' }, code('c1'), code('c2')]);
+    s = answered(s, 'r-c1', 'yes', 1000);
+    s = run(
+      [
+        chunk('c1', 'zzz'),
+        { type: 'Cancelled', agent_id: 'main', phase: 'tool_execution' },
+        { type: 'Usage', agent_id: 'main', model: 'google:g', input_tokens: 10, output_tokens: 5, thinking_tokens: 1 },
+        { type: 'TurnEnded', agent_id: 'main' },
+      ],
+      s,
+      4000,
+    );
+    expect(s.running).toBe(false);
+    expect(s.pending).toEqual([]);
+    expect(s.items[0]).toMatchObject({ status: 'interrupted', endedAt: 4000 });
+    expect(s.items.map((i) => i.kind)).toEqual(['tool', 'tool', 'notice', 'usage']);
+    expect(s.items[2]).toMatchObject({ level: 'cancelled', text: 'Cancelled (tool execution)' });
+    expect(s.items[3]).toMatchObject({ input: 10, output: 5, thinking: 1 });
+  });
+
+  it('shows a cell that the cancel interrupted as interrupted, not failed', () => {
+    let s = run([code('c1')]);
+    s = answered(s, 'r-c1', 'yes', 1);
+    s = run([
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: 'KeyboardInterrupt', images: null, error: true },
+      { type: 'Cancelled', agent_id: 'main', phase: 'tool_execution' },
+    ], s);
+    expect(s.items[0]).toMatchObject({ status: 'interrupted' });
+  });
+
+  it('takes the saved path of an image chunk', () => {
+    const s = run([{ type: 'CodeExecutionOutputChunk', agent_id: 'main', correlation_id: 'c1', kind: 'image', text: '![image](/w/images/a.png)\n' }]);
+    expect((s.items[0] as ToolItem).images).toEqual(['/w/images/a.png']);
+  });
+
+  it('attaches input() to its cell and records the answer', () => {
+    let s = run([
+      code('c1'),
+      { type: 'InputRequest', agent_id: 'main', correlation_id: 'c1', request_id: 'r5', prompt: 'Name? ' },
+    ]);
+    expect((s.items[0] as ToolItem).input).toEqual({ requestId: 'r5', prompt: 'Name? ', password: false, answer: null });
+    s = inputAnswered(s, 'r5', 'Ada');
+    expect((s.items[0] as ToolItem).input?.answer).toBe('Ada');
+  });
+
+  it('renders history: tool calls with their results, and resets', () => {
+    let s = run([
+      { type: 'TurnStarted', agent_id: 'main', history: true },
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      { type: 'ToolCall', agent_id: 'main', correlation_id: 'c1', tool_name: 'ipybox_execute_ipython_cell', args: { code: '1+1' } },
+      { type: 'ToolOutput', agent_id: 'main', correlation_id: 'c1', tool_name: 'ipybox_execute_ipython_cell', content: '2' },
+      { type: 'TurnEnded', agent_id: 'main', history: true },
+    ]);
+    expect(s.running).toBe(false);
+    expect(s.items[1]).toMatchObject({ kind: 'tool', status: 'done', result: '2', call: { type: 'CodeAction', code: '1+1' } });
+    s = run([{ type: 'Reset', agent_id: 'main' }], s);
+    expect(s.items).toEqual([]);
+  });
+
+  it('keeps unchanged items identical', () => {
+    const s1 = run([{ type: 'UserMessage', agent_id: 'main', text: 'a' }, code('c1')]);
+    const s2 = run([chunk('c1', 'x')], s1);
+    expect(s2.items[0]).toBe(s1.items[0]);
+    expect(s2.items[1]).not.toBe(s1.items[1]);
+  });
+});

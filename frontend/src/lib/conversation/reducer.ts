@@ -1,0 +1,437 @@
+// The conversation view model and its reducer: agent events in, what the
+// window shows out. The reducer is pure and never mutates its input, so
+// unchanged items keep their identity and their components do not re-render.
+import { EXECUTE_TOOL, MAIN, type AgentEvent, type ToolCallData } from './events';
+
+/** Output kept per code action; older output is dropped (the count stays). */
+export const MAX_OUTPUT_CHARS = 2_000_000;
+
+export type ToolStatus = 'asking' | 'running' | 'done' | 'error' | 'rejected' | 'interrupted';
+
+export interface ShellView {
+  requestId: string;
+  command: string;
+  status: 'asking' | 'approved' | 'rejected';
+}
+
+export interface InputView {
+  requestId: string;
+  prompt: string;
+  password: boolean;
+  answer: string | null; // null until answered
+}
+
+export interface UserItem {
+  kind: 'user';
+  id: string;
+  text: string;
+  images: string[];
+}
+export interface TextItem {
+  kind: 'thoughts' | 'response';
+  id: string;
+  text: string;
+  done: boolean;
+}
+export interface ToolItem {
+  kind: 'tool';
+  id: string; // the correlation id
+  name: string;
+  call: ToolCallData | null;
+  args: unknown;
+  status: ToolStatus;
+  output: string;
+  /** Characters dropped from the start of output (beyond MAX_OUTPUT_CHARS). */
+  dropped: number;
+  lines: number;
+  images: string[];
+  result: string | null;
+  isError: boolean;
+  startedAt: number | null;
+  endedAt: number | null;
+  shell: ShellView[];
+  input: InputView | null;
+}
+export interface LaneItem {
+  kind: 'lane';
+  id: string; // the subagent's id
+}
+export interface UsageItem {
+  kind: 'usage';
+  id: string;
+  input: number;
+  output: number;
+  thinking: number;
+  model: string;
+}
+export interface NoticeItem {
+  kind: 'notice';
+  id: string;
+  level: 'cancelled' | 'failed' | 'retry';
+  text: string;
+}
+export type Item = UserItem | TextItem | ToolItem | LaneItem | UsageItem | NoticeItem;
+
+export interface PendingApproval {
+  requestId: string;
+  agentId: string;
+  correlationId: string;
+  call: ToolCallData;
+  display: string;
+  suggested: string;
+}
+
+export interface Lane {
+  id: string;
+  items: Item[];
+}
+
+export interface ConversationState {
+  items: Item[];
+  lanes: Record<string, Lane>;
+  /** Approval requests waiting for an answer, oldest first. */
+  pending: PendingApproval[];
+  running: boolean;
+  usage: { input: number; output: number; thinking: number; model: string };
+  seq: number;
+}
+
+export function initialState(): ConversationState {
+  return { items: [], lanes: {}, pending: [], running: false, usage: zeroUsage(), seq: 0 };
+}
+
+function zeroUsage() {
+  return { input: 0, output: 0, thinking: 0, model: '' };
+}
+
+function itemsOf(s: ConversationState, agent: string): Item[] {
+  return agent === MAIN ? s.items : (s.lanes[agent]?.items ?? []);
+}
+
+/** Returns s with agent's item list replaced; a new subagent gets a lane. */
+function withItems(s: ConversationState, agent: string, items: Item[]): ConversationState {
+  if (agent === MAIN) return { ...s, items };
+  const lanes = { ...s.lanes, [agent]: { id: agent, items } };
+  if (s.lanes[agent]) return { ...s, lanes };
+  return { ...s, lanes, items: [...s.items, { kind: 'lane', id: agent }] };
+}
+
+function nextId(s: ConversationState): [ConversationState, string] {
+  const seq = s.seq + 1;
+  return [{ ...s, seq }, `i${seq}`];
+}
+
+function push(s: ConversationState, agent: string, make: (id: string) => Item): ConversationState {
+  const [s2, id] = nextId(s);
+  return withItems(s2, agent, [...itemsOf(s2, agent), make(id)]);
+}
+
+function replaceAt(items: Item[], i: number, item: Item): Item[] {
+  const out = items.slice();
+  out[i] = item;
+  return out;
+}
+
+function newTool(id: string, name: string): ToolItem {
+  return {
+    kind: 'tool',
+    id,
+    name,
+    call: null,
+    args: null,
+    status: 'asking',
+    output: '',
+    dropped: 0,
+    lines: 0,
+    images: [],
+    result: null,
+    isError: false,
+    startedAt: null,
+    endedAt: null,
+    shell: [],
+    input: null,
+  };
+}
+
+function findTool(items: Item[], corr: string): number {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it?.kind === 'tool' && it.id === corr) return i;
+  }
+  return -1;
+}
+
+/** Applies f to the tool item corr of agent, creating it when missing. */
+function updateTool(
+  s: ConversationState,
+  agent: string,
+  corr: string,
+  name: string,
+  f: (t: ToolItem) => ToolItem,
+): ConversationState {
+  const items = itemsOf(s, agent);
+  const i = findTool(items, corr);
+  if (i < 0) return withItems(s, agent, [...items, f(newTool(corr, name))]);
+  return withItems(s, agent, replaceAt(items, i, f(items[i] as ToolItem)));
+}
+
+/** Streams text into the last open thoughts/response item, or starts one.
+ * A complete event (done) finishes the item of its kind in the current
+ * model reply (the run of text items since the last call), its full text
+ * winning over the chunks. */
+function streamText(s: ConversationState, agent: string, kind: 'thoughts' | 'response', text: string, done: boolean) {
+  let items = itemsOf(s, agent);
+  const last = items.at(-1);
+  if (kind === 'response' && last?.kind === 'thoughts' && !last.done) {
+    items = replaceAt(items, items.length - 1, { ...last, done: true });
+    s = withItems(s, agent, items);
+  }
+  if (done) {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i];
+      if (!it || (it.kind !== 'thoughts' && it.kind !== 'response')) break;
+      if (it.kind !== kind) continue;
+      if (it.done && it.text === text) return s; // a repeated complete event
+      if (it.done) break;
+      return withItems(s, agent, replaceAt(items, i, { ...it, text, done: true }));
+    }
+    return push(s, agent, (id) => ({ kind, id, text, done: true }));
+  }
+  const cur = items.at(-1);
+  if (cur && cur.kind === kind && !cur.done) {
+    return withItems(s, agent, replaceAt(items, items.length - 1, { ...cur, text: cur.text + text }));
+  }
+  if (text === '') return s;
+  return push(s, agent, (id) => ({ kind, id, text, done: false }));
+}
+
+function appendOutput(t: ToolItem, text: string): ToolItem {
+  let output = t.output + text;
+  let dropped = t.dropped;
+  if (output.length > MAX_OUTPUT_CHARS) {
+    const cut = output.length - MAX_OUTPUT_CHARS;
+    output = output.slice(cut);
+    dropped += cut;
+  }
+  let lines = t.lines;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  return { ...t, output, dropped, lines };
+}
+
+function findLastTool(items: Item[]): number {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i]?.kind === 'tool') return i;
+  return -1;
+}
+
+function isFinished(t: ToolItem): boolean {
+  return t.status === 'done' || t.status === 'error' || t.status === 'rejected' || t.status === 'interrupted';
+}
+
+/** Marks whatever is still open in a list as ended. */
+function closeOpen(items: Item[], now: number): Item[] {
+  let changed = false;
+  const out = items.map((it): Item => {
+    if ((it.kind === 'thoughts' || it.kind === 'response') && !it.done) {
+      changed = true;
+      return { ...it, done: true };
+    }
+    if (it.kind === 'tool' && !isFinished(it)) {
+      changed = true;
+      return { ...it, status: 'interrupted', endedAt: it.startedAt === null ? null : now };
+    }
+    return it;
+  });
+  return changed ? out : items;
+}
+
+/** Reduces one event. now is the time in ms (Date.now()). */
+export function reduce(s: ConversationState, ev: AgentEvent, now: number): ConversationState {
+  const agent = ev.agent_id || MAIN;
+  const corr = ev.correlation_id ?? '';
+  switch (ev.type) {
+    case 'Reset':
+      return initialState();
+    case 'TurnStarted':
+      return { ...s, running: !ev.history, usage: zeroUsage() };
+    case 'UserMessage':
+      return push(s, MAIN, (id) => ({ kind: 'user', id, text: ev.text, images: ev.images ?? [] }));
+    case 'ThoughtsChunk':
+      return streamText(s, agent, 'thoughts', ev.text, false);
+    case 'Thoughts':
+      return streamText(s, agent, 'thoughts', ev.text, true);
+    case 'ResponseChunk':
+      return streamText(s, agent, 'response', ev.text, false);
+    case 'Response':
+      return streamText(s, agent, 'response', ev.text, true);
+    case 'ApprovalRequest': {
+      const call = ev.tool_call;
+      const req: PendingApproval = {
+        requestId: ev.request_id,
+        agentId: agent,
+        correlationId: corr,
+        call,
+        display: ev.display ?? '',
+        suggested: ev.suggested_pattern,
+      };
+      if (s.pending.some((p) => p.requestId === req.requestId)) return s;
+      s = { ...s, pending: [...s.pending, req] };
+      if (call.type === 'ShellAction') {
+        const command = ev.display || call.command;
+        return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
+          ...t,
+          shell: [...t.shell, { requestId: ev.request_id, command, status: 'asking' }],
+        }));
+      }
+      return updateTool(s, agent, corr, call.tool_name, (t) => ({
+        ...t,
+        name: call.tool_name,
+        call,
+        args: call.type === 'GenericCall' ? call.tool_args : t.args,
+        status: t.status === 'asking' ? 'asking' : t.status,
+      }));
+    }
+    case 'InputRequest':
+      return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
+        ...t,
+        input: { requestId: ev.request_id, prompt: ev.prompt, password: !!ev.password, answer: null },
+      }));
+    case 'CodeExecutionOutputChunk':
+      return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => {
+        if (isFinished(t)) return t; // a chunk after the complete output
+        const started = t.startedAt ?? now;
+        if (ev.kind === 'image') {
+          // The chunk names the saved file, as a markdown image or a bare path.
+          const path = /!\[[^\]]*\]\(([^)\s]+)\)/.exec(ev.text)?.[1] ?? ev.text.trim();
+          if (t.images.includes(path)) return t;
+          return { ...t, status: 'running', startedAt: started, images: [...t.images, path] };
+        }
+        return { ...appendOutput(t, ev.text), status: 'running', startedAt: started };
+      });
+    case 'CodeExecutionOutput':
+      return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => {
+        const full = ev.text.length > MAX_OUTPUT_CHARS ? ev.text.slice(ev.text.length - MAX_OUTPUT_CHARS) : ev.text;
+        let lines = 0;
+        for (let i = full.indexOf('\n'); i >= 0; i = full.indexOf('\n', i + 1)) lines++;
+        return {
+          ...t,
+          output: full,
+          dropped: ev.text.length - full.length,
+          lines: Math.max(lines, t.lines),
+          images: ev.images && ev.images.length > 0 ? ev.images : t.images,
+          status: ev.error ? 'error' : 'done',
+          isError: !!ev.error,
+          endedAt: now,
+          startedAt: t.startedAt ?? now,
+        };
+      });
+    case 'ToolOutput':
+      return updateTool(s, agent, corr, ev.tool_name, (t) => ({
+        ...t,
+        result: ev.content,
+        isError: t.isError || !!ev.is_error,
+        status: t.status === 'rejected' ? 'rejected' : ev.is_error ? 'error' : 'done',
+        endedAt: t.endedAt ?? now,
+      }));
+    case 'ToolCall':
+      return updateTool(s, agent, corr, ev.tool_name, (t) => ({
+        ...t,
+        name: ev.tool_name,
+        args: ev.args,
+        call: callFromArgs(ev.tool_name, ev.args),
+        status: 'done',
+      }));
+    case 'Usage':
+      return {
+        ...s,
+        usage: {
+          input: s.usage.input + ev.input_tokens,
+          output: s.usage.output + ev.output_tokens,
+          thinking: s.usage.thinking + ev.thinking_tokens,
+          model: ev.model || s.usage.model,
+        },
+      };
+    case 'ModelRetry':
+      return push(s, agent, (id) => ({
+        kind: 'notice',
+        id,
+        level: 'retry',
+        text: `The model call failed (${ev.reason}); retry ${ev.attempt} of ${ev.max_retries} in ${ev.delay_seconds.toFixed(0)} s`,
+      }));
+    case 'Cancelled': {
+      let items = itemsOf(s, agent);
+      // The interrupted cell ends with an error (KeyboardInterrupt) just
+      // before the Cancelled event: it was interrupted, not broken.
+      const last = findLastTool(items);
+      if (last >= 0 && (items[last] as ToolItem).status === 'error' && ev.phase === 'tool_execution') {
+        items = replaceAt(items, last, { ...(items[last] as ToolItem), status: 'interrupted' });
+      }
+      s = withItems(s, agent, closeOpen(items, now));
+      const phase = ev.phase.replace(/_/g, ' ');
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'cancelled', text: `Cancelled (${phase})` }));
+    }
+    case 'Failed':
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.error }));
+    case 'TurnEnded': {
+      let out: ConversationState = { ...s, running: false, pending: [] };
+      out = withItems(out, MAIN, closeOpen(out.items, now));
+      for (const [id, lane] of Object.entries(out.lanes)) out = withItems(out, id, closeOpen(lane.items, now));
+      const u = s.usage;
+      if (u.input + u.output + u.thinking > 0) {
+        out = push(out, MAIN, (id) => ({ kind: 'usage', id, ...u }));
+      }
+      return { ...out, usage: zeroUsage() };
+    }
+  }
+  return s;
+}
+
+/** The typed call of a tool call from history, for built-in tools. */
+function callFromArgs(name: string, args: unknown): ToolCallData {
+  const a = (args && typeof args === 'object' ? args : {}) as Record<string, unknown>;
+  const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : '');
+  if (name === EXECUTE_TOOL) return { type: 'CodeAction', tool_name: name, code: str('code') };
+  if (name === 'filesystem_read_text_file' || name === 'filesystem_read_media_file')
+    return { type: 'FileRead', tool_name: name, path: str('path') };
+  if (name === 'filesystem_write_text_file')
+    return { type: 'FileWrite', tool_name: name, path: str('path'), content: str('content') };
+  if (name === 'filesystem_edit_text_file')
+    return { type: 'FileEdit', tool_name: name, path: str('path'), old_text: str('old_text'), new_text: str('new_text') };
+  return { type: 'GenericCall', tool_name: name, tool_args: args };
+}
+
+export type Decision = 'yes' | 'no' | 'always' | 'session';
+
+/** Records the user's answer: the request leaves the queue and its call
+ * shows the outcome. */
+export function answered(s: ConversationState, requestId: string, d: Decision, now: number): ConversationState {
+  const req = s.pending.find((p) => p.requestId === requestId);
+  if (!req) return s;
+  s = { ...s, pending: s.pending.filter((p) => p.requestId !== requestId) };
+  const ok = d !== 'no';
+  if (req.call.type === 'ShellAction') {
+    return updateTool(s, req.agentId, req.correlationId, EXECUTE_TOOL, (t) => ({
+      ...t,
+      shell: t.shell.map((sh) => (sh.requestId === requestId ? { ...sh, status: ok ? 'approved' : 'rejected' } : sh)),
+    }));
+  }
+  return updateTool(s, req.agentId, req.correlationId, req.call.tool_name, (t) => ({
+    ...t,
+    status: ok ? 'running' : 'rejected',
+    startedAt: ok ? now : t.startedAt,
+    endedAt: ok ? null : now,
+  }));
+}
+
+/** Records the answer to a cell's input(). */
+export function inputAnswered(s: ConversationState, requestId: string, text: string): ConversationState {
+  const find = (items: Item[]) => items.findIndex((it) => it.kind === 'tool' && it.input?.requestId === requestId);
+  for (const agent of [MAIN, ...Object.keys(s.lanes)]) {
+    const items = itemsOf(s, agent);
+    const i = find(items);
+    if (i >= 0) {
+      const t = items[i] as ToolItem;
+      return withItems(s, agent, replaceAt(items, i, { ...t, input: { ...t.input!, answer: text } }));
+    }
+  }
+  return s;
+}

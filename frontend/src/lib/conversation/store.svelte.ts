@@ -1,0 +1,26 @@
+// The conversation store: the reducer's state held as one raw $state, so
+// each batch of events replaces only what changed.
+import type { AgentEvent } from './events';
+import { answered, initialState, inputAnswered, reduce, type ConversationState, type Decision } from './reducer';
+
+export class Conversation {
+  state: ConversationState = $state.raw(initialState());
+
+  apply(batch: AgentEvent[], now = Date.now()): void {
+    let s = this.state;
+    for (const ev of batch) s = reduce(s, ev, now);
+    this.state = s;
+  }
+
+  answer(requestId: string, d: Decision, now = Date.now()): void {
+    this.state = answered(this.state, requestId, d, now);
+  }
+
+  replied(requestId: string, text: string): void {
+    this.state = inputAnswered(this.state, requestId, text);
+  }
+
+  reset(): void {
+    this.state = initialState();
+  }
+}
