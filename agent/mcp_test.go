@@ -249,3 +249,84 @@ func TestGenerateMCPTools(t *testing.T) {
 		t.Errorf("unknown server: %v", err)
 	}
 }
+
+// processGone waits up to 5 s for pid to end.
+func processGone(pid string) bool {
+	for range 100 {
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+// Cancel ends a hung MCP call at once; the next turn's call works; a
+// subagent has its own server process, ended with the subagent; Stop ends
+// the agent's.
+func TestMCPCancelSubagentAndStop(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: test_hang, args: {}}}]
+  - expect:
+      has: [{role: user, response: test_hang, output: "Interrupted by user"}]
+      last: [{role: user, text: "Next."}]
+    reply: [{call: {id: s1, name: subagent_task, args: {prompt: "Tell your server's pid."}}}]
+  - expect:
+      messages: 1
+    reply: [{call: {id: k1, name: test_pid, args: {}}}]
+  - expect:
+      last: [{role: user, response: test_pid}]
+    reply: [{text: "sub done"}]
+  - expect:
+      last: [{role: user, response: subagent_task, output: "sub done"}]
+    reply: [{call: {id: m1, name: test_pid, args: {}}}]
+  - expect:
+      last: [{role: user, response: test_pid}]
+    reply: [{text: "Done."}]
+`)
+	began := time.Now()
+	events := streamUntil(t, a, "Hang.", func(ev agent.Event) bool {
+		_, ok := ev.(*agent.ApprovalRequest)
+		return ok
+	}, func(ev agent.Event) {
+		ev.(*agent.ApprovalRequest).Approve(true)
+		time.AfterFunc(300*time.Millisecond, a.Cancel)
+	})
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("cancelling a hung MCP call took %s", d)
+	}
+	if p := cancelledPhase(t, events); p != agent.PhaseTools {
+		t.Errorf("phase %q:%s", p, describe(events))
+	}
+	events = run(t, a, "Next.", nil)
+	pids := map[string]string{}
+	for _, o := range of[*agent.ToolOutput](events) {
+		if o.ToolName == "test_pid" {
+			if o.IsError {
+				t.Fatalf("test_pid failed: %s", o.Content)
+			}
+			pids[o.AgentID] = o.Content
+		}
+	}
+	if len(pids) != 2 || pids[agent.MainAgent] == "" {
+		t.Fatalf("pids %v:%s", pids, describe(events))
+	}
+	for id, pid := range pids {
+		if id != agent.MainAgent {
+			if pid == pids[agent.MainAgent] {
+				t.Error("the subagent shares the main agent's server")
+			}
+			if !processGone(pid) {
+				t.Errorf("the subagent's server %s outlived it", pid)
+			}
+		}
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !processGone(pids[agent.MainAgent]) {
+		t.Errorf("the server %s outlived Stop", pids[agent.MainAgent])
+	}
+}
