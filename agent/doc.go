@@ -29,4 +29,17 @@
 // belongs to a tool call, the call's id, which ties the approval, the output
 // chunks and the result together. Messages go to the session file at each
 // step.
+//
+// MCP servers of agent.json take part in two ways (agent/mcp). Those in
+// mcp_servers are connected at Start, in parallel, and their tools are
+// offered to the model as "<server>_<tool>" JSON tool calls, each approved as
+// a GenericCall. Those in ptc_servers are called from code through the
+// modules generated under .freeact/generated/mcptools (agent/apigen; Start
+// generates the folders that are missing, GenerateMCPTools regenerates
+// them); they connect on their first call, which is approved as a
+// GenericCall with PTC set. A failing server gives an error result, never
+// the end of a turn, and is restarted on its next call. The model finds
+// Python tools with pytools_list_categories / pytools_list_tools, or with
+// pytools_search_tools when tool_search is "hybrid" (agent/toolsearch).
+// Subagents open their own MCP connections; Stop closes them all.
 package agent
