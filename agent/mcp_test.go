@@ -330,3 +330,35 @@ turns:
 		t.Errorf("the server %s outlived Stop", pids[agent.MainAgent])
 	}
 }
+
+// A code-mode server whose folder exists is not connected at start; when
+// its first call connects it, a tool list that changed is generated again.
+func TestCodeModeRegeneratesChangedTools(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	dir := filepath.Join(ws, ".freeact", "generated", "mcptools", "test")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old_tool.py"), []byte(`"""A tool the server no longer has."""`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cell := `from freeact_runtime import call_tool
+print(call_tool("test", "echo", {"text": "first"}))`
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "echo: first"}]
+    reply: [{text: "ok"}]
+`)
+	if _, err := os.Stat(filepath.Join(dir, "echo.py")); err == nil {
+		t.Fatal("the server was connected at start although its folder exists")
+	}
+	run(t, a, "Call.", nil)
+	if _, err := os.Stat(filepath.Join(dir, "old_tool.py")); !os.IsNotExist(err) {
+		t.Error("the stale module survived")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "echo.py")); err != nil {
+		t.Errorf("not regenerated: %v", err)
+	}
+}

@@ -59,7 +59,15 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		m.byName = mcp.ModelNames(m.json.Tools(), func(name string) bool { return a.builtinTool(name) })
 	}
 	if len(o.PTCServers) > 0 {
-		m.ptc = mcp.NewManager(o.PTCServers, mopts)
+		popts := mopts
+		// A server whose tools changed since its modules were generated
+		// gets them generated again when it connects.
+		popts.OnConnect = func(_ context.Context, server string, tools []mcp.Tool) {
+			if err := writeAPI(a.cfg.GeneratedDir(), server, tools); err != nil {
+				a.opts.log.Warn("Python API not regenerated", "err", err)
+			}
+		}
+		m.ptc = mcp.NewManager(o.PTCServers, popts)
 		if a.opts.toolCaller == nil {
 			a.opts.toolCaller = ptcCaller{m.ptc}
 			m.caller = true
@@ -67,11 +75,12 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	}
 	if m.search == nil && !a.opts.subagentOnly {
 		if a.id == MainAgent && m.ptc != nil {
+			// Connecting a server generates its modules (OnConnect).
 			for _, name := range m.ptc.Servers() {
 				if _, err := os.Stat(filepath.Join(a.cfg.GeneratedDir(), "mcptools", apigen.ModuleName(name))); err == nil {
 					continue
 				}
-				if err := generate(ctx, m.ptc, a.cfg.GeneratedDir(), name); err != nil {
+				if _, err := m.ptc.ServerTools(ctx, name); err != nil {
 					a.opts.log.Warn("Python API not generated", "err", err)
 				}
 			}
@@ -237,11 +246,17 @@ func generate(ctx context.Context, m *mcp.Manager, generatedDir, server string) 
 	if err != nil {
 		return fmt.Errorf("generate Python API of MCP server %q: %w", server, err)
 	}
+	return writeAPI(generatedDir, server, tools)
+}
+
+// writeAPI writes (or rewrites, when they changed) the modules of server's
+// tools.
+func writeAPI(generatedDir, server string, tools []mcp.Tool) error {
 	list := make([]apigen.Tool, len(tools))
 	for i, t := range tools {
 		list[i] = apigen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 	}
-	_, err = apigen.Generate(filepath.Join(generatedDir, "mcptools"), server, list)
+	_, err := apigen.Generate(filepath.Join(generatedDir, "mcptools"), server, list)
 	return err
 }
 

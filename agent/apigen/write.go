@@ -89,10 +89,15 @@ func firstLine(s string) string {
 	return ""
 }
 
-// same tells whether dir holds exactly files.
+// same tells whether dir holds exactly files (Python's byte-code cache
+// aside).
 func same(dir string, files map[string][]byte) bool {
 	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != len(files) {
+	if err != nil {
+		return false
+	}
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == "__pycache__" })
+	if len(entries) != len(files) {
 		return false
 	}
 	for _, e := range entries {

@@ -42,6 +42,10 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// ClientName is the name the client gives in the MCP handshake.
 	ClientName string
+	// OnConnect, if set, is called after each (re)connection with the
+	// server's tools (excluded tools left out), e.g. to regenerate code
+	// when they changed. It runs before the call that connected.
+	OnConnect func(ctx context.Context, server string, tools []Tool)
 }
 
 // Tool is a tool of a server as listed by it.
@@ -341,12 +345,16 @@ func (s *server) connected(ctx context.Context) (*conn, error) {
 		return nil, &Error{Server: s.name, Err: err}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		go c.close(s.m.opts.Log)
 		return nil, &Error{Server: s.name, Err: ErrClosed}
 	}
 	s.cur, s.tools = c, tools
+	s.mu.Unlock()
+	if f := s.m.opts.OnConnect; f != nil {
+		f(ctx, s.name, slices.Clone(tools))
+	}
 	return c, nil
 }
 

@@ -178,7 +178,17 @@ func gone(pid int) bool {
 // A server that dies during a call gives an error result; the next call
 // starts it again.
 func TestCrashRestarts(t *testing.T) {
-	m, logs := newManager(t, map[string]config.Server{"test": mcptest.Stdio(t)}, mcp.Options{})
+	var mu sync.Mutex
+	connects := 0
+	m, logs := newManager(t, map[string]config.Server{"test": mcptest.Stdio(t)}, mcp.Options{
+		OnConnect: func(_ context.Context, server string, tools []mcp.Tool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if server == "test" && len(tools) == 9 {
+				connects++
+			}
+		},
+	})
 	ctx := context.Background()
 	first := pidOf(t, m)
 	_, err := m.Call(ctx, "test", "crash", nil)
@@ -192,6 +202,11 @@ func TestCrashRestarts(t *testing.T) {
 	if !gone(first) {
 		t.Errorf("crashed server %d still exists", first)
 	}
+	mu.Lock()
+	if connects != 2 {
+		t.Errorf("OnConnect called %d times, want 2", connects)
+	}
+	mu.Unlock()
 	if !strings.Contains(logs.String(), "mcptest server starting") {
 		t.Errorf("server stderr not in the log:\n%s", logs)
 	}
