@@ -394,3 +394,37 @@ turns:
 		t.Errorf("err %v, output:\n%s", err, out)
 	}
 }
+
+func TestTerminalSecondCtrlCQuits(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, marker := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nwhile True:\n    try:\n        print('looping', flush=True)\n        time.sleep(60)\n    except KeyboardInterrupt:\n        print('ignoring Ctrl-C', flush=True)"}}}]
+`)
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--skip-permissions")
+	cmd.Env = env
+	f, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scr := &screen{}
+	go func() { _, _ = io.Copy(scr, f) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	scr.expect(t, "> ")
+	f.Write([]byte("Loop.\r"))
+	scr.expect(t, "looping")
+	f.Write([]byte("\x03"))
+	scr.expect(t, "Ctrl-C again quits")
+	f.Write([]byte("\x03"))
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("a second Ctrl-C did not quit; terminal:\n%s", scr.String())
+	}
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("processes left running after exit: %v", pids)
+	}
+}
