@@ -66,6 +66,10 @@ func TestCalls(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			cfg := tr.cfg
 			cfg.ExcludedTools = []string{"secret"}
+			if tr.name == "stdio" {
+				cfg.Cwd = t.TempDir()
+				cfg.Env = map[string]string{mcptest.EnvVar: "stdio", "MCPTEST_VALUE": "from env"}
+			}
 			m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{})
 			ctx := context.Background()
 			if err := m.Connect(ctx); err != nil {
@@ -78,7 +82,7 @@ func TestCalls(t *testing.T) {
 					t.Errorf("tool %s has server %q", tool.Name, tool.Server)
 				}
 			}
-			if got := strings.Join(names, ","); got != "add,crash,echo,fail,hang,log,pid,search_web" {
+			if got := strings.Join(names, ","); got != "add,crash,echo,fail,hang,log,pid,search_web,whereami" {
 				t.Errorf("tools = %s", got)
 			}
 			tests := []struct {
@@ -114,6 +118,12 @@ func TestCalls(t *testing.T) {
 				}
 				if res.Text != tt.text || string(res.Structured) != tt.structured || res.IsError != tt.isError {
 					t.Errorf("%s: got %+v (structured %s)", tt.tool, res, res.Structured)
+				}
+			}
+			if tr.name == "stdio" {
+				res, err := m.Call(ctx, "test", "whereami", nil)
+				if err != nil || res.Text != cfg.Cwd+" from env" {
+					t.Errorf("whereami: %+v %v", res, err)
 				}
 			}
 			if _, err := m.Call(ctx, "other", "echo", nil); !errors.Is(err, mcp.ErrUnknownServer) || !strings.Contains(err.Error(), `"other"`) {
@@ -184,7 +194,7 @@ func TestCrashRestarts(t *testing.T) {
 		OnConnect: func(_ context.Context, server string, tools []mcp.Tool) {
 			mu.Lock()
 			defer mu.Unlock()
-			if server == "test" && len(tools) == 9 {
+			if server == "test" && len(tools) == 10 {
 				connects++
 			}
 		},
@@ -270,5 +280,15 @@ func TestStderrAndClose(t *testing.T) {
 	}
 	if _, err := m.Call(ctx, "test", "echo", nil); !errors.Is(err, mcp.ErrClosed) {
 		t.Errorf("call after Close: %v", err)
+	}
+}
+
+// The HTTP endpoint refuses a client without the configured headers.
+func TestHTTPHeadersAreSent(t *testing.T) {
+	cfg := mcptest.HTTP(t)
+	cfg.Headers = nil
+	m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{})
+	if err := m.Connect(context.Background()); err == nil || !strings.Contains(err.Error(), `MCP server "test"`) {
+		t.Fatalf("connect without the header: %v", err)
 	}
 }

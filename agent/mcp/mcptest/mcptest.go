@@ -6,13 +6,16 @@
 // Its tools: echo (text), add (structured result with an output schema),
 // fail (an error result), crash (the stdio process exits), hang (blocks until
 // cancelled), pid (the serving process id), log (a line to stderr),
-// secret (for excluded_tools) and search_web (nested parameters).
+// whereami (working directory and an environment variable), secret (for
+// excluded_tools) and search_web (nested parameters). The HTTP endpoint
+// refuses requests without the header HTTP configures.
 package mcptest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
@@ -57,7 +60,13 @@ func Stdio(t testing.TB) config.Server {
 func HTTP(t testing.TB) config.Server {
 	t.Helper()
 	h := server.NewStreamableHTTPServer(New())
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test") != "1" { // the configured headers are sent
+			http.Error(w, "missing X-Test header", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}}
 }
@@ -108,6 +117,11 @@ func New() *server.MCPServer {
 		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, r.GetString("line", ""))
 			return text("logged"), nil
+		})
+	add("whereami", "The server's working directory and $MCPTEST_VALUE.", `{"type":"object","properties":{}}`, "",
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			wd, _ := os.Getwd()
+			return text(wd + " " + os.Getenv("MCPTEST_VALUE")), nil
 		})
 	add("secret", "Must never be offered.", `{"type":"object","properties":{}}`, "",
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
