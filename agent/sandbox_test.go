@@ -89,3 +89,61 @@ func TestSandboxWithRemoteServerRefused(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestSandboxedMCPServer starts the reference filesystem MCP server through
+// srt, the way docs/sandbox.md shows, and checks that the server itself is
+// confined: it may write in the workspace only and cannot read .env.
+func TestSandboxedMCPServer(t *testing.T) {
+	srtOnPath(t)
+	wd, _ := os.Getwd()
+	server := filepath.Join(filepath.Dir(wd), "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the reference filesystem server is not installed in scripts/mcp-servers")
+		}
+		t.Skip("the reference filesystem server is not installed in scripts/mcp-servers")
+	}
+	ws := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	settings := filepath.Join(ws, "sandbox-filesystem-mcp.json")
+	b, _ := json.Marshal(map[string]any{
+		"network":    map[string]any{"allowedDomains": []string{}, "deniedDomains": []string{}},
+		"filesystem": map[string]any{"denyRead": []string{filepath.Join(ws, ".env"), settings}, "allowWrite": []string{ws}, "denyWrite": []string{settings}},
+	})
+	if err := os.WriteFile(settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{
+		// The server may touch all of /tmp; the sandbox narrows it down.
+		"fs": map[string]any{"command": "srt", "args": []string{"--settings", settings, "node", server, "/tmp"}},
+	}})
+	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := startIn(t, ws, `
+turns:
+  - reply:
+      - call: {id: c1, name: fs_read_text_file, args: {path: `+jsonString(filepath.Join(ws, ".env"))+`}}
+      - call: {id: c2, name: fs_write_file, args: {path: `+jsonString(outside)+`, content: "x"}}
+      - call: {id: c3, name: fs_write_file, args: {path: `+jsonString(filepath.Join(ws, "inside.txt"))+`, content: "ok"}}
+  - expect:
+      last:
+        - {role: user, response: fs_read_text_file, output: "EACCES"}
+        - {role: user, response: fs_write_file, output: "EROFS"}
+        - {role: user, response: fs_write_file, output: "Successfully wrote"}
+    reply: [{text: "Confined."}]
+`)
+	events := run(t, a, "Try the files.", nil)
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("the sandboxed server wrote outside the workspace")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "inside.txt")); string(b) != "ok" {
+		t.Errorf("the sandboxed server could not write in the workspace:%s", describe(events))
+	}
+}
