@@ -47,6 +47,7 @@ type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
 	saveFile(title, name string) (string, error)
+	openURL(url string)
 	context() context.Context
 }
 
@@ -93,6 +94,8 @@ func (h *wailsHost) pickDirectory(title string) (string, error) {
 func (h *wailsHost) saveFile(title, name string) (string, error) {
 	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
 }
+
+func (h *wailsHost) openURL(url string) { runtime.BrowserOpenURL(h.context(), url) }
 
 // Version describes the running binary; the About line shows it.
 func (d *Desktop) Version() VersionInfo { return versionInfo(d.build) }

@@ -261,6 +261,7 @@ type fakeHost struct {
 	mu     sync.Mutex
 	events []json.RawMessage
 	status []KernelStatus
+	opened []string
 }
 
 func (h *fakeHost) emit(name string, data any) {
@@ -278,6 +279,11 @@ func (h *fakeHost) saveFile(string, string) (string, error) {
 	return "", nil
 }
 func (h *fakeHost) context() context.Context { return context.Background() }
+func (h *fakeHost) openURL(u string) {
+	h.mu.Lock()
+	h.opened = append(h.opened, u)
+	h.mu.Unlock()
+}
 
 // waitEvent waits for an event of type typ after index from, and returns it
 // decoded and its index.
@@ -401,6 +407,18 @@ turns:
 	h.waitEvent(t, "TurnEnded", i)
 	h.waitState(t, KernelReady)
 
+	if _, err := d.ImageData("../outside.png"); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("ImageData outside the workspace = %v", err)
+	}
+	if _, err := d.ImageData(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "not an image") {
+		t.Errorf("ImageData of a non-image = %v", err)
+	}
+	if err := d.OpenFile("/etc/passwd"); err == nil {
+		t.Error("OpenFile outside the workspace was allowed")
+	}
+	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(h.opened) != 1 || !strings.HasPrefix(h.opened[0], "file:///") {
+		t.Errorf("OpenFile = %v, opened %v", err, h.opened)
+	}
 	list, err := d.Sessions()
 	if err != nil || len(list) != 1 || list[0].Title != "Greet me" || list[0].ID != ready.SessionID {
 		t.Fatalf("sessions = %+v, %v", list, err)

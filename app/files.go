@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -57,6 +58,24 @@ func (d *Desktop) ImageData(path string) (string, error) {
 		return "", fmt.Errorf("image %s: %w", path, err)
 	}
 	return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(data), nil
+}
+
+// OpenFile opens a file inside the workspace (such as an offloaded tool
+// result) with the system's default application.
+func (d *Desktop) OpenFile(path string) error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	p := ws.abs(path)
+	if !within(ws.dir, p) {
+		return fmt.Errorf("%s is outside the workspace", path)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	d.host.openURL((&url.URL{Scheme: "file", Path: p}).String())
+	return nil
 }
 
 // PathEntry is one completion of an @path reference.

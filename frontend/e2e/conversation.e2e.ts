@@ -267,6 +267,8 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByText('Plotted it, and').waitFor({ timeout: 30_000 });
     await page.getByText('Touched two files.').waitFor();
     await page.getByTestId('inline-image').first().waitFor();
+    // The 100,000 lines were offloaded to a file the result points to.
+    await page.getByRole('button', { name: 'Open saved file' }).first().waitFor();
     await app.screenshot('resumed-session');
   });
 });

@@ -54,6 +54,7 @@ export interface Backend {
   newSession(): Promise<void>;
   resumeSession(id: string): Promise<void>;
   imageData(path: string): Promise<string>;
+  openFile(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
   imagesIn(dir: string): Promise<string[]>;
   skills(): Promise<SkillInfo[]>;
@@ -114,6 +115,7 @@ export const backend: Backend = {
   newSession: () => call(Desktop.NewSession),
   resumeSession: (id) => call(() => Desktop.ResumeSession(id)),
   imageData: (path) => call(() => Desktop.ImageData(path)),
+  openFile: (path) => call(() => Desktop.OpenFile(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
   imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
   skills: () => call(Desktop.Skills),

@@ -20,6 +20,8 @@ export function ImagesIn(arg1:string):Promise<Array<string>>;
 
 export function NewSession():Promise<void>;
 
+export function OpenFile(arg1:string):Promise<void>;
+
 export function OpenWorkspace(arg1:string,arg2:string):Promise<app.WorkspaceInfo>;
 
 export function Permissions():Promise<app.PermissionRules>;

@@ -34,6 +34,10 @@ export function NewSession() {
   return window['go']['app']['Desktop']['NewSession']();
 }
 
+export function OpenFile(arg1) {
+  return window['go']['app']['Desktop']['OpenFile'](arg1);
+}
+
 export function OpenWorkspace(arg1, arg2) {
   return window['go']['app']['Desktop']['OpenWorkspace'](arg1, arg2);
 }
