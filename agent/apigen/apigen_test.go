@@ -3,6 +3,8 @@ package apigen_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,13 +217,45 @@ assert not os.path.exists("PWNED"), "injected code ran"
 print("ok", len(expected["tools"]))
 `
 
-// Every module of the injection corpus (and of the ordinary set) imports
-// and runs in a real Python, inertly.
+// hostile makes tools whose names, descriptions, property names, enum
+// values and defaults are random strings of the characters that matter to
+// Python's tokenizer (deterministic: a fixed seed).
+func hostile(n int) (string, []apigen.Tool) {
+	alphabet := []rune("\"'\\\n\r\t\x00\x0b\x0c #:;()[]{}=,.aZ9_-üß日\u2028\u2029\u202e\u200b\U0001f600")
+	r := rand.New(rand.NewPCG(7, 11))
+	str := func() string {
+		b := make([]rune, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	tools := make([]apigen.Tool, n)
+	for i := range tools {
+		schema := map[string]any{"type": "object", "properties": map[string]any{
+			str(): map[string]any{"type": "string", "description": str(), "enum": []string{str(), str()}, "default": str()},
+			str(): map[string]any{"type": "object", "description": str(), "properties": map[string]any{str(): map[string]any{"type": "integer"}}},
+		}}
+		in, _ := json.Marshal(schema)
+		out, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{str(): map[string]any{"type": "string", "description": str()}}})
+		tools[i] = apigen.Tool{Name: fmt.Sprintf("%s%d", str(), i), Description: str(), InputSchema: in, OutputSchema: out}
+	}
+	return "srv" + str(), tools
+}
+
+// Every module of the injection corpus, of random hostile tools and of the
+// ordinary set imports and runs in a real Python, inertly.
 func TestInjectionCorpusImports(t *testing.T) {
 	py := testPython(t)
-	for _, name := range []string{"search", "injection"} {
+	for _, name := range []string{"search", "injection", "random"} {
 		t.Run(name, func(t *testing.T) {
-			server, tools := loadServer(t, name)
+			var server string
+			var tools []apigen.Tool
+			if name == "random" {
+				server, tools = hostile(200)
+			} else {
+				server, tools = loadServer(t, name)
+			}
 			root := t.TempDir()
 			dir, err := apigen.Generate(filepath.Join(root, "mcptools"), server, tools)
 			if err != nil {
