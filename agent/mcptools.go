@@ -158,9 +158,27 @@ func (a *Agent) mcpDeclarations() []model.Tool {
 		if desc == "" {
 			desc = "Tool " + t.Name + " of the MCP server " + t.Server + "."
 		}
-		tools = append(tools, model.Tool{Name: n, Description: desc, Parameters: t.InputSchema})
+		tools = append(tools, model.Tool{Name: n, Description: desc, Parameters: withoutMetaSchema(t.InputSchema)})
 	}
 	return tools
+}
+
+// withoutMetaSchema drops the top-level "$schema" key, which some model APIs
+// refuse in function parameters.
+func withoutMetaSchema(schema json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(schema, &m) != nil {
+		return schema
+	}
+	if _, ok := m["$schema"]; !ok {
+		return schema
+	}
+	delete(m, "$schema")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return schema
+	}
+	return b
 }
 
 // runMCPTool runs a tool-search or JSON MCP tool; ok is false when name is
