@@ -362,3 +362,33 @@ turns:
 		t.Errorf("not regenerated: %v", err)
 	}
 }
+
+// The npm reference server-everything as a JSON tool server: its real
+// schemas go to the model and a call comes back.
+func TestJSONMCPReferenceServer(t *testing.T) {
+	wd, _ := os.Getwd()
+	js := filepath.Join(wd, "..", "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(js); err != nil {
+		msg := "no server-everything: run make test, or cd scripts/mcp-servers && npm install --no-save"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": config.Server{Command: "node", Args: []string{js, "stdio"}}}})
+	a, fake := startIn(t, ws, `
+turns:
+  - expect:
+      tools: [everything_echo, everything_get-sum, everything_get-structured-content]
+    reply: [{call: {id: c1, name: everything_get-sum, args: {a: 19, b: 23}}}]
+  - expect:
+      last: [{role: user, response: everything_get-sum, output: "42"}]
+    reply: [{text: "42."}]
+`)
+	run(t, a, "Add.", nil)
+	for _, tool := range fake.Requests()[0].Tools {
+		if strings.Contains(string(tool.Parameters), `"$schema"`) {
+			t.Errorf("%s parameters keep $schema", tool.Name)
+		}
+	}
+}
