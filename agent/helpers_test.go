@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -41,22 +41,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testPython(t testing.TB) string {
-	t.Helper()
-	p := os.Getenv("FREEACT_TEST_PYTHON")
-	if p == "" {
-		wd, _ := os.Getwd()
-		p = filepath.Join(filepath.Dir(wd), ".cache", "python", "venv", "bin", "python")
-	}
-	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
-		msg := "no Python with ipykernel at " + p + ": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
+func testPython(t testing.TB) string { return testenv.Python(t) }
 
 // server returns the Jupyter server the tests share (with a warm pool).
 func server(t testing.TB) *kernel.Server {

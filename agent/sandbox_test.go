@@ -11,22 +11,13 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
-// srtOnPath puts the srt of scripts/srt first on PATH (make test installs
-// it there) or skips, failing under CI.
+// srtOnPath puts the srt of scripts/srt first on PATH.
 func srtOnPath(t *testing.T) {
 	t.Helper()
-	wd, _ := os.Getwd()
-	bin := filepath.Join(filepath.Dir(wd), "scripts", "srt", "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(bin, "srt")); err != nil {
-		msg := "srt not installed in scripts/srt (run npm install there)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PATH", testenv.SrtDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 func TestSandboxedAgent(t *testing.T) {
@@ -95,14 +86,7 @@ func TestSandboxWithRemoteServerRefused(t *testing.T) {
 // confined: it may write in the workspace only and cannot read .env.
 func TestSandboxedMCPServer(t *testing.T) {
 	srtOnPath(t)
-	wd, _ := os.Getwd()
-	server := filepath.Join(filepath.Dir(wd), "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	if _, err := os.Stat(server); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the reference filesystem server is not installed in scripts/mcp-servers")
-		}
-		t.Skip("the reference filesystem server is not installed in scripts/mcp-servers")
-	}
+	server := testenv.MCPServer(t, "server-filesystem")
 	ws := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	settings := filepath.Join(ws, "sandbox-filesystem-mcp.json")

@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // These tests run the real freeact binary in terminal mode against a real
@@ -49,22 +50,7 @@ func freeactBinary(t *testing.T) string {
 	return built.bin
 }
 
-func testPython(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("FREEACT_TEST_PYTHON")
-	if p == "" {
-		wd, _ := os.Getwd()
-		p = filepath.Join(filepath.Dir(wd), ".cache", "python", "venv", "bin", "python")
-	}
-	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
-		msg := "no Python with ipykernel at " + p + ": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
+func testPython(t *testing.T) string { return testenv.Python(t) }
 
 // terminalEnv returns a workspace using the test Python and the environment
 // that points freeact at the fake model and at private XDG folders; marker
@@ -348,14 +334,7 @@ func processesWith(marker string) []int {
 
 func TestRunSandboxed(t *testing.T) {
 	bin := freeactBinary(t)
-	wd, _ := os.Getwd()
-	srtBin := filepath.Join(filepath.Dir(wd), "scripts", "srt", "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(srtBin, "srt")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("srt not installed in scripts/srt")
-		}
-		t.Skip("srt not installed in scripts/srt")
-	}
+	srtBin := testenv.SrtDir(t)
 	outside := filepath.Join(t.TempDir(), "escaped.txt")
 	code := "try:\n    open(" + strconv.Quote(outside) + ", 'w').write('x')\nexcept OSError as e:\n    print('blocked:', e.strerror)"
 	codeJSON, _ := json.Marshal(code)
