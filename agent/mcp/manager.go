@@ -489,21 +489,27 @@ func (c *conn) close(log *slog.Logger) error {
 		if c.cmd != nil && c.cmd.Process != nil {
 			pid = c.cmd.Process.Pid
 		}
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(time.Second):
-			if pid > 0 {
-				signalGroup(pid, sigTerm)
-			}
+		wait := func(d time.Duration) (error, bool) {
 			select {
-			case err = <-done:
-			case <-time.After(2 * time.Second):
-				if pid > 0 {
-					signalGroup(pid, sigKill)
-				}
-				err = <-done
+			case err := <-done:
+				return err, true
+			case <-time.After(d):
+				return nil, false
 			}
+		}
+		err, ok := wait(time.Second)
+		if !ok && pid > 0 {
+			signalGroup(pid, sigTerm)
+			err, ok = wait(2 * time.Second)
+			if !ok {
+				signalGroup(pid, sigKill)
+				err, ok = wait(2 * time.Second)
+			}
+		} else if !ok {
+			err, ok = wait(2 * time.Second)
+		}
+		if !ok {
+			err = errors.New("the connection did not close within 5 s")
 		}
 		if pid > 0 {
 			signalGroup(pid, sigKill)
