@@ -13,6 +13,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // mcpWorkspace makes a workspace whose agent.json has the given options
@@ -366,15 +367,7 @@ turns:
 // The npm reference server-everything as a JSON tool server: its real
 // schemas go to the model and a call comes back.
 func TestJSONMCPReferenceServer(t *testing.T) {
-	wd, _ := os.Getwd()
-	js := filepath.Join(wd, "..", "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(js); err != nil {
-		msg := "no server-everything: run make test, or cd scripts/mcp-servers && npm install --no-save"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	js := testenv.MCPServer(t, "server-everything")
 	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": config.Server{Command: "node", Args: []string{js, "stdio"}}}})
 	a, fake := startIn(t, ws, `
 turns:

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/apigen"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -159,22 +160,7 @@ func FuzzModuleName(f *testing.F) {
 	})
 }
 
-func testPython(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("FREEACT_TEST_PYTHON")
-	if p == "" {
-		wd, _ := os.Getwd()
-		p = filepath.Join(wd, "..", "..", ".cache", "python", "venv", "bin", "python")
-	}
-	if exec.Command(p, "-c", "import sys; assert sys.version_info >= (3, 9)").Run() != nil {
-		msg := "no Python 3.9+ at " + p + ": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
+func testPython(t *testing.T) string { return testenv.Python(t) }
 
 // checkScript imports every generated module in a real Python with a stub
 // freeact_runtime, checks that nothing ran (no file made, no exit), that

@@ -15,26 +15,13 @@ import (
 	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // The MCP reference servers from the npm registry, installed into
 // scripts/mcp-servers by make test.
 
-func refServer(t *testing.T, pkg string) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	js := filepath.Join(wd, "..", "..", "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	_, statErr := os.Stat(js)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		msg := fmt.Sprintf("no node or no %s (%v %v): run make test, or cd scripts/mcp-servers && npm install --no-save", pkg, statErr, nodeErr)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return js
-}
+func refServer(t *testing.T, pkg string) string { return testenv.MCPServer(t, pkg) }
 
 // processesWith lists the processes whose command line contains s.
 func processesWith(s string) []string {
@@ -176,18 +163,7 @@ func TestReferenceServerFilesystem(t *testing.T) {
 // in a real Python.
 func TestReferenceServersGenerate(t *testing.T) {
 	everything, filesystem := refServer(t, "server-everything"), refServer(t, "server-filesystem")
-	py := os.Getenv("FREEACT_TEST_PYTHON")
-	if py == "" {
-		wd, _ := os.Getwd()
-		py = filepath.Join(wd, "..", "..", ".cache", "python", "venv", "bin", "python")
-	}
-	if exec.Command(py, "-c", "pass").Run() != nil {
-		msg := "no Python at " + py + ": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	py := testenv.Python(t)
 	root := t.TempDir()
 	m, _ := newManager(t, map[string]config.Server{
 		"everything":  {Command: "node", Args: []string{everything, "stdio"}},
