@@ -442,3 +442,38 @@ turns:
 	}
 	d2.shutdown()
 }
+
+// A kernel that cannot start shows the error; Retry starts it once the
+// configuration is fixed.
+func TestDesktopKernelErrorAndRetry(t *testing.T) {
+	py := testPython(t)
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	ws := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
+	write := func(python string) {
+		cfg, _ := json.Marshal(map[string]any{"python": python, "enable_subagents": false})
+		_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
+	}
+	write(filepath.Join(ws, "no-such-python"))
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	st := h.waitState(t, KernelError)
+	if !strings.Contains(st.Message, "no-such-python") {
+		t.Errorf("error = %q, want it to name the interpreter", st.Message)
+	}
+	if err := d.Send("hi", nil); err == nil || !strings.Contains(err.Error(), "Retry") {
+		t.Errorf("Send while the kernel failed = %v", err)
+	}
+	write(py)
+	if err := d.RetryKernel(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(t, KernelReady)
+}

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startApp, type App } from './harness';
 
 describe('the first window, against the real Go backend', () => {
@@ -58,6 +61,29 @@ describe('the first window, against the real Go backend', () => {
       }
     });
     expect(err).toBe('the prompt is empty: type a request first');
+  });
+});
+
+describe('a kernel that cannot start', () => {
+  it('shows the error with a Retry button', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'freeact-e2e-bad-'));
+    mkdirSync(join(ws, '.freeact'));
+    writeFileSync(join(ws, '.freeact', 'agent.json'), JSON.stringify({ python: '/no/such/python3' }));
+    const app = await startApp({ env: { GEMINI_API_KEY: 'fake-key' } });
+    try {
+      await app.page.getByLabel('or type its path').fill(ws);
+      await app.page.getByRole('button', { name: 'Open', exact: true }).click();
+      const alert = app.page.getByRole('alert').filter({ hasText: 'The kernel did not start' });
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toContain('/no/such/python3');
+      expect(await app.page.getByTestId('kernel-status').textContent()).toContain('Kernel failed');
+      await app.screenshot('kernel-error');
+      await alert.getByRole('button', { name: 'Retry' }).click();
+      await alert.waitFor({ timeout: 30_000 });
+    } finally {
+      await app.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 });
 

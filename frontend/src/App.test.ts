@@ -17,6 +17,7 @@ const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
 
 function fakeBackend(overrides: Partial<Backend> = {}) {
   let emit: (b: AgentEvent[]) => void = () => {};
+  let drop: (x: number, y: number, paths: string[]) => void = () => {};
   const b: Backend = {
     version: vi.fn(async () => ({ version: '1.2.3', goVersion: 'go1.26', platform: 'linux/amd64', commit: '' })),
     workspace: vi.fn(async () => ({ ...ws(''), kernel: { ...ready, state: 'stopped' } })),
@@ -49,10 +50,13 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
       return () => {};
     },
     onKernel: () => () => {},
-    onFileDrop: () => () => {},
+    onFileDrop: (cb) => {
+      drop = cb;
+      return () => {};
+    },
     ...overrides,
   };
-  return { backend: b, emit: (batch: AgentEvent[]) => emit(batch) };
+  return { backend: b, emit: (batch: AgentEvent[]) => emit(batch), drop: (paths: string[]) => drop(0, 0, paths) };
 }
 
 describe('App', () => {
@@ -111,6 +115,33 @@ describe('App', () => {
     expect(screen.getByText('code').tagName).toBe('STRONG');
   });
 
+  it('attaches dropped images and references other dropped files', async () => {
+    const { backend, drop } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    drop(['/home/u/proj/data/plot.PNG', '/home/u/proj/notes.txt', '/elsewhere/x.csv']);
+    expect(await screen.findByTestId('attachment')).toHaveTextContent('plot.PNG');
+    await vi.waitFor(() => expect(box.value).toBe('@notes.txt @/elsewhere/x.csv '));
+    await userEvent.type(box, 'compare{Enter}');
+    expect(backend.send).toHaveBeenCalledWith('@notes.txt @/elsewhere/x.csv compare', [
+      { name: 'plot.PNG', path: '/home/u/proj/data/plot.PNG', dataUrl: undefined },
+    ]);
+  });
+
+  it('exports the conversation as HTML through the backend', async () => {
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      exportConversation: vi.fn(async () => '/tmp/out.html'),
+    });
+    render(App, { backend });
+    await screen.findByLabelText('Message to the agent');
+    emit([{ type: 'UserMessage', agent_id: 'main', text: 'hi' }, { type: 'Response', agent_id: 'main', text: 'hello' }]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Export as HTML' }));
+    expect(backend.exportConversation).toHaveBeenCalledWith('html', expect.stringContaining('<p>hello</p>'));
+    expect(await screen.findByText('Exported to /tmp/out.html')).toBeInTheDocument();
+  });
+
   it('puts a failed send in a dismissible banner and keeps the draft', async () => {
     const { backend } = fakeBackend({
       workspace: vi.fn(async () => ws()),
@@ -124,5 +155,25 @@ describe('App', () => {
     expect(box.value).toBe('hello');
     await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+});
+
+describe('App kernel status', () => {
+  it('keeps a kernel status that arrived before OpenWorkspace returned', async () => {
+    let kernelCb: (s: KernelStatus) => void = () => {};
+    let finish: (w: WorkspaceInfo) => void = () => {};
+    const { backend } = fakeBackend({
+      onKernel: (cb) => {
+        kernelCb = cb;
+        return () => {};
+      },
+      openWorkspace: vi.fn(() => new Promise<WorkspaceInfo>((ok) => (finish = ok))),
+    });
+    render(App, { backend });
+    await userEvent.type(screen.getByLabelText('or type its path'), '/tmp/w{Enter}');
+    kernelCb({ ...ready, state: 'error', message: 'python not found' });
+    finish({ ...ws('/tmp/w'), kernel: { ...ready, state: 'starting' } });
+    expect(await screen.findByText('The kernel did not start.')).toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: 'Retry' }).length).toBeGreaterThan(0);
   });
 });
