@@ -39,6 +39,25 @@ type Desktop struct {
 
 	mu sync.Mutex
 	ws *workspace // nil until a workspace is opened
+
+	sendMu sync.Mutex
+	seq    uint64 // of the last message sent to the window
+}
+
+// Message is what every event to the window carries: a sequence number
+// over all events, because a browser on the dev server can receive them
+// out of order, and the payload.
+type Message struct {
+	Seq  uint64 `json:"seq"`
+	Data any    `json:"data"`
+}
+
+// send emits one event with the next sequence number.
+func (d *Desktop) send(name string, data any) {
+	d.sendMu.Lock()
+	defer d.sendMu.Unlock()
+	d.seq++
+	d.host.emit(name, Message{Seq: d.seq, Data: data})
 }
 
 // host is what the bindings need from the window: events, dialogs and the

@@ -262,11 +262,20 @@ type fakeHost struct {
 	events []json.RawMessage
 	status []KernelStatus
 	opened []string
+	seq    uint64
+	// outOfOrder is set when a message did not carry the next number.
+	outOfOrder bool
 }
 
-func (h *fakeHost) emit(name string, data any) {
+func (h *fakeHost) emit(name string, msg any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	m := msg.(Message)
+	if m.Seq != h.seq+1 {
+		h.outOfOrder = true
+	}
+	h.seq = m.Seq
+	data := m.Data
 	switch name {
 	case EventAgent:
 		h.events = append(h.events, data.([]json.RawMessage)...)
@@ -441,6 +450,9 @@ turns:
 		t.Errorf("resumed response = %v", r["text"])
 	}
 	d2.shutdown()
+	if h.outOfOrder || h2.outOfOrder {
+		t.Error("messages to the window were not numbered in order")
+	}
 }
 
 // A kernel that cannot start shows the error; Retry starts it once the

@@ -180,7 +180,7 @@ func (d *Desktop) sendBatch(b []queued) {
 	if err != nil {
 		d.log.Warn("encode events", "err", err)
 	}
-	d.host.emit(EventAgent, raw)
+	d.send(EventAgent, raw)
 }
 
 // setStatus records and emits the kernel status.
@@ -195,8 +195,9 @@ func (ws *workspace) setStatus(s KernelStatus) {
 		s.SessionID = ws.agent.SessionID()
 	}
 	ws.status = s
+	// Sent under the lock, so statuses keep their order.
+	ws.d.send(EventKernel, s)
 	ws.mu.Unlock()
-	ws.d.host.emit(EventKernel, s)
 }
 
 // start creates and starts the agent in the background.

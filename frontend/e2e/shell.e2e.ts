@@ -74,7 +74,10 @@ describe('a kernel that cannot start', () => {
       await app.page.getByLabel('or type its path').fill(ws);
       await app.page.getByRole('button', { name: 'Open', exact: true }).click();
       const alert = app.page.getByRole('alert').filter({ hasText: 'The kernel did not start' });
-      await alert.waitFor({ timeout: 30_000 });
+      await alert.waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+        await app.screenshot('kernel-error-failure');
+        throw new Error(`${String(e)}\n${app.log()}`);
+      });
       expect(await alert.textContent()).toContain('/no/such/python3');
       expect(await app.page.getByTestId('kernel-status').textContent()).toContain('Kernel failed');
       await app.screenshot('kernel-error');

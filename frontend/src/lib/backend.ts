@@ -5,6 +5,7 @@ import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
 import type { app, permission } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
+import { Sequencer, type Numbered } from './sequencer';
 
 // Plain data shapes of what the bindings return (the JSON of the Go types;
 // the generated classes add methods plain objects lack).
@@ -99,6 +100,26 @@ function hasRuntime(): boolean {
   return (window as unknown as { runtime?: unknown }).runtime !== undefined;
 }
 
+// Both event channels share one numbering, so one sequencer orders them.
+type Incoming = { name: 'agent:events'; data: AgentEvent[] } | { name: 'kernel:status'; data: KernelStatus };
+const eventHandlers = new Set<(b: AgentEvent[]) => void>();
+const kernelHandlers = new Set<(s: KernelStatus) => void>();
+const sequencer = new Sequencer<Incoming>((m) => {
+  if (m.name === 'agent:events') eventHandlers.forEach((h) => h(m.data));
+  else kernelHandlers.forEach((h) => h(m.data));
+});
+let listening = false;
+function listen() {
+  if (listening || !hasRuntime()) return;
+  listening = true;
+  Runtime.EventsOn('agent:events', (m: Numbered<AgentEvent[]>) =>
+    sequencer.push({ seq: m.seq, data: { name: 'agent:events', data: m.data } }),
+  );
+  Runtime.EventsOn('kernel:status', (m: Numbered<KernelStatus>) =>
+    sequencer.push({ seq: m.seq, data: { name: 'kernel:status', data: m.data } }),
+  );
+}
+
 export const backend: Backend = {
   version: () => call(Desktop.Version),
   workspace: () => call(Desktop.Workspace) as Promise<WorkspaceInfo>,
@@ -127,12 +148,14 @@ export const backend: Backend = {
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),
   exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
   onEvents(cb) {
-    if (!hasRuntime()) return () => {};
-    return Runtime.EventsOn('agent:events', (batch: AgentEvent[]) => cb(batch));
+    listen();
+    eventHandlers.add(cb);
+    return () => eventHandlers.delete(cb);
   },
   onKernel(cb) {
-    if (!hasRuntime()) return () => {};
-    return Runtime.EventsOn('kernel:status', (s: KernelStatus) => cb(s));
+    listen();
+    kernelHandlers.add(cb);
+    return () => kernelHandlers.delete(cb);
   },
   onFileDrop(cb) {
     if (!hasRuntime()) return () => {};
