@@ -489,3 +489,24 @@ func TestDesktopKernelErrorAndRetry(t *testing.T) {
 	}
 	h.waitState(t, KernelReady)
 }
+
+func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
+	ws := t.TempDir()
+	cfg, err := config.Load(ws, config.LoadOptions{Lookup: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(t.TempDir()), log: NewDesktop(Build{}).log}
+	d.ws = &workspace{dir: ws, cfg: cfg, d: d}
+	for _, tc := range []struct{ json, want string }{
+		{`{"command": "/no/such/mcp-server"}`, "/no/such/mcp-server"},
+		{`{"command": "x", "colour": 1}`, "not a valid server entry"},
+		{`{"command": "${NOT_SET_ANYWHERE}"}`, "NOT_SET_ANYWHERE"},
+	} {
+		_, err := d.TestMCPServer("demo", tc.json)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("TestMCPServer(%s) = %v, want an error mentioning %q", tc.json, err, tc.want)
+		}
+	}
+}

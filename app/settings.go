@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
 )
 
@@ -260,4 +263,44 @@ func (d *Desktop) SavePermissions(rules permission.Rules) error {
 		return fmt.Errorf("save permissions: %w", err)
 	}
 	return nil
+}
+
+// mcpTestTimeout bounds TestMCPServer.
+const mcpTestTimeout = 30 * time.Second
+
+// TestMCPServer starts the MCP server described by serverJSON (one entry of
+// mcp_servers or ptc_servers, ${VAR} references expanded from the
+// workspace's environment), lists its tools and stops it. It returns the
+// tool names, or the reason the server could not be reached.
+func (d *Desktop) TestMCPServer(name, serverJSON string) ([]string, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	expanded, err := ws.cfg.Env.Expand(serverJSON)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", name, err)
+	}
+	var srv config.Server
+	dec := json.NewDecoder(strings.NewReader(expanded))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&srv); err != nil {
+		return nil, fmt.Errorf("server %s is not a valid server entry: %w", name, err)
+	}
+	if srv.Cwd == "" && srv.Command != "" {
+		srv.Cwd = ws.dir
+	}
+	ctx, cancel := context.WithTimeout(d.host.context(), mcpTestTimeout)
+	defer cancel()
+	m := mcp.NewManager(map[string]config.Server{name: srv}, mcp.Options{ConnectTimeout: mcpTestTimeout, ClientName: AppName, Log: d.log})
+	defer func() { _ = m.Close() }()
+	tools, err := m.ServerTools(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", name, err)
+	}
+	out := make([]string, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out, nil
 }

@@ -247,6 +247,13 @@ describe('the desktop client against a real kernel and a fake model', () => {
     expect(await err.textContent()).toContain('1 or more');
     expect(JSON.parse(readFileSync(join(workspace, '.freeact', 'agent.json'), 'utf8')).max_subagents).toBe(5);
     await app.screenshot('settings-error');
+    await page.getByRole('tab', { name: 'MCP servers' }).click();
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByLabel('Server server1').fill('{"command": "/no/such/mcp-server"}');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('status').filter({ hasText: '/no/such/mcp-server' }).waitFor({ timeout: 20_000 });
+    await app.screenshot('settings-mcp');
+    await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('tab', { name: 'Permissions' }).click();
     await page.getByLabel('Command or path pattern').first().waitFor();
     await app.screenshot('settings-permissions');

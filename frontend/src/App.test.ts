@@ -41,6 +41,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     settings: vi.fn(async () => []),
     saveSettings: vi.fn(async () => []),
     setAPIKey: vi.fn(async () => {}),
+    testMCPServer: vi.fn(async () => []),
     apiKeyNames: vi.fn(async () => []),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     savePermissions: vi.fn(async () => {}),

@@ -62,6 +62,7 @@ export interface Backend {
   settings(): Promise<SettingField[]>;
   saveSettings(values: Record<string, string>): Promise<FieldError[]>;
   setAPIKey(name: string, key: string): Promise<void>;
+  testMCPServer(name: string, json: string): Promise<string[]>;
   apiKeyNames(): Promise<string[]>;
   permissions(): Promise<PermissionRules>;
   savePermissions(rules: Rules): Promise<void>;
@@ -143,6 +144,7 @@ export const backend: Backend = {
   settings: () => call(Desktop.Settings),
   saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),
+  testMCPServer: (name, json) => call(() => Desktop.TestMCPServer(name, json)),
   apiKeyNames: () => call(Desktop.APIKeyNames),
   permissions: () => call(Desktop.Permissions) as Promise<PermissionRules>,
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),

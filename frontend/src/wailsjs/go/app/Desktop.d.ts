@@ -52,6 +52,8 @@ export function Settings():Promise<Array<app.SettingField>>;
 
 export function Skills():Promise<Array<app.SkillInfo>>;
 
+export function TestMCPServer(arg1:string,arg2:string):Promise<Array<string>>;
+
 export function Version():Promise<app.VersionInfo>;
 
 export function Workspace():Promise<app.WorkspaceInfo>;

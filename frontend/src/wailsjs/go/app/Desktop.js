@@ -98,6 +98,10 @@ export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
 
+export function TestMCPServer(arg1, arg2) {
+  return window['go']['app']['Desktop']['TestMCPServer'](arg1, arg2);
+}
+
 export function Version() {
   return window['go']['app']['Desktop']['Version']();
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import SettingsPanel from './SettingsPanel.svelte';
+import type { Backend } from '../../lib/backend';
+
+function backend(saveErrors: { key: string; message: string }[] = []) {
+  return {
+    settings: vi.fn(async () => [
+      { key: 'model', value: '"gemini-3-flash-preview"', default: '"gemini-3-flash-preview"', description: 'The model.' },
+      { key: 'max_subagents', value: '5', default: '5', description: 'How many.' },
+    ]),
+    apiKeyNames: vi.fn(async () => ['GEMINI_API_KEY']),
+    permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
+    saveSettings: vi.fn(async () => saveErrors),
+  } as unknown as Backend;
+}
+
+describe('SettingsPanel', () => {
+  it('picks a model by provider and saves the form', async () => {
+    const b = backend();
+    const onsaved = vi.fn();
+    render(SettingsPanel, { backend: b, onclose: vi.fn(), onsaved, onerror: vi.fn() });
+    expect(await screen.findByText('GEMINI_API_KEY is stored.')).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByLabelText('Provider'), 'openai');
+    expect(screen.getByLabelText<HTMLInputElement>('model').value).toBe('"openai:gpt-5"');
+    expect(screen.getByText(/Needs OPENAI_API_KEY/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(b.saveSettings).toHaveBeenCalledWith({ model: '"openai:gpt-5"', max_subagents: '5' });
+    expect(onsaved).toHaveBeenCalled();
+  });
+
+  it('shows errors next to their field and saves nothing', async () => {
+    const b = backend([{ key: 'max_subagents', message: 'value 0 is not valid: want 1 or more' }]);
+    const onsaved = vi.fn();
+    render(SettingsPanel, { backend: b, onclose: vi.fn(), onsaved, onerror: vi.fn() });
+    await screen.findByLabelText('max_subagents');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByTestId('error-max_subagents')).toHaveTextContent('want 1 or more');
+    expect(screen.getByLabelText('max_subagents')).toHaveAttribute('aria-invalid', 'true');
+    expect(onsaved).not.toHaveBeenCalled();
+  });
+});
