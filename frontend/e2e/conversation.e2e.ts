@@ -207,6 +207,13 @@ describe('the desktop client against a real kernel and a fake model', () => {
     writeFileSync(join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'), `${frames.max.toFixed(1)} ms (${frames.n} frames)\n`);
     await app.screenshot('large-output');
     expect(frames.max).toBeLessThan(100);
+    // It followed the output to the bottom; scrolling up stops following.
+    const conv = page.getByTestId('conversation');
+    const gap = () => conv.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    await expect.poll(gap).toBeLessThan(40);
+    await conv.evaluate((el) => el.scrollTo({ top: 0 }));
+    await page.getByRole('button', { name: /Jump to latest/ }).click();
+    await expect.poll(gap).toBeLessThan(40);
   });
 
   it('attaches an image by a file drop and another by @path', async () => {

@@ -1,0 +1,30 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import PermissionsEditor from './PermissionsEditor.svelte';
+
+describe('PermissionsEditor', () => {
+  it('edits, adds and deletes rules, then saves them by tier', async () => {
+    const onsave = vi.fn();
+    render(PermissionsEditor, {
+      rules: {
+        always: {
+          allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'ls *' }],
+          ask: [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
+        },
+        session: { allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'make *' }], ask: [] },
+      },
+      onsave,
+    });
+    expect(screen.getByText('ShellAction bash make *')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
+    const patterns = screen.getAllByLabelText<HTMLInputElement>('Command or path pattern');
+    await userEvent.type(patterns[2]!, 'git status *');
+    await userEvent.click(screen.getAllByRole('button', { name: 'Delete rule' })[1]!); // ls *
+    await userEvent.click(screen.getByRole('button', { name: 'Save permissions' }));
+    expect(onsave).toHaveBeenCalledWith(
+      [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }],
+      [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
+    );
+  });
+});
