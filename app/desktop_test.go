@@ -306,7 +306,7 @@ func (h *fakeHost) waitEvent(t *testing.T, typ string, from int) (map[string]any
 		for i := from; i < len(evs); i++ {
 			var m map[string]any
 			_ = json.Unmarshal(evs[i], &m)
-			if m["type"] == typ {
+			if typ == "" || m["type"] == typ {
 				return m, i
 			}
 		}
@@ -508,5 +508,75 @@ func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("TestMCPServer(%s) = %v, want an error mentioning %q", tc.json, err, tc.want)
 		}
+	}
+}
+
+// A kernel that dies in a cell is reported, and the next turn runs on a
+// fresh one.
+func TestDesktopKernelDeathIsReported(t *testing.T) {
+	py := testPython(t)
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os\nos._exit(1)"}}}]
+  - reply: [{text: "It died."}]
+  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "print('alive')"}}}]
+  - reply: [{text: "Alive again."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	ws := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
+	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.waitState(t, KernelReady)
+	approveAll := func(from int) int {
+		for {
+			ev, i := h.waitEvent(t, "", from)
+			from = i + 1
+			switch ev["type"] {
+			case "ApprovalRequest":
+				if err := d.Approve(ev["request_id"].(string), "yes", ""); err != nil {
+					t.Fatal(err)
+				}
+			case "TurnEnded":
+				return from
+			}
+		}
+	}
+	if err := d.Send("Crash it", nil); err != nil {
+		t.Fatal(err)
+	}
+	next := approveAll(0)
+	st := h.waitState(t, KernelReady)
+	if st.Message != msgRestartedAfterDeath {
+		t.Errorf("status after the death = %+v", st)
+	}
+	sawDied := false
+	h.mu.Lock()
+	for _, s := range h.status {
+		sawDied = sawDied || s.State == KernelDied
+	}
+	h.mu.Unlock()
+	if !sawDied {
+		t.Error("no died status")
+	}
+	if err := d.Send("Again", nil); err != nil {
+		t.Fatal(err)
+	}
+	approveAll(next)
+	out, _ := h.waitEvent(t, "CodeExecutionOutput", next)
+	if !strings.Contains(out["text"].(string), "alive") {
+		t.Errorf("output after the restart = %v", out["text"])
 	}
 }

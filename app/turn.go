@@ -12,6 +12,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/kernel"
 )
 
 // maxImageSide is the longest side of an attached image sent to the model.
@@ -79,11 +80,17 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
 	defer close(t.done)
 	ctx := ws.d.host.context()
+	died := false
 	for ev := range a.Stream(ctx, p) {
 		q := queued{ev: ev}
-		switch ev.(type) {
+		switch e := ev.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest:
 			q.requestID = ws.requestID(ev)
+		case *agent.CodeExecutionOutput:
+			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {
+				died = true
+				ws.setStatus(KernelStatus{State: KernelDied, Message: kernel.ErrKernelDied.Error(), Progress: -1})
+			}
 		}
 		ws.push(q)
 	}
@@ -93,7 +100,11 @@ func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
 	clear(ws.pending)
 	ws.mu.Unlock()
 	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
-	ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1})
+	msg := "Kernel ready"
+	if died {
+		msg = msgRestartedAfterDeath
+	}
+	ws.setStatus(KernelStatus{State: KernelReady, Message: msg, Progress: 1})
 }
 
 // loadAttachment reads and downscales an attached image.

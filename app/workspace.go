@@ -23,7 +23,14 @@ const (
 	KernelBusy     = "busy"
 	KernelError    = "error"
 	KernelStopped  = "stopped"
+	// KernelDied: the kernel process died during the turn; the next code
+	// action starts a fresh one.
+	KernelDied = "died"
 )
+
+// msgRestartedAfterDeath is the ready status after a turn in which the
+// kernel died.
+const msgRestartedAfterDeath = "The kernel died and was replaced: variables and imports were lost"
 
 // KernelStatus is the payload of EventKernel.
 type KernelStatus struct {

@@ -160,6 +160,22 @@ describe('App', () => {
 });
 
 describe('App kernel status', () => {
+  it('says when the kernel died', async () => {
+    let kernelCb: (s: KernelStatus) => void = () => {};
+    const { backend } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      onKernel: (cb) => {
+        kernelCb = cb;
+        return () => {};
+      },
+    });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    kernelCb({ ...ready, state: 'died', message: 'the kernel died and its state was lost' });
+    expect(await screen.findByRole('alert')).toHaveTextContent('The kernel died: the kernel died and its state was lost');
+    expect(screen.getByTestId('kernel-status')).toHaveTextContent('Kernel died');
+  });
+
   it('keeps a kernel status that arrived before OpenWorkspace returned', async () => {
     let kernelCb: (s: KernelStatus) => void = () => {};
     let finish: (w: WorkspaceInfo) => void = () => {};
