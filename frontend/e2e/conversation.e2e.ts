@@ -120,6 +120,12 @@ describe('the desktop client against a real kernel and a fake model', () => {
     expect(existsSync(join(workspace, 'made-by-shell.txt'))).toBe(true);
     await page.getByTestId('usage').last().waitFor();
     await app.screenshot('conversation-output-image');
+    await page.getByRole('button', { name: 'Enlarge image' }).first().click();
+    const lightbox = page.getByRole('dialog', { name: 'image' });
+    await lightbox.waitFor();
+    await app.screenshot('image-enlarged');
+    await page.keyboard.press('Escape');
+    await lightbox.waitFor({ state: 'hidden' });
   });
 
   it('rejects a call with n and shows "Tool call rejected"', async () => {
