@@ -428,6 +428,17 @@ turns:
 	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(h.opened) != 1 || !strings.HasPrefix(h.opened[0], "file:///") {
 		t.Errorf("OpenFile = %v, opened %v", err, h.opened)
 	}
+	// Applying settings restarts the agent on the same session: the window
+	// is reset and gets the history again.
+	_, before := h.waitEvent(t, "TurnEnded", 0)
+	if err := d.ApplySettings(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvent(t, "Reset", before)
+	h.waitState(t, KernelReady)
+	if u, _ := h.waitEvent(t, "UserMessage", before); u["text"] != "Greet me" {
+		t.Errorf("history after ApplySettings = %v", u)
+	}
 	list, err := d.Sessions()
 	if err != nil || len(list) != 1 || list[0].Title != "Greet me" || list[0].ID != ready.SessionID {
 		t.Fatalf("sessions = %+v, %v", list, err)

@@ -341,6 +341,31 @@ func (d *Desktop) RetryKernel() error {
 	return nil
 }
 
+// ApplySettings restarts the agent with the workspace's current settings
+// (agent.json, .env, skills, AGENTS.md) on the same session: the
+// conversation is kept and re-sent as history, the kernel's state is lost.
+func (d *Desktop) ApplySettings() error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	cfg, err := d.loadConfig(ws.dir)
+	if err != nil {
+		return err
+	}
+	ws.mu.Lock()
+	if ws.turn != nil {
+		ws.mu.Unlock()
+		return errors.New("a turn is running: stop it before applying settings")
+	}
+	ws.cfg = cfg
+	sid := ws.status.SessionID
+	ws.mu.Unlock()
+	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.restart(sid)
+	return nil
+}
+
 // RestartKernel restarts the running kernel: variables are lost, the
 // conversation is kept.
 func (d *Desktop) RestartKernel() error {

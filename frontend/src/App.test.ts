@@ -25,6 +25,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     pickWorkspace: vi.fn(async () => ''),
     openWorkspace: vi.fn(async (p: string) => ws(p)),
     retryKernel: vi.fn(async () => {}),
+    applySettings: vi.fn(async () => {}),
     restartKernel: vi.fn(async () => {}),
     send: vi.fn(async () => {}),
     approve: vi.fn(async () => {}),

@@ -46,6 +46,7 @@ export interface Backend {
   pickWorkspace(): Promise<string>;
   openWorkspace(path: string, sessionId: string): Promise<WorkspaceInfo>;
   retryKernel(): Promise<void>;
+  applySettings(): Promise<void>;
   restartKernel(): Promise<void>;
   send(prompt: string, attachments: Attachment[]): Promise<void>;
   approve(requestId: string, decision: Decision, pattern: string): Promise<void>;
@@ -128,6 +129,7 @@ export const backend: Backend = {
   pickWorkspace: () => call(Desktop.PickWorkspace),
   openWorkspace: (path, sid) => call(() => Desktop.OpenWorkspace(path, sid)) as Promise<WorkspaceInfo>,
   retryKernel: () => call(Desktop.RetryKernel),
+  applySettings: () => call(Desktop.ApplySettings),
   restartKernel: () => call(Desktop.RestartKernel),
   send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
   approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),

@@ -13,6 +13,7 @@ function backend(saveErrors: { key: string; message: string }[] = []) {
     apiKeyNames: vi.fn(async () => ['GEMINI_API_KEY']),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     saveSettings: vi.fn(async () => saveErrors),
+    applySettings: vi.fn(async () => {}),
   } as unknown as Backend;
 }
 
@@ -28,6 +29,8 @@ describe('SettingsPanel', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(b.saveSettings).toHaveBeenCalledWith({ model: '"openai:gpt-5"', max_subagents: '5' });
     expect(onsaved).toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Apply now (restarts the kernel)' }));
+    expect(b.applySettings).toHaveBeenCalled();
   });
 
   it('shows errors next to their field and saves nothing', async () => {

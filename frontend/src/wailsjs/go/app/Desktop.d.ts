@@ -6,6 +6,8 @@ import {session} from '../models';
 
 export function APIKeyNames():Promise<Array<string>>;
 
+export function ApplySettings():Promise<void>;
+
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function Cancel():Promise<void>;

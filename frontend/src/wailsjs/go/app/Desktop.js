@@ -6,6 +6,10 @@ export function APIKeyNames() {
   return window['go']['app']['Desktop']['APIKeyNames']();
 }
 
+export function ApplySettings() {
+  return window['go']['app']['Desktop']['ApplySettings']();
+}
+
 export function Approve(arg1, arg2, arg3) {
   return window['go']['app']['Desktop']['Approve'](arg1, arg2, arg3);
 }
