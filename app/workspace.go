@@ -73,7 +73,8 @@ type workspace struct {
 	events  chan queued
 	closed  bool
 	// sendMu orders pushes before the close of events.
-	sendMu sync.RWMutex
+	sendMu   sync.RWMutex
+	statusMu sync.Mutex
 }
 
 // Workspace returns the open workspace, or an empty one.
@@ -192,6 +193,10 @@ func (d *Desktop) sendBatch(b []queued) {
 
 // setStatus records and emits the kernel status.
 func (ws *workspace) setStatus(s KernelStatus) {
+	// statusMu keeps the statuses sent in the order they were recorded,
+	// without holding mu while the window is notified.
+	ws.statusMu.Lock()
+	defer ws.statusMu.Unlock()
 	ws.mu.Lock()
 	if ws.closed {
 		ws.mu.Unlock()
@@ -202,9 +207,8 @@ func (ws *workspace) setStatus(s KernelStatus) {
 		s.SessionID = ws.agent.SessionID()
 	}
 	ws.status = s
-	// Sent under the lock, so statuses keep their order.
-	ws.d.send(EventKernel, s)
 	ws.mu.Unlock()
+	ws.d.send(EventKernel, s)
 }
 
 // start creates and starts the agent in the background.

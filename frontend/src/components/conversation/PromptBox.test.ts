@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import PromptBox from './PromptBox.svelte';
 
@@ -73,5 +73,13 @@ describe('PromptBox', () => {
     expect(screen.getByTestId('attachment')).toHaveTextContent('a.png');
     await userEvent.click(screen.getByRole('button', { name: 'Remove a.png' }));
     expect(screen.queryByTestId('attachment')).not.toBeInTheDocument();
+  });
+
+  it('attaches a pasted image', async () => {
+    render(PromptBox, { onsend: vi.fn() });
+    const png = new File([new Uint8Array([137, 80, 78, 71])], 'shot.png', { type: 'image/png' });
+    await fireEvent.paste(screen.getByLabelText('Message to the agent'), { clipboardData: { files: [png] } });
+    expect(await screen.findByTestId('attachment')).toHaveTextContent('shot.png');
+    expect(screen.getByTestId('attachment').querySelector('img')?.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
   });
 });
