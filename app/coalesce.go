@@ -3,7 +3,9 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/freeact/desktop/agent"
 )
@@ -18,6 +20,12 @@ const flushInterval = 30 * time.Millisecond
 type queued struct {
 	ev        agent.Event
 	requestID string
+	// more holds the texts of chunks merged into this one (appendCoalesced).
+	more []string
+	// dropped counts characters cut from the front of an output (see
+	// clipOutput and resolve), droppedLines the lines among them; the
+	// frontend shows that they were left out.
+	dropped, droppedLines int
 	// raw is a synthetic event of the app's own (UserMessage, TurnStarted,
 	// TurnEnded, history entries) already encoded; ev is nil then.
 	raw json.RawMessage
@@ -38,8 +46,10 @@ func chunkKey(ev agent.Event) string {
 }
 
 // appendCoalesced appends q to batch, merging it into the last event when
-// both are chunks of the same stream. Events in the batch are never mutated:
-// a merge replaces the last one with a new value.
+// both are chunks of the same stream. The merged texts are collected in the
+// last entry's more and joined once, when the batch is sent (merging by
+// string concatenation copied a flood of output quadratically). Events are
+// never mutated.
 func appendCoalesced(batch []queued, q queued) []queued {
 	key := ""
 	if q.ev != nil {
@@ -48,25 +58,66 @@ func appendCoalesced(batch []queued, q queued) []queued {
 	if key == "" || len(batch) == 0 {
 		return append(batch, q)
 	}
-	last := batch[len(batch)-1]
+	last := &batch[len(batch)-1]
 	if last.ev == nil || chunkKey(last.ev) != key {
 		return append(batch, q)
 	}
-	switch a := last.ev.(type) {
-	case *agent.ThoughtsChunk:
-		m := *a
-		m.Text += q.ev.(*agent.ThoughtsChunk).Text
-		batch[len(batch)-1] = queued{ev: &m}
-	case *agent.ResponseChunk:
-		m := *a
-		m.Text += q.ev.(*agent.ResponseChunk).Text
-		batch[len(batch)-1] = queued{ev: &m}
-	case *agent.CodeExecutionOutputChunk:
-		m := *a
-		m.Text += q.ev.(*agent.CodeExecutionOutputChunk).Text
-		batch[len(batch)-1] = queued{ev: &m}
-	}
+	last.more = append(last.more, chunkText(q.ev))
 	return batch
+}
+
+func chunkText(ev agent.Event) string {
+	switch e := ev.(type) {
+	case *agent.ThoughtsChunk:
+		return e.Text
+	case *agent.ResponseChunk:
+		return e.Text
+	case *agent.CodeExecutionOutputChunk:
+		return e.Text
+	}
+	return ""
+}
+
+// resolve returns q with its merged texts joined into one event. Output
+// beyond maxWindowOutput in one batch keeps its tail; the characters and
+// lines left out are counted in dropped and droppedLines.
+func resolve(q queued) queued {
+	if len(q.more) == 0 {
+		return q
+	}
+	var b strings.Builder
+	b.WriteString(chunkText(q.ev))
+	for _, t := range q.more {
+		b.WriteString(t)
+	}
+	text := b.String()
+	out := queued{requestID: q.requestID}
+	switch e := q.ev.(type) {
+	case *agent.ThoughtsChunk:
+		m := *e
+		m.Text = text
+		out.ev = &m
+	case *agent.ResponseChunk:
+		m := *e
+		m.Text = text
+		out.ev = &m
+	case *agent.CodeExecutionOutputChunk:
+		m := *e
+		if len(text) > maxWindowOutput {
+			cut := len(text) - maxWindowOutput
+			for cut < len(text) && !utf8.RuneStart(text[cut]) {
+				cut++
+			}
+			out.dropped = cut
+			out.droppedLines = strings.Count(text[:cut], "\n")
+			text = text[cut:]
+		}
+		m.Text = text
+		out.ev = &m
+	default:
+		return q
+	}
+	return out
 }
 
 // encodeBatch turns a batch into the JSON objects the frontend reduces:
@@ -74,6 +125,7 @@ func appendCoalesced(batch []queued, q queued) []queued {
 func encodeBatch(batch []queued) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(batch))
 	for _, q := range batch {
+		q = resolve(q)
 		if q.ev == nil {
 			out = append(out, q.raw)
 			continue
@@ -86,9 +138,37 @@ func encodeBatch(batch []queued) ([]json.RawMessage, error) {
 			id, _ := json.Marshal(q.requestID)
 			b = append(append(append([]byte(`{"request_id":`), id...), ','), b[1:]...)
 		}
+		if q.dropped > 0 && len(b) > 1 && b[0] == '{' {
+			b = append([]byte(fmt.Sprintf(`{"dropped_chars":%d,"dropped_lines":%d,`, q.dropped, q.droppedLines)), b[1:]...)
+		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// maxWindowOutput is how much of a complete code output goes to the
+// window: it shows the tail of long output anyway, and a message of many
+// megabytes would stall it while it is parsed. The model and the session
+// get the whole output.
+const maxWindowOutput = 256 << 10
+
+// clipOutput keeps the last maxWindowOutput bytes of a complete code
+// output (cut at a character boundary) and reports how many were dropped.
+func clipOutput(q queued) queued {
+	out, ok := q.ev.(*agent.CodeExecutionOutput)
+	if !ok || len(out.Text) <= maxWindowOutput {
+		return q
+	}
+	cut := len(out.Text) - maxWindowOutput
+	for cut < len(out.Text) && !utf8.RuneStart(out.Text[cut]) {
+		cut++
+	}
+	c := *out
+	c.Text = out.Text[cut:]
+	q.ev = &c
+	q.dropped = cut
+	q.droppedLines = strings.Count(out.Text[:cut], "\n")
+	return q
 }
 
 // pump forwards events from in to flush in batches: chunks wait up to

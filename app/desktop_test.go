@@ -3,12 +3,14 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
@@ -47,7 +49,7 @@ func TestAppendCoalesced(t *testing.T) {
 			var got []string
 			for _, q := range batch {
 				var f struct{ Type, Text string }
-				b, _ := agent.MarshalEvent(q.ev)
+				b, _ := agent.MarshalEvent(resolve(q).ev)
 				_ = json.Unmarshal(b, &f)
 				got = append(got, f.Type+":"+f.Text)
 			}
@@ -79,6 +81,49 @@ func TestEncodeBatchAddsRequestID(t *testing.T) {
 	}
 }
 
+func TestClipOutputKeepsTheTail(t *testing.T) {
+	long := strings.Repeat("é", maxWindowOutput) // two bytes each
+	q := clipOutput(queued{ev: &agent.CodeExecutionOutput{Meta: meta("main", "c1"), Text: long + "END"}})
+	out := q.ev.(*agent.CodeExecutionOutput)
+	if !strings.HasSuffix(out.Text, "END") || len(out.Text) > maxWindowOutput || !utf8.ValidString(out.Text) {
+		t.Errorf("clipped to %d bytes, valid %v", len(out.Text), utf8.ValidString(out.Text))
+	}
+	if q.dropped != len(long)+3-len(out.Text) {
+		t.Errorf("dropped = %d", q.dropped)
+	}
+	raw, err := encodeBatch([]queued{q})
+	if err != nil || !strings.HasPrefix(string(raw[0]), fmt.Sprintf(`{"dropped_chars":%d,"dropped_lines":0,"type":"CodeExecutionOutput"`, q.dropped)) {
+		t.Errorf("encoded %.80s, %v", raw[0], err)
+	}
+	short := queued{ev: &agent.CodeExecutionOutput{Meta: meta("main", "c1"), Text: "ok"}}
+	if c := clipOutput(short); c.ev != short.ev || c.dropped != 0 {
+		t.Error("a short output was changed")
+	}
+}
+
+func TestResolveKeepsTheTailOfAFlood(t *testing.T) {
+	var batch []queued
+	line := strings.Repeat("x", 99) + "\n"
+	n := 2 * maxWindowOutput / len(line)
+	for i := 0; i < n; i++ {
+		batch = appendCoalesced(batch, queued{ev: &agent.CodeExecutionOutputChunk{Meta: meta("main", "c1"), Kind: "stdout", Text: line}})
+	}
+	if len(batch) != 1 {
+		t.Fatalf("%d events, want 1", len(batch))
+	}
+	q := resolve(batch[0])
+	text := q.ev.(*agent.CodeExecutionOutputChunk).Text
+	if len(text) != maxWindowOutput && len(text) > maxWindowOutput {
+		t.Errorf("window text is %d bytes", len(text))
+	}
+	if got := strings.Count(text, "\n") + q.droppedLines; got != n {
+		t.Errorf("lines shown + dropped = %d, want %d", got, n)
+	}
+	if q.dropped+len(text) != n*len(line) {
+		t.Errorf("dropped %d + shown %d != %d", q.dropped, len(text), n*len(line))
+	}
+}
+
 // A flood of chunks becomes a few merged batches; other events go out at
 // once and keep their order.
 func TestPumpCoalescesAFlood(t *testing.T) {
@@ -104,6 +149,7 @@ func TestPumpCoalescesAFlood(t *testing.T) {
 	total, events := 0, 0
 	for _, b := range batches {
 		for _, q := range b {
+			q = resolve(q)
 			events++
 			if c, ok := q.ev.(*agent.CodeExecutionOutputChunk); ok {
 				total += strings.Count(c.Text, "\n")
@@ -132,7 +178,7 @@ func TestPumpFlushesChunksWithinTheInterval(t *testing.T) {
 	in <- queued{ev: &agent.ResponseChunk{Meta: meta("main", ""), Text: "lo"}}
 	select {
 	case b := <-got:
-		if len(b) != 1 || b[0].ev.(*agent.ResponseChunk).Text != "Hello" {
+		if len(b) != 1 || resolve(b[0]).ev.(*agent.ResponseChunk).Text != "Hello" {
 			t.Errorf("batch = %+v", b)
 		}
 		if d := time.Since(start); d > 500*time.Millisecond {

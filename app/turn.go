@@ -92,7 +92,7 @@ func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
 				ws.setStatus(KernelStatus{State: KernelDied, Message: kernel.ErrKernelDied.Error(), Progress: -1})
 			}
 		}
-		ws.push(q)
+		ws.push(clipOutput(q))
 	}
 	ws.mu.Lock()
 	ws.turn = nil

@@ -31,8 +31,23 @@ export type AgentEvent =
       suggested_pattern: string;
     })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
-  | (Meta & { type: 'CodeExecutionOutputChunk'; kind: string; text: string })
-  | (Meta & { type: 'CodeExecutionOutput'; text: string; images: string[] | null; error?: boolean })
+  | (Meta & {
+      type: 'CodeExecutionOutputChunk';
+      kind: string;
+      text: string;
+      /** Output the app left out of a flood (it sends the tail). */
+      dropped_chars?: number;
+      dropped_lines?: number;
+    })
+  | (Meta & {
+      type: 'CodeExecutionOutput';
+      text: string;
+      images: string[] | null;
+      error?: boolean;
+      /** Characters the app left out at the front (it sends the tail). */
+      dropped_chars?: number;
+      dropped_lines?: number;
+    })
   | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean })
   | (Meta & { type: 'Usage'; model: string } & UsageFields)
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })

@@ -100,6 +100,14 @@ describe('conversation reducer', () => {
     expect(t.lines).toBe(1);
   });
 
+  it('counts what the app left out of a flood', () => {
+    const s = run([
+      { type: 'CodeExecutionOutputChunk', agent_id: 'main', correlation_id: 'c1', kind: 'stdout', text: 'b\n', dropped_chars: 100, dropped_lines: 50 },
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: 'b\nc\n', images: [], dropped_chars: 100, dropped_lines: 50 },
+    ]);
+    expect(s.items[0]).toMatchObject({ output: 'b\nc\n', dropped: 100, lines: 52 });
+  });
+
   it('gives each subagent its own lane, interleaved with the main agent', () => {
     const s = run([
       { type: 'ResponseChunk', agent_id: 'main', text: 'Delegating. ' },

@@ -4,7 +4,7 @@
 import { EXECUTE_TOOL, MAIN, type AgentEvent, type ToolCallData } from './events';
 
 /** Output kept per code action; older output is dropped (the count stays). */
-export const MAX_OUTPUT_CHARS = 2_000_000;
+export const MAX_OUTPUT_CHARS = 300_000;
 
 export type ToolStatus = 'asking' | 'running' | 'done' | 'error' | 'rejected' | 'interrupted';
 
@@ -305,7 +305,14 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           if (t.images.includes(path)) return t;
           return { ...t, status: 'running', startedAt: started, images: [...t.images, path] };
         }
-        return { ...appendOutput(t, ev.text), status: 'running', startedAt: started };
+        const next = appendOutput(t, ev.text);
+        return {
+          ...next,
+          dropped: next.dropped + (ev.dropped_chars ?? 0),
+          lines: next.lines + (ev.dropped_lines ?? 0),
+          status: 'running',
+          startedAt: started,
+        };
       });
     case 'CodeExecutionOutput':
       return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => {
@@ -315,8 +322,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         return {
           ...t,
           output: full,
-          dropped: ev.text.length - full.length,
-          lines: Math.max(lines, t.lines),
+          dropped: ev.text.length - full.length + (ev.dropped_chars ?? 0),
+          lines: Math.max(lines + (ev.dropped_lines ?? 0), t.lines),
           images: ev.images && ev.images.length > 0 ? ev.images : t.images,
           status: ev.error ? 'error' : 'done',
           isError: !!ev.error,
