@@ -13,6 +13,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -41,6 +42,8 @@ type KernelStatus struct {
 	Progress  float64 `json:"progress"`
 	SessionID string  `json:"sessionId"`
 	Model     string  `json:"model"`
+	// Sandboxed is set while the kernel runs in the sandbox.
+	Sandboxed bool `json:"sandboxed"`
 }
 
 // WorkspaceInfo is what the header shows about the open workspace.
@@ -203,6 +206,7 @@ func (ws *workspace) setStatus(s KernelStatus) {
 		return
 	}
 	s.Model = ws.cfg.Options.Model
+	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
 	if ws.agent != nil && s.SessionID == "" {
 		s.SessionID = ws.agent.SessionID()
 	}
@@ -227,7 +231,9 @@ func (ws *workspace) start(sessionID string) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
 			}),
 		}
-		if sessionID != "" {
+		// A session with nothing written yet (restarted before its first
+		// turn) cannot be resumed: the restart starts a new one.
+		if sessionID != "" && sessionExists(ws.cfg, sessionID) {
 			opts = append(opts, agent.WithSessionID(sessionID))
 		}
 		a, err := agent.New(ws.cfg, opts...)
@@ -441,4 +447,10 @@ func (ws *workspace) take(id string) (any, bool) {
 	r, ok := ws.pending[id]
 	delete(ws.pending, id)
 	return r, ok
+}
+
+// sessionExists reports whether the session has a main file to resume.
+func sessionExists(cfg *config.Config, id string) bool {
+	st, err := session.Open[json.RawMessage](cfg.SessionsDir(), id)
+	return err == nil && st.Exists()
 }
