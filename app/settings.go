@@ -37,6 +37,8 @@ var settingKeys = []struct{ key, description string }{
 	{"python", "The kernel's Python interpreter; null means the workspace .venv or the app's own."},
 	{"jupyter_url", "Run code on this Jupyter server or kernel gateway instead of a local one; null for local."},
 	{"jupyter_token", "The token of jupyter_url's server."},
+	{"sandbox", "Run code in the sandbox: no network, writes only in the workspace, .env unreadable (see the Sandbox tab)."},
+	{"sandbox_config", "A sandbox-runtime settings file replacing the default sandbox rules; null for the defaults."},
 }
 
 // SettingField is one agent.json key in the settings form. Values are JSON

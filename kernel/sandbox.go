@@ -107,14 +107,8 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 		if err != nil {
 			return nil, fmt.Errorf("read sandbox settings: %w", err)
 		}
-		base = map[string]any{}
-		if err := json.Unmarshal(data, &base); err != nil {
-			return nil, fmt.Errorf("sandbox settings %s are not valid JSON: %w", sb.Settings, err)
-		}
-		// Check the shape of the keys we add to.
-		var typed srtSettings
-		if err := json.Unmarshal(data, &typed); err != nil {
-			return nil, fmt.Errorf("sandbox settings %s: %w (see srt's settings format: network.allowedDomains, filesystem.denyRead, ...)", sb.Settings, err)
+		if base, err = ParseSandboxSettings(data); err != nil {
+			return nil, fmt.Errorf("sandbox settings %s: %w", sb.Settings, err)
 		}
 		protect = append(protect, sb.Settings)
 	}
@@ -130,6 +124,24 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 	fs["denyWrite"] = addStrings(fs["denyWrite"], protect...)
 	fs["allowWrite"] = addStrings(fs["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
 	return json.MarshalIndent(base, "", "  ")
+}
+
+// ParseSandboxSettings checks a settings file in srt's format: a JSON
+// object whose network and filesystem sections, when present, have the
+// shape srt expects. It returns the decoded object.
+func ParseSandboxSettings(data []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return nil, fmt.Errorf("not a JSON object (%v): want {\"network\": {...}, \"filesystem\": {...}}", err)
+	}
+	var typed srtSettings
+	if err := json.Unmarshal(data, &typed); err != nil {
+		return nil, fmt.Errorf("%v: see srt's settings format (network.allowedDomains, network.deniedDomains, filesystem.denyRead, filesystem.allowWrite, filesystem.denyWrite: lists of strings)", err)
+	}
+	return m, nil
 }
 
 func section(m map[string]any, key string) map[string]any {

@@ -322,3 +322,23 @@ func BenchmarkSandbox(b *testing.B) {
 		})
 	}
 }
+
+func TestParseSandboxSettings(t *testing.T) {
+	tests := []struct {
+		in, wantErr string
+	}{
+		{`{"network": {"allowedDomains": ["example.org"]}, "filesystem": {"allowWrite": ["/data"]}}`, ""},
+		{`{}`, ""},
+		{`{"network": {"allowedDomains": "example.org"}}`, "lists of strings"},
+		{`{"filesystem": {"denyRead": [1]}}`, "lists of strings"},
+		{`[]`, "not a JSON object"},
+		{`null`, "not a JSON object"},
+		{`{"network": `, "not a JSON object"},
+	}
+	for _, tt := range tests {
+		_, err := ParseSandboxSettings([]byte(tt.in))
+		if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%s: err = %v, want %q", tt.in, err, tt.wantErr)
+		}
+	}
+}

@@ -5,7 +5,14 @@ import App from './App.svelte';
 import type { Backend, KernelStatus, WorkspaceInfo } from './lib/backend';
 import type { AgentEvent } from './lib/conversation/events';
 
-const ready: KernelStatus = { state: 'ready', message: 'Kernel ready', progress: 1, sessionId: 's1', model: 'gemini-x' };
+const ready: KernelStatus = {
+  state: 'ready',
+  message: 'Kernel ready',
+  progress: 1,
+  sessionId: 's1',
+  model: 'gemini-x',
+  sandboxed: false,
+};
 const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
   path,
   name: path.split('/').at(-1) ?? '',
@@ -46,6 +53,8 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     apiKeyNames: vi.fn(async () => []),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     savePermissions: vi.fn(async () => {}),
+    sandbox: vi.fn(async () => ({ enabled: false, content: '{}', custom: false, path: '', defaults: '{}' })),
+    saveSandbox: vi.fn(async () => []),
     exportConversation: vi.fn(async () => ''),
     onEvents: (cb) => {
       emit = cb;

@@ -21,6 +21,7 @@ export type PathEntry = Data<app.PathEntry>;
 export type SettingField = Data<app.SettingField>;
 export type FieldError = Data<app.FieldError>;
 export type SkillInfo = Data<app.SkillInfo>;
+export type SandboxSettings = Data<app.SandboxSettings>;
 export interface SessionInfo {
   id: string;
   created: string;
@@ -67,6 +68,8 @@ export interface Backend {
   apiKeyNames(): Promise<string[]>;
   permissions(): Promise<PermissionRules>;
   savePermissions(rules: Rules): Promise<void>;
+  sandbox(): Promise<SandboxSettings>;
+  saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
   exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
@@ -150,6 +153,8 @@ export const backend: Backend = {
   apiKeyNames: () => call(Desktop.APIKeyNames),
   permissions: () => call(Desktop.Permissions) as Promise<PermissionRules>,
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),
+  sandbox: () => call(Desktop.Sandbox),
+  saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
   exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
   onEvents(cb) {
     listen();

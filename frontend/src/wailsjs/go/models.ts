@@ -36,6 +36,7 @@ export namespace app {
 	    progress: number;
 	    sessionId: string;
 	    model: string;
+	    sandboxed: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new KernelStatus(source);
@@ -48,6 +49,7 @@ export namespace app {
 	        this.progress = source["progress"];
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
+	        this.sandboxed = source["sandboxed"];
 	    }
 	}
 	export class PathEntry {
@@ -97,6 +99,26 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class SandboxSettings {
+	    enabled: boolean;
+	    content: string;
+	    custom: boolean;
+	    path: string;
+	    defaults: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.content = source["content"];
+	        this.custom = source["custom"];
+	        this.path = source["path"];
+	        this.defaults = source["defaults"];
+	    }
 	}
 	export class SettingField {
 	    key: string;

@@ -40,7 +40,11 @@ export function ResumeSession(arg1:string):Promise<void>;
 
 export function RetryKernel():Promise<void>;
 
+export function Sandbox():Promise<app.SandboxSettings>;
+
 export function SavePermissions(arg1:permission.Rules):Promise<void>;
+
+export function SaveSandbox(arg1:boolean,arg2:string):Promise<Array<app.FieldError>>;
 
 export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 

@@ -74,8 +74,16 @@ export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
 }
 
+export function Sandbox() {
+  return window['go']['app']['Desktop']['Sandbox']();
+}
+
 export function SavePermissions(arg1) {
   return window['go']['app']['Desktop']['SavePermissions'](arg1);
+}
+
+export function SaveSandbox(arg1, arg2) {
+  return window['go']['app']['Desktop']['SaveSandbox'](arg1, arg2);
 }
 
 export function SaveSettings(arg1) {

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+// TestSandboxSettings drives the settings panel's sandbox tab through the
+// bindings: defaults, an invalid edit that writes nothing, custom rules, and
+// applying them restarts the kernel in the real sandbox (badge on).
+func TestSandboxSettings(t *testing.T) {
+	py := testPython(t)
+	t.Setenv("PATH", testenv.SrtDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	ws := t.TempDir()
+	agentFile := filepath.Join(ws, ".freeact", "agent.json")
+	_ = os.MkdirAll(filepath.Dir(agentFile), 0o755)
+	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	if err := os.WriteFile(agentFile, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	if st := h.waitState(t, KernelReady); st.Sandboxed {
+		t.Error("badge on before the sandbox was turned on")
+	}
+
+	s, err := d.Sandbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Enabled || s.Custom || s.Content != s.Defaults || !strings.Contains(s.Defaults, filepath.Join(ws, ".env")) {
+		t.Fatalf("initial sandbox settings %+v", s)
+	}
+	options := func() config.Options {
+		t.Helper()
+		data, err := os.ReadFile(agentFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := config.ParseOptions(data, agentFile)
+		if err != nil {
+			t.Fatalf("agent.json after saving: %v\n%s", err, data)
+		}
+		return o
+	}
+
+	// Invalid rules: an error, nothing written.
+	before, _ := os.ReadFile(agentFile)
+	errs, err := d.SaveSandbox(true, `{"network": {"allowedDomains": "everything"}}`)
+	if err != nil || len(errs) != 1 || errs[0].Key != "sandbox_config" || !strings.Contains(errs[0].Message, "lists of strings") {
+		t.Fatalf("invalid rules: %+v %v", errs, err)
+	}
+	if after, _ := os.ReadFile(agentFile); string(after) != string(before) {
+		t.Error("agent.json changed although the rules were invalid")
+	}
+	if _, err := os.Stat(filepath.Join(ws, sandboxFile)); err == nil {
+		t.Error("invalid rules were written")
+	}
+
+	// The defaults unchanged: sandbox on, no rules file.
+	if errs, err := d.SaveSandbox(true, s.Defaults); err != nil || len(errs) > 0 {
+		t.Fatalf("save: %+v %v", errs, err)
+	}
+	if o := options(); !o.Sandbox || o.SandboxConfig != nil || o.Python == nil || *o.Python != py {
+		t.Errorf("options after turning the sandbox on: sandbox %v, config %v, python %v", o.Sandbox, o.SandboxConfig, o.Python)
+	}
+
+	// Custom rules: written to .freeact/sandbox-config.json and named.
+	custom := strings.Replace(s.Defaults, `"allowedDomains": []`, `"allowedDomains": ["example.org"]`, 1)
+	if errs, err := d.SaveSandbox(true, custom); err != nil || len(errs) > 0 {
+		t.Fatalf("save custom: %+v %v", errs, err)
+	}
+	if o := options(); o.SandboxConfig == nil || *o.SandboxConfig != sandboxFile {
+		t.Errorf("sandbox_config = %v", o.SandboxConfig)
+	}
+	if s, _ := d.Sandbox(); !s.Custom || !strings.Contains(s.Content, "example.org") || s.Path != sandboxFile {
+		t.Errorf("custom settings read back as %+v", s)
+	}
+
+	// Applying restarts the kernel in the sandbox, and the badge says so.
+	if err := d.ApplySettings(); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.waitState(t, KernelReady); !st.Sandboxed {
+		t.Errorf("kernel status after applying: %+v", st)
+	}
+	if errs, err := d.SaveSandbox(false, custom); err != nil || len(errs) > 0 {
+		t.Fatalf("turn off: %+v %v", errs, err)
+	}
+	if o := options(); o.Sandbox {
+		t.Error("sandbox still on in agent.json")
+	}
+}
