@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -103,5 +104,68 @@ func TestSandboxSettings(t *testing.T) {
 	}
 	if o := options(); o.Sandbox {
 		t.Error("sandbox still on in agent.json")
+	}
+}
+
+// TestSettingsApplyToTheNextTurn saves a new model from the settings panel
+// and sees the next turn use it without a restart; a key that needs one is
+// reported by PendingRestart.
+func TestSettingsApplyToTheNextTurn(t *testing.T) {
+	py := testPython(t)
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - expect: {model: gemini-3-flash-preview}
+    reply: [{text: "From the first model."}]
+  - expect: {model: gemini-2.5-pro}
+    reply: [{text: "From the second model."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	ws := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
+	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
+	h := &fakeHost{}
+	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.waitState(t, KernelReady)
+	if err := d.Send("One.", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, i := h.waitEvent(t, "TurnEnded", 0)
+
+	fields, err := d.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{}
+	for _, f := range fields {
+		values[f.Key] = f.Value
+	}
+	values["model"] = `"gemini-2.5-pro"`
+	values["execution_timeout"] = "60"
+	if errs, err := d.SaveSettings(values); err != nil || len(errs) > 0 {
+		t.Fatalf("save: %+v %v", errs, err)
+	}
+	if keys, err := d.PendingRestart(); err != nil || len(keys) != 1 || keys[0] != "execution_timeout" {
+		t.Errorf("PendingRestart = %q, %v", keys, err)
+	}
+	if err := d.Send("Two.", nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := h.waitEvent(t, "Response", i+1)
+	if resp["text"] != "From the second model." {
+		t.Errorf("second turn answered %v", resp)
+	}
+	if st := h.waitState(t, KernelReady); st.Model != "gemini-2.5-pro" {
+		t.Errorf("status model %q", st.Model)
 	}
 }

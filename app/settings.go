@@ -183,7 +183,7 @@ func fieldMessage(err error) string {
 
 // SaveSettings validates the form and writes agent.json; nothing is written
 // when a value is invalid, and the errors come back by key. The new
-// settings apply when the kernel restarts.
+// settings apply from the next turn, except those PendingRestart names.
 func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	ws, err := d.current()
 	if err != nil {
@@ -201,6 +201,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	if err := os.Rename(tmp, file); err != nil {
 		return nil, fmt.Errorf("write settings: %w", err)
 	}
+	ws.settingsChanged.Store(true)
 	return []FieldError{}, nil
 }
 

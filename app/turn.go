@@ -53,7 +53,16 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 		images = append(images, im)
 	}
 	ws.mu.Lock()
-	a := ws.agent
+	a, busy := ws.agent, ws.turn != nil
+	ws.mu.Unlock()
+	if a != nil && !busy && ws.settingsChanged.Swap(false) {
+		if err := ws.reconfigure(ws.d.host.context(), a); err != nil {
+			ws.settingsChanged.Store(true)
+			return fmt.Errorf("the saved settings could not be applied: %w", err)
+		}
+	}
+	ws.mu.Lock()
+	a = ws.agent
 	switch {
 	case a == nil:
 		ws.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
@@ -64,6 +65,10 @@ type workspace struct {
 	cfg  *config.Config
 	perm *permission.Manager
 	d    *Desktop
+
+	// settingsChanged is set when agent.json was saved from the settings
+	// panel; the next Send hands the new settings to the agent.
+	settingsChanged atomic.Bool
 
 	mu      sync.Mutex
 	agent   *agent.Agent // nil until started
@@ -371,6 +376,7 @@ func (d *Desktop) ApplySettings() error {
 	ws.cfg = cfg
 	sid := ws.status.SessionID
 	ws.mu.Unlock()
+	ws.settingsChanged.Store(false)
 	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
 	ws.restart(sid)
 	return nil
@@ -453,4 +459,44 @@ func (ws *workspace) take(id string) (any, bool) {
 func sessionExists(cfg *config.Config, id string) bool {
 	st, err := session.Open[json.RawMessage](cfg.SessionsDir(), id)
 	return err == nil && st.Exists()
+}
+
+// reconfigure hands agent.json as saved to the running agent (between
+// turns). What needs a kernel restart keeps its running value until Apply.
+func (ws *workspace) reconfigure(ctx context.Context, a *agent.Agent) error {
+	cfg, err := ws.d.loadConfig(ws.dir)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Reconfigure(ctx, cfg); err != nil {
+		return err
+	}
+	ws.mu.Lock()
+	ws.cfg = cfg
+	ws.mu.Unlock()
+	return nil
+}
+
+// PendingRestart lists the saved agent.json keys that the running agent
+// cannot take over: they apply when the kernel restarts (Apply now).
+func (d *Desktop) PendingRestart() ([]string, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := d.loadConfig(ws.dir)
+	if err != nil {
+		return nil, err
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	if a == nil {
+		return []string{}, nil
+	}
+	keys := a.RestartNeeded(cfg.Options)
+	if keys == nil {
+		keys = []string{}
+	}
+	return keys, nil
 }

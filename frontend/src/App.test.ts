@@ -48,6 +48,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     skills: vi.fn(async () => []),
     settings: vi.fn(async () => []),
     saveSettings: vi.fn(async () => []),
+    pendingRestart: vi.fn(async () => []),
     setAPIKey: vi.fn(async () => {}),
     testMCPServer: vi.fn(async () => []),
     apiKeyNames: vi.fn(async () => []),

@@ -63,6 +63,8 @@ export interface Backend {
   skills(): Promise<SkillInfo[]>;
   settings(): Promise<SettingField[]>;
   saveSettings(values: Record<string, string>): Promise<FieldError[]>;
+  /** Saved agent.json keys that apply only when the kernel restarts. */
+  pendingRestart(): Promise<string[]>;
   setAPIKey(name: string, key: string): Promise<void>;
   testMCPServer(name: string, json: string): Promise<string[]>;
   apiKeyNames(): Promise<string[]>;
@@ -148,6 +150,7 @@ export const backend: Backend = {
   skills: () => call(Desktop.Skills),
   settings: () => call(Desktop.Settings),
   saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
+  pendingRestart: () => call(Desktop.PendingRestart),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),
   testMCPServer: (name, json) => call(() => Desktop.TestMCPServer(name, json)),
   apiKeyNames: () => call(Desktop.APIKeyNames),

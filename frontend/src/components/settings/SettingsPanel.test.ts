@@ -13,6 +13,7 @@ function backend(saveErrors: { key: string; message: string }[] = []) {
     apiKeyNames: vi.fn(async () => ['GEMINI_API_KEY']),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     saveSettings: vi.fn(async () => saveErrors),
+    pendingRestart: vi.fn(async () => ['execution_timeout']),
     applySettings: vi.fn(async () => {}),
   } as unknown as Backend;
 }

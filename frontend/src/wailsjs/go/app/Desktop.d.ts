@@ -26,6 +26,8 @@ export function OpenFile(arg1:string):Promise<void>;
 
 export function OpenWorkspace(arg1:string,arg2:string):Promise<app.WorkspaceInfo>;
 
+export function PendingRestart():Promise<Array<string>>;
+
 export function Permissions():Promise<app.PermissionRules>;
 
 export function PickWorkspace():Promise<string>;

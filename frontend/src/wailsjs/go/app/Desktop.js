@@ -46,6 +46,10 @@ export function OpenWorkspace(arg1, arg2) {
   return window['go']['app']['Desktop']['OpenWorkspace'](arg1, arg2);
 }
 
+export function PendingRestart() {
+  return window['go']['app']['Desktop']['PendingRestart']();
+}
+
 export function Permissions() {
   return window['go']['app']['Desktop']['Permissions']();
 }
