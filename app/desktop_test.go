@@ -302,6 +302,27 @@ func TestCompletePath(t *testing.T) {
 	}
 }
 
+// testDesktop returns bindings with private XDG folders over a new
+// workspace whose agent.json uses the test Python and no subagents. The
+// workspace is not opened yet.
+func testDesktop(t *testing.T) (*Desktop, *fakeHost, string) {
+	t.Helper()
+	opts := map[string]any{"python": testPython(t), "enable_subagents": false}
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	ws := t.TempDir()
+	cfg, _ := json.Marshal(opts)
+	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{}
+	return &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}, h, ws
+}
+
 // fakeHost records what the bindings send to the window.
 type fakeHost struct {
 	mu     sync.Mutex
@@ -398,7 +419,6 @@ func (h *fakeHost) dump() string {
 // workspace, send, answer the approval and the cell's input() by request id,
 // then resume the session in a new window.
 func TestDesktopTurnWithApprovalAndInput(t *testing.T) {
-	py := testPython(t)
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
   - reply:
@@ -411,16 +431,7 @@ turns:
 		t.Fatal(err)
 	}
 	modeltest.UseGemini(t, sc)
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
-	ws := t.TempDir()
-	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
-	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
-
-	h := &fakeHost{}
-	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	d, h, ws := testDesktop(t)
 	info, err := d.OpenWorkspace(ws, "")
 	if err != nil {
 		t.Fatal(err)
@@ -516,19 +527,13 @@ turns:
 // configuration is fixed.
 func TestDesktopKernelErrorAndRetry(t *testing.T) {
 	py := testPython(t)
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
 	t.Setenv("GEMINI_API_KEY", "fake-key")
-	ws := t.TempDir()
-	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
+	d, h, ws := testDesktop(t)
 	write := func(python string) {
 		cfg, _ := json.Marshal(map[string]any{"python": python, "enable_subagents": false})
 		_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
 	}
 	write(filepath.Join(ws, "no-such-python"))
-	h := &fakeHost{}
-	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +576,6 @@ func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
 // A kernel that dies in a cell is reported, and the next turn runs on a
 // fresh one.
 func TestDesktopKernelDeathIsReported(t *testing.T) {
-	py := testPython(t)
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
   - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os\nos._exit(1)"}}}]
@@ -583,15 +587,7 @@ turns:
 		t.Fatal(err)
 	}
 	modeltest.UseGemini(t, sc)
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
-	ws := t.TempDir()
-	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
-	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
-	h := &fakeHost{}
-	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	d, h, ws := testDesktop(t)
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}

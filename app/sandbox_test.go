@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,21 +15,11 @@ import (
 // bindings: defaults, an invalid edit that writes nothing, custom rules, and
 // applying them restarts the kernel in the real sandbox (badge on).
 func TestSandboxSettings(t *testing.T) {
-	py := testPython(t)
 	t.Setenv("PATH", testenv.SrtDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
 	t.Setenv("GEMINI_API_KEY", "fake-key")
-	ws := t.TempDir()
+	d, h, ws := testDesktop(t)
+	py := testPython(t)
 	agentFile := filepath.Join(ws, ".freeact", "agent.json")
-	_ = os.MkdirAll(filepath.Dir(agentFile), 0o755)
-	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	if err := os.WriteFile(agentFile, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h := &fakeHost{}
-	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +100,6 @@ func TestSandboxSettings(t *testing.T) {
 // and sees the next turn use it without a restart; a key that needs one is
 // reported by PendingRestart.
 func TestSettingsApplyToTheNextTurn(t *testing.T) {
-	py := testPython(t)
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
   - expect: {model: gemini-3-flash-preview}
@@ -123,15 +111,7 @@ turns:
 		t.Fatal(err)
 	}
 	modeltest.UseGemini(t, sc)
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
-	ws := t.TempDir()
-	_ = os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755)
-	cfg, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	_ = os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644)
-	h := &fakeHost{}
-	d := &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}
+	d, h, ws := testDesktop(t)
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}

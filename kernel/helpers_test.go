@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // Test interpreters. Defaults are what scripts/setup-python.sh prepares:
@@ -21,44 +23,17 @@ import (
 //
 // When one is missing the test is skipped, or fails when CI=true.
 
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
-func missing(t testing.TB, what string) {
-	t.Helper()
-	msg := what + " not found; run scripts/setup-python.sh (or set the env var named in kernel/helpers_test.go)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
 func testPath(t testing.TB, env, def, what string, check func(string) bool) string {
 	t.Helper()
 	p := os.Getenv(env)
 	if p == "" {
 		p = def
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(repoRoot(t), p)
+			p = filepath.Join(testenv.RepoRoot(t), p)
 		}
 	}
 	if !check(p) {
-		missing(t, what+" ("+env+"="+p+")")
+		testenv.Missing(t, what+" not found ("+env+"="+p+"): make test installs it")
 	}
 	return p
 }
