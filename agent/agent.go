@@ -32,6 +32,10 @@ const MainAgent = session.MainAgent
 // says otherwise.
 const DefaultMaxTurns = 100
 
+// maxParallelCalls bounds the tool calls of one model reply that run at
+// once.
+const maxParallelCalls = 4
+
 // ErrCancelled is the cause of a turn stopped by Cancel.
 var ErrCancelled = errors.New("cancelled by user")
 
@@ -48,8 +52,6 @@ type options struct {
 	log          *slog.Logger
 	progress     func(kernel.Progress)
 	maxTurns     int
-	maxParallel  int
-	serverLog    io.Writer
 	kernelDir    string
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
@@ -139,7 +141,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if cfg == nil {
 		return nil, errors.New("agent: no workspace configuration")
 	}
-	o := options{maxTurns: DefaultMaxTurns, maxParallel: 4}
+	o := options{maxTurns: DefaultMaxTurns}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -325,7 +327,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
 		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.EnableSubagents, Log: a.opts.serverLog, Sandbox: sandbox,
+		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
 	})
 	if err != nil {
 		return fmt.Errorf("start Jupyter server: %w", err)

@@ -159,7 +159,7 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message,
 }
 
 // runTools runs the calls of one model reply, in parallel up to
-// maxParallel, and returns their results in call order. A rejection cancels
+// maxParallelCalls, and returns their results in call order. A rejection cancels
 // the calls still waiting or running: the turn ends.
 func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit func(Event)) ([]model.FunctionResponse, bool) {
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -170,7 +170,7 @@ func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit f
 		mu       sync.Mutex
 		rejected bool
 	)
-	slots := make(chan struct{}, max(1, a.opts.maxParallel))
+	slots := make(chan struct{}, maxParallelCalls)
 	for i, call := range calls {
 		wg.Add(1)
 		go func() {
