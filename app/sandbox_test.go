@@ -1,12 +1,14 @@
 package app
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -147,5 +149,37 @@ turns:
 	}
 	if st := h.waitState(t, KernelReady); st.Model != "gemini-2.5-pro" {
 		t.Errorf("status model %q", st.Model)
+	}
+}
+
+// TestRegenerateMCPTools is the settings panel's "Regenerate Python API"
+// for a code-mode server (a real MCP server over streamable HTTP).
+func TestRegenerateMCPTools(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	d, h, ws := testDesktop(t)
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.waitState(t, KernelReady)
+	if _, err := d.RegenerateMCPTools("tools"); err == nil || !strings.Contains(err.Error(), "save the settings first") {
+		t.Errorf("unsaved server: %v", err)
+	}
+	fields, _ := d.Settings()
+	values := map[string]string{}
+	for _, f := range fields {
+		values[f.Key] = f.Value
+	}
+	srv, _ := json.Marshal(map[string]any{"tools": mcptest.HTTP(t)})
+	values["ptc_servers"] = string(srv)
+	if errs, err := d.SaveSettings(values); err != nil || len(errs) > 0 {
+		t.Fatalf("save: %+v %v", errs, err)
+	}
+	dir, err := d.RegenerateMCPTools("tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, dir, "echo.py")); err != nil {
+		t.Errorf("no generated module for echo in %s: %v", dir, err)
 	}
 }

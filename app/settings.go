@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
@@ -306,4 +308,27 @@ func (d *Desktop) TestMCPServer(name, serverJSON string) ([]string, error) {
 		out = append(out, t.Name)
 	}
 	return out, nil
+}
+
+// RegenerateMCPTools generates the Python modules of a saved ptc_servers
+// entry again (.freeact/generated/mcptools/<server>/), for a server whose
+// tools changed. It returns where they went.
+func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
+	ws, err := d.current()
+	if err != nil {
+		return "", err
+	}
+	cfg, err := d.loadConfig(ws.dir)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := cfg.Options.PTCServers[name]; !ok {
+		return "", fmt.Errorf("%q is not a saved ptc_servers entry: save the settings first", name)
+	}
+	ctx, cancel := context.WithTimeout(d.host.context(), mcpTestTimeout)
+	defer cancel()
+	if err := agent.GenerateMCPTools(ctx, cfg, name); err != nil {
+		return "", err
+	}
+	return filepath.Join(config.FreeactDir, "generated", "mcptools", apigen.ModuleName(name)), nil
 }

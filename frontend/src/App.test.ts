@@ -51,6 +51,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     pendingRestart: vi.fn(async () => []),
     setAPIKey: vi.fn(async () => {}),
     testMCPServer: vi.fn(async () => []),
+    regenerateMCPTools: vi.fn(async () => ''),
     apiKeyNames: vi.fn(async () => []),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     savePermissions: vi.fn(async () => {}),

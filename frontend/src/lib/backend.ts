@@ -67,6 +67,8 @@ export interface Backend {
   pendingRestart(): Promise<string[]>;
   setAPIKey(name: string, key: string): Promise<void>;
   testMCPServer(name: string, json: string): Promise<string[]>;
+  /** Generates a saved ptc_servers entry's Python API again; returns its folder. */
+  regenerateMCPTools(name: string): Promise<string>;
   apiKeyNames(): Promise<string[]>;
   permissions(): Promise<PermissionRules>;
   savePermissions(rules: Rules): Promise<void>;
@@ -153,6 +155,7 @@ export const backend: Backend = {
   pendingRestart: () => call(Desktop.PendingRestart),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),
   testMCPServer: (name, json) => call(() => Desktop.TestMCPServer(name, json)),
+  regenerateMCPTools: (name) => call(() => Desktop.RegenerateMCPTools(name)),
   apiKeyNames: () => call(Desktop.APIKeyNames),
   permissions: () => call(Desktop.Permissions) as Promise<PermissionRules>,
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),

@@ -12,6 +12,7 @@ describe('McpServersEditor', () => {
       ptc: '{}',
       onchange,
       ontest,
+      onregenerate: vi.fn(async () => ''),
     });
     expect(screen.getByLabelText<HTMLInputElement>('Server name').value).toBe('fs');
     await userEvent.click(screen.getByRole('button', { name: 'Test connection' }));
@@ -32,8 +33,26 @@ describe('McpServersEditor', () => {
       ptc: '{}',
       onchange: vi.fn(),
       ontest: vi.fn(async () => Promise.reject(new Error('server bad: executable not found'))),
+      onregenerate: vi.fn(async () => ''),
     });
     await userEvent.click(screen.getByRole('button', { name: 'Test connection' }));
     expect(await screen.findByText('server bad: executable not found')).toBeInTheDocument();
+  });
+
+  it('regenerates the Python API of a code-mode server', async () => {
+    const onregenerate = vi.fn(async () => '.freeact/generated/mcptools/github');
+    render(McpServersEditor, {
+      mcp: '{"fs":{"command":"npx"}}',
+      ptc: '{"github":{"url":"https://example.org/mcp"}}',
+      onchange: vi.fn(),
+      ontest: vi.fn(async () => []),
+      onregenerate,
+    });
+    // Only the code-mode server has the button.
+    const buttons = screen.getAllByRole('button', { name: 'Regenerate Python API' });
+    expect(buttons).toHaveLength(1);
+    await userEvent.click(buttons[0]!);
+    expect(onregenerate).toHaveBeenCalledWith('github');
+    expect(await screen.findByText('Generated the Python API in .freeact/generated/mcptools/github')).toBeInTheDocument();
   });
 });

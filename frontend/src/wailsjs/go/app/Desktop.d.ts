@@ -34,6 +34,8 @@ export function PickWorkspace():Promise<string>;
 
 export function RecentWorkspaces():Promise<Array<string>>;
 
+export function RegenerateMCPTools(arg1:string):Promise<string>;
+
 export function ReplyInput(arg1:string,arg2:string):Promise<void>;
 
 export function RestartKernel():Promise<void>;

@@ -62,6 +62,10 @@ export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
 
+export function RegenerateMCPTools(arg1) {
+  return window['go']['app']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
 export function ReplyInput(arg1, arg2) {
   return window['go']['app']['Desktop']['ReplyInput'](arg1, arg2);
 }
