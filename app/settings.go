@@ -196,11 +196,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 		return errs, nil
 	}
 	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return nil, fmt.Errorf("write settings: %w", err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
+	if err := permission.WriteFileAtomic(file, data, 0o644); err != nil {
 		return nil, fmt.Errorf("write settings: %w", err)
 	}
 	ws.settingsChanged.Store(true)
