@@ -17,6 +17,8 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // settingKeys are the agent.json keys the settings panel shows, in order,
@@ -196,7 +198,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 		return errs, nil
 	}
 	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
-	if err := permission.WriteFileAtomic(file, data, 0o644); err != nil {
+	if err := atomicfile.Write(file, data, 0o644); err != nil {
 		return nil, fmt.Errorf("write settings: %w", err)
 	}
 	ws.settingsChanged.Store(true)
@@ -283,9 +285,7 @@ func (d *Desktop) TestMCPServer(name, serverJSON string) ([]string, error) {
 		return nil, fmt.Errorf("server %s: %w", name, err)
 	}
 	var srv config.Server
-	dec := json.NewDecoder(strings.NewReader(expanded))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&srv); err != nil {
+	if err := strictjson.Unmarshal([]byte(expanded), &srv); err != nil {
 		return nil, fmt.Errorf("server %s is not a valid server entry: %w", name, err)
 	}
 	if srv.Cwd == "" && srv.Command != "" {

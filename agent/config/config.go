@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 //go:embed templates
@@ -127,7 +128,7 @@ func createFile(name string, data []byte) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return permission.WriteFileAtomic(name, data, 0o644)
+	return atomicfile.Write(name, data, 0o644)
 }
 
 // LoadOptions say where Load finds variables besides the workspace .env.
