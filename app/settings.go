@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
-	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
@@ -326,5 +325,5 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 	if err := agent.GenerateMCPTools(ctx, cfg, name); err != nil {
 		return "", err
 	}
-	return filepath.Join(config.FreeactDir, "generated", "mcptools", apigen.ModuleName(name)), nil
+	return config.MCPToolsDir(name), nil
 }
