@@ -37,7 +37,7 @@ func (d *Desktop) Sandbox() (SandboxSettings, error) {
 	if err != nil {
 		return SandboxSettings{}, err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return SandboxSettings{}, err
 	}

@@ -241,7 +241,7 @@ func (d *Desktop) Permissions() (PermissionRules, error) {
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	a, s := ws.perm.Rules()
+	a, s := ws.open.Permissions.Rules()
 	return PermissionRules{Always: nonNil(a), Session: nonNil(s)}, nil
 }
 
@@ -261,7 +261,7 @@ func (d *Desktop) SavePermissions(rules permission.Rules) error {
 	if err != nil {
 		return err
 	}
-	if err := ws.perm.SetAlways(rules); err != nil {
+	if err := ws.open.Permissions.SetAlways(rules); err != nil {
 		return fmt.Errorf("save permissions: %w", err)
 	}
 	return nil
@@ -313,7 +313,7 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return "", err
 	}
