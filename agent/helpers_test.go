@@ -197,12 +197,13 @@ func touch(c *agenttest.Cell, names ...string) {
 	}
 }
 
-// pyBool prints a Go bool as Python does.
-func pyBool(b bool) string {
-	if b {
-		return "True"
+// inDir is the script of print('name' in dir()): whether an earlier cell
+// of the kernel set the variable.
+func inDir(name string) agenttest.Script {
+	return func(c *agenttest.Cell) {
+		_, ok := c.Get(name)
+		c.Print(map[bool]string{true: "True", false: "False"}[ok])
 	}
-	return "False"
 }
 
 // run streams one turn. Each approval request is answered by answer (nil:

@@ -15,10 +15,7 @@ var subID = regexp.MustCompile(`^sub-[0-9a-f]{4}$`)
 func TestSubagent(t *testing.T) {
 	tiers(t, cells{
 		"secret = 7 * 6\nprint(secret)": func(c *agenttest.Cell) { c.Set("secret", "42"); c.Print(42) },
-		"print('secret' in dir())": func(c *agenttest.Cell) {
-			_, ok := c.Get("secret")
-			c.Print(pyBool(ok))
-		},
+		"print('secret' in dir())":      inDir("secret"),
 	}, func(t *testing.T, x tier) {
 		a, fake, _ := x.start(t, `
 turns:

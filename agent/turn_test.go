@@ -502,11 +502,8 @@ turns:
 
 func TestResetTool(t *testing.T) {
 	tiers(t, cells{
-		"kept = 1": func(c *agenttest.Cell) { c.Set("kept", "1") },
-		"print('kept' in dir())": func(c *agenttest.Cell) {
-			_, ok := c.Get("kept")
-			c.Print(pyBool(ok))
-		},
+		"kept = 1":               func(c *agenttest.Cell) { c.Set("kept", "1") },
+		"print('kept' in dir())": inDir("kept"),
 	}, func(t *testing.T, x tier) {
 		a, _, _ := x.start(t, `
 turns:
@@ -577,10 +574,7 @@ func TestKernelDeathIsAnErrorResult(t *testing.T) {
 	tiers(t, cells{
 		"x = 1":                  func(c *agenttest.Cell) { c.Set("x", "1") },
 		"import os\nos._exit(1)": func(c *agenttest.Cell) { c.Die() },
-		"print('x' in dir())": func(c *agenttest.Cell) {
-			_, ok := c.Get("x")
-			c.Print(pyBool(ok))
-		},
+		"print('x' in dir())":    inDir("x"),
 	}, func(t *testing.T, x tier) {
 		a, _, _ := x.start(t, `
 turns:
