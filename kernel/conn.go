@@ -238,12 +238,41 @@ func (c *conn) send(m *message) error {
 // executeSilent runs internal code (hooks, configuration) and waits for its
 // execute_reply; an error reply is returned as an error.
 func (c *conn) executeSilent(ctx context.Context, code string) error {
+	_, err := c.silent(ctx, code, nil)
+	return err
+}
+
+// silentReply is the content of the execute_reply to a silent execution.
+type silentReply struct {
+	Status          string                     `json:"status"`
+	EName           string                     `json:"ename"`
+	EValue          string                     `json:"evalue"`
+	Traceback       []string                   `json:"traceback"`
+	UserExpressions map[string]expressionReply `json:"user_expressions"`
+}
+
+// expressionReply is the value of one user expression: its display data, or
+// the error it raised.
+type expressionReply struct {
+	Status string                     `json:"status"`
+	Data   map[string]json.RawMessage `json:"data"`
+	EName  string                     `json:"ename"`
+	EValue string                     `json:"evalue"`
+}
+
+// silent runs code as a silent execution (no output, no history, no
+// execution count) with user expressions evaluated after it, and returns
+// the reply; an error reply is returned as an error.
+func (c *conn) silent(ctx context.Context, code string, exprs map[string]string) (*silentReply, error) {
+	if exprs == nil {
+		exprs = map[string]string{}
+	}
 	m, err := c.newMessage("shell", "execute_request", map[string]any{
 		"code": code, "silent": true, "store_history": false,
-		"user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": false,
+		"user_expressions": exprs, "allow_stdin": false, "stop_on_error": false,
 	}, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ch := make(chan *message, 1)
 	c.mu.Lock()
@@ -255,41 +284,42 @@ func (c *conn) executeSilent(ctx context.Context, code string) error {
 		c.mu.Unlock()
 	}()
 	if err := c.send(m); err != nil {
-		return err
+		return nil, err
 	}
 	select {
 	case r := <-ch:
-		var rep struct {
-			Status    string   `json:"status"`
-			EName     string   `json:"ename"`
-			EValue    string   `json:"evalue"`
-			Traceback []string `json:"traceback"`
-		}
+		var rep silentReply
 		_ = json.Unmarshal(r.Content, &rep)
 		if rep.Status != "ok" {
-			return fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
+			return nil, fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
 		}
-		return nil
+		return &rep, nil
 	case <-c.done:
-		return errors.New("kernel connection closed")
+		return nil, errors.New("kernel connection closed")
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
+}
+
+// installModule is the code that makes src the module name in the kernel.
+func installModule(name, src string) string {
+	lit, _ := json.Marshal(src) // a JSON string is a Python string literal
+	n, _ := json.Marshal(name)
+	return `def __freeact_init():
+    import sys, types
+    m = types.ModuleType(` + string(n) + `)
+    m.__file__ = "<" + ` + string(n) + ` + ">"
+    exec(compile(` + string(lit) + `, m.__file__, "exec"), m.__dict__)
+    sys.modules[` + string(n) + `] = m
+__freeact_init()
+del __freeact_init
+`
 }
 
 // loadHooks installs freeact_kernel as a module and IPython extension.
 func (c *conn) loadHooks(ctx context.Context) error {
-	src, _ := json.Marshal(hookSource)
-	code := `def __freeact_init():
-    import sys, types
-    m = types.ModuleType("freeact_kernel")
-    m.__file__ = "<freeact_kernel>"
-    exec(compile(` + string(src) + `, "<freeact_kernel>", "exec"), m.__dict__)
-    sys.modules["freeact_kernel"] = m
-    get_ipython().extension_manager.load_extension("freeact_kernel")
-__freeact_init()
-del __freeact_init
-`
+	code := installModule("freeact_kernel", hookSource) +
+		"get_ipython().extension_manager.load_extension(\"freeact_kernel\")\n"
 	if err := c.executeSilent(ctx, code); err != nil {
 		return fmt.Errorf("load kernel hooks: %w", err)
 	}
