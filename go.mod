@@ -10,6 +10,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/wailsapp/wails/v2 v2.9.2
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/image v0.47.0
 	google.golang.org/genai v1.77.0
 	gopkg.in/yaml.v3 v3.0.1

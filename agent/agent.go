@@ -131,6 +131,8 @@ type Agent struct {
 
 	mu      sync.Mutex
 	history []model.Message
+	lost    string                  // why the kernel's state was lost (replay.go); "" while it holds
+	losses  int                     // counts losses, so a replay knows whether it lost the state again
 	cancel  context.CancelCauseFunc // of the running turn
 	turns   sync.WaitGroup          // the running turn's goroutine
 	started bool
@@ -284,6 +286,7 @@ func (a *Agent) openSession() error {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
 	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	a.lost = LostResumed // a resumed session has a fresh kernel
 	return nil
 }
 

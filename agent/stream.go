@@ -80,8 +80,26 @@ var errStreamClosed = errors.New("the event stream was closed")
 // pending approvals. A prompt of the form "/skill args" naming a known skill
 // is sent as a skill invocation.
 func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		if err := a.dropOffer(emit); err != nil {
+			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+			return
+		}
+		text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
+		msg := model.UserMessage(text, prompt.Images...)
+		for _, note := range a.variableNotes(ctx, prompt.Text) {
+			msg.Parts = append(msg.Parts, model.Part{Text: note})
+		}
+		a.runTurn(ctx, msg, a.opts.maxTurns, emit)
+	})
+}
+
+// exclusive runs work in the place of a turn (a turn, the user's cells, a
+// replay), with its events as a stream: Cancel stops it, breaking out of
+// the loop cancels it, and nothing else of the kind runs meanwhile.
+func (a *Agent) exclusive(ctx context.Context, work func(ctx context.Context, emit func(Event))) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		turnCtx, cancel := context.WithCancelCause(ctx)
+		ctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		if err := a.beginTurn(cancel); err != nil {
 			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
@@ -92,8 +110,7 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		go func() {
 			defer a.turns.Done()
 			defer q.close()
-			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
-			a.runTurn(turnCtx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, q.push)
+			work(ctx, q.push)
 		}()
 		for {
 			batch, ok := q.next()

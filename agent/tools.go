@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -98,14 +99,20 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
 	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
 	if !ok {
-		if err == nil {
-			return a.result(emit, call, rejectedText, true, nil), true
-		}
-		return a.notRun(ctx, call, emit), false
+		return a.notApproved(ctx, call, emit, err)
 	}
 	a.logRuleError(err)
 	text, isErr, images := do()
 	return a.result(emit, call, a.offload(text), isErr, images), false
+}
+
+// notApproved is the result of a call that was refused (err nil: a "no",
+// which ends the turn) or not answered (the turn ended first).
+func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit func(Event), err error) (model.FunctionResponse, bool) {
+	if err == nil {
+		return a.result(emit, call, rejectedText, true, nil), true
+	}
+	return a.notRun(ctx, call, emit), false
 }
 
 func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(Event)) (model.FunctionResponse, bool) {
@@ -115,45 +122,69 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	var rejected atomic.Bool
-	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
-		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		// Cells of one reply run one after another on the one kernel; the
-		// host must know which cell its requests come from.
-		a.cellMu.Lock()
-		defer a.cellMu.Unlock()
-		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
-			if rejected.CompareAndSwap(false, true) {
-				// Stop the cell before it hears the "no": the rest of it may
-				// depend on what was refused.
-				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				if err := a.kern.Interrupt(ictx); err != nil {
-					a.opts.log.Warn("interrupt after a rejection", "err", err)
-				}
-			}
-		}})
-		defer a.host.set(nil)
-		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
-			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
-		})
-		out := &CodeExecutionOutput{Meta: meta}
-		if res != nil {
-			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
-		}
-		if rejected.Load() {
-			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
-		} else if err != nil {
-			out.Error = true
-			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
-		}
-		emit(out)
-		return out.Text, out.Error, nil
-	})
-	if rejected.Load() {
-		return resp, true
+	ok, edited, err := a.approvals.askEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
+	if !ok {
+		return a.notApproved(ctx, call, emit, err)
 	}
-	return resp, rej
+	a.logRuleError(err)
+	code := *args.Code
+	if edited != "" && edited != code {
+		code = edited
+		emit(&CodeEdited{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, Code: code})
+	} else {
+		edited = ""
+	}
+	out, rejected := a.execCell(ctx, emit, call.ID, code)
+	text := a.offload(out.Text)
+	if edited != "" {
+		text = editedResult(code, text)
+	}
+	return a.result(emit, call, text, out.Error, nil), rejected
+}
+
+// execCell runs code in the kernel as the cell corr: its output streams as
+// events and the host asks about its shell commands, tool calls and input
+// under corr. It emits and returns the complete output, and reports
+// whether the user rejected something the cell asked for (the cell was
+// then interrupted, and its output ends saying so).
+func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, bool) {
+	meta := Meta{AgentID: a.id, CorrelationID: corr}
+	var rejected atomic.Bool
+	// Cells run one after another on the one kernel; the host must know
+	// which cell its requests come from.
+	a.cellMu.Lock()
+	defer a.cellMu.Unlock()
+	a.host.set(&cell{ctx: ctx, emit: emit, corr: corr, rejected: func() {
+		if rejected.CompareAndSwap(false, true) {
+			// Stop the cell before it hears the "no": the rest of it may
+			// depend on what was refused.
+			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := a.kern.Interrupt(ictx); err != nil {
+				a.opts.log.Warn("interrupt after a rejection", "err", err)
+			}
+		}
+	}})
+	defer a.host.set(nil)
+	res, err := a.kern.Execute(ctx, code, func(c kernel.Chunk) {
+		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
+	})
+	out := &CodeExecutionOutput{Meta: meta}
+	if res != nil {
+		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+	}
+	if rejected.Load() {
+		out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
+		out.Error = true
+	} else if err != nil {
+		out.Error = true
+		out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
+	}
+	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
+		a.stateLost(LostDied)
+	}
+	emit(out)
+	return out, rejected.Load()
 }
 
 func describeExecError(ctx context.Context, err error) string {

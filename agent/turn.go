@@ -130,7 +130,7 @@ func (a *Agent) sync() {
 // callModel streams one model call, emitting chunks as they come.
 func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message, error) {
 	meta := Meta{AgentID: a.id}
-	req := &model.Request{System: a.system, Messages: a.History(), Tools: a.tools}
+	req := &model.Request{System: a.system, Messages: mergeUserTurns(a.History()), Tools: a.tools}
 	for ch, err := range a.model.Stream(ctx, req) {
 		if err != nil {
 			return model.Message{}, err

@@ -457,12 +457,22 @@ turns:
         - {role: user, text: "First question."}
         - {role: model, call: ipybox_execute_ipython_cell}
         - {role: model, text: "First answer."}
-      last: [{role: user, text: "Second question."}]
+      last:
+        - {role: user, text: "Second question."}
+        - {role: user, text: "the user went on without restoring its state"}
     reply: [{text: "Second answer."}]
 `, agent.WithSessionID(id))
+		// The resumed session has a fresh kernel; going on without
+		// restoring its state tells the model so, with the prompt.
+		if _, ok := b.ReplayOffer(); !ok {
+			t.Error("no offer to restore the kernel state of the resumed session")
+		}
 		run(t, b, "Second question.", nil)
-		if n := len(b.History()); n != 6 {
-			t.Errorf("history has %d messages, want 6", n)
+		if n := len(b.History()); n != 7 {
+			t.Errorf("history has %d messages, want 7 (with the note about the kernel state)", n)
+		}
+		if _, ok := b.ReplayOffer(); ok {
+			t.Error("the offer is still open after the next turn")
 		}
 	})
 }

@@ -44,6 +44,7 @@ func commands() []command {
 	return []command{
 		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
 		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
 }

@@ -66,6 +66,9 @@ type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
 	saveFile(title, name string) (string, error)
+	// openFile asks for a file to open whose name matches pattern
+	// ("*.ipynb"), described as kind; "" when cancelled.
+	openFile(title, kind, pattern string) (string, error)
 	openURL(url string)
 	context() context.Context
 }
@@ -112,6 +115,12 @@ func (h *wailsHost) pickDirectory(title string) (string, error) {
 
 func (h *wailsHost) saveFile(title, name string) (string, error) {
 	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
+}
+
+func (h *wailsHost) openFile(title, kind, pattern string) (string, error) {
+	return runtime.OpenFileDialog(h.context(), runtime.OpenDialogOptions{
+		Title: title, Filters: []runtime.FileFilter{{DisplayName: kind, Pattern: pattern}},
+	})
 }
 
 func (h *wailsHost) openURL(url string) { runtime.BrowserOpenURL(h.context(), url) }

@@ -332,6 +332,8 @@ type fakeHost struct {
 	seq    uint64
 	// outOfOrder is set when a message did not carry the next number.
 	outOfOrder bool
+	// fileToOpen answers the open dialog; savedAs the save dialog.
+	fileToOpen, savedAs string
 }
 
 func (h *fakeHost) emit(name string, msg any) {
@@ -352,7 +354,14 @@ func (h *fakeHost) emit(name string, msg any) {
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
 func (h *fakeHost) saveFile(string, string) (string, error) {
-	return "", nil
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.savedAs, nil
+}
+func (h *fakeHost) openFile(string, string, string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fileToOpen, nil
 }
 func (h *fakeHost) context() context.Context { return context.Background() }
 func (h *fakeHost) openURL(u string) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -107,6 +108,23 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(e.Prompt)
 		t.lineStart = false
+	case *agent.CellStarted:
+		t.newline()
+		if e.Source == agent.CellReplay {
+			t.write(t.style.dim(fmt.Sprintf("↻ replaying cell %d of %d", e.Index, e.Total)) + "\n")
+		} else {
+			t.write(t.style.dim(fmt.Sprintf("▶ your cell %d of %d", e.Index, e.Total)) + "\n")
+		}
+	case *agent.CellsFinished:
+		t.newline()
+		msg := fmt.Sprintf("cells run: %d of %d, failed: %d", e.Ran, e.Total, e.Failed)
+		if e.Stopped {
+			msg += "; stopped"
+		}
+		t.write(t.style.dim(msg) + "\n")
+	case *agent.KernelStateNote:
+		t.newline()
+		t.write(t.style.yellow(e.Text) + "\n")
 	}
 }
 
@@ -172,9 +190,7 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	t.newline()
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
-		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
-			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
-		}
+		t.showCode(c.Code)
 	case agent.ShellAction:
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
@@ -201,34 +217,123 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	}
 }
 
-// approve asks until it gets y, n, a or s (Enter is yes). End of input,
-// Ctrl-C or the end of the turn answer no. In --json mode the request was
-// printed as JSON and the answer is a bare line.
-func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
+// approve asks until it gets y, n, a or s (Enter is yes), or for a code
+// action e, which opens the cell in $VISUAL or $EDITOR and asks again for
+// the edited cell. End of input, Ctrl-C or the end of the turn answer no.
+// In --json mode the request was printed as JSON and the answer is a bare
+// line.
+func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) {
+	code, editable := r.ToolCall.(agent.CodeAction)
+	edited := ""
 	for {
 		if !t.json {
-			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf("(a: always allow %q, s: for this session)", r.Suggested))))
+			keys := "Y/n/a/s"
+			if editable {
+				keys += "/e"
+			}
+			hint := fmt.Sprintf("(a: always allow %q, s: for this session", r.Suggested)
+			if editable {
+				hint += ", e: edit the cell"
+			}
+			t.write(fmt.Sprintf("Approve? [%s] %s ", keys, t.style.dim(hint+")")))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
 		if !ok {
-			return agent.Reject, ""
+			r.Answer(agent.Reject, "")
+			return
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch answer {
 		case "", "y", "yes":
-			return agent.Once, ""
+			if edited != "" {
+				r.Edit(edited)
+			} else {
+				r.Answer(agent.Once, "")
+			}
+			return
 		case "n", "no":
-			return agent.Reject, ""
-		case "a", "always":
-			return agent.Always, ""
-		case "s", "session":
-			return agent.Session, ""
+			r.Answer(agent.Reject, "")
+			return
+		case "a", "always", "s", "session":
+			if edited == "" {
+				r.Answer(map[bool]agent.Decision{true: agent.Always, false: agent.Session}[answer[0] == 'a'], "")
+				return
+			}
+			t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
+			continue
+		case "e", "edit":
+			if editable && !t.json {
+				src := code.Code
+				if edited != "" {
+					src = edited
+				}
+				next, err := editInEditor(src, t.in, t.out)
+				switch {
+				case err != nil:
+					t.write(t.style.red("Could not edit the cell: "+err.Error()) + "\n")
+				case strings.TrimSpace(next) == "":
+					t.write("The edited cell is empty: nothing changed.\n")
+				default:
+					edited = next
+					t.write(t.style.bold("── the cell as you edited it ") + "\n")
+					t.showCode(edited)
+				}
+				continue
+			}
 		}
 		if t.json {
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
+		} else if editable {
+			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
 		} else {
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}
+	}
+}
+
+// editInEditor opens code in the user's editor ($VISUAL, else $EDITOR,
+// else vi) on the terminal and returns the file as the editor left it.
+func editInEditor(code string, in io.Reader, out io.Writer) (string, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", "freeact-cell-*.py")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(code); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	// As git does: the variable may hold arguments ("code --wait").
+	cmd := exec.Command("sh", "-c", editor+` "$1"`, "editor", f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
+	if tty, ok := in.(*os.File); ok {
+		cmd.Stdin = tty
+	}
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: %w", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// showCode prints a cell with line numbers.
+func (t *terminal) showCode(code string) {
+	for i, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
+		t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
 	}
 }
 

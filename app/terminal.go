@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"log"
 	"log/slog"
 	"os"
@@ -98,6 +99,9 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
+		return nil
+	}
 	if f.prompt != "" {
 		if code := t.turn(ctx, a, f.prompt); code != exitDone {
 			return exitStatus(code)
@@ -159,7 +163,10 @@ func (w slogWriter) Write(p []byte) (int, error) {
 // script) and reads prompts, approvals and input from stdin.
 type terminal struct {
 	out, errw  io.Writer
-	lines      chan string // stdin lines; closed at end of input
+	lines      chan string   // stdin lines; closed at end of input
+	want       chan struct{} // asks the reader for the next line
+	asked      bool          // a line was asked for and not yet taken
+	in         io.Reader
 	interrupts <-chan os.Signal
 	json       bool
 	style      style
@@ -172,13 +179,18 @@ type terminal struct {
 
 func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
 	t := &terminal{
-		out: s.Out, errw: s.Err, lines: make(chan string), interrupts: interrupts, json: jsonMode,
-		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
+		out: s.Out, errw: s.Err, lines: make(chan string), want: make(chan struct{}, 1), in: s.In,
+		interrupts: interrupts, json: jsonMode, style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
+	// Lines are read only when asked for, so that nothing reads the
+	// terminal while an editor runs on it (the e answer).
 	go func() {
 		sc := bufio.NewScanner(s.In)
 		sc.Buffer(make([]byte, 64*1024), 16<<20)
-		for sc.Scan() {
+		for range t.want {
+			if !sc.Scan() {
+				break
+			}
 			t.lines <- sc.Text()
 		}
 		close(t.lines)
@@ -209,18 +221,54 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 		case "q", "quit", "exit":
 			return nil
 		}
-		if t.turn(ctx, a, line) == -1 {
+		if t.turn(ctx, a, line) == -1 || (!t.json && t.offerReplay(ctx, a)) {
 			return nil
 		}
 	}
+}
+
+// offerReplay asks whether to restore a kernel that lost its state (a
+// resumed session, a kernel that died) by running the session's cells
+// again, and does what the user says; true means quit.
+func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
+	offer, ok := a.ReplayOffer()
+	if !ok {
+		return false
+	}
+	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
+	t.newline()
+	t.write(fmt.Sprintf("The kernel is fresh (%s). Replay this session's %s to restore its variables? [y/N] ", why, agent.Plural(len(offer.Cells), "successful code cell")))
+	t.lineStart = true
+	line, ok := t.readLine(ctx, nil, t.interrupts)
+	if !ok {
+		return true
+	}
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.Replay(ctx) }) == -1
+	}
+	note, err := a.SkipReplay()
+	if err != nil {
+		fmt.Fprintf(t.errw, "error: %v\n", err)
+	} else if note != nil {
+		t.render(note)
+	}
+	return false
 }
 
 // readLine waits for a line of stdin; ok is false at end of input, when
 // stop closes, at a signal on interrupts (nil during a turn, whose own
 // watcher takes them) or when ctx ends.
 func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupts <-chan os.Signal) (string, bool) {
+	if !t.asked {
+		t.asked = true
+		select {
+		case t.want <- struct{}{}:
+		default: // the reader is done: lines is closed
+		}
+	}
 	select {
 	case l, ok := <-t.lines:
+		t.asked = false
 		return l, ok
 	case <-interrupts:
 		return "", false
@@ -234,6 +282,15 @@ func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupt
 // turn streams one request and returns its exit status; -1 means quit
 // (a second Ctrl-C).
 func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int {
+	return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] {
+		return a.Stream(ctx, agent.Prompt{Text: prompt})
+	})
+}
+
+// stream renders what events streams (a turn, a replay), answering its
+// approvals and input from stdin, and returns the exit status of a turn;
+// -1 means quit (a second Ctrl-C).
+func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(context.Context) iter.Seq[agent.Event]) int {
 	turnCtx, quit := context.WithCancel(ctx)
 	defer quit()
 	stopped := make(chan struct{}) // closed at the first Ctrl-C
@@ -263,12 +320,11 @@ func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int 
 
 	status := exitDone
 	t.turnTokens = [3]int{}
-	for ev := range a.Stream(turnCtx, agent.Prompt{Text: prompt}) {
+	for ev := range events(turnCtx) {
 		t.render(ev)
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest:
-			d, pattern := t.approve(turnCtx, e, stopped)
-			e.Answer(d, pattern)
+			t.approve(turnCtx, e, stopped)
 		case *agent.InputRequest:
 			line, _ := t.readLine(turnCtx, stopped, nil)
 			e.Reply(line)

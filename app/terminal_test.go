@@ -170,7 +170,7 @@ turns:
 	scr.expect(t, "thinking: Use Python.")
 	scr.expect(t, "  1 │ x = 6*7")
 	scr.expect(t, "  2 │ print(x)")
-	scr.expect(t, "Approve? [Y/n/a/s]")
+	scr.expect(t, "Approve? [Y/n/a/s/e]")
 	send("y\r")
 	scr.expect(t, "42")
 	scr.expect(t, "It is 42.")

@@ -2,8 +2,10 @@ package app
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,8 +63,18 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 			return fmt.Errorf("the saved settings could not be applied: %w", err)
 		}
 	}
+	return ws.startTurn(func(a *agent.Agent) iter.Seq[agent.Event] {
+		return a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images})
+	}, userEvent(prompt, images))
+}
+
+// startTurn runs what stream starts in the place of a turn (a prompt, the
+// user's cells, a replay): it refuses while the agent starts or a turn
+// runs, tells the window (TurnStarted, then shown), and streams the events
+// in the background.
+func (ws *workspace) startTurn(stream func(a *agent.Agent) iter.Seq[agent.Event], shown ...json.RawMessage) error {
 	ws.mu.Lock()
-	a = ws.agent
+	a := ws.agent
 	switch {
 	case a == nil:
 		ws.mu.Unlock()
@@ -79,18 +91,19 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 	ws.mu.Unlock()
 
 	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
-	ws.push(queued{raw: userEvent(prompt, images)})
+	for _, ev := range shown {
+		ws.push(queued{raw: ev})
+	}
 	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
-	go ws.run(a, t, agent.Prompt{Text: prompt, Images: images})
+	go ws.run(t, stream(a))
 	return nil
 }
 
 // run streams one turn to the window.
-func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
+func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	defer close(t.done)
-	ctx := ws.d.host.context()
 	died := false
-	for ev := range a.Stream(ctx, p) {
+	for ev := range events {
 		q := queued{ev: ev}
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest:

@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -72,9 +73,23 @@ func marshalEvent(ev agent.Event) json.RawMessage {
 	return b
 }
 
+// notebookOpened shows the cells of a notebook the session started from.
+type notebookOpened struct {
+	Type    string               `json:"type"` // "NotebookOpened"
+	AgentID string               `json:"agent_id"`
+	Path    string               `json:"path"`
+	Cells   []agent.NotebookCell `json:"cells"`
+}
+
+func notebookEvent(path string, cells []agent.NotebookCell) json.RawMessage {
+	return mustJSON(notebookOpened{Type: "NotebookOpened", AgentID: agent.MainAgent, Path: path, Cells: cells})
+}
+
 // historyEvents renders a saved conversation as the events a live turn would
 // have shown: prompts, thoughts, responses, tool calls and their results,
 // and the token usage of each model message. Each user prompt starts a turn.
+// The agent's notes show as what made them: the code a user edited, the
+// cells the user ran, kernel state changes, an opened notebook.
 func historyEvents(msgs []model.Message) []json.RawMessage {
 	var out []json.RawMessage
 	open := false
@@ -85,30 +100,55 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 		}
 	}
 	main := agent.Meta{AgentID: agent.MainAgent}
+	runs := 0
 	for _, m := range msgs {
 		if len(m.FunctionResponses()) > 0 {
 			for _, r := range m.FunctionResponses() {
-				out = append(out, marshalEvent(&agent.ToolOutput{
-					Meta:     agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID},
-					ToolName: r.Name, Content: r.Output, IsError: r.IsError,
-				}))
+				meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID}
+				content := r.Output
+				if code, output, ok := agent.EditedCode(r.Output); ok && r.Name == agent.ExecuteTool {
+					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
+					content = output
+				}
+				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError}))
 			}
 			continue
 		}
 		if m.Role == model.RoleUser {
-			end()
-			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
-			open = true
 			var imgs []model.Image
 			var text []string
+			var notes []json.RawMessage
 			for _, p := range m.Parts {
 				if p.Image != nil {
 					imgs = append(imgs, *p.Image)
-				} else if p.Text != "" {
+					continue
+				}
+				if p.Text == "" {
+					continue
+				}
+				n, ok := agent.ParseNote(p.Text)
+				switch {
+				case !ok:
 					text = append(text, p.Text)
+				case n.Kind == agent.NoteUserCell:
+					runs++
+					meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: fmt.Sprintf("history-run-%d", runs)}
+					notes = append(notes,
+						marshalEvent(&agent.CellStarted{Meta: meta, Code: n.Code, Source: n.Source, Of: n.Of, Index: 1, Total: 1}),
+						marshalEvent(&agent.CodeExecutionOutput{Meta: meta, Text: n.Output, Error: n.Error}))
+				case n.Kind == agent.NoteKernelState:
+					notes = append(notes, marshalEvent(&agent.KernelStateNote{Meta: main, Event: n.Event, Text: n.Text}))
+				case n.Kind == agent.NoteNotebook:
+					notes = append(notes, notebookEvent(n.Path, n.Cells))
 				}
 			}
-			out = append(out, userEvent(strings.Join(text, "\n"), imgs))
+			if len(text) > 0 || len(imgs) > 0 {
+				end()
+				out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+				open = true
+				out = append(out, userEvent(strings.Join(text, "\n"), imgs))
+			}
+			out = append(out, notes...)
 			continue
 		}
 		for _, p := range m.Parts {
@@ -132,13 +172,27 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 	return out
 }
 
-// sessionTitle is the session list's title function: the first user prompt.
+// sessionTitle is the session list's title function: the first user
+// prompt, or the notebook the session started from.
 func sessionTitle(raw json.RawMessage) (string, bool) {
 	var m model.Message
 	if err := json.Unmarshal(raw, &m); err != nil || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
 		return "", false
 	}
-	t := strings.TrimSpace(m.Text())
+	var text []string
+	for _, p := range m.Parts {
+		if p.Text == "" || p.Image != nil {
+			continue
+		}
+		n, ok := agent.ParseNote(p.Text)
+		switch {
+		case !ok:
+			text = append(text, p.Text)
+		case n.Kind == agent.NoteNotebook:
+			return "Notebook " + n.Path, true
+		}
+	}
+	t := strings.TrimSpace(strings.Join(text, ""))
 	if t == "" {
 		return "", false
 	}
