@@ -46,8 +46,16 @@ type ApprovalRequest struct {
 	// multi-line script; empty for other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
-	// answer brings its own.
+	// answer brings its own; empty for a Protected call.
 	Suggested string `json:"suggested_pattern"`
+	// Reason says why the call is asked when a rule allows calls like it
+	// (cat .env under "cat *"), or why it is Protected; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Protected marks a call that changes what the agent may do without
+	// asking (permissions.json, agent.json, the sandbox settings): only
+	// yes or no answer it; Always and Session count as a one-time yes and
+	// save no rule.
+	Protected bool `json:"protected,omitempty"`
 
 	once sync.Once
 	ch   chan answer
@@ -108,14 +116,21 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	if ap.skipAll {
 		return true, nil
 	}
-	if ap.perm != nil && ap.perm.Check(pc) == permission.Allow {
-		return true, nil
+	var verdict permission.Verdict
+	if ap.perm != nil {
+		if verdict = ap.perm.Evaluate(pc); verdict.Decision == permission.Allow {
+			return true, nil
+		}
 	}
 	suggested := permission.SuggestPattern(pc)
-	if ap.perm != nil {
+	switch {
+	case verdict.Protected:
+		suggested = ""
+	case ap.perm != nil:
 		suggested = ap.perm.Suggest(pc)
 	}
 	req := newApprovalRequest(Meta{AgentID: ap.agentID, CorrelationID: corr}, call, suggested)
+	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	emit(req)
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -149,7 +164,7 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer) (bool, error) {
 	if ans.decision == Reject {
 		return false, nil
 	}
-	if ans.decision == Once || ap.perm == nil {
+	if ans.decision == Once || ap.perm == nil || req.Protected {
 		return true, nil
 	}
 	pattern := ans.pattern

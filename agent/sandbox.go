@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -25,6 +27,24 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 		}
 	}
 	return sb, nil
+}
+
+// protectConfig tells the permission manager which files change what the
+// agent may do without asking: agent.json and the sandbox settings (the
+// app's file and the one sandbox_config names). Writes of them are asked
+// every time.
+func protectConfig(perm *permission.Manager, cfg *config.Config) {
+	if perm == nil {
+		return
+	}
+	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.SandboxFile))
+	if p := cfg.Options.SandboxConfig; p != nil && *p != "" {
+		f := *p
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(cfg.Dir, f)
+		}
+		perm.Protect(f)
+	}
 }
 
 // Sandboxed reports whether the agent's kernels run in the sandbox.
