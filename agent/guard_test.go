@@ -96,3 +96,36 @@ turns:
 		t.Errorf("the unprotected write did not run: %q %v", b, err)
 	}
 }
+
+// A symbolic link swapped in while the user looks at the approval does not
+// redirect the approved write.
+func TestSymlinkSwappedDuringApproval(t *testing.T) {
+	ws := workspace(t, "")
+	outside := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(outside, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := startIn(t, ws, `
+turns:
+  - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: notes.txt, content: "pwned"}}}]
+  - expect:
+      last: [{role: user, response: filesystem_write_text_file, output: "changed after it was approved", is_error: true}]
+    reply: [{text: "It moved."}]
+`)
+	run(t, a, "Write.", func(r *agent.ApprovalRequest) agent.Decision {
+		link := filepath.Join(ws, "notes.txt")
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, link); err != nil {
+			t.Fatal(err)
+		}
+		return agent.Once
+	})
+	if b, _ := os.ReadFile(outside); string(b) != "secret\n" {
+		t.Errorf("the write followed the swapped link: %q", b)
+	}
+}

@@ -8,8 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 )
+
+// errLinkSwapped is wrapped by errors for a path in which a symbolic link
+// turned up after the path was resolved (and approved).
+var errLinkSwapped = errors.New("a symbolic link replaced part of the path after it was checked; nothing was done")
 
 // Write creates or overwrites a text file with the given content, creating
 // missing parent folders. The file is replaced atomically and keeps the
@@ -19,6 +22,10 @@ func (w *Workspace) Write(ctx context.Context, a WriteArgs, approved bool) (stri
 	if err != nil {
 		return "", err
 	}
+	return w.write(ctx, a, p)
+}
+
+func (w *Workspace) write(ctx context.Context, a WriteArgs, p Path) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("write %s: %w", p.Display(), err)
 	}
@@ -40,33 +47,44 @@ func (w *Workspace) Write(ctx context.Context, a WriteArgs, approved bool) (stri
 // as it was. An existing file's permission bits are kept; new files get 0644
 // and missing parent folders 0755 (both less the umask). created reports
 // that no file existed before.
+//
+// p.Abs has its links resolved. The folder is opened one component at a
+// time without following links, and the target is replaced, not followed,
+// so a symbolic link swapped in after p was resolved (and approved) cannot
+// redirect the write: a link in the folder path is an error, a link at the
+// target is refused.
 func writeFileAtomic(p Path, data []byte) (created bool, err error) {
-	mode := fs.FileMode(0o644)
-	info, statErr := os.Stat(p.Abs)
-	switch {
-	case statErr == nil && info.IsDir():
-		return false, fmt.Errorf("%s is a directory; give the path of a file", p.Display())
-	case statErr == nil && !info.Mode().IsRegular():
-		return false, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", p.Display(), info.Mode().Type())
-	case statErr == nil:
-		mode = info.Mode().Perm()
-	case !errors.Is(statErr, fs.ErrNotExist) && !errors.Is(statErr, syscall.ENOTDIR):
-		// ENOTDIR (a file where a folder should be) is left to MkdirAll,
-		// whose error names the file.
-		return false, fmt.Errorf("write %s: %w", p.Display(), statErr)
+	dir, err := openDir(filepath.Dir(p.Abs), true)
+	if errors.Is(err, errLinkSwapped) {
+		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
-	dir := filepath.Dir(p.Abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err != nil {
 		return false, fmt.Errorf("write %s: create parent folders: %w", p.Display(), err)
 	}
-	tmp, err := createTemp(dir, filepath.Base(p.Abs), mode)
+	defer dir.Close()
+	base := filepath.Base(p.Abs)
+	mode := fs.FileMode(0o644)
+	cur, statErr := modeIn(dir, base)
+	switch {
+	case statErr == nil && cur&fs.ModeSymlink != 0:
+		return false, fmt.Errorf("write %s: %w", p.Display(), errLinkSwapped)
+	case statErr == nil && cur.IsDir():
+		return false, fmt.Errorf("%s is a directory; give the path of a file", p.Display())
+	case statErr == nil && !cur.IsRegular():
+		return false, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", p.Display(), cur.Type())
+	case statErr == nil:
+		mode = cur.Perm()
+	case !errors.Is(statErr, fs.ErrNotExist):
+		return false, fmt.Errorf("write %s: %w", p.Display(), statErr)
+	}
+	tmp, tmpName, err := createTemp(dir, base, mode)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			_ = removeIn(dir, tmpName)
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
@@ -84,32 +102,25 @@ func writeFileAtomic(p Path, data []byte) (created bool, err error) {
 	if err := tmp.Close(); err != nil {
 		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
-	if err := os.Rename(tmp.Name(), p.Abs); err != nil {
+	if err := renameIn(dir, tmpName, base); err != nil {
 		return false, fmt.Errorf("write %s: %w", p.Display(), err)
 	}
-	syncDir(dir)
+	// Make the rename durable where the platform supports it; failure only
+	// weakens durability.
+	_ = dir.Sync()
 	return statErr != nil, nil
 }
 
-// createTemp creates a new hidden file next to the target. Unlike
+// createTemp creates a new hidden file next to the target in dir. Unlike
 // os.CreateTemp it takes the mode, so a new file's permissions come out as
 // os.WriteFile's would (mode less the umask).
-func createTemp(dir, base string, mode fs.FileMode) (*os.File, error) {
+func createTemp(dir *os.File, base string, mode fs.FileMode) (*os.File, string, error) {
 	for range 100 {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.%08x.tmp", base, rand.Uint32()))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		name := fmt.Sprintf(".%s.%08x.tmp", base, rand.Uint32())
+		f, err := openIn(dir, name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+			return f, name, err
 		}
 	}
-	return nil, fmt.Errorf("create a temporary file in %s: too many name collisions", dir)
-}
-
-// syncDir makes a rename in dir durable where the platform supports it;
-// failure only weakens durability, so it is ignored.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	return nil, "", fmt.Errorf("create a temporary file in %s: too many name collisions", dir.Name())
 }
