@@ -407,3 +407,82 @@ turns:
 		t.Errorf("processes left running after exit: %v", pids)
 	}
 }
+
+// Model-written text cannot hide a command in the terminal: carriage
+// returns and escape sequences in code and commands are shown as escapes,
+// never sent to the terminal. A write of permissions.json warns and can
+// only be allowed once.
+func TestTerminalShowsWhatRuns(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "x = 1  # hidden\r# shown\n!touch 'pwned\x1b[2K\x1b[1A$ ls -la'"}}}]
+  - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/permissions.json, content: "{\"allow\": [], \"ask\": []}\n"}}}]
+  - reply: [{text: "Done."}]
+`)
+	cmd := exec.Command(bin, "run", "--workspace", ws)
+	cmd.Env = env
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scr := &screen{}
+	go func() { _, _ = io.Copy(scr, f) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("terminal:\n%q", scr.String())
+		}
+	}()
+	send := func(s string) {
+		if _, err := f.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scr.expect(t, "> ")
+	send("Go.\r")
+	scr.expect(t, `  1 │ x = 1  # hidden\r# shown`)
+	scr.expect(t, `  2 │ !touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("y\r")
+	scr.expect(t, `$ touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("n\r")
+	scr.expect(t, "> ")
+
+	send("Change the rules.\r")
+	scr.expect(t, "Warning: it changes .freeact/permissions.json: this changes what the agent may do without asking")
+	scr.expect(t, "Approve once? [Y/n]")
+	send("a\r")
+	scr.expect(t, "This call can only be allowed once: answer y (yes) or n (no).")
+	send("y\r")
+	scr.expect(t, "Done.")
+	scr.expect(t, "> ")
+	send("q\r")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("freeact did not quit on q")
+	}
+
+	// The terminal got no escape sequence and no carriage return of its
+	// own from model text (the pty turns each newline into \r\n).
+	out := strings.ReplaceAll(scr.String(), "\r\n", "\n")
+	if i := strings.IndexAny(out, "\x1b\r"); i >= 0 {
+		t.Errorf("raw control character at %d: %q", i, out[max(0, i-40):min(len(out), i+40)])
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned\x1b[2K\x1b[1A$ ls -la")); err == nil {
+		t.Error("the rejected command ran")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); string(b) != "{\"allow\": [], \"ask\": []}\n" {
+		t.Errorf("the approved write did not happen, or a rule was saved: %s", b)
+	}
+}
