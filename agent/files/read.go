@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/freeact/desktop/internal/nofollow"
 )
 
 // Limits of filesystem_read_text_file. The reader streams the file, so memory
@@ -241,7 +243,7 @@ func binaryReason(head []byte) string {
 // Like writeFileAtomic it follows no symbolic link: p.Abs has them resolved
 // already, and one swapped in since is refused.
 func openRegular(p Path) (*os.File, error) {
-	dir, err := openDir(filepath.Dir(p.Abs), false)
+	dir, err := nofollow.OpenDir(filepath.Dir(p.Abs), false)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
 	}
@@ -250,20 +252,20 @@ func openRegular(p Path) (*os.File, error) {
 	}
 	defer dir.Close()
 	base := filepath.Base(p.Abs)
-	mode, err := modeIn(dir, base)
+	mode, err := nofollow.Mode(dir, base)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
 	case mode&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("open %s: %w", p.Display(), errLinkSwapped)
+		return nil, fmt.Errorf("open %s: %w", p.Display(), nofollow.ErrLinkSwapped)
 	case mode.IsDir():
 		return nil, fmt.Errorf("%s is a directory, not a file; list directories with a code action (for example !ls)", p.Display())
 	case !mode.IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file (%s)", p.Display(), mode.Type())
 	}
-	f, err := openIn(dir, base, os.O_RDONLY, 0)
+	f, err := nofollow.Open(dir, base, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
 	}

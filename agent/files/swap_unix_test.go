@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/internal/nofollow"
 )
 
 // A symbolic link swapped in between the approval and the operation does
@@ -75,8 +77,8 @@ func TestSymlinkSwappedAfterApproval(t *testing.T) {
 							t.Fatalf("read through the swapped link: %q", text)
 						}
 					}
-					if !errors.Is(err, errLinkSwapped) {
-						t.Fatalf("error %v, want %v", err, errLinkSwapped)
+					if !errors.Is(err, nofollow.ErrLinkSwapped) {
+						t.Fatalf("error %v, want %v", err, nofollow.ErrLinkSwapped)
 					}
 				}
 				if b, _ := os.ReadFile(victim); string(b) != "secret\n" {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package files
+package nofollow
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openDir opens the folder abs (absolute and clean, with the links in it
+// OpenDir opens the folder abs (absolute and clean, with the links in it
 // resolved) one component at a time without following symbolic links, so
 // a link swapped in after the path was resolved cannot redirect what is
 // done in it. With create, missing folders are made (0755 less the umask).
-func openDir(abs string, create bool) (*os.File, error) {
+func OpenDir(abs string, create bool) (*os.File, error) {
 	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: "/", Err: err}
@@ -35,7 +35,7 @@ func openDir(abs string, create bool) (*os.File, error) {
 		if err != nil {
 			var st unix.Stat_t
 			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-				err = errLinkSwapped
+				err = ErrLinkSwapped
 			}
 			unix.Close(fd)
 			return nil, &fs.PathError{Op: "open", Path: filepath.Join(done, name), Err: err}
@@ -47,13 +47,13 @@ func openDir(abs string, create bool) (*os.File, error) {
 	return os.NewFile(uintptr(fd), abs), nil
 }
 
-// openIn opens name in dir without following a final symbolic link and
+// Open opens name in dir without following a final symbolic link and
 // without blocking on a FIFO.
-func openIn(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, error) {
+func Open(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	fd, err := unix.Openat(int(dir.Fd()), name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(perm.Perm()))
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
-			err = errLinkSwapped
+			err = ErrLinkSwapped
 		}
 		return nil, &fs.PathError{Op: "open", Path: filepath.Join(dir.Name(), name), Err: err}
 	}
@@ -65,9 +65,9 @@ func openIn(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, er
 	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), nil
 }
 
-// modeIn returns the type and permission bits of name in dir, not
+// Mode returns the type and permission bits of name in dir, not
 // following a symbolic link.
-func modeIn(dir *os.File, name string) (fs.FileMode, error) {
+func Mode(dir *os.File, name string) (fs.FileMode, error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return 0, &fs.PathError{Op: "stat", Path: filepath.Join(dir.Name(), name), Err: err}
@@ -93,16 +93,16 @@ func modeIn(dir *os.File, name string) (fs.FileMode, error) {
 	return mode, nil
 }
 
-// renameIn renames from to to, both in dir; a link at to is replaced, not
+// Rename renames from to to, both in dir; a link at to is replaced, not
 // followed.
-func renameIn(dir *os.File, from, to string) error {
+func Rename(dir *os.File, from, to string) error {
 	if err := unix.Renameat(int(dir.Fd()), from, int(dir.Fd()), to); err != nil {
 		return &os.LinkError{Op: "rename", Old: filepath.Join(dir.Name(), from), New: filepath.Join(dir.Name(), to), Err: err}
 	}
 	return nil
 }
 
-// removeIn removes the file name in dir.
-func removeIn(dir *os.File, name string) error {
+// Remove removes the file name in dir.
+func Remove(dir *os.File, name string) error {
 	return unix.Unlinkat(int(dir.Fd()), name, 0)
 }
