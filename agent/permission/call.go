@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/freeact/desktop/agent/shell"
 )
 
@@ -96,6 +97,11 @@ func (r Rule) validate() error {
 	if isFileType(r.Type) {
 		if r.Path == "" {
 			return fmt.Errorf(`%s rule needs "path" (a pattern such as "src/**")`, r.Type)
+		}
+		// doublestar matches nothing with an invalid pattern: an ask rule
+		// would silently never ask.
+		if !doublestar.ValidatePattern(r.Path) {
+			return fmt.Errorf(`"path" %q is not a valid pattern: close every [ with ] and every { with } (write \[ for a literal [)`, r.Path)
 		}
 	} else if r.Path != "" {
 		return fmt.Errorf(`"path" is only valid in FileRead, FileWrite and FileEdit rules, not %s`, r.Type)

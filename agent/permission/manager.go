@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -265,7 +266,7 @@ func (rs Rules) validate(file string) error {
 	}{{"allow", rs.Allow}, {"ask", rs.Ask}} {
 		for i, r := range tier.rules {
 			if err := r.validate(); err != nil {
-				return fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, r, err)
 			}
 		}
 	}
@@ -294,12 +295,22 @@ func ParseRules(data []byte, file string) (Rules, error) {
 				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
 			}
 			if err := r.validate(); err != nil {
-				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return Rules{}, fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, compactJSON(item), err)
 			}
 			*tier.dst = append(*tier.dst, r)
 		}
 	}
 	return rs, nil
+}
+
+// compactJSON returns a rule's JSON text on one line, to name it in an
+// error.
+func compactJSON(item json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, item) != nil {
+		return string(item)
+	}
+	return b.String()
 }
 
 func readRules(file string) (Rules, error) {
