@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -26,8 +25,10 @@ import (
 
 // Default limits of Options.
 const (
-	DefaultCallTimeout    = 5 * time.Minute
-	DefaultConnectTimeout = 2 * time.Minute
+	DefaultCallTimeout = 5 * time.Minute
+	// DefaultConnectTimeout bounds starting a server and listing its
+	// tools; a server's "connect_timeout" (seconds) replaces it.
+	DefaultConnectTimeout = 10 * time.Second
 )
 
 // Options adjusts a Manager. Zero values mean the defaults.
@@ -38,7 +39,8 @@ type Options struct {
 	// CallTimeout bounds one tool call; a call that takes longer fails and
 	// the server is restarted on the next call.
 	CallTimeout time.Duration
-	// ConnectTimeout bounds starting a server and listing its tools.
+	// ConnectTimeout bounds starting a server and listing its tools, for
+	// servers without their own connect_timeout.
 	ConnectTimeout time.Duration
 	// ClientName is the name the client gives in the MCP handshake.
 	ClientName string
@@ -316,7 +318,7 @@ type server struct {
 // conn is one running connection.
 type conn struct {
 	cli  *client.Client
-	cmd  *exec.Cmd // nil for HTTP
+	proc *process // nil for HTTP
 	once sync.Once
 	err  error
 }
@@ -360,7 +362,7 @@ func (s *server) connected(ctx context.Context) (*conn, error) {
 
 // start launches the server, shakes hands and lists its tools.
 func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, s.connectTimeout(), errConnectTimeout)
 	defer cancel()
 	defer context.AfterFunc(s.m.life, cancel)()
 	log := s.m.opts.Log.With("mcp_server", s.name)
@@ -374,23 +376,12 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		}
 		tr = h
 	case s.cfg.Command != "":
-		env := make([]string, 0, len(s.cfg.Env))
-		for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
-			env = append(env, k+"="+s.cfg.Env[k])
+		p, err := startProcess(s.cfg, log)
+		if err != nil {
+			return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 		}
-		tr = transport.NewStdioWithOptions(s.cfg.Command, env, s.cfg.Args,
-			transport.WithCommandLogger(log),
-			transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
-				// Not CommandContext: the process outlives the call that
-				// started it.
-				cmd := exec.Command(command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				cmd.Dir = s.cfg.Cwd
-				cmd.Stderr = &lineLogger{log: log}
-				ownGroup(cmd)
-				c.cmd = cmd
-				return cmd, nil
-			}))
+		c.proc = p
+		tr = transport.NewIO(p.reader(), p.stdin, nil)
 	default:
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
@@ -405,13 +396,15 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
 	if _, err := c.cli.Initialize(ctx, init); err != nil {
+		err = s.startFailure(ctx, c, err)
 		c.close(log)
-		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), startErr(ctx, err))
+		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
 	}
 	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
+		err = s.startFailure(ctx, c, err)
 		c.close(log)
-		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), startErr(ctx, err))
+		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
 	}
 	tools := make([]Tool, 0, len(list.Tools))
 	for _, t := range list.Tools {
@@ -428,13 +421,6 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	log.Info("MCP server connected", "tools", len(tools))
 	return c, tools, nil
-}
-
-func startErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w (%v)", ctx.Err(), err)
-	}
-	return err
 }
 
 func (s *server) describe() string {
@@ -484,10 +470,17 @@ func (s *server) close() error {
 func (c *conn) close(log *slog.Logger) error {
 	c.once.Do(func() {
 		done := make(chan error, 1)
-		go func() { done <- c.cli.Close() }()
+		go func() {
+			err := c.cli.Close() // for stdio: closes the server's stdin
+			if c.proc != nil {
+				<-c.proc.exited
+				err = c.proc.err
+			}
+			done <- err
+		}()
 		pid := 0
-		if c.cmd != nil && c.cmd.Process != nil {
-			pid = c.cmd.Process.Pid
+		if c.proc != nil {
+			pid = c.proc.cmd.Process.Pid
 		}
 		wait := func(d time.Duration) (error, bool) {
 			select {
@@ -520,6 +513,9 @@ func (c *conn) close(log *slog.Logger) error {
 			// closed: that is how it stops, not a failure to close.
 			log.Debug("MCP server exited", "status", err)
 			err = nil
+		}
+		if c.proc != nil {
+			c.proc.stdout.Close() // a child of the server may hold the write end
 		}
 		c.err = err
 	})
