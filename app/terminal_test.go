@@ -486,3 +486,40 @@ turns:
 		t.Errorf("the approved write did not happen, or a rule was saved: %s", b)
 	}
 }
+
+// A line of stdin over the limit is an error, not a quiet end of input:
+// as a request in the terminal and as an approval answer with --json.
+func TestStdinLineTooLong(t *testing.T) {
+	bin := freeactBinary(t)
+	long := strings.Repeat("x", maxInputLine+1)
+	tests := []struct {
+		name     string
+		args     []string
+		scenario string
+		stdin    string
+	}{
+		{"request", nil, "turns: []", long + "\n"},
+		{"approval answer", []string{"--json", "--prompt", "Go."}, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+`, long + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, env, _ := terminalEnv(t, tt.scenario)
+			cmd := exec.Command(bin, append([]string{"run", "--workspace", ws}, tt.args...)...)
+			cmd.Env = env
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+				t.Fatalf("exit %v, want status 1; stderr:\n%s", err, stderr.String())
+			}
+			if want := "read standard input: a line is longer than 16 MiB, the most freeact reads as one line"; !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+			}
+		})
+	}
+}
