@@ -41,12 +41,12 @@ turns:
 	if len(asked) != 1 || asked[0].Display != "cat .env" {
 		t.Fatalf("asked %d shell commands: %+v", len(asked), asked)
 	}
-	want := `asked although the rule ShellAction bash "cat *" allows it: it reads .env, which the rule FileRead filesystem_* **/.env asks for`
+	want := `the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for`
 	if asked[0].Reason != want || asked[0].Protected {
 		t.Errorf("reason %q (protected %v), want %q", asked[0].Reason, asked[0].Protected, want)
 	}
 	b, err := agent.MarshalEvent(asked[0])
-	if err != nil || !strings.Contains(string(b), `"reason":"asked although`) {
+	if err != nil || !strings.Contains(string(b), `"reason":"the rule ShellAction bash \"cat *\" allows it, but`) {
 		t.Errorf("the reason is not in the event's JSON: %s %v", b, err)
 	}
 }

@@ -177,7 +177,7 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	if r.Protected {
 		t.write(t.style.yellow("Warning: "+v(r.Reason)) + "\n")
 	} else if r.Reason != "" {
-		t.write(t.style.yellow("Asked: "+v(r.Reason)) + "\n")
+		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
 	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:

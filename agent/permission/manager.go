@@ -144,7 +144,7 @@ func (m *Manager) Evaluate(c Call) Verdict {
 			}
 			if mk := uncovered(r, markers); mk != "" {
 				if notCovered == "" {
-					notCovered = fmt.Sprintf("asked although the rule %s allows the command: it writes files (%s), which the rule does not name", r, mk)
+					notCovered = fmt.Sprintf("the rule %s allows the command but not how it writes files: the rule does not name %s", r, mk)
 				}
 				continue
 			}
@@ -159,7 +159,7 @@ func (m *Manager) Evaluate(c Call) Verdict {
 		return Verdict{Decision: NoMatch, Reason: notCovered}
 	}
 	if reason := m.askReason(c, acc); reason != "" {
-		return Verdict{Decision: Ask, Reason: fmt.Sprintf("asked although the rule %s allows it: %s", allowed, reason)}
+		return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s allows it, but %s", allowed, reason)}
 	}
 	return Verdict{Decision: Allow}
 }

@@ -87,9 +87,9 @@ describe('ApprovalBar', () => {
   });
 
   it('says why a call is asked although a rule allows calls like it', () => {
-    const req = { ...shell('r8', 'cat .env'), reason: 'it reads .env, which the rule FileRead filesystem_* **/.env asks for' };
+    const req = { ...shell('r8', 'cat .env'), reason: 'the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for' };
     render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
-    expect(screen.getByTestId('approval-reason')).toHaveTextContent('Asked: it reads .env, which the rule');
+    expect(screen.getByTestId('approval-reason')).toHaveTextContent('Why asked: the rule ShellAction bash "cat *" allows it, but it reads .env');
     expect(screen.getByRole('button', { name: /Always/ })).toBeInTheDocument();
   });
 
