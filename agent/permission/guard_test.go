@@ -198,3 +198,33 @@ func TestWalkBudget(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 }
+
+// BenchmarkEvaluate measures the checks a shell command gets: a plain one,
+// and a recursive search walking a workspace of 5,000 files.
+func BenchmarkEvaluate(b *testing.B) {
+	ws := b.TempDir()
+	m, err := Open(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for d := range 50 {
+		dir := filepath.Join(ws, "src", "d"+strconv.Itoa(d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 100 {
+			if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(f)+".go"), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, cmd := range []string{"cat src/d1/f1.go", "git log --oneline -5", "grep -r KEY src"} {
+		b.Run(cmd, func(b *testing.B) {
+			for b.Loop() {
+				if d := m.Check(shellCall(cmd)); d != Allow {
+					b.Fatalf("%s: %v", cmd, d)
+				}
+			}
+		})
+	}
+}
