@@ -120,6 +120,40 @@ func (s *screen) String() string {
 	return s.buf.String()
 }
 
+// startTerminal runs cmd with env on a pseudo-terminal cols wide and
+// returns its screen, a function that types, and its exit. The process is
+// killed at the end of the test if it still runs; the screen is logged when
+// the test fails or runs verbosely.
+func startTerminal(t *testing.T, cmd *exec.Cmd, env []string, cols uint16) (*screen, func(string), <-chan error) {
+	t.Helper()
+	cmd.Env = env
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scr := &screen{}
+	go func() { _, _ = io.Copy(scr, f) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill() // a no-op when the test saw it exit
+		}
+		f.Close()
+		if t.Failed() || testing.Verbose() {
+			t.Logf("terminal:\n%s", scr.String())
+		}
+	})
+	send := func(s string) {
+		if _, err := f.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return scr, send, exited
+}
+
 func TestTerminalSession(t *testing.T) {
 	bin := freeactBinary(t)
 	ws, env, marker := terminalEnv(t, `
@@ -137,31 +171,7 @@ turns:
     reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: "!mkdir -p made && ls"}}}]
   - reply: [{text: "Made it."}]
 `)
-	cmd := exec.Command(bin, "run", "--workspace", ws)
-	cmd.Env = env
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	scr := &screen{}
-	go func() { _, _ = io.Copy(scr, f) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() || testing.Verbose() {
-			t.Logf("terminal:\n%s", scr.String())
-		}
-	}()
-	send := func(s string) {
-		if _, err := f.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 120)
 	scr.expect(t, "> ")
 	send("What is 6*7?\r")
 	scr.expect(t, "thinking: Use Python.")
@@ -420,30 +430,7 @@ turns:
   - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/permissions.json, content: "{\"allow\": [], \"ask\": []}\n"}}}]
   - reply: [{text: "Done."}]
 `)
-	cmd := exec.Command(bin, "run", "--workspace", ws)
-	cmd.Env = env
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	scr := &screen{}
-	go func() { _, _ = io.Copy(scr, f) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("terminal:\n%q", scr.String())
-		}
-	}()
-	send := func(s string) {
-		if _, err := f.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
 	scr.expect(t, "> ")
 	send("Go.\r")
 	scr.expect(t, `  1 │ x = 1  # hidden\r# shown`)

@@ -545,30 +545,41 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 	return tool, nil
 }
 
-// lineLogger writes a server's stderr to the log, one record a line.
-type lineLogger struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	buf []byte
+// newLineLogger returns a writer of a server's stderr to the log, one
+// record a line.
+func newLineLogger(log *slog.Logger) *lines {
+	return &lines{max: 64 << 10, emit: func(l []byte) {
+		if line := strings.TrimRight(string(l), "\r\n"); line != "" {
+			log.Info("MCP server stderr", "line", line)
+		}
+	}}
 }
 
-func (l *lineLogger) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
+// lines passes each line written to it (with its newline) to emit, and
+// a line longer than max, before its newline came, as it is.
+type lines struct {
+	max  int
+	emit func(line []byte) // called with mu held
+
+	mu  sync.Mutex
+	buf []byte // a line without its newline yet
+}
+
+func (w *lines) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
 	for {
-		i := bytes.IndexByte(l.buf, '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}
-		if line := strings.TrimRight(string(l.buf[:i]), "\r"); line != "" {
-			l.log.Info("MCP server stderr", "line", line)
-		}
-		l.buf = l.buf[i+1:]
+		w.emit(w.buf[:i+1])
+		w.buf = w.buf[i+1:]
 	}
-	if len(l.buf) > 64<<10 { // a very long line without a newline
-		l.log.Info("MCP server stderr", "line", string(l.buf))
-		l.buf = l.buf[:0]
+	if len(w.buf) > w.max {
+		w.emit(w.buf)
+		w.buf = w.buf[:0]
 	}
 	return len(p), nil
 }

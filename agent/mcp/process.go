@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
@@ -47,8 +46,8 @@ func startProcess(cfg config.Server, log *slog.Logger) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Env = env
 	cmd.Dir = cfg.Cwd
-	p := &process{cmd: cmd, out: &record{skipJSON: true}, errOut: &record{tail: true}, exited: make(chan struct{})}
-	cmd.Stderr = io.MultiWriter(&lineLogger{log: log}, p.errOut)
+	p := &process{cmd: cmd, out: newRecord(false, true), errOut: newRecord(true, false), exited: make(chan struct{})}
+	cmd.Stderr = io.MultiWriter(newLineLogger(log), p.errOut)
 	ownGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -147,34 +146,21 @@ const maxRecord = 1 << 10
 type record struct {
 	skipJSON bool
 	tail     bool
-
-	mu      sync.Mutex
-	kept    []byte
-	partial []byte // a line without its newline yet
-	cut     bool
+	lines    lines
+	kept     []byte // guarded by lines.mu
+	cut      bool
 }
 
-func (r *record) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.partial = append(r.partial, p...)
-	for {
-		i := bytes.IndexByte(r.partial, '\n')
-		if i < 0 {
-			break
-		}
-		r.keep(r.partial[:i+1])
-		r.partial = r.partial[i+1:]
-	}
-	if len(r.partial) > maxRecord {
-		r.keep(r.partial)
-		r.partial = nil
-	}
-	return len(p), nil
+func newRecord(tail, skipJSON bool) *record {
+	r := &record{tail: tail, skipJSON: skipJSON}
+	r.lines = lines{max: maxRecord, emit: r.keep}
+	return r
 }
+
+func (r *record) Write(p []byte) (int, error) { return r.lines.Write(p) }
 
 func (r *record) keep(line []byte) {
-	if r.skipJSON && json.Valid(bytes.TrimSpace(line)) && len(bytes.TrimSpace(line)) > 0 {
+	if r.skipJSON && isJSON(line) {
 		return
 	}
 	if !r.tail && len(r.kept) >= maxRecord {
@@ -192,20 +178,27 @@ func (r *record) keep(line []byte) {
 	}
 }
 
+func isJSON(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) > 0 && json.Valid(line)
+}
+
 // String returns what was kept (with a line still open), marking a cut
 // with "…".
 func (r *record) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lines.mu.Lock()
+	defer r.lines.mu.Unlock()
 	s := string(r.kept)
-	if len(r.partial) > 0 && !(r.skipJSON && json.Valid(bytes.TrimSpace(r.partial))) {
-		s += string(r.partial)
+	if open := r.lines.buf; len(open) > 0 && !(r.skipJSON && isJSON(open)) {
+		s += string(open)
 	}
-	if s = strings.TrimRight(s, "\n"); r.cut {
-		if r.tail {
-			return "…" + s
-		}
+	s = strings.TrimRight(s, "\n")
+	switch {
+	case !r.cut:
+		return s
+	case r.tail:
+		return "…" + s
+	default:
 		return s + "…"
 	}
-	return s
 }
