@@ -154,6 +154,20 @@ func startTerminal(t *testing.T, cmd *exec.Cmd, env []string, cols uint16) (*scr
 	return scr, send, exited
 }
 
+// quit types q and waits for the program to exit with status 0.
+func quit(t *testing.T, send func(string), exited <-chan error) {
+	t.Helper()
+	send("q\r")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("freeact did not quit on q")
+	}
+}
+
 func TestTerminalSession(t *testing.T) {
 	bin := freeactBinary(t)
 	ws, env, marker := terminalEnv(t, `
@@ -202,16 +216,7 @@ turns:
 	send("a\r")
 	scr.expect(t, "Made it.")
 	scr.expect(t, "> ")
-	send("q\r")
-
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("freeact did not quit on q")
-	}
+	quit(t, send, exited)
 	if _, err := os.Stat(filepath.Join(ws, "made")); err != nil {
 		t.Errorf("approved command did not run: %v", err)
 	}
@@ -450,15 +455,7 @@ turns:
 	send("y\r")
 	scr.expect(t, "Done.")
 	scr.expect(t, "> ")
-	send("q\r")
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("freeact did not quit on q")
-	}
+	quit(t, send, exited)
 
 	// The terminal got no escape sequence and no carriage return of its
 	// own from model text (the pty turns each newline into \r\n).
