@@ -19,14 +19,20 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
 	}
-	sb := &kernel.Sandbox{Workspace: a.cfg.Dir}
-	if o.SandboxConfig != nil && *o.SandboxConfig != "" {
-		sb.Settings = *o.SandboxConfig
-		if !filepath.IsAbs(sb.Settings) {
-			sb.Settings = filepath.Join(a.cfg.Dir, sb.Settings)
-		}
+	return &kernel.Sandbox{Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg)}, nil
+}
+
+// sandboxConfig returns the file sandbox_config names (relative to the
+// workspace unless absolute), or "".
+func sandboxConfig(cfg *config.Config) string {
+	switch p := cfg.Options.SandboxConfig; {
+	case p == nil || *p == "":
+		return ""
+	case filepath.IsAbs(*p):
+		return *p
+	default:
+		return filepath.Join(cfg.Dir, *p)
 	}
-	return sb, nil
 }
 
 // protectConfig tells the permission manager which files change what the
@@ -37,14 +43,7 @@ func protectConfig(perm *permission.Manager, cfg *config.Config) {
 	if perm == nil {
 		return
 	}
-	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.SandboxFile))
-	if p := cfg.Options.SandboxConfig; p != nil && *p != "" {
-		f := *p
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(cfg.Dir, f)
-		}
-		perm.Protect(f)
-	}
+	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.SandboxFile), sandboxConfig(cfg))
 }
 
 // Sandboxed reports whether the agent's kernels run in the sandbox.
