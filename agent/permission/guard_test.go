@@ -144,6 +144,8 @@ func TestProtectedFiles(t *testing.T) {
 		{"tee into a hard link", shellCall("tee perm-copy.json"), "which may be .freeact/permissions.json"},
 		{"git --output", shellCall("git diff --output=.freeact/permissions.json"), "it writes (--output) .freeact/permissions.json"},
 		{"cp into the folder", shellCall("cp /tmp/permissions.json .freeact/"), ".freeact/permissions.json"},
+		{"cp a folder over it", shellCall("cp -r /tmp/x/.freeact ."), "which may be .freeact/permissions.json"},
+		{"cp into the workspace", shellCall("cp -r /tmp/src ."), ""},
 		{"rm -r the folder", shellCall("rm -rf .freeact"), "which may be .freeact/permissions.json"},
 		{"same name elsewhere (cwd unknown)", shellCall("tee agent.json"), "which may be .freeact/agent.json"},
 		{"dynamic target", shellCall("cat a > $OUT"), "a file only known when it runs"},

@@ -397,7 +397,10 @@ func (c *collector) program(name string, p program, words []arg) {
 		if dest == nil {
 			dest, sources = &operands[len(operands)-1], operands[:len(operands)-1]
 		}
-		writes(*dest, name, true)
+		// A folder receives the sources (below, by name); copying into
+		// the folder the command runs in is not a write of all of it.
+		intoHere := dest.static && len(dest.fields) == 1 && c.dir != "" && path.Clean(c.abs(dest.fields[0])) == path.Clean(c.dir)
+		writes(*dest, name, !intoHere)
 		if p.moves {
 			for _, s := range sources {
 				writes(s, name, true)
