@@ -221,7 +221,9 @@ func outputText(s string) string {
 
 // approve asks until it gets y, n, a or s (Enter is yes). End of input,
 // Ctrl-C or the end of the turn answer no. In --json mode the request was
-// printed as JSON and the answer is a bare line.
+// printed as JSON and the answer is a bare line. A protected call takes y
+// or n only; in --json mode a or s count as y (no rule is saved), so a
+// script's answers stay in step with its requests.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
 	for {
 		if !t.json && r.Protected {
@@ -235,27 +237,29 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 		if !ok {
 			return agent.Reject, ""
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch answer {
 		case "", "y", "yes":
 			return agent.Once, ""
 		case "n", "no":
 			return agent.Reject, ""
 		case "a", "always", "s", "session":
-			if !r.Protected {
-				if strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "a") {
-					return agent.Always, ""
-				}
+			switch {
+			case r.Protected && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", line)
+				return agent.Once, ""
+			case r.Protected:
+				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case answer[0] == 'a':
+				return agent.Always, ""
+			default:
 				return agent.Session, ""
 			}
 		}
-		switch {
-		case t.json && r.Protected:
-			fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; send y or n\n", line)
-		case t.json:
+		if t.json {
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
-		case r.Protected:
-			t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
-		default:
+		} else {
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}
 	}

@@ -507,3 +507,35 @@ turns:
 		})
 	}
 }
+
+// With --json, a protected request says so in its event, and "a" counts
+// as a one-time yes: the write happens and no rule is saved.
+func TestRunJSONProtected(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/agent.json, content: "{}\n"}}}]
+  - reply: [{text: "Done."}]
+`)
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--json", "--prompt", "Reset the settings.")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader("a\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(out), `"reason":"it changes .freeact/agent.json: this changes what the agent may do without asking","protected":true`) {
+		t.Errorf("the approval event does not say it is protected:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), `approval answer "a": this call can only be allowed once; taken as y`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "agent.json")); string(b) != "{}\n" {
+		t.Errorf("agent.json = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "agent.json") {
+		t.Errorf("a rule was saved:\n%s", b)
+	}
+}
