@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -87,14 +88,6 @@ func (m *Manager) Protect(files ...string) {
 			m.protected = append(m.protected, f)
 		}
 	}
-}
-
-// IsProtected reports whether path (relative to the workspace unless
-// absolute) is a protected file or a hard link to one.
-func (m *Manager) IsProtected(path string) bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.protectedFile(path, false, false) != ""
 }
 
 func (m *Manager) protectedFiles() []string {
@@ -333,7 +326,7 @@ func (m *Manager) named(rules []Rule) (found []namedFile, full bool) {
 	}
 	budget := m.walkLimit
 	full = true
-	for _, root := range slices.Sorted(mapKeys(roots)) {
+	for _, root := range slices.Sorted(maps.Keys(roots)) {
 		ok := m.walk(root, &budget, func(norm string, info fs.FileInfo) bool {
 			if !info.Mode().IsRegular() {
 				return false
@@ -349,16 +342,6 @@ func (m *Manager) named(rules []Rule) (found []namedFile, full bool) {
 		full = full && ok
 	}
 	return found, full
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // below reports the first file below dir (dir itself included) that one
