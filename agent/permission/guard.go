@@ -104,13 +104,14 @@ func (m *Manager) protectedFile(p string, recursive, byName bool) string {
 		return ""
 	}
 	norm := NormalizePath(p, m.workspace)
-	info, statErr := os.Stat(m.absolute(p))
+	real := resolve(m.absolute(p))
+	info, statErr := os.Stat(real)
 	for _, f := range m.protectedFiles() {
 		pf := NormalizePath(f, m.workspace)
 		switch {
 		case norm == pf:
 			return pf
-		case recursive && (norm == "." || strings.HasPrefix(pf, strings.TrimSuffix(norm, "/")+"/")):
+		case recursive && within(real, resolve(f)):
 			return pf
 		case byName && !filepath.IsAbs(p) && path.Base(filepath.ToSlash(p)) == path.Base(pf):
 			return pf
@@ -124,7 +125,12 @@ func (m *Manager) protectedFile(p string, recursive, byName bool) string {
 	return ""
 }
 
-// absolute returns p as an absolute path: relative ones are in the
+// within reports whether file lies below dir (both absolute and clean).
+func within(dir, file string) bool {
+	return dir == string(filepath.Separator) || strings.HasPrefix(file, dir+string(filepath.Separator))
+}
+
+// absolute returns p as an absolute, clean path: relative ones are in the
 // workspace.
 func (m *Manager) absolute(p string) string {
 	if filepath.IsAbs(p) {

@@ -147,6 +147,8 @@ func TestProtectedFiles(t *testing.T) {
 		{"cp a folder over it", shellCall("cp -r /tmp/x/.freeact ."), "which may be .freeact/permissions.json"},
 		{"cp into the workspace", shellCall("cp -r /tmp/src ."), ""},
 		{"rm -r the folder", shellCall("rm -rf .freeact"), "which may be .freeact/permissions.json"},
+		{"rm -r the workspace", shellCall("rm -rf " + ws), "which may be .freeact/permissions.json"},
+		{"rm -r above it", shellCall("rm -rf " + filepath.Dir(ws)), "which may be .freeact/permissions.json"},
 		{"same name elsewhere (cwd unknown)", shellCall("tee agent.json"), "which may be .freeact/agent.json"},
 		{"dynamic target", shellCall("cat a > $OUT"), "a file only known when it runs"},
 		{"bash -c", shellCall("bash -c 'echo x > .freeact/permissions.json'"), ".freeact/permissions.json"},
