@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
 )
@@ -16,39 +17,42 @@ import (
 // rule names (.env) is asked, with a reason the user sees; its neighbour
 // on the same line is not. A "no" ends the turn.
 func TestShellReadOfAskedFileIsAskedWithReason(t *testing.T) {
-	ws := workspace(t, "")
-	for name, content := range map[string]string{".env": "KEY=secret\n", "notes.txt": "notes\n"} {
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+	const line = "cat notes.txt && cat .env"
+	tiers(t, cells{"!" + line: func(c *agenttest.Cell) { c.Shell(line) }}, func(t *testing.T, x tier) {
+		ws := workspace(t, "")
+		for name, content := range map[string]string{".env": "KEY=secret\n", "notes.txt": "notes\n"} {
+			if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		perm, err := permission.Open(ws)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	perm, err := permission.Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := startIn(t, ws, `
+		a, _ := x.startIn(t, ws, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!cat notes.txt && cat .env"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!`+line+`"}}}]
 `, agent.WithPermissions(perm))
-	var asked []*agent.ApprovalRequest
-	run(t, a, "Read.", func(r *agent.ApprovalRequest) agent.Decision {
-		if _, ok := r.ToolCall.(agent.CodeAction); ok {
-			return agent.Once
+		var asked []*agent.ApprovalRequest
+		run(t, a, "Read.", func(r *agent.ApprovalRequest) agent.Decision {
+			if _, ok := r.ToolCall.(agent.CodeAction); ok {
+				return agent.Once
+			}
+			asked = append(asked, r)
+			return agent.Reject
+		})
+		if len(asked) != 1 || asked[0].Display != "cat .env" {
+			t.Fatalf("asked %d shell commands: %+v", len(asked), asked)
 		}
-		asked = append(asked, r)
-		return agent.Reject
+		want := `the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for`
+		if asked[0].Reason != want || asked[0].Protected {
+			t.Errorf("reason %q (protected %v), want %q", asked[0].Reason, asked[0].Protected, want)
+		}
+		b, err := agent.MarshalEvent(asked[0])
+		if err != nil || !strings.Contains(string(b), `"reason":"the rule ShellAction bash \"cat *\" allows it, but`) {
+			t.Errorf("the reason is not in the event's JSON: %s %v", b, err)
+		}
 	})
-	if len(asked) != 1 || asked[0].Display != "cat .env" {
-		t.Fatalf("asked %d shell commands: %+v", len(asked), asked)
-	}
-	want := `the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for`
-	if asked[0].Reason != want || asked[0].Protected {
-		t.Errorf("reason %q (protected %v), want %q", asked[0].Reason, asked[0].Protected, want)
-	}
-	b, err := agent.MarshalEvent(asked[0])
-	if err != nil || !strings.Contains(string(b), `"reason":"the rule ShellAction bash \"cat *\" allows it, but`) {
-		t.Errorf("the reason is not in the event's JSON: %s %v", b, err)
-	}
 }
 
 // Writing permissions.json or agent.json is asked every time with a
@@ -66,7 +70,7 @@ func TestProtectedWriteCannotBeAllowedForever(t *testing.T) {
 	rules := `{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "*"}], "ask": []}`
 	rulesJSON, _ := json.Marshal(rules)
 	agentJSON := filepath.Join(config.FreeactDir, config.AgentFile)
-	a, _ := startIn(t, ws, `
+	a, _ := fakeKernels(nil).startIn(t, ws, `
 turns:
   - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/permissions.json, content: `+string(rulesJSON)+`}}}]
   - reply: [{call: {id: w2, name: filesystem_write_text_file, args: {path: .freeact/permissions.json, content: `+string(rulesJSON)+`}}}]
@@ -108,7 +112,7 @@ func TestSymlinkSwappedDuringApproval(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := startIn(t, ws, `
+	a, _ := fakeKernels(nil).startIn(t, ws, `
 turns:
   - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: notes.txt, content: "pwned"}}}]
   - expect:

@@ -298,6 +298,13 @@ func TestHTTPHeadersAreSent(t *testing.T) {
 // quotes what it printed.
 func TestBrokenServerFailsFast(t *testing.T) {
 	one := 1.0
+	// The garbage case waits for the default timeout, except in the fast
+	// tier, which gives it a second.
+	var quick *float64
+	defaultWait := "no answer within 10s"
+	if testing.Short() {
+		quick, defaultWait = &one, "no answer within 1s"
+	}
 	sh := func(script string, timeout *float64) config.Server {
 		return config.Server{Command: "sh", Args: []string{"-c", script}, ConnectTimeout: timeout}
 	}
@@ -306,8 +313,8 @@ func TestBrokenServerFailsFast(t *testing.T) {
 		cfg  config.Server
 		want []string
 	}{
-		{"garbage", sh(`echo 'Hello, I am not an MCP server'; echo 'warming up...' >&2; while read -r l; do :; done`, nil),
-			[]string{`MCP server "garbage" is not available: initialize sh -c`, "no answer within 10s",
+		{"garbage", sh(`echo 'Hello, I am not an MCP server'; echo 'warming up...' >&2; while read -r l; do :; done`, quick),
+			[]string{`MCP server "garbage" is not available: initialize sh -c`, defaultWait,
 				`it printed on stdout: "Hello, I am not an MCP server"; on stderr: "warming up..."`}},
 		{"silent", sh(`while read -r l; do :; done`, &one),
 			[]string{`MCP server "silent" is not available`, `no answer within 1s (a server that is slow to start needs a higher "connect_timeout"`,
