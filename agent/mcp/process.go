@@ -111,7 +111,8 @@ func (s *server) startFailure(ctx context.Context, c *conn, err error) error {
 	case errors.Is(context.Cause(ctx), errConnectTimeout):
 		why = fmt.Sprintf(`no answer within %s (a server that is slow to start needs a higher "connect_timeout" in seconds in its entry of agent.json)`, s.connectTimeout())
 	case ctx.Err() != nil:
-		why = fmt.Sprintf("%v (%v)", context.Cause(ctx), err)
+		// The caller gave up: what the server printed is not the cause.
+		return fmt.Errorf("cancelled while connecting: %w", context.Cause(ctx))
 	default:
 		why = err.Error()
 		if c.proc != nil {
