@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // style colours terminal text when the output is a terminal and NO_COLOR
@@ -66,15 +67,15 @@ func (t *terminal) render(ev agent.Event) {
 			t.write(t.style.dim("thinking: "))
 			t.thinking = true
 		}
-		t.write(t.style.dim(e.Text))
+		t.write(t.style.dim(visible.String(e.Text)))
 	case *agent.ResponseChunk:
 		t.endThinking()
-		t.write(e.Text)
+		t.write(visible.String(e.Text))
 	case *agent.Response:
 		t.endThinking()
 		t.newline()
 	case *agent.CodeExecutionOutputChunk:
-		text := e.Text
+		text := outputText(e.Text)
 		if e.Kind == "stderr" || e.Kind == "error" {
 			text = t.style.red(text)
 		}
@@ -86,11 +87,11 @@ func (t *terminal) render(ev agent.Event) {
 			return // its output streamed already
 		}
 		t.newline()
-		t.write(t.style.dim(clip(e.Content, maxToolLines)))
+		t.write(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
 		t.newline()
 	case *agent.ModelRetry:
 		t.newline()
-		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", e.Reason, e.DelaySecs, e.Attempt, e.MaxRetries)))
+		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 		t.newline()
 	case *agent.Cancelled:
 		t.newline()
@@ -98,7 +99,7 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 	case *agent.Failed:
 		t.newline()
-		t.write(t.style.red("error: " + e.Error))
+		t.write(t.style.red("error: " + visible.String(e.Error)))
 		t.newline()
 	case *agent.ApprovalRequest:
 		t.endThinking()
@@ -106,7 +107,7 @@ func (t *terminal) render(ev agent.Event) {
 		t.showCall(e)
 	case *agent.InputRequest:
 		t.newline()
-		t.write(e.Prompt)
+		t.write(visible.String(e.Prompt))
 		t.lineStart = false
 	case *agent.CellStarted:
 		t.newline()
@@ -183,11 +184,19 @@ func (t *terminal) newline() {
 }
 
 // showCall prints what an approval would allow: the exact code, command,
-// tool arguments or file.
+// tool arguments or file, with every character that could hide or move
+// text shown as an escape (see internal/visible), and why it is asked when
+// a rule allows calls like it.
 func (t *terminal) showCall(r *agent.ApprovalRequest) {
-	title := agent.TypeName(r.ToolCall) + " " + r.ToolCall.Name()
+	v := visible.String
+	title := agent.TypeName(r.ToolCall) + " " + v(r.ToolCall.Name())
 	t.write(t.style.bold("── " + title + " "))
 	t.newline()
+	if r.Protected {
+		t.write(t.style.yellow("Warning: "+v(r.Reason)) + "\n")
+	} else if r.Reason != "" {
+		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
+	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
 		t.showCode(c.Code)
@@ -195,47 +204,71 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
 		}
-		t.write("$ " + c.Command + "\n")
+		t.write("$ " + v(c.Command) + "\n")
 	case agent.GenericCall:
 		args := string(c.Args)
-		var v any
-		if json.Unmarshal(c.Args, &v) == nil {
-			if b, err := json.MarshalIndent(v, "", "  "); err == nil {
+		var val any
+		if json.Unmarshal(c.Args, &val) == nil {
+			if b, err := json.MarshalIndent(val, "", "  "); err == nil {
 				args = string(b)
 			}
 		}
-		t.write(clip(args, 20) + "\n")
+		t.write(v(clip(args, 20)) + "\n")
 	case agent.FileRead:
-		t.write("read " + c.Path + "\n")
+		t.write("read " + v(c.Path) + "\n")
 	case agent.FileWrite:
-		t.write(fmt.Sprintf("write %s (%d bytes)\n", c.Path, len(c.Content)))
-		t.write(t.style.dim(clip(c.Content, 10)) + "\n")
+		t.write(fmt.Sprintf("write %s (%d bytes)\n", v(c.Path), len(c.Content)))
+		t.write(t.style.dim(v(clip(c.Content, 10))) + "\n")
 	case agent.FileEdit:
-		t.write("edit " + c.Path + "\n")
-		t.write(t.style.red(prefixLines(clip(c.OldText, 10), "- ")) + "\n")
-		t.write(t.style.cyan(prefixLines(clip(c.NewText, 10), "+ ")) + "\n")
+		t.write("edit " + v(c.Path) + "\n")
+		t.write(t.style.red(prefixLines(v(clip(c.OldText, 10)), "- ")) + "\n")
+		t.write(t.style.cyan(prefixLines(v(clip(c.NewText, 10)), "+ ")) + "\n")
 	}
 }
 
-// approve asks until it gets y, n, a or s (Enter is yes), or for a code
-// action e, which opens the cell in $VISUAL or $EDITOR and asks again for
-// the edited cell. End of input, Ctrl-C or the end of the turn answer no.
-// In --json mode the request was printed as JSON and the answer is a bare
-// line.
+// outputText prepares code output for the terminal: a carriage return
+// (progress bars) starts a new line instead of going back over the line,
+// and other hidden characters show as escapes, so output cannot move the
+// cursor, clear a line or overwrite an approval shown meanwhile.
+func outputText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return visible.String(strings.ReplaceAll(s, "\r", "\n"))
+}
+
+// approve asks until it gets y, n, a or s (Enter is yes) and answers r.
+// For a code action e opens the cell in $VISUAL or $EDITOR and asks again
+// for the edited cell, which runs once. End of input, Ctrl-C or the end of
+// the turn answer no. In --json mode the request was printed as JSON and
+// the answer is a bare line. A protected call takes y or n only; in --json
+// mode a or s count as y (no rule is saved), so a script's answers stay in
+// step with its requests.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) {
 	code, editable := r.ToolCall.(agent.CodeAction)
+	editable = editable && !t.json
 	edited := ""
+	yes := func() {
+		if edited != "" {
+			r.Edit(edited)
+		} else {
+			r.Answer(agent.Once, "")
+		}
+	}
+	edit := ""
+	if editable {
+		edit = "/e"
+	}
 	for {
-		if !t.json {
-			keys := "Y/n/a/s"
-			if editable {
-				keys += "/e"
-			}
-			hint := fmt.Sprintf("(a: always allow %q, s: for this session", r.Suggested)
+		switch {
+		case t.json:
+		case r.Protected:
+			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
+			t.lineStart = true
+		default:
+			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.String(r.Suggested))
 			if editable {
 				hint += ", e: edit the cell"
 			}
-			t.write(fmt.Sprintf("Approve? [%s] %s ", keys, t.style.dim(hint+")")))
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s%s] %s ", edit, t.style.dim(hint+")")))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
@@ -246,24 +279,31 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 		answer := strings.ToLower(strings.TrimSpace(line))
 		switch answer {
 		case "", "y", "yes":
-			if edited != "" {
-				r.Edit(edited)
-			} else {
-				r.Answer(agent.Once, "")
-			}
+			yes()
 			return
 		case "n", "no":
 			r.Answer(agent.Reject, "")
 			return
 		case "a", "always", "s", "session":
-			if edited == "" {
-				r.Answer(map[bool]agent.Decision{true: agent.Always, false: agent.Session}[answer[0] == 'a'], "")
+			switch {
+			case r.Protected && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", line)
+				yes()
 				return
+			case r.Protected:
+				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case edited != "":
+				t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
+				continue
+			case answer[0] == 'a':
+				r.Answer(agent.Always, "")
+			default:
+				r.Answer(agent.Session, "")
 			}
-			t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
-			continue
+			return
 		case "e", "edit":
-			if editable && !t.json {
+			if editable {
 				src := code.Code
 				if edited != "" {
 					src = edited
@@ -282,11 +322,12 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 				continue
 			}
 		}
-		if t.json {
+		switch {
+		case t.json:
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
-		} else if editable {
+		case editable:
 			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
-		} else {
+		default:
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}
 	}
@@ -317,9 +358,6 @@ func editInEditor(code string, in io.Reader, out io.Writer) (string, error) {
 	// As git does: the variable may hold arguments ("code --wait").
 	cmd := exec.Command("sh", "-c", editor+` "$1"`, "editor", f.Name())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
-	if tty, ok := in.(*os.File); ok {
-		cmd.Stdin = tty
-	}
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s: %w", editor, err)
 	}
@@ -330,10 +368,10 @@ func editInEditor(code string, in io.Reader, out io.Writer) (string, error) {
 	return string(b), nil
 }
 
-// showCode prints a cell with line numbers.
+// showCode prints a cell with line numbers, hidden characters as escapes.
 func (t *terminal) showCode(code string) {
 	for i, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
-		t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
+		t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + visible.String(l) + "\n")
 	}
 }
 
