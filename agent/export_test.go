@@ -51,7 +51,7 @@ func goldenSession() []model.Message {
 		{Role: model.RoleUser, Parts: []model.Part{resp("c4", "filesystem_read_text_file", "# Notes", false)}},
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "The plot shows **sin(x)** from 0 to 6.3; `undefined_name` is not defined."}}},
 		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedUserCellNote(agent.CellRerun, "c2", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
-		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedStateNote(agent.StateReplayed, "Because the session was resumed, which starts a fresh kernel, the user restored its state by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
+		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedStateNote(agent.StateReplayed, "The kernel lost its state (the session was resumed in a fresh kernel); the user restored it by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
 		model.UserText("Thanks <b>a lot</b>!"),
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "You're welcome."}}},
 	}

@@ -111,18 +111,18 @@ func (a *Agent) replay(ctx context.Context, emit func(Event)) {
 func lostPhrase(reason string) string {
 	switch reason {
 	case LostResumed:
-		return "the session was resumed, which starts a fresh kernel"
+		return "the session was resumed in a fresh kernel"
 	case LostDied:
-		return "the kernel had died"
+		return "it died"
 	case LostRestarted:
-		return "the user had restarted the kernel"
+		return "the user restarted it"
 	}
-	return "the kernel was replaced"
+	return "it was replaced"
 }
 
 // replaySummary is what the model is told about a replay.
 func replaySummary(reason string, done *CellsFinished, failed []string) string {
-	s := fmt.Sprintf("Because %s, the user restored its state by running this session's %s again, in order.", lostPhrase(reason), Plural(done.Total, "earlier successful code cell"))
+	s := fmt.Sprintf("The kernel lost its state (%s); the user restored it by running this session's %s again, in order.", lostPhrase(reason), Plural(done.Total, "earlier successful code cell"))
 	switch {
 	case done.Stopped:
 		s += fmt.Sprintf(" The user stopped the replay after %d of them: only what those made exists.", done.Ran)
@@ -148,7 +148,7 @@ func lastLine(s string) string {
 func (a *Agent) SkipReplay() (*KernelStateNote, error) {
 	var ev *KernelStateNote
 	err := a.claim(func() (err error) {
-		ev, err = a.declineOffer(StateSkipped, "the user chose not to restore its state")
+		ev, err = a.declineOffer(StateSkipped, "the user chose not to restore it")
 		return err
 	})
 	return ev, err
@@ -156,7 +156,7 @@ func (a *Agent) SkipReplay() (*KernelStateNote, error) {
 
 // dropOffer declines an open offer when a turn starts without an answer.
 func (a *Agent) dropOffer(emit func(Event)) error {
-	ev, err := a.declineOffer(StateNotRestored, "the user went on without restoring its state")
+	ev, err := a.declineOffer(StateNotRestored, "the user went on without restoring it")
 	if ev != nil {
 		emit(ev)
 	}
@@ -171,7 +171,7 @@ func (a *Agent) declineOffer(event, what string) (*KernelStateNote, error) {
 	if !ok {
 		return nil, nil
 	}
-	text := fmt.Sprintf("Because %s, %s: the variables, imports and definitions of %s are gone.", lostPhrase(offer.Reason), what, Plural(len(offer.Cells), "earlier cell"))
+	text := fmt.Sprintf("The kernel lost its state (%s) and %s: the variables, imports and definitions of %s are gone.", lostPhrase(offer.Reason), what, Plural(len(offer.Cells), "earlier cell"))
 	return a.recordState(event, text, 0, 0)
 }
 

@@ -88,7 +88,7 @@ turns:
   - expect:
       last:
         - {role: user, text: "The user restarted the kernel"}
-        - {role: user, text: "the user chose not to restore its state"}
+        - {role: user, text: "the user chose not to restore it"}
         - {role: user, text: "Go on."}
     reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "x = 20"}}}]
   - reply: [{text: "Set again."}]

@@ -459,7 +459,7 @@ turns:
         - {role: model, text: "First answer."}
       last:
         - {role: user, text: "Second question."}
-        - {role: user, text: "the user went on without restoring its state"}
+        - {role: user, text: "the user went on without restoring it"}
     reply: [{text: "Second answer."}]
 `, agent.WithSessionID(id))
 		// The resumed session has a fresh kernel; going on without

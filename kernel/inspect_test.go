@@ -115,6 +115,7 @@ func TestVariablesArraysAndFrames(t *testing.T) {
 big = np.zeros((2**14, 2**13))  # 1 GiB, never touched
 arr = np.arange(12, dtype=np.int32).reshape(3, 4)
 x = np.float64(2.5)
+lin = np.linspace(-5, 30, 1_000_000)
 df = pd.DataFrame({"city": ["Oslo", "Rome", "Lima"] * 1000, "temp": np.linspace(-5, 30, 3000), "n": np.arange(3000)})
 temps = df["temp"]
 `)
@@ -132,6 +133,9 @@ temps = df["temp"]
 	}
 	if a := got["arr"]; a.Bytes != 48 || a.Repr != "[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]" {
 		t.Errorf("arr: %+v", a)
+	}
+	if lin := got["lin"]; lin.Repr != "[-5, -4.999965, ..., 29.999965, 30]" {
+		t.Errorf("lin: repr %q, want its edge items to eight digits", lin.Repr)
 	}
 	if x := got["x"]; x.Type != "numpy.float64" || x.Shape != nil {
 		t.Errorf("x: %+v, want a numpy.float64 without a shape", x)

@@ -205,7 +205,7 @@ def _other_item(v):
 
 
 _ITEM = {
-    "f": lambda v: format(float(v), ".6g"),
+    "f": lambda v: format(float(v), ".8g"),  # numpy prints 8 digits too
     "i": lambda v: str(int(v)),
     "u": lambda v: str(int(v)),
     "b": lambda v: str(bool(v)),
@@ -213,25 +213,6 @@ _ITEM = {
 }
 
 
-_REPRS = {SHORT: _Short(SHORT), LONG: _Short(LONG)}
-
-
-def _array_repr(x, edge):
-    """An array of one or two dimensions as nested lists of its edge items
-    (numpy's own array2string costs about 100 µs even for a few items)."""
-    if x.ndim == 0:
-        item = x[()]
-        if x.dtype.kind in "biufc":
-            return str(item)
-        return _REPRS[SHORT].repr(item.item() if hasattr(item, "item") else item)
-    n = x.shape[0]
-    if n <= 2 * edge:
-        parts = [_array_repr(x[i : i + 1].reshape(x.shape[1:]), edge) for i in range(n)]
-    else:
-        parts = [_array_repr(x[i : i + 1].reshape(x.shape[1:]), edge) for i in range(edge)]
-        parts.append("...")
-        parts += [_array_repr(x[i : i + 1].reshape(x.shape[1:]), edge) for i in range(n - edge, n)]
-    return "[" + ", ".join(parts) + "]"
 
 
 def _short(x, width):

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { app, permission, session } from '../wailsjs/go/models';
+import type { app, kernel, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -29,6 +29,10 @@ export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
+export type Namespace = Data<kernel.Namespace>;
+export type Variable = Data<kernel.Variable>;
+export type VariableDetail = Data<kernel.VariableDetail>;
+export type ExportFormat = 'ipynb' | 'md' | 'html';
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -64,7 +68,24 @@ export interface Backend {
   savePermissions(rules: Rules): Promise<void>;
   sandbox(): Promise<SandboxSettings>;
   saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
-  exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
+  /** Saves the session as a notebook, Markdown or HTML (asks where);
+   * returns the path written, "" when cancelled. */
+  exportSession(format: ExportFormat, thoughts: boolean): Promise<string>;
+  /** Answers a code action with the cell as the user edited it. */
+  approveEdited(requestId: string, code: string): Promise<void>;
+  /** Runs code as the user's own action; of is the cell it runs again. */
+  runCell(code: string, of: string): Promise<void>;
+  /** Restores the kernel's lost state by replaying the session's cells. */
+  replay(): Promise<void>;
+  skipReplay(): Promise<void>;
+  /** The native file dialog for a notebook; "" when cancelled. */
+  pickNotebook(): Promise<string>;
+  openNotebook(path: string): Promise<void>;
+  /** Runs the opened notebook's code cells, each approved. */
+  runNotebook(): Promise<void>;
+  /** The kernel's user variables, read without running a cell. */
+  variables(): Promise<Namespace>;
+  describeVariable(name: string): Promise<VariableDetail>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -151,7 +172,16 @@ export const backend: Backend = {
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),
   sandbox: () => call(Desktop.Sandbox),
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
-  exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
+  exportSession: (format, thoughts) => call(() => Desktop.ExportSession(format, thoughts)),
+  approveEdited: (id, code) => call(() => Desktop.ApproveEdited(id, code)),
+  runCell: (code, of) => call(() => Desktop.RunCell(code, of)),
+  replay: () => call(Desktop.Replay),
+  skipReplay: () => call(Desktop.SkipReplay),
+  pickNotebook: () => call(Desktop.PickNotebook),
+  openNotebook: (path) => call(() => Desktop.OpenNotebook(path)),
+  runNotebook: () => call(Desktop.RunNotebook),
+  variables: () => call(Desktop.Variables) as Promise<Namespace>,
+  describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

@@ -52,7 +52,7 @@ describe('SandboxEditor', () => {
 });
 
 describe('Header', () => {
-  const kernel: KernelStatus = { state: 'ready', message: '', progress: 1, sessionId: 's', model: 'm', sandboxed: false };
+  const kernel: KernelStatus = { state: 'ready', message: '', progress: 1, sessionId: 's', model: 'm', sandboxed: false, replayCells: 0, replayReason: '' };
   const workspace = { path: '/w', name: 'w', created: false, model: 'm', kernel, warnings: null };
 
   it('shows the sandbox badge only while the kernel is sandboxed', () => {

@@ -27,6 +27,10 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   ModelRetry: ['correlation_id'],
   Cancelled: ['correlation_id'],
   Failed: ['correlation_id'],
+  // A replay restores the main agent's kernel; its progress is one state.
+  CellsFinished: ['agent_id', 'correlation_id'],
+  // The note's text says what happened.
+  KernelStateNote: ['correlation_id', 'event'],
   // The app's own events concern the whole conversation.
   UserMessage: ['agent_id'],
   TurnStarted: ['agent_id'],

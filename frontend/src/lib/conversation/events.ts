@@ -21,6 +21,17 @@ export interface UsageFields {
   cached_tokens?: number;
 }
 
+/** Who runs a cell the user started: again, from a notebook, to restore state. */
+export type CellSource = 'rerun' | 'notebook' | 'replay';
+
+export interface NotebookCell {
+  id: string;
+  type: 'markdown' | 'code';
+  source: string;
+  /** The text the cell had when the notebook was saved. */
+  output?: string;
+}
+
 export type AgentEvent =
   | (Meta & { type: 'ThoughtsChunk' | 'Thoughts' | 'ResponseChunk' | 'Response'; text: string })
   | (Meta & {
@@ -57,7 +68,15 @@ export type AgentEvent =
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
   | (Meta & { type: 'Cancelled'; phase: string })
   | (Meta & { type: 'Failed'; error: string })
+  /** The user edited a code action before approving it: code runs instead. */
+  | (Meta & { type: 'CodeEdited'; code: string })
+  /** A cell the user runs (not the model); its output follows under its id. */
+  | (Meta & { type: 'CellStarted'; code: string; source: CellSource; of?: string; index: number; total: number })
+  | (Meta & { type: 'CellsFinished'; source: CellSource; ran: number; failed: number; total: number; stopped?: boolean })
+  /** What the conversation now records about the kernel's state. */
+  | (Meta & { type: 'KernelStateNote'; event: string; text: string })
   // The app's own events.
+  | (Meta & { type: 'NotebookOpened'; path: string; cells: NotebookCell[] })
   | (Meta & { type: 'UserMessage'; text: string; images?: string[] })
   | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })
   | (Meta & { type: 'TurnStarted' | 'TurnEnded'; history?: boolean })

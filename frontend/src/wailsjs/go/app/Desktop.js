@@ -14,6 +14,10 @@ export function Approve(arg1, arg2, arg3) {
   return window['go']['app']['Desktop']['Approve'](arg1, arg2, arg3);
 }
 
+export function ApproveEdited(arg1, arg2) {
+  return window['go']['app']['Desktop']['ApproveEdited'](arg1, arg2);
+}
+
 export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
@@ -22,8 +26,12 @@ export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
 
-export function ExportConversation(arg1, arg2) {
-  return window['go']['app']['Desktop']['ExportConversation'](arg1, arg2);
+export function DescribeVariable(arg1) {
+  return window['go']['app']['Desktop']['DescribeVariable'](arg1);
+}
+
+export function ExportSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['ExportSession'](arg1, arg2);
 }
 
 export function ImageData(arg1) {
@@ -42,6 +50,10 @@ export function OpenFile(arg1) {
   return window['go']['app']['Desktop']['OpenFile'](arg1);
 }
 
+export function OpenNotebook(arg1) {
+  return window['go']['app']['Desktop']['OpenNotebook'](arg1);
+}
+
 export function OpenWorkspace(arg1, arg2) {
   return window['go']['app']['Desktop']['OpenWorkspace'](arg1, arg2);
 }
@@ -54,6 +66,10 @@ export function Permissions() {
   return window['go']['app']['Desktop']['Permissions']();
 }
 
+export function PickNotebook() {
+  return window['go']['app']['Desktop']['PickNotebook']();
+}
+
 export function PickWorkspace() {
   return window['go']['app']['Desktop']['PickWorkspace']();
 }
@@ -64,6 +80,10 @@ export function RecentWorkspaces() {
 
 export function RegenerateMCPTools(arg1) {
   return window['go']['app']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
+export function Replay() {
+  return window['go']['app']['Desktop']['Replay']();
 }
 
 export function ReplyInput(arg1, arg2) {
@@ -80,6 +100,14 @@ export function ResumeSession(arg1) {
 
 export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
+}
+
+export function RunCell(arg1, arg2) {
+  return window['go']['app']['Desktop']['RunCell'](arg1, arg2);
+}
+
+export function RunNotebook() {
+  return window['go']['app']['Desktop']['RunNotebook']();
 }
 
 export function Sandbox() {
@@ -118,8 +146,16 @@ export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
 
+export function SkipReplay() {
+  return window['go']['app']['Desktop']['SkipReplay']();
+}
+
 export function TestMCPServer(arg1, arg2) {
   return window['go']['app']['Desktop']['TestMCPServer'](arg1, arg2);
+}
+
+export function Variables() {
+  return window['go']['app']['Desktop']['Variables']();
 }
 
 export function Version() {
