@@ -189,4 +189,3 @@ func (d *Desktop) Sessions() ([]SessionInfo, error) {
 	}
 	return list, nil
 }
-
