@@ -25,18 +25,16 @@ func (d *Desktop) ApproveEdited(id, code string) error {
 	if err != nil {
 		return err
 	}
-	r, ok := ws.take(id)
-	if !ok {
-		return fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
+	req, err := ws.takeApproval(id, func(r *agent.ApprovalRequest) error {
+		if _, ok := r.ToolCall.(agent.CodeAction); !ok {
+			return fmt.Errorf("request %s is not a code action: only code can be edited", id)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	req, ok := r.(*agent.ApprovalRequest)
-	if !ok || !req.Edit(code) {
-		// Not an editable request: put it back for a proper answer.
-		ws.mu.Lock()
-		ws.pending[id] = r
-		ws.mu.Unlock()
-		return fmt.Errorf("request %s is not a code action: only code can be edited", id)
-	}
+	req.Edit(code)
 	return nil
 }
 

@@ -48,6 +48,7 @@ turns:
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}
+	defer d.shutdown()
 	h.waitState(t, KernelReady)
 
 	// Edit before approving.

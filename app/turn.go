@@ -197,16 +197,34 @@ func (d *Desktop) Approve(id, decision, pattern string) error {
 	if err != nil {
 		return err
 	}
-	r, ok := ws.take(id)
-	if !ok {
-		return fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
-	}
-	req, ok := r.(*agent.ApprovalRequest)
-	if !ok {
-		return fmt.Errorf("request %s is not an approval", id)
+	req, err := ws.takeApproval(id, nil)
+	if err != nil {
+		return err
 	}
 	req.Answer(dec, strings.TrimSpace(pattern))
 	return nil
+}
+
+// takeApproval removes the approval request id from the pending requests
+// and returns it; a request that accept refuses stays pending.
+func (ws *workspace) takeApproval(id string, accept func(*agent.ApprovalRequest) error) (*agent.ApprovalRequest, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	r, ok := ws.pending[id]
+	if !ok {
+		return nil, fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
+	}
+	req, ok := r.(*agent.ApprovalRequest)
+	if !ok {
+		return nil, fmt.Errorf("request %s is not an approval", id)
+	}
+	if accept != nil {
+		if err := accept(req); err != nil {
+			return nil, err
+		}
+	}
+	delete(ws.pending, id)
+	return req, nil
 }
 
 // ReplyInput answers a cell's input() request id.
