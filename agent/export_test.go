@@ -15,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/notebook"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/export")
@@ -168,11 +169,11 @@ func TestExportErrors(t *testing.T) {
 	}
 }
 
-// jupyter runs a tool of the test venv's Jupyter (nbformat, nbconvert).
+// jupyterPython is the test venv's Python with nbformat and nbconvert.
 func jupyterPython(t *testing.T) string {
 	py := testPython(t)
 	if exec.Command(py, "-c", "import nbformat, nbconvert").Run() != nil {
-		t.Skip("no nbformat/nbconvert in " + py + ": scripts/setup-python.sh installs them")
+		testenv.Missing(t, "no nbformat or nbconvert in "+py+": run scripts/setup-python.sh")
 	}
 	return py
 }
