@@ -125,8 +125,6 @@ type Agent struct {
 
 	approvalTimeout time.Duration
 
-	cellMu sync.Mutex // held while a cell runs in the kernel
-
 	mu      sync.Mutex
 	history []model.Message
 	cancel  context.CancelCauseFunc // of the running turn

@@ -42,8 +42,9 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	Meta
 	ToolCall ToolCall `json:"tool_call"`
-	// Display is the exact command of a shell action, shortened for a
-	// multi-line script; empty for other calls.
+	// Display is the exact command of a shell action; for a script cell
+	// a "#!" line naming the program, then the whole script. Empty for
+	// other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
 	// answer brings its own.
@@ -61,7 +62,7 @@ type answer struct {
 func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: permission.SuggestDisplay(call.Permission()),
+		Display: display(call),
 		ch:      make(chan answer, 1),
 	}
 }
