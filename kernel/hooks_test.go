@@ -233,7 +233,7 @@ ev = threading.Event()
 t1 = threading.Thread(target=lambda: results.__setitem__('next cell', attempts(ev.wait)))
 t1.start()
 def wait_file():
-    while not os.path.exists(` + pyString(flag) + `):
+    while not os.path.exists(`+pyString(flag)+`):
         threading.Event().wait(0.01)
 t2 = threading.Thread(target=lambda: results.__setitem__('idle', attempts(wait_file)))
 t2.start()
