@@ -209,9 +209,14 @@ func checkCase(c corpusCase, approved bool, asks []agent.ShellAction, ran []reco
 	}
 	got := map[string]bool{}
 	for _, r := range ran {
-		k := r.key()
+		// An interpreter a shown command line starts takes whatever input
+		// that command line gives it.
+		k, loose := r.key(), recordedRun{argv: r.argv, script: true, anyStdin: true}.key()
 		got[k] = true
-		if !shown[k] {
+		if r.script {
+			got[loose] = true
+		}
+		if !shown[k] && !(r.script && shown[loose]) {
 			return fmt.Errorf("ran but never shown: %s", k)
 		}
 	}
@@ -237,8 +242,12 @@ func shownRuns(asks []agent.ShellAction) (map[string]bool, error) {
 			if err != nil {
 				return fmt.Errorf("shown command %q: %w", cmd, err)
 			}
-			if len(argv) > 0 && argv[0] == "probe" {
+			switch {
+			case len(argv) == 0:
+			case argv[0] == "probe":
 				shown[recordedRun{argv: argv}.key()] = true
+			case slices.Contains(recorded, argv[0]):
+				shown[recordedRun{argv: argv, script: true, anyStdin: true}.key()] = true
 			}
 		}
 		return nil
@@ -383,14 +392,18 @@ func (r *recorder) reset(t *testing.T) {
 
 // recordedRun is one logged start of a wrapper program.
 type recordedRun struct {
-	argv   []string
-	stdin  string
-	script bool // an interpreter (stdin recorded)
+	argv     []string
+	stdin    string
+	script   bool // an interpreter (stdin recorded)
+	anyStdin bool // ...whose stdin is not compared
 }
 
 func (r recordedRun) key() string {
 	k := fmt.Sprintf("%q", r.argv)
-	if r.script {
+	switch {
+	case r.anyStdin:
+		k += " <<< (any)"
+	case r.script:
 		k += fmt.Sprintf(" <<< %q", r.stdin)
 	}
 	return k
