@@ -140,6 +140,43 @@ print(ts[len(ts) // 2] * 1000)`, b.N))
 	}
 }
 
+// BenchmarkBangTrue: a cell "!true" whose shell request the host grants at
+// once (as a permission rule does), end to end: execute_request, the
+// approval round trip, bash, output, execute_reply and idle.
+func BenchmarkBangTrue(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		py   func(testing.TB) string
+	}{{"new", newPython}, {"old", oldPython}} {
+		b.Run(v.name, func(b *testing.B) {
+			s := sharedServer(b, v.py(b))
+			h := &testHost{}
+			k := startKernel(b, s, KernelOptions{Host: h})
+			run(b, k, "!true")
+			ctx := context.Background()
+			durs := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				res, err := k.Execute(ctx, "!true", nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				durs = append(durs, time.Since(t0))
+				if res.Error != nil {
+					b.Fatalf("cell raised %v", res.Error)
+				}
+			}
+			b.StopTimer()
+			if n := len(h.commands()); n != b.N+1 {
+				b.Fatalf("host saw %d shell requests, want %d", n, b.N+1)
+			}
+			b.ReportMetric(float64(percentile(durs, 0.5).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(percentile(durs, 0.99).Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
 // BenchmarkCallToolThroughput: call_tool calls per second from one cell.
 func BenchmarkCallToolThroughput(b *testing.B) {
 	s := sharedServer(b, newPython(b))
