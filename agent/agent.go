@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -93,7 +92,8 @@ func WithProvisionProgress(f func(kernel.Progress)) Option {
 func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
 
 // WithKernelDir puts the local Jupyter server's state (config, runtime files,
-// IPython profile) in dir instead of the XDG state directory.
+// IPython profile) under dir instead of the XDG state directory, in a
+// directory of the agent's own that Stop removes.
 func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
 
 // WithoutProvisioning makes a missing Python environment an error instead of
@@ -319,11 +319,10 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if dir == "" {
 		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create kernel state directory: %w", err)
-	}
+	// Isolate: every agent (and every freeact process) keeps its kernelspec,
+	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
 		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
 	})
