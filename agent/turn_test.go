@@ -172,14 +172,19 @@ turns:
     reply: [{text: "ok"}]
 `)
 	var shells []agent.ShellAction
+	var displays []string
 	run(t, a, "Run a script.", func(r *agent.ApprovalRequest) agent.Decision {
 		if s, ok := r.ToolCall.(agent.ShellAction); ok {
 			shells = append(shells, s)
+			displays = append(displays, r.Display)
 		}
 		return agent.Once
 	})
-	if len(shells) != 1 || shells[0].ToolName != permission.ShellMagicTool || !strings.Contains(shells[0].Command, "echo one\necho two") {
-		t.Errorf("shell approvals %+v", shells)
+	if len(shells) != 1 || shells[0].ToolName != permission.ShellMagicTool || shells[0].Command != "echo one\necho two\n" || shells[0].Interpreter != "bash" {
+		t.Fatalf("shell approvals %+v", shells)
+	}
+	if displays[0] != "#!bash\necho one\necho two\n" {
+		t.Errorf("display %q: want the program and the whole script", displays[0])
 	}
 }
 
