@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"path"
+	"strings"
 
 	"github.com/freeact/desktop/agent/permission"
 )
@@ -91,10 +93,14 @@ func (c CodeAction) Permission() permission.Call {
 }
 
 // Permission returns the call as permission rules see it. A script for any
-// program but plain bash or sh is opaque: rules match the script's text, not
-// the program it runs with.
+// program but bash or sh without arguments is opaque: rules match the
+// script's text, not the program it runs with.
 func (c ShellAction) Permission() permission.Call {
-	opaque := c.Opaque || (c.Interpreter != "" && c.Interpreter != "bash" && c.Interpreter != "sh")
+	opaque := c.Opaque
+	if c.Interpreter != "" {
+		base := path.Base(c.Interpreter)
+		opaque = opaque || strings.ContainsAny(c.Interpreter, " \t'\"") || (base != "bash" && base != "sh")
+	}
 	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: opaque}
 }
 

@@ -382,9 +382,19 @@ def _spawn_shell(command, **popen):
 
 
 def _spawn_script(argv, script, **popen):
-    """Ask for `script` run by the program `argv`; when approved, start it and
-    return the Popen (its stdin must then be fed `script`), else None."""
+    """Ask for `script` run by the program `argv` (its name resolved on PATH
+    now, so what is shown is the file that runs); when approved, start it
+    and return the Popen (its stdin must then be fed `script`), else None.
+    A program that is not found raises FileNotFoundError without asking."""
     __tracebackhide__ = True
+    argv = list(argv)
+    if os.sep not in argv[0]:
+        import shutil
+
+        found = shutil.which(argv[0])
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, "program not found", argv[0])
+        argv[0] = found
     shown = shlex.join(argv)
     if not approve_shell(script, script=shown):
         _deny(f"{shown} script")
