@@ -61,7 +61,10 @@ func TestShellInterception(t *testing.T) {
 					}
 					// A script's program is shown as the file that runs.
 					interp := cmds[0].Interpreter
-					if interp != "" && filepath.IsAbs(interp) {
+					if interp != "" {
+						if !filepath.IsAbs(interp) {
+							t.Errorf("interpreter %q: want the path of the file that runs", interp)
+						}
 						interp = filepath.Base(interp)
 					}
 					if cmds[0].Command != c.wantCmd || interp != c.wantInterp {
