@@ -373,11 +373,11 @@ def _spawn_shell(command, **popen):
     """Ask for `command`; when approved, start it with bash and return the
     Popen, else report the rejection and return None."""
     __tracebackhide__ = True
+    if _BASH is None:
+        raise FileNotFoundError(errno.ENOENT, "bash not found: freeact runs shell commands with bash; install it")
     if not approve_shell(command):
         _deny(command)
         return None
-    if _BASH is None:
-        raise FileNotFoundError(errno.ENOENT, "bash not found: freeact runs shell commands with bash; install it")
     return subprocess.Popen([_BASH, "-c", command], env=_child_env(), close_fds=True, **popen)
 
 
