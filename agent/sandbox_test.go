@@ -154,17 +154,7 @@ func TestAgentsShareAKernelDir(t *testing.T) {
 					}
 					m.use(t, s)
 				}
-				a, err := agent.New(load(t, workspace(t, string(cfg))), agent.WithKernelDir(base), agent.WithoutProvisioning(), agent.WithModel(m))
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-				defer cancel()
-				if err := a.Start(ctx); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = a.Stop() })
-				return a
+				return started(t, workspace(t, string(cfg)), agent.WithKernelDir(base), agent.WithoutProvisioning(), agent.WithModel(m))
 			}
 			write := "try:\n    open(" + jsonString(outside) + ", 'w').write('x')\n    print('wrote')\nexcept OSError:\n    print('write blocked')"
 			sandboxedScenario := `

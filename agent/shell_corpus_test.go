@@ -78,16 +78,7 @@ func TestShellCorpus(t *testing.T) {
 			rec := newRecorder(t)
 			ws := workspace(t, `{"kernel_env": {"PATH": "`+rec.bin+string(os.PathListSeparator)+os.Getenv("PATH")+`"}, "enable_persistence": false}`)
 			m := &switchModel{}
-			a, err := agent.New(load(t, ws), agent.WithKernelServer(gen.server(t)), agent.WithModel(m))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			if err := a.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = a.Stop() })
+			a := started(t, ws, agent.WithKernelServer(gen.server(t)), agent.WithModel(m))
 			for _, c := range cases {
 				if c.Only != "" && c.Only != gen.name {
 					continue

@@ -80,6 +80,7 @@ func Python(t testing.TB) string {
 // /usr/bin/python3.
 func OldPython(t testing.TB) string {
 	t.Helper()
+	Integration(t, "Debian's python3 with ipykernel 6.17")
 	p := os.Getenv("FREEACT_TEST_OLD_PYTHON")
 	if p == "" {
 		p = "/usr/bin/python3"
