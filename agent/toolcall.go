@@ -32,7 +32,8 @@ type ShellAction struct {
 	ToolName string `json:"tool_name"`
 	Command  string `json:"command"`
 	// Interpreter is the command line of the program a script cell runs
-	// with ("bash", "perl -w"); empty for other shell actions.
+	// with, the program as the path of the file that runs ("/usr/bin/bash",
+	// "/usr/bin/perl -w"); empty for other shell actions.
 	Interpreter string `json:"interpreter,omitempty"`
 	// Opaque marks a line that could not be split safely; it is asked as a
 	// whole and never allowed by a rule.

@@ -44,8 +44,8 @@ type Host interface {
 type ShellRequest struct {
 	Command string
 	// Interpreter is "" for a `!` command; for a cell magic it is the
-	// command line of the program the script is fed to on stdin ("bash",
-	// "perl -w", "python3"), shell-quoted.
+	// command line of the program the script is fed to on stdin, shell-quoted,
+	// with the program found on PATH when asked ("/usr/bin/perl -w").
 	Interpreter string
 	// Argv is set for a process that IPython code starts by another route
 	// (a pager, an editor hook, a reloaded original): the program and its
