@@ -40,6 +40,10 @@ type Options struct {
 	CallTimeout time.Duration
 	// ConnectTimeout bounds starting a server and listing its tools.
 	ConnectTimeout time.Duration
+	// ProbeTimeout bounds the wait for a server's answer to the
+	// server/discover probe (protocol 2026-07-28) before the initialize
+	// handshake is tried instead; 0 means mcp-go's default (5 s).
+	ProbeTimeout time.Duration
 	// ClientName is the name the client gives in the MCP handshake.
 	ClientName string
 	// OnConnect, if set, is called after each (re)connection with the
@@ -189,6 +193,21 @@ func (m *Manager) ServerTools(ctx context.Context, server string) ([]Tool, error
 	return slices.Clone(s.tools), nil
 }
 
+// ProtocolVersion returns the MCP protocol version agreed with a connected
+// server, or "" when it is not connected.
+func (m *Manager) ProtocolVersion(server string) string {
+	s, ok := m.servers[server]
+	if !ok {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return ""
+	}
+	return s.cur.protocol
+}
+
 func (m *Manager) server(name string) (*server, error) {
 	s, ok := m.servers[name]
 	if !ok {
@@ -315,10 +334,12 @@ type server struct {
 
 // conn is one running connection.
 type conn struct {
-	cli  *client.Client
-	cmd  *exec.Cmd // nil for HTTP
-	once sync.Once
-	err  error
+	cli *client.Client
+	cmd *exec.Cmd // nil for HTTP
+	// protocol is the MCP protocol version agreed with the server.
+	protocol string
+	once     sync.Once
+	err      error
 }
 
 // connected returns the live connection, starting one when there is none.
@@ -401,13 +422,12 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
-	if _, err := c.cli.Initialize(ctx, init); err != nil {
+	version, err := negotiate(ctx, c.cli, s.m.opts.ClientName, s.m.opts.ProbeTimeout)
+	if err != nil {
 		c.close(log)
 		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), startErr(ctx, err))
 	}
+	c.protocol = version
 	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		c.close(log)
@@ -426,7 +446,7 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	log.Info("MCP server connected", "tools", len(tools))
+	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
 }
 

@@ -76,3 +76,15 @@ func MCPServer(t testing.TB, pkg string) string {
 	}
 	return js
 }
+
+// PythonMCP returns the interpreter of a venv with the Python MCP SDK of
+// one release line from PyPI ("1.22", "1.30", "2.3"), which
+// scripts/mcp-servers/python-servers.sh prepares under .cache/mcp/python.
+func PythonMCP(t testing.TB, release string) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), ".cache", "mcp", "python", "mcp-"+release, "bin", "python")
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "no Python MCP SDK "+release+" at "+p+": run make test, or scripts/mcp-servers/python-servers.sh")
+	}
+	return p
+}
