@@ -4,9 +4,8 @@
 //
 // Use:
 //
-//	cfg, err := config.Load(workspace, config.LoadOptions{})
-//	a, err := agent.New(cfg, agent.WithPermissions(perm))
-//	err = a.Start(ctx) // model, session, Jupyter server and kernel
+//	ws, err := agent.OpenWorkspace(dir, agent.WorkspaceOptions{}) // .freeact/, config, permissions
+//	a, err := ws.StartAgent(ctx, ws.Config) // model, session, Jupyter server and kernel
 //	defer a.Stop()
 //	for ev := range a.Stream(ctx, agent.Text("Plot sin(x)")) {
 //		switch e := ev.(type) {

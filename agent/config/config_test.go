@@ -352,6 +352,13 @@ func TestAgentsMDAndPaths(t *testing.T) {
 	if c.ImagesDir() != filepath.Join(ws, "images") {
 		t.Fatalf("default images dir %s", c.ImagesDir())
 	}
+	// The package of a ptc server is named as Python imports it.
+	if got, want := MCPToolsDir("Web-Search"), filepath.Join(".freeact", "generated", "mcptools", "web_search"); got != want {
+		t.Errorf("MCPToolsDir = %s, want %s", got, want)
+	}
+	if got, want := MCPToolsDir(""), filepath.Join(".freeact", "generated", "mcptools"); got != want {
+		t.Errorf("MCPToolsDir of all servers = %s, want %s", got, want)
+	}
 }
 
 // Every field of Options is a key ParseOptions accepts, and the other way
