@@ -149,7 +149,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.sessionID != "" && !cfg.Options.EnablePersistence {
-		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, filepath.Join(cfg.FreeactDir, config.AgentFile))
+		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, cfg.SettingsFile())
 	}
 	ws, err := files.NewWorkspace(cfg.Dir)
 	if err != nil {
@@ -222,14 +222,18 @@ func (a *Agent) Start(ctx context.Context) error {
 	return a.startKernel(ctx)
 }
 
-// openModel opens the model of agent.json, with keys and endpoints looked up
-// in the process environment, the workspace .env and the app's stored keys.
+// openModel opens the model of the settings, with keys and endpoints taken
+// from provider_settings, else looked up in the process environment, the
+// workspace .env and the app's stored keys.
 func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	spec, err := model.ParseModelString(cfg.Options.Model)
 	if err != nil {
-		return nil, fmt.Errorf("model in %s: %w", filepath.Join(cfg.FreeactDir, config.AgentFile), err)
+		return nil, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
 	}
 	po := provider.Options{Settings: &cfg.Options.ModelSettings}
+	if t := cfg.Options.ModelSettings.Timeout; t != nil {
+		po.Retry.IdleTimeout = time.Duration(*t * float64(time.Second))
+	}
 	keyVars := []string{spec.KeyEnv}
 	if spec.Gemini() {
 		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
@@ -242,6 +246,14 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 			po.APIKey = k
 			break
 		}
+	}
+	// provider_settings (pydantic-ai's provider arguments) win over the
+	// environment, as they do in the Python freeact.
+	if k, ok := cfg.Options.ProviderSettings["api_key"].(string); ok && k != "" {
+		po.APIKey = k
+	}
+	if u, ok := cfg.Options.ProviderSettings["base_url"].(string); ok && u != "" {
+		po.BaseURL = u
 	}
 	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
 		return nil, fmt.Errorf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)",

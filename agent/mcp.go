@@ -151,7 +151,7 @@ func withoutMetaSchema(schema json.RawMessage) json.RawMessage {
 func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (resp model.FunctionResponse, rejected, ok bool) {
 	switch call.Name {
 	case ListCategoriesTool, ListToolsTool:
-		if a.cfg.Options.ToolSearch == "hybrid" {
+		if a.cfg.Options.ToolSearch != "basic" {
 			return resp, false, false
 		}
 	case SearchToolsTool:

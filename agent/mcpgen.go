@@ -46,7 +46,7 @@ func GenerateMCPTools(ctx context.Context, cfg *config.Config, servers ...string
 	var errs []error
 	for _, name := range servers {
 		if _, ok := cfg.Options.PTCServers[name]; !ok {
-			errs = append(errs, fmt.Errorf("generate Python API of MCP server %q: it is not in ptc_servers of %s", name, filepath.Join(cfg.FreeactDir, config.AgentFile)))
+			errs = append(errs, fmt.Errorf("generate Python API of MCP server %q: it is not in ptc_servers of %s", name, cfg.SettingsFile()))
 		}
 	}
 	m := mcp.NewManager(cfg.Options.PTCServers, mcp.Options{})

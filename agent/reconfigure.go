@@ -77,7 +77,8 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	}
 	m := a.model
 	o := next.Options
-	if a.opts.model == nil && (o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings)) {
+	if a.opts.model == nil && (o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
+		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
 		if m, err = openModel(ctx, &next); err != nil {
 			return nil, fmt.Errorf("reconfigure: %w", err)
 		}

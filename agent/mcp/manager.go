@@ -35,10 +35,12 @@ type Options struct {
 	// Log receives the servers' stderr (one record a line) and connection
 	// events. Default: discard.
 	Log *slog.Logger
-	// CallTimeout bounds one tool call; a call that takes longer fails and
+	// CallTimeout bounds one tool call (a server's read_timeout entry
+	// overrides it); a call that takes longer fails and
 	// the server is restarted on the next call.
 	CallTimeout time.Duration
-	// ConnectTimeout bounds starting a server and listing its tools.
+	// ConnectTimeout bounds starting a server and listing its tools (a
+	// server's timeout entry overrides it).
 	ConnectTimeout time.Duration
 	// ProbeTimeout bounds the wait for a server's answer to the
 	// server/discover probe (protocol 2026-07-28) before the initialize
@@ -239,7 +241,8 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	callTimeout := orDefault(s.cfg.ReadTimeout, m.opts.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -254,7 +257,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
 		case cctx.Err() != nil:
 			s.drop(c, "the call timed out")
-			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", m.opts.CallTimeout, context.DeadlineExceeded)}
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)}
 		}
 		var terr *transport.Error
 		if errors.As(err, &terr) {
@@ -379,9 +382,18 @@ func (s *server) connected(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
+// orDefault is a server's own bound in seconds (its timeout or read_timeout
+// entry) when it has one, else def.
+func orDefault(seconds *float64, def time.Duration) time.Duration {
+	if seconds != nil && *seconds > 0 {
+		return time.Duration(*seconds * float64(time.Second))
+	}
+	return def
+}
+
 // start launches the server, shakes hands and lists its tools.
 func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(ctx, orDefault(s.cfg.Timeout, s.m.opts.ConnectTimeout))
 	defer cancel()
 	defer context.AfterFunc(s.m.life, cancel)()
 	log := s.m.opts.Log.With("mcp_server", s.name)
