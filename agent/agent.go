@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/provider"
+	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
@@ -266,6 +268,25 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	return m, nil
 }
 
+// freeactSessions is the format of the Python freeact's session files
+// (0.10 and 0.11: pydantic-ai messages in the same envelopes). Its sessions
+// resume here and are continued in that format, so freeact can resume them
+// too; sessions started here are written in this app's format.
+var freeactSessions = session.Format[model.Message]{
+	Name: "pydantic-ai", Detect: pydanticai.IsMessage, Decode: pydanticai.Decode, Encode: pydanticai.Encode,
+}
+
+// DecodeSessionMessage decodes one message of a session file in either
+// format: this app's, or the Python freeact's (ok is false for a message
+// with nothing for the history, such as freeact's system prompt).
+func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err error) {
+	if pydanticai.IsMessage(raw) {
+		return pydanticai.Decode(raw)
+	}
+	err = json.Unmarshal(raw, &m)
+	return m, err == nil, err
+}
+
 func (a *Agent) openSession() error {
 	if !a.cfg.Options.EnablePersistence {
 		return nil
@@ -274,7 +295,7 @@ func (a *Agent) openSession() error {
 	if id == "" {
 		id = session.NewID()
 	}
-	st, err := session.Open[model.Message](a.cfg.SessionsDir(), id)
+	st, err := session.Open(a.cfg.SessionsDir(), id, freeactSessions)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
@@ -292,6 +313,9 @@ func (a *Agent) openSession() error {
 	hist, err := st.Load(a.id)
 	if err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	if f := st.Format(a.id); f != "" {
+		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
 	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	return nil

@@ -16,6 +16,10 @@ calls with thought signatures in provider_details), so the session files
 look like those of a real Gemini session. Every approval is granted; the
 code runs in freeact's own kernel (ipybox) and the file read goes through
 freeact's filesystem MCP server.
+
+For 0.11 it also applies freeact's output-parsers skill to one generated
+tool, as freeact's agent does when asked: a ParseResult model and
+run_parsed() added to the tool's module, the parser in mcpparse/.
 """
 
 import asyncio
@@ -188,10 +192,69 @@ async def run_0_11() -> None:
     runtime = resolve(load(WORKSPACE), WORKSPACE)
 
     await generate_mcp_sources(runtime.ptc_servers, runtime.workspace.generated_dir)
+    add_output_parser(runtime.workspace.generated_dir)
 
     scripted = dataclasses.replace(runtime, model=ScriptedModel(unused, model_name=MODEL_NAME))
     async with Agent(scripted, session_id=SESSION_ID) as agent:
         await drive(agent)
+
+
+PARSE_RESULT = '''
+
+class ParseResult(BaseModel):
+    """Version of the mcp package serving the tools, in its parts."""
+
+    model_config = ConfigDict(
+        use_enum_values=True,
+    )
+    major: int = Field(..., title="Major", description="Major version number")
+    minor: int = Field(..., title="Minor", description="Minor version number")
+
+
+def run_parsed(params: Params) -> ParseResult:
+    """The version of the mcp package serving this.
+    """
+    from mcpparse.demo.sdk_version import parse
+
+    result = run(params)
+    return parse(result.result)
+'''
+
+PARSER = '''from mcptools.demo.sdk_version import ParseResult
+
+
+class SdkVersionParseError(Exception):
+    """Exception raised when parsing sdk_version results fails."""
+
+    pass
+
+
+def parse(result: str) -> ParseResult:
+    """Parse sdk_version result into structured data.
+
+    Args:
+        result: Raw string result from the tool
+
+    Returns:
+        ParseResult with structured data
+
+    Raises:
+        SdkVersionParseError: If parsing fails
+    """
+    parts = result.strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        raise SdkVersionParseError(f"not a version: {result!r}")
+    return ParseResult(major=int(parts[0]), minor=int(parts[1]))
+'''
+
+
+def add_output_parser(generated_dir: Path) -> None:
+    """What freeact's output-parsers skill has the agent write for a tool."""
+    module = generated_dir / "mcptools" / "demo" / "sdk_version.py"
+    module.write_text(module.read_text() + PARSE_RESULT)
+    parser = generated_dir / "mcpparse" / "demo" / "sdk_version.py"
+    parser.parent.mkdir(parents=True)
+    parser.write_text(PARSER)
 
 
 def patient_internal_servers(module) -> None:

@@ -6,6 +6,11 @@
 # resume their sessions. Run it again to remake them; commit the result.
 #
 #   scripts/compat/make-fixtures.sh [VERSION...]
+#   scripts/compat/make-fixtures.sh --check [VERSION...]
+#
+# Each run (and --check alone) also has freeact's own session store load the
+# messages this app writes into freeact's sessions
+# (agent/model/pydanticai/testdata/encoded.jsonl, scripts/compat/check-encoded.py).
 #
 # freeact is installed from PyPI into venvs under .cache/compat (never into
 # the product). It needs Python >= 3.13 (pyenv's 3.13, or set PYTHON) and
@@ -33,6 +38,11 @@ declare -A pins=(
 	[0.10.12]="freeact==0.10.12 pydantic-ai>=1.99,<2 mcp<2"
 	[0.11.2]="freeact==0.11.2"
 )
+check_only=no
+if [[ ${1:-} == --check ]]; then
+	check_only=yes
+	shift
+fi
 versions=("$@")
 ((${#versions[@]})) || versions=(0.10.12 0.11.2)
 
@@ -45,6 +55,9 @@ for v in "${versions[@]}"; do
 		# shellcheck disable=SC2086 # the pins are separate words
 		"$venv/bin/python" -m pip install -q --disable-pip-version-check ${pins[$v]}
 	fi
+	echo -n "make-fixtures: freeact $v: "
+	"$venv/bin/python" "$root/scripts/compat/check-encoded.py" "$root/agent/model/pydanticai/testdata/encoded.jsonl"
+	[[ $check_only == yes ]] && continue
 
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
