@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { repoRoot, startApp, startFakeModel, type App, type FakeModel } from './harness';
+import { repoRoot, screenshotDir, startApp, startFakeModel, type App, type FakeModel } from './harness';
 
 const python = process.env.FREEACT_TEST_PYTHON ?? join(repoRoot, '.cache', 'python', 'venv', 'bin', 'python');
 
@@ -222,7 +222,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
     const frames = await stopFrames(page);
     console.log(`longest frame while printing 100,000 lines: ${frames.max.toFixed(1)} ms over ${frames.n} frames`);
     writeFileSync(
-      join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'),
+      join(screenshotDir, 'longest-frame.txt'),
       `100,000 lines: ${frames.max.toFixed(1)} ms (${frames.n} frames)\n`,
     );
     await app.screenshot('large-output');
@@ -246,7 +246,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('00099999 x');
     const frames = await stopFrames(page);
     console.log(`longest frame while printing 10 MB: ${frames.max.toFixed(1)} ms over ${frames.n} frames`);
-    appendFileSync(join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'), `10 MB: ${frames.max.toFixed(1)} ms (${frames.n} frames)\n`);
+    appendFileSync(join(screenshotDir, 'longest-frame.txt'), `10 MB: ${frames.max.toFixed(1)} ms (${frames.n} frames)\n`);
     await app.screenshot('large-output-10mb');
     expect(frames.max).toBeLessThan(100);
   }, 150_000);

@@ -2,14 +2,17 @@
 // Python with ipykernel that scripts/setup-python.sh prepares, srt from
 // scripts/srt and the MCP reference servers from scripts/mcp-servers (make
 // test installs them all). A missing one skips the test, or fails it when
-// CI=true, so CI can never pass by skipping.
+// CI=true, so CI can never pass by skipping. It also reads the tables of
+// the repository's docs for tests that keep the docs true to the code.
 package testenv
 
 import (
+	"bufio"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -157,4 +160,53 @@ func Unchanged(t testing.TB, dir string, before map[string]string) {
 			t.Errorf("%s was changed", name)
 		}
 	}
+}
+
+// DocTable returns the rows of the first table after the heading (a line
+// "## heading", any level) in the repository file doc (such as
+// "docs/behaviour.md"): one slice of trimmed cells a row, without the
+// header and separator rows. Cells must not contain "|". The test fails
+// when the heading or the table is missing.
+func DocTable(t testing.TB, doc, heading string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(RepoRoot(t), doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	found, inTable := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !found {
+			found = strings.HasPrefix(line, "#") && strings.TrimSpace(strings.TrimLeft(line, "#")) == heading
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			if strings.HasPrefix(line, "#") {
+				break // the next section began without a table
+			}
+			continue
+		}
+		inTable = true
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows = append(rows, cells)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !found:
+		t.Fatalf("%s has no heading %q", doc, heading)
+	case len(rows) < 2:
+		t.Fatalf("%s has no table under the heading %q", doc, heading)
+	}
+	return rows[2:] // header and separator
 }
