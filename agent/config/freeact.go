@@ -71,23 +71,65 @@ func (s Source) Description() string {
 // readSettings reads the settings files of the workspace's .freeact folder
 // fd into Options (nothing expanded yet) and says where they came from.
 func readSettings(fd string) (Options, Source, error) {
+	raw, jsonData, src, err := rawSettings(fd)
+	if err != nil {
+		return Options{}, Source{}, err
+	}
+	var o Options
+	switch src.Format {
+	case formatDefaults:
+		return Defaults(), src, nil
+	case formatJSON:
+		o, err = ParseOptions(jsonData, src.File) // the file's own bytes, for exact errors
+	default:
+		var data []byte
+		if data, err = json.Marshal(raw); err == nil {
+			o, err = ParseOptions(data, src.File)
+		}
+	}
+	if err != nil {
+		return Options{}, Source{}, err
+	}
+	src.Notes = append(src.Notes, o.ignoredNotes()...)
+	return o, src, nil
+}
+
+// RawSettings returns the settings of the workspace at dir as agent.json
+// values, key by key (the JSON of each value as the files hold it, ${VAR}
+// not expanded, not validated), and where they come from, for the settings
+// panel. Keys the files do not set are absent. The Source lacks the notes
+// on keys without effect, which need the values parsed (Load has them).
+func RawSettings(dir string) (map[string]json.RawMessage, Source, error) {
+	raw, jsonData, src, err := rawSettings(filepath.Join(dir, FreeactDir))
+	if err == nil && jsonData != nil {
+		var obj map[string]json.RawMessage
+		if jerr := json.Unmarshal(bytes.TrimPrefix(jsonData, []byte("\xef\xbb\xbf")), &obj); jerr != nil {
+			err = fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", src.File, jerr)
+		}
+	}
+	return raw, src, err
+}
+
+// rawSettings reads the settings files of fd (see Source for the order):
+// the values by key, the bytes of agent.json when it is the source, and
+// the Source.
+func rawSettings(fd string) (map[string]json.RawMessage, []byte, Source, error) {
 	tomlFile, jsonFile := filepath.Join(fd, ConfigTOML), filepath.Join(fd, AgentFile)
 	tomlData, err := readIfExists(tomlFile)
 	if err != nil {
-		return Options{}, Source{}, err
+		return nil, nil, Source{}, err
 	}
 	jsonData, err := readIfExists(jsonFile)
 	if err != nil {
-		return Options{}, Source{}, err
+		return nil, nil, Source{}, err
 	}
 	var src Source
-	var o Options
+	raw := map[string]json.RawMessage{}
 	switch {
 	case tomlData != nil:
 		src = Source{File: tomlFile, Format: formatTOML}
-		var raw map[string]json.RawMessage
 		if raw, src.Notes, err = agentTable(tomlData, tomlFile); err != nil {
-			return Options{}, Source{}, err
+			return nil, nil, Source{}, err
 		}
 		for _, k := range keys {
 			if !k.AppOnly {
@@ -97,31 +139,24 @@ func readSettings(fd string) (Options, Source, error) {
 		if jsonData != nil {
 			app, notes, err := appKeys(jsonData, jsonFile)
 			if err != nil {
-				return Options{}, Source{}, err
+				return nil, nil, Source{}, err
 			}
 			maps.Copy(raw, app)
 			src.Notes = append(src.Notes, notes...)
 		}
-		data, err := json.Marshal(raw)
-		if err != nil {
-			return Options{}, Source{}, fmt.Errorf("%s: %w", tomlFile, err)
-		}
-		if o, err = ParseOptions(data, tomlFile); err != nil {
-			return Options{}, Source{}, err
-		}
+		jsonData = nil
 	case jsonData != nil:
 		src = Source{File: jsonFile, Format: formatJSON}
-		if o, err = ParseOptions(jsonData, jsonFile); err != nil {
-			return Options{}, Source{}, err
-		}
+		// A file that is no JSON object leaves raw empty: ParseOptions
+		// (Load) and RawSettings say what is wrong with it.
+		_ = json.Unmarshal(bytes.TrimPrefix(jsonData, []byte("\xef\xbb\xbf")), &raw)
 	default:
-		return Defaults(), Source{Format: formatDefaults}, nil
+		return raw, nil, Source{Format: formatDefaults}, nil
 	}
-	src.Notes = append(src.Notes, o.ignoredNotes()...)
 	if _, err := os.Stat(filepath.Join(fd, TerminalJSON)); err == nil {
 		src.Notes = append(src.Notes, TerminalJSON+": freeact 0.10's terminal settings have no effect here (not read)")
 	}
-	return o, src, nil
+	return raw, jsonData, src, nil
 }
 
 func readIfExists(name string) ([]byte, error) {
