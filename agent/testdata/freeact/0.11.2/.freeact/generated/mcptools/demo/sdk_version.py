@@ -27,3 +27,22 @@ def run(params: Params) -> Result:
     """
     result = CLIENT.run_sync(tool_name="sdk_version", tool_args=params.model_dump(exclude_none=True))
     return Result.model_validate(result)
+
+
+class ParseResult(BaseModel):
+    """Version of the mcp package serving the tools, in its parts."""
+
+    model_config = ConfigDict(
+        use_enum_values=True,
+    )
+    major: int = Field(..., title="Major", description="Major version number")
+    minor: int = Field(..., title="Minor", description="Minor version number")
+
+
+def run_parsed(params: Params) -> ParseResult:
+    """The version of the mcp package serving this.
+    """
+    from mcpparse.demo.sdk_version import parse
+
+    result = run(params)
+    return parse(result.result)
