@@ -215,6 +215,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 		a.model = m
 	}
+	a.acceptMedia()
 	if err := a.openSession(); err != nil {
 		return err
 	}
@@ -222,6 +223,13 @@ func (a *Agent) Start(ctx context.Context) error {
 		return err
 	}
 	return a.startKernel(ctx)
+}
+
+// acceptMedia lets filesystem_read_media_file pass the media the model reads
+// (PDFs, audio, video) besides images.
+func (a *Agent) acceptMedia() {
+	m := a.model
+	a.ws.AcceptMedia = func(mimeType string) bool { return model.AcceptsMedia(m, mimeType) }
 }
 
 // openModel opens the model of the settings, with keys and endpoints taken

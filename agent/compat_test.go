@@ -247,3 +247,25 @@ func mustScenario(t *testing.T, yaml string) modeltest.Scenario {
 	}
 	return sc
 }
+
+// filesystem_read_media_file passes a PDF to a model that reads PDFs
+// (Gemini), beside the function response, as it passes images.
+func TestReadMediaPassesPDF(t *testing.T) {
+	a, _, ws := start(t, `
+name: read a PDF
+turns:
+  - reply: [{call: {name: filesystem_read_media_file, args: {path: paper.pdf}}}]
+  - expect:
+      last:
+        - {role: user, response: filesystem_read_media_file, output: "A PDF document paper.pdf (application/pdf"}
+        - {role: user, mime: application/pdf}
+    reply: [{text: "It is a one-page paper."}]
+`)
+	if err := os.WriteFile(filepath.Join(ws, "paper.pdf"), []byte("%PDF-1.7\n%%EOF\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	events := run(t, a, "What is paper.pdf?", nil)
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "It is a one-page paper." {
+		t.Fatalf("events: %s", describe(events))
+	}
+}

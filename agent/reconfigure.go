@@ -84,6 +84,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 		}
 	}
 	a.cfg, a.model, a.system = &next, m, system
+	a.acceptMedia()
 	a.approvalTimeout = 0
 	if t := o.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))

@@ -99,7 +99,9 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 			var text []string
 			for _, p := range m.Parts {
 				if p.Image != nil {
-					imgs = append(imgs, *p.Image)
+					if model.IsImage(p.Image.MIMEType) { // PDFs and audio are not shown inline
+						imgs = append(imgs, *p.Image)
+					}
 				} else if p.Text != "" {
 					text = append(text, p.Text)
 				}
