@@ -97,9 +97,10 @@ package: deps-build build ## build a .deb into dist/
 
 # ---------------------------------------------------------------- test
 
-.PHONY: test lint check-bindings test-go test-frontend test-e2e test-smoke test-package
+.PHONY: test lint check-bindings test-short test-go test-frontend test-e2e test-smoke test-package
 test: deps-test deps-python $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
+	$(MAKE) test-short
 	$(MAKE) test-go
 	$(MAKE) test-frontend
 	$(MAKE) test-e2e
@@ -118,7 +119,10 @@ check-bindings: $(WAILS)
 	@git diff --exit-code --stat -- frontend/src/wailsjs || \
 		{ echo "frontend/src/wailsjs is out of date: run 'make bindings' and commit it"; exit 1; }
 
-test-go: ## go test -race ./...
+test-short: ## the fast tier: go test -short ./..., proven to run without Python, Node or a display
+	scripts/test-short.sh
+
+test-go: ## go test -race ./... (both tiers)
 	$(GO) test -race -count=1 ./...
 
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend

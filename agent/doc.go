@@ -29,6 +29,11 @@
 // chunks and the result together. Messages go to the session file at each
 // step.
 //
+// Code actions run in an Executor, one per agent and subagent: a kernel on
+// the Jupyter server the agent starts (or connects to with jupyter_url, or
+// is given with WithKernelServer), or whatever WithExecutors starts;
+// agent/agenttest scripts executors for tests that run without Python.
+//
 // MCP servers of agent.json take part in two ways (agent/mcp). Those in
 // mcp_servers are connected at Start, in parallel, and their tools are
 // offered to the model as "<server>_<tool>" JSON tool calls, each approved as

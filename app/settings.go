@@ -286,8 +286,8 @@ type PermissionRules struct {
 	// Imported are the rules of freeact 0.11's permissions.toml
 	// (ImportedFile, relative to the workspace; "" when there is none):
 	// they apply, and are shown read-only.
-	Imported     permission.Rules `json:"imported"`
-	ImportedFile string           `json:"imported_file"`
+	Imported     permission.Rules `json:"imported,omitempty"`
+	ImportedFile string           `json:"imported_file,omitempty"`
 }
 
 // Permissions returns the workspace's rules: saved ones and this session's.

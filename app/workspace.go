@@ -341,7 +341,7 @@ func (d *Desktop) ApplySettings() error {
 	sid := ws.status.SessionID
 	ws.mu.Unlock()
 	ws.settingsChanged.Store(false)
-	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.push(queued{raw: resetEvent})
 	ws.restart(sid)
 	return nil
 }
@@ -395,7 +395,7 @@ func (d *Desktop) switchSession(id string) error {
 	if busy {
 		return errors.New("a turn is running: stop it before switching sessions")
 	}
-	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.push(queued{raw: resetEvent})
 	ws.restart(id)
 	return nil
 }

@@ -4,6 +4,11 @@
 // test installs them all). A missing one skips the test, or fails it when
 // CI=true, so CI can never pass by skipping. It also reads the tables of
 // the repository's docs for tests that keep the docs true to the code.
+//
+// The tests that need one of them are the integration tier. `go test
+// -short` is the fast tier: it skips them all, whether the programs are
+// there or not and whatever CI says, without looking for them, so it runs
+// on a machine with Go alone (make test-short proves it).
 package testenv
 
 import (
@@ -35,9 +40,20 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
+// Integration skips the test in the fast tier (go test -short): it needs
+// what, an outside program. The helpers below call it first.
+func Integration(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration tier (needs " + what + "): skipped under -short")
+	}
+}
+
 // Missing skips the test, or fails it under CI, saying what is missing.
+// Under -short it always skips.
 func Missing(t testing.TB, msg string) {
 	t.Helper()
+	Integration(t, msg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
@@ -48,6 +64,7 @@ func Missing(t testing.TB, msg string) {
 // $FREEACT_TEST_PYTHON, else .cache/python/venv/bin/python.
 func Python(t testing.TB) string {
 	t.Helper()
+	Integration(t, "Python with ipykernel")
 	p := os.Getenv("FREEACT_TEST_PYTHON")
 	if p == "" {
 		p = filepath.Join(RepoRoot(t), ".cache", "python", "venv", "bin", "python")
@@ -61,6 +78,7 @@ func Python(t testing.TB) string {
 // SrtDir returns the folder holding the srt executable of scripts/srt.
 func SrtDir(t testing.TB) string {
 	t.Helper()
+	Integration(t, "srt")
 	dir := filepath.Join(RepoRoot(t), "scripts", "srt", "node_modules", ".bin")
 	if _, err := os.Stat(filepath.Join(dir, "srt")); err != nil {
 		Missing(t, "srt is not installed: run make test, or npm install --no-save in scripts/srt")
@@ -72,6 +90,7 @@ func SrtDir(t testing.TB) string {
 // scripts/mcp-servers ("server-everything", "server-filesystem").
 func MCPServer(t testing.TB, pkg string) string {
 	t.Helper()
+	Integration(t, "node and the MCP reference servers")
 	js := filepath.Join(RepoRoot(t), "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	_, statErr := os.Stat(js)
 	_, nodeErr := exec.LookPath("node")
