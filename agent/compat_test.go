@@ -251,7 +251,7 @@ func mustScenario(t *testing.T, yaml string) modeltest.Scenario {
 // filesystem_read_media_file passes a PDF to a model that reads PDFs
 // (Gemini), beside the function response, as it passes images.
 func TestReadMediaPassesPDF(t *testing.T) {
-	a, _, ws := start(t, `
+	a, _, ws := fakeKernels(nil).start(t, `
 name: read a PDF
 turns:
   - reply: [{call: {name: filesystem_read_media_file, args: {path: paper.pdf}}}]

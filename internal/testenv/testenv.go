@@ -105,6 +105,7 @@ func MCPServer(t testing.TB, pkg string) string {
 // scripts/mcp-servers/python-servers.sh prepares under .cache/mcp/python.
 func PythonMCP(t testing.TB, release string) string {
 	t.Helper()
+	Integration(t, "the Python MCP SDK "+release)
 	p := filepath.Join(RepoRoot(t), ".cache", "mcp", "python", "mcp-"+release, "bin", "python")
 	if _, err := os.Stat(p); err != nil {
 		Missing(t, "no Python MCP SDK "+release+" at "+p+": run make test, or scripts/mcp-servers/python-servers.sh")
