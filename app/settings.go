@@ -237,7 +237,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
 	var existing map[string]json.RawMessage
 	if data, err := os.ReadFile(file); err == nil {
-		if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &existing); err != nil {
+		if err := strictjson.Unmarshal(data, &existing); err != nil {
 			return nil, fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", file, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {

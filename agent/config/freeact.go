@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // The Python freeact's settings files. Up to 0.10 it kept its settings in
@@ -48,7 +49,7 @@ type Source struct {
 	Notes []string
 }
 
-// sourceFormats name Source.Format.
+// The values of Source.Format.
 const (
 	formatTOML     = "config.toml (freeact 0.11)"
 	formatJSON     = "agent.json"
@@ -103,7 +104,7 @@ func RawSettings(dir string) (map[string]json.RawMessage, Source, error) {
 	raw, jsonData, src, err := rawSettings(filepath.Join(dir, FreeactDir))
 	if err == nil && jsonData != nil {
 		var obj map[string]json.RawMessage
-		if jerr := json.Unmarshal(bytes.TrimPrefix(jsonData, []byte("\xef\xbb\xbf")), &obj); jerr != nil {
+		if jerr := strictjson.Unmarshal(jsonData, &obj); jerr != nil {
 			err = fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", src.File, jerr)
 		}
 	}
@@ -149,7 +150,7 @@ func rawSettings(fd string) (map[string]json.RawMessage, []byte, Source, error) 
 		src = Source{File: jsonFile, Format: formatJSON}
 		// A file that is no JSON object leaves raw empty: ParseOptions
 		// (Load) and RawSettings say what is wrong with it.
-		_ = json.Unmarshal(bytes.TrimPrefix(jsonData, []byte("\xef\xbb\xbf")), &raw)
+		_ = strictjson.Unmarshal(jsonData, &raw)
 	default:
 		return raw, nil, Source{Format: formatDefaults}, nil
 	}
@@ -178,7 +179,7 @@ func appKeys(data []byte, file string) (map[string]json.RawMessage, []string, er
 		return nil, nil, err
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &raw); err != nil {
+	if err := strictjson.Unmarshal(data, &raw); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	app := map[string]json.RawMessage{}
@@ -207,7 +208,7 @@ func appKeys(data []byte, file string) (map[string]json.RawMessage, []string, er
 // [terminal] and the tool presets this app has no servers for are notes.
 func agentTable(data []byte, file string) (map[string]json.RawMessage, []string, error) {
 	var doc map[string]any
-	if _, err := toml.Decode(string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
+	if _, err := toml.Decode(string(data), &doc); err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
 			return nil, nil, fmt.Errorf("%s: line %d: %s (fix the TOML syntax)", file, perr.Position.Line, perr.Message)

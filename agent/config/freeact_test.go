@@ -175,3 +175,13 @@ func TestConfigTOMLErrors(t *testing.T) {
 		})
 	}
 }
+
+// config.toml and permissions.toml saved with a byte-order mark load.
+func TestConfigTOMLWithBOM(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".freeact", ConfigTOML), "\ufeff[agent]\nmodel = \"openai:gpt-5\"\n")
+	c, err := Load(ws, LoadOptions{Lookup: func(string) (string, bool) { return "", false }})
+	if err != nil || c.Options.Model != "openai:gpt-5" {
+		t.Fatalf("%v, %+v", err, c)
+	}
+}

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +18,7 @@ const TOMLFileName = "permissions.toml"
 // table with the fields of a permissions.json rule.
 func ParseTOMLRules(data []byte, file string) (Rules, error) {
 	var doc map[string]any
-	if _, err := toml.Decode(string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
+	if _, err := toml.Decode(string(data), &doc); err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
 			return Rules{}, fmt.Errorf("%s: line %d: %s (fix the TOML syntax)", file, perr.Position.Line, perr.Message)
