@@ -237,9 +237,14 @@ func TestHungCall(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("timeout took %s", d)
 			}
+			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
+			// Connected first, so the cancel below meets the hung call, not
+			// a slow start (a loaded machine, -race).
+			if _, err := m2.ServerTools(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
 			cctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(100*time.Millisecond, cancel)
-			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
 			start = time.Now()
 			if _, err := m2.Call(cctx, "test", "hang", nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("cancel: %v", err)
