@@ -18,6 +18,7 @@ import (
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/agent/model/pydanticai"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -139,6 +140,14 @@ turns:
 	a, err := w.StartAgent(ctx, w.Config, agent.WithKernelServer(server(t)), agent.WithSessionID(id))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// freeact's settings and rule files are protected like agent.json:
+	// writing them is asked every time.
+	for _, f := range []string{"config.toml", "permissions.toml", "agent.json"} {
+		c := permission.Call{Type: permission.TypeFileWrite, ToolName: "filesystem_write_text_file", Path: ".freeact/" + f}
+		if v := w.Permissions.Evaluate(c); !v.Protected {
+			t.Errorf("writing .freeact/%s is not protected: %+v", f, v)
+		}
 	}
 	events := run(t, a, "Use the demo tools from code.", nil)
 	out := of[*agent.CodeExecutionOutput](events)

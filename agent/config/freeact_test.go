@@ -47,7 +47,7 @@ func TestFreeact010Workspace(t *testing.T) {
 	}
 	demo := o.MCPServers["demo"]
 	if demo.Command != "python" || !slices.Equal(demo.ExcludedTools, []string{"sdk_version"}) ||
-		demo.Timeout == nil || *demo.Timeout != 30 || demo.Cwd != ws {
+		demo.ConnectTimeout == nil || *demo.ConnectTimeout != 30 || demo.Cwd != ws {
 		t.Errorf("mcp_servers.demo = %+v", demo)
 	}
 	if g := o.PTCServers["google"]; g.Env["GEMINI_API_KEY"] != "key-from-env" || len(o.PTCServers) != 3 {
@@ -86,7 +86,7 @@ func TestFreeact011Workspace(t *testing.T) {
 		*o.ModelSettings.Timeout != 120 || o.ToolSearch != "basic" || *o.ExecutionTimeout != 300 || o.ApprovalTimeout != nil {
 		t.Errorf("options %+v", o)
 	}
-	if d := o.MCPServers["demo"]; !slices.Equal(d.ExcludedTools, []string{"sdk_version"}) || *d.Timeout != 30 {
+	if d := o.MCPServers["demo"]; !slices.Equal(d.ExcludedTools, []string{"sdk_version"}) || *d.ConnectTimeout != 30 {
 		t.Errorf("mcp_servers.demo = %+v", d)
 	}
 	if _, ok := o.PTCServers["demo"]; !ok || len(o.PTCServers) != 1 {
@@ -133,7 +133,8 @@ func TestIgnoredKeysNoted(t *testing.T) {
   "model": "openai:gpt-5",
   "model_settings": {"logit_bias": {"1": 2}, "timeout": 30},
   "provider_settings": {"api_key": "${MY_KEY}", "base_url": "http://localhost:9/v1", "http_client": null},
-  "mcp_servers": {"s": {"command": "srv", "tool_prefix": "x", "log_level": "debug", "read_timeout": 9, "cwd": "sub"}}
+  "mcp_servers": {"s": {"command": "srv", "tool_prefix": "x", "log_level": "debug", "read_timeout": 9, "cwd": "sub"},
+                  "both": {"command": "srv", "timeout": 5, "connect_timeout": 7}}
 }`)
 	c, err := Load(ws, LoadOptions{Lookup: func(k string) (string, bool) { return map[string]string{"MY_KEY": "secret"}[k], k == "MY_KEY" }})
 	if err != nil {
@@ -144,6 +145,10 @@ func TestIgnoredKeysNoted(t *testing.T) {
 	}
 	if s := c.Options.MCPServers["s"]; *s.ReadTimeout != 9 || s.Cwd != filepath.Join(ws, "sub") {
 		t.Errorf("server %+v", s)
+	}
+	// pydantic-ai's timeout is connect_timeout; this app's spelling wins.
+	if b := c.Options.MCPServers["both"]; *b.ConnectTimeout != 7 {
+		t.Errorf("connect_timeout %v", *b.ConnectTimeout)
 	}
 	for _, want := range [][]string{
 		{"model_settings: logit_bias", "ignored"},

@@ -78,9 +78,9 @@ type Server struct {
 	// the model nor generated as Python modules. freeact 0.11's spelling,
 	// exclude_tools, is read into it too.
 	ExcludedTools []string `json:"excluded_tools,omitempty"`
-	// Timeout is how long, in seconds, starting the server and listing its
-	// tools may take (pydantic-ai's name; nil: two minutes).
-	Timeout *float64 `json:"timeout,omitempty"`
+	// ConnectTimeout bounds starting the server and listing its tools, in
+	// seconds; nil means the default (10 s).
+	ConnectTimeout *float64 `json:"connect_timeout,omitempty"`
 	// ReadTimeout is how long, in seconds, one tool call may take
 	// (pydantic-ai's name; nil: five minutes).
 	ReadTimeout *float64 `json:"read_timeout,omitempty"`
@@ -101,7 +101,9 @@ var pydanticAIServerKeys = []string{
 }
 
 // UnmarshalJSON reads a server entry strictly: the keys of Server, the
-// exclude_tools spelling, and pydantic-ai's options (kept in Ignored).
+// spellings of the Python freeact (exclude_tools; pydantic-ai's timeout,
+// which is connect_timeout), and pydantic-ai's other options (kept in
+// Ignored).
 func (s *Server) UnmarshalJSON(data []byte) error {
 	type plain Server
 	var all map[string]json.RawMessage
@@ -110,11 +112,17 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 	}
 	var ignored []string
 	var exclude []string
+	var timeout *float64
 	for k, raw := range all {
 		switch {
 		case k == "exclude_tools":
 			if err := strictjson.Unmarshal(raw, &exclude); err != nil {
 				return fmt.Errorf("exclude_tools: %w", err)
+			}
+			delete(all, k)
+		case k == "timeout":
+			if err := strictjson.Unmarshal(raw, &timeout); err != nil {
+				return fmt.Errorf("timeout: %w", err)
 			}
 			delete(all, k)
 		case slices.Contains(pydanticAIServerKeys, k):
@@ -134,6 +142,9 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 		if !slices.Contains(v.ExcludedTools, t) {
 			v.ExcludedTools = append(v.ExcludedTools, t)
 		}
+	}
+	if v.ConnectTimeout == nil {
+		v.ConnectTimeout = timeout
 	}
 	slices.Sort(ignored)
 	v.Ignored = ignored
@@ -369,9 +380,9 @@ func (s Server) validate() error {
 	for _, t := range []struct {
 		key string
 		v   *float64
-	}{{"timeout", s.Timeout}, {"read_timeout", s.ReadTimeout}} {
+	}{{"connect_timeout", s.ConnectTimeout}, {"read_timeout", s.ReadTimeout}} {
 		if t.v != nil && *t.v <= 0 {
-			return fmt.Errorf("%q: %v is not a positive number of seconds", t.key, *t.v)
+			return fmt.Errorf("%q %v: want a positive number of seconds", t.key, *t.v)
 		}
 	}
 	return nil
