@@ -144,7 +144,7 @@ func ExportSession(cfg *config.Config, id, format string, opts notebook.Options)
 	if _, err := Render(&notebook.Transcript{}, format, opts); err != nil {
 		return nil, err
 	}
-	st, err := session.Open[model.Message](cfg.SessionsDir(), id)
+	st, err := session.Open(cfg.SessionsDir(), id, freeactSessions)
 	if err != nil {
 		return nil, fmt.Errorf("export session: %w", err)
 	}

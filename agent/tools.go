@@ -150,11 +150,9 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, bool) {
 	meta := Meta{AgentID: a.id, CorrelationID: corr}
 	var rejected atomic.Bool
-	// Cells run one after another on the one kernel; the host must know
-	// which cell its requests come from.
-	a.cellMu.Lock()
-	defer a.cellMu.Unlock()
-	a.host.set(&cell{ctx: ctx, emit: emit, corr: corr, rejected: func() {
+	// The kernel hands the context's values to the host methods of this
+	// cell's requests: that is how the host knows which cell asks.
+	cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: corr, rejected: func() {
 		if rejected.CompareAndSwap(false, true) {
 			// Stop the cell before it hears the "no": the rest of it may
 			// depend on what was refused.
@@ -165,8 +163,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 			}
 		}
 	}})
-	defer a.host.set(nil)
-	res, err := a.kern.Execute(ctx, code, func(c kernel.Chunk) {
+	res, err := a.kern.Execute(cctx, code, func(c kernel.Chunk) {
 		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 	})
 	out := &CodeExecutionOutput{Meta: meta}

@@ -201,6 +201,10 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	case agent.CodeAction:
 		t.showCode(c.Code)
 	case agent.ShellAction:
+		if c.Interpreter != "" {
+			t.write(t.style.dim("script run by "+c.Interpreter+":") + "\n" + strings.TrimRight(r.Display, "\n") + "\n")
+			break
+		}
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
 		}

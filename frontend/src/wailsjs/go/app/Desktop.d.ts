@@ -75,6 +75,8 @@ export function SetAPIKey(arg1:string,arg2:string):Promise<void>;
 
 export function Settings():Promise<Array<app.SettingField>>;
 
+export function SettingsSource():Promise<app.SettingsSource>;
+
 export function Skills():Promise<Array<app.SkillInfo>>;
 
 export function SkipReplay():Promise<void>;
