@@ -147,32 +147,41 @@ func lastLine(s string) string {
 // offer was open).
 func (a *Agent) SkipReplay() (*KernelStateNote, error) {
 	var ev *KernelStateNote
-	err := a.claim(func() (err error) {
-		ev, err = a.declineOffer(StateSkipped, "the user chose not to restore it")
+	err := a.claim(func() error {
+		event, text := a.declineOffer(StateSkipped, "the user chose not to restore it")
+		if text == "" {
+			return nil
+		}
+		var err error
+		ev, err = a.recordState(event, text, 0, 0)
 		return err
 	})
 	return ev, err
 }
 
-// dropOffer declines an open offer when a turn starts without an answer.
-func (a *Agent) dropOffer(emit func(Event)) error {
-	ev, err := a.declineOffer(StateNotRestored, "the user went on without restoring it")
-	if ev != nil {
-		emit(ev)
+// dropOffer declines an open offer when a turn starts without an answer:
+// it returns the note for the turn's user message ("" when no offer was
+// open) and emits what the model is told.
+func (a *Agent) dropOffer(emit func(Event)) string {
+	event, text := a.declineOffer(StateNotRestored, "the user went on without restoring it")
+	if text == "" {
+		return ""
 	}
-	return err
+	emit(&KernelStateNote{Meta: Meta{AgentID: a.id}, Event: event, Text: text})
+	return stateNote(event, text, 0, 0)
 }
 
-func (a *Agent) declineOffer(event, what string) (*KernelStateNote, error) {
+// declineOffer closes the offer; text says what the model is told, "" when
+// there was no offer.
+func (a *Agent) declineOffer(event, what string) (string, string) {
 	offer, ok := a.ReplayOffer()
 	a.mu.Lock()
 	a.lost = ""
 	a.mu.Unlock()
 	if !ok {
-		return nil, nil
+		return "", ""
 	}
-	text := fmt.Sprintf("The kernel lost its state (%s) and %s: the variables, imports and definitions of %s are gone.", lostPhrase(offer.Reason), what, Plural(len(offer.Cells), "earlier cell"))
-	return a.recordState(event, text, 0, 0)
+	return event, fmt.Sprintf("The kernel lost its state (%s) and %s: the variables, imports and definitions of %s are gone.", lostPhrase(offer.Reason), what, Plural(len(offer.Cells), "earlier cell"))
 }
 
 // recordState records a kernel state note and returns it as an event.

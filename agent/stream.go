@@ -81,13 +81,15 @@ var errStreamClosed = errors.New("the event stream was closed")
 // is sent as a skill invocation.
 func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
-		if err := a.dropOffer(emit); err != nil {
-			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
-			return
-		}
 		text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
 		msg := model.UserMessage(text, prompt.Images...)
-		for _, note := range a.variableNotes(ctx, prompt.Text) {
+		// Notes go with the prompt: what the user did not restore, and the
+		// variables the prompt mentions.
+		notes := a.variableNotes(ctx, prompt.Text)
+		if note := a.dropOffer(emit); note != "" {
+			notes = append([]string{note}, notes...)
+		}
+		for _, note := range notes {
 			msg.Parts = append(msg.Parts, model.Part{Text: note})
 		}
 		a.runTurn(ctx, msg, a.opts.maxTurns, emit)

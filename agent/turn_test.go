@@ -473,9 +473,12 @@ turns:
 		if _, ok := b.ReplayOffer(); !ok {
 			t.Error("no offer to restore the kernel state of the resumed session")
 		}
-		run(t, b, "Second question.", nil)
-		if n := len(b.History()); n != 7 {
-			t.Errorf("history has %d messages, want 7 (with the note about the kernel state)", n)
+		events := run(t, b, "Second question.", nil)
+		if n := len(b.History()); n != 6 {
+			t.Errorf("history has %d messages, want 6", n)
+		}
+		if notes := of[*agent.KernelStateNote](events); len(notes) != 1 || notes[0].Event != agent.StateNotRestored {
+			t.Errorf("KernelStateNote events %+v", notes)
 		}
 		if _, ok := b.ReplayOffer(); ok {
 			t.Error("the offer is still open after the next turn")

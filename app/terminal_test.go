@@ -443,7 +443,7 @@ turns:
 	send("Go.\r")
 	scr.expect(t, `  1 │ x = 1  # hidden\r# shown`)
 	scr.expect(t, `  2 │ !touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
-	scr.expect(t, "Approve? [Y/n/a/s]")
+	scr.expect(t, "Approve? [Y/n/a/s/e]")
 	send("y\r")
 	scr.expect(t, `$ touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
 	scr.expect(t, "Approve? [Y/n/a/s]")
