@@ -27,7 +27,7 @@ type Variable struct {
 	// tensors, the object itself for anything else (a list's references,
 	// not its items); -1 when it cannot be told.
 	Bytes int64 `json:"bytes"`
-	// Repr is a short repr, at most 100 characters (2,000 from Describe);
+	// Repr is a short repr, at most 60 characters (2,000 from Describe);
 	// empty when the listing's time budget for reprs ran out first.
 	Repr string `json:"repr,omitempty"`
 }

@@ -87,8 +87,8 @@ loud = Loud()
 				if !strings.HasPrefix(v.Repr, w.repr) {
 					t.Errorf("%s: repr %q, want it to start with %q", name, v.Repr, w.repr)
 				}
-				if len([]rune(v.Repr)) > 100 {
-					t.Errorf("%s: repr of %d characters, want at most 100", name, len([]rune(v.Repr)))
+				if len([]rune(v.Repr)) > 60 {
+					t.Errorf("%s: repr of %d characters, want at most 60", name, len([]rune(v.Repr)))
 				}
 				if v.Bytes <= 0 {
 					t.Errorf("%s: size %d", name, v.Bytes)

@@ -25,7 +25,7 @@ BUDGET_CPU = 0.02
 BUDGET_WALL = 0.04
 # Variables listed at most; a namespace with more says how many there are.
 MAX_VARIABLES = 5000
-SHORT = 100  # characters of a listed repr
+SHORT = 60  # characters of a listed repr (a line of the inspector)
 LONG = 2000  # characters of a described repr
 
 _SIZED = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
