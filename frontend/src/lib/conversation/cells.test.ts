@@ -80,6 +80,9 @@ describe('the kernel workflow in the reducer', () => {
     expect(s.items.map((i) => i.kind)).toEqual(['notebook', 'nbmarkdown', 'tool']);
     expect(s.items[0]).toMatchObject({ path: 'analysis.ipynb', cells: 2 });
     expect(tools(s)[0]).toMatchObject({ id: notebookCellId('n2'), status: 'idle', result: 'saved' });
+    // A turn that ends meanwhile leaves the cells that have not run alone.
+    s = run([{ type: 'TurnStarted', agent_id: 'main' }, { type: 'TurnEnded', agent_id: 'main' }], s);
+    expect(tools(s)[0]).toMatchObject({ status: 'idle' });
     s = run([started('run-9', 'x = 20', 'notebook', 'n2', 1, 1), output('run-9', '')], s);
     expect(s.items).toHaveLength(3);
     expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'done', result: null, run: { source: 'notebook', of: 'n2' } });

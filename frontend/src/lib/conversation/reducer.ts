@@ -360,7 +360,7 @@ function closeOpen(items: Item[], now: number): Item[] {
       changed = true;
       return { ...it, done: true };
     }
-    if (it.kind === 'tool' && !isFinished(it)) {
+    if (it.kind === 'tool' && !isFinished(it) && it.status !== 'idle') {
       changed = true;
       return { ...it, status: 'interrupted', endedAt: it.startedAt === null ? null : now };
     }
