@@ -22,6 +22,13 @@ describe('CodeEditor', () => {
     expect(box.value).toBe('a\nb');
   });
 
+  it('keeps the indentation on Enter, one level more after a colon', async () => {
+    render(CodeEditor, { value: '', label: 'Cell', onsubmit: vi.fn(), oncancel: vi.fn() });
+    const box = screen.getByLabelText<HTMLTextAreaElement>('Cell');
+    await userEvent.type(box, 'for x in y:{Enter}print(x){Enter}z = 1');
+    expect(box.value).toBe('for x in y:\n    print(x)\n    z = 1');
+  });
+
   it('submits with Ctrl+Enter and cancels with Esc', async () => {
     const onsubmit = vi.fn();
     const oncancel = vi.fn();
