@@ -39,18 +39,27 @@ func (d *Desktop) ApproveEdited(id, code string) error {
 }
 
 // RunCell runs code in the kernel as the user's own action (no model
-// turn): a past cell again, as it was or edited. of is the id of the cell
-// it runs again; its output appears as a new run of it.
-func (d *Desktop) RunCell(code, of string) error {
+// turn): a past cell again, as it was or edited (source "rerun", of the id
+// of the cell it runs again; its output appears as a new run of it), or a
+// notebook cell that has not run (source "notebook", of the cell's id in
+// the notebook; it runs in place).
+func (d *Desktop) RunCell(code, of, source string) error {
 	if strings.TrimSpace(code) == "" {
 		return errors.New("the cell is empty: write the code to run")
+	}
+	switch source {
+	case "", agent.CellRerun:
+		source = agent.CellRerun
+	case agent.CellNotebook:
+	default:
+		return fmt.Errorf("unknown cell source %q: want rerun or notebook", source)
 	}
 	ws, err := d.current()
 	if err != nil {
 		return err
 	}
 	return ws.startTurn(func(a *agent.Agent) iter.Seq[agent.Event] {
-		return a.RunCells(ws.d.host.context(), []agent.UserCell{{Code: code, Source: agent.CellRerun, Of: of}})
+		return a.RunCells(ws.d.host.context(), []agent.UserCell{{Code: code, Source: source, Of: of}})
 	})
 }
 

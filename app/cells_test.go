@@ -89,7 +89,10 @@ turns:
 	}
 
 	// Run a past cell again, edited.
-	if err := d.RunCell("print(word.upper())", "c1"); err != nil {
+	if err := d.RunCell("print(word.upper())", "c1", "pasted"); err == nil {
+		t.Error("an unknown source was accepted")
+	}
+	if err := d.RunCell("print(word.upper())", "c1", "rerun"); err != nil {
 		t.Fatal(err)
 	}
 	started, j := h.waitEvent(t, "CellStarted", i)

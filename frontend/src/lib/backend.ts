@@ -76,8 +76,9 @@ export interface Backend {
   exportSession(format: ExportFormat, thoughts: boolean): Promise<string>;
   /** Answers a code action with the cell as the user edited it. */
   approveEdited(requestId: string, code: string): Promise<void>;
-  /** Runs code as the user's own action; of is the cell it runs again. */
-  runCell(code: string, of: string): Promise<void>;
+  /** Runs code as the user's own action: again (of is the cell it runs
+   * again) or a notebook cell that has not run (of is its id). */
+  runCell(code: string, of: string, source: 'rerun' | 'notebook'): Promise<void>;
   /** Restores the kernel's lost state by replaying the session's cells. */
   replay(): Promise<void>;
   skipReplay(): Promise<void>;
@@ -178,7 +179,7 @@ export const backend: Backend = {
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
   exportSession: (format, thoughts) => call(() => Desktop.ExportSession(format, thoughts)),
   approveEdited: (id, code) => call(() => Desktop.ApproveEdited(id, code)),
-  runCell: (code, of) => call(() => Desktop.RunCell(code, of)),
+  runCell: (code, of, source) => call(() => Desktop.RunCell(code, of, source)),
   replay: () => call(Desktop.Replay),
   skipReplay: () => call(Desktop.SkipReplay),
   pickNotebook: () => call(Desktop.PickNotebook),

@@ -41,7 +41,7 @@ describe('running a cell again', () => {
   it('runs a finished cell again as it was', async () => {
     const actions = show(item());
     await userEvent.click(screen.getByRole('button', { name: 'Run again' }));
-    expect(actions.run).toHaveBeenCalledExactlyOnceWith('x = 1\nprint(x)', 'c1');
+    expect(actions.run).toHaveBeenCalledExactlyOnceWith('x = 1\nprint(x)', 'c1', 'rerun');
   });
 
   it('edits, then runs; a run of a run belongs to the first cell', async () => {
@@ -52,7 +52,7 @@ describe('running a cell again', () => {
     expect(editor.value).toBe('x = 1\nprint(x)');
     await fireEvent.input(editor, { target: { value: 'x = 2\nprint(x)' } });
     await userEvent.keyboard('{Control>}{Enter}{/Control}');
-    expect(actions.run).toHaveBeenCalledExactlyOnceWith('x = 2\nprint(x)', 'c1');
+    expect(actions.run).toHaveBeenCalledExactlyOnceWith('x = 2\nprint(x)', 'c1', 'rerun');
     expect(screen.queryByLabelText('Edit the cell, then run it')).toBeNull();
   });
 
@@ -73,10 +73,11 @@ describe('running a cell again', () => {
     expect(screen.getByText('The model’s cell, before your edit')).toBeInTheDocument();
   });
 
-  it('offers Run for a notebook cell that has not run, with its saved output', () => {
-    show(item({ id: 'nb:n2', status: 'idle', output: '', result: 'saved 21\n' }));
+  it('runs a notebook cell that has not run in place, showing its saved output until then', async () => {
+    const actions = show(item({ id: 'nb:n2', status: 'idle', output: '', result: 'saved 21\n' }));
     expect(screen.getByText('Notebook cell')).toBeInTheDocument();
     expect(screen.getByText('Output when the notebook was saved')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Run' })).toBeEnabled();
+    await userEvent.click(screen.getByRole('button', { name: 'Run' }));
+    expect(actions.run).toHaveBeenCalledExactlyOnceWith('x = 1\nprint(x)', 'n2', 'notebook');
   });
 });

@@ -83,7 +83,24 @@ describe('the kernel workflow in the reducer', () => {
     // A turn that ends meanwhile leaves the cells that have not run alone.
     s = run([{ type: 'TurnStarted', agent_id: 'main' }, { type: 'TurnEnded', agent_id: 'main' }], s);
     expect(tools(s)[0]).toMatchObject({ status: 'idle' });
-    s = run([started('run-9', 'x = 20', 'notebook', 'n2', 1, 1), output('run-9', '')], s);
+    s = run([started('run-9', 'x = 20', 'notebook', 'n2', 1, 1)], s);
+    expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'running' });
+    // Run all asks for each cell first.
+    s = run(
+      [
+        {
+          type: 'ApprovalRequest',
+          agent_id: 'main',
+          correlation_id: 'run-9',
+          request_id: 'r9',
+          tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'x = 20' },
+          suggested_pattern: 'ipybox_execute_ipython_cell',
+        },
+      ],
+      s,
+    );
+    expect(tools(s)[0]).toMatchObject({ status: 'asking' });
+    s = run([output('run-9', '')], s);
     expect(s.items).toHaveLength(3);
     expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'done', result: null, run: { source: 'notebook', of: 'n2' } });
   });

@@ -7,8 +7,9 @@ import { getContext, setContext } from 'svelte';
 export interface CellActions {
   /** Whether a cell can run now: the kernel is ready and no turn runs. */
   readonly canRun: boolean;
-  /** Runs code as the user's own action; of is the cell it runs again. */
-  run(code: string, of: string): void;
+  /** Runs code as the user's own action: again, of the cell it runs
+   * again, or a notebook cell (of its id in the notebook) in place. */
+  run(code: string, of: string, source: 'rerun' | 'notebook'): void;
   /** Runs the opened notebook's code cells, each approved. */
   runNotebook(): void;
 }

@@ -305,7 +305,7 @@ function cellStarted(s: ConversationState, ev: Extract<AgentEvent, { type: 'Cell
     const i = items.findIndex((it) => it.kind === 'tool' && it.id === notebookCellId(of) && it.status === 'idle');
     if (i >= 0) {
       const t = items[i] as ToolItem;
-      return withItems(s, agent, replaceAt(items, i, { ...t, id: corr, call: code, status: 'asking', run, result: null }));
+      return withItems(s, agent, replaceAt(items, i, { ...t, id: corr, call: code, status: 'running', startedAt: now, run, result: null }));
     }
   }
   const item: ToolItem = { ...newTool(corr, EXECUTE_TOOL), call: code, status: 'running', startedAt: now, run };
@@ -405,7 +405,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         name: call.tool_name,
         call,
         args: call.type === 'GenericCall' ? call.tool_args : t.args,
-        status: t.status === 'asking' ? 'asking' : t.status,
+        // A cell the user started that asks first (a notebook cell) waits.
+        status: t.status === 'asking' || (t.run !== null && t.output === '' && call.type === 'CodeAction') ? 'asking' : t.status,
       }));
     }
     case 'InputRequest':

@@ -55,7 +55,7 @@ export function ResumeSession(arg1:string):Promise<void>;
 
 export function RetryKernel():Promise<void>;
 
-export function RunCell(arg1:string,arg2:string):Promise<void>;
+export function RunCell(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function RunNotebook():Promise<void>;
 

@@ -102,8 +102,8 @@ export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
 }
 
-export function RunCell(arg1, arg2) {
-  return window['go']['app']['Desktop']['RunCell'](arg1, arg2);
+export function RunCell(arg1, arg2, arg3) {
+  return window['go']['app']['Desktop']['RunCell'](arg1, arg2, arg3);
 }
 
 export function RunNotebook() {
