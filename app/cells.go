@@ -111,10 +111,14 @@ func (d *Desktop) RunNotebook() error {
 	})
 }
 
-// PickNotebook opens the native file dialog for a notebook; "" means it
-// was cancelled.
+// PickNotebook opens the native file dialog for a notebook, in the
+// workspace; "" means it was cancelled.
 func (d *Desktop) PickNotebook() (string, error) {
-	p, err := d.host.openFile("Open a Jupyter notebook", "Jupyter notebooks (*.ipynb)", "*.ipynb")
+	ws, err := d.current()
+	if err != nil {
+		return "", err
+	}
+	p, err := d.host.openFile("Open a Jupyter notebook", ws.dir, "Jupyter notebooks (*.ipynb)", "*.ipynb")
 	if err != nil {
 		return "", fmt.Errorf("file dialog: %w", err)
 	}

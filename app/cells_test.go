@@ -175,6 +175,12 @@ turns:
 	if p, err := d.PickNotebook(); err != nil || p != nbPath {
 		t.Errorf("pick: %q %v", p, err)
 	}
+	// Both dialogs start in the workspace (the export asked first).
+	h.mu.Lock()
+	if len(h.dialogDirs) != 2 || h.dialogDirs[0] != ws || h.dialogDirs[1] != ws {
+		t.Errorf("the file dialogs started in %q, not in the workspace %q", h.dialogDirs, ws)
+	}
+	h.mu.Unlock()
 	if err := d.OpenNotebook(nbPath); err != nil {
 		t.Fatal(err)
 	}

@@ -65,10 +65,11 @@ func (d *Desktop) send(name string, data any) {
 type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
-	saveFile(title, name string) (string, error)
-	// openFile asks for a file to open whose name matches pattern
+	// saveFile asks where to save a file named name, starting in dir.
+	saveFile(title, dir, name string) (string, error)
+	// openFile asks for a file to open in dir whose name matches pattern
 	// ("*.ipynb"), described as kind; "" when cancelled.
-	openFile(title, kind, pattern string) (string, error)
+	openFile(title, dir, kind, pattern string) (string, error)
 	openURL(url string)
 	context() context.Context
 }
@@ -113,13 +114,13 @@ func (h *wailsHost) pickDirectory(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
 
-func (h *wailsHost) saveFile(title, name string) (string, error) {
-	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
+func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
+	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
 
-func (h *wailsHost) openFile(title, kind, pattern string) (string, error) {
+func (h *wailsHost) openFile(title, dir, kind, pattern string) (string, error) {
 	return runtime.OpenFileDialog(h.context(), runtime.OpenDialogOptions{
-		Title: title, Filters: []runtime.FileFilter{{DisplayName: kind, Pattern: pattern}},
+		Title: title, DefaultDirectory: dir, Filters: []runtime.FileFilter{{DisplayName: kind, Pattern: pattern}},
 	})
 }
 

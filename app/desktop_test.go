@@ -334,6 +334,8 @@ type fakeHost struct {
 	outOfOrder bool
 	// fileToOpen answers the open dialog; savedAs the save dialog.
 	fileToOpen, savedAs string
+	// dialogDirs are the directories the file dialogs started in.
+	dialogDirs []string
 }
 
 func (h *fakeHost) emit(name string, msg any) {
@@ -353,14 +355,16 @@ func (h *fakeHost) emit(name string, msg any) {
 	}
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
-func (h *fakeHost) saveFile(string, string) (string, error) {
+func (h *fakeHost) saveFile(_, dir, _ string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.dialogDirs = append(h.dialogDirs, dir)
 	return h.savedAs, nil
 }
-func (h *fakeHost) openFile(string, string, string) (string, error) {
+func (h *fakeHost) openFile(_, dir, _, _ string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.dialogDirs = append(h.dialogDirs, dir)
 	return h.fileToOpen, nil
 }
 func (h *fakeHost) context() context.Context { return context.Background() }

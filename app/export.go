@@ -40,7 +40,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := d.host.saveFile("Export the session", "session-"+id[:min(8, len(id))]+ext)
+	p, err := d.host.saveFile("Export the session", ws.dir, "session-"+id[:min(8, len(id))]+ext)
 	if err != nil {
 		return "", fmt.Errorf("save dialog: %w", err)
 	}

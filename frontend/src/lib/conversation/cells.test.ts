@@ -2,7 +2,7 @@
 // user runs again, notebook cells, replays and kernel state notes.
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './events';
-import { initialState, notebookCellId, reduce, type ConversationState, type ToolItem } from './reducer';
+import { answered, initialState, notebookCellId, reduce, type ConversationState, type ToolItem } from './reducer';
 
 function run(events: AgentEvent[], s: ConversationState = initialState(), now = 1000): ConversationState {
   for (const ev of events) s = reduce(s, ev, now);
@@ -84,7 +84,8 @@ describe('the kernel workflow in the reducer', () => {
     s = run([{ type: 'TurnStarted', agent_id: 'main' }, { type: 'TurnEnded', agent_id: 'main' }], s);
     expect(tools(s)[0]).toMatchObject({ status: 'idle' });
     s = run([started('run-9', 'x = 20', 'notebook', 'n2', 1, 1)], s);
-    expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'running' });
+    // The time it waits for its approval is not its run time.
+    expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'running', startedAt: null });
     // Run all asks for each cell first.
     s = run(
       [
@@ -100,9 +101,12 @@ describe('the kernel workflow in the reducer', () => {
       s,
     );
     expect(tools(s)[0]).toMatchObject({ status: 'asking' });
-    s = run([output('run-9', '')], s);
+    s = answered(s, 'r9', 'yes', 4000);
+    expect(tools(s)[0]).toMatchObject({ status: 'running', startedAt: 4000 });
+    s = run([output('run-9', '')], s, 6500);
     expect(s.items).toHaveLength(3);
     expect(tools(s)[0]).toMatchObject({ id: 'run-9', status: 'done', result: null, run: { source: 'notebook', of: 'n2' } });
+    expect(tools(s)[0]).toMatchObject({ startedAt: 4000, endedAt: 6500 });
   });
 
   it('keeps a replay’s cells out of the conversation, its progress in the state', () => {

@@ -305,7 +305,8 @@ function cellStarted(s: ConversationState, ev: Extract<AgentEvent, { type: 'Cell
     const i = items.findIndex((it) => it.kind === 'tool' && it.id === notebookCellId(of) && it.status === 'idle');
     if (i >= 0) {
       const t = items[i] as ToolItem;
-      return withItems(s, agent, replaceAt(items, i, { ...t, id: corr, call: code, status: 'running', startedAt: now, run, result: null }));
+      // Its time starts when it is approved, or with its first output.
+      return withItems(s, agent, replaceAt(items, i, { ...t, id: corr, call: code, status: 'running', run, result: null }));
     }
   }
   const item: ToolItem = { ...newTool(corr, EXECUTE_TOOL), call: code, status: 'running', startedAt: now, run };
