@@ -1,8 +1,10 @@
-// Package testenv finds the outside programs that tests run for real: the
-// Python with ipykernel that scripts/setup-python.sh prepares, srt from
-// scripts/srt and the MCP reference servers from scripts/mcp-servers (make
-// test installs them all). A missing one skips the test, or fails it when
-// CI=true, so CI can never pass by skipping.
+// Package testenv is what the test packages share. It finds the outside
+// programs that tests run for real: the Python with ipykernel that
+// scripts/setup-python.sh prepares, srt from scripts/srt and the MCP
+// reference servers from scripts/mcp-servers (make test installs them all).
+// A missing one skips the test, or fails it when CI=true, so CI can never
+// pass by skipping. It also holds the one polling wait (Eventually) and the
+// golden-file check with its -update flag (Golden).
 package testenv
 
 import (
