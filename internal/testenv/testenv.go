@@ -3,8 +3,9 @@
 // scripts/setup-python.sh prepares, srt from scripts/srt and the MCP
 // reference servers from scripts/mcp-servers (make test installs them all).
 // A missing one skips the test, or fails it when CI=true, so CI can never
-// pass by skipping. It also holds the one polling wait (Eventually) and the
-// golden-file check with its -update flag (Golden).
+// pass by skipping. It also holds the waits with a safety net (Eventually
+// for polled states, Receive for channels) and the golden-file check with
+// its -update flag (Golden).
 package testenv
 
 import (

@@ -49,6 +49,18 @@ func TestEventually(t *testing.T) {
 	}
 }
 
+func TestReceive(t *testing.T) {
+	ch := make(chan int, 1)
+	ch <- 7
+	if v := Receive(t, ch, time.Minute, "a number"); v != 7 {
+		t.Errorf("got %d", v)
+	}
+	r := &recorder{TB: t}
+	if v := Receive(r, ch, 10*time.Millisecond, "a second number"); v != 0 || len(r.failed) != 1 || r.failed[0] != "a second number: nothing within 10ms" {
+		t.Errorf("got %d, failures %q", v, r.failed)
+	}
+}
+
 func TestGolden(t *testing.T) {
 	if Update() {
 		t.Skip("compares, so not with -update")

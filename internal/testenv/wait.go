@@ -29,3 +29,20 @@ func Eventually(t testing.TB, within time.Duration, check func() error) {
 		pause = min(2*pause, 200*time.Millisecond)
 	}
 }
+
+// Receive waits for a value on ch and returns it; when within passes first
+// it fails the test saying what did not come. within is a safety net, so
+// that a test fails with a message instead of hanging: make it generous.
+func Receive[T any](t testing.TB, ch <-chan T, within time.Duration, what string) T {
+	t.Helper()
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("%s: nothing within %s", what, within)
+		var zero T
+		return zero
+	}
+}
