@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // processesMentioning lists pids whose command line contains s (our server
@@ -42,19 +44,16 @@ func processesMentioning(s string) []int {
 	return pids
 }
 
-func waitNoProcesses(t *testing.T, marker string, within time.Duration) {
+// waitNoProcesses waits until no process mentions marker (a safety net of
+// a minute: on a loaded machine ending and reaping them can take a while).
+func waitNoProcesses(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		pids := processesMentioning(marker)
-		if len(pids) == 0 {
-			return
+	testenv.Eventually(t, time.Minute, func() error {
+		if pids := processesMentioning(marker); len(pids) > 0 {
+			return fmt.Errorf("processes mentioning %s still running: %v", marker, pids)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes still running after %s: %v", within, pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestLocalServer(t *testing.T) {
@@ -103,7 +102,7 @@ a = 1`)
 		t.Fatalf("expected server and kernels to mention %s: %v", dir, processesMentioning(dir))
 	}
 	s.Close()
-	waitNoProcesses(t, dir, 2*time.Second)
+	waitNoProcesses(t, dir)
 }
 
 // A second server is told to use a busy port? We choose the port, so check
@@ -171,7 +170,7 @@ func TestOwnerKilled(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	waitNoProcesses(t, dir, 5*time.Second)
+	waitNoProcesses(t, dir)
 }
 
 func ownerHelper() {
@@ -257,17 +256,13 @@ func TestRemoteServer(t *testing.T) {
 	tlsConf := &tls.Config{RootCAs: pool}
 	ctx := context.Background()
 	var s *Server
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		s, err = ConnectServer(ctx, url, token, RemoteOptions{TLS: tlsConf})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
+	testenv.Eventually(t, 2*time.Minute, func() error { // the server is starting
+		if s, err = ConnectServer(ctx, url, token, RemoteOptions{TLS: tlsConf}); err != nil {
 			b, _ := os.ReadFile(filepath.Join(home, "server.log"))
-			t.Fatalf("connect: %v\nserver log:\n%s", err, b)
+			return fmt.Errorf("connect: %v\nserver log:\n%s", err, b)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	defer s.Close()
 
 	t.Run("wrong token", func(t *testing.T) {
@@ -313,6 +308,6 @@ func TestRemoteServer(t *testing.T) {
 		}
 		pid := pidOf(t, k)
 		k.Close()
-		waitGone(t, "remote kernel after Close", pid, 5*time.Second)
+		waitGone(t, "remote kernel after Close", pid)
 	})
 }
