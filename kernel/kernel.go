@@ -544,7 +544,13 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 			k.mu.Unlock()
 			k.signalCallbacks()
 		}()
-		value := k.answer(base, req.Prompt, req.Password)
+		value, late := k.answer(base, req.Prompt, req.Password)
+		if late {
+			// The code stopped waiting at the same deadline, which it
+			// started counting before we did, and raised CallbackTimeout: a
+			// late "yes" must not reach it on a loaded machine.
+			return
+		}
 		err := c.reply(m, value)
 		if errors.Is(err, errTooBig) {
 			// Too big for the server: tell the code instead of breaking
@@ -598,22 +604,24 @@ type callbackReply struct {
 	Error  *callbackError `json:"error,omitempty"`
 }
 
-// answer computes the reply value for one input_request.
-func (k *Kernel) answer(base context.Context, prompt string, password bool) string {
+// answer computes the reply value for one input_request; late reports that
+// the request's deadline passed before the host answered, so no reply is
+// due.
+func (k *Kernel) answer(base context.Context, prompt string, password bool) (value string, late bool) {
 	h := k.opts.Host
 	if !strings.HasPrefix(prompt, marker) {
 		if h == nil {
-			return "\x04"
+			return "\x04", false
 		}
 		v, err := h.Input(base, prompt, password)
 		if err != nil {
-			return "\x04"
+			return "\x04", false
 		}
-		return v
+		return v, false
 	}
 	var req callbackRequest
 	if err := json.Unmarshal([]byte(prompt[len(marker):]), &req); err != nil {
-		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}})
+		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}}), false
 	}
 	ctx := base
 	if req.Timeout > 0 {
@@ -621,6 +629,13 @@ func (k *Kernel) answer(base context.Context, prompt string, password bool) stri
 		ctx, cancel = context.WithTimeout(base, time.Duration(req.Timeout*float64(time.Second)))
 		defer cancel()
 	}
+	value = k.answerMarker(ctx, req)
+	return value, errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// answerMarker asks the host what a request from the hooks wants.
+func (k *Kernel) answerMarker(ctx context.Context, req callbackRequest) string {
+	h := k.opts.Host
 	fail := func(kind string, err error) string {
 		return encodeReply(callbackReply{Error: &callbackError{Kind: kind, Message: err.Error()}})
 	}
