@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // The sandbox tests run real kernels under the real srt (scripts/srt, npm)
@@ -68,10 +70,14 @@ func TestSandboxEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
+	accepted := make(chan string, 16) // the client address of each connection
 	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c.RemoteAddr().String()
 			c.Close()
 		}
 	}()
@@ -87,23 +93,25 @@ func TestSandboxEscapes(t *testing.T) {
 		name string
 		code string
 		// blocked is printed by the cell when the attempt failed.
-		escaped func() bool // the host's own check that nothing happened
+		escaped func(*testing.T) bool // the host's own check that nothing happened
 	}{
 		{"read .env", `open(".env").read()`, nil},
 		{"read nested .env", `open("sub/.env").read()`, nil},
-		{"write to home", fmt.Sprintf("open(%q, 'w').write('x')", homeFile), func() bool { return exists(homeFile) }},
-		{"write to /tmp", fmt.Sprintf("open(%q, 'w').write('x')", filepath.Join(sb.outside, "tmp.txt")), func() bool { return exists(filepath.Join(sb.outside, "tmp.txt")) }},
-		{"write through a symlink", `open("link/via-link.txt", "w").write("x")`, func() bool { return exists(filepath.Join(sb.outside, "via-link.txt")) }},
-		{"os.system", fmt.Sprintf("import os\nassert os.system('echo x > %s') == 0", filepath.Join(sb.outside, "system.txt")), func() bool { return exists(filepath.Join(sb.outside, "system.txt")) }},
-		{"subprocess", fmt.Sprintf("import subprocess\nsubprocess.run(['touch', %q], check=True)", filepath.Join(sb.outside, "sub.txt")), func() bool { return exists(filepath.Join(sb.outside, "sub.txt")) }},
-		{"shell command", fmt.Sprintf("r = !touch %s 2>&1; echo rc=$?\nassert 'rc=0' in str(r), r", filepath.Join(sb.outside, "bang.txt")), func() bool { return exists(filepath.Join(sb.outside, "bang.txt")) }},
-		{"loopback TCP", fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=3)", port), func() bool {
-			select {
-			case <-accepted:
-				return true
-			case <-time.After(200 * time.Millisecond):
-				return false
+		{"write to home", fmt.Sprintf("open(%q, 'w').write('x')", homeFile), func(*testing.T) bool { return exists(homeFile) }},
+		{"write to /tmp", fmt.Sprintf("open(%q, 'w').write('x')", filepath.Join(sb.outside, "tmp.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "tmp.txt")) }},
+		{"write through a symlink", `open("link/via-link.txt", "w").write("x")`, func(*testing.T) bool { return exists(filepath.Join(sb.outside, "via-link.txt")) }},
+		{"os.system", fmt.Sprintf("import os\nassert os.system('echo x > %s') == 0", filepath.Join(sb.outside, "system.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "system.txt")) }},
+		{"subprocess", fmt.Sprintf("import subprocess\nsubprocess.run(['touch', %q], check=True)", filepath.Join(sb.outside, "sub.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "sub.txt")) }},
+		{"shell command", fmt.Sprintf("r = !touch %s 2>&1; echo rc=$?\nassert 'rc=0' in str(r), r", filepath.Join(sb.outside, "bang.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "bang.txt")) }},
+		{"loopback TCP", fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=3)", port), func(t *testing.T) bool {
+			// Connections are accepted in order: the kernel's, had it
+			// got through, came before this one.
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
 			}
+			defer c.Close()
+			return testenv.Receive(t, accepted, time.Minute, "the host's own connection") != c.LocalAddr().String()
 		}},
 		{"resolve a host", `import socket
 socket.getaddrinfo("example.com", 443)`, nil},
@@ -137,7 +145,7 @@ assert os.listdir("/run")`, nil},
 			if strings.Contains(res.Text, "secret") {
 				t.Errorf("secret leaked: %q", res.Text)
 			}
-			if tt.escaped != nil && tt.escaped() {
+			if tt.escaped != nil && tt.escaped(t) {
 				t.Error("the host sees the effect: the sandbox did not hold")
 			}
 		})
@@ -150,11 +158,14 @@ var blockedError = regexp.MustCompile(`PermissionError|Read-only file system|Err
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
-// TestSandboxStillWorks checks what a sandboxed kernel must still do.
+// TestSandboxStillWorks checks what a sandboxed kernel must still do. Its
+// kernel has no execution timeout: the first matplotlib import builds the
+// sandbox's font cache, which takes seconds on a loaded machine. The
+// timeout is checked on a second kernel.
 func TestSandboxStillWorks(t *testing.T) {
 	sb := startSandboxed(t, nil)
 	h := &testHost{requests: make(chan string, 16)}
-	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: h, ExecutionTimeout: 2 * time.Second})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: h})
 
 	if r := run(t, k, `print(open("/etc/os-release").read().splitlines()[0])`); r.Error != nil || !strings.Contains(r.Text, "NAME") {
 		t.Errorf("reading system files: %+v", r)
@@ -175,30 +186,26 @@ func TestSandboxStillWorks(t *testing.T) {
 	if r := run(t, k, "from freeact_runtime import call_tool\nprint(call_tool('srv', 'echo', {'v': 1}))"); r.Error != nil || !strings.Contains(r.Text, "'v': 1") {
 		t.Errorf("programmatic tool call: %+v", r)
 	}
-	// A timeout interrupts a busy cell: interrupts reach the kernel as
-	// messages, since signals do not cross into bubblewrap's session.
-	if r := run(t, k, "kept = 1\nwhile True: pass"); !r.TimedOut {
-		t.Errorf("timeout: %+v", r)
-	}
-	done := make(chan *Result, 1)
-	go func() {
-		res, _ := k.Execute(context.Background(), "import time\nprint('sleeping', flush=True)\ntime.sleep(60)", nil)
-		done <- res
-	}()
-	time.Sleep(time.Second)
+	// Interrupts reach the kernel as messages, since signals do not cross
+	// into bubblewrap's session.
+	run(t, k, "kept = 1")
+	done := startCell(t, context.Background(), k, "import time\nprint('sleeping', flush=True)\ntime.sleep(600)", "sleeping")
 	if err := k.Interrupt(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case res := <-done:
-		if res == nil || res.Error == nil || res.Error.Name != "KeyboardInterrupt" {
-			t.Errorf("interrupt: %+v", res)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("interrupt did not stop the sleeping cell")
+	if o := testenv.Receive(t, done, time.Minute, "the end of the interrupted time.sleep(600)"); o.res == nil || o.res.Error == nil || o.res.Error.Name != "KeyboardInterrupt" {
+		t.Errorf("interrupt: %+v %v", o.res, o.err)
 	}
 	if r := run(t, k, "print(kept)"); strings.TrimSpace(r.Text) != "1" {
 		t.Errorf("state after interrupt: %q", r.Text)
+	}
+	// A timeout interrupts a busy cell, and the state stays.
+	kt := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, ExecutionTimeout: 2 * time.Second})
+	if r := run(t, kt, "kept = 1\nwhile True: pass"); !r.TimedOut {
+		t.Errorf("timeout: %+v", r)
+	}
+	if r := run(t, kt, "print(kept)"); strings.TrimSpace(r.Text) != "1" {
+		t.Errorf("state after timeout: %q", r.Text)
 	}
 	if err := k.Restart(context.Background()); err != nil {
 		t.Fatal(err)
@@ -268,13 +275,7 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	srv.Close()
 	// Every process that ran with the server's directory in its command
 	// line or environment is gone, and so are srt's leftovers.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesMentioning(dir)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if p := processesMentioning(dir); len(p) > 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	waitNoProcesses(t, dir)
 	for _, d := range []string{newSandboxPaths(dir).srtTmp, ipc} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
