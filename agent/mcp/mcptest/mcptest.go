@@ -5,7 +5,8 @@
 //
 // Its tools: echo (text), add (structured result with an output schema),
 // fail (an error result), crash (the stdio process exits), hang (blocks until
-// cancelled), pid (the serving process id), log (a line to stderr),
+// cancelled; with "started" it first creates that file, so a test knows the
+// call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools) and search_web (nested parameters). The HTTP endpoint
 // refuses requests without the header HTTP configures.
@@ -104,8 +105,13 @@ func New() *server.MCPServer {
 			}
 			return mcp.NewToolResultError("crash only works over stdio"), nil
 		})
-	add("hang", "Never answers.", `{"type":"object","properties":{}}`, "",
-		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	add("hang", "Never answers.", `{"type":"object","properties":{"started":{"type":"string","description":"A file to create first."}}}`, "",
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if p := r.GetString("started", ""); p != "" {
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					return nil, err
+				}
+			}
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
