@@ -13,7 +13,7 @@ import (
 // an event; approvals are answered yes unless act handles them.
 func streamUntil(t *testing.T, a *agent.Agent, prompt string, stop func(agent.Event) bool, act func(agent.Event)) []agent.Event {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var events []agent.Event
 	done := false
@@ -78,18 +78,18 @@ turns:
 func TestCancelDuringExecution(t *testing.T) {
 	a, _, _ := start(t, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('started', flush=True)\ntime.sleep(60)"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('started', flush=True)\ntime.sleep(600)"}}}]
   - expect:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "Interrupted by user"}]
       last: [{role: user, text: "Next."}]
     reply: [{text: "Fine."}]
 `)
-	began := time.Now()
+	var cancelled time.Time
 	events := streamUntil(t, a, "Sleep.", func(ev agent.Event) bool {
 		c, ok := ev.(*agent.CodeExecutionOutputChunk)
 		return ok && strings.Contains(c.Text, "started")
-	}, func(agent.Event) { a.Cancel() })
-	if d := time.Since(began); d > 20*time.Second {
+	}, func(agent.Event) { cancelled = time.Now(); a.Cancel() })
+	if d := time.Since(cancelled); d > 30*time.Second {
 		t.Errorf("cancel took %v: the cell was not interrupted", d)
 	}
 	if p := cancelledPhase(t, events); p != agent.PhaseTools {
@@ -173,7 +173,7 @@ turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "Next turn."}]
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var req *agent.ApprovalRequest
 	for ev := range a.Stream(ctx, agent.Text("Go.")) {

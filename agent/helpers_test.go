@@ -52,7 +52,7 @@ func server(t testing.TB) *kernel.Server {
 		if shared.err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		shared.srv, shared.err = kernel.StartServer(ctx, kernel.ServerOptions{Python: py, Dir: shared.dir, WarmPool: true})
 	})
@@ -108,7 +108,7 @@ func startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (*agent.Ag
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if err := a.Start(ctx); err != nil {
 		t.Fatalf("start agent: %v", err)

@@ -217,7 +217,7 @@ turns:
 `)
 	// Both requests must be out before either is answered: the calls wait
 	// for their approvals side by side.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var pending []*agent.ApprovalRequest
 	var events []agent.Event
@@ -459,7 +459,7 @@ func TestStopDuringTurn(t *testing.T) {
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('go', flush=True)\ntime.sleep(60)"}}}]
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var last agent.Event
 	for ev := range a.Stream(ctx, agent.Text("Sleep.")) {
