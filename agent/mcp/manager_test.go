@@ -143,7 +143,7 @@ func TestConnectFailure(t *testing.T) {
 		"good":    mcptest.Stdio(t),
 		"missing": {Command: "/nonexistent/freeact-mcp-server"},
 		"down":    {URL: "http://127.0.0.1:1/mcp"},
-	}, mcp.Options{ConnectTimeout: 10 * time.Second})
+	}, mcp.Options{ConnectTimeout: time.Minute}) // the good server may start slowly; the others fail at once
 	ctx := context.Background()
 	err := m.Connect(ctx)
 	if err == nil {
