@@ -97,7 +97,7 @@ package: deps-build build ## build a .deb into dist/
 
 # ---------------------------------------------------------------- test
 
-.PHONY: test lint check-bindings test-go test-frontend test-e2e test-smoke test-package
+.PHONY: test lint check-bindings test-go test-stress test-frontend test-e2e test-smoke test-package
 test: deps-test deps-python $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
 	$(MAKE) test-go
@@ -120,6 +120,18 @@ check-bindings: $(WAILS)
 
 test-go: ## go test -race ./...
 	$(GO) test -race -count=1 ./...
+
+# The Go suite on a loaded machine: stress-ng keeps busy as many CPUs as
+# STRESS says, started and stopped here by its PID (also when the tests
+# fail; --timeout ends it should make itself be killed).
+STRESS ?= --cpu 2
+test-stress: deps-test deps-python $(SRT_STAMP) ## go test -race ./... while stress-ng loads the CPUs (STRESS="--cpu 2")
+	@stress-ng $(STRESS) --timeout 3h --quiet & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null || true' EXIT; \
+	echo "test-stress: stress-ng $(STRESS) is running (pid $$pid)"; \
+	start=$$(date +%s); \
+	$(GO) test -race -count=1 ./...; \
+	echo "test-stress: the Go suite passed under stress-ng $(STRESS) in $$(( $$(date +%s) - start )) s"
 
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
 	cd frontend && npm run check && npm test

@@ -6,4 +6,4 @@ $(MCP_SERVERS_STAMP): scripts/mcp-servers/package.json scripts/mcp-servers/packa
 	cd scripts/mcp-servers && npm install --no-save --no-audit --no-fund
 	@touch $@
 
-test test-go: $(MCP_SERVERS_STAMP)
+test test-go test-stress: $(MCP_SERVERS_STAMP)
