@@ -86,19 +86,16 @@ func TestTimeoutExcludesCallbackWait(t *testing.T) {
 	}
 }
 
+// The command prints first, so the interrupt comes when IPython runs it:
+// an interrupt while IPython is still spawning it (pexpect.spawn) leaves the
+// command running, a fault of IPython's, not what this test is about.
 func TestInterruptShellCommand(t *testing.T) {
 	for name, py := range pythons(t) {
 		t.Run(name, func(t *testing.T) {
 			s := sharedServer(t, py)
-			h := &testHost{requests: make(chan string, 4)}
-			k := startKernel(t, s, KernelOptions{Host: h})
-			done := make(chan *Result, 1)
+			k := startKernel(t, s, KernelOptions{Host: &testHost{}})
 			marker := "600.00" + strconv.Itoa(os.Getpid())
-			go func() {
-				res, _ := k.Execute(context.Background(), "!sleep "+marker, nil)
-				done <- res
-			}()
-			testenv.Receive(t, h.requests, time.Minute, "the approval request")
+			done := startCell(t, context.Background(), k, "!echo started; sleep "+marker, "started")
 			testenv.Eventually(t, time.Minute, func() error {
 				if len(processesMentioning(marker)) == 0 {
 					return errors.New("the approved sleep is not running")
@@ -109,7 +106,7 @@ func TestInterruptShellCommand(t *testing.T) {
 			if err := k.Interrupt(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			testenv.Receive(t, done, time.Minute, "the end of the interrupted !sleep 600 (the sleep outlasts this wait)")
+			testenv.Receive(t, done, time.Minute, "the end of the interrupted !sleep 600")
 			t.Logf("interrupt took %s", time.Since(start))
 			waitNoProcesses(t, marker) // the sleep itself was stopped
 			if res := run(t, k, "print('alive')"); !strings.Contains(res.Text, "alive") {
