@@ -118,8 +118,12 @@ check-bindings: $(WAILS)
 	@git diff --exit-code --stat -- frontend/src/wailsjs || \
 		{ echo "frontend/src/wailsjs is out of date: run 'make bindings' and commit it"; exit 1; }
 
+# go test ends a package's binary after 10 minutes by default; the kernel
+# package alone takes 5-8 of them on a loaded 2-core machine.
+GO_TEST_TIMEOUT ?= 30m
+
 test-go: ## go test -race ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
 # The Go suite on a loaded machine: stress-ng keeps busy as many CPUs as
 # STRESS says, started and stopped here by its PID (also when the tests
@@ -130,7 +134,7 @@ test-stress: deps-test deps-python $(SRT_STAMP) ## go test -race ./... while str
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null || true' EXIT; \
 	echo "test-stress: stress-ng $(STRESS) is running (pid $$pid)"; \
 	start=$$(date +%s); \
-	$(GO) test -race -count=1 ./...; \
+	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...; \
 	echo "test-stress: the Go suite passed under stress-ng $(STRESS) in $$(( $$(date +%s) - start )) s"
 
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
