@@ -97,9 +97,10 @@ package: deps-build build ## build a .deb into dist/
 
 # ---------------------------------------------------------------- test
 
-.PHONY: test lint check-bindings test-go test-stress test-frontend test-e2e test-smoke test-package
+.PHONY: test lint check-bindings test-short test-go test-stress test-frontend test-e2e test-smoke test-package
 test: deps-test deps-python $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
+	$(MAKE) test-short
 	$(MAKE) test-go
 	$(MAKE) test-frontend
 	$(MAKE) test-e2e
@@ -118,11 +119,14 @@ check-bindings: $(WAILS)
 	@git diff --exit-code --stat -- frontend/src/wailsjs || \
 		{ echo "frontend/src/wailsjs is out of date: run 'make bindings' and commit it"; exit 1; }
 
+test-short: ## the fast tier: go test -short ./..., proven to run without Python, Node or a display
+	scripts/test-short.sh
+
 # go test ends a package's binary after 10 minutes by default; the kernel
-# package alone takes 5-8 of them on a loaded 2-core machine.
+# package alone takes 5-10 of them on a loaded 2-core machine.
 GO_TEST_TIMEOUT ?= 30m
 
-test-go: ## go test -race ./...
+test-go: ## go test -race ./... (both tiers)
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
 # The Go suite on a loaded machine: stress-ng keeps busy as many CPUs as

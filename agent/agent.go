@@ -44,7 +44,7 @@ type Option func(*options)
 
 type options struct {
 	model        model.Model
-	server       *kernel.Server
+	executors    Executors
 	perm         *permission.Manager
 	sessionID    string
 	skipPerms    bool
@@ -62,7 +62,9 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 
 // WithKernelServer runs kernels on srv (a local server the caller started,
 // or a remote one) instead of starting a server; Stop leaves it running.
-func WithKernelServer(srv *kernel.Server) Option { return func(o *options) { o.server = srv } }
+func WithKernelServer(srv *kernel.Server) Option {
+	return func(o *options) { o.executors = jupyter{srv} }
+}
 
 // WithPermissions consults m before asking: calls its rules allow run
 // without an ApprovalRequest, and Always / Session answers add rules to it.
@@ -114,9 +116,9 @@ type Agent struct {
 	store     *session.Store[model.Message] // nil without persistence
 	ownStore  bool
 	offloader *session.Offloader // nil without persistence
-	server    *kernel.Server
-	ownServer bool
-	kern      *kernel.Kernel
+	executors Executors          // start the agent's and its subagents' executors
+	server    *kernel.Server     // a Jupyter server the agent started or connected to
+	kern      Executor
 	host      *host
 	system    string
 	tools     []model.Tool
@@ -285,9 +287,12 @@ func (a *Agent) openSession() error {
 	return nil
 }
 
+// startServer settles where code actions run: the executors of the
+// options, else kernels on the Jupyter server of jupyter_url, else on a
+// local server it starts (provisioning Python when needed).
 func (a *Agent) startServer(ctx context.Context) error {
-	if a.opts.server != nil {
-		a.server = a.opts.server
+	if a.opts.executors != nil {
+		a.executors = a.opts.executors
 		return nil
 	}
 	o := a.cfg.Options
@@ -304,7 +309,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)
 		}
-		a.server, a.ownServer = srv, true
+		a.server, a.executors = srv, jupyter{srv}
 		return nil
 	}
 	python := ""
@@ -332,7 +337,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start Jupyter server: %w", err)
 	}
-	a.server, a.ownServer = srv, true
+	a.server, a.executors = srv, jupyter{srv}
 	return nil
 }
 
@@ -343,7 +348,7 @@ func (a *Agent) startKernel(ctx context.Context) error {
 		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
 	}
 	a.host = &host{a: a}
-	k, err := a.server.StartKernel(ctx, kernel.KernelOptions{
+	k, err := a.executors.StartExecutor(ctx, kernel.KernelOptions{
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
 	})
@@ -385,7 +390,7 @@ func (a *Agent) Stop() error {
 	if err := a.stopMCP(); err != nil {
 		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
 	}
-	if a.ownServer && a.server != nil {
+	if a.server != nil {
 		if err := a.server.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("stop Jupyter server: %w", err))
 		}
@@ -409,8 +414,8 @@ func (a *Agent) Cancel() {
 	}
 }
 
-// Kernel returns the agent's kernel (nil before Start).
-func (a *Agent) Kernel() *kernel.Kernel { return a.kern }
+// Kernel returns the agent's executor, its kernel (nil before Start).
+func (a *Agent) Kernel() Executor { return a.kern }
 
 func (a *Agent) logRuleError(err error) {
 	if err != nil {

@@ -4,88 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/freeact/desktop/agent/permission"
 )
-
-// Decision is an answer to an ApprovalRequest.
-type Decision int
-
-const (
-	// Reject refuses the call; it ends the turn.
-	Reject Decision = iota
-	// Once allows this call only.
-	Once
-	// Always allows the call and saves a rule to permissions.json.
-	Always
-	// Session allows the call and keeps a rule in memory for this session.
-	Session
-)
-
-func (d Decision) String() string {
-	switch d {
-	case Once:
-		return "yes"
-	case Always:
-		return "always"
-	case Session:
-		return "session"
-	}
-	return "no"
-}
-
-// ApprovalRequest asks the user whether a tool call may run. It resolves
-// once: the first answer wins and later ones are ignored. Closing or
-// cancelling the stream rejects it.
-type ApprovalRequest struct {
-	Meta
-	ToolCall ToolCall `json:"tool_call"`
-	// Display is the exact command of a shell action, shortened for a
-	// multi-line script; empty for other calls.
-	Display string `json:"display,omitempty"`
-	// Suggested is the pattern an Always or Session answer saves unless the
-	// answer brings its own.
-	Suggested string `json:"suggested_pattern"`
-
-	once sync.Once
-	ch   chan answer
-}
-
-type answer struct {
-	decision Decision
-	pattern  string
-}
-
-func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
-	return &ApprovalRequest{
-		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: permission.SuggestDisplay(call.Permission()),
-		ch:      make(chan answer, 1),
-	}
-}
-
-// Approve answers yes (once) or no. It reports whether this was the first
-// answer.
-func (r *ApprovalRequest) Approve(ok bool) bool {
-	if ok {
-		return r.Answer(Once, "")
-	}
-	return r.Answer(Reject, "")
-}
-
-// Answer resolves the request. For Always and Session, pattern is the rule
-// to save (the user may have edited the suggestion); "" saves Suggested.
-// It reports whether this was the first answer.
-func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
-	first := false
-	r.once.Do(func() {
-		first = true
-		r.ch <- answer{decision: d, pattern: pattern}
-	})
-	return first
-}
 
 // errApprovalTimeout is the cause of a programmatic call whose approval did
 // not come within approval_timeout.

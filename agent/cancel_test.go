@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 )
 
 // streamUntil streams a turn and calls act once, when stop reports true for
@@ -52,7 +53,7 @@ func cancelledPhase(t *testing.T, events []agent.Event) string {
 }
 
 func TestCancelWhileStreaming(t *testing.T) {
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(nil).start(t, `
 turns:
   - reply: [{text: "Partial answer"}]
     then: hang
@@ -76,7 +77,16 @@ turns:
 }
 
 func TestCancelDuringExecution(t *testing.T) {
-	a, _, _ := start(t, `
+	tiers(t, cells{
+		"import time\nprint('started', flush=True)\ntime.sleep(600)": sleeps("started"),
+		"print(time.time() > 0)": func(c *agenttest.Cell) {
+			if _, ok := c.Get("time"); !ok {
+				c.Raise("NameError", "name 'time' is not defined")
+			}
+			c.Print("True")
+		},
+	}, func(t *testing.T, x tier) {
+		a, _, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('started', flush=True)\ntime.sleep(600)"}}}]
   - expect:
@@ -84,31 +94,32 @@ turns:
       last: [{role: user, text: "Next."}]
     reply: [{text: "Fine."}]
 `)
-	var cancelled time.Time
-	events := streamUntil(t, a, "Sleep.", func(ev agent.Event) bool {
-		c, ok := ev.(*agent.CodeExecutionOutputChunk)
-		return ok && strings.Contains(c.Text, "started")
-	}, func(agent.Event) { cancelled = time.Now(); a.Cancel() })
-	if d := time.Since(cancelled); d > 30*time.Second {
-		t.Errorf("cancel took %v: the cell was not interrupted", d)
-	}
-	if p := cancelledPhase(t, events); p != agent.PhaseTools {
-		t.Errorf("phase %q", p)
-	}
-	outs := of[*agent.ToolOutput](events)
-	if len(outs) != 1 || !strings.Contains(outs[0].Content, "Interrupted by user") || !strings.Contains(outs[0].Content, "started") {
-		t.Errorf("tool output:%s", describe(events))
-	}
-	// The kernel is usable again.
-	run(t, a, "Next.", nil)
-	res, err := a.Kernel().Execute(context.Background(), "print(time.time() > 0)", nil)
-	if err != nil || strings.TrimSpace(res.Text) != "True" {
-		t.Errorf("kernel after cancel: %v %+v", err, res)
-	}
+		var cancelled time.Time
+		events := streamUntil(t, a, "Sleep.", func(ev agent.Event) bool {
+			c, ok := ev.(*agent.CodeExecutionOutputChunk)
+			return ok && strings.Contains(c.Text, "started")
+		}, func(agent.Event) { cancelled = time.Now(); a.Cancel() })
+		if d := time.Since(cancelled); d > 30*time.Second {
+			t.Errorf("cancel took %v: the cell was not interrupted", d)
+		}
+		if p := cancelledPhase(t, events); p != agent.PhaseTools {
+			t.Errorf("phase %q", p)
+		}
+		outs := of[*agent.ToolOutput](events)
+		if len(outs) != 1 || !strings.Contains(outs[0].Content, "Interrupted by user") || !strings.Contains(outs[0].Content, "started") {
+			t.Errorf("tool output:%s", describe(events))
+		}
+		// The kernel is usable again.
+		run(t, a, "Next.", nil)
+		res, err := a.Kernel().Execute(context.Background(), "print(time.time() > 0)", nil)
+		if err != nil || strings.TrimSpace(res.Text) != "True" {
+			t.Errorf("kernel after cancel: %v %+v", err, res)
+		}
+	})
 }
 
 func TestCancelRejectsPendingApproval(t *testing.T) {
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(nil).start(t, `
 turns:
   - reply:
       - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}
@@ -144,7 +155,8 @@ turns:
 }
 
 func TestCancelBetweenTurns(t *testing.T) {
-	a, fake, _ := start(t, `
+	tiers(t, cells{"print('ran')": prints("ran")}, func(t *testing.T, x tier) {
+		a, fake, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('ran')"}}}]
   - expect:
@@ -152,23 +164,24 @@ turns:
       last: [{role: user, text: "Again."}]
     reply: [{text: "Again it is."}]
 `)
-	// Cancel after the cell's result, before the next model call.
-	events := streamUntil(t, a, "Run.", func(ev agent.Event) bool {
-		_, ok := ev.(*agent.CodeExecutionOutput)
-		return ok
-	}, func(agent.Event) { a.Cancel() })
-	phase := cancelledPhase(t, events)
-	if phase != agent.PhaseTools && phase != agent.PhaseBetween {
-		t.Errorf("phase %q", phase)
-	}
-	if len(fake.Requests()) != 1 {
-		t.Errorf("model called after cancel")
-	}
-	run(t, a, "Again.", nil)
+		// Cancel after the cell's result, before the next model call.
+		events := streamUntil(t, a, "Run.", func(ev agent.Event) bool {
+			_, ok := ev.(*agent.CodeExecutionOutput)
+			return ok
+		}, func(agent.Event) { a.Cancel() })
+		phase := cancelledPhase(t, events)
+		if phase != agent.PhaseTools && phase != agent.PhaseBetween {
+			t.Errorf("phase %q", phase)
+		}
+		if len(fake.Requests()) != 1 {
+			t.Errorf("model called after cancel")
+		}
+		run(t, a, "Again.", nil)
+	})
 }
 
 func TestBreakingTheLoopCancels(t *testing.T) {
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(nil).start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "Next turn."}]
@@ -196,7 +209,7 @@ turns:
 }
 
 func TestOneTurnAtATime(t *testing.T) {
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(cells{"print(1)": prints("1")}).start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "ok"}]

@@ -4,9 +4,8 @@
 //
 // Use:
 //
-//	cfg, err := config.Load(workspace, config.LoadOptions{})
-//	a, err := agent.New(cfg, agent.WithPermissions(perm))
-//	err = a.Start(ctx) // model, session, Jupyter server and kernel
+//	ws, err := agent.OpenWorkspace(dir, agent.WorkspaceOptions{}) // .freeact/, config, permissions
+//	a, err := ws.StartAgent(ctx, ws.Config) // model, session, Jupyter server and kernel
 //	defer a.Stop()
 //	for ev := range a.Stream(ctx, agent.Text("Plot sin(x)")) {
 //		switch e := ev.(type) {
@@ -29,6 +28,11 @@
 // belongs to a tool call, the call's id, which ties the approval, the output
 // chunks and the result together. Messages go to the session file at each
 // step.
+//
+// Code actions run in an Executor, one per agent and subagent: a kernel on
+// the Jupyter server the agent starts (or connects to with jupyter_url, or
+// is given with WithKernelServer), or whatever WithExecutors starts;
+// agent/agenttest scripts executors for tests that run without Python.
 //
 // MCP servers of agent.json take part in two ways (agent/mcp). Those in
 // mcp_servers are connected at Start, in parallel, and their tools are

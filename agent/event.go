@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"sync"
+
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 )
 
-// Event is one thing that happens during a turn. Every event names the agent
+// Event is one thing that happens during a turn; this file holds every
+// event type Stream yields (their JSON form is in encode.go). Every event names the agent
 // that produced it ("main", or "sub-xxxx" for a subagent) and, where it
 // belongs to a tool call, the call's correlation id, which ties the call's
 // approval request, output chunks and result together.
@@ -116,4 +120,100 @@ const (
 type Failed struct {
 	Meta
 	Error string `json:"error"`
+}
+
+// Decision is an answer to an ApprovalRequest.
+type Decision int
+
+const (
+	// Reject refuses the call; it ends the turn.
+	Reject Decision = iota
+	// Once allows this call only.
+	Once
+	// Always allows the call and saves a rule to permissions.json.
+	Always
+	// Session allows the call and keeps a rule in memory for this session.
+	Session
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Once:
+		return "yes"
+	case Always:
+		return "always"
+	case Session:
+		return "session"
+	}
+	return "no"
+}
+
+// ApprovalRequest asks the user whether a tool call may run. It resolves
+// once: the first answer wins and later ones are ignored. Closing or
+// cancelling the stream rejects it.
+type ApprovalRequest struct {
+	Meta
+	ToolCall ToolCall `json:"tool_call"`
+	// Display is the exact command of a shell action, shortened for a
+	// multi-line script; empty for other calls.
+	Display string `json:"display,omitempty"`
+	// Suggested is the pattern an Always or Session answer saves unless the
+	// answer brings its own.
+	Suggested string `json:"suggested_pattern"`
+
+	once sync.Once
+	ch   chan answer
+}
+
+type answer struct {
+	decision Decision
+	pattern  string
+}
+
+func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
+	return &ApprovalRequest{
+		Meta: meta, ToolCall: call, Suggested: suggested,
+		Display: permission.SuggestDisplay(call.Permission()),
+		ch:      make(chan answer, 1),
+	}
+}
+
+// Approve answers yes (once) or no. It reports whether this was the first
+// answer.
+func (r *ApprovalRequest) Approve(ok bool) bool {
+	if ok {
+		return r.Answer(Once, "")
+	}
+	return r.Answer(Reject, "")
+}
+
+// Answer resolves the request. For Always and Session, pattern is the rule
+// to save (the user may have edited the suggestion); "" saves Suggested.
+// It reports whether this was the first answer.
+func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
+	first := false
+	r.once.Do(func() {
+		first = true
+		r.ch <- answer{decision: d, pattern: pattern}
+	})
+	return first
+}
+
+// InputRequest asks the user for a line of input for a running cell (its
+// input() or getpass()). Reply answers it; the cell gets EOFError when the
+// turn ends first.
+type InputRequest struct {
+	Meta
+	Prompt   string `json:"prompt"`
+	Password bool   `json:"password,omitempty"`
+
+	once sync.Once
+	ch   chan string
+}
+
+// Reply sends the user's answer to the cell. Only the first reply counts.
+func (r *InputRequest) Reply(text string) bool {
+	first := false
+	r.once.Do(func() { first = true; r.ch <- text })
+	return first
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
@@ -18,9 +19,10 @@ import (
 	"github.com/freeact/desktop/kernel"
 )
 
-// The tests run a real Jupyter server and real kernels from the Python that
-// scripts/setup-python.sh prepares (FREEACT_TEST_PYTHON overrides it); the
-// model is the wire-level fake of agent/model/modeltest.
+// The model is the wire-level fake of agent/model/modeltest. Code actions
+// run in the tiers below: real kernels come from a Jupyter server of the
+// Python that scripts/setup-python.sh prepares (FREEACT_TEST_PYTHON
+// overrides it).
 
 var shared struct {
 	once sync.Once
@@ -87,23 +89,68 @@ func load(t testing.TB, dir string) *config.Config {
 	return cfg
 }
 
+// Tiers: a test's code actions run either in the scripted kernels of
+// agent/agenttest (the fast tier, which go test -short runs) or in real
+// kernels on the shared Jupyter server (the integration tier). Tests about
+// what code actions do run in both (tiers), with a script standing in for
+// each cell's code in the fast tier, so the real kernel holds the fake to
+// its behaviour; tests that run no code run with the fake alone, and tests
+// of what only a real kernel does (timeouts, generated modules, the
+// sandbox) with real kernels alone.
+type tier struct {
+	name string
+	fake *agenttest.Kernels // nil: real kernels
+}
+
+// cells are the scripts the fake kernels run, by the code of the cell.
+type cells map[string]agenttest.Script
+
+// fakeKernels is the fast tier with the scripts c.
+func fakeKernels(c cells) tier {
+	k := agenttest.New()
+	for code, s := range c {
+		k.On(code, s)
+	}
+	return tier{name: "fake", fake: k}
+}
+
+// realKernels is the integration tier.
+var realKernels = tier{name: "kernel"}
+
+// tiers runs test as subtest "fake" (with the scripts c) and as subtest
+// "kernel" (skipped under -short).
+func tiers(t *testing.T, c cells, test func(t *testing.T, x tier)) {
+	t.Helper()
+	for _, x := range []tier{fakeKernels(c), realKernels} {
+		t.Run(x.name, func(t *testing.T) { test(t, x) })
+	}
+}
+
+// executors is the option that puts the agent's code actions in the tier.
+func (x tier) executors(t testing.TB) agent.Option {
+	if x.fake != nil {
+		return agent.WithExecutors(x.fake)
+	}
+	return agent.WithKernelServer(server(t))
+}
+
 // start plays scenario (YAML) with the fake Gemini server and returns a
 // started agent over a fresh workspace.
-func start(t *testing.T, scenario string, opts ...agent.Option) (*agent.Agent, *modeltest.Server, string) {
+func (x tier) start(t *testing.T, scenario string, opts ...agent.Option) (*agent.Agent, *modeltest.Server, string) {
 	t.Helper()
 	ws := workspace(t, "")
-	a, fake := startIn(t, ws, scenario, opts...)
+	a, fake := x.startIn(t, ws, scenario, opts...)
 	return a, fake, ws
 }
 
-func startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (*agent.Agent, *modeltest.Server) {
+func (x tier) startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (*agent.Agent, *modeltest.Server) {
 	t.Helper()
+	opts = append([]agent.Option{x.executors(t)}, opts...)
 	sc, err := modeltest.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatalf("scenario: %v", err)
 	}
 	fake := modeltest.UseGemini(t, sc)
-	opts = append([]agent.Option{agent.WithKernelServer(server(t))}, opts...)
 	a, err := agent.New(load(t, ws), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +166,44 @@ func startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (*agent.Ag
 		}
 	})
 	return a, fake
+}
+
+// prints is a script that prints its lines, as print() does.
+func prints(lines ...string) agenttest.Script {
+	return func(c *agenttest.Cell) {
+		for _, l := range lines {
+			c.Print(l)
+		}
+	}
+}
+
+// sleeps is a script that prints line and sleeps until it is interrupted,
+// as print(line, flush=True); time.sleep(60) does.
+func sleeps(line string) agenttest.Script {
+	return func(c *agenttest.Cell) {
+		c.Set("time", "<module 'time'>")
+		c.Print(line)
+		c.Wait()
+	}
+}
+
+// touch makes empty files in the cell's workspace, as a script that writes
+// them would.
+func touch(c *agenttest.Cell, names ...string) {
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(c.Workspace(), n), nil, 0o644); err != nil {
+			c.Raise("OSError", err.Error())
+		}
+	}
+}
+
+// inDir is the script of print('name' in dir()): whether an earlier cell
+// of the kernel set the variable.
+func inDir(name string) agenttest.Script {
+	return func(c *agenttest.Cell) {
+		_, ok := c.Get(name)
+		c.Print(map[bool]string{true: "True", false: "False"}[ok])
+	}
 }
 
 // run streams one turn. Each approval request is answered by answer (nil:

@@ -19,25 +19,6 @@ type ToolCaller interface {
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error)
 }
 
-// InputRequest asks the user for a line of input for a running cell (its
-// input() or getpass()). Reply answers it; the cell gets EOFError when the
-// turn ends first.
-type InputRequest struct {
-	Meta
-	Prompt   string `json:"prompt"`
-	Password bool   `json:"password,omitempty"`
-
-	once sync.Once
-	ch   chan string
-}
-
-// Reply sends the user's answer to the cell. Only the first reply counts.
-func (r *InputRequest) Reply(text string) bool {
-	first := false
-	r.once.Do(func() { first = true; r.ch <- text })
-	return first
-}
-
 // cell is the code action a kernel is running: where its host requests
 // report to.
 type cell struct {

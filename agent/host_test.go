@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -32,97 +33,116 @@ func (e *echoTools) CallTool(_ context.Context, server, tool string, args json.R
 const ptcCell = `from freeact_runtime import call_tool
 print(call_tool("github", "search", {"q": "freeact"}))`
 
+// ptcScript is ptcCell for the fake kernels.
+func ptcScript(c *agenttest.Cell) {
+	res, err := c.CallTool("github", "search", map[string]any{"q": "freeact"})
+	if err != nil {
+		c.Raise("ToolRejected", err.Error())
+	}
+	c.Print(string(res))
+}
+
 func TestProgrammaticToolCall(t *testing.T) {
-	tools := &echoTools{}
-	a, _, _ := start(t, `
+	tiers(t, cells{ptcCell: ptcScript}, func(t *testing.T, x tier) {
+		tools := &echoTools{}
+		a, _, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(ptcCell)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "freeact"}]
     reply: [{text: "Found it."}]
 `, agent.WithToolCaller(tools))
-	var generic []agent.GenericCall
-	events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
-		if g, ok := r.ToolCall.(agent.GenericCall); ok {
-			generic = append(generic, g)
-			if r.CorrelationID != "c1" {
-				t.Errorf("programmatic call correlated with %q", r.CorrelationID)
+		var generic []agent.GenericCall
+		events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
+			if g, ok := r.ToolCall.(agent.GenericCall); ok {
+				generic = append(generic, g)
+				if r.CorrelationID != "c1" {
+					t.Errorf("programmatic call correlated with %q", r.CorrelationID)
+				}
 			}
+			return agent.Once
+		})
+		if len(generic) != 1 || generic[0].ToolName != "github_search" || !generic[0].PTC || string(generic[0].Args) != `{"q":"freeact"}` {
+			t.Errorf("generic calls %+v:%s", generic, describe(events))
 		}
-		return agent.Once
+		if len(tools.calls) != 1 {
+			t.Errorf("tool calls %q", tools.calls)
+		}
 	})
-	if len(generic) != 1 || generic[0].ToolName != "github_search" || !generic[0].PTC || string(generic[0].Args) != `{"q":"freeact"}` {
-		t.Errorf("generic calls %+v:%s", generic, describe(events))
-	}
-	if len(tools.calls) != 1 {
-		t.Errorf("tool calls %q", tools.calls)
-	}
 }
 
 func TestProgrammaticCallRejected(t *testing.T) {
-	tools := &echoTools{}
-	a, fake, _ := start(t, `
+	tiers(t, cells{ptcCell: ptcScript}, func(t *testing.T, x tier) {
+		tools := &echoTools{}
+		a, fake, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(ptcCell)+`}}}]
 `, agent.WithToolCaller(tools))
-	events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
-		if _, ok := r.ToolCall.(agent.GenericCall); ok {
-			return agent.Reject
+		events := run(t, a, "Search.", func(r *agent.ApprovalRequest) agent.Decision {
+			if _, ok := r.ToolCall.(agent.GenericCall); ok {
+				return agent.Reject
+			}
+			return agent.Once
+		})
+		if len(tools.calls) != 0 {
+			t.Error("rejected tool was called")
 		}
-		return agent.Once
+		if len(fake.Requests()) != 1 {
+			t.Error("model called after rejection")
+		}
+		if r := of[*agent.Response](events); r[len(r)-1].Text != "Tool call rejected" {
+			t.Errorf("events:%s", describe(events))
+		}
 	})
-	if len(tools.calls) != 0 {
-		t.Error("rejected tool was called")
-	}
-	if len(fake.Requests()) != 1 {
-		t.Error("model called after rejection")
-	}
-	if r := of[*agent.Response](events); r[len(r)-1].Text != "Tool call rejected" {
-		t.Errorf("events:%s", describe(events))
-	}
 }
 
 func TestApprovalTimeout(t *testing.T) {
-	ws := workspace(t, `{"approval_timeout": 0.5}`)
-	tools := &echoTools{}
 	code := `from freeact_runtime import call_tool, ToolTimeout
 try:
     call_tool("github", "search", {})
 except ToolTimeout as e:
     print("timed out:", e)`
-	a, _ := startIn(t, ws, `
+	tiers(t, cells{code: func(c *agenttest.Cell) {
+		if _, err := c.CallTool("github", "search", map[string]any{}); errors.Is(err, context.DeadlineExceeded) {
+			c.Print("timed out:", err)
+		}
+	}}, func(t *testing.T, x tier) {
+		ws := workspace(t, `{"approval_timeout": 0.5}`)
+		tools := &echoTools{}
+		a, _ := x.startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "timed out"}]
     reply: [{text: "It timed out."}]
 `, agent.WithToolCaller(tools))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var late *agent.ApprovalRequest
-	var events []agent.Event
-	for ev := range a.Stream(ctx, agent.Text("Search.")) {
-		events = append(events, ev)
-		if r, ok := ev.(*agent.ApprovalRequest); ok {
-			if _, ok := r.ToolCall.(agent.GenericCall); ok {
-				late = r // answered only after the turn, when it has timed out
-				continue
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var late *agent.ApprovalRequest
+		var events []agent.Event
+		for ev := range a.Stream(ctx, agent.Text("Search.")) {
+			events = append(events, ev)
+			if r, ok := ev.(*agent.ApprovalRequest); ok {
+				if _, ok := r.ToolCall.(agent.GenericCall); ok {
+					late = r // answered only after the turn, when it has timed out
+					continue
+				}
+				r.Approve(true)
 			}
-			r.Approve(true)
 		}
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("turn did not end within its deadline; events: %s", describe(events))
-	}
-	if late == nil {
-		t.Fatal("no programmatic approval request")
-	}
-	if late.Approve(true) {
-		t.Error("the request still took an answer after its approval timeout")
-	}
-	if len(tools.calls) != 0 {
-		t.Error("tool ran although its approval timed out")
-	}
+		if ctx.Err() != nil {
+			t.Fatalf("turn did not end within its deadline; events: %s", describe(events))
+		}
+		if late == nil {
+			t.Fatal("no programmatic approval request")
+		}
+		if late.Approve(true) {
+			t.Error("the request still took an answer after its approval timeout")
+		}
+		if len(tools.calls) != 0 {
+			t.Error("tool ran although its approval timed out")
+		}
+	})
 }
 
 func TestToolErrorRaisesInCell(t *testing.T) {
@@ -131,61 +151,75 @@ try:
     call_tool("db", "broken", {})
 except ToolFailed as e:
     print("failed:", e)`
-	a, _, _ := start(t, `
+	tiers(t, cells{code: func(c *agenttest.Cell) {
+		if _, err := c.CallTool("db", "broken", map[string]any{}); err != nil {
+			c.Print("failed:", err)
+		}
+	}}, func(t *testing.T, x tier) {
+		a, _, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "the server says no"}]
     reply: [{text: "ok"}]
 `, agent.WithToolCaller(&echoTools{}))
-	run(t, a, "Go.", nil)
+		run(t, a, "Go.", nil)
+	})
 }
 
 func TestNoToolCallerIsAClearError(t *testing.T) {
 	code := `from freeact_runtime import call_tool
 call_tool("github", "search", {})`
-	a, _, _ := start(t, `
+	tiers(t, cells{code: func(c *agenttest.Cell) {
+		if _, err := c.CallTool("github", "search", map[string]any{}); err != nil {
+			c.Raise("ToolFailed", err.Error())
+		}
+	}}, func(t *testing.T, x tier) {
+		a, _, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "ptc_servers"}]
     reply: [{text: "ok"}]
 `)
-	run(t, a, "Go.", nil)
+		run(t, a, "Go.", nil)
+	})
 }
 
 func TestUserInput(t *testing.T) {
 	code := `name = input("Your name? ")
 print("hello", name)`
-	a, _, _ := start(t, `
+	tiers(t, cells{code: func(c *agenttest.Cell) { c.Print("hello", c.Input("Your name? ")) }}, func(t *testing.T, x tier) {
+		a, _, _ := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "hello Ada"}]
     reply: [{text: "Hello, Ada."}]
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var prompts []string
-	for ev := range a.Stream(ctx, agent.Text("Ask me.")) {
-		switch e := ev.(type) {
-		case *agent.ApprovalRequest:
-			e.Approve(true)
-		case *agent.InputRequest:
-			prompts = append(prompts, e.Prompt)
-			if e.CorrelationID != "c1" {
-				t.Errorf("input request correlated with %q", e.CorrelationID)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var prompts []string
+		for ev := range a.Stream(ctx, agent.Text("Ask me.")) {
+			switch e := ev.(type) {
+			case *agent.ApprovalRequest:
+				e.Approve(true)
+			case *agent.InputRequest:
+				prompts = append(prompts, e.Prompt)
+				if e.CorrelationID != "c1" {
+					t.Errorf("input request correlated with %q", e.CorrelationID)
+				}
+				e.Reply("Ada")
 			}
-			e.Reply("Ada")
 		}
-	}
-	if len(prompts) != 1 || prompts[0] != "Your name? " {
-		t.Errorf("input prompts %q", prompts)
-	}
+		if len(prompts) != 1 || prompts[0] != "Your name? " {
+			t.Errorf("input prompts %q", prompts)
+		}
+	})
 }
 
 func TestSkillCommandAndImages(t *testing.T) {
-	a, fake, _ := start(t, `
+	a, fake, _ := fakeKernels(nil).start(t, `
 turns:
   - expect:
       last: [{role: user, text: "<skill name=\"task-planning\">build a parser</skill>"}, {role: user, image: true}]
@@ -200,40 +234,42 @@ turns:
 }
 
 func TestSessionWrittenAtEachStep(t *testing.T) {
-	a, _, ws := start(t, `
+	tiers(t, cells{"print(1)": prints("1")}, func(t *testing.T, x tier) {
+		a, _, ws := x.start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "One."}]
 `)
-	file := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "main.jsonl")
-	var linesAtApproval int
-	run(t, a, "Count.", func(*agent.ApprovalRequest) agent.Decision {
-		b, _ := os.ReadFile(file)
-		linesAtApproval = strings.Count(string(b), "\n")
-		return agent.Once
+		file := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "main.jsonl")
+		var linesAtApproval int
+		run(t, a, "Count.", func(*agent.ApprovalRequest) agent.Decision {
+			b, _ := os.ReadFile(file)
+			linesAtApproval = strings.Count(string(b), "\n")
+			return agent.Once
+		})
+		// At the approval the user message and the model's reply are on disk.
+		if linesAtApproval != 2 {
+			t.Errorf("%d lines written before the tool ran, want 2", linesAtApproval)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 4 {
+			t.Fatalf("%d lines, want 4 (user, call, result, answer)", len(lines))
+		}
+		for _, l := range lines {
+			var env struct {
+				V       int                 `json:"v"`
+				Message json.RawMessage     `json:"message"`
+				Meta    struct{ TS string } `json:"meta"`
+			}
+			if err := json.Unmarshal([]byte(l), &env); err != nil || env.V != 1 || env.Meta.TS == "" || len(env.Message) == 0 {
+				t.Errorf("line %q: %v", l, err)
+			}
+		}
 	})
-	// At the approval the user message and the model's reply are on disk.
-	if linesAtApproval != 2 {
-		t.Errorf("%d lines written before the tool ran, want 2", linesAtApproval)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d lines, want 4 (user, call, result, answer)", len(lines))
-	}
-	for _, l := range lines {
-		var env struct {
-			V       int                 `json:"v"`
-			Message json.RawMessage     `json:"message"`
-			Meta    struct{ TS string } `json:"meta"`
-		}
-		if err := json.Unmarshal([]byte(l), &env); err != nil || env.V != 1 || env.Meta.TS == "" || len(env.Message) == 0 {
-			t.Errorf("line %q: %v", l, err)
-		}
-	}
 }
 
 func jsonString(s string) string {
@@ -254,7 +290,7 @@ func tinyPNG(t *testing.T) []byte {
 // runs far below it, so it must finish even on a loaded machine.
 func TestApprovalWaitIsNotExecutionTime(t *testing.T) {
 	ws := workspace(t, `{"execution_timeout": 2}`)
-	a, _ := startIn(t, ws, `
+	a, _ := realKernels.startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo waited\nprint('finished')"}}}]
   - expect:
@@ -279,7 +315,7 @@ func TestOutsidePathShownAbsolute(t *testing.T) {
 	if err := os.WriteFile(file, []byte("outside data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(nil).start(t, `
 turns:
   - reply: [{call: {id: r1, name: filesystem_read_text_file, args: {path: `+jsonString(file)+`}}}]
   - expect:
@@ -298,7 +334,7 @@ turns:
 }
 
 func TestModelRetryIsVisible(t *testing.T) {
-	a, _, _ := start(t, `
+	a, _, _ := fakeKernels(nil).start(t, `
 turns:
   - error: {status: 503, message: "overloaded", retry_after: 10ms}
   - reply: [{text: "Back."}]
@@ -314,21 +350,34 @@ turns:
 }
 
 func TestParallelCellsKeepTheirShellRequests(t *testing.T) {
-	a, _, _ := start(t, `
+	tiers(t, cells{
+		"!echo from-one": func(c *agenttest.Cell) {
+			if c.Shell("echo from-one") {
+				c.Print("from-one")
+			}
+		},
+		"!echo from-two": func(c *agenttest.Cell) {
+			if c.Shell("echo from-two") {
+				c.Print("from-two")
+			}
+		},
+	}, func(t *testing.T, x tier) {
+		a, _, _ := x.start(t, `
 turns:
   - reply:
       - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo from-one"}}
       - call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "!echo from-two"}}
   - reply: [{text: "Both ran."}]
 `)
-	corr := map[string]string{}
-	run(t, a, "Two cells.", func(r *agent.ApprovalRequest) agent.Decision {
-		if s, ok := r.ToolCall.(agent.ShellAction); ok {
-			corr[s.Command] = r.CorrelationID
+		corr := map[string]string{}
+		run(t, a, "Two cells.", func(r *agent.ApprovalRequest) agent.Decision {
+			if s, ok := r.ToolCall.(agent.ShellAction); ok {
+				corr[s.Command] = r.CorrelationID
+			}
+			return agent.Once
+		})
+		if corr["echo from-one"] != "c1" || corr["echo from-two"] != "c2" {
+			t.Errorf("shell requests correlated as %v", corr)
 		}
-		return agent.Once
 	})
-	if corr["echo from-one"] != "c1" || corr["echo from-two"] != "c2" {
-		t.Errorf("shell requests correlated as %v", corr)
-	}
 }

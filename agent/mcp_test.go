@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/internal/testenv"
@@ -36,7 +37,7 @@ func TestJSONMCPTools(t *testing.T) {
 	srv := mcptest.Stdio(t)
 	srv.ExcludedTools = []string{"secret"}
 	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": srv}})
-	a, fake := startIn(t, ws, `
+	a, fake := fakeKernels(nil).startIn(t, ws, `
 turns:
   - expect:
       tools: [test_echo, test_add, test_crash, ipybox_execute_ipython_cell, pytools_list_categories]
@@ -110,7 +111,7 @@ try:
 except ToolFailed as e:
     print("failed:", e)
 print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
-	a, _ := startIn(t, ws, `
+	a, _ := realKernels.startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
   - expect:
@@ -154,25 +155,33 @@ turns:
 
 // A rejected programmatic call ends the turn without calling the tool.
 func TestCodeModeRejected(t *testing.T) {
-	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
 	cell := `from mcptools.test import echo
 print(echo.run(echo.Params(text="x")))`
-	a, fake := startIn(t, ws, `
+	tiers(t, cells{cell: func(c *agenttest.Cell) {
+		res, err := c.CallTool("test", "echo", map[string]any{"text": "x"})
+		if err != nil {
+			c.Raise("ToolRejected", err.Error())
+		}
+		c.Print(string(res))
+	}}, func(t *testing.T, x tier) {
+		ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+		a, fake := x.startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
 `)
-	events := run(t, a, "Echo.", func(r *agent.ApprovalRequest) agent.Decision {
-		if _, ok := r.ToolCall.(agent.GenericCall); ok {
-			return agent.Reject
+		events := run(t, a, "Echo.", func(r *agent.ApprovalRequest) agent.Decision {
+			if _, ok := r.ToolCall.(agent.GenericCall); ok {
+				return agent.Reject
+			}
+			return agent.Once
+		})
+		if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Tool call rejected" {
+			t.Fatalf("events:%s", describe(events))
 		}
-		return agent.Once
+		if len(fake.Requests()) != 1 {
+			t.Error("model called after the rejection")
+		}
 	})
-	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Tool call rejected" {
-		t.Fatalf("events:%s", describe(events))
-	}
-	if len(fake.Requests()) != 1 {
-		t.Error("model called after the rejection")
-	}
 }
 
 // Hybrid search finds a gentool saved by a code action, and the next cell
@@ -191,7 +200,7 @@ time.sleep(1)  # the index follows the folder within a moment
 print("saved")`
 	use := `from gentools.text.shout.api import run
 print(run("hello"))`
-	a, fake := startIn(t, ws, `
+	a, fake := realKernels.startIn(t, ws, `
 turns:
   - expect:
       tools: [pytools_search_tools]
@@ -269,7 +278,7 @@ func waitGone(t *testing.T, what, pid string) {
 func TestMCPCancelSubagentAndStop(t *testing.T) {
 	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": mcptest.Stdio(t)}})
 	started := filepath.Join(t.TempDir(), "started") // the hang tool creates it
-	a, _ := startIn(t, ws, `
+	a, _ := fakeKernels(nil).startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: test_hang, args: {started: `+jsonString(started)+`}}}]
   - expect:
@@ -338,33 +347,45 @@ turns:
 // A code-mode server whose folder exists is not connected at start; when
 // its first call connects it, a tool list that changed is generated again.
 func TestCodeModeRegeneratesChangedTools(t *testing.T) {
-	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
-	dir := filepath.Join(ws, ".freeact", "generated", "mcptools", "test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "old_tool.py"), []byte(`"""A tool the server no longer has."""`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cell := `from freeact_runtime import call_tool
 print(call_tool("test", "echo", {"text": "first"}))`
-	a, _ := startIn(t, ws, `
+	tiers(t, cells{cell: func(c *agenttest.Cell) {
+		res, err := c.CallTool("test", "echo", map[string]any{"text": "first"})
+		if err != nil {
+			c.Raise("ToolFailed", err.Error())
+		}
+		var text string
+		if json.Unmarshal(res, &text) != nil {
+			c.Raise("TypeError", "not a string: "+string(res))
+		}
+		c.Print(text)
+	}}, func(t *testing.T, x tier) {
+		ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+		dir := filepath.Join(ws, ".freeact", "generated", "mcptools", "test")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "old_tool.py"), []byte(`"""A tool the server no longer has."""`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := x.startIn(t, ws, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
   - expect:
       last: [{role: user, response: ipybox_execute_ipython_cell, output: "echo: first"}]
     reply: [{text: "ok"}]
 `)
-	if _, err := os.Stat(filepath.Join(dir, "echo.py")); err == nil {
-		t.Fatal("the server was connected at start although its folder exists")
-	}
-	run(t, a, "Call.", nil)
-	if _, err := os.Stat(filepath.Join(dir, "old_tool.py")); !os.IsNotExist(err) {
-		t.Error("the stale module survived")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "echo.py")); err != nil {
-		t.Errorf("not regenerated: %v", err)
-	}
+		if _, err := os.Stat(filepath.Join(dir, "echo.py")); err == nil {
+			t.Fatal("the server was connected at start although its folder exists")
+		}
+		run(t, a, "Call.", nil)
+		if _, err := os.Stat(filepath.Join(dir, "old_tool.py")); !os.IsNotExist(err) {
+			t.Error("the stale module survived")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "echo.py")); err != nil {
+			t.Errorf("not regenerated: %v", err)
+		}
+	})
 }
 
 // The npm reference server-everything as a JSON tool server: its real
@@ -372,7 +393,7 @@ turns:
 func TestJSONMCPReferenceServer(t *testing.T) {
 	js := testenv.MCPServer(t, "server-everything")
 	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": config.Server{Command: "node", Args: []string{js, "stdio"}}}})
-	a, fake := startIn(t, ws, `
+	a, fake := realKernels.startIn(t, ws, `
 turns:
   - expect:
       tools: [everything_echo, everything_get-sum, everything_get-structured-content]

@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 )
 
 func TestReconfigure(t *testing.T) {
-	a, fake, ws := start(t, `
+	a, fake, ws := fakeKernels(nil).start(t, `
 turns:
   - expect: {model: gemini-3-flash-preview}
     reply: [{text: "First."}]
@@ -52,7 +53,7 @@ turns:
 }
 
 func TestReconfigureDuringTurnRefused(t *testing.T) {
-	a, _, ws := start(t, `
+	a, _, ws := fakeKernels(cells{"1": func(c *agenttest.Cell) { c.Result("1") }}).start(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "1"}}}]
   - reply: [{text: "ok"}]

@@ -110,7 +110,7 @@ func TestSandboxedMCPServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := startIn(t, ws, `
+	a, _ := realKernels.startIn(t, ws, `
 turns:
   - reply:
       - call: {id: c1, name: fs_read_text_file, args: {path: `+jsonString(filepath.Join(ws, ".env"))+`}}

@@ -27,7 +27,7 @@ func TestMain_commands(t *testing.T) {
 		{"init takes no arguments", []string{"init", "x"}, 2, nil, []string{"init takes no arguments"}},
 		{"run takes no arguments", []string{"run", "x"}, 2, nil, []string{"run takes no arguments"}},
 		{"bad log level", []string{"run", "--log-level", "loud"}, 2, nil, []string{`--log-level "loud"`}},
-		{"run in a missing workspace", []string{"run", "--workspace", "/nonexistent/ws"}, 1, nil, []string{"/nonexistent/ws is not a directory"}},
+		{"run in a missing workspace", []string{"run", "--workspace", "/nonexistent/ws"}, 1, nil, []string{"/nonexistent/ws is not a folder"}},
 		{"command help", []string{"run", "--help"}, 0, nil, []string{"Usage of run"}},
 	}
 	for _, tt := range tests {

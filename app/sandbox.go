@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -37,7 +37,7 @@ func (d *Desktop) Sandbox() (SandboxSettings, error) {
 	if err != nil {
 		return SandboxSettings{}, err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return SandboxSettings{}, err
 	}
@@ -83,7 +83,7 @@ func (d *Desktop) SaveSandbox(enabled bool, content string) ([]FieldError, error
 			return nil, fmt.Errorf("format sandbox settings: %w", err)
 		}
 		pretty.WriteByte('\n')
-		if err := permission.WriteFileAtomic(filepath.Join(ws.dir, sandboxFile), pretty.Bytes(), 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(ws.dir, sandboxFile), pretty.Bytes(), 0o600); err != nil {
 			return nil, fmt.Errorf("write sandbox settings: %w", err)
 		}
 		configValue = strconv.Quote(sandboxFile)

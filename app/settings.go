@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
-	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // settingKeys are the agent.json keys the settings panel shows, in order,
@@ -196,7 +197,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 		return errs, nil
 	}
 	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
-	if err := permission.WriteFileAtomic(file, data, 0o644); err != nil {
+	if err := atomicfile.Write(file, data, 0o644); err != nil {
 		return nil, fmt.Errorf("write settings: %w", err)
 	}
 	ws.settingsChanged.Store(true)
@@ -240,7 +241,7 @@ func (d *Desktop) Permissions() (PermissionRules, error) {
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	a, s := ws.perm.Rules()
+	a, s := ws.open.Permissions.Rules()
 	return PermissionRules{Always: nonNil(a), Session: nonNil(s)}, nil
 }
 
@@ -260,7 +261,7 @@ func (d *Desktop) SavePermissions(rules permission.Rules) error {
 	if err != nil {
 		return err
 	}
-	if err := ws.perm.SetAlways(rules); err != nil {
+	if err := ws.open.Permissions.SetAlways(rules); err != nil {
 		return fmt.Errorf("save permissions: %w", err)
 	}
 	return nil
@@ -283,9 +284,7 @@ func (d *Desktop) TestMCPServer(name, serverJSON string) ([]string, error) {
 		return nil, fmt.Errorf("server %s: %w", name, err)
 	}
 	var srv config.Server
-	dec := json.NewDecoder(strings.NewReader(expanded))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&srv); err != nil {
+	if err := strictjson.Unmarshal([]byte(expanded), &srv); err != nil {
 		return nil, fmt.Errorf("server %s is not a valid server entry: %w", name, err)
 	}
 	if srv.Cwd == "" && srv.Command != "" {
@@ -314,7 +313,7 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return "", err
 	}
@@ -326,5 +325,5 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 	if err := agent.GenerateMCPTools(ctx, cfg, name); err != nil {
 		return "", err
 	}
-	return filepath.Join(config.FreeactDir, "generated", "mcptools", apigen.ModuleName(name)), nil
+	return config.MCPToolsDir(name), nil
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -108,27 +107,14 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	return t.loop(ctx, a)
 }
 
-// newTerminalAgent loads the workspace (scaffolding what is missing) and
+// newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
 func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams) (*agent.Agent, error) {
-	dir, err := filepath.Abs(f.workspace)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", f.workspace, err)
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("workspace %s is not a directory: create it or pass --workspace DIR", dir)
-	}
-	if err := config.Init(dir); err != nil {
-		return nil, err
-	}
-	keys, err := config.NewAppStore(config.DefaultAppDir()).APIKeys()
-	if err != nil {
-		logger.Warn("stored API keys not read", "err", err)
-	}
-	cfg, err := config.Load(dir, config.LoadOptions{APIKeys: keys})
+	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(config.DefaultAppDir()), Log: logger})
 	if err != nil {
 		return nil, err
 	}
+	cfg := ws.Config
 	if f.sandbox || f.sandboxConfig != "" {
 		cfg.Options.Sandbox = true
 	}
@@ -142,12 +128,7 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", w)
 	}
-	perm, err := permission.Open(dir)
-	if err != nil {
-		return nil, err
-	}
 	opts := []agent.Option{
-		agent.WithPermissions(perm), agent.WithLogger(logger),
 		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
 	}
 	if f.sessionID != "" {
@@ -156,22 +137,14 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	if f.skipPermissions {
 		opts = append(opts, agent.WithSkipPermissions())
 	}
-	a, err := agent.New(cfg, opts...)
-	if err != nil {
-		return nil, err
-	}
 	if !f.json {
 		sandboxed := ""
 		if cfg.Options.Sandbox {
 			sandboxed = " (sandboxed)"
 		}
-		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", dir, sandboxed)
+		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, sandboxed)
 	}
-	if err := a.Start(ctx); err != nil {
-		_ = a.Stop()
-		return nil, err
-	}
-	return a, nil
+	return ws.StartAgent(ctx, cfg, opts...)
 }
 
 // slogWriter turns standard-logger lines into debug records.

@@ -33,6 +33,9 @@ var built struct {
 
 func freeactBinary(t *testing.T) string {
 	t.Helper()
+	// The terminal tests run the whole program with a kernel: they are
+	// the integration tier, skipped before the build under -short.
+	testenv.Integration(t, "the freeact binary and Python with ipykernel")
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "freeact-bin-")
 		if err != nil {

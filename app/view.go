@@ -39,6 +39,10 @@ type turnMarker struct {
 	History bool `json:"history,omitempty"`
 }
 
+// resetEvent empties the conversation view: a new or another session
+// follows.
+var resetEvent = json.RawMessage(`{"type":"Reset","agent_id":"main"}`)
+
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
 )
@@ -62,8 +61,8 @@ type WorkspaceInfo struct {
 // agent over it (started in the background).
 type workspace struct {
 	dir  string
-	cfg  *config.Config
-	perm *permission.Manager
+	open *agent.Workspace
+	cfg  *config.Config // the configuration the agent runs with
 	d    *Desktop
 
 	// settingsChanged is set when agent.json was saved from the settings
@@ -137,33 +136,18 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if path == "" {
 		return WorkspaceInfo{}, errors.New("no folder given: choose a workspace folder")
 	}
-	dir, err := filepath.Abs(path)
-	if err != nil {
-		return WorkspaceInfo{}, fmt.Errorf("workspace %s: %w", path, err)
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return WorkspaceInfo{}, fmt.Errorf("workspace %s is not a folder: choose an existing folder", dir)
-	}
-	_, statErr := os.Stat(filepath.Join(dir, config.FreeactDir))
-	created := errors.Is(statErr, os.ErrNotExist)
-	if err := config.Init(dir); err != nil {
-		return WorkspaceInfo{}, fmt.Errorf("prepare %s: %w", filepath.Join(dir, config.FreeactDir), err)
-	}
-	cfg, err := d.loadConfig(dir)
+	open, err := agent.OpenWorkspace(path, agent.WorkspaceOptions{Keys: d.store, Log: d.log})
 	if err != nil {
 		return WorkspaceInfo{}, err
 	}
-	perm, err := permission.Open(dir)
-	if err != nil {
-		return WorkspaceInfo{}, fmt.Errorf("open permissions: %w", err)
-	}
+	dir := open.Dir
 	if s, err := d.store.Settings(); err == nil {
 		s.AddRecent(dir)
 		if err := d.store.SaveSettings(s); err != nil {
 			d.log.Warn("save recent workspaces", "err", err)
 		}
 	}
-	ws := &workspace{dir: dir, cfg: cfg, perm: perm, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
+	ws := &workspace{dir: dir, open: open, cfg: open.Config, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
 	go pump(ws.events, flushInterval, func(b []queued) { d.sendBatch(b) })
 
 	d.mu.Lock()
@@ -174,20 +158,7 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 		go old.close()
 	}
 	ws.start(sessionID)
-	return ws.info(created), nil
-}
-
-// loadConfig loads the workspace with the app's stored API keys.
-func (d *Desktop) loadConfig(dir string) (*config.Config, error) {
-	keys, err := d.store.APIKeys()
-	if err != nil {
-		d.log.Warn("stored API keys not read", "err", err)
-	}
-	cfg, err := config.Load(dir, config.LoadOptions{APIKeys: keys})
-	if err != nil {
-		return nil, fmt.Errorf("load workspace configuration: %w", err)
-	}
-	return cfg, nil
+	return ws.info(open.Created), nil
 }
 
 // sendBatch emits a batch of events to the window.
@@ -231,7 +202,6 @@ func (ws *workspace) start(sessionID string) {
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
 	go func() {
 		opts := []agent.Option{
-			agent.WithPermissions(ws.perm), agent.WithLogger(ws.d.log),
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
 			}),
@@ -241,13 +211,7 @@ func (ws *workspace) start(sessionID string) {
 		if sessionID != "" && sessionExists(ws.cfg, sessionID) {
 			opts = append(opts, agent.WithSessionID(sessionID))
 		}
-		a, err := agent.New(ws.cfg, opts...)
-		if err == nil {
-			err = a.Start(ctx)
-			if err != nil {
-				_ = a.Stop()
-			}
-		}
+		a, err := ws.open.StartAgent(ctx, ws.cfg, opts...)
 		ws.mu.Lock()
 		stale := ws.gen != gen || ws.closed
 		if !stale && err == nil {
@@ -339,7 +303,7 @@ func (d *Desktop) RetryKernel() error {
 	if err != nil {
 		return err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
 		return err
@@ -364,7 +328,7 @@ func (d *Desktop) ApplySettings() error {
 	if err != nil {
 		return err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return err
 	}
@@ -377,7 +341,7 @@ func (d *Desktop) ApplySettings() error {
 	sid := ws.status.SessionID
 	ws.mu.Unlock()
 	ws.settingsChanged.Store(false)
-	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.push(queued{raw: resetEvent})
 	ws.restart(sid)
 	return nil
 }
@@ -431,7 +395,7 @@ func (d *Desktop) switchSession(id string) error {
 	if busy {
 		return errors.New("a turn is running: stop it before switching sessions")
 	}
-	ws.push(queued{raw: json.RawMessage(`{"type":"Reset","agent_id":"main"}`)})
+	ws.push(queued{raw: resetEvent})
 	ws.restart(id)
 	return nil
 }
@@ -464,7 +428,7 @@ func sessionExists(cfg *config.Config, id string) bool {
 // reconfigure hands agent.json as saved to the running agent (between
 // turns). What needs a kernel restart keeps its running value until Apply.
 func (ws *workspace) reconfigure(ctx context.Context, a *agent.Agent) error {
-	cfg, err := ws.d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return err
 	}
@@ -484,7 +448,7 @@ func (d *Desktop) PendingRestart() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := d.loadConfig(ws.dir)
+	cfg, err := ws.open.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // execution collects the output of one execute_request. handle runs on the
@@ -232,7 +234,7 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 		return "", err
 	}
 	path := filepath.Join(dir, randomHex(4)+ext)
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", err
 	}
 	return path, nil

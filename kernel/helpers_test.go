@@ -25,6 +25,7 @@ import (
 
 func testPath(t testing.TB, env, def, what string, check func(string) bool) string {
 	t.Helper()
+	testenv.Integration(t, what)
 	p := os.Getenv(env)
 	if p == "" {
 		p = def

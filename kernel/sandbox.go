@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // Sandbox runs the local server's kernels under Anthropic's sandbox-runtime
@@ -230,7 +232,7 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 		_ = cleanSandbox(p)
 		return p, err
 	}
-	if err := writeFileAtomic(p.settings, settings); err != nil {
+	if err := atomicfile.Write(p.settings, settings, 0o600); err != nil {
 		return p, fmt.Errorf("write sandbox settings: %w", err)
 	}
 	opts.Sandbox = sb

@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // kernelName is the kernelspec the local server gets; it runs the kernel
@@ -227,7 +229,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		// they reach the server over Unix sockets.
 		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
 	}
-	if err := writeFileAtomic(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(config)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(config), 0o600); err != nil {
 		return nil, fmt.Errorf("start jupyter server: write config: %w", err)
 	}
 	if err := writeKernelSpec(filepath.Join(dirs["JUPYTER_DATA_DIR"], "kernels", kernelName), opts, sandbox); err != nil {
@@ -416,7 +418,7 @@ func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) erro
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "kernel.json"), b)
+	return atomicfile.Write(filepath.Join(dir, "kernel.json"), b, 0o600)
 }
 
 // ConnectServer uses an existing Jupyter server or kernel gateway at rawURL
@@ -635,27 +637,4 @@ func (t *tailBuffer) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.buf...)
-}
-
-// writeFileAtomic writes via a temporary file and rename, so readers never
-// see a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

@@ -5,7 +5,8 @@
 #
 # It installs /usr/bin/freeact, the launcher entry
 # /usr/share/applications/freeact.desktop and the icon in the hicolor theme,
-# so the app appears in the desktop's launcher. dpkg-deb is part of dpkg and
+# so the app appears in the desktop's launcher, and the machine-readable
+# copyright file (build/linux/copyright) in /usr/share/doc/freeact. dpkg-deb is part of dpkg and
 # present on every Debian and Ubuntu system, so nothing else is needed.
 set -euo pipefail
 
@@ -24,6 +25,7 @@ trap 'rm -rf "$stage"' EXIT
 pkg="$stage/freeact"
 install -Dm755 "$bin" "$pkg/usr/bin/freeact"
 install -Dm644 "$root/build/linux/freeact.desktop" "$pkg/usr/share/applications/freeact.desktop"
+install -Dm644 "$root/build/linux/copyright" "$pkg/usr/share/doc/freeact/copyright"
 for size in 512 256 128 64 48; do
 	mkdir -p "$pkg/usr/share/icons/hicolor/${size}x${size}/apps"
 	convert "$root/build/appicon.png" -resize "${size}x${size}" "$pkg/usr/share/icons/hicolor/${size}x${size}/apps/freeact.png"

@@ -13,7 +13,8 @@ import (
 
 	"github.com/adrg/xdg"
 
-	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // AppName is the folder name of the app under the XDG directories.
@@ -83,7 +84,7 @@ func (a *AppStore) Settings() (AppSettings, error) {
 	if err != nil {
 		return s, fmt.Errorf("read app settings: %w", err)
 	}
-	if err := strictDecode(data, &s); err != nil {
+	if err := strictjson.Unmarshal(data, &s); err != nil {
 		return AppSettings{}, fmt.Errorf("%s: %w (fix or delete the file)", a.settingsFile(), err)
 	}
 	return s, nil
@@ -100,7 +101,7 @@ func (a *AppStore) SaveSettings(s AppSettings) error {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return fmt.Errorf("save app settings: %w", err)
 	}
-	if err := permission.WriteFileAtomic(a.settingsFile(), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(a.settingsFile(), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save app settings: %w", err)
 	}
 	return nil
@@ -133,7 +134,7 @@ func (a *AppStore) SetAPIKey(name, key string) error {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
-	if err := permission.WriteFileAtomic(a.credentialsFile(), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(a.credentialsFile(), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
 	return nil
@@ -155,7 +156,7 @@ func (a *AppStore) readKeys() (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read API keys: %w", err)
 	}
-	if err := strictDecode(data, &keys); err != nil {
+	if err := strictjson.Unmarshal(data, &keys); err != nil {
 		return nil, fmt.Errorf("%s: %w (fix or delete the file, then enter the keys again)", a.credentialsFile(), err)
 	}
 	return keys, nil

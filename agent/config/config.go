@@ -17,7 +17,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 //go:embed templates
@@ -33,6 +35,29 @@ const (
 	sessionsDir = "sessions"
 	plansDir    = "plans"
 )
+
+// The folders of .freeact/generated, the kernel's PYTHONPATH entry: the
+// Python packages generated from ptc_servers (agent/apigen writes them, one
+// per server) and the tools the agent or the user saved.
+const (
+	MCPToolsFolder = "mcptools"
+	GenToolsFolder = "gentools"
+)
+
+// GeneratedPath is .freeact/generated relative to the workspace.
+func GeneratedPath() string { return filepath.Join(FreeactDir, generated) }
+
+// MCPToolsDir is the folder, relative to the workspace, of the Python
+// package generated for the ptc server named server
+// (.freeact/generated/mcptools/<module name>), or of all of them when
+// server is "".
+func MCPToolsDir(server string) string {
+	dir := filepath.Join(GeneratedPath(), MCPToolsFolder)
+	if server == "" {
+		return dir
+	}
+	return filepath.Join(dir, apigen.ModuleName(server))
+}
 
 // Config is a loaded workspace.
 type Config struct {
@@ -51,7 +76,7 @@ type Config struct {
 }
 
 // GeneratedDir is .freeact/generated, the kernel's PYTHONPATH entry.
-func (c *Config) GeneratedDir() string { return filepath.Join(c.FreeactDir, generated) }
+func (c *Config) GeneratedDir() string { return filepath.Join(c.Dir, GeneratedPath()) }
 
 // SessionsDir is .freeact/sessions.
 func (c *Config) SessionsDir() string { return filepath.Join(c.FreeactDir, sessionsDir) }
@@ -83,9 +108,10 @@ func Init(dir string) error {
 	}
 	fd := filepath.Join(ws, FreeactDir)
 	for _, d := range []string{
-		filepath.Join(generated, "mcptools"), filepath.Join(generated, "gentools"), plansDir, sessionsDir,
+		MCPToolsDir(""), filepath.Join(GeneratedPath(), GenToolsFolder),
+		filepath.Join(FreeactDir, plansDir), filepath.Join(FreeactDir, sessionsDir),
 	} {
-		if err := os.MkdirAll(filepath.Join(fd, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			return fmt.Errorf("init workspace: %w", err)
 		}
 	}
@@ -127,7 +153,7 @@ func createFile(name string, data []byte) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return permission.WriteFileAtomic(name, data, 0o644)
+	return atomicfile.Write(name, data, 0o644)
 }
 
 // LoadOptions say where Load finds variables besides the workspace .env.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func noEnv(string) (string, bool) { return "", false }
@@ -38,7 +40,7 @@ func writeAgentJSON(t *testing.T, ws, content string) string {
 	return file
 }
 
-// The defaults of SPEC.md's Configuration section.
+// The defaults a new workspace gets, key by key.
 func TestDefaults(t *testing.T) {
 	d := Defaults()
 	include := true
@@ -351,6 +353,53 @@ func TestAgentsMDAndPaths(t *testing.T) {
 	c.Options.ImagesDir = nil
 	if c.ImagesDir() != filepath.Join(ws, "images") {
 		t.Fatalf("default images dir %s", c.ImagesDir())
+	}
+	// The package of a ptc server is named as Python imports it.
+	if got, want := MCPToolsDir("Web-Search"), filepath.Join(".freeact", "generated", "mcptools", "web_search"); got != want {
+		t.Errorf("MCPToolsDir = %s, want %s", got, want)
+	}
+	if got, want := MCPToolsDir(""), filepath.Join(".freeact", "generated", "mcptools"); got != want {
+		t.Errorf("MCPToolsDir of all servers = %s, want %s", got, want)
+	}
+}
+
+// docs/behaviour.md documents every agent.json key with the default that
+// Defaults has, and no key that does not exist.
+func TestDocumentedDefaults(t *testing.T) {
+	data, err := Defaults().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defaults map[string]any
+	if err := json.Unmarshal(data, &defaults); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, row := range testenv.DocTable(t, "docs/behaviour.md", "Configuration keys") {
+		if len(row) < 2 {
+			t.Fatalf("row %q has no default column", row)
+		}
+		key := strings.Trim(row[0], "`")
+		seen[key] = true
+		want, ok := defaults[key]
+		if !ok {
+			t.Errorf("docs/behaviour.md documents %q, which is not an agent.json key", key)
+			continue
+		}
+		var documented any
+		if err := json.Unmarshal([]byte(strings.Trim(row[1], "`")), &documented); err != nil {
+			t.Errorf("docs/behaviour.md: default of %q is not JSON: %s", key, row[1])
+			continue
+		}
+		if !reflect.DeepEqual(documented, want) {
+			got, _ := json.Marshal(want)
+			t.Errorf("docs/behaviour.md: default of %q is %s, Defaults() has %s", key, row[1], got)
+		}
+	}
+	for key := range defaults {
+		if !seen[key] {
+			t.Errorf("agent.json key %q is missing from the configuration table of docs/behaviour.md", key)
+		}
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // DefaultModel is the model a new workspace uses.
@@ -136,7 +136,7 @@ func knownKeys() string {
 func ParseOptions(data []byte, file string) (Options, error) {
 	o := Defaults()
 	var raw map[string]json.RawMessage
-	if err := strictDecode(data, &raw); err != nil {
+	if err := strictjson.Unmarshal(data, &raw); err != nil {
 		return o, fmt.Errorf("%s: not a JSON object: %w", file, err)
 	}
 	if raw == nil {
@@ -172,7 +172,7 @@ func decodeValue(value json.RawMessage, dst any) error {
 			return errors.New("null is not allowed here")
 		}
 	}
-	if err := strictDecode(value, dst); err != nil {
+	if err := strictjson.Unmarshal(value, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
 			if typeErr.Field != "" {
@@ -252,18 +252,6 @@ func (o Options) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
-}
-
-func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected content after the JSON value")
-	}
-	return nil
 }
 
 // clip shortens a raw value for an error message.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // Role says who wrote a message.
@@ -218,9 +220,7 @@ func (p Part) validate(role Role) error {
 func (m *Message) UnmarshalJSON(data []byte) error {
 	type plain Message
 	var v plain
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	if err := strictjson.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("decode message: %w", err)
 	}
 	if err := Message(v).Validate(); err != nil {

@@ -86,7 +86,7 @@ func TestMessageAccessors(t *testing.T) {
 
 func TestMessageUnmarshalRejects(t *testing.T) {
 	tests := []struct{ name, json, want string }{
-		{"unknown field", `{"role":"user","parts":[],"colour":1}`, `unknown field "colour"`},
+		{"unknown field", `{"role":"user","parts":[],"colour":1}`, `unknown key "colour"`},
 		{"bad role", `{"role":"assistant","parts":[]}`, `role "assistant"`},
 		{"two kinds", `{"role":"model","parts":[{"function_call":{"id":"1","name":"a","args":{}},"image":{"mime_type":"image/png","data":"AA=="}}]}`, "more than one"},
 		{"text next to call", `{"role":"model","parts":[{"text":"x","function_call":{"id":"1","name":"a","args":{}}}]}`, "text next to"},

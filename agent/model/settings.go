@@ -1,12 +1,14 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // Settings are the "model_settings" of agent.json. The key names follow
@@ -70,11 +72,9 @@ func ParseSettings(data []byte) (Settings, error) {
 func (s *Settings) UnmarshalJSON(data []byte) error {
 	type plain Settings
 	var v plain
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return fmt.Errorf("model_settings: unknown key %s (known top-level keys: %s)", key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))
+	if err := strictjson.Unmarshal(data, &v); err != nil {
+		if uk := (*strictjson.UnknownKeyError)(nil); errors.As(err, &uk) {
+			return fmt.Errorf("model_settings: unknown key %q (known top-level keys: %s)", uk.Key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))
 		}
 		return fmt.Errorf("model_settings: %w", err)
 	}

@@ -1,11 +1,9 @@
 package permission
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/freeact/desktop/agent/shell"
+	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/strictjson"
 )
 
 // FileName is the permissions file inside a workspace's .freeact directory.
@@ -249,7 +249,7 @@ func ParseRules(data []byte, file string) (Rules, error) {
 		Allow []json.RawMessage `json:"allow"`
 		Ask   []json.RawMessage `json:"ask"`
 	}
-	if err := strictDecode(data, &raw); err != nil {
+	if err := strictjson.Unmarshal(data, &raw); err != nil {
 		return Rules{}, fmt.Errorf("%s: %w (expected {\"allow\": [rule...], \"ask\": [rule...]})", file, err)
 	}
 	var rs Rules
@@ -260,7 +260,7 @@ func ParseRules(data []byte, file string) (Rules, error) {
 	}{{"allow", raw.Allow, &rs.Allow}, {"ask", raw.Ask, &rs.Ask}} {
 		for i, item := range tier.raw {
 			var r Rule
-			if err := strictDecode(item, &r); err != nil {
+			if err := strictjson.Unmarshal(item, &r); err != nil {
 				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
 			}
 			if err := r.validate(); err != nil {
@@ -270,18 +270,6 @@ func ParseRules(data []byte, file string) (Rules, error) {
 		}
 	}
 	return rs, nil
-}
-
-func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected content after the JSON value")
-	}
-	return nil
 }
 
 func readRules(file string) (Rules, error) {
@@ -305,35 +293,5 @@ func writeRules(file string, rules Rules) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(file, append(data, '\n'), 0o644)
-}
-
-// WriteFileAtomic writes data to a temporary file next to name, syncs it
-// and renames it over name, creating the parent directory when needed.
-func WriteFileAtomic(name string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return atomicfile.Write(file, append(data, '\n'), 0o644)
 }

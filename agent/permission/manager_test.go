@@ -256,9 +256,9 @@ func TestParseRulesErrors(t *testing.T) {
 		want          []string
 	}{
 		{"not json", `{`, []string{"perm.json", "unexpected EOF"}},
-		{"unknown top key", `{"allowed_tools": ["x"]}`, []string{"perm.json", `unknown field "allowed_tools"`}},
+		{"unknown top key", `{"allowed_tools": ["x"]}`, []string{"perm.json", `unknown key "allowed_tools"`}},
 		{"wrong tier type", `{"allow": {}}`, []string{"perm.json", "cannot unmarshal"}},
-		{"unknown rule key", `{"allow": [{"type": "GenericCall", "tool_name": "x", "cmd": "y"}]}`, []string{"allow[0]", `unknown field "cmd"`}},
+		{"unknown rule key", `{"allow": [{"type": "GenericCall", "tool_name": "x", "cmd": "y"}]}`, []string{"allow[0]", `unknown key "cmd"`}},
 		{"wrong field type", `{"ask": [{"type": "GenericCall", "tool_name": 3}]}`, []string{"ask[0]", "tool_name"}},
 		{"unknown type", `{"allow": [{"type": "Shell", "tool_name": "bash"}]}`, []string{"allow[0]", `"Shell" is unknown`}},
 		{"missing type", `{"allow": [{"tool_name": "bash"}]}`, []string{"allow[0]", `"type" is missing`}},

@@ -17,10 +17,10 @@ import (
 // Info describes one session for the session list.
 type Info struct {
 	ID         string    `json:"id"`
-	Created    time.Time `json:"created"`     // ts of the first message
-	LastActive time.Time `json:"last_active"` // ts of the last message
-	Title      string    `json:"title"`       // the first user prompt
-	Messages   int       `json:"messages"`    // messages in main.jsonl
+	Created    time.Time `json:"created" ts_type:"string"`     // ts of the first message (RFC 3339 in JSON)
+	LastActive time.Time `json:"last_active" ts_type:"string"` // ts of the last message
+	Title      string    `json:"title"`                        // the first user prompt
+	Messages   int       `json:"messages"`                     // messages in main.jsonl
 }
 
 // TitleFunc returns the title for a message when it is a user prompt

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // summaryFile sits next to main.jsonl and describes it, so that listing
@@ -69,23 +71,12 @@ func (s *summary) add(st os.FileInfo, messages int, ts string) {
 	s.LastActive = ts
 }
 
-// save writes the summary through a temporary file and a rename.
+// save replaces the summary file in one step, without syncing: it is a
+// cache that List checks against main.jsonl.
 func (s *summary) save(dir string) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, summaryFile+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, summaryFile))
+	return atomicfile.WriteCache(filepath.Join(dir, summaryFile), data, 0o600)
 }

@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/freeact/desktop/agent/config"
 )
 
 // Sources of tools under the generated folder.
 const (
-	MCPTools = "mcptools" // <category>/<tool>.py, generated from ptc_servers
-	GenTools = "gentools" // <category>/<tool>/api.py, saved by the agent or the user
+	MCPTools = config.MCPToolsFolder // <category>/<tool>.py, generated from ptc_servers
+	GenTools = config.GenToolsFolder // <category>/<tool>/api.py, saved by the agent or the user
 )
 
 // Entry is one tool found under the generated folder.

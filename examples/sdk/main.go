@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent"
-	"github.com/freeact/desktop/agent/config"
 )
 
 func main() {
@@ -37,21 +36,17 @@ func main() {
 }
 
 func run(ctx context.Context, workspace, prompt string) error {
-	if err := config.Init(workspace); err != nil { // creates .freeact/ when missing
-		return err
-	}
-	cfg, err := config.Load(workspace, config.LoadOptions{})
+	// Creates .freeact/ when missing, loads agent.json and the permission
+	// rules; calls the rules allow come without an ApprovalRequest.
+	ws, err := agent.OpenWorkspace(workspace, agent.WorkspaceOptions{})
 	if err != nil {
 		return err
 	}
-	a, err := agent.New(cfg)
+	a, err := ws.StartAgent(ctx, ws.Config)
 	if err != nil {
 		return err
 	}
 	defer a.Stop()
-	if err := a.Start(ctx); err != nil {
-		return err
-	}
 	stdin := bufio.NewScanner(os.Stdin)
 	for event := range a.Stream(ctx, agent.Text(prompt)) {
 		switch e := event.(type) {

@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { repoRoot, startApp, startFakeModel, type App, type FakeModel } from './harness';
+import { repoRoot, screenshotDir, startApp, startFakeModel, type App, type FakeModel } from './harness';
 
 const python = process.env.FREEACT_TEST_PYTHON ?? join(repoRoot, '.cache', 'python', 'venv', 'bin', 'python');
 
@@ -99,7 +99,7 @@ async function expectResponsive(page: Page, what: string, printing: { max: numbe
   const idle = await idleFrames(page, 2000);
   const line = `${what}: ${printing.max.toFixed(1)} ms (${printing.n} frames); idle afterwards ${idle.max.toFixed(1)} ms`;
   console.log(`longest frame while printing ${line}`);
-  appendFileSync(join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'), `${line}\n`);
+  appendFileSync(join(screenshotDir, 'longest-frame.txt'), `${line}\n`);
   expect(printing.max).toBeLessThan(Math.max(100, 1.5 * idle.max));
 }
 
@@ -240,7 +240,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('99999');
     const frames = await stopFrames(page);
     await app.screenshot('large-output');
-    writeFileSync(join(repoRoot, 'test-output', 'e2e', 'longest-frame.txt'), '');
+    writeFileSync(join(screenshotDir, 'longest-frame.txt'), '');
     await expectResponsive(page, '100,000 lines', frames);
     // It followed the output to the bottom; scrolling up stops following.
     const conv = page.getByTestId('conversation');

@@ -2,6 +2,10 @@
 // freeact dev build (`go build -tags dev`), which serves the built frontend
 // with live Go bindings on a loopback port, and drives Debian's chromium
 // against it with playwright-core. Screenshots land in test-output/e2e/.
+//
+// FREEACT_E2E_COLOR_SCHEME=dark runs every test that does not choose a
+// colour scheme itself in the dark theme, with its screenshots in
+// test-output/e2e-dark/, so a visual change can be checked in both themes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,7 +16,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, '../..');
-export const screenshotDir = join(repoRoot, 'test-output', 'e2e');
+const defaultScheme = process.env.FREEACT_E2E_COLOR_SCHEME === 'dark' ? 'dark' : 'light';
+export const screenshotDir = join(repoRoot, 'test-output', defaultScheme === 'dark' ? 'e2e-dark' : 'e2e');
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const devBinary = process.env.FREEACT_DEV_BIN ?? join(repoRoot, 'build', 'bin', 'freeact-dev');
@@ -177,7 +182,7 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
     });
     const context = await browser.newContext({
       viewport: { width: 1180, height: 800 },
-      colorScheme: opts.colorScheme ?? 'light',
+      colorScheme: opts.colorScheme ?? defaultScheme,
     });
     const page = await context.newPage();
     const pageErrors: string[] = [];

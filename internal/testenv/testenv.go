@@ -3,15 +3,23 @@
 // scripts/setup-python.sh prepares, srt from scripts/srt and the MCP
 // reference servers from scripts/mcp-servers (make test installs them all).
 // A missing one skips the test, or fails it when CI=true, so CI can never
-// pass by skipping. It also holds the waits with a safety net (Eventually
-// for polled states, Receive for channels) and the golden-file check with
-// its -update flag (Golden).
+// pass by skipping. It also reads the tables of the repository's docs for
+// tests that keep the docs true to the code, holds the waits with a safety
+// net (Eventually for polled states, Receive for channels) and the
+// golden-file check with its -update flag (Golden).
+//
+// The tests that need one of them are the integration tier. `go test
+// -short` is the fast tier: it skips them all, whether the programs are
+// there or not and whatever CI says, without looking for them, so it runs
+// on a machine with Go alone (make test-short proves it).
 package testenv
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,9 +42,20 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
+// Integration skips the test in the fast tier (go test -short): it needs
+// what, an outside program. The helpers below call it first.
+func Integration(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration tier (needs " + what + "): skipped under -short")
+	}
+}
+
 // Missing skips the test, or fails it under CI, saying what is missing.
+// Under -short it always skips.
 func Missing(t testing.TB, msg string) {
 	t.Helper()
+	Integration(t, msg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
@@ -47,6 +66,7 @@ func Missing(t testing.TB, msg string) {
 // $FREEACT_TEST_PYTHON, else .cache/python/venv/bin/python.
 func Python(t testing.TB) string {
 	t.Helper()
+	Integration(t, "Python with ipykernel")
 	p := os.Getenv("FREEACT_TEST_PYTHON")
 	if p == "" {
 		p = filepath.Join(RepoRoot(t), ".cache", "python", "venv", "bin", "python")
@@ -60,6 +80,7 @@ func Python(t testing.TB) string {
 // SrtDir returns the folder holding the srt executable of scripts/srt.
 func SrtDir(t testing.TB) string {
 	t.Helper()
+	Integration(t, "srt")
 	dir := filepath.Join(RepoRoot(t), "scripts", "srt", "node_modules", ".bin")
 	if _, err := os.Stat(filepath.Join(dir, "srt")); err != nil {
 		Missing(t, "srt is not installed: run make test, or npm install --no-save in scripts/srt")
@@ -71,6 +92,7 @@ func SrtDir(t testing.TB) string {
 // scripts/mcp-servers ("server-everything", "server-filesystem").
 func MCPServer(t testing.TB, pkg string) string {
 	t.Helper()
+	Integration(t, "node and the MCP reference servers")
 	js := filepath.Join(RepoRoot(t), "scripts", "mcp-servers", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	_, statErr := os.Stat(js)
 	_, nodeErr := exec.LookPath("node")
@@ -78,4 +100,53 @@ func MCPServer(t testing.TB, pkg string) string {
 		Missing(t, "no node or no "+pkg+": run make test, or npm install --no-save in scripts/mcp-servers")
 	}
 	return js
+}
+
+// DocTable returns the rows of the first table after the heading (a line
+// "## heading", any level) in the repository file doc (such as
+// "docs/behaviour.md"): one slice of trimmed cells a row, without the
+// header and separator rows. Cells must not contain "|". The test fails
+// when the heading or the table is missing.
+func DocTable(t testing.TB, doc, heading string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(RepoRoot(t), doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	found, inTable := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !found {
+			found = strings.HasPrefix(line, "#") && strings.TrimSpace(strings.TrimLeft(line, "#")) == heading
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			if strings.HasPrefix(line, "#") {
+				break // the next section began without a table
+			}
+			continue
+		}
+		inTable = true
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows = append(rows, cells)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !found:
+		t.Fatalf("%s has no heading %q", doc, heading)
+	case len(rows) < 2:
+		t.Fatalf("%s has no table under the heading %q", doc, heading)
+	}
+	return rows[2:] // header and separator
 }

@@ -3,41 +3,31 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { app, permission } from '../wailsjs/go/models';
+import type { app, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
 // Plain data shapes of what the bindings return (the JSON of the Go types;
-// the generated classes add methods plain objects lack).
-type Data<T> = { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: T[K] };
+// the generated classes add methods plain objects lack), nested ones too.
+type Data<T> = T extends (infer E)[]
+  ? Data<E>[]
+  : T extends object
+    ? { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: Data<T[K]> }
+    : T;
 export type VersionInfo = Data<app.VersionInfo>;
 export type KernelStatus = Data<app.KernelStatus>;
-export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'kernel' | 'warnings'> & {
-  kernel: KernelStatus;
-  warnings: string[] | null;
-};
+// Go sends a nil slice as null.
+export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<app.Attachment>;
 export type PathEntry = Data<app.PathEntry>;
 export type SettingField = Data<app.SettingField>;
 export type FieldError = Data<app.FieldError>;
 export type SkillInfo = Data<app.SkillInfo>;
 export type SandboxSettings = Data<app.SandboxSettings>;
-export interface SessionInfo {
-  id: string;
-  created: string;
-  last_active: string;
-  title: string;
-  messages: number;
-}
+export type SessionInfo = Data<session.Info>;
 export type Rule = Data<permission.Rule>;
-export interface Rules {
-  allow: Rule[];
-  ask: Rule[];
-}
-export interface PermissionRules {
-  always: Rules;
-  session: Rules;
-}
+export type Rules = Data<permission.Rules>;
+export type PermissionRules = Data<app.PermissionRules>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
 
 export interface Backend {

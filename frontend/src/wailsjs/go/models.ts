@@ -272,10 +272,8 @@ export namespace session {
 	
 	export class Info {
 	    id: string;
-	    // Go type: time
-	    created: any;
-	    // Go type: time
-	    last_active: any;
+	    created: string;
+	    last_active: string;
 	    title: string;
 	    messages: number;
 	
@@ -286,29 +284,11 @@ export namespace session {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
-	        this.created = this.convertValues(source["created"], null);
-	        this.last_active = this.convertValues(source["last_active"], null);
+	        this.created = source["created"];
+	        this.last_active = source["last_active"];
 	        this.title = source["title"];
 	        this.messages = source["messages"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 
 }

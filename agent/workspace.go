@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
+)
+
+// Workspace is a folder opened for agents: scaffolded, its configuration
+// loaded and its permission rules open. The terminal mode and the desktop
+// app both open folders with OpenWorkspace and start agents with
+// StartAgent, so a workspace behaves the same in both.
+type Workspace struct {
+	// Dir is the folder, absolute.
+	Dir string
+	// Created is set when OpenWorkspace created .freeact/.
+	Created bool
+	// Config is the configuration OpenWorkspace loaded; Load reads it
+	// again.
+	Config *config.Config
+	// Permissions are the rules of .freeact/permissions.json.
+	Permissions *permission.Manager
+
+	keys *config.AppStore
+	log  *slog.Logger
+}
+
+// WorkspaceOptions adjust OpenWorkspace.
+type WorkspaceOptions struct {
+	// Keys is the app's store of API keys, which fill in variables that
+	// neither the environment nor the workspace .env set. Nil uses none.
+	Keys *config.AppStore
+	// Log receives the warnings that do not stop the opening (stored keys
+	// that could not be read) and is the agents' logger. Nil discards.
+	Log *slog.Logger
+}
+
+// OpenWorkspace opens the folder dir: it scaffolds what is missing of
+// .freeact/ (config.Init), loads the configuration with the stored API keys
+// and opens the permission rules.
+func OpenWorkspace(dir string, o WorkspaceOptions) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a folder: create it or choose an existing folder", abs)
+	}
+	w := &Workspace{Dir: abs, keys: o.Keys, log: o.Log}
+	if w.log == nil {
+		w.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	_, statErr := os.Stat(filepath.Join(abs, config.FreeactDir))
+	w.Created = errors.Is(statErr, fs.ErrNotExist)
+	if err := config.Init(abs); err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", filepath.Join(abs, config.FreeactDir), err)
+	}
+	if w.Config, err = w.Load(); err != nil {
+		return nil, err
+	}
+	if w.Permissions, err = permission.Open(abs); err != nil {
+		return nil, fmt.Errorf("open permissions: %w", err)
+	}
+	return w, nil
+}
+
+// Load reads the workspace's configuration again (agent.json, .env,
+// skills, AGENTS.md) with the stored API keys. Keys that cannot be read are
+// logged and left out: a key in the environment or .env may do.
+func (w *Workspace) Load() (*config.Config, error) {
+	var keys map[string]string
+	if w.keys != nil {
+		var err error
+		if keys, err = w.keys.APIKeys(); err != nil {
+			w.log.Warn("stored API keys not read", "err", err)
+		}
+	}
+	cfg, err := config.Load(w.Dir, config.LoadOptions{APIKeys: keys})
+	if err != nil {
+		return nil, fmt.Errorf("load workspace configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// StartAgent creates an agent over cfg (this workspace's configuration as
+// Load returned it, possibly adjusted) with the workspace's permission
+// rules and logger, then opts, and starts it. A failed start is stopped
+// again, so nothing it started outlives the error.
+func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...Option) (*Agent, error) {
+	a, err := New(cfg, append([]Option{WithPermissions(w.Permissions), WithLogger(w.log)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Start(ctx); err != nil {
+		_ = a.Stop()
+		return nil, err
+	}
+	return a, nil
+}

@@ -1,0 +1,295 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import ToolBlock from './ToolBlock.svelte';
+import type { Backend } from '../../lib/backend';
+import type { AgentEvent } from '../../lib/conversation/events';
+import { answered, initialState, reduce, type Decision, type ToolItem } from '../../lib/conversation/reducer';
+
+// Tool items are made the way the window makes them: events from the Go
+// side through the reducer, answers through answered().
+type Step = AgentEvent | { answer: string; decision: Decision };
+
+function toolOf(steps: Step[]): ToolItem {
+  let s = initialState();
+  let now = 1_000;
+  for (const step of steps) {
+    now += 500;
+    s = 'answer' in step ? answered(s, step.answer, step.decision, now) : reduce(s, step, now);
+  }
+  const tool = s.items.find((it) => it.kind === 'tool');
+  if (!tool || tool.kind !== 'tool') throw new Error('the events made no tool item');
+  return tool;
+}
+
+const meta = { agent_id: 'main', correlation_id: 'c1' };
+const EXECUTE = 'ipybox_execute_ipython_cell';
+const askCode = (code: string): AgentEvent => ({
+  ...meta,
+  type: 'ApprovalRequest',
+  request_id: 'r1',
+  tool_call: { type: 'CodeAction', tool_name: EXECUTE, code },
+  suggested_pattern: EXECUTE,
+});
+const chunk = (kind: string, text: string): AgentEvent => ({ ...meta, type: 'CodeExecutionOutputChunk', kind, text });
+const toolOutput = (tool_name: string, content: string, is_error = false): AgentEvent => ({
+  ...meta,
+  type: 'ToolOutput',
+  tool_name,
+  content,
+  is_error,
+});
+
+function fakeBackend(): Backend {
+  const partial: Pick<Backend, 'imageData' | 'openFile'> = {
+    imageData: vi.fn(async (path: string) => `data:image/png;base64,${btoa(path)}`),
+    openFile: vi.fn(async () => {}),
+  };
+  return partial as Backend;
+}
+
+function show(item: ToolItem, backend = fakeBackend(), onreply = vi.fn()) {
+  render(ToolBlock, { item, backend, onreply });
+  return { backend, onreply, status: () => screen.getByTestId('tool-status').textContent };
+}
+
+describe('ToolBlock', () => {
+  describe('approval states', () => {
+    it('shows a code action waiting for approval with its highlighted code', () => {
+      const { status } = show(toolOf([askCode('import os\nprint(os.getcwd())')]));
+      expect(screen.getByRole('article', { name: 'Code action' })).toHaveClass('asking');
+      expect(status()).toBe('waiting for approval');
+      const code = screen.getByRole('article').querySelector('pre.code code')!;
+      expect(code).toHaveTextContent('import os print(os.getcwd())');
+      expect(code.querySelector('.hljs-keyword')).toHaveTextContent('import');
+      expect(screen.queryByRole('status', { name: 'Running' })).not.toBeInTheDocument();
+      expect(screen.queryByTestId('elapsed')).not.toBeInTheDocument();
+    });
+
+    it('runs with a spinner and a clock once approved', () => {
+      const { status } = show(toolOf([askCode('x = 1'), { answer: 'r1', decision: 'yes' }]));
+      expect(status()).toBe('running');
+      expect(screen.getByRole('status', { name: 'Running' })).toBeInTheDocument();
+      expect(screen.getByTestId('elapsed')).toHaveTextContent(/^\d+\.\d s$/);
+    });
+
+    it('shows a rejected call as rejected, without the model-facing result as output', () => {
+      const item = toolOf([askCode('!rm -rf /'), { answer: 'r1', decision: 'no' }, toolOutput(EXECUTE, 'Tool call rejected', true)]);
+      const { status } = show(item);
+      expect(status()).toBe('rejected');
+      expect(screen.getByRole('article')).toHaveClass('rejected');
+      expect(screen.queryByTestId('output')).not.toBeInTheDocument();
+    });
+
+    it('lists each shell command of the cell with its own answer', () => {
+      const shell = (request_id: string, command: string): AgentEvent => ({
+        ...meta,
+        type: 'ApprovalRequest',
+        request_id,
+        tool_call: { type: 'ShellAction', tool_name: 'bash', command },
+        display: command,
+        suggested_pattern: command,
+      });
+      const item = toolOf([
+        askCode('!git status && touch x && ls'),
+        { answer: 'r1', decision: 'yes' },
+        shell('s1', 'git status'),
+        { answer: 's1', decision: 'yes' },
+        shell('s2', 'touch x'),
+        { answer: 's2', decision: 'no' },
+        shell('s3', 'ls'),
+      ]);
+      show(item);
+      const rows = within(screen.getByRole('list', { name: 'Shell commands' })).getAllByRole('listitem');
+      expect(rows.map((r) => r.textContent)).toEqual([
+        '$ git status approved',
+        '$ touch x rejected',
+        '$ ls waiting for approval',
+      ]);
+      expect(rows[1]).toHaveClass('rejected');
+    });
+
+    it('marks a call cut off by the end of its turn as interrupted', () => {
+      const item = toolOf([
+        askCode('import time; time.sleep(60)'),
+        { answer: 'r1', decision: 'yes' },
+        { agent_id: 'main', type: 'TurnEnded' },
+      ]);
+      const { status } = show(item);
+      expect(status()).toBe('interrupted');
+    });
+  });
+
+  describe('output and images', () => {
+    it('shows streamed output and the images the cell saved, once each, without their markdown links', async () => {
+      const item = toolOf([
+        askCode('plot()'),
+        { answer: 'r1', decision: 'yes' },
+        chunk('stdout', 'plotting\n'),
+        chunk('image', '![image](/ws/images/a1.png)\n'),
+        chunk('stdout', 'done\n'),
+        {
+          ...meta,
+          type: 'CodeExecutionOutput',
+          text: 'plotting\n![image](/ws/images/a1.png)\ndone\n',
+          images: ['/ws/images/a1.png'],
+        },
+        toolOutput(EXECUTE, 'plotting\n![image](/ws/images/a1.png)\ndone\n'),
+      ]);
+      const { backend, status } = show(item);
+      expect(status()).toBe('done');
+      const output = screen.getByTestId('output');
+      expect(output.querySelector('pre')!.textContent).toBe('plotting\ndone\n');
+      expect(output).not.toHaveClass('error');
+      const images = await screen.findAllByTestId('inline-image');
+      expect(images).toHaveLength(1);
+      expect(images[0]).toHaveAttribute('src', `data:image/png;base64,${btoa('/ws/images/a1.png')}`);
+      expect(backend.imageData).toHaveBeenCalledWith('/ws/images/a1.png');
+      // A code action's result is its output: no separate result section.
+      expect(screen.queryByTestId('tool-result')).not.toBeInTheDocument();
+    });
+
+    it('shows a failing cell as an error with its traceback', () => {
+      const tb = 'Traceback (most recent call last):\nZeroDivisionError: division by zero\n';
+      const item = toolOf([
+        askCode('1/0'),
+        { answer: 'r1', decision: 'yes' },
+        chunk('error', tb),
+        { ...meta, type: 'CodeExecutionOutput', text: tb, images: null, error: true },
+        toolOutput(EXECUTE, tb, true),
+      ]);
+      const { status } = show(item);
+      expect(status()).toBe('error');
+      expect(screen.getByTestId('output')).toHaveClass('error');
+      expect(screen.getByTestId('output')).toHaveTextContent('ZeroDivisionError: division by zero');
+    });
+
+    it('shows a resumed cell from the result the model saw, with the images it names', async () => {
+      const item = toolOf([
+        { ...meta, type: 'ToolCall', tool_name: EXECUTE, args: { code: 'plot()' } },
+        toolOutput(EXECUTE, 'saved a plot\n![image](images/b2.png)\n'),
+      ]);
+      show(item);
+      expect(screen.getByRole('article', { name: 'Code action' })).toHaveTextContent('plot()');
+      expect(screen.getByTestId('output').querySelector('pre')!.textContent).toBe('saved a plot\n');
+      expect(await screen.findAllByTestId('inline-image')).toHaveLength(1);
+    });
+
+    it('asks for input inside the cell and sends the answer', async () => {
+      const item = toolOf([
+        askCode('name = input("Name? ")'),
+        { answer: 'r1', decision: 'yes' },
+        { ...meta, type: 'InputRequest', request_id: 'in1', prompt: 'Name? ' },
+      ]);
+      const { onreply } = show(item);
+      await userEvent.type(screen.getByTestId('cell-input'), 'Ada{Enter}');
+      expect(onreply).toHaveBeenCalledExactlyOnceWith('in1', 'Ada');
+    });
+  });
+
+  describe('tool kinds', () => {
+    const ask = (tool_call: Extract<AgentEvent, { type: 'ApprovalRequest' }>['tool_call']): AgentEvent => ({
+      ...meta,
+      type: 'ApprovalRequest',
+      request_id: 'r1',
+      tool_call,
+      suggested_pattern: tool_call.tool_name,
+    });
+
+    it.each([
+      ['Read notes.txt', { type: 'FileRead', tool_name: 'filesystem_read_text_file', path: 'notes.txt' } as const, null],
+      [
+        'Write out.md',
+        { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: 'out.md', content: '# Title\n' } as const,
+        '# Title\n',
+      ],
+      [
+        'Edit a.py',
+        { type: 'FileEdit', tool_name: 'filesystem_edit_text_file', path: 'a.py', old_text: 'x = 1', new_text: 'x = 2' } as const,
+        '- x = 1\n+ x = 2',
+      ],
+      [
+        'Tool: github_search_issues',
+        { type: 'GenericCall', tool_name: 'github_search_issues', tool_args: { query: 'is:open' } } as const,
+        '{\n  "query": "is:open"\n}',
+      ],
+      [
+        'Tool call from code: github_search_issues',
+        { type: 'GenericCall', tool_name: 'github_search_issues', tool_args: { query: 'bug' }, ptc: true } as const,
+        '{\n  "query": "bug"\n}',
+      ],
+    ])('titles the call "%s" and shows its arguments', (title, call, args) => {
+      show(toolOf([ask(call)]));
+      expect(screen.getByRole('article', { name: title })).toBeInTheDocument();
+      expect(screen.getByText(title)).toHaveClass('title');
+      if (args === null) {
+        expect(screen.queryByText('Arguments')).not.toBeInTheDocument();
+      } else {
+        expect(screen.getByText('Arguments').closest('details')).toHaveAttribute('open');
+        expect(screen.getByText('Arguments').nextElementSibling!.textContent).toBe(args);
+      }
+      // Only code actions have code and output.
+      expect(screen.queryByTestId('output')).not.toBeInTheDocument();
+      expect(screen.getByRole('article').querySelector('pre.code')).toBeNull();
+    });
+
+    it('shows a short result open', () => {
+      const call = { type: 'FileRead', tool_name: 'filesystem_read_text_file', path: 'a.txt' } as const;
+      show(toolOf([ask(call), { answer: 'r1', decision: 'yes' }, toolOutput(call.tool_name, '1: hello')]));
+      expect(screen.getByTestId('tool-result')).toHaveTextContent('1: hello');
+      expect(screen.getByTestId('tool-result').closest('details')).toHaveAttribute('open');
+      expect(screen.getByText('Result')).toBeInTheDocument();
+    });
+
+    it('folds a long result and names its size', () => {
+      const call = { type: 'FileRead', tool_name: 'filesystem_read_text_file', path: 'big.txt' } as const;
+      const long = 'y'.repeat(5000);
+      show(toolOf([ask(call), { answer: 'r1', decision: 'yes' }, toolOutput(call.tool_name, long)]));
+      expect(screen.getByTestId('tool-result').closest('details')).not.toHaveAttribute('open');
+      expect(screen.getByText(/^Result \(5,000 characters\)$/)).toBeInTheDocument();
+    });
+
+    it('labels a failed call Error', () => {
+      const call = { type: 'GenericCall', tool_name: 'files_delete', tool_args: {} } as const;
+      const { status } = show(
+        toolOf([ask(call), { answer: 'r1', decision: 'yes' }, toolOutput(call.tool_name, 'MCP server "files": tool failed', true)]),
+      );
+      expect(status()).toBe('error');
+      expect(screen.getByText('Error')).toBeInTheDocument();
+      expect(screen.getByTestId('tool-result')).toHaveTextContent('tool failed');
+    });
+  });
+
+  describe('offloaded results', () => {
+    const notice =
+      'The tool result is 40000 bytes, larger than the inline limit of 32768 bytes. ' +
+      'The full result was saved to .freeact/sessions/s1/tool-results/ab12cd34.txt; read that file when you need more than the preview.';
+    const item = () =>
+      toolOf([
+        {
+          ...meta,
+          type: 'ApprovalRequest',
+          request_id: 'r1',
+          tool_call: { type: 'GenericCall', tool_name: 'db_dump', tool_args: {} },
+          suggested_pattern: 'db_dump',
+        },
+        { answer: 'r1', decision: 'yes' },
+        toolOutput('db_dump', notice),
+      ]);
+
+    it('names the file and opens it through the backend', async () => {
+      const { backend } = show(item());
+      expect(screen.getByText('.freeact/sessions/s1/tool-results/ab12cd34.txt', { selector: '.saved code' })).toBeInTheDocument();
+      await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
+      expect(backend.openFile).toHaveBeenCalledExactlyOnceWith('.freeact/sessions/s1/tool-results/ab12cd34.txt');
+    });
+
+    it('shows why the file could not be opened', async () => {
+      const backend = fakeBackend();
+      vi.mocked(backend.openFile).mockRejectedValueOnce(new Error('the file is outside the workspace'));
+      show(item(), backend);
+      await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
+      expect(await screen.findByRole('alert')).toHaveTextContent('the file is outside the workspace');
+    });
+  });
+});
