@@ -199,8 +199,9 @@ func TestSandboxStillWorks(t *testing.T) {
 	if r := run(t, k, "print(kept)"); strings.TrimSpace(r.Text) != "1" {
 		t.Errorf("state after interrupt: %q", r.Text)
 	}
-	// A timeout interrupts a busy cell, and the state stays.
-	kt := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, ExecutionTimeout: 2 * time.Second})
+	// A timeout interrupts a busy cell, and the state stays. The limit
+	// leaves a loaded machine time to start the cell and set the state.
+	kt := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, ExecutionTimeout: 3 * time.Second})
 	if r := run(t, kt, "kept = 1\nwhile True: pass"); !r.TimedOut {
 		t.Errorf("timeout: %+v", r)
 	}
