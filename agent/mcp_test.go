@@ -392,7 +392,7 @@ turns:
 // schemas go to the model and a call comes back.
 func TestJSONMCPReferenceServer(t *testing.T) {
 	js := testenv.MCPServer(t, "server-everything")
-	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": config.Server{Command: "node", Args: []string{js, "stdio"}}}})
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}}})
 	a, fake := realKernels.startIn(t, ws, `
 turns:
   - expect:

@@ -102,7 +102,8 @@ func TestSandboxedMCPServer(t *testing.T) {
 	}
 	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{
 		// The server may touch all of /tmp; the sandbox narrows it down.
-		"fs": map[string]any{"command": "srt", "args": []string{"--settings", settings, "node", server, "/tmp"}},
+		// srt and node start slowly on a loaded machine.
+		"fs": map[string]any{"command": "srt", "args": []string{"--settings", settings, "node", server, "/tmp"}, "connect_timeout": 60},
 	}})
 	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,8 @@ const eventsGolden = "testdata/events.json"
 func contractEvents() []queued {
 	meta := agent.Meta{AgentID: "sub-c0de", CorrelationID: "call-7"}
 	approval := func(id string, call agent.ToolCall) queued {
-		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id}}
+		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
+			Reason: "reason of " + id, Protected: true}}
 	}
 	return []queued{
 		{ev: &agent.ThoughtsChunk{Meta: meta, Text: "thinking chunk"}},

@@ -45,6 +45,17 @@ func Main() {
 	os.Exit(0)
 }
 
+// ConnectTimeout is the connect_timeout, in seconds, of the configurations
+// Stdio and HTTP return. These servers are never the one a test expects to
+// fail, and the test binary (built with -race) can take longer than the
+// default 10 s to start on a loaded machine.
+const ConnectTimeout = 60.0
+
+func connectTimeout() *float64 {
+	v := ConnectTimeout
+	return &v
+}
+
 // Stdio returns the configuration of a stdio server running the test binary
 // (whose TestMain calls Main).
 func Stdio(t testing.TB) config.Server {
@@ -53,7 +64,7 @@ func Stdio(t testing.TB) config.Server {
 	if err != nil {
 		t.Fatalf("find the test binary: %v", err)
 	}
-	return config.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{EnvVar: "stdio"}}
+	return config.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{EnvVar: "stdio"}, ConnectTimeout: connectTimeout()}
 }
 
 // HTTP starts the test tools on a streamable HTTP endpoint for the test's
@@ -69,7 +80,7 @@ func HTTP(t testing.TB) config.Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}}
+	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}, ConnectTimeout: connectTimeout()}
 }
 
 func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(s) }
