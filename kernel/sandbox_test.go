@@ -277,7 +277,7 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	// Every process that ran with the server's directory in its command
 	// line or environment is gone, and so are srt's leftovers.
 	waitNoProcesses(t, dir)
-	for _, d := range []string{newSandboxPaths(dir).srtTmp, ipc} {
+	for _, d := range []string{srv.sandbox.srtTmp, ipc} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
 		}

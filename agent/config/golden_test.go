@@ -42,7 +42,7 @@ func TestInitGolden(t *testing.T) {
 	testenv.Golden(t, filepath.Join("testdata", "golden", "init.tree"), []byte(strings.Join(tree, "\n")+"\n"))
 }
 
-// TestSystemPromptGolden renders both prompt variants for a fixed workspace.
+// TestSystemPromptGolden renders the prompt variants for a fixed workspace.
 func TestSystemPromptGolden(t *testing.T) {
 	ws := filepath.FromSlash("/home/user/project")
 	c := &Config{
@@ -55,7 +55,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		},
 		ProjectInstructions: "Run the tests with `make test`.",
 	}
-	for _, variant := range []string{"basic", "hybrid"} {
+	for _, variant := range []string{"basic", "hybrid", "off"} {
 		c.Options.ToolSearch = variant
 		got, err := c.SystemPrompt()
 		if err != nil {
@@ -63,8 +63,9 @@ func TestSystemPromptGolden(t *testing.T) {
 		}
 		testenv.Golden(t, filepath.Join("testdata", "golden", "system-"+variant+".md"), []byte(got))
 	}
-	// Without skills and AGENTS.md the sections are left out.
-	c.Skills, c.ProjectInstructions, c.Options.ToolSearch = nil, "", "basic"
+	// Without skills and AGENTS.md the sections are left out, and without
+	// subagents the rule on subagent_task.
+	c.Skills, c.ProjectInstructions, c.Options.ToolSearch, c.Options.EnableSubagents = nil, "", "basic", false
 	got, err := c.SystemPrompt()
 	if err != nil {
 		t.Fatal(err)

@@ -283,6 +283,19 @@ func TestHungCall(t *testing.T) {
 	}
 }
 
+// A server's read_timeout (pydantic-ai's name, from the Python freeact's
+// files) bounds its calls instead of the Manager's call timeout.
+func TestServerReadTimeout(t *testing.T) {
+	cfg := mcptest.HTTP(t)
+	limit := 0.3
+	cfg.ReadTimeout = &limit
+	m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{CallTimeout: time.Hour})
+	_, err := m.Call(context.Background(), "test", "hang", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 // Server stderr goes to the log, and Close leaves no process behind.
 func TestStderrAndClose(t *testing.T) {
 	logs := &syncBuffer{}
