@@ -95,3 +95,33 @@ func TestGolden(t *testing.T) {
 		t.Errorf("-update: failures %q, file %q", r.failed, b)
 	}
 }
+
+// The repository has one -update flag, Golden's: a test package that
+// declares its own panics ("flag redefined") as soon as it imports testenv.
+func TestOneUpdateFlag(t *testing.T) {
+	needle := "flag.Bool(" + `"update"`
+	root := RepoRoot(t)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".cache", "node_modules", "frontend", "bin", "build", "dist":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || p == filepath.Join(root, "internal", "testenv", "golden.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), needle) {
+			t.Errorf("%s declares its own -update flag: use testenv.Golden (and testenv.Update)", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
