@@ -168,7 +168,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
-	p, err := a.ws.Resolve(args.FilePath())
+	p, err := a.ws.Resolve(ctx, args.FilePath())
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}

@@ -198,7 +198,7 @@ func describeKind(data []byte, kind string) string {
 // ReadMedia reads an image file for the model, scaled down to MaxImageSide.
 // It returns the image and a one-line description for the tool result.
 func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved bool) (Image, string, error) {
-	p, err := w.resolve(a.Path, approved)
+	p, err := w.resolve(ctx, a.Path, approved)
 	if err != nil {
 		return Image{}, "", err
 	}
@@ -206,7 +206,7 @@ func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved boo
 }
 
 func (w *Workspace) readMedia(ctx context.Context, p Path) (Image, string, error) {
-	f, err := openRegular(p)
+	f, err := w.openRegular(ctx, p)
 	if err != nil {
 		return Image{}, "", err
 	}
