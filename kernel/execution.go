@@ -19,6 +19,8 @@ type execution struct {
 	msgID     string
 	onChunk   func(Chunk)
 	imagesDir string
+	// imagesLink names saved images in the output (KernelOptions.ImagesLink).
+	imagesLink string
 
 	mu       sync.Mutex
 	pieces   []string // output text in order; joined once by result()
@@ -233,9 +235,13 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, randomHex(4)+ext)
+	name := randomHex(4) + ext
+	path := filepath.Join(dir, name)
 	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", err
+	}
+	if e.imagesLink != "" {
+		return filepath.Join(e.imagesLink, name), nil
 	}
 	return path, nil
 }

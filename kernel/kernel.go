@@ -58,6 +58,10 @@ type KernelOptions struct {
 	// ImagesDir receives image outputs; default <Workspace>/images (or a
 	// temporary directory when Workspace is empty).
 	ImagesDir string
+	// ImagesLink, if set, is the folder the output and Result.Images name
+	// saved images by instead of ImagesDir: where the caller puts a copy
+	// (for a remote kernel, its workspace's images folder).
+	ImagesLink string
 	// Host answers shell approvals, tool calls and input. Nil rejects
 	// everything.
 	Host Host
@@ -228,6 +232,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 		return nil, fmt.Errorf("execute: %w", err)
 	}
 	e := newExecution(m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	e.imagesLink = k.opts.ImagesLink
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -385,7 +390,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}
-	_ = c.ws.Close()
+	_ = c.socket().Close()
 	nc, err := k.srv.dial(ctx, c.id)
 	if err == nil {
 		err = nc.loadHooks(ctx)
@@ -395,7 +400,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	}
 	if err != nil {
 		if nc != nil {
-			_ = nc.ws.Close()
+			_ = nc.socket().Close()
 		}
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
@@ -405,6 +410,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 
 // ensureAlive replaces a dead kernel with a fresh one.
 func (k *Kernel) ensureAlive(ctx context.Context) error {
+	k.settle(ctx)
 	k.mu.Lock()
 	closed, dead := k.closed, k.dead
 	k.mu.Unlock()
@@ -422,7 +428,7 @@ func (k *Kernel) replace(ctx context.Context) error {
 	k.mu.Lock()
 	old := k.c
 	k.mu.Unlock()
-	go old.shutdown(context.Background())
+	k.srv.shutdownLater(old)
 	c, err := k.srv.takeConn(ctx)
 	if err != nil && k.srv.exitedWithin(time.Second) {
 		if rerr := k.srv.relaunch(ctx); rerr != nil {
@@ -484,7 +490,10 @@ func (k *Kernel) markDead(c *conn, err error) {
 
 // onClosed is called when the websocket breaks.
 func (k *Kernel) onClosed(c *conn, err error) {
-	k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+	if !errors.Is(err, ErrKernelDied) && !errors.Is(err, ErrConnectionLost) {
+		err = fmt.Errorf("%w: %v", ErrConnectionLost, err)
+	}
+	k.markDead(c, err)
 }
 
 // onMessage routes one message from the kernel.

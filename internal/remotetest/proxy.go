@@ -95,6 +95,13 @@ func (p *Proxy) Blip(d time.Duration) {
 	}
 }
 
+// Up ends a blip now.
+func (p *Proxy) Up() {
+	p.mu.Lock()
+	p.downTil = time.Time{}
+	p.mu.Unlock()
+}
+
 // Close stops the proxy and its connections.
 func (p *Proxy) Close() {
 	p.l.Close()
