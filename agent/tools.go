@@ -134,12 +134,18 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			}
 		}})
 		defer a.host.set(nil)
+		if err := a.remote.beforeCell(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
 		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}
 		if res != nil {
 			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+		}
+		if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+			out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 		}
 		if rejected.Load() {
 			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)

@@ -7,8 +7,18 @@ import (
 	"text/template"
 )
 
+// Place says where code runs, for the system prompt.
+type Place struct {
+	// Server is the remote Jupyter server code runs on (its address, no
+	// token); "" for the user's machine.
+	Server string
+	// WorkingDir is the workspace there; "" for the local workspace.
+	WorkingDir string
+}
+
 // promptData fills the system prompt template.
 type promptData struct {
+	Server              string
 	WorkingDir          string
 	GeneratedDir        string // relative to the working directory
 	Skills              []promptSkill
@@ -21,15 +31,22 @@ type promptSkill struct {
 
 // SystemPrompt renders the system prompt for the workspace: the basic
 // variant, or the hybrid one when tool_search is "hybrid".
-func (c *Config) SystemPrompt() (string, error) {
+func (c *Config) SystemPrompt() (string, error) { return c.SystemPromptAt(Place{}) }
+
+// SystemPromptAt renders the system prompt for code that runs at p.
+func (c *Config) SystemPromptAt(p Place) (string, error) {
 	variant := "basic"
 	if c.Options.ToolSearch == "hybrid" {
 		variant = "hybrid"
 	}
 	data := promptData{
+		Server:              p.Server,
 		WorkingDir:          c.Dir,
 		GeneratedDir:        filepath.ToSlash(filepath.Join(FreeactDir, generated)),
 		ProjectInstructions: c.ProjectInstructions,
+	}
+	if p.WorkingDir != "" {
+		data.WorkingDir = p.WorkingDir
 	}
 	for _, s := range c.Skills {
 		rel, err := filepath.Rel(c.Dir, s.File)
