@@ -299,7 +299,8 @@ func (c *conn) shutdown(ctx context.Context) {
 }
 
 func (c *conn) interrupt(ctx context.Context) error {
-	if err := c.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", nil, nil); err != nil {
+	// Through a blip: an interrupt that does not arrive would cost the kernel.
+	if err := c.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", c.srv.window(), false); err != nil {
 		return fmt.Errorf("interrupt kernel: %w", err)
 	}
 	return nil

@@ -326,6 +326,7 @@ const interruptGrace = 3 * time.Second
 // waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
 // kernel that ignores SIGINT (stuck in native code) is replaced.
 func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
+	k.settle(context.Background()) // a connection being restored is not a stuck kernel
 	select {
 	case <-e.done:
 		return e.err
@@ -386,7 +387,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	c.mu.Lock()
 	c.closing = true // the old websocket sees "restarting": not a death
 	c.mu.Unlock()
-	if err := k.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", nil, nil); err != nil {
+	if err := k.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", k.srv.window(), false); err != nil {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}

@@ -23,7 +23,7 @@ const (
 	pingEvery = 15 * time.Second
 	deadAfter = 45 * time.Second
 	// maxBackoff bounds the wait between two attempts to reach the server.
-	maxBackoff = 5 * time.Second
+	maxBackoff = 2 * time.Second
 )
 
 // dialError is a websocket handshake the server answered with an HTTP
@@ -267,29 +267,40 @@ func (k *Kernel) onRestored(c *conn) {
 // deleteKernelCtx shuts kernel id down on the server. On a remote server
 // that cannot be reached the request is repeated, with growing pauses,
 // for the reconnect window, so a network outage does not leave kernels
-// running there.
+// running there. A kernel the server does not know (404) is gone already.
 func (s *Server) deleteKernelCtx(ctx context.Context, id string) {
-	window := time.Duration(0)
-	if s.remote != nil {
-		window = s.remote.window
+	_ = s.retried(ctx, http.MethodDelete, "api/kernels/"+id, s.window(), true)
+}
+
+// window is the reconnect window of a remote server; 0 for a local one.
+func (s *Server) window() time.Duration {
+	if s.remote == nil || s.remote.window < 0 {
+		return 0
 	}
+	return s.remote.window
+}
+
+// retried does a REST call, and repeats it, with growing pauses, while
+// the server cannot be reached (or, with retry5xx, answers with a server
+// error), for at most window (once when window is 0).
+func (s *Server) retried(ctx context.Context, method, path string, window time.Duration, retry5xx bool) error {
 	deadline := time.Now().Add(window)
 	delay := 100 * time.Millisecond
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := s.rest(rctx, http.MethodDelete, "api/kernels/"+id, nil, nil)
+		err := s.rest(rctx, method, path, nil, nil)
 		cancel()
 		var he *HTTPError
-		if err == nil || errors.As(err, &he) && he.Status < 500 || ctx.Err() != nil {
-			return // done, or gone already (404)
+		if err == nil || ctx.Err() != nil || errors.As(err, &he) && (he.Status < 500 || !retry5xx) {
+			return err
 		}
 		if !time.Now().Add(delay).Before(deadline) {
-			return
+			return err
 		}
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			return
+			return err
 		}
 		delay = min(2*delay, maxBackoff)
 	}

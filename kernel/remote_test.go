@@ -355,6 +355,31 @@ func TestRemoteConnectionLost(t *testing.T) {
 			t.Errorf("kernels left: %v %v", ids, err)
 		}
 	})
+	t.Run("interrupted during a blip", func(t *testing.T) {
+		_, k := connectRemote(t, rs, url, RemoteOptions{})
+		run(t, k, "x = 1")
+		cctx, cancel := context.WithCancel(ctx)
+		started := make(chan struct{})
+		var once sync.Once
+		done := make(chan error, 1)
+		go func() {
+			_, err := k.Execute(cctx, "import time\nprint('started', flush=True)\ntime.sleep(60)", func(c Chunk) {
+				if strings.Contains(c.Text, "started") {
+					once.Do(func() { close(started) })
+				}
+			})
+			done <- err
+		}()
+		<-started
+		proxy.Blip(2 * time.Second)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want the cancellation", err)
+		}
+		if res := run(t, k, "print('x is', x)"); !strings.Contains(res.Text, "x is 1") {
+			t.Errorf("the kernel was lost: %q", res.Text)
+		}
+	})
 	t.Run("server restarted", func(t *testing.T) {
 		_, k := connectRemote(t, rs, url, RemoteOptions{})
 		run(t, k, "x = 1")
