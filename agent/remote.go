@@ -160,9 +160,11 @@ func (a *Agent) systemPrompt(cfg *config.Config) (string, error) {
 	return cfg.SystemPromptAt(p)
 }
 
-// beforeCell puts the generated tools and skills that changed on the
-// user's machine on the server, so the cell imports what was generated.
-func (r *remoteWorkspace) beforeCell(ctx context.Context, cfg *config.Config) error {
+// refresh puts the generated tools and skills that changed on the user's
+// machine on the server, before a cell imports them or a file tool reads
+// them (a server connected late regenerates its modules; a reloaded
+// configuration brings new skills).
+func (r *remoteWorkspace) refresh(ctx context.Context, cfg *config.Config) error {
 	if r == nil || r.files == nil {
 		return nil
 	}

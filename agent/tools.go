@@ -134,7 +134,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			}
 		}})
 		defer a.host.set(nil)
-		if err := a.remote.beforeCell(ctx, a.cfg); err != nil {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
@@ -189,6 +189,9 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil
