@@ -426,3 +426,14 @@ func TestRemoteCloseDuringOutage(t *testing.T) {
 		t.Errorf("Close returned after %s, before the outage ended", waited)
 	}
 }
+
+// docs/remote.md gives users the server setting the benchmark measures.
+func TestRemoteDocsNoDelayLine(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "remote.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "\n"+remotetest.NoDelay+"\n") {
+		t.Errorf("docs/remote.md does not give the server setting as the tests use it:\n%s", remotetest.NoDelay)
+	}
+}
