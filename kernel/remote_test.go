@@ -308,11 +308,6 @@ func readRemote(t *testing.T, f *Files, p string) string {
 	return string(b)
 }
 
-func pyString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // A broken connection: the kernel is reported gone only when the server
 // says so, and lost (maybe still running) when the server stays silent
 // past the reconnect window.

@@ -21,6 +21,7 @@ type promptData struct {
 	Server              string
 	WorkingDir          string
 	GeneratedDir        string // relative to the working directory
+	Subagents           bool   // subagent_task is offered
 	Skills              []promptSkill
 	ProjectInstructions string
 }
@@ -29,20 +30,21 @@ type promptSkill struct {
 	Name, Description, Path string // Path relative to the working directory
 }
 
-// SystemPrompt renders the system prompt for the workspace: the basic
-// variant, or the hybrid one when tool_search is "hybrid".
+// SystemPrompt renders the system prompt for the workspace, with the tool
+// discovery of tool_search ("basic", "hybrid" or "off").
 func (c *Config) SystemPrompt() (string, error) { return c.SystemPromptAt(Place{}) }
 
 // SystemPromptAt renders the system prompt for code that runs at p.
 func (c *Config) SystemPromptAt(p Place) (string, error) {
-	variant := "basic"
-	if c.Options.ToolSearch == "hybrid" {
-		variant = "hybrid"
+	variant := c.Options.ToolSearch
+	if variant != "hybrid" && variant != "off" {
+		variant = "basic"
 	}
 	data := promptData{
 		Server:              p.Server,
 		WorkingDir:          c.Dir,
 		GeneratedDir:        filepath.ToSlash(filepath.Join(FreeactDir, generated)),
+		Subagents:           c.Options.EnableSubagents,
 		ProjectInstructions: c.ProjectInstructions,
 	}
 	if p.WorkingDir != "" {

@@ -26,6 +26,11 @@ type Workspace struct {
 	root  string // absolute, cleaned, symlinks resolved
 	fs    Backend
 	locks [64]sync.Mutex
+
+	// AcceptMedia says which media besides images the model reads
+	// (application/pdf, audio/..., video/...), for ReadMedia; nil means
+	// images only. Set it before the workspace is used.
+	AcceptMedia func(mimeType string) bool
 }
 
 // lock locks the stripe of the file at abs and returns its unlock function.
