@@ -368,7 +368,9 @@ z = 1`) + `}}}]`)
 	c.code(`x = 42`)
 	c.code(`import time
 print("before", flush=True)
-time.sleep(3)
+time.sleep(0.5)
+print("during", flush=True)  # while the connection is down: the server keeps it
+time.sleep(2.5)
 print("after")`)
 	c.code(`print("x is", x)`)
 	c.text("Survived.")
@@ -385,7 +387,7 @@ print("after")`)
 	if !blipped || len(out) != 3 {
 		t.Fatalf("blip turn: %s", describe(events))
 	}
-	wantOutput(t, out[1], "ipybox_execute_ipython_cell", "before", "after")
+	wantOutput(t, out[1], "ipybox_execute_ipython_cell", "before\nduring\nafter")
 	wantOutput(t, out[2], "ipybox_execute_ipython_cell", "x is 42")
 	proxy.Blip(3 * time.Second)
 	stopped = true

@@ -85,7 +85,7 @@ func (s *Server) startConn(ctx context.Context) (*conn, error) {
 	}
 	c, err := s.dial(ctx, model.ID)
 	if err != nil {
-		s.deleteKernel(model.ID)
+		s.deleteKernel(context.Background(), model.ID)
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
 	if err := c.loadHooks(ctx); err != nil {
@@ -94,8 +94,6 @@ func (s *Server) startConn(ctx context.Context) (*conn, error) {
 	}
 	return c, nil
 }
-
-func (s *Server) deleteKernel(id string) { s.deleteKernelCtx(context.Background(), id) }
 
 // dial opens the channels websocket of kernel id.
 func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
@@ -295,7 +293,7 @@ func (c *conn) shutdown(ctx context.Context) {
 	ws := c.ws
 	c.mu.Unlock()
 	_ = ws.Close()
-	c.srv.deleteKernelCtx(ctx, c.id)
+	c.srv.deleteKernel(ctx, c.id)
 }
 
 func (c *conn) interrupt(ctx context.Context) error {

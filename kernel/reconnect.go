@@ -264,11 +264,11 @@ func (k *Kernel) onRestored(c *conn) {
 	}
 }
 
-// deleteKernelCtx shuts kernel id down on the server. On a remote server
+// deleteKernel shuts kernel id down on the server. On a remote server
 // that cannot be reached the request is repeated, with growing pauses,
 // for the reconnect window, so a network outage does not leave kernels
 // running there. A kernel the server does not know (404) is gone already.
-func (s *Server) deleteKernelCtx(ctx context.Context, id string) {
+func (s *Server) deleteKernel(ctx context.Context, id string) {
 	_ = s.retried(ctx, http.MethodDelete, "api/kernels/"+id, s.window(), true)
 }
 

@@ -450,7 +450,7 @@ func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Status)
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (authentication failed: check the server token)"
+		msg += " (authentication failed: check the server token, or the Authorization header)"
 	case http.StatusNotFound:
 		msg += " (not found)"
 	}
@@ -505,7 +505,7 @@ func (s *Server) request(ctx context.Context, ep *endpoint, method string, ref *
 	}
 	path := ref.EscapedPath()
 	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)}
+		return s.redact(&HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)})
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
