@@ -89,6 +89,18 @@ func remoteTurn(t *testing.T, a *agent.Agent, prompt string, answer func(*agent.
 // outputs are the results of the turn's tool calls, in order.
 func outputs(events []agent.Event) []*agent.ToolOutput { return of[*agent.ToolOutput](events) }
 
+// remoteResults runs a prompt, approving everything, and returns the
+// results of its n tool calls.
+func remoteResults(t *testing.T, a *agent.Agent, prompt string, n int) []*agent.ToolOutput {
+	t.Helper()
+	events := remoteTurn(t, a, prompt, nil, nil)
+	out := outputs(events)
+	if len(out) != n {
+		t.Fatalf("%q: %d results, want %d; events: %s", prompt, len(out), n, describe(events))
+	}
+	return out
+}
+
 func startRemoteAgent(t *testing.T, ws string, calls remoteCalls, opts ...agent.Option) (*agent.Agent, *modeltest.Server) {
 	t.Helper()
 	sc, err := modeltest.ParseScenario([]byte(calls.scenario()))
@@ -233,11 +245,7 @@ print("after cancel")`)
 		}
 	}()
 	_ = fake
-	events := remoteTurn(t, a, "Where am I?", nil, nil)
-	out := outputs(events)
-	if len(out) != 15 {
-		t.Fatalf("%d results, want 15; events: %s", len(out), describe(events))
-	}
+	out := remoteResults(t, a, "Where am I?", 15)
 	wantOutput(t, out[0], "ipybox_execute_ipython_cell", "cwd "+root, "local workspace visible: False")
 	if kind != remotetest.JupyterServer {
 		// Gateways put the KERNEL_* variables of the start request into
@@ -279,24 +287,16 @@ print("after cancel")`)
 		t.Errorf("kernels on the server %v (%v), want the agent's one", ids, err)
 	}
 
-	events = remoteTurn(t, a, "Reset.", nil, nil)
-	out = outputs(events)
-	if len(out) != 2 {
-		t.Fatalf("reset turn: %s", describe(events))
-	}
+	out = remoteResults(t, a, "Reset.", 2)
 	wantOutput(t, out[0], "ipybox_reset", "The kernel was restarted")
 	wantOutput(t, out[1], "ipybox_execute_ipython_cell", "x defined: False")
 
-	events = remoteTurn(t, a, "Sleep.", nil, nil)
-	out = outputs(events)
-	if len(out) != 2 {
-		t.Fatalf("timeout turn: %s", describe(events))
-	}
+	out = remoteResults(t, a, "Sleep.", 2)
 	wantOutput(t, out[0], "ipybox_execute_ipython_cell", "Execution timed out after 8s")
 	wantOutput(t, out[1], "ipybox_execute_ipython_cell", "alive")
 
 	var asked []string
-	events = remoteTurn(t, a, "Remove it.", func(r *agent.ApprovalRequest) agent.Decision {
+	events := remoteTurn(t, a, "Remove it.", func(r *agent.ApprovalRequest) agent.Decision {
 		if s, ok := r.ToolCall.(agent.ShellAction); ok {
 			asked = append(asked, s.Command)
 			return agent.Reject
@@ -318,10 +318,7 @@ print("after cancel")`)
 	if cs := of[*agent.Cancelled](events); len(cs) != 1 || cs[0].Phase != "tool_execution" {
 		t.Fatalf("cancel: %s", describe(events))
 	}
-	events = remoteTurn(t, a, "Go on.", nil, nil)
-	if out := outputs(events); len(out) != 1 || !strings.Contains(out[0].Content, "after cancel") {
-		t.Fatalf("after cancel: %s", describe(events))
-	}
+	wantOutput(t, remoteResults(t, a, "Go on.", 1)[0], "ipybox_execute_ipython_cell", "after cancel")
 	id := a.SessionID()
 	stopped = true
 	if err := a.Stop(); err != nil {
@@ -342,16 +339,10 @@ z = 1`) + `}}}]`)
 	c.text("After the restart.")
 	a, _ = startRemoteAgent(t, ws, c, agent.WithSessionID(id))
 	stopped = false
-	events = remoteTurn(t, a, "Read it again.", nil, nil)
-	if out := outputs(events); len(out) != 1 || !strings.Contains(out[0].Content, "resumed: True ['one', 'TWO']") {
-		t.Fatalf("resume: %s", describe(events))
-	}
+	wantOutput(t, remoteResults(t, a, "Read it again.", 1)[0], "ipybox_execute_ipython_cell", "resumed: True ['one', 'TWO']")
 	rs.Kill()
 	rs.Restart()
-	events = remoteTurn(t, a, "Again.", nil, nil)
-	if out := outputs(events); len(out) != 1 || !strings.Contains(out[0].Content, "z kept: False ['one', 'TWO']") {
-		t.Fatalf("after the server restarted: %s", describe(events))
-	}
+	wantOutput(t, remoteResults(t, a, "Again.", 1)[0], "ipybox_execute_ipython_cell", "z kept: False ['one', 'TWO']")
 	stopped = true
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)

@@ -164,7 +164,7 @@ func (f *Files) Lstat(ctx context.Context, abs string) (fs.FileMode, error) {
 	if err := f.k.files(ctx, map[string]any{"op": "stat", "path": abs}, &st); err != nil {
 		return 0, err
 	}
-	return unixMode(st.Mode), nil
+	return nofollow.FileMode(st.Mode), nil
 }
 
 // Open opens the regular file abs for reading. Through the kernel it reads
@@ -320,29 +320,6 @@ func (f *Files) Put(ctx context.Context, files map[string][]byte) error {
 		size += len(data)
 	}
 	return flush()
-}
-
-// unixMode turns a st_mode into an fs.FileMode.
-func unixMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		mode |= fs.ModeDir
-	case syscall.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case syscall.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		mode |= fs.ModeSocket
-	case syscall.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		mode |= fs.ModeDevice
-	case syscall.S_IFREG:
-	default:
-		mode |= fs.ModeIrregular
-	}
-	return mode
 }
 
 // files runs one operation of freeact_files in the kernel and decodes its
