@@ -63,6 +63,8 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 
 // WithKernelServer runs kernels on srv (a local server the caller started,
 // or a remote one) instead of starting a server; Stop leaves it running.
+// On a remote server (kernel.ConnectServer) the workspace is there, under
+// jupyter_workdir, as with jupyter_url (docs/remote.md).
 func WithKernelServer(srv *kernel.Server) Option {
 	return func(o *options) { o.executors = jupyter{srv} }
 }
