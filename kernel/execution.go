@@ -20,6 +20,8 @@ type execution struct {
 	msgID     string
 	onChunk   func(Chunk)
 	imagesDir string
+	// imagesLink names saved images in the output (KernelOptions.ImagesLink).
+	imagesLink string
 	// ctx carries the values of Execute's context to the Host's methods
 	// and ends when Execute returns.
 	ctx    context.Context
@@ -240,9 +242,13 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, randomHex(4)+ext)
+	name := randomHex(4) + ext
+	path := filepath.Join(dir, name)
 	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", err
+	}
+	if e.imagesLink != "" {
+		return filepath.Join(e.imagesLink, name), nil
 	}
 	return path, nil
 }

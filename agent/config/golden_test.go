@@ -71,4 +71,10 @@ func TestSystemPromptGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Golden(t, filepath.Join("testdata", "golden", "system-bare.md"), []byte(got))
+	// Code on a remote server: the prompt says where it runs.
+	got, err = c.SystemPromptAt(Place{Server: "https://hub.example.com/user/ada/", WorkingDir: "/home/ada/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "golden", "system-remote.md"), []byte(got))
 }

@@ -56,6 +56,27 @@ type Options struct {
 	// instead of a local one; JupyterToken is its token.
 	JupyterURL   *string `json:"jupyter_url"`
 	JupyterToken *string `json:"jupyter_token"`
+	// JupyterWorkdir is the workspace on the jupyter_url server, where
+	// code runs and the file tools work: a path there, relative to the
+	// folder kernels start in; nil means that folder.
+	JupyterWorkdir *string `json:"jupyter_workdir"`
+	// JupyterHeaders are sent with every request to jupyter_url (an
+	// Authorization header replaces the token).
+	JupyterHeaders map[string]string `json:"jupyter_headers"`
+	// JupyterCAFile is a PEM file of CA certificates trusted for
+	// jupyter_url besides the system's (relative to the workspace unless
+	// absolute).
+	JupyterCAFile *string `json:"jupyter_ca_file"`
+	// JupyterReconnectTimeout is how many seconds a broken connection to
+	// jupyter_url is tried again before the kernel counts as lost; 0 for
+	// never.
+	JupyterReconnectTimeout float64 `json:"jupyter_reconnect_timeout"`
+	// KernelName is the kernelspec started on jupyter_url; nil means the
+	// server's default.
+	KernelName *string `json:"kernel_name"`
+	// KernelPool keeps a spare kernel started; nil means one locally when
+	// subagents are on, none on a remote server.
+	KernelPool *bool `json:"kernel_pool"`
 	// Sandbox runs the local kernels under sandbox-runtime (srt):
 	// filesystem and network limits at the OS level.
 	Sandbox bool `json:"sandbox"`
@@ -168,6 +189,8 @@ func Defaults() Options {
 		KernelEnv:                map[string]string{},
 		MCPServers:               map[string]Server{},
 		PTCServers:               map[string]Server{},
+		JupyterHeaders:           map[string]string{},
+		JupyterReconnectTimeout:  60,
 	}
 }
 
@@ -238,8 +261,26 @@ var keys = []OptionKey{
 		"Run code on this Jupyter server or kernel gateway instead of a local one; null for local.", true,
 		func(o *Options) any { return &o.JupyterURL }},
 	{"jupyter_token", "a string or null",
-		"The token of jupyter_url's server.", true,
+		"The token of jupyter_url's server (a ?token= in jupyter_url works too).", true,
 		func(o *Options) any { return &o.JupyterToken }},
+	{"jupyter_workdir", "a folder path on the Jupyter server, or null for the folder kernels start in",
+		"The workspace on jupyter_url's server, relative to where its kernels start; null for that folder.", true,
+		func(o *Options) any { return &o.JupyterWorkdir }},
+	{"jupyter_headers", `an object of strings, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"}`,
+		`Headers for jupyter_url, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"} for JupyterHub.`, true,
+		func(o *Options) any { return &o.JupyterHeaders }},
+	{"jupyter_ca_file", "the path of a PEM file of CA certificates, or null for the system's",
+		"A PEM file of CA certificates trusted for an https jupyter_url; null for the system's.", true,
+		func(o *Options) any { return &o.JupyterCAFile }},
+	{"jupyter_reconnect_timeout", "seconds (a number), 0 for no reconnection",
+		"Seconds a broken connection to jupyter_url is retried, keeping the kernel; 0 for never.", true,
+		func(o *Options) any { return &o.JupyterReconnectTimeout }},
+	{"kernel_name", "a kernelspec name of the Jupyter server, or null for its default",
+		"The kernelspec to start on jupyter_url's server; null for its default.", true,
+		func(o *Options) any { return &o.KernelName }},
+	{"kernel_pool", "true, false, or null for the default (a spare kernel locally when subagents are on)",
+		"Keep a spare kernel started; null means yes locally with subagents, no on a remote server.", true,
+		func(o *Options) any { return &o.KernelPool }},
 	{"sandbox", "true or false",
 		"Run code in the sandbox: no network, writes only in the workspace, .env unreadable (see the Sandbox tab).", true,
 		func(o *Options) any { return &o.Sandbox }},
@@ -302,7 +343,7 @@ func ParseOptions(data []byte, file string) (Options, error) {
 func decodeValue(value json.RawMessage, dst any) error {
 	if string(bytes.TrimSpace(value)) == "null" {
 		switch dst.(type) {
-		case **string, **float64, *map[string]any:
+		case **string, **float64, **bool, *map[string]any:
 		default:
 			return errors.New("null is not allowed here")
 		}
@@ -356,7 +397,15 @@ func (o Options) validate() error {
 		}
 	}
 	if o.JupyterURL != nil && !strings.HasPrefix(*o.JupyterURL, "http://") && !strings.HasPrefix(*o.JupyterURL, "https://") {
-		return bad("jupyter_url", fmt.Sprintf("%q", *o.JupyterURL), "an http:// or https:// URL, or null")
+		return bad("jupyter_url", fmt.Sprintf("%q", withoutQuery(*o.JupyterURL)), "an http:// or https:// URL, or null")
+	}
+	if o.JupyterReconnectTimeout < 0 {
+		return bad("jupyter_reconnect_timeout", o.JupyterReconnectTimeout, "0 or more seconds")
+	}
+	for name := range o.JupyterHeaders {
+		if name == "" || strings.ContainsAny(name, " \t\r\n:") {
+			return bad("jupyter_headers", fmt.Sprintf("%q", name), "HTTP header names without spaces or colons")
+		}
 	}
 	return nil
 }
@@ -395,6 +444,14 @@ func (o Options) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// withoutQuery hides the query of a URL (a ?token=...) in messages.
+func withoutQuery(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
 }
 
 // clip shortens a raw value for an error message.
