@@ -42,6 +42,11 @@ var settingKeys = []struct{ key, description string }{
 	{"jupyter_token", "The token of jupyter_url's server."},
 	{"sandbox", "Run code in the sandbox: no network, writes only in the workspace, .env unreadable (see the Sandbox tab)."},
 	{"sandbox_config", "A sandbox-runtime settings file replacing the default sandbox rules; null for the defaults."},
+	{"models", `Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}.`},
+	{"max_cost_per_session", "A budget in US dollars: the turn pauses and asks before going over it; null for none."},
+	{"compaction_threshold", "Summarise older turns when a request would fill this share of the context window (0.1 to 1); null for only when the provider refuses."},
+	{"checkpoints", "Record the workspace's files before each change, so changes can be reviewed and reverted."},
+	{"checkpoint_max_file_bytes", "Files larger than this are left out of checkpoints."},
 }
 
 // SettingField is one agent.json key in the settings form. Values are JSON
