@@ -1,0 +1,11 @@
+//go:build !unix
+
+package checkpoint
+
+import "context"
+
+// fileLock does nothing where flock is missing: one process at a time.
+type fileLock struct{ path string }
+
+func (l *fileLock) lock(context.Context) error { return nil }
+func (l *fileLock) unlock()                    {}
