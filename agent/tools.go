@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/kernel"
@@ -122,6 +123,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		// host must know which cell its requests come from.
 		a.cellMu.Lock()
 		defer a.cellMu.Unlock()
+		before := a.checkpointBefore(ctx, emit)
 		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
 			if rejected.CompareAndSwap(false, true) {
 				// Stop the cell before it hears the "no": the rest of it may
@@ -148,6 +150,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 		}
 		emit(out)
+		a.checkpointAfter(ctx, emit, before, call, actionLabel(call, *args.Code))
 		return out.Text, out.Error, nil
 	})
 	if rejected.Load() {
@@ -183,6 +186,11 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		var before *checkpoint.Snapshot
+		if _, read := tc.(FileRead); !read {
+			before = a.checkpointBefore(ctx, emit)
+			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
+		}
 		res, err := a.ws.Run(ctx, args, true)
 		if err != nil {
 			return err.Error(), true, nil

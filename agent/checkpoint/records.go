@@ -248,3 +248,46 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// SetMaxFileBytes changes the size above which files are not kept, from
+// the next snapshot on.
+func (s *Store) SetMaxFileBytes(n int64) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.opts.MaxFileBytes = n
+	s.mu.Unlock()
+}
+
+// RevertedBy maps each record that is reverted now to the revert that did
+// it: a revert counts unless it was reverted itself.
+func RevertedBy(rs []Record) map[string]string {
+	by := map[string]string{}
+	// Newest first: a revert's own state is known before what it reverts.
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		if r.Kind != KindRevert || by[r.ID] != "" {
+			continue
+		}
+		for _, id := range r.Reverts {
+			if by[id] == "" {
+				by[id] = r.ID
+			}
+		}
+	}
+	return by
+}
+
+// LastTurn returns the id of the latest turn (of session, or of any when
+// session is "") with changes not reverted; "" when there is none.
+func LastTurn(rs []Record, session string) string {
+	reverted := RevertedBy(rs)
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		if r.Kind == KindAction && r.TurnID != "" && reverted[r.ID] == "" && (session == "" || r.Session == session) {
+			return r.TurnID
+		}
+	}
+	return ""
+}

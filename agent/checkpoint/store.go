@@ -74,8 +74,14 @@ func (o Options) withDefaults() Options {
 }
 
 // DefaultRoot is where the app keeps the stores of all workspaces:
-// $XDG_DATA_HOME/freeact/checkpoints.
-func DefaultRoot() string { return filepath.Join(xdg.DataHome, "freeact", "checkpoints") }
+// $XDG_DATA_HOME/freeact/checkpoints (~/.local/share/freeact/checkpoints).
+// It follows XDG_DATA_HOME as it is now.
+func DefaultRoot() string {
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "freeact", "checkpoints")
+	}
+	return filepath.Join(xdg.DataHome, "freeact", "checkpoints")
+}
 
 // Dir returns the store folder of the workspace (an absolute path) under
 // root: a folder named by a hash of the path.

@@ -491,3 +491,39 @@ func TestRecordsFileSurvivesAPartialLine(t *testing.T) {
 		t.Errorf("Find(nope) = %v", err)
 	}
 }
+
+func TestLastTurnSkipsRevertedTurns(t *testing.T) {
+	ws := t.TempDir()
+	s := open(t, ws, Options{})
+	action(t, s, Info{Session: "s", TurnID: "T1", Turn: 1}, func() { write(t, ws, map[string]string{"a": "1"}) })
+	action(t, s, Info{Session: "s", TurnID: "T2", Turn: 2}, func() { write(t, ws, map[string]string{"a": "2"}) })
+	action(t, s, Info{Session: "other", TurnID: "T3", Turn: 1}, func() { write(t, ws, map[string]string{"b": "1"}) })
+	last := func(session string) string {
+		rs, err := s.Records()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return LastTurn(rs, session)
+	}
+	if got := last("s"); got != "T2" {
+		t.Fatalf("last turn of s = %q", got)
+	}
+	if got := last(""); got != "T3" {
+		t.Fatalf("last turn = %q", got)
+	}
+	rs, _ := s.Find("T2")
+	undo, _, err := s.Revert(context.Background(), rs, Info{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := last("s"); got != "T1" {
+		t.Errorf("after reverting T2 the last turn of s = %q", got)
+	}
+	// Undoing the revert brings T2 back.
+	if _, _, err := s.Revert(context.Background(), []Record{*undo}, Info{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := last("s"); got != "T2" {
+		t.Errorf("after undoing the revert the last turn of s = %q", got)
+	}
+}
