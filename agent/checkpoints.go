@@ -186,9 +186,13 @@ func (a *Agent) currentTurn() turnInfo {
 // actionLabel says in one line what a code action or file call does.
 func actionLabel(call model.FunctionCall, args any) string {
 	switch v := args.(type) {
-	case string: // the code of a cell
-		for _, l := range strings.Split(v, "\n") {
+	case string: // the code of a cell: its first line of code
+		lines := strings.Split(strings.TrimSpace(v), "\n")
+		for i, l := range lines {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				if i < len(lines)-1 {
+					l += " …"
+				}
 				return l
 			}
 		}

@@ -252,7 +252,7 @@ turns:
 		t.Fatalf("budget requests %+v", asked)
 	}
 	resp := of[*agent.Response](events)
-	if stop := resp[len(resp)-1].Text; !strings.Contains(stop, "$0.0080 of its $0.01 budget") {
+	if stop := resp[len(resp)-1].Text; !strings.Contains(stop, "$0.008 of its $0.01 budget") {
 		t.Errorf("turn ended with %q", stop)
 	}
 	if n := len(fake.Requests()); n != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
@@ -151,8 +152,21 @@ func (a *Agent) loadCosts() error {
 
 // budgetStopText ends a turn stopped at the budget.
 func budgetStopText(spent, budget float64) string {
-	return fmt.Sprintf("Stopped before the next model call: this session has cost $%.4f of its $%.2f budget (max_cost_per_session). "+
-		"Send a message and continue to raise the budget.", spent, budget)
+	return fmt.Sprintf("Stopped before the next model call: this session has cost %s of its %s budget (max_cost_per_session). "+
+		"Send a message and continue to raise the budget.", FormatUSD(spent), FormatUSD(budget))
+}
+
+// FormatUSD writes an amount of US dollars: cents above a dollar, else
+// up to four decimals ($12.35, $0.015, $0.0323).
+func FormatUSD(v float64) string {
+	if v >= 1 || v == 0 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	s := strings.TrimRight(fmt.Sprintf("%.4f", v), "0")
+	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
+		s += strings.Repeat("0", 3-(len(s)-i))
+	}
+	return "$" + s
 }
 
 // checkBudget asks before a model call that would take the session over
