@@ -176,6 +176,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	}
 	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
 	a.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: a.id}
+	protectConfig(o.perm, cfg)
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))
 	}

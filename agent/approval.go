@@ -30,14 +30,21 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	if ap.skipAll {
 		return true, nil
 	}
-	if ap.perm != nil && ap.perm.Check(pc) == permission.Allow {
-		return true, nil
+	var verdict permission.Verdict
+	if ap.perm != nil {
+		if verdict = ap.perm.Evaluate(pc); verdict.Decision == permission.Allow {
+			return true, nil
+		}
 	}
 	suggested := permission.SuggestPattern(pc)
-	if ap.perm != nil {
+	switch {
+	case verdict.Protected:
+		suggested = ""
+	case ap.perm != nil:
 		suggested = ap.perm.Suggest(pc)
 	}
 	req := newApprovalRequest(Meta{AgentID: ap.agentID, CorrelationID: corr}, call, suggested)
+	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	emit(req)
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -71,7 +78,7 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer) (bool, error) {
 	if ans.decision == Reject {
 		return false, nil
 	}
-	if ans.decision == Once || ap.perm == nil {
+	if ans.decision == Once || ap.perm == nil || req.Protected {
 		return true, nil
 	}
 	pattern := ans.pattern

@@ -54,5 +54,7 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		ToolCall  json.RawMessage `json:"tool_call"`
 		Display   string          `json:"display,omitempty"`
 		Suggested string          `json:"suggested_pattern"`
-	}{r.Meta, withType(TypeName(r.ToolCall), call), r.Display, r.Suggested})
+		Reason    string          `json:"reason,omitempty"`
+		Protected bool            `json:"protected,omitempty"`
+	}{r.Meta, withType(TypeName(r.ToolCall), call), r.Display, r.Suggested, r.Reason, r.Protected})
 }

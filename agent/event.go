@@ -162,8 +162,16 @@ type ApprovalRequest struct {
 	// multi-line script; empty for other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
-	// answer brings its own.
+	// answer brings its own; empty for a Protected call.
 	Suggested string `json:"suggested_pattern"`
+	// Reason says why the call is asked when a rule allows calls like it
+	// (cat .env under "cat *"), or why it is Protected; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Protected marks a call that changes what the agent may do without
+	// asking (permissions.json, agent.json, the sandbox settings): only
+	// yes or no answer it; Always and Session count as a one-time yes and
+	// save no rule.
+	Protected bool `json:"protected,omitempty"`
 
 	once sync.Once
 	ch   chan answer

@@ -191,7 +191,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 			before = a.checkpointBefore(ctx, emit)
 			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
 		}
-		res, err := a.ws.Run(ctx, args, true)
+		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil
 		}

@@ -67,6 +67,10 @@ func (a *Agent) priceOf(modelName string, u model.Usage) *float64 {
 	return &c
 }
 
+// CostOf returns what a call of modelName counted by u cost by the
+// catalog and agent.json's models; nil when the price is unknown.
+func (a *Agent) CostOf(modelName string, u model.Usage) *float64 { return a.priceOf(modelName, u) }
+
 // recordUsage counts a call's tokens and cost and reports them.
 func (a *Agent) recordUsage(emit func(Event), modelName string, u model.Usage) {
 	cost := a.priceOf(modelName, u)

@@ -34,7 +34,8 @@ func contractEvents() []queued {
 	meta := agent.Meta{AgentID: "sub-c0de", CorrelationID: "call-7"}
 	cost, budget := 0.0125, 10.0
 	approval := func(id string, call agent.ToolCall) queued {
-		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id}}
+		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
+			Reason: "reason of " + id, Protected: true}}
 	}
 	return []queued{
 		{ev: &agent.ThoughtsChunk{Meta: meta, Text: "thinking chunk"}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // style colours terminal text when the output is a terminal and NO_COLOR
@@ -77,10 +78,10 @@ func (t *terminal) render(ev agent.Event) {
 			t.write(t.style.dim("thinking: "))
 			t.thinking = true
 		}
-		t.write(t.style.dim(e.Text))
+		t.write(t.style.dim(visible.String(e.Text)))
 	case *agent.ResponseChunk:
 		t.endThinking()
-		t.write(e.Text)
+		t.write(visible.String(e.Text))
 		t.streamed = true
 	case *agent.Response:
 		t.endThinking()
@@ -88,12 +89,12 @@ func (t *terminal) render(ev agent.Event) {
 			// A text the agent wrote (a stop at max_turns or at the
 			// budget, a rejection) comes without chunks.
 			t.newline()
-			t.write(e.Text)
+			t.write(visible.String(e.Text))
 		}
 		t.streamed = false
 		t.newline()
 	case *agent.CodeExecutionOutputChunk:
-		text := e.Text
+		text := outputText(e.Text)
 		if e.Kind == "stderr" || e.Kind == "error" {
 			text = t.style.red(text)
 		}
@@ -105,11 +106,11 @@ func (t *terminal) render(ev agent.Event) {
 			return // its output streamed already
 		}
 		t.newline()
-		t.write(t.style.dim(clip(e.Content, maxToolLines)))
+		t.write(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
 		t.newline()
 	case *agent.ModelRetry:
 		t.newline()
-		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", e.Reason, e.DelaySecs, e.Attempt, e.MaxRetries)))
+		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 		t.newline()
 	case *agent.Cancelled:
 		t.newline()
@@ -117,7 +118,7 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 	case *agent.Failed:
 		t.newline()
-		t.write(t.style.red("error: " + e.Error))
+		t.write(t.style.red("error: " + visible.String(e.Error)))
 		t.newline()
 	case *agent.ApprovalRequest:
 		t.endThinking()
@@ -125,11 +126,11 @@ func (t *terminal) render(ev agent.Event) {
 		t.showCall(e)
 	case *agent.InputRequest:
 		t.newline()
-		t.write(e.Prompt)
+		t.write(visible.String(e.Prompt))
 		t.lineStart = false
 	case *agent.Notice:
 		t.newline()
-		t.write(t.style.yellow(e.Text))
+		t.write(t.style.yellow(visible.String(e.Text)))
 		t.newline()
 	case *agent.Compacting:
 		t.newline()
@@ -139,7 +140,7 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(t.style.dim(fmt.Sprintf("Compacted %d messages: about %s → %s tokens. The model now sees this summary:", e.Messages, thousands(e.TokensBefore), thousands(e.TokensAfter))))
 		t.newline()
-		t.write(t.style.dim(prefixLines(clip(e.Summary, 40), "  │ ")))
+		t.write(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
 		t.newline()
 	case *agent.FilesChanged:
 		t.newline()
@@ -168,7 +169,7 @@ func compactReason(r string) string {
 func describeChanges(cs []checkpoint.Change) string {
 	var parts []string
 	for _, c := range cs {
-		p := map[string]string{checkpoint.Added: "A ", checkpoint.Modified: "M ", checkpoint.Deleted: "D "}[c.Status] + c.Path
+		p := map[string]string{checkpoint.Added: "A ", checkpoint.Modified: "M ", checkpoint.Deleted: "D "}[c.Status] + visible.String(c.Path)
 		switch {
 		case c.Large:
 			p += " (large, not kept)"
@@ -273,64 +274,96 @@ func (t *terminal) newline() {
 }
 
 // showCall prints what an approval would allow: the exact code, command,
-// tool arguments or file.
+// tool arguments or file, with every character that could hide or move
+// text shown as an escape (see internal/visible), and why it is asked when
+// a rule allows calls like it.
 func (t *terminal) showCall(r *agent.ApprovalRequest) {
-	title := agent.TypeName(r.ToolCall) + " " + r.ToolCall.Name()
+	v := visible.String
+	title := agent.TypeName(r.ToolCall) + " " + v(r.ToolCall.Name())
 	t.write(t.style.bold("── " + title + " "))
 	t.newline()
+	if r.Protected {
+		t.write(t.style.yellow("Warning: "+v(r.Reason)) + "\n")
+	} else if r.Reason != "" {
+		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
+	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
 		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
-			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
+			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + v(l) + "\n")
 		}
 	case agent.ShellAction:
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
 		}
-		t.write("$ " + c.Command + "\n")
+		t.write("$ " + v(c.Command) + "\n")
 	case agent.GenericCall:
 		args := string(c.Args)
-		var v any
-		if json.Unmarshal(c.Args, &v) == nil {
-			if b, err := json.MarshalIndent(v, "", "  "); err == nil {
+		var val any
+		if json.Unmarshal(c.Args, &val) == nil {
+			if b, err := json.MarshalIndent(val, "", "  "); err == nil {
 				args = string(b)
 			}
 		}
-		t.write(clip(args, 20) + "\n")
+		t.write(v(clip(args, 20)) + "\n")
 	case agent.FileRead:
-		t.write("read " + c.Path + "\n")
+		t.write("read " + v(c.Path) + "\n")
 	case agent.FileWrite:
-		t.write(fmt.Sprintf("write %s (%d bytes)\n", c.Path, len(c.Content)))
-		t.write(t.style.dim(clip(c.Content, 10)) + "\n")
+		t.write(fmt.Sprintf("write %s (%d bytes)\n", v(c.Path), len(c.Content)))
+		t.write(t.style.dim(v(clip(c.Content, 10))) + "\n")
 	case agent.FileEdit:
-		t.write("edit " + c.Path + "\n")
-		t.write(t.style.red(prefixLines(clip(c.OldText, 10), "- ")) + "\n")
-		t.write(t.style.cyan(prefixLines(clip(c.NewText, 10), "+ ")) + "\n")
+		t.write("edit " + v(c.Path) + "\n")
+		t.write(t.style.red(prefixLines(v(clip(c.OldText, 10)), "- ")) + "\n")
+		t.write(t.style.cyan(prefixLines(v(clip(c.NewText, 10)), "+ ")) + "\n")
 	}
+}
+
+// outputText prepares code output for the terminal: a carriage return
+// (progress bars) starts a new line instead of going back over the line,
+// and other hidden characters show as escapes, so output cannot move the
+// cursor, clear a line or overwrite an approval shown meanwhile.
+func outputText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return visible.String(strings.ReplaceAll(s, "\r", "\n"))
 }
 
 // approve asks until it gets y, n, a or s (Enter is yes). End of input,
 // Ctrl-C or the end of the turn answer no. In --json mode the request was
-// printed as JSON and the answer is a bare line.
+// printed as JSON and the answer is a bare line. A protected call takes y
+// or n only; in --json mode a or s count as y (no rule is saved), so a
+// script's answers stay in step with its requests.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
 	for {
-		if !t.json {
-			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf("(a: always allow %q, s: for this session)", r.Suggested))))
+		if !t.json && r.Protected {
+			t.write("Approve once? [Y/n] ")
+			t.lineStart = true
+		} else if !t.json {
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf(`(a: always allow "%s", s: for this session)`, visible.String(r.Suggested)))))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
 		if !ok {
 			return agent.Reject, ""
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch answer {
 		case "", "y", "yes":
 			return agent.Once, ""
 		case "n", "no":
 			return agent.Reject, ""
-		case "a", "always":
-			return agent.Always, ""
-		case "s", "session":
-			return agent.Session, ""
+		case "a", "always", "s", "session":
+			switch {
+			case r.Protected && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", line)
+				return agent.Once, ""
+			case r.Protected:
+				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case answer[0] == 'a':
+				return agent.Always, ""
+			default:
+				return agent.Session, ""
+			}
 		}
 		if t.json {
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)

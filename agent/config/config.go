@@ -27,8 +27,11 @@ var templates embed.FS
 
 // Paths inside a workspace.
 const (
-	FreeactDir  = ".freeact"
-	AgentFile   = "agent.json"
+	FreeactDir = ".freeact"
+	AgentFile  = "agent.json"
+	// SandboxFile is where the desktop app saves custom sandbox settings
+	// (named by sandbox_config).
+	SandboxFile = "sandbox-config.json"
 	DotEnvFile  = ".env"
 	AgentsMD    = "AGENTS.md"
 	generated   = "generated"

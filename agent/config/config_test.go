@@ -472,3 +472,16 @@ func TestKeyInfos(t *testing.T) {
 		}
 	}
 }
+
+// agent.json saved with a UTF-8 byte-order mark (Notepad does) loads.
+func TestAgentJSONByteOrderMark(t *testing.T) {
+	ws := t.TempDir()
+	writeAgentJSON(t, ws, "\xef\xbb\xbf"+`{"max_subagents": 2}`)
+	c, err := Load(ws, LoadOptions{Lookup: noEnv})
+	if err != nil {
+		t.Fatalf("agent.json with a byte-order mark: %v", err)
+	}
+	if c.Options.MaxSubagents != 2 {
+		t.Errorf("max_subagents = %d, want 2", c.Options.MaxSubagents)
+	}
+}

@@ -90,6 +90,9 @@ type Server struct {
 	// ExcludedTools names tools of the server that are never offered to
 	// the model nor generated as Python modules.
 	ExcludedTools []string `json:"excluded_tools,omitempty"`
+	// ConnectTimeout bounds starting the server and listing its tools, in
+	// seconds; nil means the default (10 s).
+	ConnectTimeout *float64 `json:"connect_timeout,omitempty"`
 }
 
 // Defaults returns the options of a new workspace.
@@ -289,6 +292,9 @@ func (s Server) validate() error {
 		if strings.TrimSpace(t) == "" {
 			return errors.New(`"excluded_tools" holds an empty tool name`)
 		}
+	}
+	if s.ConnectTimeout != nil && *s.ConnectTimeout <= 0 {
+		return fmt.Errorf(`"connect_timeout" %v: want a positive number of seconds`, *s.ConnectTimeout)
 	}
 	return nil
 }

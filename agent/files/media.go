@@ -202,6 +202,10 @@ func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved boo
 	if err != nil {
 		return Image{}, "", err
 	}
+	return w.readMedia(ctx, p)
+}
+
+func (w *Workspace) readMedia(ctx context.Context, p Path) (Image, string, error) {
 	f, err := openRegular(p)
 	if err != nil {
 		return Image{}, "", err

@@ -254,3 +254,40 @@ func (w *Workspace) Run(ctx context.Context, args Args, approved bool) (Result, 
 	}
 	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)
 }
+
+// RunApproved executes a call that was approved for the path approved (as
+// Resolve returned it before asking). The path must still resolve to the
+// same file: a symbolic link changed in between is refused with nothing
+// done, and the file is then opened without following any link, so one
+// swapped in later still cannot redirect it.
+func (w *Workspace) RunApproved(ctx context.Context, args Args, approved Path) (Result, error) {
+	if args == nil {
+		return Result{}, errors.New("no file tool arguments given")
+	}
+	now, err := w.Resolve(args.FilePath())
+	if err != nil {
+		return Result{}, err
+	}
+	if now.Abs != approved.Abs {
+		return Result{}, fmt.Errorf("%s changed after it was approved: it was %s and now leads to %s (a symbolic link was changed); nothing was done",
+			args.FilePath(), approved.Abs, now.Abs)
+	}
+	switch a := args.(type) {
+	case ReadTextArgs:
+		text, err := w.readText(ctx, a, approved)
+		return Result{Text: text}, err
+	case ReadMediaArgs:
+		img, text, err := w.readMedia(ctx, approved)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Text: text, Image: &img}, nil
+	case WriteArgs:
+		text, err := w.write(ctx, a, approved)
+		return Result{Text: text}, err
+	case EditArgs:
+		text, err := w.edit(ctx, a, approved)
+		return Result{Text: text}, err
+	}
+	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)
+}

@@ -292,3 +292,49 @@ func TestHTTPHeadersAreSent(t *testing.T) {
 		t.Fatalf("connect without the header: %v", err)
 	}
 }
+
+// A server that prints something other than the protocol, or nothing, fails
+// its connection within the connect timeout, and the error names it and
+// quotes what it printed.
+func TestBrokenServerFailsFast(t *testing.T) {
+	one := 1.0
+	// The garbage case waits for the default timeout, except in the fast
+	// tier, which gives it a second.
+	var quick *float64
+	defaultWait := "no answer within 10s"
+	if testing.Short() {
+		quick, defaultWait = &one, "no answer within 1s"
+	}
+	sh := func(script string, timeout *float64) config.Server {
+		return config.Server{Command: "sh", Args: []string{"-c", script}, ConnectTimeout: timeout}
+	}
+	tests := []struct {
+		name string
+		cfg  config.Server
+		want []string
+	}{
+		{"garbage", sh(`echo 'Hello, I am not an MCP server'; echo 'warming up...' >&2; while read -r l; do :; done`, quick),
+			[]string{`MCP server "garbage" is not available: initialize sh -c`, defaultWait,
+				`it printed on stdout: "Hello, I am not an MCP server"; on stderr: "warming up..."`}},
+		{"silent", sh(`while read -r l; do :; done`, &one),
+			[]string{`MCP server "silent" is not available`, `no answer within 1s (a server that is slow to start needs a higher "connect_timeout"`,
+				"it printed nothing on stdout or stderr"}},
+		{"exits", sh(`echo '{"jsonrpc": "2.0", "method": "x"}'; echo 'fatal: no config file' >&2; exit 3`, nil),
+			[]string{`MCP server "exits" is not available`, "the server exited (exit status 3)", `it printed on stderr: "fatal: no config file"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newManager(t, map[string]config.Server{tt.name: tt.cfg}, mcp.Options{})
+			_, err := m.ServerTools(context.Background(), tt.name)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

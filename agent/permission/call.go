@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/freeact/desktop/agent/shell"
 )
 
@@ -97,6 +98,11 @@ func (r Rule) validate() error {
 		if r.Path == "" {
 			return fmt.Errorf(`%s rule needs "path" (a pattern such as "src/**")`, r.Type)
 		}
+		// doublestar matches nothing with an invalid pattern: an ask rule
+		// would silently never ask.
+		if !doublestar.ValidatePattern(r.Path) {
+			return fmt.Errorf(`"path" %q is not a valid pattern: close every [ with ] and every { with } (write \[ for a literal [)`, r.Path)
+		}
 	} else if r.Path != "" {
 		return fmt.Errorf(`"path" is only valid in FileRead, FileWrite and FileEdit rules, not %s`, r.Type)
 	}
@@ -117,8 +123,9 @@ var subcommandTools = map[string]bool{
 // SuggestPattern proposes the pattern for a rule that would allow call and
 // calls like it, in the text form ParsePattern reads back:
 //   - a shell command: "cmd subcmd *" for tools with subcommands, else
-//     "cmd *"; a command without arguments, or one that redirects output
-//     into a file, is suggested as written;
+//     "cmd *"; a command without arguments, or one that writes files in a
+//     way such a rule would not cover (a redirection, sort -o, git
+//     --output), is suggested as written;
 //   - a %%bash script: the whole script, wildcards in it escaped;
 //   - a file operation: "<tool_name> <path>", with wildcards in the path
 //     escaped; give the path relative to the workspace (Manager.Suggest
@@ -134,7 +141,9 @@ func SuggestPattern(c Call) string {
 		}
 		// Whitespace or quoting the heuristic does not expect: fall back
 		// to the exact command, so the rule always matches this call.
-		if p := suggestShell(c.Command); Glob(p, c.Command) {
+		// A rule must name what makes a command write ("sort -o *").
+		markers := writeMarkers(c.Command, shell.FileAccesses(c.Command, ""))
+		if p := suggestShell(c.Command); Glob(p, c.Command) && uncovered(Rule{Command: p}, markers) == "" {
 			return p
 		}
 		return EscapeGlob(c.Command)

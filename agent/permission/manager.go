@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/shell"
@@ -64,9 +64,11 @@ type Manager struct {
 	workspace string // absolute, clean
 	file      string
 
-	mu      sync.RWMutex
-	always  Rules
-	session Rules
+	mu        sync.RWMutex
+	always    Rules
+	session   Rules
+	protected []string // absolute paths besides file (see Protect)
+	walkLimit int      // entries one check may visit (see guard.go)
 }
 
 // Open loads the rules of the workspace at dir from
@@ -77,7 +79,7 @@ func Open(dir string) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open permissions: workspace path %q: %w", dir, err)
 	}
-	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName)}
+	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName), walkLimit: maxWalk}
 	rules, err := readRules(m.file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -95,31 +97,71 @@ func Open(dir string) (*Manager, error) {
 // File returns the path of the permissions file.
 func (m *Manager) File() string { return m.file }
 
-// Check matches c against the rules in the order session ask, always ask,
-// session allow, always allow; the first match decides. An opaque shell
-// call (marked so, or one that agent/shell cannot split safely) is never
-// allowed by a rule, and neither is a shell command that
-// writes files through a redirection unless the matching rule's command
-// pattern has a redirection itself.
-func (m *Manager) Check(c Call) Decision {
+// Check is Evaluate's decision.
+func (m *Manager) Check(c Call) Decision { return m.Evaluate(c).Decision }
+
+// Evaluate matches c against the rules in the order session ask, always
+// ask, session allow, always allow; the first match decides, except:
+//   - a call that changes a protected file (see Protect) is asked before
+//     any rule is consulted, and Verdict.Protected is set;
+//   - an opaque shell call (marked so, or one that agent/shell cannot
+//     split safely) is never allowed by a rule;
+//   - a shell command that writes files (a redirection, tee, --output...)
+//     is allowed only by a rule that names what makes it write;
+//   - a call an allow rule matches is still asked when its files meet an
+//     ask rule: a shell command naming .env, a recursive search over a
+//     folder holding it, a hard link to it (see guard.go).
+func (m *Manager) Evaluate(c Call) Verdict {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	var acc []shell.Access
+	if c.Type == TypeShellAction && (c.ToolName == ShellTool || c.ToolName == ShellMagicTool) {
+		acc = shell.FileAccesses(c.Command, m.workspace)
+	}
+	if reason := m.protectedCall(c, acc); reason != "" {
+		return Verdict{Decision: Ask, Reason: reason, Protected: true}
+	}
 	for _, rules := range [][]Rule{m.session.Ask, m.always.Ask} {
-		if m.first(rules, c) {
-			return Ask
-		}
-	}
-	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
-		return NoMatch
-	}
-	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow} {
 		for _, r := range rules {
-			if r.matches(c, m.workspace) && !writesPastRule(r, c) {
-				return Allow
+			if r.matches(c, m.workspace) {
+				return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s asks for it", r)}
 			}
 		}
 	}
-	return NoMatch
+	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
+		return Verdict{Decision: NoMatch}
+	}
+	var markers []string
+	if c.Type == TypeShellAction {
+		markers = writeMarkers(c.Command, acc)
+	}
+	var allowed *Rule
+	notCovered := ""
+	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow} {
+		for _, r := range rules {
+			if !r.matches(c, m.workspace) {
+				continue
+			}
+			if mk := uncovered(r, markers); mk != "" {
+				if notCovered == "" {
+					notCovered = fmt.Sprintf("the rule %s allows the command but not how it writes files: the rule does not name %s", r, mk)
+				}
+				continue
+			}
+			allowed = &r
+			break
+		}
+		if allowed != nil {
+			break
+		}
+	}
+	if allowed == nil {
+		return Verdict{Decision: NoMatch, Reason: notCovered}
+	}
+	if reason := m.askReason(c, acc); reason != "" {
+		return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s allows it, but %s", allowed, reason)}
+	}
+	return Verdict{Decision: Allow}
 }
 
 // Suggest is SuggestPattern with a file path made relative to the
@@ -134,17 +176,6 @@ func (m *Manager) Suggest(c Call) string {
 
 // IsAllowed reports whether c may run without asking.
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
-
-func (m *Manager) first(rules []Rule, c Call) bool {
-	return slices.ContainsFunc(rules, func(r Rule) bool { return r.matches(c, m.workspace) })
-}
-
-// writesPastRule reports a shell command that redirects output into a file
-// matched by a rule that does not mention redirection: "cat *" must not
-// allow "cat a > ~/.bashrc".
-func writesPastRule(r Rule, c Call) bool {
-	return c.Type == TypeShellAction && !strings.Contains(r.Command, ">") && shell.WritesFiles(c.Command)
-}
 
 // Add adds rule to the allow tier (ask=false) or the ask tier of scope.
 // Always rules are merged into the file as it is on disk now (so edits
@@ -235,7 +266,7 @@ func (rs Rules) validate(file string) error {
 	}{{"allow", rs.Allow}, {"ask", rs.Ask}} {
 		for i, r := range tier.rules {
 			if err := r.validate(); err != nil {
-				return fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, r, err)
 			}
 		}
 	}
@@ -264,12 +295,22 @@ func ParseRules(data []byte, file string) (Rules, error) {
 				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
 			}
 			if err := r.validate(); err != nil {
-				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return Rules{}, fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, compactJSON(item), err)
 			}
 			*tier.dst = append(*tier.dst, r)
 		}
 	}
 	return rs, nil
+}
+
+// compactJSON returns a rule's JSON text on one line, to name it in an
+// error.
+func compactJSON(item json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, item) != nil {
+		return string(item)
+	}
+	return b.String()
 }
 
 func readRules(file string) (Rules, error) {

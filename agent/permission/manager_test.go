@@ -268,6 +268,10 @@ func TestParseRulesErrors(t *testing.T) {
 		{"path on shell", `{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "x", "path": "y"}]}`, []string{`"path" is only valid`}},
 		{"command on file", `{"allow": [{"type": "FileRead", "tool_name": "x", "path": "y", "command": "z"}]}`, []string{`"command" is only valid`}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
+		{"invalid path glob", `{"allow": [], "ask": [{"type": "FileRead", "tool_name": "filesystem_*", "path": "**/.env"}, {"type": "FileRead", "tool_name": "filesystem_*", "path": "secrets/[abc"}]}`,
+			[]string{`perm.json: ask[1] {"type":"FileRead","tool_name":"filesystem_*","path":"secrets/[abc"}: "path" "secrets/[abc" is not a valid pattern: close every [ with ]`}},
+		{"invalid brace", `{"allow": [{"type": "FileWrite", "tool_name": "*", "path": "src/{a,b"}]}`,
+			[]string{`allow[0] {"type":"FileWrite","tool_name":"*","path":"src/{a,b"}: "path" "src/{a,b" is not a valid pattern`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,6 +291,19 @@ func TestParseRulesErrors(t *testing.T) {
 	writeFile(t, filepath.Join(ws, ".freeact", FileName), `{"allow": [{"type": "Nope", "tool_name": "x"}]}`)
 	if _, err := Open(ws); err == nil || !strings.Contains(err.Error(), FileName) {
 		t.Fatalf("Open of a broken file: %v", err)
+	}
+}
+
+// A byte-order mark, as some Windows editors write it, is accepted.
+func TestByteOrderMark(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".freeact", FileName), "\xef\xbb\xbf"+`{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "make *"}], "ask": []}`)
+	m, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.IsAllowed(shellCall("make test")) {
+		t.Error("the rule of a file with a byte-order mark does not apply")
 	}
 }
 

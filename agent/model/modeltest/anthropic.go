@@ -257,8 +257,12 @@ func (anthropicWire) events(turn Turn, n int) []string {
 	if usedTools && stop == "end_turn" {
 		stop = "tool_use"
 	}
+	var stopReason any = stop
+	if turn.Finish == "none" {
+		stopReason = nil
+	}
 	return append(events,
-		frame("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		frame("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil},
 			"usage": map[string]int{"output_tokens": out}}),
 		frame("message_stop", map[string]string{"type": "message_stop"}),
 	)

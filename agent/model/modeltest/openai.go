@@ -243,7 +243,9 @@ func (openAIWire) events(turn Turn, n int) []string {
 	if calls > 0 && finish == "stop" {
 		finish = "tool_calls"
 	}
-	add(map[string]any{"delta": map[string]any{}, "finish_reason": finish}, nil)
+	if turn.Finish != "none" {
+		add(map[string]any{"delta": map[string]any{}, "finish_reason": finish}, nil)
+	}
 	if u := turn.Usage; u != nil {
 		add(nil, map[string]any{"usage": map[string]any{
 			"prompt_tokens":             u.Input,

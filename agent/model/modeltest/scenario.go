@@ -58,7 +58,10 @@ type Turn struct {
 	// Reply is streamed one part an event.
 	Reply []ReplyPart `yaml:"reply"`
 	Usage *Usage      `yaml:"usage"`
-	// Finish is why the model stopped: stop (default), max_tokens or safety.
+	// Finish is why the model stopped: stop (default), max_tokens or
+	// safety; none ends the stream in good order without giving a reason
+	// (Gemini: no finishReason, OpenAI: [DONE] without finish_reason,
+	// Anthropic: message_stop after a message_delta without stop_reason).
 	Finish string `yaml:"finish"`
 	// Delay is waited before each event.
 	Delay time.Duration `yaml:"delay"`
@@ -186,9 +189,9 @@ func (t Turn) validate() error {
 		return fmt.Errorf("then %q: want malformed, cut or hang", t.Then)
 	}
 	switch t.Finish {
-	case "", "stop", "max_tokens", "safety":
+	case "", "stop", "max_tokens", "safety", "none":
 	default:
-		return fmt.Errorf("finish %q: want stop, max_tokens or safety", t.Finish)
+		return fmt.Errorf("finish %q: want stop, max_tokens, safety or none", t.Finish)
 	}
 	if t.Error != nil && (t.Error.Status < 400 || len(t.Reply) > 0) {
 		return fmt.Errorf("error needs a status >= 400 and no reply")

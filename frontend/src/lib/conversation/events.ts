@@ -29,6 +29,10 @@ export type AgentEvent =
       tool_call: ToolCallData;
       display?: string;
       suggested_pattern: string;
+      /** Why the call is asked although a rule allows calls like it, or why it is protected. */
+      reason?: string;
+      /** The call changes what the agent may do without asking: yes or no only. */
+      protected?: boolean;
     })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
   | (Meta & {
