@@ -67,7 +67,7 @@ turns:
 	scr.expect(t, "> ")
 	send("Change the files.\r")
 	scr.expect(t, "files changed: M notes.txt (+1 −1)")
-	scr.expect(t, "files changed: M data.csv (+1 −0), D gone.txt (+0 −1)")
+	scr.expect(t, "files changed: M data.csv (+1), D gone.txt (−1)")
 	scr.expect(t, "Changed them.")
 	// gemini-3-flash-preview: (63,000 × $0.50 + 260 × $3) / 1M = $0.03228.
 	scr.expect(t, "tokens: 63000 in · 260 out · 0 thinking · $0.0323 · session $0.0323 · context 22,060 of 1,048,576 (2%) · 3 file changes")

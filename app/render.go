@@ -175,8 +175,12 @@ func describeChanges(cs []checkpoint.Change) string {
 			p += " (large, not kept)"
 		case c.Binary:
 			p += " (binary)"
-		case c.Added+c.Removed > 0:
+		case c.Added > 0 && c.Removed > 0:
 			p += fmt.Sprintf(" (+%d −%d)", c.Added, c.Removed)
+		case c.Added > 0:
+			p += fmt.Sprintf(" (+%d)", c.Added)
+		case c.Removed > 0:
+			p += fmt.Sprintf(" (−%d)", c.Removed)
 		}
 		parts = append(parts, p)
 	}

@@ -274,7 +274,7 @@ describe('App long sessions', () => {
       },
     ]);
     const rev = await screen.findByTestId('revert-item');
-    expect(rev).toHaveTextContent('Reverted 1 file · Revert turn 1: change files');
+    expect(rev).toHaveTextContent('Reverted: 1 file · Revert turn 1: change files');
     expect(within(screen.getByTestId('turn-changes')).getByTestId('reverted-badge')).toBeInTheDocument();
     await userEvent.click(within(rev).getByRole('button', { name: 'Undo' }));
     expect(await screen.findByRole('heading', { name: 'Undo this revert?' })).toBeInTheDocument();

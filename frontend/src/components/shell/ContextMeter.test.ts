@@ -16,7 +16,7 @@ describe('ContextMeter', () => {
     await userEvent.click(button);
     const panel = screen.getByTestId('meter-panel');
     expect(panel).toHaveTextContent('830,000 of 1,000,000 tokens (83%)');
-    expect(panel).toHaveTextContent('800,000 tokens');
+    expect(panel).toHaveTextContent('800,000 tokens (80%)');
     expect(panel).toHaveTextContent('1 call without a known price');
     expect(panel).toHaveTextContent('$5.00');
     await userEvent.click(screen.getByRole('button', { name: 'Compact now' }));

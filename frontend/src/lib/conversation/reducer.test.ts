@@ -286,7 +286,8 @@ describe('long sessions', () => {
     s = run([reverted('r2', ['r1'])], s);
     expect(tool().changes?.revertedBy).toBe('');
     expect(turn()).toMatchObject({ revertedBy: '' });
-    expect(s.items.find((i) => i.kind === 'revert' && i.checkpoint === 'r1')).toMatchObject({ undoneBy: 'r2' });
+    expect(s.items.find((i) => i.kind === 'revert' && i.checkpoint === 'r1')).toMatchObject({ undoneBy: 'r2', undoes: false });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'revert', checkpoint: 'r2', undoes: true });
   });
 
   it('fills in a compaction when it is done', () => {

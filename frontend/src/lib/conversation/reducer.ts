@@ -114,6 +114,8 @@ export interface RevertItem {
   files: FileChange[];
   unrestorable: string[];
   undoneBy: string;
+  /** It took back an earlier revert (the changes are back). */
+  undoes: boolean;
 }
 export type Item =
   | UserItem
@@ -513,7 +515,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       s = { ...s, turnChanges: [...s.turnChanges, changes] };
       return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({ ...t, changes }));
     }
-    case 'Reverted':
+    case 'Reverted': {
+      const undoes = s.items.some((it) => it.kind === 'revert' && ev.reverts.includes(it.checkpoint));
       s = markReverted(s, ev.checkpoint, ev.reverts);
       return push(s, MAIN, (id) => ({
         kind: 'revert',
@@ -524,7 +527,9 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         files: ev.files,
         unrestorable: ev.unrestorable ?? [],
         undoneBy: '',
+        undoes,
       }));
+    }
     case 'Notice':
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'info', text: ev.text }));
     case 'ModelRetry':
