@@ -141,9 +141,9 @@ type Agent struct {
 	// synthetic are the indexes of history messages that are not in the
 	// session file: results answerDangling added on resume.
 	synthetic []int
-	cuts      []cut         // compactions, the last one in force
-	est       tokenEstimate // the conversation's size as last measured
-	turn      turnInfo      // the running turn
+	cuts      []cut                   // compactions, the last one in force
+	est       tokenEstimate           // the conversation's size as last measured
+	turn      turnInfo                // the running turn
 	cancel    context.CancelCauseFunc // of the running turn
 	turns     sync.WaitGroup          // the running turn's goroutine
 	started   bool

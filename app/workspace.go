@@ -80,8 +80,8 @@ type workspace struct {
 	// queuedPrompt is sent when the next agent is ready (an edited prompt
 	// a fork was made for).
 	queuedPrompt string
-	events  chan queued
-	closed  bool
+	events       chan queued
+	closed       bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
