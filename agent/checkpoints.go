@@ -30,6 +30,7 @@ type checkpoints struct {
 	off   string          // why checkpoints stopped for this run ("" while working)
 	told  map[string]bool // revert records the model knows of
 	bg    sync.WaitGroup  // the first snapshot, taken in the background
+	stop  context.CancelFunc
 }
 
 // turnInfo is the running turn, for checkpoint records.
@@ -66,10 +67,12 @@ func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
 			}
 		}
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
-		_, _ = s.Snapshot(context.Background())
+		_, _ = s.Snapshot(ctx)
 	}()
 	return s, nil
 }
@@ -87,6 +90,11 @@ func (c *checkpoints) turnOff(err error) bool {
 }
 
 func (c *checkpoints) close() error {
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop() // a first snapshot still running is not needed any more
+	}
+	c.mu.Unlock()
 	c.bg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()

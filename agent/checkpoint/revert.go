@@ -130,7 +130,7 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 		return Plan{}, err
 	}
 	defer s.lock.unlock()
-	cur, err := s.snapshot()
+	cur, err := s.snapshot(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -150,7 +150,7 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, Plan{}, err
 	}
 	defer s.lock.unlock()
-	before, err := s.snapshot()
+	before, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, Plan{}, err
 	}
@@ -164,7 +164,7 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 	if err := s.apply(steps); err != nil {
 		return nil, pl, err
 	}
-	after, err := s.snapshot()
+	after, err := s.snapshot(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, pl, err
 	}

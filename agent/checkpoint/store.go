@@ -181,12 +181,12 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	defer s.lock.unlock()
-	return s.snapshot()
+	return s.snapshot(ctx)
 }
 
 // snapshot walks the workspace; s.mu and the file lock are held.
-func (s *Store) snapshot() (Snapshot, error) {
-	w := newWalker(s.obj, s.index, s.opts, s.racy)
+func (s *Store) snapshot(ctx context.Context) (Snapshot, error) {
+	w := newWalker(ctx, s.obj, s.index, s.opts, s.racy)
 	root, err := w.walk(s.ws, rootIgnore(s.ws, s.opts.Ignore))
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.ws, err)

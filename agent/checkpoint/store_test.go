@@ -527,3 +527,20 @@ func TestLastTurnSkipsRevertedTurns(t *testing.T) {
 		t.Errorf("after undoing the revert the last turn of s = %q", got)
 	}
 }
+
+// A snapshot stops when its context ends (the app closing during the first
+// snapshot of a large workspace), and the store keeps its last state.
+func TestSnapshotStopsWithItsContext(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a/x": "1", "b/y": "2"})
+	s := open(t, ws, Options{})
+	first := snap(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Snapshot(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if s.head != first.Root {
+		t.Error("a stopped snapshot replaced the last one")
+	}
+}

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -67,6 +68,7 @@ const coarseResolution = int64(2 * time.Second)
 
 // walker snapshots a workspace folder by folder, several folders at once.
 type walker struct {
+	ctx     context.Context // stops the walk
 	objects *objects
 	maxFile int64
 	maxN    int64
@@ -84,9 +86,9 @@ type walker struct {
 	large []string
 }
 
-func newWalker(o *objects, prev map[string]cached, opts Options, racy int64) *walker {
+func newWalker(ctx context.Context, o *objects, prev map[string]cached, opts Options, racy int64) *walker {
 	return &walker{
-		objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
+		ctx: ctx, objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
 		now: time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		next: make(map[string]cached, len(prev)),
 	}
@@ -110,6 +112,9 @@ func (w *walker) walk(root string, ignore ignoreRules) (Hash, error) {
 // dir snapshots the open folder d at rel ("" for the root) and returns its
 // tree. Subfolders are walked in other goroutines while slots allow.
 func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules) (Hash, error) {
+	if err := w.ctx.Err(); err != nil {
+		return Hash{}, err
+	}
 	names, err := d.names()
 	if err != nil {
 		return Hash{}, err
