@@ -152,11 +152,8 @@ func (o *objects) put(h Hash, data []byte) error {
 	if o.has(h) {
 		return nil
 	}
-	p := o.path(h)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("store checkpoint object: %w", err)
-	}
-	if err := atomicfile.WriteCache(p, data, 0o600); err != nil {
+	// WriteCache makes the fan-out folder when it is missing.
+	if err := atomicfile.WriteCache(o.path(h), data, 0o600); err != nil {
 		return fmt.Errorf("store checkpoint object: %w", err)
 	}
 	o.mu.Lock()
