@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -20,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/provider"
+	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
@@ -99,7 +100,8 @@ func WithProvisionProgress(f func(kernel.Progress)) Option {
 func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
 
 // WithKernelDir puts the local Jupyter server's state (config, runtime files,
-// IPython profile) in dir instead of the XDG state directory.
+// IPython profile) under dir instead of the XDG state directory, in a
+// directory of the agent's own that Stop removes.
 func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
 
 // WithoutProvisioning makes a missing Python environment an error instead of
@@ -134,8 +136,6 @@ type Agent struct {
 	costs *costs       // what the session cost; shared with subagents
 	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
 
-	cellMu sync.Mutex // held while a cell runs in the kernel
-
 	mu      sync.Mutex
 	history []model.Message
 	// synthetic are the indexes of history messages that are not in the
@@ -164,7 +164,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.sessionID != "" && !cfg.Options.EnablePersistence {
-		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, filepath.Join(cfg.FreeactDir, config.AgentFile))
+		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, cfg.SettingsFile())
 	}
 	ws, err := files.NewWorkspace(cfg.Dir)
 	if err != nil {
@@ -233,6 +233,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 		a.model = m
 	}
+	a.acceptMedia()
 	if err := a.openSession(); err != nil {
 		return err
 	}
@@ -245,14 +246,25 @@ func (a *Agent) Start(ctx context.Context) error {
 	return a.startKernel(ctx)
 }
 
-// openModel opens the model of agent.json, with keys and endpoints looked up
-// in the process environment, the workspace .env and the app's stored keys.
+// acceptMedia lets filesystem_read_media_file pass the media the model reads
+// (PDFs, audio, video) besides images.
+func (a *Agent) acceptMedia() {
+	m := a.model
+	a.ws.AcceptMedia = func(mimeType string) bool { return model.AcceptsMedia(m, mimeType) }
+}
+
+// openModel opens the model of the settings, with keys and endpoints taken
+// from provider_settings, else looked up in the process environment, the
+// workspace .env and the app's stored keys.
 func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	spec, err := model.ParseModelString(cfg.Options.Model)
 	if err != nil {
-		return nil, fmt.Errorf("model in %s: %w", filepath.Join(cfg.FreeactDir, config.AgentFile), err)
+		return nil, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
 	}
 	po := provider.Options{Settings: &cfg.Options.ModelSettings}
+	if t := cfg.Options.ModelSettings.Timeout; t != nil {
+		po.Retry.IdleTimeout = time.Duration(*t * float64(time.Second))
+	}
 	keyVars := []string{spec.KeyEnv}
 	if spec.Gemini() {
 		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
@@ -266,6 +278,14 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 			break
 		}
 	}
+	// provider_settings (pydantic-ai's provider arguments) win over the
+	// environment, as they do in the Python freeact.
+	if k, ok := cfg.Options.ProviderSettings["api_key"].(string); ok && k != "" {
+		po.APIKey = k
+	}
+	if u, ok := cfg.Options.ProviderSettings["base_url"].(string); ok && u != "" {
+		po.BaseURL = u
+	}
 	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
 		return nil, fmt.Errorf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)",
 			spec, spec.KeyEnv, filepath.Join(cfg.Dir, ".env"))
@@ -277,6 +297,25 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	return m, nil
 }
 
+// freeactSessions is the format of the Python freeact's session files
+// (0.10 and 0.11: pydantic-ai messages in the same envelopes). Its sessions
+// resume here and are continued in that format, so freeact can resume them
+// too; sessions started here are written in this app's format.
+var freeactSessions = session.Format[model.Message]{
+	Name: "pydantic-ai", Detect: pydanticai.IsMessage, Decode: pydanticai.Decode, Encode: pydanticai.Encode,
+}
+
+// DecodeSessionMessage decodes one message of a session file in either
+// format: this app's, or the Python freeact's (ok is false for a message
+// with nothing for the history, such as freeact's system prompt).
+func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err error) {
+	if pydanticai.IsMessage(raw) {
+		return pydanticai.Decode(raw)
+	}
+	err = json.Unmarshal(raw, &m)
+	return m, err == nil, err
+}
+
 func (a *Agent) openSession() error {
 	if !a.cfg.Options.EnablePersistence {
 		return nil
@@ -285,7 +324,7 @@ func (a *Agent) openSession() error {
 	if id == "" {
 		id = session.NewID()
 	}
-	st, err := session.Open[model.Message](a.cfg.SessionsDir(), id)
+	st, err := session.Open(a.cfg.SessionsDir(), id, freeactSessions)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
@@ -303,6 +342,9 @@ func (a *Agent) openSession() error {
 	hist, err := st.Load(a.id)
 	if err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	if f := st.Format(a.id); f != "" {
+		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
@@ -383,11 +425,10 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if dir == "" {
 		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create kernel state directory: %w", err)
-	}
+	// Isolate: every agent (and every freeact process) keeps its kernelspec,
+	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
 		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
 	})

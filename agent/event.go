@@ -5,7 +5,6 @@ import (
 
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/permission"
 )
 
 // Event is one thing that happens during a turn; this file holds every
@@ -158,8 +157,9 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	Meta
 	ToolCall ToolCall `json:"tool_call"`
-	// Display is the exact command of a shell action, shortened for a
-	// multi-line script; empty for other calls.
+	// Display is the exact command of a shell action; for a script cell
+	// a "#!" line naming the program, then the whole script. Empty for
+	// other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
 	// answer brings its own; empty for a Protected call.
@@ -185,7 +185,7 @@ type answer struct {
 func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: permission.SuggestDisplay(call.Permission()),
+		Display: display(call),
 		ch:      make(chan answer, 1),
 	}
 }

@@ -18,7 +18,7 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 	if !cfg.Options.EnablePersistence {
 		return "", Prompt{}, errors.New("sessions cannot be forked: enable_persistence is false")
 	}
-	st, err := session.Open[model.Message](cfg.SessionsDir(), src)
+	st, err := session.Open(cfg.SessionsDir(), src, freeactSessions)
 	if err != nil {
 		return "", Prompt{}, err
 	}
@@ -38,7 +38,7 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 			continue
 		}
 		id := session.NewID()
-		if err := session.Fork(cfg.SessionsDir(), src, id, i); err != nil {
+		if err := st.Fork(id, i); err != nil {
 			return "", Prompt{}, err
 		}
 		return id, promptOf(m), nil

@@ -78,12 +78,14 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	}
 	m := a.model
 	o := next.Options
-	if a.opts.model == nil && (o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings)) {
+	if a.opts.model == nil && (o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
+		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
 		if m, err = openModel(ctx, &next); err != nil {
 			return nil, fmt.Errorf("reconfigure: %w", err)
 		}
 	}
 	a.cfg, a.model, a.system = &next, m, system
+	a.acceptMedia()
 	a.approvalTimeout = 0
 	if t := o.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))

@@ -36,14 +36,15 @@ func sandboxConfig(cfg *config.Config) string {
 }
 
 // protectConfig tells the permission manager which files change what the
-// agent may do without asking: agent.json and the sandbox settings (the
-// app's file and the one sandbox_config names). Writes of them are asked
-// every time.
+// agent may do without asking: agent.json, freeact 0.11's config.toml and
+// the sandbox settings (the app's file and the one sandbox_config names).
+// Writes of them are asked every time.
 func protectConfig(perm *permission.Manager, cfg *config.Config) {
 	if perm == nil {
 		return
 	}
-	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.SandboxFile), sandboxConfig(cfg))
+	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.ConfigTOML),
+		filepath.Join(cfg.FreeactDir, config.SandboxFile), sandboxConfig(cfg))
 }
 
 // Sandboxed reports whether the agent's kernels run in the sandbox.

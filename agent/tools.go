@@ -119,12 +119,10 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var rejected atomic.Bool
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		// Cells of one reply run one after another on the one kernel; the
-		// host must know which cell its requests come from.
-		a.cellMu.Lock()
-		defer a.cellMu.Unlock()
 		before := a.checkpointBefore(ctx, emit)
-		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
+		// The kernel hands the context's values to the host methods of
+		// this cell's requests: that is how the host knows which cell asks.
+		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
 			if rejected.CompareAndSwap(false, true) {
 				// Stop the cell before it hears the "no": the rest of it may
 				// depend on what was refused.
@@ -135,8 +133,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 				}
 			}
 		}})
-		defer a.host.set(nil)
-		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
+		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}

@@ -15,9 +15,11 @@ import (
 	"github.com/adrg/xdg"
 )
 
-// provisionPackages is what a provisioned environment gets from the package index.
+// provisionPackages is what a provisioned environment gets from the package
+// index. pydantic is there for the tools the agent writes and the Python
+// freeact's tools, which define their models with it.
 func provisionPackages() []string {
-	return []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas"}
+	return []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas", "pydantic"}
 }
 
 // Minimum versions the hooks and the client are tested with (Debian 12 ships

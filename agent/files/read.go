@@ -59,7 +59,7 @@ func (w *Workspace) readText(ctx context.Context, a ReadTextArgs, p Path) (strin
 		return "", fmt.Errorf("read %s: %w", p.Display(), err)
 	}
 	if reason := binaryReason(head); reason != "" {
-		return "", fmt.Errorf("%s is not a text file (%s); %s reads only text. Use %s for images, or inspect other files with a code action",
+		return "", fmt.Errorf("%s is not a text file (%s); %s reads only text. Use %s for images, PDFs, audio and video, or inspect other files with a code action",
 			p.Display(), reason, ReadTextFile, ReadMediaFile)
 	}
 	if bytes.HasPrefix(head, utf8BOM) {

@@ -50,8 +50,9 @@ func Tools() []Tool {
 		},
 		{
 			Name: ReadMediaFile,
-			Description: fmt.Sprintf("Look at an image file (PNG, JPEG, GIF or WEBP). The image is shown to you directly; "+
-				"images larger than %d pixels on a side are scaled down first.", MaxImageSide),
+			Description: fmt.Sprintf("Look at a media file: an image (PNG, JPEG, GIF or WEBP) is shown to you directly, scaled down first when "+
+				"larger than %d pixels on a side; a PDF document, audio or video file is passed to you as it is when you can read that kind "+
+				"(up to %d MiB; otherwise the result says so).", MaxImageSide, MaxInlineMediaBytes>>20),
 			Parameters: obj(map[string]any{"path": str(pathDesc)}, "path"),
 		},
 		{
@@ -222,7 +223,7 @@ func decodeParams(tool string, fields map[string]json.RawMessage, spec []param) 
 }
 
 // Result is what a file tool returns to the model: a text message, plus the
-// image for filesystem_read_media_file.
+// image (or PDF, audio, video) for filesystem_read_media_file.
 type Result struct {
 	Text  string
 	Image *Image

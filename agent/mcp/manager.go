@@ -36,12 +36,17 @@ type Options struct {
 	// Log receives the servers' stderr (one record a line) and connection
 	// events. Default: discard.
 	Log *slog.Logger
-	// CallTimeout bounds one tool call; a call that takes longer fails and
+	// CallTimeout bounds one tool call (a server's read_timeout replaces
+	// it); a call that takes longer fails and
 	// the server is restarted on the next call.
 	CallTimeout time.Duration
 	// ConnectTimeout bounds starting a server and listing its tools, for
 	// servers without their own connect_timeout.
 	ConnectTimeout time.Duration
+	// ProbeTimeout bounds the wait for a server's answer to the
+	// server/discover probe (protocol 2026-07-28) before the initialize
+	// handshake is tried instead; 0 means mcp-go's default (5 s).
+	ProbeTimeout time.Duration
 	// ClientName is the name the client gives in the MCP handshake.
 	ClientName string
 	// OnConnect, if set, is called after each (re)connection with the
@@ -191,6 +196,21 @@ func (m *Manager) ServerTools(ctx context.Context, server string) ([]Tool, error
 	return slices.Clone(s.tools), nil
 }
 
+// ProtocolVersion returns the MCP protocol version agreed with a connected
+// server, or "" when it is not connected.
+func (m *Manager) ProtocolVersion(server string) string {
+	s, ok := m.servers[server]
+	if !ok {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return ""
+	}
+	return s.cur.protocol
+}
+
 func (m *Manager) server(name string) (*server, error) {
 	s, ok := m.servers[name]
 	if !ok {
@@ -222,7 +242,8 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	callTimeout := s.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -237,7 +258,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
 		case cctx.Err() != nil:
 			s.drop(c, "the call timed out")
-			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", m.opts.CallTimeout, context.DeadlineExceeded)}
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)}
 		}
 		var terr *transport.Error
 		if errors.As(err, &terr) {
@@ -319,8 +340,10 @@ type server struct {
 type conn struct {
 	cli  *client.Client
 	proc *process // nil for HTTP
-	once sync.Once
-	err  error
+	// protocol is the MCP protocol version agreed with the server.
+	protocol string
+	once     sync.Once
+	err      error
 }
 
 // connected returns the live connection, starting one when there is none.
@@ -360,6 +383,15 @@ func (s *server) connected(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
+// callTimeout is the server's read_timeout (pydantic-ai's name, from the
+// Python freeact's files), or the manager's call timeout.
+func (s *server) callTimeout() time.Duration {
+	if t := s.cfg.ReadTimeout; t != nil && *t > 0 {
+		return time.Duration(*t * float64(time.Second))
+	}
+	return s.m.opts.CallTimeout
+}
+
 // start launches the server, shakes hands and lists its tools.
 func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.connectTimeout(), errConnectTimeout)
@@ -392,14 +424,13 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
-	if _, err := c.cli.Initialize(ctx, init); err != nil {
+	version, err := negotiate(ctx, c.cli, s.m.opts.ClientName, s.m.opts.ProbeTimeout)
+	if err != nil {
 		err = s.startFailure(ctx, c, err)
 		c.close(log)
 		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
 	}
+	c.protocol = version
 	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		err = s.startFailure(ctx, c, err)
@@ -419,7 +450,7 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	log.Info("MCP server connected", "tools", len(tools))
+	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
 }
 

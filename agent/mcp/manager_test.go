@@ -237,9 +237,14 @@ func TestHungCall(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("timeout took %s", d)
 			}
+			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
+			// Connected first, so the cancel below meets the hung call, not
+			// a slow start (a loaded machine, -race).
+			if _, err := m2.ServerTools(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
 			cctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(100*time.Millisecond, cancel)
-			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
 			start = time.Now()
 			if _, err := m2.Call(cctx, "test", "hang", nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("cancel: %v", err)
@@ -253,6 +258,19 @@ func TestHungCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server's read_timeout (pydantic-ai's name, from the Python freeact's
+// files) bounds its calls instead of the Manager's call timeout.
+func TestServerReadTimeout(t *testing.T) {
+	cfg := mcptest.HTTP(t)
+	limit := 0.3
+	cfg.ReadTimeout = &limit
+	m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{CallTimeout: time.Hour})
+	_, err := m.Call(context.Background(), "test", "hang", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -129,6 +129,25 @@ type Backend interface {
 	StreamOnce(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
 }
 
+// MediaAccepter is implemented by models (and backends) that say which
+// inline media they take, in prompts and in tool results.
+type MediaAccepter interface {
+	AcceptsMedia(mimeType string) bool
+}
+
+// AcceptsMedia reports whether m takes inline data of mimeType (such as
+// application/pdf or audio/mpeg): images always, other media when m says
+// so.
+func AcceptsMedia(m Model, mimeType string) bool {
+	if ma, ok := m.(MediaAccepter); ok {
+		return ma.AcceptsMedia(mimeType)
+	}
+	return IsImage(mimeType)
+}
+
+// IsImage reports whether mimeType is an image type.
+func IsImage(mimeType string) bool { return strings.HasPrefix(mimeType, "image/") }
+
 // New turns a provider backend into a Model that retries transient failures
 // by policy and assembles the complete message.
 func New(b Backend, policy RetryPolicy) Model {
@@ -141,6 +160,14 @@ type retrying struct {
 }
 
 func (r *retrying) Name() string { return r.b.Name() }
+
+// AcceptsMedia asks the backend; see the package function.
+func (r *retrying) AcceptsMedia(mimeType string) bool {
+	if ma, ok := r.b.(MediaAccepter); ok {
+		return ma.AcceptsMedia(mimeType)
+	}
+	return IsImage(mimeType)
+}
 
 func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error] {
 	return func(yield func(Chunk, error) bool) {

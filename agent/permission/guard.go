@@ -71,8 +71,8 @@ type Verdict struct {
 }
 
 // Protect adds files whose change alters what the agent may do without
-// asking (agent.json, the sandbox settings); the permissions file is
-// always protected. Writes and edits of them are asked every time with a
+// asking (agent.json, the sandbox settings); the permissions files
+// (permissions.json, freeact 0.11's permissions.toml) are always protected. Writes and edits of them are asked every time with a
 // warning, and no rule can allow them.
 func (m *Manager) Protect(files ...string) {
 	m.mu.Lock()
@@ -91,7 +91,7 @@ func (m *Manager) Protect(files ...string) {
 }
 
 func (m *Manager) protectedFiles() []string {
-	return append([]string{m.file}, m.protected...)
+	return append([]string{m.file, m.tomlFile}, m.protected...)
 }
 
 // protectedFile returns the protected file that p is, or "" when it is
@@ -279,7 +279,7 @@ func (m *Manager) askReason(c Call, acc []shell.Access) string {
 // askRules returns the ask rules of type t, session ones first.
 func (m *Manager) askRules(t string) []Rule {
 	var out []Rule
-	for _, r := range slices.Concat(m.session.Ask, m.always.Ask) {
+	for _, r := range slices.Concat(m.session.Ask, m.always.Ask, m.imported.Ask) {
 		if r.Type == t {
 			out = append(out, r)
 		}

@@ -134,6 +134,8 @@ func TestProtectedFiles(t *testing.T) {
 		{"write permissions.json", write(".freeact/permissions.json"), "it changes .freeact/permissions.json: this changes what the agent may do without asking"},
 		{"write it by absolute path", write(filepath.Join(ws, ".freeact", "permissions.json")), "it changes .freeact/permissions.json"},
 		{"edit agent.json", edit(".freeact/agent.json"), "it changes .freeact/agent.json"},
+		{"write freeact 0.11's permissions.toml", write(".freeact/permissions.toml"), "it changes .freeact/permissions.toml"},
+		{"shell into permissions.toml", shellCall("echo 'allow = []' > .freeact/permissions.toml"), "it writes .freeact/permissions.toml"},
 		{"edit sandbox settings", edit(".freeact/sandbox-config.json"), "it changes .freeact/sandbox-config.json"},
 		{"write sandbox_config file", write("settings/my-srt.json"), "settings/my-srt.json"},
 		{"write a hard link to permissions.json", write("perm-copy.json"), "it changes .freeact/permissions.json"},

@@ -60,28 +60,57 @@ const (
 
 // Manager holds a workspace's always rules (persisted) and session rules
 // (in memory). It is safe for concurrent use by several agents.
+//
+// The always rules are those of permissions.json and, in a workspace of the
+// Python freeact 0.11, those of its permissions.toml (the imported rules),
+// which count the same but are only read: new and edited rules go to
+// permissions.json.
 type Manager struct {
 	workspace string // absolute, clean
 	file      string
+	tomlFile  string
 
 	mu        sync.RWMutex
 	always    Rules
+	imported  Rules // of permissions.toml
 	session   Rules
 	protected []string // absolute paths besides file (see Protect)
 	walkLimit int      // entries one check may visit (see guard.go)
 }
 
+// Exists reports whether the workspace at dir has a permissions file:
+// permissions.json, or freeact 0.11's permissions.toml.
+func Exists(dir string) bool {
+	for _, name := range []string{FileName, TOMLFileName} {
+		if _, err := os.Stat(filepath.Join(dir, ".freeact", name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Open loads the rules of the workspace at dir from
-// .freeact/permissions.json, writing the default rules there first when the
-// file does not exist.
+// .freeact/permissions.json and freeact 0.11's .freeact/permissions.toml.
+// When neither exists, the default rules are written to permissions.json
+// first; a permissions.toml holds freeact's defaults already, so it gets
+// no permissions.json beside it until a rule is added.
 func Open(dir string) (*Manager, error) {
 	ws, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open permissions: workspace path %q: %w", dir, err)
 	}
-	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName), walkLimit: maxWalk}
+	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName),
+		tomlFile: filepath.Join(ws, ".freeact", TOMLFileName), walkLimit: maxWalk}
+	imported, err := readTOMLRules(m.tomlFile)
+	hasTOML := err == nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	}
 	rules, err := readRules(m.file)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && hasTOML:
 	case errors.Is(err, fs.ErrNotExist):
 		rules = DefaultRules()
 		if err := writeRules(m.file, rules); err != nil {
@@ -90,8 +119,19 @@ func Open(dir string) (*Manager, error) {
 	case err != nil:
 		return nil, err
 	}
-	m.always = rules
+	m.always, m.imported = rules, imported
 	return m, nil
+}
+
+// Imported returns the rules read from freeact 0.11's permissions.toml and
+// its path, or empty rules and "" when the workspace has none.
+func (m *Manager) Imported() (Rules, string) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.imported.Allow == nil && m.imported.Ask == nil {
+		return Rules{}, ""
+	}
+	return m.imported.clone(), m.tomlFile
 }
 
 // File returns the path of the permissions file.
@@ -101,7 +141,8 @@ func (m *Manager) File() string { return m.file }
 func (m *Manager) Check(c Call) Decision { return m.Evaluate(c).Decision }
 
 // Evaluate matches c against the rules in the order session ask, always
-// ask, session allow, always allow; the first match decides, except:
+// ask (permissions.json, then permissions.toml), session allow, always
+// allow; the first match decides, except:
 //   - a call that changes a protected file (see Protect) is asked before
 //     any rule is consulted, and Verdict.Protected is set;
 //   - an opaque shell call (marked so, or one that agent/shell cannot
@@ -121,7 +162,7 @@ func (m *Manager) Evaluate(c Call) Verdict {
 	if reason := m.protectedCall(c, acc); reason != "" {
 		return Verdict{Decision: Ask, Reason: reason, Protected: true}
 	}
-	for _, rules := range [][]Rule{m.session.Ask, m.always.Ask} {
+	for _, rules := range [][]Rule{m.session.Ask, m.always.Ask, m.imported.Ask} {
 		for _, r := range rules {
 			if r.matches(c, m.workspace) {
 				return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s asks for it", r)}
@@ -137,7 +178,7 @@ func (m *Manager) Evaluate(c Call) Verdict {
 	}
 	var allowed *Rule
 	notCovered := ""
-	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow} {
+	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow, m.imported.Allow} {
 		for _, r := range rules {
 			if !r.matches(c, m.workspace) {
 				continue
@@ -246,12 +287,19 @@ func (m *Manager) SetAlways(rules Rules) error {
 // On error the rules in use stay unchanged.
 func (m *Manager) Reload() error {
 	rules, err := readRules(m.file)
-	if err != nil {
+	imported, terr := readTOMLRules(m.tomlFile)
+	switch {
+	case errors.Is(terr, fs.ErrNotExist):
+		terr = nil
+	case terr == nil && errors.Is(err, fs.ErrNotExist):
+		err = nil
+	}
+	if err := errors.Join(err, terr); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.always = rules
+	m.always, m.imported = rules, imported
 	return nil
 }
 

@@ -132,54 +132,70 @@ type ForkInfo struct {
 	Meta     Meta   `json:"meta"`
 }
 
-// Fork starts session newID under sessionsDir with the first keep messages
-// of session src's main file, and the compactions that stay within them.
-// The source is not changed. Subagent files and offloaded results stay
-// where they are: the copied messages point to the source's results, which
-// remain on disk.
-func Fork(sessionsDir, src, newID string, keep int) error {
-	if err := checkName("session id", src); err != nil {
-		return err
-	}
+// Fork starts session newID, beside this one, with the main file's
+// messages before message number keep (as Load counts them; lines Load
+// leaves out that come before it are copied too) and the compactions
+// within them. This session is not changed. Subagent files and offloaded
+// results stay where they are: the copied messages point to this session's
+// results, which remain on disk. The fork's file keeps this one's format.
+func (s *Store[M]) Fork(newID string, keep int) error {
 	if err := checkName("session id", newID); err != nil {
 		return err
 	}
-	srcDir, dstDir := filepath.Join(sessionsDir, src), filepath.Join(sessionsDir, newID)
+	dstDir := filepath.Join(filepath.Dir(s.dir), newID)
 	if _, err := os.Stat(dstDir); err == nil {
-		return fmt.Errorf("fork session %s: %s exists", src, dstDir)
+		return fmt.Errorf("fork session %s: %s exists", s.id, dstDir)
 	}
-	name := filepath.Join(srcDir, MainAgent+".jsonl")
+	name := s.File(MainAgent)
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return fmt.Errorf("fork session %s: %w", src, err)
+		return fmt.Errorf("fork session %s: %w", s.id, err)
 	}
+	s.mu.Lock()
+	format := s.formatOf(MainAgent)
+	s.mu.Unlock()
 	var out bytes.Buffer
 	n := 0
+	done := false
 	err = scanLines(data, name, func(line []byte, last bool) error {
-		if n >= keep {
+		if done {
 			return nil
 		}
-		if _, err := parseEnvelope(line); err != nil {
-			var malformed *malformedError
-			if last && errors.As(err, &malformed) {
-				return nil
-			}
+		kept := true
+		raw, _, err := decodeLine[json.RawMessage](line)
+		if err == nil && format != nil {
+			_, kept, err = format.Decode(raw)
+		} else if err == nil {
+			var m M
+			err = json.Unmarshal(raw, &m)
+		}
+		var malformed *malformedError
+		if err != nil && last && errors.As(err, &malformed) {
+			return nil
+		}
+		if err != nil {
 			return err
+		}
+		if kept && n == keep {
+			done = true
+			return nil
 		}
 		out.Write(line)
 		out.WriteByte('\n')
-		n++
+		if kept {
+			n++
+		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("fork session %s: %w", src, err)
+		return fmt.Errorf("fork session %s: %w", s.id, err)
 	}
 	if n < keep {
-		return fmt.Errorf("fork session %s: it has %d messages, not %d", src, n, keep)
+		return fmt.Errorf("fork session %s: it has %d messages, not %d", s.id, n, keep)
 	}
-	comps, err := readCompactions(filepath.Join(srcDir, "compactions", MainAgent+".jsonl"))
+	comps, err := s.Compactions(MainAgent)
 	if err != nil {
-		return fmt.Errorf("fork session %s: %w", src, err)
+		return fmt.Errorf("fork session %s: %w", s.id, err)
 	}
 	var cs bytes.Buffer
 	for _, c := range comps {
@@ -192,25 +208,26 @@ func Fork(sessionsDir, src, newID string, keep int) error {
 			cs.WriteByte('\n')
 		}
 	}
-	info, _ := json.Marshal(ForkInfo{From: src, Messages: keep, Meta: Meta{TS: nowTS()}})
+	info, _ := json.Marshal(ForkInfo{From: s.id, Messages: keep, Meta: Meta{TS: nowTS()}})
 	files := map[string][]byte{MainAgent + ".jsonl": out.Bytes(), "fork.json": info}
 	if cs.Len() > 0 {
 		files[filepath.Join("compactions", MainAgent+".jsonl")] = cs.Bytes()
 	}
-	tmp := dstDir + ".tmp-" + NewID()[:8]
+	tmp := filepath.Join(filepath.Dir(s.dir), "."+newID+".tmp")
 	for rel, content := range files {
 		p := filepath.Join(tmp, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("fork session %s: %w", src, err)
+			os.RemoveAll(tmp)
+			return fmt.Errorf("fork session %s: %w", s.id, err)
 		}
 		if err := os.WriteFile(p, content, 0o644); err != nil {
 			os.RemoveAll(tmp)
-			return fmt.Errorf("fork session %s: %w", src, err)
+			return fmt.Errorf("fork session %s: %w", s.id, err)
 		}
 	}
 	if err := os.Rename(tmp, dstDir); err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("fork session %s: %w", src, err)
+		return fmt.Errorf("fork session %s: %w", s.id, err)
 	}
 	return nil
 }

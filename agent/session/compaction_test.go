@@ -72,7 +72,7 @@ func TestForkKeepsTheSourceIntact(t *testing.T) {
 	}
 	s.Sync()
 	before, _ := os.ReadFile(s.File(MainAgent))
-	if err := Fork(dir, "src", "dst", 2); err != nil {
+	if err := s.Fork("dst", 2); err != nil {
 		t.Fatal(err)
 	}
 	f := openStore(t, dir, "dst")
@@ -100,10 +100,57 @@ func TestForkKeepsTheSourceIntact(t *testing.T) {
 	if msgs, _ := s.Load(MainAgent); len(msgs) != 5 {
 		t.Errorf("source has %d messages", len(msgs))
 	}
-	if err := Fork(dir, "src", "dst", 1); err == nil {
+	if err := s.Fork("dst", 1); err == nil {
 		t.Error("forking onto an existing session worked")
 	}
-	if err := Fork(dir, "src", "big", 9); err == nil || !strings.Contains(err.Error(), "has 5 messages") {
+	if err := s.Fork("big", 9); err == nil || !strings.Contains(err.Error(), "has 5 messages") {
 		t.Errorf("fork beyond the end: %v", err)
+	}
+}
+
+// A session in another format forks in it: lines Load leaves out count for
+// nothing, and the fork keeps them where they were.
+func TestForkKeepsTheFormat(t *testing.T) {
+	type line struct {
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	}
+	dir := t.TempDir()
+	format := Format[msg]{
+		Name:   "lines",
+		Detect: func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"kind"`) },
+		Decode: func(raw json.RawMessage) (msg, bool, error) {
+			var l line
+			err := json.Unmarshal(raw, &l)
+			return msg{Role: l.Kind, Text: l.Text}, l.Kind != "system", err
+		},
+		Encode: func(m msg) (json.RawMessage, error) { return json.Marshal(line{Kind: m.Role, Text: m.Text}) },
+	}
+	var file strings.Builder
+	for _, l := range []line{{"system", "prompt"}, {"user", "a"}, {"model", "b"}, {"user", "c"}} {
+		raw, _ := json.Marshal(l)
+		file.WriteString(`{"v":1,"message":` + string(raw) + `,"meta":{"ts":"2026-01-01T00:00:00.000000+00:00"}}` + "\n")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "main.jsonl"), []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, "src", format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fork("dst", 2); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Open(dir, "dst", format)
+	msgs, err := f.Load(MainAgent)
+	if err != nil || len(msgs) != 2 || msgs[1].Text != "b" || f.Format(MainAgent) != "lines" {
+		t.Fatalf("fork: %v, %v, format %q", msgs, err, f.Format(MainAgent))
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "dst", "main.jsonl"))
+	if !slices.Equal(strings.Split(strings.TrimSpace(string(data)), "\n"), strings.Split(file.String(), "\n")[:3]) {
+		t.Errorf("fork file:\n%s", data)
 	}
 }

@@ -135,7 +135,7 @@ func (req *Request) aMessage(role string, content json.RawMessage) (model.Messag
 				return m, fmt.Errorf("thinking block without signature")
 			}
 			p.Text, p.Thought, p.Signature = b.Thinking, true, []byte(b.Signature)
-		case "image":
+		case "image", "document":
 			img, err := aImage(b.Source)
 			if err != nil {
 				return m, err
@@ -157,7 +157,7 @@ func (req *Request) aMessage(role string, content json.RawMessage) (model.Messag
 				switch ib.Type {
 				case "text":
 					fr.Output += ib.Text
-				case "image":
+				case "image", "document":
 					img, err := aImage(ib.Source)
 					if err != nil {
 						return m, err

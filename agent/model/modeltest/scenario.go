@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,8 @@ type Match struct {
 	Role      string         `yaml:"role" json:"role,omitempty"`           // user or model
 	Text      string         `yaml:"text" json:"text,omitempty"`           // substring of a text part
 	Thought   string         `yaml:"thought" json:"thought,omitempty"`     // substring of a thought part
-	Image     bool           `yaml:"image" json:"image,omitempty"`         // an image part
+	Image     bool           `yaml:"image" json:"image,omitempty"`         // an image (or other media) part
+	MIME      string         `yaml:"mime" json:"mime,omitempty"`           // ...of this MIME type (a media part, or a response's media)
 	Call      string         `yaml:"call" json:"call,omitempty"`           // a function call of this name
 	Args      map[string]any `yaml:"args" json:"args,omitempty"`           // ...with these arguments (a subset)
 	Signature string         `yaml:"signature" json:"signature,omitempty"` // ...carrying this thought signature
@@ -283,9 +285,10 @@ func (m Match) matches(p model.Part) bool {
 	case m.Response != "":
 		r := p.FunctionResponse
 		return r != nil && r.Name == m.Response && strings.Contains(r.Output, m.Output) &&
-			(m.IsError == nil || *m.IsError == r.IsError) && (m.Images == 0 || len(r.Images) == m.Images)
-	case m.Image:
-		return p.Image != nil
+			(m.IsError == nil || *m.IsError == r.IsError) && (m.Images == 0 || len(r.Images) == m.Images) &&
+			(m.MIME == "" || slices.ContainsFunc(r.Images, func(im model.Image) bool { return im.MIMEType == m.MIME }))
+	case m.Image || m.MIME != "":
+		return p.Image != nil && (m.MIME == "" || p.Image.MIMEType == m.MIME)
 	case m.Thought != "":
 		return p.Thought && strings.Contains(p.Text, m.Thought)
 	case m.Text != "":

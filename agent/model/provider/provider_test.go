@@ -134,7 +134,7 @@ func TestDefaultSettingsAskForThoughts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := body.GenerationConfig.ThinkingConfig
-	if tc["includeThoughts"] != true || tc["thinkingLevel"] != "HIGH" {
+	if tc["includeThoughts"] != true || tc["thinkingLevel"] != "MEDIUM" { // freeact's default level
 		t.Errorf("thinkingConfig = %v", tc)
 	}
 }
