@@ -280,24 +280,27 @@ func (a *Agent) LastTurnCheckpoint() string {
 }
 
 // revertNote tells the model about reverts it has not heard of: the files
-// the user took back since its last turn. "" when there are none.
-func (a *Agent) revertNote() string {
+// the user took back since its last turn, and the reverts it names. ""
+// when there are none.
+func (a *Agent) revertNote() (string, []string) {
 	s := a.Checkpoints()
 	if s == nil {
-		return ""
+		return "", nil
 	}
 	rs, err := s.Records()
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	a.ckpt.mu.Lock()
 	defer a.ckpt.mu.Unlock()
 	var b strings.Builder
+	var ids []string
 	for _, r := range rs {
 		if r.Kind != checkpoint.KindRevert || a.ckpt.told[r.ID] {
 			continue
 		}
 		a.ckpt.told[r.ID] = true
+		ids = append(ids, r.ID)
 		fmt.Fprintf(&b, "- %s:", r.Label)
 		for _, c := range r.Changes {
 			fmt.Fprintf(&b, " %s (%s)", c.Path, c.Status)
@@ -305,11 +308,21 @@ func (a *Agent) revertNote() string {
 		b.WriteString("\n")
 	}
 	if b.Len() == 0 {
-		return ""
+		return "", nil
 	}
 	return RevertNotePrefix + "The user reverted changes to the workspace's files since your last turn. " +
-		"The files are now as listed (status after the revert); variables in the Python kernel were not changed:\n" +
-		b.String() + "</workspace-revert>"
+		"In parentheses, what the revert did to each file; variables in the Python kernel were not changed:\n" +
+		b.String() + "</workspace-revert>", ids
+}
+
+// untell forgets that the model heard of reverts, after the turn that
+// told it failed and was taken back.
+func (c *checkpoints) untell(ids []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		delete(c.told, id)
+	}
 }
 
 // RevertNotePrefix starts the part of a prompt that tells the model about

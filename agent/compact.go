@@ -131,8 +131,10 @@ func isPrompt(m model.Message) bool {
 // splitPoint chooses where a compaction of hist (from start) ends: the
 // messages before it are summarised. Turn boundaries are preferred; inside
 // a turn the cut falls before a model message, so every kept call keeps
-// its results. The latest point whose kept part fits keep tokens wins; a
-// running turn (mid) keeps at least its last model message and results.
+// its results. The earliest point whose kept part fits keep tokens wins,
+// so as much is kept as fits; a running turn keeps at least its last model
+// message and results. Compacting on request (manual) keeps the last turn
+// when it fits and nothing otherwise.
 func splitPoint(hist []model.Message, start, keep int, reason string) int {
 	mid := reason != CompactManual
 	end := len(hist)

@@ -30,14 +30,17 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	a.mu.Lock()
 	start, cuts := len(a.history), len(a.cuts)
 	a.mu.Unlock()
+	var told []string // reverts the note tells of
 	if a.id == MainAgent {
 		a.beginCheckpointTurn(user)
-		if note := a.revertNote(); note != "" {
+		var note string
+		if note, told = a.revertNote(); note != "" {
 			user.Parts = append([]model.Part{{Text: note}}, user.Parts...)
 		}
 	}
 	defer a.ckpt.flush()
 	fail := func(err error) turnResult {
+		a.ckpt.untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
 		a.history = a.history[:start]
 		// Compactions of the turn's own messages go with them.
