@@ -7,5 +7,4 @@ import "context"
 // fileLock does nothing where flock is missing: one process at a time.
 type fileLock struct{ path string }
 
-func (l *fileLock) lock(context.Context) error { return nil }
-func (l *fileLock) unlock()                    {}
+func (l *fileLock) lock(context.Context) (func(), error) { return func() {}, nil }

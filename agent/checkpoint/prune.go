@@ -42,10 +42,11 @@ type PruneResult struct {
 func (s *Store) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx); err != nil {
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
 		return PruneResult{}, err
 	}
-	defer s.lock.unlock()
+	defer unlock()
 	var res PruneResult
 	all, err := s.records.all()
 	if err != nil {

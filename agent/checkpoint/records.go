@@ -205,10 +205,11 @@ func (s *Store) Record(ctx context.Context, info Info, before, after Snapshot) (
 		Prompt: oneLine(info.Prompt, 120), Call: info.Call, Tool: info.Tool, Label: oneLine(info.Label, 120),
 		Before: before.Root, After: after.Root, Time: time.Now().UTC(), Changes: changes,
 	}
-	if err := s.lock.lock(ctx); err != nil {
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer s.lock.unlock()
+	defer unlock()
 	if err := s.records.add(r); err != nil {
 		return nil, err
 	}

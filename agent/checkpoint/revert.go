@@ -126,10 +126,11 @@ func (o *objects) lookup(root Hash, path string) (*File, error) {
 func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx); err != nil {
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
 		return Plan{}, err
 	}
-	defer s.lock.unlock()
+	defer unlock()
 	cur, err := s.snapshot(ctx)
 	if err != nil {
 		return Plan{}, err
@@ -146,10 +147,11 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx); err != nil {
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
 		return nil, Plan{}, err
 	}
-	defer s.lock.unlock()
+	defer unlock()
 	before, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, Plan{}, err

@@ -177,10 +177,11 @@ func (s *Store) Flush() error {
 func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.lock.lock(ctx); err != nil {
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
 		return Snapshot{}, err
 	}
-	defer s.lock.unlock()
+	defer unlock()
 	return s.snapshot(ctx)
 }
 
