@@ -69,14 +69,17 @@ type workspace struct {
 	// panel; the next Send hands the new settings to the agent.
 	settingsChanged atomic.Bool
 
-	mu      sync.Mutex
-	agent   *agent.Agent // nil until started
-	status  KernelStatus
-	gen     int // start generation: a stale start is stopped
-	cancel  context.CancelFunc
-	turn    *turn // the running turn, if any
-	nextReq int
-	pending map[string]any // *agent.ApprovalRequest, *agent.InputRequest or *agent.BudgetRequest
+	mu     sync.Mutex
+	agent  *agent.Agent // nil until started
+	status KernelStatus
+	gen    int // start generation: a stale start is stopped
+	cancel context.CancelFunc
+	// starting counts agent starts in flight; close waits for them, so no
+	// kernel a start was bringing up outlives the workspace.
+	starting sync.WaitGroup
+	turn     *turn // the running turn, if any
+	nextReq  int
+	pending  map[string]any // *agent.ApprovalRequest, *agent.InputRequest or *agent.BudgetRequest
 	// queuedPrompt is sent when the next agent is ready (an edited prompt
 	// a fork was made for).
 	queuedPrompt string
@@ -203,7 +206,9 @@ func (ws *workspace) start(sessionID string) {
 	ws.cancel = cancel
 	ws.mu.Unlock()
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.starting.Add(1)
 	go func() {
+		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
@@ -293,6 +298,8 @@ func (ws *workspace) close() {
 	if t != nil {
 		<-t.done
 	}
+	// A start in flight sees the workspace closed and stops its agent.
+	ws.starting.Wait()
 	if a != nil {
 		if err := a.Stop(); err != nil {
 			ws.d.log.Warn("stop agent", "err", err)

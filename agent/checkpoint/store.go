@@ -34,9 +34,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // Options adjust a store.
@@ -74,14 +73,9 @@ func (o Options) withDefaults() Options {
 }
 
 // DefaultRoot is where the app keeps the stores of all workspaces:
-// $XDG_DATA_HOME/freeact/checkpoints (~/.local/share/freeact/checkpoints).
-// It follows XDG_DATA_HOME as it is now.
-func DefaultRoot() string {
-	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "freeact", "checkpoints")
-	}
-	return filepath.Join(xdg.DataHome, "freeact", "checkpoints")
-}
+// $XDG_DATA_HOME/freeact/checkpoints (~/.local/share/freeact/checkpoints),
+// as the environment says now.
+func DefaultRoot() string { return filepath.Join(xdgdir.Data(), "freeact", "checkpoints") }
 
 // Dir returns the store folder of the workspace (an absolute path) under
 // root: a folder named by a hash of the path.
