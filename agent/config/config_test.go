@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,6 +163,13 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"header name with a colon", `{"jupyter_headers": {"Authorization:": "x"}}`, []string{`key "jupyter_headers"`, "header names"}},
 		{"kernel_pool as string", `{"kernel_pool": "yes"}`, []string{`key "kernel_pool"`, "true, false, or null"}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
+		{"model price typo", `{"models": {"ollama:x": {"input": 1}}}`, []string{`key "models"`, `"input"`}},
+		{"negative price", `{"models": {"ollama:x": {"input_price": -1}}}`, []string{`key "models"`, `model "ollama:x"`, "input_price -1"}},
+		{"zero window", `{"models": {"x": {"context_window": 0}}}`, []string{`model "x"`, "context_window 0"}},
+		{"zero budget", `{"max_cost_per_session": 0}`, []string{`key "max_cost_per_session"`, "positive number of US dollars"}},
+		{"budget as text", `{"max_cost_per_session": "$5"}`, []string{`key "max_cost_per_session"`, `"$5"`}},
+		{"threshold as percent", `{"compaction_threshold": 80}`, []string{`key "compaction_threshold"`, "value 80", "between 0.1 and 1"}},
+		{"zero file limit", `{"checkpoint_max_file_bytes": 0}`, []string{`key "checkpoint_max_file_bytes"`, "positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,6 +449,48 @@ func TestKeysCoverOptions(t *testing.T) {
 	for i, k := range keys {
 		if got, want := reflect.ValueOf(k.dst(&o)).Pointer(), v.Field(i).Addr().Pointer(); got != want {
 			t.Errorf("key %s decodes into field %d, not into %s", k.Name, i, v.Type().Field(i).Name)
+		}
+	}
+}
+
+// Every key with metadata is a key, and its kind matches its default.
+func TestKeyInfos(t *testing.T) {
+	data, err := Defaults().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defaults map[string]any
+	if err := json.Unmarshal(data, &defaults); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range KeyInfos() {
+		v, ok := defaults[k.Name]
+		if !ok {
+			t.Errorf("%s: not an agent.json key", k.Name)
+			continue
+		}
+		var kind string
+		switch v.(type) {
+		case nil:
+			kind = "null"
+		case bool:
+			kind = "bool"
+		case float64:
+			kind = "number"
+		case string:
+			kind = "string"
+		case map[string]any:
+			kind = "object"
+		}
+		want := k.Kind
+		if want == "integer" {
+			want = "number"
+		}
+		if kind != want && !(kind == "null" && k.Nullable) {
+			t.Errorf("%s: default is a %s, metadata says %s", k.Name, kind, k.Kind)
+		}
+		if i := slices.IndexFunc(OptionKeys(), func(o OptionKey) bool { return o.Name == k.Name }); i < 0 || OptionKeys()[i].Description == "" {
+			t.Errorf("%s: no description", k.Name)
 		}
 	}
 }

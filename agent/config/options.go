@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -84,6 +85,23 @@ type Options struct {
 	// sandbox restrictions (relative to the workspace unless absolute);
 	// nil means the defaults.
 	SandboxConfig *string `json:"sandbox_config"`
+
+	// Long sessions (keyinfo.go describes each for settings forms).
+
+	// Models adds or adjusts context windows and prices, by model string
+	// or name, for custom and local models.
+	Models map[string]model.Override `json:"models"`
+	// MaxCostPerSession in US dollars pauses a turn before the model call
+	// that would go over it and asks; nil means no budget.
+	MaxCostPerSession *float64 `json:"max_cost_per_session"`
+	// CompactionThreshold is the share of the context window at which
+	// older turns are summarised; nil turns automatic compaction off.
+	CompactionThreshold *float64 `json:"compaction_threshold"`
+	// Checkpoints records the workspace's files before each code action
+	// and file change, so they can be reviewed and reverted.
+	Checkpoints bool `json:"checkpoints"`
+	// CheckpointMaxFileBytes: larger files are left out of checkpoints.
+	CheckpointMaxFileBytes int64 `json:"checkpoint_max_file_bytes"`
 }
 
 // Server is an MCP server of mcp_servers or ptc_servers: a local process
@@ -176,6 +194,7 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 // Defaults returns the options of a new workspace.
 func Defaults() Options {
 	timeout := 300.0
+	threshold := DefaultCompactionThreshold
 	return Options{
 		Model:                    DefaultModel,
 		ModelSettings:            model.DefaultSettings(),
@@ -191,8 +210,18 @@ func Defaults() Options {
 		PTCServers:               map[string]Server{},
 		JupyterHeaders:           map[string]string{},
 		JupyterReconnectTimeout:  60,
+		Models:                   map[string]model.Override{},
+		CompactionThreshold:      &threshold,
+		Checkpoints:              true,
+		CheckpointMaxFileBytes:   DefaultCheckpointMaxFileBytes,
 	}
 }
+
+// Defaults of the long-session keys.
+const (
+	DefaultCompactionThreshold    = 0.8
+	DefaultCheckpointMaxFileBytes = 10 << 20
+)
 
 // OptionKey describes one key of agent.json: its name, what a valid value
 // looks like (for errors), what it does (for the settings panel) and
@@ -287,6 +316,21 @@ var keys = []OptionKey{
 	{"sandbox_config", "the path of an srt settings file or null",
 		"A sandbox-runtime settings file replacing the default sandbox rules; null for the defaults.", true,
 		func(o *Options) any { return &o.SandboxConfig }},
+	{"models", `an object of models, e.g. {"ollama:qwen3": {"context_window": 32768, "input_price": 0, "output_price": 0}}`,
+		`Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}.`, true,
+		func(o *Options) any { return &o.Models }},
+	{"max_cost_per_session", "US dollars (a number) or null for no budget",
+		"A budget in US dollars: the turn pauses and asks before going over it; null for none.", true,
+		func(o *Options) any { return &o.MaxCostPerSession }},
+	{"compaction_threshold", "a share of the context window between 0.1 and 1 (e.g. 0.8), or null for no automatic compaction",
+		"Summarise older turns when a request would fill this share of the context window (0.1 to 1); null for only when the provider refuses.", true,
+		func(o *Options) any { return &o.CompactionThreshold }},
+	{"checkpoints", "true or false",
+		"Record the workspace's files before each change, so changes can be reviewed and reverted.", true,
+		func(o *Options) any { return &o.Checkpoints }},
+	{"checkpoint_max_file_bytes", "a positive whole number of bytes",
+		"Files larger than this are left out of checkpoints.", true,
+		func(o *Options) any { return &o.CheckpointMaxFileBytes }},
 }
 
 // OptionKeys returns the keys of agent.json in the order the file and the
@@ -395,6 +439,20 @@ func (o Options) validate() error {
 				return fmt.Errorf("key %q: server %q: %w", group.key, name, err)
 			}
 		}
+	}
+	for name, m := range o.Models {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("key \"models\": model %q: %w", name, err)
+		}
+	}
+	if c := o.MaxCostPerSession; c != nil && (*c <= 0 || math.IsNaN(*c) || math.IsInf(*c, 0)) {
+		return bad("max_cost_per_session", *c, "a positive number of US dollars, or null for no budget")
+	}
+	if c := o.CompactionThreshold; c != nil && !(*c >= 0.1 && *c <= 1) {
+		return bad("compaction_threshold", *c, "a share of the context window between 0.1 and 1, or null for no automatic compaction")
+	}
+	if o.CheckpointMaxFileBytes <= 0 {
+		return bad("checkpoint_max_file_bytes", o.CheckpointMaxFileBytes, "a positive whole number of bytes")
 	}
 	if o.JupyterURL != nil && !strings.HasPrefix(*o.JupyterURL, "http://") && !strings.HasPrefix(*o.JupyterURL, "https://") {
 		return bad("jupyter_url", fmt.Sprintf("%q", withoutQuery(*o.JupyterURL)), "an http:// or https:// URL, or null")
