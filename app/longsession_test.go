@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 
@@ -102,15 +101,7 @@ turns:
 	scr.expect(t, "The model now sees this summary:")
 	scr.expect(t, "SUMMARY-T: three files were changed and reverted.")
 	scr.expect(t, "> ")
-	send("q\r")
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("freeact did not quit on q")
-	}
+	quit(t, send, exited)
 	if pids := processesWith(marker); len(pids) > 0 {
 		t.Errorf("processes left running: %v", pids)
 	}

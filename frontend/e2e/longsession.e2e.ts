@@ -50,15 +50,18 @@ const scenario = {
 
 const original: Record<string, string> = { 'notes.txt': 'old notes\n', 'gone.txt': 'to delete\n', 'data.csv': 'a,b\n1,2\n' };
 
-async function approveAll(page: Page, until: () => Promise<boolean>) {
-  // Answer each approval as it comes (a write, a code action, its !rm).
-  for (let i = 0; i < 20 && !(await until()); i++) {
+async function approveAll(page: Page, until: () => Promise<boolean>, timeoutMs = 60_000) {
+  // Answer each approval as it comes (a write, a code action, its !rm)
+  // until the state comes; a loaded machine may take a while for each.
+  const deadline = Date.now() + timeoutMs;
+  while (!(await until())) {
+    if (Date.now() > deadline) throw new Error(`answering approvals: the awaited state did not come within ${timeoutMs} ms`);
     const bar = page.getByTestId('approval-bar');
     if (await bar.isVisible().catch(() => false)) {
       await page.getByRole('button', { name: /^Yes/ }).click();
       await bar.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
     } else {
-      await page.waitForTimeout(200);
+      await page.waitForTimeout(200); // the poll's interval: nothing says an approval is coming
     }
   }
 }
