@@ -198,11 +198,21 @@ c.KernelRestarter.restart_limit = 0
 c.KernelManager.shutdown_wait_time = 1.0
 `
 
+// noCwdImports starts every script the app runs with python -c outside
+// the sandbox: -c puts the working directory (the workspace) first on
+// sys.path, and a module there (json.py, jupyter_server/) would shadow the
+// real one. In sandbox mode code writes the workspace, so such a module
+// would run unconfined at the next start. Nothing is imported before it
+// but what the interpreter loads at startup, which never looks there.
+const noCwdImports = `import sys
+if sys.path[:1] == [""]:
+    del sys.path[0]
+`
+
 // serverBootstrap is what `python -m jupyter_server` runs, minus the
 // optional rfc3987_syntax validator, whose import alone takes about a second
 // (it builds a grammar); jsonschema works without it.
-const serverBootstrap = `import sys
-sys.modules.setdefault("rfc3987_syntax", None)
+const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
 from jupyter_server.serverapp import main
 sys.exit(main())
 `

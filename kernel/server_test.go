@@ -316,3 +316,37 @@ func TestRemoteServer(t *testing.T) {
 		waitGone(t, "remote kernel after Close", pid, 5*time.Second)
 	})
 }
+
+// TestWorkspaceModulesNotImported: the Jupyter server and the interpreter
+// check run outside the sandbox, with the workspace (or the folder the app
+// was started in) as their working directory. Python modules there are
+// not imported by them: in sandbox mode code writes the workspace, and
+// such a module would run unconfined at the next start.
+func TestWorkspaceModulesNotImported(t *testing.T) {
+	py := newPython(t)
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "imported")
+	plant := fmt.Sprintf("open(%q, 'a').write(__name__ + '\\n')\n", marker)
+	for _, f := range []string{"json.py", "ipykernel.py", "jupyter_server/__init__.py", "tornado/__init__.py"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte(plant), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(ws)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if _, err := ResolveEnv(ctx, EnvOptions{Python: py}); err != nil {
+		t.Errorf("resolve: %v", err)
+	}
+	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), Root: ws})
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	defer srv.Close()
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("modules of the workspace were imported: %s", b)
+	}
+}
