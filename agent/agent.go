@@ -365,6 +365,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
 		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")

@@ -244,7 +244,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	return s, err
 }
 
-func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*Server, error) {
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ *Server, err error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
@@ -259,11 +259,16 @@ func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*S
 	if opts.Sandbox != nil {
 		sb := *opts.Sandbox
 		opts.Sandbox = &sb
-		p, err := prepareSandbox(ctx, &opts)
-		if err != nil {
-			return nil, err
+		p, perr := prepareSandbox(ctx, &opts)
+		if perr != nil {
+			return nil, perr
 		}
 		sandbox = &p
+		defer func() { // err is the result
+			if err != nil {
+				_ = cleanSandbox(p)
+			}
+		}()
 		// Kernels in the sandbox have no network namespace of their own:
 		// they reach the server over Unix sockets.
 		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
