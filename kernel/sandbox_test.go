@@ -311,6 +311,14 @@ func TestSandboxProtectsConfigCustom(t *testing.T) {
 	}
 }
 
+// TestSandboxKernelCannotReadToken: a sandboxed kernel sees the processes
+// of its own sandbox only, and none of them, nor any file it can read,
+// holds the server's token.
+func TestSandboxKernelCannotReadToken(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	checkTokenHidden(t, sb.srv, startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws}))
+}
+
 func writeFile(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

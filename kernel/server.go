@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,9 +213,31 @@ if sys.path[:1] == [""]:
 // serverBootstrap is what `python -m jupyter_server` runs, minus the
 // optional rfc3987_syntax validator, whose import alone takes about a second
 // (it builds a grammar); jsonschema works without it.
+//
+// The token comes as the first line on stdin and goes into the server's
+// configuration in memory, never into its environment (which its kernels
+// inherit, and which code can read from /proc/<ppid>/environ) or a file:
+// the server info and browser-open files, which would hold it in the
+// runtime folder the kernels read, are not written, nor the cookie secret
+// (with which login cookies can be forged): it is made in memory. Code holding the
+// token could start kernels through the REST API that have no hooks and,
+// in sandbox mode, no sandbox.
 const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
-from jupyter_server.serverapp import main
-sys.exit(main())
+token = sys.stdin.readline().strip()
+import os
+from traitlets.config import Config
+from jupyter_server.serverapp import ServerApp
+config = Config()
+try:
+    from jupyter_server.auth.identity import IdentityProvider  # jupyter_server 2
+    config.IdentityProvider.token = token
+except ImportError:
+    config.ServerApp.token = token
+del token
+config.ServerApp.cookie_secret = os.urandom(32)
+ServerApp.write_server_info_file = lambda self: None
+ServerApp.write_browser_open_files = lambda self: None
+sys.exit(ServerApp.launch_instance(config=config))
 `
 
 // StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
@@ -326,13 +349,17 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--ServerApp.root_dir="+opts.Root)
 	cmd.Dir = opts.Root
-	env := os.Environ()
+	// The server's environment is its kernels': a token of the user's
+	// environment (another server's) is not passed on. Ours goes on stdin.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "JUPYTER_TOKEN=") || strings.HasPrefix(kv, "JUPYTER_TOKEN_FILE=")
+	})
 	for k, v := range jupyterDirs(opts.Dir) {
 		env = append(env, k+"="+v)
 	}
-	// The token travels in the environment, not argv (visible in ps).
-	env = append(env, "JUPYTER_TOKEN="+token, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	env = append(env, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(token + "\n")
 	tail := &tailBuffer{max: 64 << 10}
 	var out io.Writer = tail
 	if opts.Log != nil {
