@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/session"
 )
 
 // Texts the model (and the user) see for calls that did not run to the end.
@@ -30,12 +31,23 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	a.mu.Lock()
 	start := len(a.history)
 	a.mu.Unlock()
+	mark, markErr := a.markSession()
+	// A failed turn goes back out of the history and the session file
+	// alike, so that resuming the session gives the history the agent has.
 	fail := func(err error) turnResult {
 		a.mu.Lock()
 		a.history = a.history[:start]
 		a.mu.Unlock()
+		if markErr == nil {
+			if rerr := a.rollbackSession(mark); rerr != nil {
+				err = fmt.Errorf("%w (and taking the turn back out of the session failed: %v)", err, rerr)
+			}
+		}
 		emit(&Failed{Meta: meta, Error: err.Error()})
 		return turnResult{failed: err}
+	}
+	if markErr != nil {
+		return fail(markErr)
 	}
 	cancelled := func(phase string) turnResult {
 		a.sync()
@@ -115,6 +127,27 @@ func (a *Agent) record(msgs ...model.Message) error {
 		return fmt.Errorf("write session: %w", err)
 	}
 	return nil
+}
+
+// markSession returns where the agent's session file ends, for
+// rollbackSession.
+func (a *Agent) markSession() (session.Mark, error) {
+	if a.store == nil {
+		return session.Mark{}, nil
+	}
+	m, err := a.store.Mark(a.id)
+	if err != nil {
+		return m, fmt.Errorf("write session: %w", err)
+	}
+	return m, nil
+}
+
+// rollbackSession takes the agent's session file back to m.
+func (a *Agent) rollbackSession(m session.Mark) error {
+	if a.store == nil {
+		return nil
+	}
+	return a.store.Rollback(a.id, m)
 }
 
 // sync flushes the session at a turn boundary.

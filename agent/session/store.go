@@ -261,6 +261,82 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 	return nil
 }
 
+// Mark is a point in an agent's file that Rollback returns to.
+type Mark struct {
+	size    int64
+	existed bool
+}
+
+// Mark returns the current end of the agent's file, for Rollback. A
+// partial last line left by a crash is repaired first, as on an append.
+// A missing file is not created.
+func (s *Store[M]) Mark(agentID string) (Mark, error) {
+	if err := checkName("agent id", agentID); err != nil {
+		return Mark{}, fmt.Errorf("mark session %s: %w", s.id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := os.Stat(s.File(agentID)); errors.Is(err, fs.ErrNotExist) && s.files[agentID] == nil {
+		return Mark{}, nil
+	}
+	f, err := s.open(agentID)
+	if err != nil {
+		return Mark{}, fmt.Errorf("mark session %s: %w", s.id, err)
+	}
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return Mark{}, fmt.Errorf("mark %s: %w", f.Name(), err)
+	}
+	return Mark{size: end, existed: true}, nil
+}
+
+// Rollback takes the agent's file back to m, synced: what was appended
+// since is gone, and a file that did not exist at m is removed. The file
+// keeps its format. It is how a failed turn leaves no trace in the
+// session, so that resuming it gives the history the agent had.
+func (s *Store[M]) Rollback(agentID string, m Mark) error {
+	if err := checkName("agent id", agentID); err != nil {
+		return fmt.Errorf("roll back session %s: %w", s.id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := s.File(agentID)
+	if !m.existed {
+		if f := s.files[agentID]; f != nil {
+			f.Close()
+			delete(s.files, agentID)
+		}
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("roll back %s: %w", name, err)
+		}
+		if agentID == MainAgent {
+			s.summary = nil
+			_ = os.Remove(filepath.Join(s.dir, summaryFile))
+		}
+		return nil
+	}
+	f, err := s.open(agentID)
+	if err != nil {
+		return fmt.Errorf("roll back session %s: %w", s.id, err)
+	}
+	if err := f.Truncate(m.size); err != nil {
+		return fmt.Errorf("roll back %s: %w", name, err)
+	}
+	if _, err := f.Seek(m.size, io.SeekStart); err != nil {
+		return fmt.Errorf("roll back %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("roll back %s: %w", name, err)
+	}
+	if agentID == MainAgent {
+		// The cache no longer matches the file: count again.
+		if s.summary, err = loadSummary(s.dir, name); err == nil {
+			_ = s.summary.save(s.dir)
+		}
+	}
+	return nil
+}
+
 // open returns the agent's file open for appending. A partial last line
 // left by a crash is cut off first (or completed with a newline when it is
 // a whole envelope), so the next line never joins it.

@@ -459,3 +459,68 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestRollback: Rollback takes an agent's file back to a Mark, whatever
+// was appended since, and removes a file that did not exist at the mark;
+// the session list counts what is left. A partial line a crash left is
+// repaired before the mark, so rolling back never brings it back.
+func TestRollback(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir, "s1")
+	newFile, err := s.Mark(MainAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.File(MainAgent)); err == nil {
+		t.Fatal("Mark created the file")
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Append(MainAgent, msg{"user", "a"}, msg{"model", "b"}))
+	must(s.Rollback(MainAgent, newFile))
+	if _, err := os.Stat(s.File(MainAgent)); err == nil {
+		t.Error("a file that did not exist at the mark is still there")
+	}
+	if infos, _ := List(dir, userTitle); len(infos) != 0 {
+		t.Errorf("listed after rolling back to nothing: %+v", infos)
+	}
+
+	must(s.Append(MainAgent, msg{"user", "a"}, msg{"model", "b"}))
+	kept, _ := os.ReadFile(s.File(MainAgent))
+	m, err := s.Mark(MainAgent)
+	must(err)
+	must(s.Append(MainAgent, msg{"user", "c"}))
+	must(s.Append(MainAgent, msg{"model", "d"}))
+	must(s.Rollback(MainAgent, m))
+	if now, _ := os.ReadFile(s.File(MainAgent)); string(now) != string(kept) {
+		t.Errorf("file after rollback:\n%s\nwant\n%s", now, kept)
+	}
+	if infos, err := List(dir, userTitle); err != nil || len(infos) != 1 || infos[0].Messages != 2 {
+		t.Errorf("list after rollback: %+v %v", infos, err)
+	}
+	must(s.Append(MainAgent, msg{"user", "e"}))
+	if got, err := s.Load(MainAgent); err != nil || len(got) != 3 || got[2].Text != "e" {
+		t.Errorf("after rollback and append: %+v %v", got, err)
+	}
+	must(s.Close())
+
+	// A crash left half a line: the mark comes after its repair.
+	f, _ := os.OpenFile(s.File(MainAgent), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":1,"message":{"role":"us`)
+	f.Close()
+	s2 := openStore(t, dir, "s1")
+	m, err = s2.Mark(MainAgent)
+	must(err)
+	must(s2.Append(MainAgent, msg{"user", "f"}))
+	must(s2.Rollback(MainAgent, m))
+	if got, err := s2.Load(MainAgent); err != nil || len(got) != 3 {
+		t.Errorf("after a repaired crash and a rollback: %+v %v", got, err)
+	}
+	if now, _ := os.ReadFile(s2.File(MainAgent)); strings.Contains(string(now), `"us`+"\n") || !strings.HasSuffix(string(now), "\n") {
+		t.Errorf("file: %q", now)
+	}
+}
