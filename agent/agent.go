@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -22,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -368,7 +367,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
-		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
+		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
 	}
 	// Isolate: every agent (and every freeact process) keeps its kernelspec,
 	// sandbox settings and runtime files in a directory of its own there.
