@@ -154,19 +154,25 @@ turns:
 	}
 }
 
+// TestCancelBetweenTurns: a cancel that comes as a cell ends, its output
+// complete, stops the turn before the next model call. The cancel lands
+// while the cell is still inside (its last statement waits for input):
+// cancelling from the consumer after the cell's result raced the turn
+// loop, which may already have called the model again.
 func TestCancelBetweenTurns(t *testing.T) {
-	tiers(t, cells{"print('ran')": prints("ran")}, func(t *testing.T, x tier) {
+	const code = "print('ran', flush=True)\ninput('last statement')"
+	tiers(t, cells{code: func(c *agenttest.Cell) { c.Print("ran"); c.Input("last statement") }}, func(t *testing.T, x tier) {
 		a, fake, _ := x.start(t, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('ran')"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "ran"}]
       last: [{role: user, text: "Again."}]
     reply: [{text: "Again it is."}]
 `)
-		// Cancel after the cell's result, before the next model call.
+		// Cancel at the cell's last statement, after its output.
 		events := streamUntil(t, a, "Run.", func(ev agent.Event) bool {
-			_, ok := ev.(*agent.CodeExecutionOutput)
+			_, ok := ev.(*agent.InputRequest)
 			return ok
 		}, func(agent.Event) { a.Cancel() })
 		phase := cancelledPhase(t, events)
