@@ -20,6 +20,9 @@ type execution struct {
 	msgID     string
 	onChunk   func(Chunk)
 	imagesDir string
+	// imagesRoot, when set, is the folder image files must stay in (the
+	// workspace of a sandboxed kernel, whose code can put links in it).
+	imagesRoot string
 	// ctx carries the values of Execute's context to the Host's methods
 	// and ends when Execute returns.
 	ctx    context.Context
@@ -38,8 +41,8 @@ type execution struct {
 	done     chan struct{}
 }
 
-func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir string) *execution {
-	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
+func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir, imagesRoot string) *execution {
+	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, imagesRoot: imagesRoot, done: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return e
 }
@@ -237,6 +240,9 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "freeact-images")
 	}
+	if e.imagesRoot != "" {
+		return saveInRoot(e.imagesRoot, dir, randomHex(4)+ext, data)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -245,6 +251,32 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 		return "", err
 	}
 	return path, nil
+}
+
+// saveInRoot writes a new file name with data in dir, a folder inside
+// root, made when missing, without following a symbolic link out of root.
+func saveInRoot(root, dir, name string, data []byte) (string, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", err
+	}
+	if err := r.MkdirAll(rel, 0o755); err != nil {
+		return "", fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
+	}
+	d, err := r.Open(rel)
+	if err != nil {
+		return "", fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
+	}
+	defer d.Close()
+	if err := atomicfile.WriteIn(d, name, data, 0o600, true); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
 }
 
 // formatError is the error as the text of a result: the traceback, ending

@@ -319,6 +319,28 @@ func TestSandboxKernelCannotReadToken(t *testing.T) {
 	checkTokenHidden(t, sb.srv, startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws}))
 }
 
+// TestSandboxImagesStayInTheWorkspace: the app saves a cell's images
+// outside the sandbox, into the workspace's images folder. Code cannot
+// make it write them elsewhere by putting a symbolic link there: an image
+// is bytes code chooses, and a file of them in a folder a shell sources
+// would run unconfined.
+func TestSandboxImagesStayInTheWorkspace(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws})
+	show := "from IPython.display import display\nimport base64\n" +
+		"display({'image/png': base64.b64encode(b'echo escaped').decode()}, raw=True)"
+	if r := run(t, k, show); r.Error != nil || len(r.Images) != 1 {
+		t.Fatalf("an image in the workspace: %+v", r)
+	}
+	r := run(t, k, fmt.Sprintf("import os, shutil\nshutil.rmtree('images')\nos.symlink(%q, 'images')\n", sb.outside)+show)
+	if len(r.Images) != 0 || !strings.Contains(r.Text, "could not save") {
+		t.Errorf("an image through a link out of the workspace: %+v", r)
+	}
+	if entries, _ := os.ReadDir(sb.outside); len(entries) != 0 {
+		t.Errorf("written where the link points: %v", entries)
+	}
+}
+
 func writeFile(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
