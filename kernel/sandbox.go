@@ -287,7 +287,7 @@ func ParseSandboxSettings(data []byte) (map[string]any, error) {
 	}
 	// srt drops every filesystem rule then, freeact's protection of its own
 	// files with them.
-	if fs, ok := m["filesystem"].(map[string]any); ok && fs["disabled"] != nil && fs["disabled"] != false {
+	if files, ok := m["filesystem"].(map[string]any); ok && files["disabled"] != nil && files["disabled"] != false {
 		return nil, errors.New(`filesystem.disabled is not supported: freeact keeps its settings and .env protected with the filesystem rules; to let code write everywhere, use "allowWrite": ["/"]`)
 	}
 	return m, nil

@@ -218,10 +218,10 @@ if sys.path[:1] == [""]:
 // configuration in memory, never into its environment (which its kernels
 // inherit, and which code can read from /proc/<ppid>/environ) or a file:
 // the server info and browser-open files, which would hold it in the
-// runtime folder the kernels read, are not written, nor the cookie secret
-// (with which login cookies can be forged): it is made in memory. Code holding the
-// token could start kernels through the REST API that have no hooks and,
-// in sandbox mode, no sandbox.
+// runtime folder the kernels read, are not written. Nor is the cookie
+// secret (with which login cookies can be forged): it is made in memory.
+// Code holding the token could start kernels through the REST API that
+// have no hooks and, in sandbox mode, no sandbox.
 const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
 token = sys.stdin.readline().strip()
 import os
