@@ -55,6 +55,9 @@ type options struct {
 	kernelDir    string
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
+	// hidden are paths sandboxed code may not read: the app's folder of
+	// settings and stored API keys (set by Workspace.StartAgent).
+	hidden []string
 }
 
 // WithModel uses m instead of opening the model named in agent.json.

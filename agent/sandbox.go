@@ -35,6 +35,7 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 			filepath.Join(a.cfg.Dir, config.DotEnvFile),
 			filepath.Join(a.cfg.Dir, ".venv") + string(filepath.Separator),
 		},
+		Hide: a.opts.hidden,
 	}, nil
 }
 

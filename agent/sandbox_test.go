@@ -141,6 +141,45 @@ turns:
 	}
 }
 
+// TestSandboxHidesTheAppsKeys: the API keys the app stores (outside any
+// workspace) are as hidden from sandboxed code as the workspace's .env.
+func TestSandboxHidesTheAppsKeys(t *testing.T) {
+	srtOnPath(t)
+	py := testPython(t)
+	cfgJSON, _ := json.Marshal(map[string]any{"python": py, "sandbox": true, "enable_subagents": false})
+	ws := workspace(t, string(cfgJSON))
+	store := config.NewAppStore(t.TempDir())
+	if err := store.SetAPIKey("OPENAI_API_KEY", "stored-secret"); err != nil {
+		t.Fatal(err)
+	}
+	code := "import os\nfor root, _, files in os.walk(" + jsonString(store.Dir()) + "):\n" +
+		"    for f in files:\n        print(f, open(os.path.join(root, f)).read())\nprint('listed')"
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(code) + `}}}]
+  - reply: [{text: "Done."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	w, err := agent.OpenWorkspace(ws, agent.WorkspaceOptions{Keys: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	a, err := w.StartAgent(ctx, w.Config, agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	out := of[*agent.CodeExecutionOutput](run(t, a, "Read the keys.", nil))
+	if len(out) != 1 || !strings.Contains(out[0].Text, "listed") || strings.Contains(out[0].Text, "stored-secret") {
+		t.Errorf("the cell saw: %+v", out)
+	}
+}
+
 func TestSandboxWithRemoteServerRefused(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "fake-key")
 	ws := workspace(t, `{"sandbox": true, "jupyter_url": "http://127.0.0.1:1"}`)

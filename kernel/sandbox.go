@@ -52,6 +52,9 @@ type Sandbox struct {
 	// held by an empty placeholder while the server runs (a folder when the
 	// path ends in a separator), removed when it stops if still empty.
 	Protect []string
+	// Hide are further paths code may not read (the app's own settings
+	// and stored API keys).
+	Hide []string
 }
 
 // sandboxPaths are the sandbox's files under the server's directory.
@@ -165,7 +168,7 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		hidden = append(hidden, d)
 	}
-	denyRead := addStrings(files["denyRead"], append(hidden, protect...)...)
+	denyRead := addStrings(files["denyRead"], append(append(hidden, protect...), sb.Hide...)...)
 	allowWrite := addStrings(files["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
 	var allowRead []string
 	if sb.Config != "" {
