@@ -225,8 +225,8 @@ if sys.path[:1] == [""]:
 const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
 token = sys.stdin.readline().strip()
 import os
-from traitlets.config import Config
 from jupyter_server.serverapp import ServerApp
+from traitlets.config import Config
 config = Config()
 try:
     from jupyter_server.auth.identity import IdentityProvider  # jupyter_server 2
