@@ -118,6 +118,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var rejected atomic.Bool
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
+		before := a.checkpointBefore(ctx, emit)
 		// The kernel hands the context's values to the host methods of
 		// this cell's requests: that is how the host knows which cell asks.
 		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
@@ -131,12 +132,18 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 				}
 			}
 		}})
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
 		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}
 		if res != nil {
 			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+		}
+		if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+			out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 		}
 		if rejected.Load() {
 			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
@@ -145,6 +152,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 		}
 		emit(out)
+		a.checkpointAfter(ctx, emit, before, call, actionLabel(call, *args.Code))
 		return out.Text, out.Error, nil
 	})
 	if rejected.Load() {
@@ -165,7 +173,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
-	p, err := a.ws.Resolve(args.FilePath())
+	p, err := a.ws.Resolve(ctx, args.FilePath())
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
@@ -180,6 +188,13 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
+		if _, read := tc.(FileRead); !read {
+			before := a.checkpointBefore(ctx, emit)
+			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
+		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil

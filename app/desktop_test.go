@@ -191,6 +191,8 @@ func TestPumpFlushesChunksWithinTheInterval(t *testing.T) {
 
 func TestHistoryEvents(t *testing.T) {
 	args := json.RawMessage(`{"code":"print(1)"}`)
+	again := model.UserText("again")
+	again.Parts = append([]model.Part{{Text: agent.RevertNotePrefix + "The user reverted ...</workspace-revert>"}}, again.Parts...)
 	msgs := []model.Message{
 		model.UserMessage("plot it", model.Image{MIMEType: "image/png", Data: []byte{1, 2}}),
 		{Role: model.RoleModel, Model: "google:g", Usage: &model.Usage{InputTokens: 10, OutputTokens: 2}, Parts: []model.Part{
@@ -199,13 +201,23 @@ func TestHistoryEvents(t *testing.T) {
 		}},
 		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "1"}),
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "Done."}}},
-		model.UserText("again"),
+		again,
 	}
-	var types []string
-	for _, raw := range historyEvents(msgs) {
+	cost := 0.5
+	x := historyExtras{
+		compactions: []agent.HistoryCompaction{{Index: 4, Event: agent.Compacted{Meta: agent.Meta{AgentID: "main"}, Summary: "S"}}},
+		changes:     map[string]*agent.FilesChanged{"c1": {Meta: agent.Meta{AgentID: "main", CorrelationID: "c1"}, Checkpoint: "k1"}},
+		usage:       &agent.SessionUsage{Meta: agent.Meta{AgentID: "main"}, Cost: 0.5},
+		price:       func(string, model.Usage) *float64 { return &cost },
+	}
+	var types, prompts []string
+	for _, raw := range historyEvents(msgs, x) {
 		var f struct {
 			Type   string   `json:"type"`
 			Images []string `json:"images"`
+			Text   string   `json:"text"`
+			Turn   int      `json:"turn"`
+			Cost   *float64 `json:"cost"`
 		}
 		if err := json.Unmarshal(raw, &f); err != nil {
 			t.Fatal(err)
@@ -213,11 +225,21 @@ func TestHistoryEvents(t *testing.T) {
 		if f.Type == "UserMessage" && len(f.Images) > 0 && !strings.HasPrefix(f.Images[0], "data:image/png;base64,") {
 			t.Errorf("image = %q", f.Images[0])
 		}
+		if f.Type == "UserMessage" {
+			prompts = append(prompts, fmt.Sprintf("%d:%s", f.Turn, f.Text))
+		}
+		if f.Type == "Usage" && (f.Cost == nil || *f.Cost != 0.5) {
+			t.Errorf("usage cost %v", f.Cost)
+		}
 		types = append(types, f.Type)
 	}
-	want := "TurnStarted UserMessage Thoughts ToolCall Usage ToolOutput Response TurnEnded TurnStarted UserMessage TurnEnded"
+	want := "TurnStarted UserMessage Thoughts ToolCall Usage ToolOutput FilesChanged Response TurnEnded Compacted TurnStarted UserMessage TurnEnded SessionUsage"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	// The note on reverted files is for the model, not part of the prompt.
+	if got := strings.Join(prompts, "|"); got != "1:plot it|2:again" {
+		t.Errorf("prompts %q", got)
 	}
 }
 

@@ -20,6 +20,8 @@ type execution struct {
 	msgID     string
 	onChunk   func(Chunk)
 	imagesDir string
+	// imagesLink names saved images in the output (KernelOptions.ImagesLink).
+	imagesLink string
 	// imagesRoot, when set, is the folder image files must stay in (the
 	// workspace of a sandboxed kernel, whose code can put links in it).
 	imagesRoot string
@@ -41,8 +43,8 @@ type execution struct {
 	done     chan struct{}
 }
 
-func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir, imagesRoot string) *execution {
-	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, imagesRoot: imagesRoot, done: make(chan struct{})}
+func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir string) *execution {
+	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return e
 }
@@ -240,43 +242,48 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "freeact-images")
 	}
+	name := randomHex(4) + ext
+	path := filepath.Join(dir, name)
 	if e.imagesRoot != "" {
-		return saveInRoot(e.imagesRoot, dir, randomHex(4)+ext, data)
+		if err := saveInRoot(e.imagesRoot, dir, name, data); err != nil {
+			return "", err
+		}
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := atomicfile.Write(path, data, 0o600); err != nil {
+			return "", err
+		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, randomHex(4)+ext)
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
-		return "", err
+	if e.imagesLink != "" {
+		return filepath.Join(e.imagesLink, name), nil
 	}
 	return path, nil
 }
 
 // saveInRoot writes a new file name with data in dir, a folder inside
 // root, made when missing, without following a symbolic link out of root.
-func saveInRoot(root, dir, name string, data []byte) (string, error) {
+func saveInRoot(root, dir, name string, data []byte) error {
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer r.Close()
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := r.MkdirAll(rel, 0o755); err != nil {
-		return "", fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
+	err = r.MkdirAll(rel, 0o755)
+	var d *os.File
+	if err == nil {
+		d, err = r.Open(rel)
 	}
-	d, err := r.Open(rel)
 	if err != nil {
-		return "", fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
+		return fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
 	}
 	defer d.Close()
-	if err := atomicfile.WriteIn(d, name, data, 0o600, true); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, name), nil
+	return atomicfile.WriteIn(d, name, data, 0o600, true)
 }
 
 // formatError is the error as the text of a result: the traceback, ending

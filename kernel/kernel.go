@@ -73,6 +73,10 @@ type KernelOptions struct {
 	// ImagesDir receives image outputs; default <Workspace>/images (or a
 	// temporary directory when Workspace is empty).
 	ImagesDir string
+	// ImagesLink, if set, is the folder the output and Result.Images name
+	// saved images by instead of ImagesDir: where the caller puts a copy
+	// (for a remote kernel, its workspace's images folder).
+	ImagesLink string
 	// Host answers shell approvals, tool calls and input. Nil rejects
 	// everything.
 	Host Host
@@ -242,7 +246,9 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 	if err != nil {
 		return nil, fmt.Errorf("execute: %w", err)
 	}
-	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir, k.imagesRoot())
+	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	e.imagesLink = k.opts.ImagesLink
+	e.imagesRoot = k.imagesRoot()
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -337,6 +343,7 @@ const interruptGrace = 3 * time.Second
 // waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
 // kernel that ignores SIGINT (stuck in native code) is replaced.
 func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
+	k.settle(context.Background()) // a connection being restored is not a stuck kernel
 	select {
 	case <-e.done:
 		return e.err
@@ -397,11 +404,11 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	c.mu.Lock()
 	c.closing = true // the old websocket sees "restarting": not a death
 	c.mu.Unlock()
-	if err := k.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", nil, nil); err != nil {
+	if err := k.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", k.srv.window(), false); err != nil {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}
-	_ = c.ws.Close()
+	_ = c.socket().Close()
 	nc, err := k.srv.dial(ctx, c.id)
 	if err == nil {
 		err = nc.loadHooks(ctx)
@@ -411,7 +418,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	}
 	if err != nil {
 		if nc != nil {
-			_ = nc.ws.Close()
+			_ = nc.socket().Close()
 		}
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
@@ -421,6 +428,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 
 // ensureAlive replaces a dead kernel with a fresh one.
 func (k *Kernel) ensureAlive(ctx context.Context) error {
+	k.settle(ctx)
 	k.mu.Lock()
 	closed, dead := k.closed, k.dead
 	k.mu.Unlock()
@@ -438,7 +446,7 @@ func (k *Kernel) replace(ctx context.Context) error {
 	k.mu.Lock()
 	old := k.c
 	k.mu.Unlock()
-	go old.shutdown(context.Background())
+	k.srv.shutdownLater(old)
 	c, err := k.srv.takeConn(ctx)
 	if err != nil && k.srv.exitedWithin(time.Second) {
 		if rerr := k.srv.relaunch(ctx); rerr != nil {
@@ -500,7 +508,10 @@ func (k *Kernel) markDead(c *conn, err error) {
 
 // onClosed is called when the websocket breaks.
 func (k *Kernel) onClosed(c *conn, err error) {
-	k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+	if !errors.Is(err, ErrKernelDied) && !errors.Is(err, ErrConnectionLost) {
+		err = fmt.Errorf("%w: %v", ErrConnectionLost, err)
+	}
+	k.markDead(c, err)
 }
 
 // onMessage routes one message from the kernel.

@@ -64,22 +64,6 @@ type ServerOptions struct {
 	Sandbox *Sandbox
 }
 
-// RemoteOptions configure a connection to an existing server.
-type RemoteOptions struct {
-	// TLS overrides the TLS client configuration for https/wss URLs (e.g.
-	// RootCAs for a self-signed certificate).
-	TLS *tls.Config
-	// KernelName to start; default the server's default kernel.
-	KernelName string
-	// WarmPool keeps one spare kernel started.
-	WarmPool bool
-	// MaxMessageSize is the server's websocket_max_message_size; replies
-	// to the kernel larger than this are turned into errors instead of
-	// being sent (the server would drop the connection). Default 10 MiB,
-	// tornado's default.
-	MaxMessageSize int64
-}
-
 // Server is a Jupyter server: one we started (local) or one we connect to
 // (remote). Kernels are started from it.
 type Server struct {
@@ -90,6 +74,7 @@ type Server struct {
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt
+	remote     *remote        // set for a server we connect to (remote.go)
 	private    *stateDir      // set with ServerOptions.Isolate
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
@@ -107,6 +92,9 @@ type endpoint struct {
 	base  *url.URL
 	token string
 	proc  *process // nil for a remote server
+	// header is sent with every request (jupyter_headers); an
+	// Authorization in it replaces the token.
+	header http.Header
 }
 
 // process is a running local jupyter_server.
@@ -493,40 +481,6 @@ func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) erro
 	return atomicfile.Write(filepath.Join(dir, "kernel.json"), b, 0o600)
 }
 
-// ConnectServer uses an existing Jupyter server or kernel gateway at rawURL
-// (http or https) with the given token. It checks the token right away, so a
-// wrong one is reported here.
-func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions) (*Server, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("connect to jupyter server: %q is not an http(s) URL (example: https://host:8888/)", rawURL)
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	if opts.MaxMessageSize <= 0 {
-		opts.MaxMessageSize = 10 << 20
-	}
-	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
-	s := &Server{
-		http:       &http.Client{Transport: tr},
-		tls:        opts.TLS,
-		kernelName: opts.KernelName,
-		warm:       opts.WarmPool,
-		maxMessage: opts.MaxMessageSize,
-		live:       map[string]*Kernel{},
-	}
-	s.ep.Store(&endpoint{base: u, token: token})
-	var spec struct {
-		Default string `json:"default"`
-	}
-	if err := s.rest(ctx, http.MethodGet, "api/kernelspecs", nil, &spec); err != nil {
-		return nil, fmt.Errorf("connect to jupyter server %s: %w", u.Redacted(), err)
-	}
-	s.initPool()
-	return s, nil
-}
-
 // HTTPError is a failed REST call.
 type HTTPError struct {
 	Method, Path string
@@ -538,7 +492,7 @@ func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Status)
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (authentication failed: check the server token)"
+		msg += " (authentication failed: check the server token, or the Authorization header)"
 	case http.StatusNotFound:
 		msg += " (not found)"
 	}
@@ -557,6 +511,14 @@ func (s *Server) rest(ctx context.Context, method, path string, body, out any) e
 }
 
 func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, body, out any) error {
+	ref := &url.URL{}
+	ref.Path, ref.RawQuery, _ = strings.Cut(path, "?")
+	return s.request(ctx, ep, method, ref, body, out, 8<<20)
+}
+
+// request does one authenticated JSON request to ref (relative to the
+// server's base URL) and decodes a reply of at most limit bytes into out.
+func (s *Server) request(ctx context.Context, ep *endpoint, method string, ref *url.URL, body, out any, limit int64) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -565,26 +527,27 @@ func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, 
 		}
 		rd = bytes.NewReader(b)
 	}
-	u := ep.base.ResolveReference(&url.URL{Path: path})
+	u := ep.base.ResolveReference(ref)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+ep.token)
+	ep.authorize(req.Header)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
+	path := ref.EscapedPath()
 	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)}
+		return s.redact(&HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)})
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {

@@ -481,7 +481,7 @@ func TestRollback(t *testing.T) {
 		}
 	}
 	must(s.Append(MainAgent, msg{"user", "a"}, msg{"model", "b"}))
-	must(s.Rollback(MainAgent, newFile))
+	mustRollback(t, s, newFile)
 	if _, err := os.Stat(s.File(MainAgent)); err == nil {
 		t.Error("a file that did not exist at the mark is still there")
 	}
@@ -495,7 +495,25 @@ func TestRollback(t *testing.T) {
 	must(err)
 	must(s.Append(MainAgent, msg{"user", "c"}))
 	must(s.Append(MainAgent, msg{"model", "d"}))
-	must(s.Rollback(MainAgent, m))
+	// Compactions of the messages taken out go with them; one of older
+	// messages, though made after the mark, stays.
+	must(s.AppendCompaction(MainAgent, Compaction{Upto: 1, Summary: "a"}))
+	must(s.AppendCompaction(MainAgent, Compaction{Upto: 3, Summary: "a to c", Usage: json.RawMessage(`[{"input_tokens":7}]`)}))
+	dropped, err := s.Rollback(MainAgent, m)
+	must(err)
+	if len(dropped) != 1 || dropped[0].Summary != "a to c" || string(dropped[0].Usage) != `[{"input_tokens":7}]` {
+		t.Errorf("dropped compactions %+v", dropped)
+	}
+	if cs, err := s.Compactions(MainAgent); err != nil || len(cs) != 1 || cs[0].Summary != "a" {
+		t.Errorf("compactions kept %+v %v", cs, err)
+	}
+	must(s.AppendSpent(Spent{Agent: MainAgent, Model: "m", Usage: dropped[0].Usage}))
+	if sp, err := s.Spent(); err != nil || len(sp) != 1 || sp[0].Model != "m" || sp[0].V != Version || sp[0].Meta.TS == "" {
+		t.Errorf("spent %+v %v", sp, err)
+	}
+	if agents, _ := s.Agents(); len(agents) != 1 {
+		t.Errorf("agents %v", agents)
+	}
 	if now, _ := os.ReadFile(s.File(MainAgent)); string(now) != string(kept) {
 		t.Errorf("file after rollback:\n%s\nwant\n%s", now, kept)
 	}
@@ -516,11 +534,18 @@ func TestRollback(t *testing.T) {
 	m, err = s2.Mark(MainAgent)
 	must(err)
 	must(s2.Append(MainAgent, msg{"user", "f"}))
-	must(s2.Rollback(MainAgent, m))
+	mustRollback(t, s2, m)
 	if got, err := s2.Load(MainAgent); err != nil || len(got) != 3 {
 		t.Errorf("after a repaired crash and a rollback: %+v %v", got, err)
 	}
 	if now, _ := os.ReadFile(s2.File(MainAgent)); strings.Contains(string(now), `"us`+"\n") || !strings.HasSuffix(string(now), "\n") {
 		t.Errorf("file: %q", now)
+	}
+}
+
+func mustRollback(t *testing.T, s *Store[msg], m Mark) {
+	t.Helper()
+	if _, err := s.Rollback(MainAgent, m); err != nil {
+		t.Fatal(err)
 	}
 }

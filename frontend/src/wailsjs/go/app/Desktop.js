@@ -18,12 +18,28 @@ export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
 
+export function CheckpointDiff(arg1) {
+  return window['go']['app']['Desktop']['CheckpointDiff'](arg1);
+}
+
+export function CompactNow() {
+  return window['go']['app']['Desktop']['CompactNow']();
+}
+
 export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
 
+export function ContinueBudget(arg1, arg2) {
+  return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
+}
+
 export function ExportConversation(arg1, arg2) {
   return window['go']['app']['Desktop']['ExportConversation'](arg1, arg2);
+}
+
+export function ForkSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['ForkSession'](arg1, arg2);
 }
 
 export function ImageData(arg1) {
@@ -58,6 +74,10 @@ export function PickWorkspace() {
   return window['go']['app']['Desktop']['PickWorkspace']();
 }
 
+export function PlanRevert(arg1) {
+  return window['go']['app']['Desktop']['PlanRevert'](arg1);
+}
+
 export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
@@ -80,6 +100,10 @@ export function ResumeSession(arg1) {
 
 export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
+}
+
+export function Revert(arg1, arg2) {
+  return window['go']['app']['Desktop']['Revert'](arg1, arg2);
 }
 
 export function Sandbox() {
