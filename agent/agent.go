@@ -56,6 +56,9 @@ type options struct {
 	kernelDir    string
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
+	// hidden are paths sandboxed code may not read: the app's folder of
+	// settings and stored API keys (set by Workspace.StartAgent).
+	hidden []string
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
@@ -420,6 +423,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
 		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")

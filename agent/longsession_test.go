@@ -457,3 +457,47 @@ turns:
 		t.Errorf("forking at a prompt that is not there: %v", err)
 	}
 }
+
+// TestFailedTurnKeepsCostAndCompactions: a turn that compacts older turns
+// and makes a model call of its own, then fails, is taken back out of the
+// session; resumed, the session has the agent's history, compactions and
+// cost (the failed turn's call was paid for).
+func TestFailedTurnKeepsCostAndCompactions(t *testing.T) {
+	ws := workspace(t, "")
+	a, _ := fakeKernels(cells{"print(1)": prints("1")}).startIn(t, ws, `
+turns:
+  - reply: [{text: "A done."}]
+    usage: {input: 1000, output: 100}
+  - error: {status: 400, message: "The input token count (2000000) exceeds the maximum number of tokens allowed (1048576)."}
+  - expect: {system_contains: "You summarise", last: [{role: user, text: "Task A."}]}
+    reply: [{text: "SUMMARY-A"}]
+    usage: {input: 500, output: 50}
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+    usage: {input: 2000, output: 100}
+  - error: {status: 400, message: "bad request"}
+`)
+	run(t, a, "Task A.", nil)
+	events := run(t, a, "Task B.", nil)
+	if f := of[*agent.Failed](events); len(f) != 1 || len(of[*agent.Compacted](events)) != 1 || len(of[*agent.CodeExecutionOutput](events)) != 1 {
+		t.Fatalf("events:%s", describe(events))
+	}
+	history, compactions, cost := a.History(), a.Compactions(), a.SessionUsage().Cost
+	// (1000 + 500 + 2000) input and (100 + 50 + 100) output tokens.
+	if want := (3500*0.5 + 250*3) / 1e6; !approxEqual(cost, want) {
+		t.Errorf("cost %v, want %v", cost, want)
+	}
+	id := a.SessionID()
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := fakeKernels(nil).startIn(t, ws, "turns: []", agent.WithSessionID(id))
+	if got := b.History(); !sameMessages(got, history) {
+		t.Errorf("resumed history: %d messages, want %d", len(got), len(history))
+	}
+	if got := b.Compactions(); !reflect.DeepEqual(got, compactions) {
+		t.Errorf("resumed compactions %+v, want %+v", got, compactions)
+	}
+	if got := b.SessionUsage().Cost; !approxEqual(got, cost) {
+		t.Errorf("resumed cost %v, want %v", got, cost)
+	}
+}

@@ -409,3 +409,38 @@ turns:
 		}
 	}
 }
+
+// TestGeneratedModulesStayInTheWorkspace: code writes .freeact/generated
+// (in the sandbox too), so it can put a symbolic link where the modules of
+// MCP servers go. The agent, outside the sandbox, never follows it: a
+// folder where the link points is neither replaced nor written.
+func TestGeneratedModulesStayInTheWorkspace(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	cfg := load(t, ws)
+	outside := t.TempDir()
+	mine := filepath.Join(outside, "test", "mine.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("not the agent's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mcptools := filepath.Join(cfg.GeneratedDir(), "mcptools")
+	if err := os.RemoveAll(mcptools); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, mcptools); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := agent.GenerateMCPTools(ctx, cfg); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("error %v", err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "not the agent's" {
+		t.Errorf("the folder the link points to was replaced: %q %v", b, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("written where the link points: %v", entries)
+	}
+}

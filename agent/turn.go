@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/session"
 )
 
 // Texts the model (and the user) see for calls that did not run to the end.
@@ -30,6 +32,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	a.mu.Lock()
 	start, cuts := len(a.history), len(a.cuts)
 	a.mu.Unlock()
+	mark, markErr := a.markSession()
 	var told []string // reverts the note tells of
 	if a.id == MainAgent {
 		a.beginCheckpointTurn(user)
@@ -39,9 +42,12 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		}
 	}
 	defer a.ckpt.flush()
+	// A failed turn goes back out of the history and the session file
+	// alike, so that resuming the session gives the history the agent has.
 	fail := func(err error) turnResult {
 		a.ckpt.untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
+		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
 		// Compactions of the turn's own messages go with them.
 		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].upto > start {
@@ -49,8 +55,16 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		}
 		a.est = tokenEstimate{}
 		a.mu.Unlock()
+		if markErr == nil {
+			if rerr := a.rollbackSession(mark, dropped); rerr != nil {
+				err = fmt.Errorf("%w (and taking the turn back out of the session failed: %v)", err, rerr)
+			}
+		}
 		emit(&Failed{Meta: meta, Error: err.Error()})
 		return turnResult{failed: err}
+	}
+	if markErr != nil {
+		return fail(markErr)
 	}
 	cancelled := func(phase string) turnResult {
 		a.sync()
@@ -149,6 +163,45 @@ func (a *Agent) record(msgs ...model.Message) error {
 		return fmt.Errorf("write session: %w", err)
 	}
 	return nil
+}
+
+// markSession returns where the agent's session file ends, for
+// rollbackSession.
+func (a *Agent) markSession() (session.Mark, error) {
+	if a.store == nil {
+		return session.Mark{}, nil
+	}
+	m, err := a.store.Mark(a.id)
+	if err != nil {
+		return m, fmt.Errorf("write session: %w", err)
+	}
+	return m, nil
+}
+
+// rollbackSession takes the agent's session file back to m, and the
+// compactions of the messages taken out with it. What the model calls
+// among them cost (dropped, and the compactions' summarising calls) is
+// kept in the session, as it is in the agent's costs.
+func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
+	if a.store == nil {
+		return nil
+	}
+	comps, err := a.store.Rollback(a.id, m)
+	if err != nil {
+		return err
+	}
+	var spent []session.Spent
+	for _, msg := range dropped {
+		if msg.Role == model.RoleModel && msg.Usage != nil {
+			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: usageJSON([]model.Usage{*msg.Usage})})
+		}
+	}
+	for _, c := range comps {
+		if len(c.Usage) > 0 {
+			spent = append(spent, session.Spent{Agent: a.id, Model: c.Model, Usage: c.Usage})
+		}
+	}
+	return a.store.AppendSpent(spent...)
 }
 
 // sync flushes the session at a turn boundary.

@@ -143,15 +143,29 @@ func (a *Agent) loadCosts() error {
 			return err
 		}
 		for _, c := range cs {
-			var us []model.Usage
-			if len(c.Usage) > 0 && json.Unmarshal(c.Usage, &us) == nil {
-				for _, u := range us {
-					a.costs.add(a.priceOf(c.Model, u), u)
-				}
-			}
+			a.addUsages(c.Model, c.Usage)
 		}
 	}
+	// Calls of failed turns, whose messages were taken out of the files.
+	spent, err := a.store.Spent()
+	if err != nil {
+		return err
+	}
+	for _, sp := range spent {
+		a.addUsages(sp.Model, sp.Usage)
+	}
 	return nil
+}
+
+// addUsages counts the calls of a stored list of usages (of a compaction
+// or a Spent record).
+func (a *Agent) addUsages(modelName string, raw json.RawMessage) {
+	var us []model.Usage
+	if len(raw) > 0 && json.Unmarshal(raw, &us) == nil {
+		for _, u := range us {
+			a.costs.add(a.priceOf(modelName, u), u)
+		}
+	}
 }
 
 // budgetStopText ends a turn stopped at the budget.

@@ -248,6 +248,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 	}
 	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir)
 	e.imagesLink = k.opts.ImagesLink
+	e.imagesRoot = k.imagesRoot()
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -749,4 +750,20 @@ func encodeReply(r callbackReply) string {
 		b, _ = json.Marshal(callbackReply{Error: &callbackError{Kind: "protocol", Message: err.Error()}})
 	}
 	return string(b)
+}
+
+// imagesRoot is the folder a sandboxed kernel's images must be saved in:
+// its workspace, when the images folder lies in it. The app saves them
+// outside the sandbox, and code in it writes the workspace: a symbolic
+// link it put on the way must not lead the write out. Without the sandbox
+// code can write anywhere itself, and a user's own link is followed.
+func (k *Kernel) imagesRoot() string {
+	if k.srv.sandbox == nil || k.srv.local == nil || k.srv.local.Sandbox == nil {
+		return ""
+	}
+	ws := k.srv.local.Sandbox.Workspace
+	if rel, err := filepath.Rel(ws, k.opts.ImagesDir); err == nil && filepath.IsLocal(rel) {
+		return ws
+	}
+	return ""
 }

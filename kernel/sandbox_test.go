@@ -33,6 +33,12 @@ type sandboxed struct {
 // startSandboxed starts a server whose kernels run under srt, over a
 // workspace with a .env file.
 func startSandboxed(t testing.TB, custom map[string]any) *sandboxed {
+	return startSandboxedWith(t, custom, nil)
+}
+
+// startSandboxedWith is startSandboxed with the workspace prepared and the
+// sandbox's options set by prepare before the server starts.
+func startSandboxedWith(t testing.TB, custom map[string]any, prepare func(ws string, opts *Sandbox)) *sandboxed {
 	t.Helper()
 	py, srt := newPython(t), testSrt(t)
 	sb := &sandboxed{ws: t.TempDir(), outside: t.TempDir()}
@@ -40,6 +46,9 @@ func startSandboxed(t testing.TB, custom map[string]any) *sandboxed {
 		t.Fatal(err)
 	}
 	opts := &Sandbox{Srt: srt}
+	if prepare != nil {
+		prepare(sb.ws, opts)
+	}
 	if custom != nil {
 		b, _ := json.Marshal(custom)
 		sb.settings = filepath.Join(sb.ws, "sandbox-config.json")
@@ -149,6 +158,204 @@ assert os.listdir("/run")`, nil},
 				t.Error("the host sees the effect: the sandbox did not hold")
 			}
 		})
+	}
+}
+
+// TestSandboxProtectsConfig: code in the sandbox can change, replace,
+// remove or add none of the files that decide what the agent may do
+// without asking (the Config folder, .freeact) nor the Protect paths (a
+// .env, a missing .venv), by any route; the Writable folders and the rest
+// of the workspace stay writable. Each attempt is judged by what the host
+// sees afterwards, since a file added to the Config folder inside the
+// sandbox lands in a scratch folder that never reaches the disk.
+func TestSandboxProtectsConfig(t *testing.T) {
+	const agentJSON, permsJSON = `{"sandbox": true}`, `{"allow": [], "ask": []}`
+	var cfg string
+	sb := startSandboxedWith(t, nil, func(ws string, opts *Sandbox) {
+		cfg = filepath.Join(ws, ".freeact")
+		for name, content := range map[string]string{
+			"agent.json":                      agentJSON,
+			"permissions.json":                permsJSON,
+			"skills/demo/SKILL.md":            "a skill",
+			"sessions/s1/tool-results/r1.txt": "an offloaded result",
+		} {
+			writeFile(t, filepath.Join(cfg, name), content)
+		}
+		opts.Config = cfg
+		opts.Writable = []string{filepath.Join(cfg, "generated"), filepath.Join(cfg, "plans")}
+		opts.Protect = []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".venv") + string(filepath.Separator)}
+	})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: &testHost{}})
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		for name, want := range map[string]string{"agent.json": agentJSON, "permissions.json": permsJSON} {
+			if b, err := os.ReadFile(filepath.Join(cfg, name)); err != nil || string(b) != want {
+				t.Errorf("%s on the host: %q %v", name, b, err)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(sb.ws, ".env")); err != nil || string(b) != "API_KEY=secret-value\n" {
+			t.Errorf(".env on the host: %q %v", b, err)
+		}
+		entries, _ := os.ReadDir(cfg)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if want := "agent.json generated permissions.json plans sessions skills"; strings.Join(names, " ") != want {
+			t.Errorf(".freeact on the host holds %v, want %s", names, want)
+		}
+		for _, p := range []string{".venv/bin", ".freeact-moved", "moved.json"} {
+			if exists(filepath.Join(sb.ws, p)) {
+				t.Errorf("%s exists on the host", p)
+			}
+		}
+	}
+	attempts := []struct{ name, code string }{
+		{"write agent.json", `open(".freeact/agent.json", "w").write('{"sandbox": false}')`},
+		{"append to permissions.json", `open(".freeact/permissions.json", "a").write("x")`},
+		{"create config.toml", `open(".freeact/config.toml", "w").write("[agent]\n")`},
+		{"create permissions.toml", `open(".freeact/permissions.toml", "w").write("")`},
+		{"rename over agent.json", `open("new.json", "w").write("{}")
+import os; os.rename("new.json", ".freeact/agent.json")`},
+		{"delete and create permissions.json", `import os; os.remove(".freeact/permissions.json")
+open(".freeact/permissions.json", "w").write("{}")`},
+		{"move agent.json away", `import os; os.rename(".freeact/agent.json", "moved.json")`},
+		{"move .freeact away and make a new one", `import os; os.rename(".freeact", ".freeact-moved")
+os.makedirs(".freeact"); open(".freeact/agent.json", "w").write("{}")`},
+		{"remove .freeact", `import shutil; shutil.rmtree(".freeact")`},
+		{"write through a symlink", `import os; os.symlink(".freeact/agent.json", "cfg-link")
+open("cfg-link", "w").write("{}")`},
+		{"write through a symlink in generated", `import os; os.symlink("../agent.json", ".freeact/generated/cfg-link")
+open(".freeact/generated/cfg-link", "w").write("{}")`},
+		{"write through a hard link", `import os; os.link(".freeact/agent.json", "cfg-hard")
+open("cfg-hard", "w").write("{}")`},
+		{"write .env", `open(".env", "w").write("GOOGLE_GEMINI_BASE_URL=http://evil\n")`},
+		{"replace .env", `open("env.new", "w").write("X=1\n")
+import os; os.replace("env.new", ".env")`},
+		{"create .venv", `import os; os.makedirs(".venv/bin"); open(".venv/bin/python", "w").write("#!/bin/sh\n")`},
+		{"remove the .venv placeholder and create one", `import os; os.rmdir(".venv"); os.makedirs(".venv/bin")`},
+		{"with a shell command", `!echo '{}' > .freeact/agent.json; mv .freeact/permissions.json /tmp/ 2>&1; ln -sf /tmp/x .freeact/agent.json`},
+	}
+	for _, tt := range attempts {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, k, tt.code)
+			t.Logf("%s", r.Text)
+			if r.Error != nil {
+				t.Logf("%s: %s", r.Error.Name, r.Error.Message)
+			}
+			unchanged(t)
+		})
+	}
+
+	// What stays: reading the Config folder, writing its Writable folders
+	// and the rest of the workspace.
+	r := run(t, k, `print(open(".freeact/agent.json").read())
+print(open(".freeact/skills/demo/SKILL.md").read())
+print(open(".freeact/sessions/s1/tool-results/r1.txt").read())
+import os
+os.makedirs(".freeact/generated/gentools/demo/tool", exist_ok=True)
+open(".freeact/generated/gentools/demo/tool/api.py", "w").write("def run(): pass\n")
+os.makedirs(".freeact/plans", exist_ok=True)
+open(".freeact/plans/task.md", "w").write("- [ ] step\n")
+open("notes.txt", "w").write("kept")
+print("done")`)
+	if r.Error != nil || !strings.Contains(r.Text, agentJSON) || !strings.Contains(r.Text, "a skill") || !strings.Contains(r.Text, "an offloaded result") || !strings.Contains(r.Text, "done") {
+		t.Fatalf("reading and writing what stays open: %q %+v", r.Text, r.Error)
+	}
+	for p, want := range map[string]string{
+		".freeact/generated/gentools/demo/tool/api.py": "def run(): pass\n",
+		".freeact/plans/task.md":                       "- [ ] step\n",
+		"notes.txt":                                    "kept",
+	} {
+		if b, err := os.ReadFile(filepath.Join(sb.ws, p)); err != nil || string(b) != want {
+			t.Errorf("%s on the host: %q %v", p, b, err)
+		}
+	}
+	// The placeholder that held the missing .venv goes with the server.
+	sb.srv.Close()
+	if exists(filepath.Join(sb.ws, ".venv")) {
+		t.Error("the .venv placeholder is still there after the server stopped")
+	}
+}
+
+// TestSandboxProtectsConfigCustom: with custom settings kept in the
+// Config folder (where the desktop saves them), the folder is protected
+// all the same, and the settings file is neither readable nor writable,
+// whatever it allows.
+func TestSandboxProtectsConfigCustom(t *testing.T) {
+	var settings, agentJSON string
+	sb := startSandboxedWith(t, nil, func(ws string, opts *Sandbox) {
+		cfg := filepath.Join(ws, ".freeact")
+		settings, agentJSON = filepath.Join(cfg, "sandbox-config.json"), filepath.Join(cfg, "agent.json")
+		b, _ := json.Marshal(map[string]any{
+			"network":    map[string]any{"allowedDomains": []string{}, "deniedDomains": []string{}},
+			"filesystem": map[string]any{"denyRead": []string{}, "allowWrite": []string{"/"}, "denyWrite": []string{}},
+		})
+		writeFile(t, settings, string(b))
+		writeFile(t, agentJSON, "{}")
+		opts.Settings, opts.Config = settings, cfg
+		opts.Writable = []string{filepath.Join(cfg, "generated")}
+	})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws})
+	before, _ := os.ReadFile(settings)
+	if r := run(t, k, fmt.Sprintf("print(open(%q).read())", settings)); r.Error == nil || strings.Contains(r.Text, "allowWrite") {
+		t.Errorf("the settings are readable: %q", r.Text)
+	}
+	// The settings file is hidden: a write lands in the scratch folder.
+	run(t, k, fmt.Sprintf("open(%q, 'w').write('{}')", settings))
+	if r := run(t, k, fmt.Sprintf("open(%q, 'w').write('{\"sandbox\": false}')", agentJSON)); r.Error == nil {
+		t.Errorf("agent.json is writable: %q", r.Text)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != string(before) {
+		t.Errorf("settings changed: %s", b)
+	}
+	if b, _ := os.ReadFile(agentJSON); string(b) != "{}" {
+		t.Errorf("agent.json changed: %s", b)
+	}
+	// What the settings allow still holds: writing outside the workspace.
+	outside := filepath.Join(sb.outside, "allowed.txt")
+	if r := run(t, k, fmt.Sprintf("open(%q, 'w').write('x')", outside)); r.Error != nil || !exists(outside) {
+		t.Errorf("write allowed by the custom settings: %+v", r.Error)
+	}
+}
+
+// TestSandboxKernelCannotReadToken: a sandboxed kernel sees the processes
+// of its own sandbox only, and none of them, nor any file it can read,
+// holds the server's token.
+func TestSandboxKernelCannotReadToken(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	checkTokenHidden(t, sb.srv, startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws}))
+}
+
+// TestSandboxImagesStayInTheWorkspace: the app saves a cell's images
+// outside the sandbox, into the workspace's images folder. Code cannot
+// make it write them elsewhere by putting a symbolic link there: an image
+// is bytes code chooses, and a file of them in a folder a shell sources
+// would run unconfined.
+func TestSandboxImagesStayInTheWorkspace(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws})
+	show := "from IPython.display import display\nimport base64\n" +
+		"display({'image/png': base64.b64encode(b'echo escaped').decode()}, raw=True)"
+	if r := run(t, k, show); r.Error != nil || len(r.Images) != 1 {
+		t.Fatalf("an image in the workspace: %+v", r)
+	}
+	r := run(t, k, fmt.Sprintf("import os, shutil\nshutil.rmtree('images')\nos.symlink(%q, 'images')\n", sb.outside)+show)
+	if len(r.Images) != 0 || !strings.Contains(r.Text, "could not save") {
+		t.Errorf("an image through a link out of the workspace: %+v", r)
+	}
+	if entries, _ := os.ReadDir(sb.outside); len(entries) != 0 {
+		t.Errorf("written where the link points: %v", entries)
+	}
+}
+
+func writeFile(t testing.TB, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -336,6 +543,8 @@ func TestParseSandboxSettings(t *testing.T) {
 		{`[]`, "not a JSON object"},
 		{`null`, "not a JSON object"},
 		{`{"network": `, "not a JSON object"},
+		{`{"filesystem": {"disabled": true, "allowWrite": []}}`, "filesystem.disabled is not supported"},
+		{`{"filesystem": {"disabled": false, "allowWrite": []}}`, ""},
 	}
 	for _, tt := range tests {
 		_, err := ParseSandboxSettings([]byte(tt.in))

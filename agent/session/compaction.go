@@ -48,27 +48,8 @@ func (s *Store[M]) AppendCompaction(agentID string, c Compaction) error {
 	if c.Meta.TS == "" {
 		c.Meta.TS = s.now().UTC().Format(TimeFormat)
 	}
-	line, err := json.Marshal(c)
-	if err != nil {
+	if err := appendRecords(s.compactionsFile(agentID), c); err != nil {
 		return fmt.Errorf("record compaction: %w", err)
-	}
-	name := s.compactionsFile(agentID)
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return fmt.Errorf("record compaction: %w", err)
-	}
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("record compaction: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("record compaction in %s: %w", name, err)
 	}
 	return nil
 }
@@ -83,30 +64,69 @@ func (s *Store[M]) Compactions(agentID string) ([]Compaction, error) {
 }
 
 func readCompactions(name string) ([]Compaction, error) {
+	return readRecords(name, "compaction", func(c Compaction) int { return c.V })
+}
+
+// appendRecords appends one JSON line a record to the file name (and its
+// folder, made when missing), synced.
+func appendRecords[T any](name string, recs ...T) error {
+	var buf bytes.Buffer
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf.Bytes())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// readRecords reads the JSON lines of the file name (none when it is
+// missing); a cut last line is ignored, another bad line or a version
+// other than Version is an error naming it.
+func readRecords[T any](name, what string, version func(T) int) ([]T, error) {
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load compactions: %w", err)
+		return nil, fmt.Errorf("load %ss: %w", what, err)
 	}
-	var out []Compaction
+	var out []T
 	lines := bytes.Split(data, []byte("\n"))
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var c Compaction
-		if err := json.Unmarshal(line, &c); err != nil {
+		var r T
+		if err := json.Unmarshal(line, &r); err != nil {
 			if i == len(lines)-1 {
 				break // the write of the last line was interrupted
 			}
 			return nil, &LineError{File: name, Line: i + 1, Err: err}
 		}
-		if c.V != Version {
-			return nil, &LineError{File: name, Line: i + 1, Err: fmt.Errorf("compaction version %d is not supported", c.V)}
+		if v := version(r); v != Version {
+			return nil, &LineError{File: name, Line: i + 1, Err: fmt.Errorf("%s version %d is not supported", what, v)}
 		}
-		out = append(out, c)
+		out = append(out, r)
 	}
 	return out, nil
 }
