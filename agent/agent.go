@@ -13,8 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
-
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -22,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -56,6 +56,12 @@ type options struct {
 	kernelDir    string
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
+	// hidden are paths sandboxed code may not read: the app's folder of
+	// settings and stored API keys (set by Workspace.StartAgent).
+	hidden []string
+	// checkpointRoot holds the checkpoint stores; "" is the app's data
+	// folder.
+	checkpointRoot string
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -63,6 +69,8 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 
 // WithKernelServer runs kernels on srv (a local server the caller started,
 // or a remote one) instead of starting a server; Stop leaves it running.
+// On a remote server (kernel.ConnectServer) the workspace is there, under
+// jupyter_workdir, as with jupyter_url (docs/remote.md).
 func WithKernelServer(srv *kernel.Server) Option {
 	return func(o *options) { o.executors = jupyter{srv} }
 }
@@ -124,19 +132,29 @@ type Agent struct {
 	host      *host
 	system    string
 	tools     []model.Tool
-	subagents chan struct{} // max_subagents slots
-	mcp       *mcpTools     // MCP connections and tool search (mcptools.go)
+	subagents chan struct{}    // max_subagents slots
+	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
+	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
 
+	costs *costs       // what the session cost; shared with subagents
+	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+
 	mu      sync.Mutex
 	history []model.Message
-	lost    string                  // why the kernel's state was lost (replay.go); "" while it holds
-	losses  int                     // counts losses, so a replay knows whether it lost the state again
-	cancel  context.CancelCauseFunc // of the running turn
-	turns   sync.WaitGroup          // the running turn's goroutine
-	started bool
-	stopped bool
+	// synthetic are the indexes of history messages that are not in the
+	// session file: results answerDangling added on resume.
+	synthetic []int
+	lost      string                  // why the kernel's state was lost (replay.go); "" while it holds
+	losses    int                     // counts losses, so a replay knows whether it lost the state again
+	cuts      []cut                   // compactions, the last one in force
+	est       tokenEstimate           // the conversation's size as last measured
+	turn      turnInfo                // the running turn
+	cancel    context.CancelCauseFunc // of the running turn
+	turns     sync.WaitGroup          // the running turn's goroutine
+	started   bool
+	stopped   bool
 }
 
 // New prepares an agent for the loaded workspace cfg. Nothing is started:
@@ -159,7 +177,11 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws}
+	root := o.checkpointRoot
+	if root == "" {
+		root = checkpoint.DefaultRoot()
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
 	a.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: a.id}
 	protectConfig(o.perm, cfg)
 	if t := cfg.Options.ApprovalTimeout; t != nil {
@@ -201,7 +223,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.started = true
 	a.mu.Unlock()
 
-	system, err := a.cfg.SystemPrompt()
+	system, err := a.systemPrompt(a.cfg)
 	if err != nil {
 		return fmt.Errorf("render system prompt: %w", err)
 	}
@@ -222,10 +244,16 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := a.openSession(); err != nil {
 		return err
 	}
+	if a.opts.sessionID == "" {
+		a.updateContext(a.estimateAll(nil))
+	}
 	if err := a.startServer(ctx); err != nil {
 		return err
 	}
-	return a.startKernel(ctx)
+	if err := a.startKernel(ctx); err != nil {
+		return err
+	}
+	return a.openRemote(ctx)
 }
 
 // acceptMedia lets filesystem_read_media_file pass the media the model reads
@@ -328,8 +356,44 @@ func (a *Agent) openSession() error {
 	if f := st.Format(a.id); f != "" {
 		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
-	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	var pos []int // pos[i]: where message i of the file is in the history
+	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	a.lost = LostResumed // a resumed session has a fresh kernel
+	a.synthetic = nil
+	for i, j := 0, 0; i < len(a.history); i++ {
+		if j < len(pos) && pos[j] == i {
+			j++
+			continue
+		}
+		a.synthetic = append(a.synthetic, i)
+	}
+	comps, err := st.Compactions(a.id)
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	for _, c := range comps {
+		if c.Upto < 0 || c.Upto > len(hist) {
+			return fmt.Errorf("resume session %s: a compaction covers %d messages of %d", id, c.Upto, len(hist))
+		}
+		upto := len(a.history)
+		if c.Upto < len(pos) {
+			upto = pos[c.Upto]
+		}
+		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, event: Compacted{
+			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
+		}})
+	}
+	for i := range a.cuts {
+		prev := 0
+		if i > 0 {
+			prev = a.cuts[i-1].upto
+		}
+		a.cuts[i].event.Messages = a.cuts[i].upto - prev
+	}
+	if err := a.loadCosts(); err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	a.updateContext(a.estimateAll(viewOf(a.history, a.cut())))
 	return nil
 }
 
@@ -339,6 +403,9 @@ func (a *Agent) openSession() error {
 func (a *Agent) startServer(ctx context.Context) error {
 	if a.opts.executors != nil {
 		a.executors = a.opts.executors
+		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
+			a.remote = &remoteWorkspace{srv: j.srv, log: a.opts.log}
+		}
 		return nil
 	}
 	o := a.cfg.Options
@@ -347,16 +414,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		return err
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		token := ""
-		if o.JupyterToken != nil {
-			token = *o.JupyterToken
-		}
-		srv, err := kernel.ConnectServer(ctx, *o.JupyterURL, token, kernel.RemoteOptions{WarmPool: o.EnableSubagents})
-		if err != nil {
-			return fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)
-		}
-		a.server, a.executors = srv, jupyter{srv}
-		return nil
+		return a.connectRemote(ctx)
 	}
 	python := ""
 	if o.Python != nil {
@@ -368,16 +426,17 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
-		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
+		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
 	}
 	// Isolate: every agent (and every freeact process) keeps its kernelspec,
 	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
 		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
+		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
 	})
 	if err != nil {
 		return fmt.Errorf("start Jupyter server: %w", err)
@@ -393,10 +452,12 @@ func (a *Agent) startKernel(ctx context.Context) error {
 		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
 	}
 	a.host = &host{a: a}
-	k, err := a.executors.StartExecutor(ctx, kernel.KernelOptions{
+	kopts := kernel.KernelOptions{
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
-	})
+	}
+	a.remote.kernelOptions(a.cfg, &kopts)
+	k, err := a.executors.StartExecutor(ctx, kopts)
 	if err != nil {
 		return fmt.Errorf("start kernel: %w", err)
 	}
@@ -444,6 +505,9 @@ func (a *Agent) Stop() error {
 		if err := a.store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close session: %w", err))
 		}
+	}
+	if err := a.ckpt.close(); err != nil {
+		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
 	}
 	return errors.Join(errs...)
 }

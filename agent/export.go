@@ -73,6 +73,13 @@ func Transcript(history []model.Message, title, dir string) *notebook.Transcript
 			case p.Image != nil:
 				prompt = append(prompt, "*(an image was attached)*")
 			case p.Text != "":
+				if strings.HasPrefix(p.Text, RevertNotePrefix) {
+					// The files the user reverted, as the model was told.
+					flush()
+					note := strings.TrimSuffix(strings.TrimPrefix(p.Text, RevertNotePrefix), "</workspace-revert>")
+					add(notebook.Entry{Kind: notebook.KindNote, Text: strings.TrimSpace(note)})
+					continue
+				}
 				n, ok := ParseNote(p.Text)
 				if !ok {
 					prompt = append(prompt, p.Text)

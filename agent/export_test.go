@@ -3,7 +3,6 @@ package agent_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/export")
 
 const plotCode = "import numpy as np\nimport matplotlib.pyplot as plt\nx = np.linspace(0, 6.3, 50)\nplt.plot(x, np.sin(x))\nplt.show()\nprint('plotted')"
 
@@ -96,19 +93,7 @@ func TestExportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "export", "session."+format)
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestExportGolden -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s export differs from %s (run with -update if the change is intended):\n%s", format, golden, got)
-			}
+			testenv.Golden(t, filepath.Join("testdata", "export", "session."+format), got)
 		})
 	}
 }
@@ -243,5 +228,22 @@ turns:
 		if _, err := agent.ExportSession(load(t, ws), a.SessionID(), f, notebook.Options{}); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// A prompt that carried a note on reverted files exports the note as a
+// note and the prompt without it.
+func TestTranscriptRevertNote(t *testing.T) {
+	note := agent.RevertNotePrefix + "The user reverted changes.\n- write a.txt: a.txt (deleted)\n</workspace-revert>"
+	hist := []model.Message{{Role: model.RoleUser, Parts: []model.Part{{Text: note}, {Text: "Write it again."}}}}
+	tr := agent.Transcript(hist, "t", t.TempDir())
+	if len(tr.Entries) != 2 {
+		t.Fatalf("entries %+v", tr.Entries)
+	}
+	if e := tr.Entries[0]; e.Kind != notebook.KindNote || !strings.HasSuffix(e.Text, "a.txt (deleted)") || strings.Contains(e.Text, "workspace-revert") {
+		t.Errorf("note %+v", e)
+	}
+	if e := tr.Entries[1]; e.Kind != notebook.KindPrompt || e.Text != "Write it again." {
+		t.Errorf("prompt %+v", e)
 	}
 }

@@ -174,3 +174,27 @@ func TestMergeUserTurns(t *testing.T) {
 		t.Error("mergeUserTurns changed its input")
 	}
 }
+
+// A user message of notes alone is not a prompt, so turn numbers, forks
+// and compaction boundaries count what the user sent.
+func TestIsPrompt(t *testing.T) {
+	cell := userCellNote(CellRerun, "c1", "print(1)", "1", false)
+	tests := []struct {
+		name string
+		m    model.Message
+		want bool
+	}{
+		{"typed text", model.UserText("hello"), true},
+		{"an image", model.Message{Role: model.RoleUser, Parts: []model.Part{{Image: &model.Image{MIMEType: "image/png"}}}}, true},
+		{"a user cell", model.UserText(cell), false},
+		{"a revert note and a prompt", model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: RevertNotePrefix + "x</workspace-revert>"}, {Text: "go on"}}}, true},
+		{"a revert note alone", model.UserText(RevertNotePrefix + "x</workspace-revert>"), false},
+		{"tool results", model.ToolResults(model.FunctionResponse{ID: "c", Name: ExecuteTool, Output: "ok"}), false},
+		{"a model message", model.Message{Role: model.RoleModel, Parts: []model.Part{{Text: "hi"}}}, false},
+	}
+	for _, tt := range tests {
+		if got := IsPrompt(tt.m); got != tt.want {
+			t.Errorf("%s: IsPrompt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -134,7 +134,9 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	} else {
 		edited = ""
 	}
+	before := a.checkpointBefore(ctx, emit)
 	out, rejected := a.execCell(ctx, emit, call.ID, code)
+	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
 	text := a.offload(out.Text)
 	if edited != "" {
 		text = editedResult(code, text)
@@ -163,12 +165,18 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 			}
 		}
 	}})
+	if err := a.remote.refresh(ctx, a.cfg); err != nil {
+		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+	}
 	res, err := a.kern.Execute(cctx, code, func(c kernel.Chunk) {
 		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 	})
 	out := &CodeExecutionOutput{Meta: meta}
 	if res != nil {
 		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+	}
+	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 	}
 	if rejected.Load() {
 		out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
@@ -196,7 +204,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
-	p, err := a.ws.Resolve(args.FilePath())
+	p, err := a.ws.Resolve(ctx, args.FilePath())
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
@@ -211,6 +219,13 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
+		if _, read := tc.(FileRead); !read {
+			before := a.checkpointBefore(ctx, emit)
+			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
+		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil

@@ -215,9 +215,11 @@ func TestHistoryEventsShowNotes(t *testing.T) {
 	a := agentWithNotes(t)
 	var types []string
 	var prompt string
-	for _, raw := range historyEvents(a) {
+	var turns []int
+	for _, raw := range historyEvents(a, historyExtras{}) {
 		var f struct {
 			Type, Text, Code, Of, Event, Path string
+			Turn                              int
 		}
 		if err := json.Unmarshal(raw, &f); err != nil {
 			t.Fatal(err)
@@ -226,6 +228,7 @@ func TestHistoryEventsShowNotes(t *testing.T) {
 		switch f.Type {
 		case "UserMessage":
 			prompt = f.Text
+			turns = append(turns, f.Turn)
 		case "CodeEdited":
 			if f.Code != "x = 2" {
 				t.Errorf("edited code %q", f.Code)
@@ -235,6 +238,11 @@ func TestHistoryEventsShowNotes(t *testing.T) {
 	want := "NotebookOpened TurnStarted UserMessage ToolCall CodeEdited ToolOutput CellStarted CodeExecutionOutput KernelStateNote TurnEnded"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	// Messages of notes alone are not prompts: the prompt is turn 1, as a
+	// fork counts it.
+	if len(turns) != 1 || turns[0] != 1 {
+		t.Errorf("prompt turns %v, want [1]", turns)
 	}
 	if prompt != "Look at @df." {
 		t.Errorf("prompt %q: the variable note must not show as typed text", prompt)

@@ -147,11 +147,15 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 		opts = append(opts, agent.WithSkipPermissions())
 	}
 	if !f.json {
-		sandboxed := ""
-		if cfg.Options.Sandbox {
-			sandboxed = " (sandboxed)"
+		where := ""
+		switch {
+		case cfg.Options.Sandbox:
+			where = " (sandboxed)"
+		case cfg.Options.JupyterURL != nil && *cfg.Options.JupyterURL != "":
+			server, _, _ := strings.Cut(*cfg.Options.JupyterURL, "?") // no token
+			where = " on the Jupyter server " + server
 		}
-		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, sandboxed)
+		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, where)
 	}
 	return ws.StartAgent(ctx, cfg, opts...)
 }
@@ -181,7 +185,12 @@ type terminal struct {
 	agentID    string // whose output was printed last
 	lineStart  bool
 	thinking   bool
+	streamed   bool // a Response's chunks were printed
 	turnTokens [3]int
+	turnCost   float64
+	priced     bool // some call of the turn had a price
+	turnFiles  int  // files changed in the turn
+	session    *agent.SessionUsage
 }
 
 func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
@@ -231,7 +240,7 @@ func (t *terminal) inputError() error {
 // loop reads requests until q, end of input or a second Ctrl-C.
 func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 	if !t.json {
-		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; q quits; Ctrl-C cancels a turn", a.SessionID())))
+		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; /compact, /diff, /undo; q quits; Ctrl-C cancels a turn", a.SessionID())))
 	}
 	for {
 		if !t.json {
@@ -250,6 +259,9 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			continue
 		case "q", "quit", "exit":
 			return nil
+		case "/compact", "/diff", "/undo":
+			t.command(ctx, a, line)
+			continue
 		}
 		if t.turn(ctx, a, line) == -1 || (!t.json && t.offerReplay(ctx, a)) {
 			return nil
@@ -349,12 +361,14 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 	defer close(done)
 
 	status := exitDone
-	t.turnTokens = [3]int{}
+	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
 	for ev := range events(turnCtx) {
 		t.render(ev)
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest:
 			t.approve(turnCtx, e, stopped)
+		case *agent.BudgetRequest:
+			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
 		case *agent.InputRequest:
 			line, _ := t.readLine(turnCtx, stopped, nil)
 			e.Reply(line)

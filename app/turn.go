@@ -63,50 +63,61 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 			return fmt.Errorf("the saved settings could not be applied: %w", err)
 		}
 	}
-	return ws.startTurn(func(a *agent.Agent) iter.Seq[agent.Event] {
-		return a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images})
-	}, userEvent(prompt, images))
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
+	}
+	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}), userEvent(prompt, images, nextTurn(a)))
+	return nil
 }
 
-// startTurn runs what stream starts in the place of a turn (a prompt, the
-// user's cells, a replay): it refuses while the agent starts or a turn
-// runs, tells the window (TurnStarted, then shown), and streams the events
-// in the background.
-func (ws *workspace) startTurn(stream func(a *agent.Agent) iter.Seq[agent.Event], shown ...json.RawMessage) error {
-	ws.mu.Lock()
-	a := ws.agent
-	switch {
-	case a == nil:
-		ws.mu.Unlock()
-		if ws.status.State == KernelError {
-			return errors.New("the kernel did not start: fix the error shown and press Retry")
-		}
-		return errors.New("the kernel is still starting: wait for \"Kernel ready\"")
-	case ws.turn != nil:
-		ws.mu.Unlock()
-		return errors.New("a turn is running: wait for it or stop it first")
+// startTurn runs what stream starts in the place of a turn (the user's
+// cells, a replay): it refuses while the agent starts or a turn runs.
+func (ws *workspace) startTurn(stream func(a *agent.Agent) iter.Seq[agent.Event]) error {
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
 	}
-	t := &turn{done: make(chan struct{})}
-	ws.turn = t
-	ws.mu.Unlock()
+	ws.begin(t, stream(a))
+	return nil
+}
 
+// claim makes the agent's next turn the window's: it fails while the
+// agent is starting or a turn runs.
+func (ws *workspace) claim() (*agent.Agent, *turn, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case ws.agent == nil && ws.status.State == KernelError:
+		return nil, nil, errors.New("the kernel did not start: fix the error shown and press Retry")
+	case ws.agent == nil:
+		return nil, nil, errors.New("the kernel is still starting: wait for \"Kernel ready\"")
+	case ws.turn != nil:
+		return nil, nil, errors.New("a turn is running: wait for it or stop it first")
+	}
+	ws.turn = &turn{done: make(chan struct{})}
+	return ws.agent, ws.turn, nil
+}
+
+// begin tells the window that the claimed turn t started (TurnStarted,
+// then shown) and streams its events in the background.
+func (ws *workspace) begin(t *turn, events iter.Seq[agent.Event], shown ...json.RawMessage) {
 	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
 	for _, ev := range shown {
 		ws.push(queued{raw: ev})
 	}
 	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
-	go ws.run(t, stream(a))
-	return nil
+	go ws.run(t, events)
 }
 
-// run streams one turn to the window.
+// run streams one turn (or a compaction) to the window.
 func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	defer close(t.done)
 	died := false
 	for ev := range events {
 		q := queued{ev: ev}
 		switch e := ev.(type) {
-		case *agent.ApprovalRequest, *agent.InputRequest:
+		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:
 			q.requestID = ws.requestID(ev)
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {

@@ -76,14 +76,20 @@ type workspace struct {
 	// panel; the next Send hands the new settings to the agent.
 	settingsChanged atomic.Bool
 
-	mu      sync.Mutex
-	agent   *agent.Agent // nil until started
-	status  KernelStatus
-	gen     int // start generation: a stale start is stopped
-	cancel  context.CancelFunc
-	turn    *turn // the running turn, if any
-	nextReq int
-	pending map[string]any // *agent.ApprovalRequest or *agent.InputRequest
+	mu     sync.Mutex
+	agent  *agent.Agent // nil until started
+	status KernelStatus
+	gen    int // start generation: a stale start is stopped
+	cancel context.CancelFunc
+	// starting counts agent starts in flight; close waits for them, so no
+	// kernel a start was bringing up outlives the workspace.
+	starting sync.WaitGroup
+	turn     *turn // the running turn, if any
+	nextReq  int
+	pending  map[string]any // *agent.ApprovalRequest, *agent.InputRequest or *agent.BudgetRequest
+	// queuedPrompt is sent when the next agent is ready (an edited prompt
+	// a fork was made for).
+	queuedPrompt string
 	// notebook is opened by the next session that starts (OpenNotebook).
 	notebook string
 	events   chan queued
@@ -214,7 +220,9 @@ func (ws *workspace) start(sessionID string) {
 	ws.cancel = cancel
 	ws.mu.Unlock()
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.starting.Add(1)
 	go func() {
+		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
@@ -243,9 +251,11 @@ func (ws *workspace) start(sessionID string) {
 			return
 		}
 		if sessionID != "" {
-			for _, ev := range historyEvents(a.History()) {
+			for _, ev := range agentHistory(a) {
 				ws.push(queued{raw: ev})
 			}
+		} else {
+			ws.push(queued{ev: a.SessionUsage()})
 		}
 		if nb := ws.takeNotebook(); nb != "" {
 			if err := ws.openNotebook(a, nb); err != nil {
@@ -253,6 +263,7 @@ func (ws *workspace) start(sessionID string) {
 			}
 		}
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
+		ws.sendQueued()
 	}()
 }
 
@@ -306,6 +317,8 @@ func (ws *workspace) close() {
 	if t != nil {
 		<-t.done
 	}
+	// A start in flight sees the workspace closed and stops its agent.
+	ws.starting.Wait()
 	if a != nil {
 		if err := a.Stop(); err != nil {
 			ws.d.log.Warn("stop agent", "err", err)

@@ -1,6 +1,7 @@
 // Package kernel runs Python code in a stateful IPython kernel over the
 // Jupyter protocol. It owns the Python environment, the local Jupyter server
-// (or a connection to a remote one), the websocket client and the in-kernel
+// (or a connection to a remote one, and the files of a workspace there),
+// the websocket client and the in-kernel
 // hooks through which running code asks its caller for approvals, tool calls
 // and user input. It knows nothing about agents.
 //
@@ -12,6 +13,13 @@
 //	k, err := srv.StartKernel(ctx, kernel.KernelOptions{Workspace: ws, Host: host, ExecutionTimeout: 300 * time.Second})
 //	res, err := k.Execute(ctx, code, func(c kernel.Chunk) { ... })
 //	defer srv.Close() // shuts down every kernel and the server process group
+//
+// A remote server keeps its kernels through network trouble (the websocket
+// is restored to the same kernel; see reconnect.go), and its files are
+// reached with Files, for a workspace that lives on the server:
+//
+//	files, err := srv.OpenFiles(ctx, k, "projects/x") // made when missing
+//	err = k.SetWorkspace(ctx, files.Root(), []string{files.Root() + "/.freeact/generated"})
 //
 // Code in the kernel reaches the Host (implemented by the caller) for every
 // shell command (`!cmd`, `x = !cmd`, %%bash/%%perl/%%script cells, and any

@@ -117,7 +117,7 @@ func (k *Kernel) inspect(ctx context.Context, call string, out any) error {
 	}
 	code := ""
 	if !installed {
-		code = installModule("freeact_inspect", inspectSource)
+		code = moduleCode("freeact_inspect", inspectSource)
 	}
 	rep, err := c.silent(ctx, code, map[string]string{"r": "__import__('freeact_inspect')." + call})
 	if err != nil {

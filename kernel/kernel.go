@@ -73,6 +73,10 @@ type KernelOptions struct {
 	// ImagesDir receives image outputs; default <Workspace>/images (or a
 	// temporary directory when Workspace is empty).
 	ImagesDir string
+	// ImagesLink, if set, is the folder the output and Result.Images name
+	// saved images by instead of ImagesDir: where the caller puts a copy
+	// (for a remote kernel, its workspace's images folder).
+	ImagesLink string
 	// Host answers shell approvals, tool calls and input. Nil rejects
 	// everything.
 	Host Host
@@ -246,6 +250,8 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 		return nil, fmt.Errorf("execute: %w", err)
 	}
 	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	e.imagesLink = k.opts.ImagesLink
+	e.imagesRoot = k.imagesRoot()
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -340,6 +346,7 @@ const interruptGrace = 3 * time.Second
 // waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
 // kernel that ignores SIGINT (stuck in native code) is replaced.
 func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
+	k.settle(context.Background()) // a connection being restored is not a stuck kernel
 	select {
 	case <-e.done:
 		return e.err
@@ -400,11 +407,11 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	c.mu.Lock()
 	c.closing = true // the old websocket sees "restarting": not a death
 	c.mu.Unlock()
-	if err := k.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", nil, nil); err != nil {
+	if err := k.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", k.srv.window(), false); err != nil {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}
-	_ = c.ws.Close()
+	_ = c.socket().Close()
 	nc, err := k.srv.dial(ctx, c.id)
 	if err == nil {
 		err = nc.loadHooks(ctx)
@@ -414,7 +421,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	}
 	if err != nil {
 		if nc != nil {
-			_ = nc.ws.Close()
+			_ = nc.socket().Close()
 		}
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
@@ -424,6 +431,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 
 // ensureAlive replaces a dead kernel with a fresh one.
 func (k *Kernel) ensureAlive(ctx context.Context) error {
+	k.settle(ctx)
 	k.mu.Lock()
 	closed, dead := k.closed, k.dead
 	k.mu.Unlock()
@@ -441,7 +449,7 @@ func (k *Kernel) replace(ctx context.Context) error {
 	k.mu.Lock()
 	old := k.c
 	k.mu.Unlock()
-	go old.shutdown(context.Background())
+	k.srv.shutdownLater(old)
 	c, err := k.srv.takeConn(ctx)
 	if err != nil && k.srv.exitedWithin(time.Second) {
 		if rerr := k.srv.relaunch(ctx); rerr != nil {
@@ -503,7 +511,10 @@ func (k *Kernel) markDead(c *conn, err error) {
 
 // onClosed is called when the websocket breaks.
 func (k *Kernel) onClosed(c *conn, err error) {
-	k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+	if !errors.Is(err, ErrKernelDied) && !errors.Is(err, ErrConnectionLost) {
+		err = fmt.Errorf("%w: %v", ErrConnectionLost, err)
+	}
+	k.markDead(c, err)
 }
 
 // onMessage routes one message from the kernel.
@@ -574,7 +585,13 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 		ctx, cancel := context.WithCancel(e.ctx)
 		defer cancel()
 		defer context.AfterFunc(base, cancel)()
-		value := k.answer(ctx, e.ctx, req.Prompt, req.Password)
+		value, late := k.answer(ctx, e.ctx, req.Prompt, req.Password)
+		if late {
+			// The code stopped waiting at the same deadline, which it
+			// started counting before we did, and raised CallbackTimeout: a
+			// late "yes" must not reach it on a loaded machine.
+			return
+		}
 		err := c.reply(m, value)
 		if errors.Is(err, errTooBig) {
 			// Too big for the server: tell the code instead of breaking
@@ -652,25 +669,27 @@ type callbackReply struct {
 }
 
 // answer computes the reply value for one input_request of the cell whose
-// context is cellCtx; base ends with the cell or an interrupt.
-func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password bool) string {
+// context is cellCtx; base ends with the cell or an interrupt. late reports
+// that the request's deadline passed before the host answered, so no reply
+// is due.
+func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password bool) (value string, late bool) {
 	h := k.opts.Host
 	if !strings.HasPrefix(prompt, marker) {
 		if h == nil {
-			return "\x04"
+			return "\x04", false
 		}
 		v, err := h.Input(base, prompt, password)
 		if err != nil {
 			if cellCtx.Err() != nil {
-				return refusal(prompt, errCellEndedWhileAsking)
+				return refusal(prompt, errCellEndedWhileAsking), false
 			}
-			return "\x04"
+			return "\x04", false
 		}
-		return v
+		return v, false
 	}
 	var req callbackRequest
 	if err := json.Unmarshal([]byte(prompt[len(marker):]), &req); err != nil {
-		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}})
+		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}}), false
 	}
 	ctx := base
 	if req.Timeout > 0 {
@@ -678,6 +697,13 @@ func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password b
 		ctx, cancel = context.WithTimeout(base, time.Duration(req.Timeout*float64(time.Second)))
 		defer cancel()
 	}
+	value = k.answerMarker(ctx, cellCtx, req)
+	return value, errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// answerMarker asks the host what a request from the hooks wants.
+func (k *Kernel) answerMarker(ctx, cellCtx context.Context, req callbackRequest) string {
+	h := k.opts.Host
 	fail := func(kind string, err error) string {
 		return encodeReply(callbackReply{Error: &callbackError{Kind: kind, Message: err.Error()}})
 	}
@@ -727,4 +753,20 @@ func encodeReply(r callbackReply) string {
 		b, _ = json.Marshal(callbackReply{Error: &callbackError{Kind: "protocol", Message: err.Error()}})
 	}
 	return string(b)
+}
+
+// imagesRoot is the folder a sandboxed kernel's images must be saved in:
+// its workspace, when the images folder lies in it. The app saves them
+// outside the sandbox, and code in it writes the workspace: a symbolic
+// link it put on the way must not lead the write out. Without the sandbox
+// code can write anywhere itself, and a user's own link is followed.
+func (k *Kernel) imagesRoot() string {
+	if k.srv.sandbox == nil || k.srv.local == nil || k.srv.local.Sandbox == nil {
+		return ""
+	}
+	ws := k.srv.local.Sandbox.Workspace
+	if rel, err := filepath.Rel(ws, k.opts.ImagesDir); err == nil && filepath.IsLocal(rel) {
+		return ws
+	}
+	return ""
 }

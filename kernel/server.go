@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,22 +64,6 @@ type ServerOptions struct {
 	Sandbox *Sandbox
 }
 
-// RemoteOptions configure a connection to an existing server.
-type RemoteOptions struct {
-	// TLS overrides the TLS client configuration for https/wss URLs (e.g.
-	// RootCAs for a self-signed certificate).
-	TLS *tls.Config
-	// KernelName to start; default the server's default kernel.
-	KernelName string
-	// WarmPool keeps one spare kernel started.
-	WarmPool bool
-	// MaxMessageSize is the server's websocket_max_message_size; replies
-	// to the kernel larger than this are turned into errors instead of
-	// being sent (the server would drop the connection). Default 10 MiB,
-	// tornado's default.
-	MaxMessageSize int64
-}
-
 // Server is a Jupyter server: one we started (local) or one we connect to
 // (remote). Kernels are started from it.
 type Server struct {
@@ -89,6 +74,7 @@ type Server struct {
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt
+	remote     *remote        // set for a server we connect to (remote.go)
 	private    *stateDir      // set with ServerOptions.Isolate
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
@@ -106,6 +92,9 @@ type endpoint struct {
 	base  *url.URL
 	token string
 	proc  *process // nil for a remote server
+	// header is sent with every request (jupyter_headers); an
+	// Authorization in it replaces the token.
+	header http.Header
 }
 
 // process is a running local jupyter_server.
@@ -198,13 +187,45 @@ c.KernelRestarter.restart_limit = 0
 c.KernelManager.shutdown_wait_time = 1.0
 `
 
+// noCwdImports starts every script the app runs with python -c outside
+// the sandbox: -c puts the working directory (the workspace) first on
+// sys.path, and a module there (json.py, jupyter_server/) would shadow the
+// real one. In sandbox mode code writes the workspace, so such a module
+// would run unconfined at the next start. Nothing is imported before it
+// but what the interpreter loads at startup, which never looks there.
+const noCwdImports = `import sys
+if sys.path[:1] == [""]:
+    del sys.path[0]
+`
+
 // serverBootstrap is what `python -m jupyter_server` runs, minus the
 // optional rfc3987_syntax validator, whose import alone takes about a second
 // (it builds a grammar); jsonschema works without it.
-const serverBootstrap = `import sys
-sys.modules.setdefault("rfc3987_syntax", None)
-from jupyter_server.serverapp import main
-sys.exit(main())
+//
+// The token comes as the first line on stdin and goes into the server's
+// configuration in memory, never into its environment (which its kernels
+// inherit, and which code can read from /proc/<ppid>/environ) or a file:
+// the server info and browser-open files, which would hold it in the
+// runtime folder the kernels read, are not written. Nor is the cookie
+// secret (with which login cookies can be forged): it is made in memory.
+// Code holding the token could start kernels through the REST API that
+// have no hooks and, in sandbox mode, no sandbox.
+const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
+token = sys.stdin.readline().strip()
+import os
+from jupyter_server.serverapp import ServerApp
+from traitlets.config import Config
+config = Config()
+try:
+    from jupyter_server.auth.identity import IdentityProvider  # jupyter_server 2
+    config.IdentityProvider.token = token
+except ImportError:
+    config.ServerApp.token = token
+del token
+config.ServerApp.cookie_secret = os.urandom(32)
+ServerApp.write_server_info_file = lambda self: None
+ServerApp.write_browser_open_files = lambda self: None
+sys.exit(ServerApp.launch_instance(config=config))
 `
 
 // StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
@@ -234,7 +255,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	return s, err
 }
 
-func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*Server, error) {
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ *Server, err error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
@@ -249,11 +270,16 @@ func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*S
 	if opts.Sandbox != nil {
 		sb := *opts.Sandbox
 		opts.Sandbox = &sb
-		p, err := prepareSandbox(ctx, &opts)
-		if err != nil {
-			return nil, err
+		p, perr := prepareSandbox(ctx, &opts)
+		if perr != nil {
+			return nil, perr
 		}
 		sandbox = &p
+		defer func() { // err is the result
+			if err != nil {
+				_ = cleanSandbox(p)
+			}
+		}()
 		// Kernels in the sandbox have no network namespace of their own:
 		// they reach the server over Unix sockets.
 		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
@@ -311,13 +337,17 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--ServerApp.root_dir="+opts.Root)
 	cmd.Dir = opts.Root
-	env := os.Environ()
+	// The server's environment is its kernels': a token of the user's
+	// environment (another server's) is not passed on. Ours goes on stdin.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "JUPYTER_TOKEN=") || strings.HasPrefix(kv, "JUPYTER_TOKEN_FILE=")
+	})
 	for k, v := range jupyterDirs(opts.Dir) {
 		env = append(env, k+"="+v)
 	}
-	// The token travels in the environment, not argv (visible in ps).
-	env = append(env, "JUPYTER_TOKEN="+token, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	env = append(env, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(token + "\n")
 	tail := &tailBuffer{max: 64 << 10}
 	var out io.Writer = tail
 	if opts.Log != nil {
@@ -451,40 +481,6 @@ func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) erro
 	return atomicfile.Write(filepath.Join(dir, "kernel.json"), b, 0o600)
 }
 
-// ConnectServer uses an existing Jupyter server or kernel gateway at rawURL
-// (http or https) with the given token. It checks the token right away, so a
-// wrong one is reported here.
-func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions) (*Server, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("connect to jupyter server: %q is not an http(s) URL (example: https://host:8888/)", rawURL)
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	if opts.MaxMessageSize <= 0 {
-		opts.MaxMessageSize = 10 << 20
-	}
-	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
-	s := &Server{
-		http:       &http.Client{Transport: tr},
-		tls:        opts.TLS,
-		kernelName: opts.KernelName,
-		warm:       opts.WarmPool,
-		maxMessage: opts.MaxMessageSize,
-		live:       map[string]*Kernel{},
-	}
-	s.ep.Store(&endpoint{base: u, token: token})
-	var spec struct {
-		Default string `json:"default"`
-	}
-	if err := s.rest(ctx, http.MethodGet, "api/kernelspecs", nil, &spec); err != nil {
-		return nil, fmt.Errorf("connect to jupyter server %s: %w", u.Redacted(), err)
-	}
-	s.initPool()
-	return s, nil
-}
-
 // HTTPError is a failed REST call.
 type HTTPError struct {
 	Method, Path string
@@ -496,7 +492,7 @@ func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Status)
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (authentication failed: check the server token)"
+		msg += " (authentication failed: check the server token, or the Authorization header)"
 	case http.StatusNotFound:
 		msg += " (not found)"
 	}
@@ -515,6 +511,14 @@ func (s *Server) rest(ctx context.Context, method, path string, body, out any) e
 }
 
 func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, body, out any) error {
+	ref := &url.URL{}
+	ref.Path, ref.RawQuery, _ = strings.Cut(path, "?")
+	return s.request(ctx, ep, method, ref, body, out, 8<<20)
+}
+
+// request does one authenticated JSON request to ref (relative to the
+// server's base URL) and decodes a reply of at most limit bytes into out.
+func (s *Server) request(ctx context.Context, ep *endpoint, method string, ref *url.URL, body, out any, limit int64) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -523,26 +527,27 @@ func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, 
 		}
 		rd = bytes.NewReader(b)
 	}
-	u := ep.base.ResolveReference(&url.URL{Path: path})
+	u := ep.base.ResolveReference(ref)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+ep.token)
+	ep.authorize(req.Header)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
+	path := ref.EscapedPath()
 	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)}
+		return s.redact(&HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)})
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {

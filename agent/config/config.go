@@ -240,7 +240,13 @@ func (c *Config) expand(file string) error {
 	exp := func(key string, s *string) {
 		v, err := c.Env.Expand(*s)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: key %q: value %q: %w", file, key, *s, err))
+			shown := *s
+			if secretKey(key) {
+				// Not the value: it may hold a token next to the ${VAR}.
+				errs = append(errs, fmt.Errorf("%s: key %q: %w", file, key, err))
+				return
+			}
+			errs = append(errs, fmt.Errorf("%s: key %q: value %q: %w", file, key, shown, err))
 			return
 		}
 		*s = v
@@ -253,6 +259,7 @@ func (c *Config) expand(file string) error {
 		}
 	}
 	expMap("kernel_env", o.KernelEnv)
+	expMap("jupyter_headers", o.JupyterHeaders)
 	for _, group := range []struct {
 		key     string
 		servers map[string]Server
@@ -286,12 +293,21 @@ func (c *Config) expand(file string) error {
 	for _, kv := range []struct {
 		key string
 		p   *string
-	}{{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken}} {
+	}{
+		{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken},
+		{"jupyter_workdir", o.JupyterWorkdir}, {"jupyter_ca_file", o.JupyterCAFile}, {"kernel_name", o.KernelName},
+	} {
 		if kv.p != nil {
 			exp(kv.key, kv.p)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// secretKey tells the keys whose values are not shown in errors: tokens
+// and the headers that carry them.
+func secretKey(key string) bool {
+	return key == "jupyter_url" || key == "jupyter_token" || strings.HasPrefix(key, "jupyter_headers.")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

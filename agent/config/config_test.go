@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,14 @@ func TestParseOptions(t *testing.T) {
 		"max_subagents": 2,
 		"kernel_env": {"A": "1"},
 		"ptc_servers": {"google": {"command": "python", "args": ["-m", "x"], "env": {"K": "v"}}},
-		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}, "excluded_tools": ["delete_all", "drop"]}}
+		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}, "excluded_tools": ["delete_all", "drop"]}},
+		"jupyter_url": "https://hub.example.com/user/ada/",
+		"jupyter_workdir": "projects/x",
+		"jupyter_headers": {"Authorization": "Bearer hub"},
+		"jupyter_ca_file": "ca.pem",
+		"jupyter_reconnect_timeout": 0,
+		"kernel_name": "spark",
+		"kernel_pool": false
 	}`), "agent.json")
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +118,13 @@ func TestParseOptions(t *testing.T) {
 	case o.Model != "openai:gpt-5", *o.ModelSettings.Temperature != 0.2, o.ToolSearch != "hybrid",
 		*o.ImagesDir != "out/img", o.ExecutionTimeout != nil, *o.ApprovalTimeout != 30, o.MaxSubagents != 2,
 		o.KernelEnv["A"] != "1", o.PTCServers["google"].Args[1] != "x", o.MCPServers["remote"].Headers["Authorization"] != "Bearer t",
-		len(o.MCPServers["remote"].ExcludedTools) != 2 || o.MCPServers["remote"].ExcludedTools[1] != "drop":
+		len(o.MCPServers["remote"].ExcludedTools) != 2 || o.MCPServers["remote"].ExcludedTools[1] != "drop",
+		*o.JupyterWorkdir != "projects/x", o.JupyterHeaders["Authorization"] != "Bearer hub", *o.JupyterCAFile != "ca.pem",
+		o.JupyterReconnectTimeout != 0, *o.KernelName != "spark", o.KernelPool == nil || *o.KernelPool:
 		t.Fatalf("parsed %+v", o)
+	}
+	if d := Defaults(); d.KernelPool != nil || d.JupyterReconnectTimeout != 60 || len(d.JupyterHeaders) != 0 {
+		t.Errorf("remote defaults: pool %v, reconnect %v, headers %v", d.KernelPool, d.JupyterReconnectTimeout, d.JupyterHeaders)
 	}
 	// Keys left out keep their defaults.
 	if o.ToolResultInlineMaxBytes != 32768 || !o.EnablePersistence {
@@ -146,7 +159,17 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"excluded_tools not a list", `{"mcp_servers": {"s": {"command": "x", "excluded_tools": "a"}}}`, []string{`key "mcp_servers"`, "excluded_tools"}},
 		{"empty excluded tool", `{"ptc_servers": {"s": {"command": "x", "excluded_tools": [""]}}}`, []string{`server "s"`, "excluded_tools", "empty"}},
 		{"bad jupyter url", `{"jupyter_url": "localhost:8888"}`, []string{`key "jupyter_url"`, "localhost:8888"}},
+		{"negative reconnect", `{"jupyter_reconnect_timeout": -1}`, []string{`key "jupyter_reconnect_timeout"`, "value -1", "0 or more"}},
+		{"header name with a colon", `{"jupyter_headers": {"Authorization:": "x"}}`, []string{`key "jupyter_headers"`, "header names"}},
+		{"kernel_pool as string", `{"kernel_pool": "yes"}`, []string{`key "kernel_pool"`, "true, false, or null"}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
+		{"model price typo", `{"models": {"ollama:x": {"input": 1}}}`, []string{`key "models"`, `"input"`}},
+		{"negative price", `{"models": {"ollama:x": {"input_price": -1}}}`, []string{`key "models"`, `model "ollama:x"`, "input_price -1"}},
+		{"zero window", `{"models": {"x": {"context_window": 0}}}`, []string{`model "x"`, "context_window 0"}},
+		{"zero budget", `{"max_cost_per_session": 0}`, []string{`key "max_cost_per_session"`, "positive number of US dollars"}},
+		{"budget as text", `{"max_cost_per_session": "$5"}`, []string{`key "max_cost_per_session"`, `"$5"`}},
+		{"threshold as percent", `{"compaction_threshold": 80}`, []string{`key "compaction_threshold"`, "value 80", "between 0.1 and 1"}},
+		{"zero file limit", `{"checkpoint_max_file_bytes": 0}`, []string{`key "checkpoint_max_file_bytes"`, "positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,6 +267,12 @@ func TestExpansion(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}
+	}
+	// A token next to an unset variable is not shown.
+	write(t, file, `{"jupyter_url": "https://h/?token=s3cret${MISSING}", "jupyter_headers": {"Authorization": "Bearer s3cret${MISSING}"}}`)
+	_, err = Load(ws, LoadOptions{Lookup: lookup})
+	if err == nil || !strings.Contains(err.Error(), `key "jupyter_headers.Authorization"`) || !strings.Contains(err.Error(), `key "jupyter_url"`) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %v: want both keys named and no secret shown", err)
 	}
 	write(t, file, `{"kernel_env": {"A": "${not valid}"}}`)
 	if _, err = Load(ws, LoadOptions{Lookup: lookup}); err == nil || !strings.Contains(err.Error(), "not a valid variable reference") {
@@ -420,6 +449,48 @@ func TestKeysCoverOptions(t *testing.T) {
 	for i, k := range keys {
 		if got, want := reflect.ValueOf(k.dst(&o)).Pointer(), v.Field(i).Addr().Pointer(); got != want {
 			t.Errorf("key %s decodes into field %d, not into %s", k.Name, i, v.Type().Field(i).Name)
+		}
+	}
+}
+
+// Every key with metadata is a key, and its kind matches its default.
+func TestKeyInfos(t *testing.T) {
+	data, err := Defaults().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defaults map[string]any
+	if err := json.Unmarshal(data, &defaults); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range KeyInfos() {
+		v, ok := defaults[k.Name]
+		if !ok {
+			t.Errorf("%s: not an agent.json key", k.Name)
+			continue
+		}
+		var kind string
+		switch v.(type) {
+		case nil:
+			kind = "null"
+		case bool:
+			kind = "bool"
+		case float64:
+			kind = "number"
+		case string:
+			kind = "string"
+		case map[string]any:
+			kind = "object"
+		}
+		want := k.Kind
+		if want == "integer" {
+			want = "number"
+		}
+		if kind != want && !(kind == "null" && k.Nullable) {
+			t.Errorf("%s: default is a %s, metadata says %s", k.Name, kind, k.Kind)
+		}
+		if i := slices.IndexFunc(OptionKeys(), func(o OptionKey) bool { return o.Name == k.Name }); i < 0 || OptionKeys()[i].Description == "" {
+			t.Errorf("%s: no description", k.Name)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -56,6 +57,27 @@ type Options struct {
 	// instead of a local one; JupyterToken is its token.
 	JupyterURL   *string `json:"jupyter_url"`
 	JupyterToken *string `json:"jupyter_token"`
+	// JupyterWorkdir is the workspace on the jupyter_url server, where
+	// code runs and the file tools work: a path there, relative to the
+	// folder kernels start in; nil means that folder.
+	JupyterWorkdir *string `json:"jupyter_workdir"`
+	// JupyterHeaders are sent with every request to jupyter_url (an
+	// Authorization header replaces the token).
+	JupyterHeaders map[string]string `json:"jupyter_headers"`
+	// JupyterCAFile is a PEM file of CA certificates trusted for
+	// jupyter_url besides the system's (relative to the workspace unless
+	// absolute).
+	JupyterCAFile *string `json:"jupyter_ca_file"`
+	// JupyterReconnectTimeout is how many seconds a broken connection to
+	// jupyter_url is tried again before the kernel counts as lost; 0 for
+	// never.
+	JupyterReconnectTimeout float64 `json:"jupyter_reconnect_timeout"`
+	// KernelName is the kernelspec started on jupyter_url; nil means the
+	// server's default.
+	KernelName *string `json:"kernel_name"`
+	// KernelPool keeps a spare kernel started; nil means one locally when
+	// subagents are on, none on a remote server.
+	KernelPool *bool `json:"kernel_pool"`
 	// Sandbox runs the local kernels under sandbox-runtime (srt):
 	// filesystem and network limits at the OS level.
 	Sandbox bool `json:"sandbox"`
@@ -63,6 +85,23 @@ type Options struct {
 	// sandbox restrictions (relative to the workspace unless absolute);
 	// nil means the defaults.
 	SandboxConfig *string `json:"sandbox_config"`
+
+	// Long sessions (keyinfo.go describes each for settings forms).
+
+	// Models adds or adjusts context windows and prices, by model string
+	// or name, for custom and local models.
+	Models map[string]model.Override `json:"models"`
+	// MaxCostPerSession in US dollars pauses a turn before the model call
+	// that would go over it and asks; nil means no budget.
+	MaxCostPerSession *float64 `json:"max_cost_per_session"`
+	// CompactionThreshold is the share of the context window at which
+	// older turns are summarised; nil turns automatic compaction off.
+	CompactionThreshold *float64 `json:"compaction_threshold"`
+	// Checkpoints records the workspace's files before each code action
+	// and file change, so they can be reviewed and reverted.
+	Checkpoints bool `json:"checkpoints"`
+	// CheckpointMaxFileBytes: larger files are left out of checkpoints.
+	CheckpointMaxFileBytes int64 `json:"checkpoint_max_file_bytes"`
 }
 
 // Server is an MCP server of mcp_servers or ptc_servers: a local process
@@ -155,6 +194,7 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 // Defaults returns the options of a new workspace.
 func Defaults() Options {
 	timeout := 300.0
+	threshold := DefaultCompactionThreshold
 	return Options{
 		Model:                    DefaultModel,
 		ModelSettings:            model.DefaultSettings(),
@@ -168,8 +208,20 @@ func Defaults() Options {
 		KernelEnv:                map[string]string{},
 		MCPServers:               map[string]Server{},
 		PTCServers:               map[string]Server{},
+		JupyterHeaders:           map[string]string{},
+		JupyterReconnectTimeout:  60,
+		Models:                   map[string]model.Override{},
+		CompactionThreshold:      &threshold,
+		Checkpoints:              true,
+		CheckpointMaxFileBytes:   DefaultCheckpointMaxFileBytes,
 	}
 }
+
+// Defaults of the long-session keys.
+const (
+	DefaultCompactionThreshold    = 0.8
+	DefaultCheckpointMaxFileBytes = 10 << 20
+)
 
 // OptionKey describes one key of agent.json: its name, what a valid value
 // looks like (for errors), what it does (for the settings panel) and
@@ -238,14 +290,47 @@ var keys = []OptionKey{
 		"Run code on this Jupyter server or kernel gateway instead of a local one; null for local.", true,
 		func(o *Options) any { return &o.JupyterURL }},
 	{"jupyter_token", "a string or null",
-		"The token of jupyter_url's server.", true,
+		"The token of jupyter_url's server (a ?token= in jupyter_url works too).", true,
 		func(o *Options) any { return &o.JupyterToken }},
+	{"jupyter_workdir", "a folder path on the Jupyter server, or null for the folder kernels start in",
+		"The workspace on jupyter_url's server, relative to where its kernels start; null for that folder.", true,
+		func(o *Options) any { return &o.JupyterWorkdir }},
+	{"jupyter_headers", `an object of strings, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"}`,
+		`Headers for jupyter_url, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"} for JupyterHub.`, true,
+		func(o *Options) any { return &o.JupyterHeaders }},
+	{"jupyter_ca_file", "the path of a PEM file of CA certificates, or null for the system's",
+		"A PEM file of CA certificates trusted for an https jupyter_url; null for the system's.", true,
+		func(o *Options) any { return &o.JupyterCAFile }},
+	{"jupyter_reconnect_timeout", "seconds (a number), 0 for no reconnection",
+		"Seconds a broken connection to jupyter_url is retried, keeping the kernel; 0 for never.", true,
+		func(o *Options) any { return &o.JupyterReconnectTimeout }},
+	{"kernel_name", "a kernelspec name of the Jupyter server, or null for its default",
+		"The kernelspec to start on jupyter_url's server; null for its default.", true,
+		func(o *Options) any { return &o.KernelName }},
+	{"kernel_pool", "true, false, or null for the default (a spare kernel locally when subagents are on)",
+		"Keep a spare kernel started; null means yes locally with subagents, no on a remote server.", true,
+		func(o *Options) any { return &o.KernelPool }},
 	{"sandbox", "true or false",
 		"Run code in the sandbox: no network, writes only in the workspace, .env unreadable (see the Sandbox tab).", true,
 		func(o *Options) any { return &o.Sandbox }},
 	{"sandbox_config", "the path of an srt settings file or null",
 		"A sandbox-runtime settings file replacing the default sandbox rules; null for the defaults.", true,
 		func(o *Options) any { return &o.SandboxConfig }},
+	{"models", `an object of models, e.g. {"ollama:qwen3": {"context_window": 32768, "input_price": 0, "output_price": 0}}`,
+		`Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}.`, true,
+		func(o *Options) any { return &o.Models }},
+	{"max_cost_per_session", "US dollars (a number) or null for no budget",
+		"A budget in US dollars: the turn pauses and asks before going over it; null for none.", true,
+		func(o *Options) any { return &o.MaxCostPerSession }},
+	{"compaction_threshold", "a share of the context window between 0.1 and 1 (e.g. 0.8), or null for no automatic compaction",
+		"Summarise older turns when a request would fill this share of the context window (0.1 to 1); null for only when the provider refuses.", true,
+		func(o *Options) any { return &o.CompactionThreshold }},
+	{"checkpoints", "true or false",
+		"Record the workspace's files before each change, so changes can be reviewed and reverted.", true,
+		func(o *Options) any { return &o.Checkpoints }},
+	{"checkpoint_max_file_bytes", "a positive whole number of bytes",
+		"Files larger than this are left out of checkpoints.", true,
+		func(o *Options) any { return &o.CheckpointMaxFileBytes }},
 }
 
 // OptionKeys returns the keys of agent.json in the order the file and the
@@ -302,7 +387,7 @@ func ParseOptions(data []byte, file string) (Options, error) {
 func decodeValue(value json.RawMessage, dst any) error {
 	if string(bytes.TrimSpace(value)) == "null" {
 		switch dst.(type) {
-		case **string, **float64, *map[string]any:
+		case **string, **float64, **bool, *map[string]any:
 		default:
 			return errors.New("null is not allowed here")
 		}
@@ -355,8 +440,30 @@ func (o Options) validate() error {
 			}
 		}
 	}
+	for name, m := range o.Models {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("key \"models\": model %q: %w", name, err)
+		}
+	}
+	if c := o.MaxCostPerSession; c != nil && (*c <= 0 || math.IsNaN(*c) || math.IsInf(*c, 0)) {
+		return bad("max_cost_per_session", *c, "a positive number of US dollars, or null for no budget")
+	}
+	if c := o.CompactionThreshold; c != nil && !(*c >= 0.1 && *c <= 1) {
+		return bad("compaction_threshold", *c, "a share of the context window between 0.1 and 1, or null for no automatic compaction")
+	}
+	if o.CheckpointMaxFileBytes <= 0 {
+		return bad("checkpoint_max_file_bytes", o.CheckpointMaxFileBytes, "a positive whole number of bytes")
+	}
 	if o.JupyterURL != nil && !strings.HasPrefix(*o.JupyterURL, "http://") && !strings.HasPrefix(*o.JupyterURL, "https://") {
-		return bad("jupyter_url", fmt.Sprintf("%q", *o.JupyterURL), "an http:// or https:// URL, or null")
+		return bad("jupyter_url", fmt.Sprintf("%q", withoutQuery(*o.JupyterURL)), "an http:// or https:// URL, or null")
+	}
+	if o.JupyterReconnectTimeout < 0 {
+		return bad("jupyter_reconnect_timeout", o.JupyterReconnectTimeout, "0 or more seconds")
+	}
+	for name := range o.JupyterHeaders {
+		if name == "" || strings.ContainsAny(name, " \t\r\n:") {
+			return bad("jupyter_headers", fmt.Sprintf("%q", name), "HTTP header names without spaces or colons")
+		}
 	}
 	return nil
 }
@@ -395,6 +502,14 @@ func (o Options) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// withoutQuery hides the query of a URL (a ?token=...) in messages.
+func withoutQuery(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
 }
 
 // clip shortens a raw value for an error message.

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { app, kernel, permission, session } from '../wailsjs/go/models';
+import type { app, checkpoint, kernel, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -34,6 +34,14 @@ export type Namespace = Data<kernel.Namespace>;
 export type Variable = Data<kernel.Variable>;
 export type VariableDetail = Data<kernel.VariableDetail>;
 export type ExportFormat = 'ipynb' | 'md' | 'html';
+export type FileDiff = Data<checkpoint.FileDiff>;
+// Go sends nil slices as null.
+export type RevertPlan = {
+  restore: Data<checkpoint.Change>[] | null;
+  conflicts: Data<checkpoint.Change>[] | null;
+  unrestorable: string[] | null;
+};
+export type ForkResult = Data<app.ForkResult>;
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -90,6 +98,19 @@ export interface Backend {
   /** The kernel's user variables, read without running a cell. */
   variables(): Promise<Namespace>;
   describeVariable(name: string): Promise<VariableDetail>;
+  /** Summarises the older turns now; events report it. */
+  compactNow(): Promise<void>;
+  /** Answers a budget request: continue (raising the budget) or stop. */
+  continueBudget(requestId: string, ok: boolean): Promise<void>;
+  /** The files an action, a turn or a revert changed, with unified diffs. */
+  checkpointDiff(id: string): Promise<FileDiff[]>;
+  /** What reverting a checkpoint would do now. */
+  planRevert(id: string): Promise<RevertPlan>;
+  /** Reverts a checkpoint; force also overwrites files changed since. */
+  revert(id: string, force: boolean): Promise<void>;
+  /** Forks the session before prompt number turn; edited, when given, is
+   * sent there once the new session is ready. */
+  forkSession(turn: number, edited: string): Promise<ForkResult>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -187,6 +208,12 @@ export const backend: Backend = {
   runNotebook: () => call(Desktop.RunNotebook),
   variables: () => call(Desktop.Variables) as Promise<Namespace>,
   describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
+  compactNow: () => call(Desktop.CompactNow),
+  continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
+  checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),
+  planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
+  revert: (id, force) => call(() => Desktop.Revert(id, force)),
+  forkSession: (turn, edited) => call(() => Desktop.ForkSession(turn, edited)),
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

@@ -25,6 +25,7 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
   input: null,
   original: null,
   run: null,
+  changes: null,
   ...over,
 });
 

@@ -22,8 +22,20 @@ export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
 
+export function CheckpointDiff(arg1) {
+  return window['go']['app']['Desktop']['CheckpointDiff'](arg1);
+}
+
+export function CompactNow() {
+  return window['go']['app']['Desktop']['CompactNow']();
+}
+
 export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
+}
+
+export function ContinueBudget(arg1, arg2) {
+  return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
 }
 
 export function DescribeVariable(arg1) {
@@ -32,6 +44,10 @@ export function DescribeVariable(arg1) {
 
 export function ExportSession(arg1, arg2) {
   return window['go']['app']['Desktop']['ExportSession'](arg1, arg2);
+}
+
+export function ForkSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['ForkSession'](arg1, arg2);
 }
 
 export function ImageData(arg1) {
@@ -74,6 +90,10 @@ export function PickWorkspace() {
   return window['go']['app']['Desktop']['PickWorkspace']();
 }
 
+export function PlanRevert(arg1) {
+  return window['go']['app']['Desktop']['PlanRevert'](arg1);
+}
+
 export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
@@ -100,6 +120,10 @@ export function ResumeSession(arg1) {
 
 export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
+}
+
+export function Revert(arg1, arg2) {
+  return window['go']['app']['Desktop']['Revert'](arg1, arg2);
 }
 
 export function RunCell(arg1, arg2, arg3) {
