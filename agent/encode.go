@@ -45,7 +45,7 @@ func withType(name string, b []byte) []byte {
 
 // MarshalJSON encodes the request with its tool call's type.
 func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
-	call, err := json.Marshal(r.ToolCall)
+	call, err := marshalCall(r.ToolCall)
 	if err != nil {
 		return nil, err
 	}
@@ -54,5 +54,29 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		ToolCall  json.RawMessage `json:"tool_call"`
 		Display   string          `json:"display,omitempty"`
 		Suggested string          `json:"suggested_pattern"`
-	}{r.Meta, withType(TypeName(r.ToolCall), call), r.Display, r.Suggested})
+	}{r.Meta, call, r.Display, r.Suggested})
+}
+
+// MarshalJSON encodes the event with its tool call's type.
+func (r *AutoApproved) MarshalJSON() ([]byte, error) {
+	call, err := marshalCall(r.ToolCall)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		Meta
+		ToolCall json.RawMessage `json:"tool_call"`
+		Display  string          `json:"display,omitempty"`
+		By       string          `json:"by"`
+		Rule     string          `json:"rule,omitempty"`
+	}{r.Meta, call, r.Display, r.By, r.Rule})
+}
+
+// marshalCall encodes a tool call with its "type" first.
+func marshalCall(c ToolCall) (json.RawMessage, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return withType(TypeName(c), b), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
@@ -25,8 +26,25 @@ type cell struct {
 	ctx  context.Context // the turn's tool context
 	emit func(Event)
 	corr string
-	// rejected is set when the user rejected something the cell asked for.
-	rejected func()
+	// rejected is called when the user rejected something the cell asked
+	// for: the shell command or the tool call, as its approval showed it.
+	rejected func(r refusal)
+}
+
+// refusal is what the user rejected inside a running cell.
+type refusal struct {
+	kind string // "shell command" or "tool call"
+	what string // the command (one line) or the tool's name
+}
+
+// text is the one line the model gets for the refusal, before
+// rejectedText.
+func (r refusal) text() string {
+	what := r.what
+	if first, _, more := strings.Cut(what, "\n"); more {
+		what = first + " …"
+	}
+	return fmt.Sprintf("The user rejected the %s: %s", r.kind, what)
 }
 
 // host answers the requests of code running in the agent's kernel. The agent
@@ -83,7 +101,8 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
 		if !ok {
 			if err == nil {
-				c.rejected()
+				what := permission.SuggestDisplay(call.Permission())
+				c.rejected(refusal{kind: "shell command", what: what})
 			}
 			return false, err
 		}
@@ -107,7 +126,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	case errors.Is(err, errApprovalTimeout):
 		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.approvalTimeout)
 	case !ok && err == nil:
-		c.rejected()
+		c.rejected(refusal{kind: "tool call", what: call.ToolName})
 		return nil, fmt.Errorf("%s: %w", call.ToolName, kernel.ErrRejected)
 	case !ok:
 		return nil, err

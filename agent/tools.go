@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/freeact/desktop/agent/files"
@@ -115,15 +115,34 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	var rejected atomic.Bool
+	// After a "no" the cell is interrupted: what it prints from then on
+	// (the KeyboardInterrupt, the hook's note) is noise, left out for the
+	// window and the model alike. The model gets one line saying what was
+	// rejected; the window the output from before and what was rejected.
+	var (
+		mu      sync.Mutex
+		refused *refusal
+		before  strings.Builder // output up to the rejection
+	)
+	wasRejected := func() *refusal {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused
+	}
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
 		// Cells of one reply run one after another on the one kernel; the
 		// host must know which cell its requests come from.
 		a.cellMu.Lock()
 		defer a.cellMu.Unlock()
-		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
-			if rejected.CompareAndSwap(false, true) {
+		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func(r refusal) {
+			mu.Lock()
+			first := refused == nil
+			if first {
+				refused = &r
+			}
+			mu.Unlock()
+			if first {
 				// Stop the cell before it hears the "no": the rest of it may
 				// depend on what was refused.
 				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -135,22 +154,34 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		}})
 		defer a.host.set(nil)
 		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
+			mu.Lock()
+			if refused != nil {
+				mu.Unlock()
+				return
+			}
+			before.WriteString(c.Text)
+			mu.Unlock()
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}
 		if res != nil {
 			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
 		}
-		if rejected.Load() {
-			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
-		} else if err != nil {
+		if r := wasRejected(); r != nil {
+			mu.Lock()
+			out.Text, out.Error, out.Rejected = strings.TrimRight(before.String(), "\n"), false, r.what
+			mu.Unlock()
+			emit(out)
+			return r.text() + "\n" + rejectedText, true, nil
+		}
+		if err != nil {
 			out.Error = true
 			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 		}
 		emit(out)
 		return out.Text, out.Error, nil
 	})
-	if rejected.Load() {
+	if wasRejected() != nil {
 		return resp, true
 	}
 	return resp, rej

@@ -29,22 +29,39 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
 	start := len(a.history)
+	m := a.model
 	a.mu.Unlock()
 	fail := func(err error) turnResult {
 		a.mu.Lock()
 		a.history = a.history[:start]
 		a.mu.Unlock()
-		emit(&Failed{Meta: meta, Error: err.Error()})
+		emit(a.failure(err))
 		return turnResult{failed: err}
 	}
+	// The prompt goes into the session file with the model's first reply:
+	// a turn whose first model call fails leaves the session as it was,
+	// so trying it again does not repeat the prompt there. record writes
+	// messages already remembered.
+	unsaved := []model.Message{user}
+	record := func(msgs ...model.Message) error {
+		err := a.persist(append(unsaved, msgs...)...)
+		unsaved = nil
+		return err
+	}
 	cancelled := func(phase string) turnResult {
+		if len(unsaved) > 0 {
+			if err := a.persist(unsaved...); err != nil {
+				a.opts.log.Warn("session not written", "err", err)
+			}
+		}
 		a.sync()
 		emit(&Cancelled{Meta: meta, Phase: phase})
 		return turnResult{cancelled: true}
 	}
-	if err := a.record(user); err != nil {
-		return fail(err)
+	if m == nil {
+		return fail(a.modelErr)
 	}
+	a.remember(user)
 	var last string
 	for step := 0; ; step++ {
 		if ctx.Err() != nil {
@@ -66,14 +83,16 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			if partial, ok := model.PartialMessage(err); ok {
 				partial.Parts = withoutCalls(partial.Parts)
 				if len(partial.Parts) > 0 {
-					if err := a.record(partial); err != nil {
+					a.remember(partial)
+					if err := record(partial); err != nil {
 						return fail(err)
 					}
 				}
 			}
 			return cancelled(PhaseStreaming)
 		}
-		if err := a.record(msg); err != nil {
+		a.remember(msg)
+		if err := record(msg); err != nil {
 			return fail(err)
 		}
 		if t := msg.Thoughts(); t != "" {
@@ -89,7 +108,9 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			return turnResult{response: last}
 		}
 		results, rejected := a.runTools(ctx, calls, emit)
-		if err := a.record(model.ToolResults(results...)); err != nil {
+		res := model.ToolResults(results...)
+		a.remember(res)
+		if err := record(res); err != nil {
 			return fail(err)
 		}
 		if rejected {
@@ -103,19 +124,29 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	}
 }
 
-// record appends messages to the history and the session file.
-func (a *Agent) record(msgs ...model.Message) error {
+// remember appends messages to the history.
+func (a *Agent) remember(msgs ...model.Message) {
 	a.mu.Lock()
 	a.history = append(a.history, msgs...)
 	a.mu.Unlock()
+}
+
+// persist appends messages to the session file.
+func (a *Agent) persist(msgs ...model.Message) error {
 	if a.store == nil {
 		return nil
 	}
 	if err := a.store.Append(a.id, msgs...); err != nil {
-		return fmt.Errorf("write session: %w", err)
+		return &sessionError{err: fmt.Errorf("write session: %w", err)}
 	}
 	return nil
 }
+
+// sessionError is a failure to write the session file.
+type sessionError struct{ err error }
+
+func (e *sessionError) Error() string { return e.err.Error() }
+func (e *sessionError) Unwrap() error { return e.err }
 
 // sync flushes the session at a turn boundary.
 func (a *Agent) sync() {
@@ -131,7 +162,10 @@ func (a *Agent) sync() {
 func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message, error) {
 	meta := Meta{AgentID: a.id}
 	req := &model.Request{System: a.system, Messages: a.History(), Tools: a.tools}
-	for ch, err := range a.model.Stream(ctx, req) {
+	a.mu.Lock()
+	m := a.model
+	a.mu.Unlock()
+	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {
 			return model.Message{}, err
 		}
@@ -145,7 +179,7 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message,
 				emit(&ResponseChunk{Meta: meta, Text: c.Text})
 			}
 		case model.UsageChunk:
-			emit(&Usage{Meta: meta, Model: a.model.Name(), Usage: c.Usage})
+			emit(&Usage{Meta: meta, Model: m.Name(), Usage: c.Usage})
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:

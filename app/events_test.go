@@ -16,6 +16,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/events.json from the current encoding")
@@ -40,12 +41,16 @@ func contractEvents() []queued {
 		{ev: &agent.ResponseChunk{Meta: meta, Text: "response chunk"}},
 		{ev: &agent.Response{Meta: meta, Text: "complete response"}},
 		{ev: &agent.CodeExecutionOutputChunk{Meta: meta, Kind: "stderr", Text: "chunk of output\n"}, dropped: 701, droppedLines: 702},
-		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true}, dropped: 703, droppedLines: 704},
+		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true, Rejected: "touch x"}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true}},
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
-		{ev: &agent.Failed{Meta: meta, Error: "the model call failed"}},
+		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
+			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404}},
+		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Opaque: true},
+			Display: "git status", By: agent.BySession, Rule: "git status *"}},
+		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
 		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Opaque: true}),
 		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true}),

@@ -231,18 +231,45 @@ func (d *Desktop) APIKeyNames() ([]string, error) {
 
 // PermissionRules are the rules the permissions editor shows.
 type PermissionRules struct {
-	Always  permission.Rules `json:"always"`
+	Always permission.Rules `json:"always"`
+	// Session are the grants of the open conversation.
 	Session permission.Rules `json:"session"`
 }
 
-// Permissions returns the workspace's rules: saved ones and this session's.
+// Permissions returns the workspace's saved rules and the grants of the
+// open conversation.
 func (d *Desktop) Permissions() (PermissionRules, error) {
 	ws, err := d.current()
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	a, s := ws.open.Permissions.Rules()
-	return PermissionRules{Always: nonNil(a), Session: nonNil(s)}, nil
+	return PermissionRules{Always: nonNil(ws.open.Permissions.Rules()), Session: nonNil(permission.Rules{Allow: ws.grants()})}, nil
+}
+
+// SessionGrants lists the grants of the open conversation: the rules its
+// Session answers added, which allow calls in this conversation only.
+func (d *Desktop) SessionGrants() ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	return ws.grants(), nil
+}
+
+// RevokeGrant removes a grant of the open conversation (calls it allowed
+// are asked again) and returns the grants left.
+func (d *Desktop) RevokeGrant(rule permission.Rule) ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	if a == nil || !a.RevokeGrant(rule) {
+		return ws.grants(), fmt.Errorf("%s is not a grant of this conversation (it ended, or the grant was revoked already)", rule.Pattern())
+	}
+	return ws.grants(), nil
 }
 
 func nonNil(r permission.Rules) permission.Rules {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
 )
@@ -398,6 +399,18 @@ func (d *Desktop) switchSession(id string) error {
 	ws.push(queued{raw: resetEvent})
 	ws.restart(id)
 	return nil
+}
+
+// grants returns the grants of the running agent's conversation.
+func (ws *workspace) grants() []permission.Rule {
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	out := []permission.Rule{}
+	if a != nil {
+		out = append(out, a.Grants()...)
+	}
+	return out
 }
 
 // requestID registers a request the frontend answers later.

@@ -48,25 +48,42 @@ func (d Decision) String() string {
 	}
 }
 
-// Scope says where a rule added from an approval answer lives.
+// Scope says where a rule lives.
 type Scope int
 
 const (
-	// Session rules live in memory until the manager is dropped.
+	// Session rules are the grants of one conversation (a Conversation): they
+	// live in memory and end with it.
 	Session Scope = iota
 	// Always rules are saved to permissions.json.
 	Always
 )
 
-// Manager holds a workspace's always rules (persisted) and session rules
-// (in memory). It is safe for concurrent use by several agents.
+func (s Scope) String() string {
+	if s == Always {
+		return "always"
+	}
+	return "session"
+}
+
+// Verdict is the outcome of checking a call, with the rule that decided it.
+type Verdict struct {
+	Decision Decision
+	// Rule is the rule that matched; zero for NoMatch.
+	Rule Rule
+	// Scope says where Rule lives: a saved rule or a grant of the session.
+	Scope Scope
+}
+
+// Manager holds a workspace's saved rules (permissions.json). Each
+// conversation checks calls through a Conversation of its own, which adds the
+// grants made in it. It is safe for concurrent use by several agents.
 type Manager struct {
 	workspace string // absolute, clean
 	file      string
 
-	mu      sync.RWMutex
-	always  Rules
-	session Rules
+	mu     sync.RWMutex
+	always Rules
 }
 
 // Open loads the rules of the workspace at dir from
@@ -95,31 +112,45 @@ func Open(dir string) (*Manager, error) {
 // File returns the path of the permissions file.
 func (m *Manager) File() string { return m.file }
 
-// Check matches c against the rules in the order session ask, always ask,
-// session allow, always allow; the first match decides. An opaque shell
-// call (marked so, or one that agent/shell cannot split safely) is never
-// allowed by a rule, and neither is a shell command that
-// writes files through a redirection unless the matching rule's command
-// pattern has a redirection itself.
+// Check matches c against the saved rules alone (a Conversation adds its
+// grants); see Conversation.Check.
 func (m *Manager) Check(c Call) Decision {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	for _, rules := range [][]Rule{m.session.Ask, m.always.Ask} {
-		if m.first(rules, c) {
-			return Ask
+	return m.check(Rules{}, c).Decision
+}
+
+// check matches c against the grants of a session and the saved rules, in
+// the order session ask, always ask, session allow, always allow; the first
+// match decides. An opaque shell call (marked so, or one that agent/shell
+// cannot split safely) is never allowed by a rule, and neither is a shell
+// command that writes files through a redirection unless the matching
+// rule's command pattern has a redirection itself. m.mu is held.
+func (m *Manager) check(grants Rules, c Call) Verdict {
+	tiers := []struct {
+		rules []Rule
+		scope Scope
+	}{{grants.Ask, Session}, {m.always.Ask, Always}}
+	for _, t := range tiers {
+		if i := slices.IndexFunc(t.rules, func(r Rule) bool { return r.matches(c, m.workspace) }); i >= 0 {
+			return Verdict{Decision: Ask, Rule: t.rules[i], Scope: t.scope}
 		}
 	}
 	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
-		return NoMatch
+		return Verdict{}
 	}
-	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow} {
-		for _, r := range rules {
+	tiers = []struct {
+		rules []Rule
+		scope Scope
+	}{{grants.Allow, Session}, {m.always.Allow, Always}}
+	for _, t := range tiers {
+		for _, r := range t.rules {
 			if r.matches(c, m.workspace) && !writesPastRule(r, c) {
-				return Allow
+				return Verdict{Decision: Allow, Rule: r, Scope: t.scope}
 			}
 		}
 	}
-	return NoMatch
+	return Verdict{}
 }
 
 // Suggest is SuggestPattern with a file path made relative to the
@@ -132,12 +163,8 @@ func (m *Manager) Suggest(c Call) string {
 	return SuggestPattern(c)
 }
 
-// IsAllowed reports whether c may run without asking.
+// IsAllowed reports whether the saved rules let c run without asking.
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
-
-func (m *Manager) first(rules []Rule, c Call) bool {
-	return slices.ContainsFunc(rules, func(r Rule) bool { return r.matches(c, m.workspace) })
-}
 
 // writesPastRule reports a shell command that redirects output into a file
 // matched by a rule that does not mention redirection: "cat *" must not
@@ -146,20 +173,16 @@ func writesPastRule(r Rule, c Call) bool {
 	return c.Type == TypeShellAction && !strings.Contains(r.Command, ">") && shell.WritesFiles(c.Command)
 }
 
-// Add adds rule to the allow tier (ask=false) or the ask tier of scope.
-// Always rules are merged into the file as it is on disk now (so edits
-// made meanwhile are kept) and saved atomically. Adding a rule that exists
-// already changes nothing.
-func (m *Manager) Add(scope Scope, ask bool, rule Rule) error {
+// Add saves rule in the allow tier (ask=false) or the ask tier of
+// permissions.json. It is merged into the file as it is on disk now (so
+// edits made meanwhile are kept) and saved atomically. Adding a rule that
+// exists already changes nothing.
+func (m *Manager) Add(ask bool, rule Rule) error {
 	if err := rule.validate(); err != nil {
 		return fmt.Errorf("add permission rule: %w", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if scope == Session {
-		addTo(&m.session, ask, rule)
-		return nil
-	}
 	current, err := readRules(m.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		current, err = m.always, nil
@@ -175,9 +198,8 @@ func (m *Manager) Add(scope Scope, ask bool, rule Rule) error {
 	return nil
 }
 
-// AllowAlways persists an allow rule. AllowSession keeps one in memory.
-func (m *Manager) AllowAlways(rule Rule) error  { return m.Add(Always, false, rule) }
-func (m *Manager) AllowSession(rule Rule) error { return m.Add(Session, false, rule) }
+// AllowAlways saves an allow rule.
+func (m *Manager) AllowAlways(rule Rule) error { return m.Add(false, rule) }
 
 func addTo(rs *Rules, ask bool, rule Rule) {
 	tier := &rs.Allow
@@ -189,11 +211,11 @@ func addTo(rs *Rules, ask bool, rule Rule) {
 	}
 }
 
-// Rules returns copies of the always and session rules.
-func (m *Manager) Rules() (always, session Rules) {
+// Rules returns a copy of the saved rules.
+func (m *Manager) Rules() Rules {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.always.clone(), m.session.clone()
+	return m.always.clone()
 }
 
 // SetAlways validates rules, saves them as the new permissions file and
