@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/permission"
 )
 
 // style colours terminal text when the output is a terminal and NO_COLOR
@@ -102,7 +103,17 @@ func (t *terminal) render(ev agent.Event) {
 	case *agent.ApprovalRequest:
 		t.endThinking()
 		t.newline()
-		t.showCall(e)
+		t.showCall(e.ToolCall)
+	case *agent.AutoApproved:
+		// The call runs without asking: show it all the same, and who
+		// allowed it.
+		t.endThinking()
+		t.newline()
+		t.showCall(e.ToolCall)
+		t.write(t.style.dim(approvedBy(e)) + "\n")
+	case *agent.SessionGrants:
+		t.newline()
+		t.write(t.style.dim(fmt.Sprintf("Allowed for this session (%d): %s · /grants lists them, /revoke N takes one back", len(e.Grants), grantList(e.Grants))) + "\n")
 	case *agent.InputRequest:
 		t.newline()
 		t.write(e.Prompt)
@@ -164,13 +175,33 @@ func (t *terminal) newline() {
 	}
 }
 
-// showCall prints what an approval would allow: the exact code, command,
-// tool arguments or file.
-func (t *terminal) showCall(r *agent.ApprovalRequest) {
-	title := agent.TypeName(r.ToolCall) + " " + r.ToolCall.Name()
+// approvedBy says who let a call run without asking.
+func approvedBy(e *agent.AutoApproved) string {
+	switch e.By {
+	case agent.BySession:
+		return fmt.Sprintf("↳ allowed by this session's grant %q", e.Rule)
+	case agent.BySkip:
+		return "↳ allowed: permissions are skipped (--skip-permissions)"
+	}
+	return fmt.Sprintf("↳ allowed by the saved rule %q (.freeact/permissions.json)", e.Rule)
+}
+
+// grantList shows grants as their patterns.
+func grantList(rules []permission.Rule) string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, fmt.Sprintf("%s %q", r.Type, r.Pattern()))
+	}
+	return strings.Join(out, ", ")
+}
+
+// showCall prints what a call does: the exact code, command, tool
+// arguments or file.
+func (t *terminal) showCall(call agent.ToolCall) {
+	title := agent.TypeName(call) + " " + call.Name()
 	t.write(t.style.bold("── " + title + " "))
 	t.newline()
-	switch c := r.ToolCall.(type) {
+	switch c := call.(type) {
 	case agent.CodeAction:
 		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
 			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")

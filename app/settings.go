@@ -213,6 +213,10 @@ func (d *Desktop) SetAPIKey(name, key string) error {
 	if err := d.store.SetAPIKey(name, strings.TrimSpace(key)); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
+	// The next turn loads the settings again, and with them the key.
+	if ws, err := d.current(); err == nil {
+		ws.settingsChanged.Store(true)
+	}
 	return nil
 }
 

@@ -12,13 +12,21 @@ export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function Cancel():Promise<void>;
 
+export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
+
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
+
+export function CreateFolder(arg1:string):Promise<string>;
 
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
 export function ImageData(arg1:string):Promise<string>;
 
 export function ImagesIn(arg1:string):Promise<Array<string>>;
+
+export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
+
+export function Launch():Promise<app.LaunchTarget>;
 
 export function NewSession():Promise<void>;
 
@@ -29,6 +37,8 @@ export function OpenWorkspace(arg1:string,arg2:string):Promise<app.WorkspaceInfo
 export function PendingRestart():Promise<Array<string>>;
 
 export function Permissions():Promise<app.PermissionRules>;
+
+export function PickImages():Promise<Array<string>>;
 
 export function PickWorkspace():Promise<string>;
 
@@ -44,7 +54,11 @@ export function ResumeSession(arg1:string):Promise<void>;
 
 export function RetryKernel():Promise<void>;
 
+export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
+
 export function Sandbox():Promise<app.SandboxSettings>;
+
+export function SaveImage(arg1:string):Promise<string>;
 
 export function SavePermissions(arg1:permission.Rules):Promise<void>;
 
@@ -53,6 +67,8 @@ export function SaveSandbox(arg1:boolean,arg2:string):Promise<Array<app.FieldErr
 export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
+
+export function SessionGrants():Promise<Array<permission.Rule>>;
 
 export function Sessions():Promise<Array<session.Info>>;
 
