@@ -69,10 +69,11 @@ func (d *Desktop) send(name string, data any) {
 type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
-	pickFiles(title string, filters []runtime.FileFilter) ([]string, error)
+	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
 	saveFile(title, name string) (string, error)
 	openURL(url string)
 	setTitle(title string)
+	copyImage(data []byte) error
 	context() context.Context
 }
 
@@ -116,9 +117,11 @@ func (h *wailsHost) pickDirectory(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
 
-func (h *wailsHost) pickFiles(title string, filters []runtime.FileFilter) ([]string, error) {
-	return runtime.OpenMultipleFilesDialog(h.context(), runtime.OpenDialogOptions{Title: title, Filters: filters})
+func (h *wailsHost) pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error) {
+	return runtime.OpenMultipleFilesDialog(h.context(), runtime.OpenDialogOptions{Title: title, DefaultDirectory: dir, Filters: filters})
 }
+
+func (h *wailsHost) copyImage(data []byte) error { return clipboardImage(data) }
 
 func (h *wailsHost) setTitle(title string) {
 	if ctx := h.context(); ctx.Value("events") != nil {

@@ -332,6 +332,7 @@ type fakeHost struct {
 	status []KernelStatus
 	opened []string
 	titles []string
+	copied []byte
 	// picked and saveTo answer the file chooser and the save dialog.
 	picked []string
 	saveTo string
@@ -357,11 +358,17 @@ func (h *fakeHost) emit(name string, msg any) {
 	}
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
-func (h *fakeHost) pickFiles(string, []runtime.FileFilter) ([]string, error) {
+func (h *fakeHost) pickFiles(string, string, []runtime.FileFilter) ([]string, error) {
 	return h.picked, nil
 }
 func (h *fakeHost) saveFile(string, string) (string, error) {
 	return h.saveTo, nil
+}
+func (h *fakeHost) copyImage(data []byte) error {
+	h.mu.Lock()
+	h.copied = data
+	h.mu.Unlock()
+	return nil
 }
 func (h *fakeHost) setTitle(title string) {
 	h.mu.Lock()

@@ -1,9 +1,14 @@
 package app
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/gif" // CopyImage checks GIFs
+	_ "image/jpeg"
+	_ "image/png"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,6 +57,19 @@ func (d *Desktop) SaveImage(src string) (string, error) {
 		return "", fmt.Errorf("save image: %w", err)
 	}
 	return p, nil
+}
+
+// CopyImage puts an image the conversation shows (as SaveImage takes it)
+// on the clipboard, for pasting into other programs.
+func (d *Desktop) CopyImage(src string) error {
+	name, data, err := d.imageBytes(src)
+	if err != nil {
+		return err
+	}
+	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%s cannot be copied: %w", name, err)
+	}
+	return d.host.copyImage(data)
 }
 
 // imageBytes returns a file name and the bytes of an image the window
@@ -329,10 +347,15 @@ func preview(p string) (string, string) {
 	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data), ""
 }
 
-// PickImages opens the native file chooser for images (several at once);
-// it returns the chosen paths, none when it was cancelled.
+// PickImages opens the native file chooser for images (several at once),
+// in the workspace; it returns the chosen paths, none when it was
+// cancelled.
 func (d *Desktop) PickImages() ([]string, error) {
-	ps, err := d.host.pickFiles("Attach images", []runtime.FileFilter{
+	dir := ""
+	if ws, err := d.current(); err == nil {
+		dir = ws.dir
+	}
+	ps, err := d.host.pickFiles("Attach images", dir, []runtime.FileFilter{
 		{DisplayName: "Images (PNG, JPEG, GIF, WebP)", Pattern: "*.png;*.jpg;*.jpeg;*.gif;*.webp;*.PNG;*.JPG;*.JPEG;*.GIF;*.WEBP"},
 		{DisplayName: "All files", Pattern: "*"},
 	})

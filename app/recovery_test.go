@@ -203,6 +203,12 @@ func TestAttachmentsAndSavedImages(t *testing.T) {
 	if _, err := d.SaveImage("/etc/passwd"); err == nil {
 		t.Error("SaveImage read a file outside the workspace")
 	}
+	if err := d.CopyImage("plot.png"); err != nil || string(h.copied) != string(mustRead(t, pngPath)) {
+		t.Errorf("CopyImage = %v, copied %d bytes", err, len(h.copied))
+	}
+	if err := d.CopyImage("fake.png"); err == nil {
+		t.Error("CopyImage of a file that is no image succeeded")
+	}
 }
 
 func mustRead(t *testing.T, p string) []byte {

@@ -26,9 +26,18 @@ type Server struct {
 	sc   Scenario
 	wire wire
 
-	mu       sync.Mutex
-	next     int
-	requests []Request
+	mu        sync.Mutex
+	next      int
+	requests  []Request
+	onRequest func(n int, r Request)
+}
+
+// OnRequest calls f with every request the server receives from now on
+// (n counts from 1), before it is answered: a program can log them.
+func (s *Server) OnRequest(f func(n int, r Request)) {
+	s.mu.Lock()
+	s.onRequest = f
+	s.mu.Unlock()
 }
 
 // wire is one provider's protocol.
@@ -93,7 +102,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.next
 	s.next++
 	s.requests = append(s.requests, req)
+	hook := s.onRequest
 	s.mu.Unlock()
+	if hook != nil {
+		hook(n+1, req)
+	}
 	if n >= len(s.sc.Turns) {
 		s.t.Errorf("scenario %q: request %d but the scenario has only %d turns", s.sc.Name, n+1, len(s.sc.Turns))
 		s.wire.writeError(w, ErrorReply{Status: 500, Message: "scenario has no more turns"})

@@ -29,6 +29,9 @@ export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
+export type LaunchTarget = Data<app.LaunchTarget>;
+export type FolderCheck = Data<app.FolderCheck>;
+export type AttachmentInfo = Data<app.AttachmentInfo>;
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -65,6 +68,26 @@ export interface Backend {
   sandbox(): Promise<SandboxSettings>;
   saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
   exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
+  /** What to open at start: the workspace of `freeact PATH` or the last one. */
+  launch(): Promise<LaunchTarget>;
+  /** Expands ~ and says whether a typed path is an existing folder. */
+  inspectFolder(path: string): Promise<FolderCheck>;
+  /** Creates a missing folder; returns its absolute path. */
+  createFolder(path: string): Promise<string>;
+  /** Checks files to attach: a thumbnail for images, a problem otherwise. */
+  checkAttachments(paths: string[]): Promise<AttachmentInfo[]>;
+  /** The native file chooser for images, several at once. */
+  pickImages(): Promise<string[]>;
+  /** Saves a copy of an image the conversation shows; "" when cancelled. */
+  saveImage(src: string): Promise<string>;
+  /** The grants of the open conversation. */
+  sessionGrants(): Promise<Rule[]>;
+  /** Revokes a grant; returns the grants left. */
+  revokeGrant(rule: Rule): Promise<Rule[]>;
+  /** Puts text on the clipboard. */
+  copyText(text: string): Promise<void>;
+  /** Puts an image the conversation shows (a workspace path or a data URL) on the clipboard. */
+  copyImage(src: string): Promise<void>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -152,6 +175,21 @@ export const backend: Backend = {
   sandbox: () => call(Desktop.Sandbox),
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
   exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
+  launch: () => call(Desktop.Launch),
+  inspectFolder: (path) => call(() => Desktop.InspectFolder(path)),
+  createFolder: (path) => call(() => Desktop.CreateFolder(path)),
+  checkAttachments: (paths) => call(() => Desktop.CheckAttachments(paths)),
+  pickImages: () => call(Desktop.PickImages),
+  saveImage: (src) => call(() => Desktop.SaveImage(src)),
+  sessionGrants: () => call(Desktop.SessionGrants),
+  revokeGrant: (rule) => call(() => Desktop.RevokeGrant(rule as permission.Rule)),
+  async copyText(text) {
+    // The runtime's clipboard is GTK's; the page's may be refused outside
+    // a secure context.
+    if (hasRuntime() && (await Runtime.ClipboardSetText(text))) return;
+    await navigator.clipboard.writeText(text);
+  },
+  copyImage: (src) => call(() => Desktop.CopyImage(src)),
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

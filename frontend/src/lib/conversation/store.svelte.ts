@@ -1,7 +1,17 @@
 // The conversation store: the reducer's state held as one raw $state, so
 // each batch of events replaces only what changed.
 import type { AgentEvent } from './events';
-import { answered, initialState, inputAnswered, reduce, type ConversationState, type Decision } from './reducer';
+import type { RuleData } from './events';
+import {
+  answered,
+  initialState,
+  inputAnswered,
+  reduce,
+  withGrants,
+  withoutFailedTurn,
+  type ConversationState,
+  type Decision,
+} from './reducer';
 
 export class Conversation {
   state: ConversationState = $state.raw(initialState());
@@ -18,6 +28,15 @@ export class Conversation {
 
   replied(requestId: string, text: string): void {
     this.state = inputAnswered(this.state, requestId, text);
+  }
+
+  /** Before a failed turn's prompt is sent again: drops that turn. */
+  dropFailedTurn(): void {
+    this.state = withoutFailedTurn(this.state);
+  }
+
+  setGrants(grants: RuleData[]): void {
+    this.state = withGrants(this.state, grants);
   }
 
   reset(): void {

@@ -16,6 +16,8 @@ export function CheckAttachments(arg1:Array<string>):Promise<Array<app.Attachmen
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
+export function CopyImage(arg1:string):Promise<void>;
+
 export function CreateFolder(arg1:string):Promise<string>;
 
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;

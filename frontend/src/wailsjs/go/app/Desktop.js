@@ -26,6 +26,10 @@ export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
 
+export function CopyImage(arg1) {
+  return window['go']['app']['Desktop']['CopyImage'](arg1);
+}
+
 export function CreateFolder(arg1) {
   return window['go']['app']['Desktop']['CreateFolder'](arg1);
 }
