@@ -70,10 +70,11 @@ type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
 	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
-	saveFile(title, name string) (string, error)
+	saveFile(title, dir, name string) (string, error)
 	openURL(url string)
 	setTitle(title string)
 	copyImage(data []byte) error
+	pasteImage() ([]byte, error)
 	context() context.Context
 }
 
@@ -122,6 +123,7 @@ func (h *wailsHost) pickFiles(title, dir string, filters []runtime.FileFilter) (
 }
 
 func (h *wailsHost) copyImage(data []byte) error { return clipboardImage(data) }
+func (h *wailsHost) pasteImage() ([]byte, error) { return readClipboardImage() }
 
 func (h *wailsHost) setTitle(title string) {
 	if ctx := h.context(); ctx.Value("events") != nil {
@@ -129,8 +131,8 @@ func (h *wailsHost) setTitle(title string) {
 	}
 }
 
-func (h *wailsHost) saveFile(title, name string) (string, error) {
-	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
+func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
+	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
 
 func (h *wailsHost) openURL(url string) { runtime.BrowserOpenURL(h.context(), url) }

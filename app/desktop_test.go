@@ -361,7 +361,7 @@ func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
 func (h *fakeHost) pickFiles(string, string, []runtime.FileFilter) ([]string, error) {
 	return h.picked, nil
 }
-func (h *fakeHost) saveFile(string, string) (string, error) {
+func (h *fakeHost) saveFile(string, string, string) (string, error) {
 	return h.saveTo, nil
 }
 func (h *fakeHost) copyImage(data []byte) error {
@@ -369,6 +369,11 @@ func (h *fakeHost) copyImage(data []byte) error {
 	h.copied = data
 	h.mu.Unlock()
 	return nil
+}
+func (h *fakeHost) pasteImage() ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.copied, nil
 }
 func (h *fakeHost) setTitle(title string) {
 	h.mu.Lock()

@@ -46,7 +46,7 @@ func (d *Desktop) SaveImage(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := d.host.saveFile("Save the image", name)
+	p, err := d.host.saveFile("Save the image", d.workspaceDir(), name)
 	if err != nil {
 		return "", fmt.Errorf("save dialog: %w", err)
 	}
@@ -70,6 +70,23 @@ func (d *Desktop) CopyImage(src string) error {
 		return fmt.Errorf("%s cannot be copied: %w", name, err)
 	}
 	return d.host.copyImage(data)
+}
+
+// ClipboardImage returns the image on the clipboard (copied in another
+// program) as a PNG data URL, "" when it holds none: the prompt box
+// attaches it on paste.
+func (d *Desktop) ClipboardImage() (string, error) {
+	data, err := d.host.pasteImage()
+	if err != nil {
+		return "", fmt.Errorf("read the clipboard: %w", err)
+	}
+	if len(data) == 0 {
+		return "", nil
+	}
+	if len(data) > maxAttachmentBytes {
+		return "", fmt.Errorf("the image on the clipboard is larger than %d MB", maxAttachmentBytes>>20)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(data), nil
 }
 
 // imageBytes returns a file name and the bytes of an image the window
@@ -272,7 +289,7 @@ func (d *Desktop) ExportConversation(format, content string) (string, error) {
 	if ext == "" {
 		return "", fmt.Errorf("unknown export format %q: want markdown or html", format)
 	}
-	p, err := d.host.saveFile("Export the conversation", "conversation"+ext)
+	p, err := d.host.saveFile("Export the conversation", d.workspaceDir(), "conversation"+ext)
 	if err != nil {
 		return "", fmt.Errorf("save dialog: %w", err)
 	}
@@ -283,6 +300,14 @@ func (d *Desktop) ExportConversation(format, content string) (string, error) {
 		return "", fmt.Errorf("export: %w", err)
 	}
 	return p, nil
+}
+
+// workspaceDir is where file dialogs open: the workspace, if one is open.
+func (d *Desktop) workspaceDir() string {
+	if ws, err := d.current(); err == nil {
+		return ws.dir
+	}
+	return ""
 }
 
 // previewSide is the longest side of an attachment's thumbnail.
@@ -351,11 +376,7 @@ func preview(p string) (string, string) {
 // in the workspace; it returns the chosen paths, none when it was
 // cancelled.
 func (d *Desktop) PickImages() ([]string, error) {
-	dir := ""
-	if ws, err := d.current(); err == nil {
-		dir = ws.dir
-	}
-	ps, err := d.host.pickFiles("Attach images", dir, []runtime.FileFilter{
+	ps, err := d.host.pickFiles("Attach images", d.workspaceDir(), []runtime.FileFilter{
 		{DisplayName: "Images (PNG, JPEG, GIF, WebP)", Pattern: "*.png;*.jpg;*.jpeg;*.gif;*.webp;*.PNG;*.JPG;*.JPEG;*.GIF;*.WEBP"},
 		{DisplayName: "All files", Pattern: "*"},
 	})

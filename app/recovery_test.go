@@ -209,6 +209,13 @@ func TestAttachmentsAndSavedImages(t *testing.T) {
 	if err := d.CopyImage("fake.png"); err == nil {
 		t.Error("CopyImage of a file that is no image succeeded")
 	}
+	if url, err := d.ClipboardImage(); err != nil || !strings.HasPrefix(url, "data:image/png;base64,") {
+		t.Errorf("ClipboardImage = %.40q, %v", url, err)
+	}
+	h.copied = nil
+	if url, err := d.ClipboardImage(); err != nil || url != "" {
+		t.Errorf("ClipboardImage of an empty clipboard = %.40q, %v", url, err)
+	}
 }
 
 func mustRead(t *testing.T, p string) []byte {

@@ -249,7 +249,7 @@ func (ws *workspace) start(sessionID string) {
 	ctx, cancel := context.WithCancel(ws.d.host.context())
 	ws.cancel = cancel
 	ws.mu.Unlock()
-	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.starting(sessionID)
 	go func() {
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
@@ -284,8 +284,16 @@ func (ws *workspace) start(sessionID string) {
 	}()
 }
 
-// restart stops the agent and starts a new one on sessionID.
+// starting tells the window that the agent of sessionID is starting.
+func (ws *workspace) starting(sessionID string) {
+	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+}
+
+// restart stops the agent and starts a new one on sessionID. The window
+// hears "starting" at once: the old agent takes a moment to stop and takes
+// no turns meanwhile.
 func (ws *workspace) restart(sessionID string) {
+	ws.starting(sessionID)
 	ws.mu.Lock()
 	a := ws.agent
 	ws.agent = nil
@@ -435,6 +443,9 @@ func (d *Desktop) switchSession(id string) error {
 	if busy {
 		return errors.New("a turn is running: stop it before switching sessions")
 	}
+	// The status first: the window must not take the emptied conversation
+	// for a ready one.
+	ws.starting(id)
 	ws.show(id)
 	ws.restart(id)
 	return nil

@@ -113,6 +113,16 @@ func Start(t *testing.T, o Options) *App {
 	a := &App{t: t, Home: o.Home, out: &lockedBuffer{}, exited: make(chan struct{})}
 	if a.Home == "" {
 		a.Home = t.TempDir()
+		// The test Python is the app's own environment, so a workspace
+		// without "python" in agent.json needs no provisioning.
+		appEnv := filepath.Join(a.Home, ".local", "share", "freeact", "python")
+		if err := os.MkdirAll(appEnv, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		venv := filepath.Dir(filepath.Dir(testenv.Python(t)))
+		if err := os.Symlink(venv, filepath.Join(appEnv, "venv")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	a.shots = filepath.Join(root, "test-output", "journey", safeName(t.Name()))
 	if err := os.RemoveAll(a.shots); err != nil {
@@ -384,15 +394,18 @@ func (a *App) Key(keys ...string) {
 	a.xdotool(append([]string{"key", "--delay", "30"}, keys...)...)
 }
 
-// Focused returns the element that has the keyboard focus.
+// Focused returns the element that has the keyboard focus: the deepest
+// focused one (the window's widgets around the page count as focused too).
 func (a *App) Focused() (Node, bool) {
 	a.t.Helper()
+	var found Node
+	ok := false
 	for _, n := range a.FindAll(Query{}) {
-		if n.Focused && n.Role != "frame" && n.Role != "document web" {
-			return n, true
+		if n.Focused {
+			found, ok = n, true
 		}
 	}
-	return Node{}, false
+	return found, ok
 }
 
 // Scroll turns the mouse wheel over the element: up when clicks < 0.
@@ -567,6 +580,15 @@ func shellInt(s, name string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// Send types a prompt into the prompt box and sends it with Enter.
+func (a *App) Send(prompt string) {
+	a.t.Helper()
+	a.Click(Field("Message to the agent"))
+	a.Key("ctrl+End")
+	a.Type(prompt)
+	a.Key("Return")
 }
 
 // Model is the fake model server.

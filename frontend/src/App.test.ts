@@ -81,6 +81,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     revokeGrant: vi.fn(async () => []),
     copyText: vi.fn(async () => {}),
     copyImage: vi.fn(async () => {}),
+    clipboardImage: vi.fn(async () => ''),
     onEvents: (cb) => {
       emit = cb;
       return () => {};

@@ -86,6 +86,8 @@ export interface Backend {
   revokeGrant(rule: Rule): Promise<Rule[]>;
   /** Puts text on the clipboard. */
   copyText(text: string): Promise<void>;
+  /** The image on the clipboard as a PNG data URL; "" when there is none. */
+  clipboardImage(): Promise<string>;
   /** Puts an image the conversation shows (a workspace path or a data URL) on the clipboard. */
   copyImage(src: string): Promise<void>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
@@ -190,6 +192,7 @@ export const backend: Backend = {
     await navigator.clipboard.writeText(text);
   },
   copyImage: (src) => call(() => Desktop.CopyImage(src)),
+  clipboardImage: () => call(Desktop.ClipboardImage),
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

@@ -14,6 +14,8 @@ export function Cancel():Promise<void>;
 
 export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
 
+export function ClipboardImage():Promise<string>;
+
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
 export function CopyImage(arg1:string):Promise<void>;

@@ -22,6 +22,10 @@ export function CheckAttachments(arg1) {
   return window['go']['app']['Desktop']['CheckAttachments'](arg1);
 }
 
+export function ClipboardImage() {
+  return window['go']['app']['Desktop']['ClipboardImage']();
+}
+
 export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
