@@ -276,7 +276,7 @@ func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
 		po.BaseURL = cfg.Env.Getenv(spec.BaseURLEnv)
 	}
 	for _, v := range keyVars {
-		if k := cfg.Env.Getenv(v); k != "" {
+		if k := cfg.Env.FirstNonEmpty(v); k != "" {
 			po.APIKey = k
 			break
 		}

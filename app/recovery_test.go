@@ -102,10 +102,8 @@ turns:
 	}
 	fake := modeltest.NewGemini(t, sc)
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", fake.URL())
-	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
 	d, h, ws := testDesktop(t)
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)

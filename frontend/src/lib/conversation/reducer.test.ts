@@ -131,6 +131,17 @@ describe('conversation reducer', () => {
     expect(s.items[0]).toMatchObject({ status: 'rejected', rejected: 'touch x', output: 'before\n', isError: true });
   });
 
+  it("shows the end of a turn after a rejection as the app's notice, not as an answer", () => {
+    const s = run([code('c1'), { type: 'Response', agent_id: 'main', text: 'Tool call rejected' }]);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'notice', level: 'rejected' });
+    // A model that streams those very words is quoted as it said them.
+    const t = run([
+      { type: 'ResponseChunk', agent_id: 'main', text: 'Tool call rejected' },
+      { type: 'Response', agent_id: 'main', text: 'Tool call rejected' },
+    ]);
+    expect(t.items.at(-1)).toMatchObject({ kind: 'response', text: 'Tool call rejected' });
+  });
+
   it('keeps what a failed turn needs to be sent again, and drops the turn before it is', () => {
     let s = run([
       { type: 'TurnStarted', agent_id: 'main' },

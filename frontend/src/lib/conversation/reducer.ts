@@ -1,7 +1,7 @@
 // The conversation view model and its reducer: agent events in, what the
 // window shows out. The reducer is pure and never mutates its input, so
 // unchanged items keep their identity and their components do not re-render.
-import { EXECUTE_TOOL, MAIN, type AgentEvent, type ApprovedBy, type RuleData, type ToolCallData } from './events';
+import { EXECUTE_TOOL, MAIN, REJECTED, type AgentEvent, type ApprovedBy, type RuleData, type ToolCallData } from './events';
 
 /** Output kept per code action; older output is dropped (the count stays). */
 export const MAX_OUTPUT_CHARS = 300_000;
@@ -81,7 +81,7 @@ export interface UsageItem {
 export interface NoticeItem {
   kind: 'notice';
   id: string;
-  level: 'cancelled' | 'failed' | 'retry';
+  level: 'cancelled' | 'failed' | 'retry' | 'rejected';
   text: string;
   /** Set on a failed turn: what failed and how to fix it. */
   failure?: Failure;
@@ -296,6 +296,11 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'ResponseChunk':
       return streamText(s, agent, 'response', ev.text, false);
     case 'Response':
+      // The fixed answer that ends a turn after a rejection is the app's
+      // word, not the model's.
+      if (ev.text === REJECTED && !lastText(itemsOf(s, agent))) {
+        return push(s, agent, (id) => ({ kind: 'notice', id, level: 'rejected', text: 'You rejected a call, so the turn ended. Send a message to go on.' }));
+      }
       return streamText(s, agent, 'response', ev.text, true);
     case 'ApprovalRequest': {
       const call = ev.tool_call;
@@ -461,6 +466,12 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     }
   }
   return s;
+}
+
+/** Whether the list ends with an unfinished text of the model's. */
+function lastText(items: Item[]): boolean {
+  const it = items.at(-1);
+  return (it?.kind === 'response' || it?.kind === 'thoughts') && !it.done;
 }
 
 function lastUser(items: Item[]): UserItem | undefined {
