@@ -125,11 +125,18 @@ func Start(t *testing.T, o Options) *App {
 		}
 	}
 	a.shots = filepath.Join(root, "test-output", "journey", safeName(t.Name()))
-	if err := os.RemoveAll(a.shots); err != nil {
-		t.Fatal(err)
+	if o.Home == "" {
+		// A new journey starts with no screenshots; a restart of the app
+		// in the same journey (Home reused) numbers on.
+		if err := os.RemoveAll(a.shots); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(a.shots, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if old, err := filepath.Glob(filepath.Join(a.shots, "*.png")); err == nil {
+		a.step = len(old)
 	}
 	env := []string{
 		"HOME=" + a.Home,
@@ -175,7 +182,20 @@ func Start(t *testing.T, o Options) *App {
 	return a
 }
 
+// Stop closes the app (as the window manager's close would end it) and
+// waits until its processes are gone; Start again with the same Home to
+// reopen it.
+func (a *App) Stop() {
+	a.t.Helper()
+	a.close()
+}
+
 func (a *App) close() {
+	select {
+	case <-a.exited:
+		return
+	default:
+	}
 	if a.cmd.Process != nil {
 		_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGTERM)
 		select {
@@ -408,16 +428,15 @@ func (a *App) Focused() (Node, bool) {
 	return found, ok
 }
 
-// Scroll turns the mouse wheel over the element: up when clicks < 0.
-func (a *App) Scroll(q Query, clicks int) {
+// ScrollUp scrolls the conversation up by pages from the element (plain
+// text in it): a click there, then Page Up, as a keyboard user scrolls.
+// (Xvfb's wheel buttons do not reach WebKit as scroll events.)
+func (a *App) ScrollUp(q Query, pages int) {
 	a.t.Helper()
-	n := a.WaitFor(q)
-	x, y := n.Center()
-	button := "5"
-	if clicks < 0 {
-		button, clicks = "4", -clicks
+	a.Click(q)
+	for range pages {
+		a.Key("Page_Up")
 	}
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "--repeat", strconv.Itoa(clicks), "--delay", "30", button)
 }
 
 func (a *App) xdotool(args ...string) {
