@@ -148,7 +148,7 @@ func Start(t *testing.T, o Options) *App {
 		"GEMINI_API_KEY=",
 	}
 	if o.Scenario != "" {
-		a.Model = startModel(t, filepath.Join(root, "build", "bin", "fakemodel"), o.Scenario)
+		a.Model = startModel(t, envOr("FREEACT_FAKEMODEL_BIN", filepath.Join(root, "build", "bin", "fakemodel")), o.Scenario)
 		env = append(env, "GOOGLE_GEMINI_BASE_URL="+a.Model.URL)
 		if !o.NoAPIKey {
 			env = append(env, "GEMINI_API_KEY=journey-key")
