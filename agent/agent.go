@@ -4,23 +4,23 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/adrg/xdg"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/provider"
+	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -96,7 +96,8 @@ func WithProvisionProgress(f func(kernel.Progress)) Option {
 func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
 
 // WithKernelDir puts the local Jupyter server's state (config, runtime files,
-// IPython profile) in dir instead of the XDG state directory.
+// IPython profile) under dir instead of the XDG state directory, in a
+// directory of the agent's own that Stop removes.
 func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
 
 // WithoutProvisioning makes a missing Python environment an error instead of
@@ -129,8 +130,6 @@ type Agent struct {
 
 	approvalTimeout time.Duration
 
-	cellMu sync.Mutex // held while a cell runs in the kernel
-
 	mu      sync.Mutex
 	history []model.Message
 	cancel  context.CancelCauseFunc // of the running turn
@@ -153,7 +152,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.sessionID != "" && !cfg.Options.EnablePersistence {
-		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, filepath.Join(cfg.FreeactDir, config.AgentFile))
+		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, cfg.SettingsFile())
 	}
 	ws, err := files.NewWorkspace(cfg.Dir)
 	if err != nil {
@@ -165,6 +164,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id}
+	protectConfig(o.perm, cfg)
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))
 	}
@@ -228,6 +228,7 @@ func (a *Agent) Start(ctx context.Context) error {
 			a.model = m
 		}
 	}
+	a.acceptMedia()
 	if err := a.openSession(); err != nil {
 		return &StartError{Step: StepSession, Err: err}
 	}
@@ -238,6 +239,13 @@ func (a *Agent) Start(ctx context.Context) error {
 		return &StartError{Step: StepKernel, Err: err}
 	}
 	return nil
+}
+
+// acceptMedia lets filesystem_read_media_file pass the media the model reads
+// (PDFs, audio, video) besides images.
+func (a *Agent) acceptMedia() {
+	m := a.model
+	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
 }
 
 // MissingKeyError says that no API key was found for the model's provider.
@@ -260,14 +268,17 @@ func CheckModel(cfg *config.Config) error {
 }
 
 // modelOptions finds the provider options of cfg's model: the API key and
-// endpoint from the process environment, the workspace .env or the app's
-// stored keys.
+// endpoint from provider_settings, else the process environment, the
+// workspace .env or the app's stored keys.
 func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
 	spec, err := model.ParseModelString(cfg.Options.Model)
 	if err != nil {
-		return spec, provider.Options{}, fmt.Errorf("model in %s: %w", filepath.Join(cfg.FreeactDir, config.AgentFile), err)
+		return spec, provider.Options{}, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
 	}
 	po := provider.Options{Settings: &cfg.Options.ModelSettings}
+	if t := cfg.Options.ModelSettings.Timeout; t != nil {
+		po.Retry.IdleTimeout = time.Duration(*t * float64(time.Second))
+	}
 	keyVars := []string{spec.KeyEnv}
 	if spec.Gemini() {
 		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
@@ -280,6 +291,14 @@ func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
 			po.APIKey = k
 			break
 		}
+	}
+	// provider_settings (pydantic-ai's provider arguments) win over the
+	// environment, as they do in the Python freeact.
+	if k, ok := cfg.Options.ProviderSettings["api_key"].(string); ok && k != "" {
+		po.APIKey = k
+	}
+	if u, ok := cfg.Options.ProviderSettings["base_url"].(string); ok && u != "" {
+		po.BaseURL = u
 	}
 	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
 		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: spec.KeyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
@@ -300,6 +319,25 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	return m, nil
 }
 
+// freeactSessions is the format of the Python freeact's session files
+// (0.10 and 0.11: pydantic-ai messages in the same envelopes). Its sessions
+// resume here and are continued in that format, so freeact can resume them
+// too; sessions started here are written in this app's format.
+var freeactSessions = session.Format[model.Message]{
+	Name: "pydantic-ai", Detect: pydanticai.IsMessage, Decode: pydanticai.Decode, Encode: pydanticai.Encode,
+}
+
+// DecodeSessionMessage decodes one message of a session file in either
+// format: this app's, or the Python freeact's (ok is false for a message
+// with nothing for the history, such as freeact's system prompt).
+func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err error) {
+	if pydanticai.IsMessage(raw) {
+		return pydanticai.Decode(raw)
+	}
+	err = json.Unmarshal(raw, &m)
+	return m, err == nil, err
+}
+
 func (a *Agent) openSession() error {
 	if !a.cfg.Options.EnablePersistence {
 		return nil
@@ -308,7 +346,7 @@ func (a *Agent) openSession() error {
 	if id == "" {
 		id = session.NewID()
 	}
-	st, err := session.Open[model.Message](a.cfg.SessionsDir(), id)
+	st, err := session.Open(a.cfg.SessionsDir(), id, freeactSessions)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
@@ -326,6 +364,9 @@ func (a *Agent) openSession() error {
 	hist, err := st.Load(a.id)
 	if err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	if f := st.Format(a.id); f != "" {
+		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
 	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	return nil
@@ -368,13 +409,12 @@ func (a *Agent) startServer(ctx context.Context) error {
 	}
 	dir := a.opts.kernelDir
 	if dir == "" {
-		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
+		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return &StartError{Step: StepServer, Err: fmt.Errorf("create kernel state directory: %w", err)}
-	}
+	// Isolate: every agent (and every freeact process) keeps its kernelspec,
+	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
 		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
 	})

@@ -31,24 +31,29 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	pc := call.Permission()
 	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
 	if ap.skipAll {
-		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: permission.SuggestDisplay(pc), By: BySkip})
+		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: BySkip})
 		return true, nil
 	}
+	var verdict permission.Verdict
 	if ap.perm != nil {
-		if v := ap.perm.Check(pc); v.Decision == permission.Allow {
+		if verdict = ap.perm.Evaluate(pc); verdict.Decision == permission.Allow {
 			by := ByRule
-			if v.Scope == permission.Session {
+			if verdict.Scope == permission.Session {
 				by = BySession
 			}
-			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: permission.SuggestDisplay(pc), By: by, Rule: v.Rule.Pattern()})
+			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, nil
 		}
 	}
 	suggested := permission.SuggestPattern(pc)
-	if ap.perm != nil {
+	switch {
+	case verdict.Protected:
+		suggested = ""
+	case ap.perm != nil:
 		suggested = ap.perm.Suggest(pc)
 	}
 	req := newApprovalRequest(meta, call, suggested)
+	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	emit(req)
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -84,7 +89,7 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (b
 	if ans.decision == Reject {
 		return false, nil
 	}
-	if ans.decision == Once || ap.perm == nil {
+	if ans.decision == Once || ap.perm == nil || req.Protected {
 		return true, nil
 	}
 	pattern := ans.pattern

@@ -155,19 +155,22 @@ turns:
 }
 
 func TestCancelBetweenTurns(t *testing.T) {
-	tiers(t, cells{"print('ran')": prints("ran")}, func(t *testing.T, x tier) {
+	const code = "print('ran', flush=True)\nimport time\ntime.sleep(60)"
+	tiers(t, cells{code: sleeps("ran")}, func(t *testing.T, x tier) {
 		a, fake, _ := x.start(t, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('ran')"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(code)+`}}}]
   - expect:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "ran"}]
       last: [{role: user, text: "Again."}]
     reply: [{text: "Again it is."}]
 `)
-		// Cancel after the cell's result, before the next model call.
+		// Cancel once the cell has output and before it returns: the turn
+		// ends there and the model is not called again. (Cancelling on
+		// the cell's complete output raced the next model call.)
 		events := streamUntil(t, a, "Run.", func(ev agent.Event) bool {
-			_, ok := ev.(*agent.CodeExecutionOutput)
-			return ok
+			c, ok := ev.(*agent.CodeExecutionOutputChunk)
+			return ok && strings.Contains(c.Text, "ran")
 		}, func(agent.Event) { a.Cancel() })
 		phase := cancelledPhase(t, events)
 		if phase != agent.PhaseTools && phase != agent.PhaseBetween {

@@ -54,7 +54,9 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		ToolCall  json.RawMessage `json:"tool_call"`
 		Display   string          `json:"display,omitempty"`
 		Suggested string          `json:"suggested_pattern"`
-	}{r.Meta, call, r.Display, r.Suggested})
+		Reason    string          `json:"reason,omitempty"`
+		Protected bool            `json:"protected,omitempty"`
+	}{r.Meta, call, r.Display, r.Suggested, r.Reason, r.Protected})
 }
 
 // MarshalJSON encodes the event with its tool call's type.

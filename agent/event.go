@@ -170,12 +170,21 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	Meta
 	ToolCall ToolCall `json:"tool_call"`
-	// Display is the exact command of a shell action, shortened for a
-	// multi-line script; empty for other calls.
+	// Display is the exact command of a shell action; for a script cell
+	// a "#!" line naming the program, then the whole script. Empty for
+	// other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
-	// answer brings its own.
+	// answer brings its own; empty for a Protected call.
 	Suggested string `json:"suggested_pattern"`
+	// Reason says why the call is asked when a rule allows calls like it
+	// (cat .env under "cat *"), or why it is Protected; empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Protected marks a call that changes what the agent may do without
+	// asking (permissions.json, agent.json, the sandbox settings): only
+	// yes or no answer it; Always and Session count as a one-time yes and
+	// save no rule.
+	Protected bool `json:"protected,omitempty"`
 
 	once sync.Once
 	ch   chan answer
@@ -189,7 +198,7 @@ type answer struct {
 func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: permission.SuggestDisplay(call.Permission()),
+		Display: display(call),
 		ch:      make(chan answer, 1),
 	}
 }

@@ -64,6 +64,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 		return nil, fmt.Errorf("reconfigure: %s is another workspace than %s", cfg.Dir, a.cfg.Dir)
 	}
 	restart := a.RestartNeeded(cfg.Options)
+	protectConfig(a.opts.perm, cfg) // the sandbox_config a restart will use
 	// Keep what cannot change while running, so the agent's view stays
 	// consistent with its kernel and connections.
 	next := *cfg
@@ -78,7 +79,8 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	m, modelErr := a.model, a.modelErr
 	o := next.Options
 	// A model without its key opens once the key is there.
-	if a.opts.model == nil && (m == nil || o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings)) {
+	if a.opts.model == nil && (m == nil || o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
+		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
 		var missing *MissingKeyError
 		m, modelErr = openModel(ctx, &next)
 		if modelErr != nil && !errors.As(modelErr, &missing) {
@@ -86,6 +88,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 		}
 	}
 	a.cfg, a.model, a.modelErr, a.system = &next, m, modelErr, system
+	a.acceptMedia()
 	a.approvalTimeout = 0
 	if t := o.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))

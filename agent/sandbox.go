@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -17,14 +19,32 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
 	}
-	sb := &kernel.Sandbox{Workspace: a.cfg.Dir}
-	if o.SandboxConfig != nil && *o.SandboxConfig != "" {
-		sb.Settings = *o.SandboxConfig
-		if !filepath.IsAbs(sb.Settings) {
-			sb.Settings = filepath.Join(a.cfg.Dir, sb.Settings)
-		}
+	return &kernel.Sandbox{Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg)}, nil
+}
+
+// sandboxConfig returns the file sandbox_config names (relative to the
+// workspace unless absolute), or "".
+func sandboxConfig(cfg *config.Config) string {
+	switch p := cfg.Options.SandboxConfig; {
+	case p == nil || *p == "":
+		return ""
+	case filepath.IsAbs(*p):
+		return *p
+	default:
+		return filepath.Join(cfg.Dir, *p)
 	}
-	return sb, nil
+}
+
+// protectConfig tells the permission manager which files change what the
+// agent may do without asking: agent.json, freeact 0.11's config.toml and
+// the sandbox settings (the app's file and the one sandbox_config names).
+// Writes of them are asked every time.
+func protectConfig(perm *permission.Manager, cfg *config.Config) {
+	if perm == nil {
+		return
+	}
+	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.ConfigTOML),
+		filepath.Join(cfg.FreeactDir, config.SandboxFile), sandboxConfig(cfg))
 }
 
 // Sandboxed reports whether the agent's kernels run in the sandbox.

@@ -131,11 +131,9 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	}
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		// Cells of one reply run one after another on the one kernel; the
-		// host must know which cell its requests come from.
-		a.cellMu.Lock()
-		defer a.cellMu.Unlock()
-		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func(r refusal) {
+		// The kernel hands the context's values to the host methods of
+		// this cell's requests: that is how the host knows which cell asks.
+		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func(r refusal) {
 			mu.Lock()
 			first := refused == nil
 			if first {
@@ -152,8 +150,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 				}
 			}
 		}})
-		defer a.host.set(nil)
-		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
+		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
 			mu.Lock()
 			if refused != nil {
 				mu.Unlock()
@@ -214,7 +211,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
-		res, err := a.ws.Run(ctx, args, true)
+		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil
 		}

@@ -22,10 +22,13 @@ const (
 	SearchToolsTool    = "pytools_search_tools"
 )
 
-// searchDeclarations are the tool-search tools tool_search asks for.
+// searchDeclarations are the tool-search tools tool_search asks for (none
+// for "off").
 func (a *Agent) searchDeclarations() []model.Tool {
 	var tools []model.Tool
-	if a.cfg.Options.ToolSearch == "hybrid" {
+	switch a.cfg.Options.ToolSearch {
+	case "off":
+	case "hybrid":
 		tools = append(tools, model.Tool{
 			Name: SearchToolsTool,
 			Description: "Search the Python tools under .freeact/generated (mcptools and gentools) for a task described in plain words. " +
@@ -35,7 +38,7 @@ func (a *Agent) searchDeclarations() []model.Tool {
 				`"mode":{"type":"string","enum":["bm25","vector","hybrid"],"default":"hybrid","description":"bm25 for exact words and names, vector for meaning, hybrid for both."},` +
 				`"limit":{"type":"integer","minimum":1,"maximum":50,"default":5}},"required":["query"]}`),
 		})
-	} else {
+	default:
 		tools = append(tools,
 			model.Tool{
 				Name:        ListCategoriesTool,

@@ -26,7 +26,8 @@ type Workspace struct {
 	// Config is the configuration OpenWorkspace loaded; Load reads it
 	// again.
 	Config *config.Config
-	// Permissions are the rules of .freeact/permissions.json.
+	// Permissions are the rules of .freeact/permissions.json (and of
+	// freeact 0.11's permissions.toml).
 	Permissions *permission.Manager
 
 	keys *config.AppStore
@@ -65,6 +66,13 @@ func OpenWorkspace(dir string, o WorkspaceOptions) (*Workspace, error) {
 	}
 	if w.Config, err = w.Load(); err != nil {
 		return nil, err
+	}
+	src := w.Config.Source
+	if src.Format != "" && src.File != "" {
+		w.log.Info("workspace settings", "file", src.File, "format", src.Format)
+	}
+	for _, n := range src.Notes {
+		w.log.Info("workspace settings note", "note", n)
 	}
 	if w.Permissions, err = permission.Open(abs); err != nil {
 		return nil, fmt.Errorf("open permissions: %w", err)

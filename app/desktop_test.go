@@ -244,13 +244,13 @@ func TestValidateSettings(t *testing.T) {
 		{"valid", map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}, "", ""},
 		{"wrong type", map[string]string{"execution_timeout": `"soon"`}, "execution_timeout", "seconds"},
 		{"not JSON", map[string]string{"max_subagents": "three"}, "max_subagents", "not valid JSON"},
-		{"invalid value", map[string]string{"tool_search": `"fuzzy"`}, "tool_search", `"basic" or "hybrid"`},
+		{"invalid value", map[string]string{"tool_search": `"fuzzy"`}, "tool_search", `"basic", "hybrid" or "off"`},
 		{"out of range", map[string]string{"max_subagents": "0"}, "max_subagents", "1 or more"},
 		{"unknown key", map[string]string{"colour": `"red"`}, "colour", "unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, errs := validateSettings(tt.values)
+			data, errs := validateSettings(tt.values, nil, nil)
 			if tt.wantKey == "" {
 				if len(errs) > 0 {
 					t.Fatalf("errors %+v", errs)

@@ -33,7 +33,8 @@ const eventsGolden = "testdata/events.json"
 func contractEvents() []queued {
 	meta := agent.Meta{AgentID: "sub-c0de", CorrelationID: "call-7"}
 	approval := func(id string, call agent.ToolCall) queued {
-		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id}}
+		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
+			Reason: "reason of " + id, Protected: true}}
 	}
 	return []queued{
 		{ev: &agent.ThoughtsChunk{Meta: meta, Text: "thinking chunk"}},
@@ -48,11 +49,11 @@ func contractEvents() []queued {
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
 		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
 			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404}},
-		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Opaque: true},
+		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
 			Display: "git status", By: agent.BySession, Rule: "git status *"}},
 		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
-		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Opaque: true}),
+		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true}),
 		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true}),
 		approval("r-read", agent.FileRead{ToolName: "filesystem_read_text_file", Path: "notes.txt"}),
 		approval("r-write", agent.FileWrite{ToolName: "filesystem_write_text_file", Path: "out.txt", Content: "new content"}),

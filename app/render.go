@@ -10,6 +10,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // style colours terminal text when the output is a terminal and NO_COLOR
@@ -66,15 +67,15 @@ func (t *terminal) render(ev agent.Event) {
 			t.write(t.style.dim("thinking: "))
 			t.thinking = true
 		}
-		t.write(t.style.dim(e.Text))
+		t.write(t.style.dim(visible.String(e.Text)))
 	case *agent.ResponseChunk:
 		t.endThinking()
-		t.write(e.Text)
+		t.write(visible.String(e.Text))
 	case *agent.Response:
 		t.endThinking()
 		t.newline()
 	case *agent.CodeExecutionOutputChunk:
-		text := e.Text
+		text := outputText(e.Text)
 		if e.Kind == "stderr" || e.Kind == "error" {
 			text = t.style.red(text)
 		}
@@ -86,11 +87,11 @@ func (t *terminal) render(ev agent.Event) {
 			return // its output streamed already
 		}
 		t.newline()
-		t.write(t.style.dim(clip(e.Content, maxToolLines)))
+		t.write(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
 		t.newline()
 	case *agent.ModelRetry:
 		t.newline()
-		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", e.Reason, e.DelaySecs, e.Attempt, e.MaxRetries)))
+		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 		t.newline()
 	case *agent.Cancelled:
 		t.newline()
@@ -98,25 +99,25 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 	case *agent.Failed:
 		t.newline()
-		t.write(t.style.red("error: " + e.Error))
+		t.write(t.style.red("error: " + visible.String(e.Error)))
 		t.newline()
 	case *agent.ApprovalRequest:
 		t.endThinking()
 		t.newline()
-		t.showCall(e.ToolCall)
+		t.showCall(e)
 	case *agent.AutoApproved:
 		// The call runs without asking: show it all the same, and who
 		// allowed it.
 		t.endThinking()
 		t.newline()
-		t.showCall(e.ToolCall)
+		t.showCall(&agent.ApprovalRequest{Meta: e.Meta, ToolCall: e.ToolCall, Display: e.Display})
 		t.write(t.style.dim(approvedBy(e)) + "\n")
 	case *agent.SessionGrants:
 		t.newline()
 		t.write(t.style.dim(fmt.Sprintf("Allowed for this session (%d): %s · /grants lists them, /revoke N takes one back", len(e.Grants), grantList(e.Grants))) + "\n")
 	case *agent.InputRequest:
 		t.newline()
-		t.write(e.Prompt)
+		t.write(visible.String(e.Prompt))
 		t.lineStart = false
 	}
 }
@@ -195,65 +196,101 @@ func grantList(rules []permission.Rule) string {
 	return strings.Join(out, ", ")
 }
 
-// showCall prints what a call does: the exact code, command, tool
-// arguments or file.
-func (t *terminal) showCall(call agent.ToolCall) {
-	title := agent.TypeName(call) + " " + call.Name()
+// showCall prints what an approval would allow (or a rule allowed): the exact code, command,
+// tool arguments or file, with every character that could hide or move
+// text shown as an escape (see internal/visible), and why it is asked when
+// a rule allows calls like it.
+func (t *terminal) showCall(r *agent.ApprovalRequest) {
+	v := visible.String
+	title := agent.TypeName(r.ToolCall) + " " + v(r.ToolCall.Name())
 	t.write(t.style.bold("── " + title + " "))
 	t.newline()
-	switch c := call.(type) {
+	if r.Protected {
+		t.write(t.style.yellow("Warning: "+v(r.Reason)) + "\n")
+	} else if r.Reason != "" {
+		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
+	}
+	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
 		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
-			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + l + "\n")
+			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + v(l) + "\n")
 		}
 	case agent.ShellAction:
+		if c.Interpreter != "" {
+			t.write(t.style.dim("script run by "+c.Interpreter+":") + "\n" + strings.TrimRight(r.Display, "\n") + "\n")
+			break
+		}
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
 		}
-		t.write("$ " + c.Command + "\n")
+		t.write("$ " + v(c.Command) + "\n")
 	case agent.GenericCall:
 		args := string(c.Args)
-		var v any
-		if json.Unmarshal(c.Args, &v) == nil {
-			if b, err := json.MarshalIndent(v, "", "  "); err == nil {
+		var val any
+		if json.Unmarshal(c.Args, &val) == nil {
+			if b, err := json.MarshalIndent(val, "", "  "); err == nil {
 				args = string(b)
 			}
 		}
-		t.write(clip(args, 20) + "\n")
+		t.write(v(clip(args, 20)) + "\n")
 	case agent.FileRead:
-		t.write("read " + c.Path + "\n")
+		t.write("read " + v(c.Path) + "\n")
 	case agent.FileWrite:
-		t.write(fmt.Sprintf("write %s (%d bytes)\n", c.Path, len(c.Content)))
-		t.write(t.style.dim(clip(c.Content, 10)) + "\n")
+		t.write(fmt.Sprintf("write %s (%d bytes)\n", v(c.Path), len(c.Content)))
+		t.write(t.style.dim(v(clip(c.Content, 10))) + "\n")
 	case agent.FileEdit:
-		t.write("edit " + c.Path + "\n")
-		t.write(t.style.red(prefixLines(clip(c.OldText, 10), "- ")) + "\n")
-		t.write(t.style.cyan(prefixLines(clip(c.NewText, 10), "+ ")) + "\n")
+		t.write("edit " + v(c.Path) + "\n")
+		t.write(t.style.red(prefixLines(v(clip(c.OldText, 10)), "- ")) + "\n")
+		t.write(t.style.cyan(prefixLines(v(clip(c.NewText, 10)), "+ ")) + "\n")
 	}
+}
+
+// outputText prepares code output for the terminal: a carriage return
+// (progress bars) starts a new line instead of going back over the line,
+// and other hidden characters show as escapes, so output cannot move the
+// cursor, clear a line or overwrite an approval shown meanwhile.
+func outputText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return visible.String(strings.ReplaceAll(s, "\r", "\n"))
 }
 
 // approve asks until it gets y, n, a or s (Enter is yes). End of input,
 // Ctrl-C or the end of the turn answer no. In --json mode the request was
-// printed as JSON and the answer is a bare line.
+// printed as JSON and the answer is a bare line. A protected call takes y
+// or n only; in --json mode a or s count as y (no rule is saved), so a
+// script's answers stay in step with its requests.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
 	for {
-		if !t.json {
-			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf("(a: always allow %q, s: for this session)", r.Suggested))))
+		if !t.json && r.Protected {
+			t.write("Approve once? [Y/n] ")
+			t.lineStart = true
+		} else if !t.json {
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf(`(a: always allow "%s", s: for this session)`, visible.String(r.Suggested)))))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
 		if !ok {
 			return agent.Reject, ""
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch answer {
 		case "", "y", "yes":
 			return agent.Once, ""
 		case "n", "no":
 			return agent.Reject, ""
-		case "a", "always":
-			return agent.Always, ""
-		case "s", "session":
-			return agent.Session, ""
+		case "a", "always", "s", "session":
+			switch {
+			case r.Protected && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", line)
+				return agent.Once, ""
+			case r.Protected:
+				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case answer[0] == 'a':
+				return agent.Always, ""
+			default:
+				return agent.Session, ""
+			}
 		}
 		if t.json {
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)

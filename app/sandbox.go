@@ -15,7 +15,7 @@ import (
 
 // sandboxFile is where the settings panel keeps custom sandbox rules,
 // relative to the workspace.
-var sandboxFile = filepath.Join(config.FreeactDir, "sandbox-config.json")
+var sandboxFile = filepath.Join(config.FreeactDir, config.SandboxFile)
 
 // SandboxSettings is the settings panel's sandbox tab: the switch and the
 // srt settings in force.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,30 +21,6 @@ import (
 	"github.com/freeact/desktop/internal/strictjson"
 )
 
-// settingKeys are the agent.json keys the settings panel shows, in order,
-// with what each one does.
-var settingKeys = []struct{ key, description string }{
-	{"model", `The model, as "provider:name" (google:, openai:, anthropic:, ollama:) or a bare Gemini name.`},
-	{"model_settings", "Provider settings such as thinking; a JSON object."},
-	{"tool_search", `How the agent finds Python tools: "basic" (categories) or "hybrid" (BM25 + vector search).`},
-	{"images_dir", "Where images from code are saved; null means images/ in the workspace."},
-	{"execution_timeout", "Seconds a code action may run (approval waits excluded); null for none."},
-	{"approval_timeout", "Seconds a programmatic tool call waits for approval; null for none."},
-	{"tool_result_inline_max_bytes", "Tool results larger than this are saved to a file and replaced by a notice."},
-	{"tool_result_preview_chars", "Characters of an offloaded result shown in its notice."},
-	{"enable_persistence", "Save sessions under .freeact/sessions."},
-	{"enable_subagents", "Let the agent start subagents for sub-tasks."},
-	{"max_subagents", "How many subagents may run at once."},
-	{"kernel_env", `Environment variables for the kernel, e.g. {"NAME": "${VAR}"}.`},
-	{"mcp_servers", "MCP servers used through JSON tool calls."},
-	{"ptc_servers", "MCP servers used from code through generated Python modules."},
-	{"python", "The kernel's Python interpreter; null means the workspace .venv or the app's own."},
-	{"jupyter_url", "Run code on this Jupyter server or kernel gateway instead of a local one; null for local."},
-	{"jupyter_token", "The token of jupyter_url's server."},
-	{"sandbox", "Run code in the sandbox: no network, writes only in the workspace, .env unreadable (see the Sandbox tab)."},
-	{"sandbox_config", "A sandbox-runtime settings file replacing the default sandbox rules; null for the defaults."},
-}
-
 // SettingField is one agent.json key in the settings form. Values are JSON
 // text, so every type (numbers, null, objects) edits the same way.
 type SettingField struct {
@@ -51,6 +28,9 @@ type SettingField struct {
 	Value       string `json:"value"`
 	Default     string `json:"default"`
 	Description string `json:"description"`
+	// ReadOnly is set for the keys that come from freeact 0.11's
+	// config.toml, which this app never writes.
+	ReadOnly bool `json:"read_only"`
 }
 
 // FieldError is a validation error of one key ("" for the whole file).
@@ -59,51 +39,93 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Settings returns the workspace's agent.json as form fields.
+// Settings returns the workspace's settings as form fields, in the order
+// of agent.json, read from the files config.Source describes.
 func (d *Desktop) Settings() ([]SettingField, error) {
 	ws, err := d.current()
 	if err != nil {
 		return nil, err
 	}
-	return readSettings(filepath.Join(ws.dir, config.FreeactDir, config.AgentFile))
+	return readSettings(ws.dir)
 }
 
-func readSettings(file string) ([]SettingField, error) {
+func readSettings(dir string) ([]SettingField, error) {
+	defaults, err := defaultValues()
+	if err != nil {
+		return nil, err
+	}
+	current, src, err := config.RawSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	keys := config.OptionKeys()
+	out := make([]SettingField, 0, len(keys))
+	for _, k := range keys {
+		def := defaults[k.Name]
+		v := def
+		if raw, ok := current[k.Name]; ok {
+			v = compact(raw)
+		}
+		out = append(out, SettingField{Key: k.Name, Value: v, Default: def, Description: k.Description, ReadOnly: slices.Contains(src.ReadOnly, k.Name)})
+	}
+	return out, nil
+}
+
+// defaultValues are the defaults of every key as compact JSON text.
+func defaultValues() (map[string]string, error) {
 	defs, err := config.Defaults().Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("default settings: %w", err)
 	}
-	var defaults, current map[string]json.RawMessage
-	if err := json.Unmarshal(defs, &defaults); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(defs, &raw); err != nil {
 		return nil, fmt.Errorf("default settings: %w", err)
 	}
-	data, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+	out := map[string]string{}
+	for k, v := range raw {
+		out[k] = compact(v)
 	}
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &current); err != nil {
-			return nil, fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", file, err)
-		}
+	return out, nil
+}
+
+// SettingsSource says where the settings panel's values come from.
+type SettingsSource struct {
+	// File is the settings file, relative to the workspace ("" when there
+	// is none yet).
+	File string `json:"file"`
+	// Format is "agent.json", "config.toml (freeact 0.11)" or "defaults".
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	// Notes name what the files hold that has no effect here.
+	Notes []string `json:"notes"`
+}
+
+// SettingsSource describes the files the settings come from, for the note
+// at the top of the settings panel.
+func (d *Desktop) SettingsSource() (SettingsSource, error) {
+	ws, err := d.current()
+	if err != nil {
+		return SettingsSource{}, err
 	}
-	out := make([]SettingField, 0, len(settingKeys))
-	for _, k := range settingKeys {
-		def := compact(defaults[k.key])
-		if def == "" {
-			def = "null"
-		}
-		v := def
-		if raw, ok := current[k.key]; ok {
-			v = compact(raw)
-		}
-		out = append(out, SettingField{Key: k.key, Value: v, Default: def, Description: k.description})
+	var src config.Source
+	if cfg, err := ws.open.Load(); err == nil {
+		src = cfg.Source
+	} else if _, src, err = config.RawSettings(ws.dir); err != nil {
+		return SettingsSource{}, err
+	}
+	out := SettingsSource{Format: src.Format, Description: src.Description(), Notes: src.Notes}
+	if src.File != "" {
+		out.File, _ = filepath.Rel(ws.dir, src.File)
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
 	}
 	return out, nil
 }
 
 func compact(raw json.RawMessage) string {
 	if len(raw) == 0 {
-		return ""
+		return "null"
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
@@ -115,40 +137,64 @@ func compact(raw json.RawMessage) string {
 var keyInError = regexp.MustCompile(`key "([a-z_]+)"`)
 
 // validateSettings checks form values (key -> JSON text) with the same
-// parser that loads agent.json, and returns the file content to write or
-// the errors by key.
-func validateSettings(values map[string]string) ([]byte, []FieldError) {
+// parser that loads agent.json, and returns the agent.json content to write
+// or the errors by key. existing is agent.json as it is (nil when it does
+// not exist); keys in readOnly (from config.toml) are not written, and the
+// other keys existing holds are kept as they are. This app's own keys are
+// written only when set or already in the file, so an agent.json that
+// freeact 0.10 reads stays readable by it.
+func validateSettings(values map[string]string, existing map[string]json.RawMessage, readOnly []string) ([]byte, []FieldError) {
+	defaults, err := defaultValues()
+	if err != nil {
+		return nil, []FieldError{{Message: err.Error()}}
+	}
 	var errs []FieldError
 	var obj bytes.Buffer
 	obj.WriteString("{\n")
 	n := 0
-	for _, k := range settingKeys {
-		text, ok := values[k.key]
-		if !ok {
-			continue
-		}
-		text = strings.TrimSpace(text)
-		if !json.Valid([]byte(text)) {
-			errs = append(errs, FieldError{Key: k.key, Message: "not valid JSON: write a string in double quotes, a number, true/false, null or an object"})
-			continue
-		}
-		one := fmt.Sprintf("{%q: %s}", k.key, text)
-		if _, err := config.ParseOptions([]byte(one), config.AgentFile); err != nil {
-			errs = append(errs, FieldError{Key: k.key, Message: fieldMessage(err)})
-			continue
-		}
+	add := func(key string, value []byte) {
 		if n > 0 {
 			obj.WriteString(",\n")
 		}
 		var pretty bytes.Buffer
-		if err := json.Indent(&pretty, []byte(text), "  ", "  "); err != nil {
-			pretty.WriteString(text)
+		if err := json.Indent(&pretty, value, "  ", "  "); err != nil {
+			pretty.Write(value)
 		}
-		fmt.Fprintf(&obj, "  %q: %s", k.key, pretty.String())
+		fmt.Fprintf(&obj, "  %q: %s", key, pretty.String())
 		n++
 	}
+	for _, k := range config.OptionKeys() {
+		text, ok := values[k.Name]
+		old, inFile := existing[k.Name]
+		switch {
+		case slices.Contains(readOnly, k.Name):
+			if inFile {
+				add(k.Name, old)
+			}
+			continue
+		case !ok:
+			if inFile {
+				add(k.Name, old)
+			}
+			continue
+		}
+		text = strings.TrimSpace(text)
+		if !json.Valid([]byte(text)) {
+			errs = append(errs, FieldError{Key: k.Name, Message: "not valid JSON: write a string in double quotes, a number, true/false, null or an object"})
+			continue
+		}
+		one := fmt.Sprintf("{%q: %s}", k.Name, text)
+		if _, err := config.ParseOptions([]byte(one), config.AgentFile); err != nil {
+			errs = append(errs, FieldError{Key: k.Name, Message: fieldMessage(err)})
+			continue
+		}
+		if k.AppOnly && !inFile && compact(json.RawMessage(text)) == defaults[k.Name] {
+			continue
+		}
+		add(k.Name, []byte(text))
+	}
 	for k := range values {
-		if !knownSetting(k) {
+		if !config.IsOptionKey(k) {
 			errs = append(errs, FieldError{Key: k, Message: "unknown key"})
 		}
 	}
@@ -166,15 +212,6 @@ func validateSettings(values map[string]string) ([]byte, []FieldError) {
 	return obj.Bytes(), nil
 }
 
-func knownSetting(k string) bool {
-	for _, s := range settingKeys {
-		if s.key == k {
-			return true
-		}
-	}
-	return false
-}
-
 // fieldMessage drops the file name and key the form already shows.
 func fieldMessage(err error) string {
 	m := strings.TrimPrefix(err.Error(), config.AgentFile+": ")
@@ -185,18 +222,31 @@ func fieldMessage(err error) string {
 }
 
 // SaveSettings validates the form and writes agent.json; nothing is written
-// when a value is invalid, and the errors come back by key. The new
-// settings apply from the next turn, except those PendingRestart names.
+// when a value is invalid, and the errors come back by key. Keys read from
+// freeact 0.11's config.toml are left out: that file is never written. The
+// new settings apply from the next turn, except those PendingRestart names.
 func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	ws, err := d.current()
 	if err != nil {
 		return nil, err
 	}
-	data, errs := validateSettings(values)
+	_, src, err := config.RawSettings(ws.dir)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
+	var existing map[string]json.RawMessage
+	if data, err := os.ReadFile(file); err == nil {
+		if err := strictjson.Unmarshal(data, &existing); err != nil {
+			return nil, fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", file, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	data, errs := validateSettings(values, existing, src.ReadOnly)
 	if len(errs) > 0 {
 		return errs, nil
 	}
-	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
 	if err := atomicfile.Write(file, data, 0o644); err != nil {
 		return nil, fmt.Errorf("write settings: %w", err)
 	}
@@ -238,6 +288,11 @@ type PermissionRules struct {
 	Always permission.Rules `json:"always"`
 	// Session are the grants of the open conversation.
 	Session permission.Rules `json:"session"`
+	// Imported are the rules of freeact 0.11's permissions.toml
+	// (ImportedFile, relative to the workspace; "" when there is none):
+	// they apply, and are shown read-only.
+	Imported     permission.Rules `json:"imported,omitempty"`
+	ImportedFile string           `json:"imported_file,omitempty"`
 }
 
 // Permissions returns the workspace's saved rules and the grants of the
@@ -247,7 +302,12 @@ func (d *Desktop) Permissions() (PermissionRules, error) {
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	return PermissionRules{Always: nonNil(ws.open.Permissions.Rules()), Session: nonNil(permission.Rules{Allow: ws.grants()})}, nil
+	imported, file := ws.open.Permissions.Imported()
+	if file != "" {
+		file, _ = filepath.Rel(ws.dir, file)
+	}
+	return PermissionRules{Always: nonNil(ws.open.Permissions.Rules()), Session: nonNil(permission.Rules{Allow: ws.grants()}),
+		Imported: nonNil(imported), ImportedFile: file}, nil
 }
 
 // SessionGrants lists the grants of the open conversation: the rules its

@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -100,7 +101,11 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
 	if f.prompt != "" {
-		if code := t.turn(ctx, a, f.prompt); code != exitDone {
+		code := t.turn(ctx, a, f.prompt)
+		if err := t.inputError(); err != nil {
+			return err // an approval answer could not be read
+		}
+		if code != exitDone {
 			return exitStatus(code)
 		}
 		return nil
@@ -165,7 +170,9 @@ func (w slogWriter) Write(p []byte) (int, error) {
 // script) and reads prompts, approvals and input from stdin.
 type terminal struct {
 	out, errw  io.Writer
-	lines      chan string // stdin lines; closed at end of input
+	lines      chan string   // stdin lines; closed at end of input
+	inputErr   error         // why reading stdin stopped early; set before inputDone closes
+	inputDone  chan struct{} // closed when reading stdin stopped
 	interrupts <-chan os.Signal
 	json       bool
 	style      style
@@ -178,18 +185,40 @@ type terminal struct {
 
 func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
 	t := &terminal{
-		out: s.Out, errw: s.Err, lines: make(chan string), interrupts: interrupts, json: jsonMode,
+		out: s.Out, errw: s.Err, lines: make(chan string), inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
 		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
 	go func() {
 		sc := bufio.NewScanner(s.In)
-		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		sc.Buffer(make([]byte, 64*1024), maxInputLine)
 		for sc.Scan() {
 			t.lines <- sc.Text()
 		}
+		switch err := sc.Err(); {
+		case errors.Is(err, bufio.ErrTooLong):
+			t.inputErr = fmt.Errorf("read standard input: a line is longer than %d MiB, the most freeact reads as one line; put long text in a file and name the file in the request", maxInputLine>>20)
+		case err != nil:
+			t.inputErr = fmt.Errorf("read standard input: %w", err)
+		}
+		close(t.inputDone)
 		close(t.lines)
 	}()
 	return t
+}
+
+// maxInputLine is the longest line of stdin the terminal reads: a request,
+// an approval answer or a line for input().
+const maxInputLine = 16 << 20
+
+// inputError returns why reading stdin stopped, when it stopped for an
+// error (a line too long) rather than at the end of input.
+func (t *terminal) inputError() error {
+	select {
+	case <-t.inputDone:
+		return t.inputErr
+	default:
+		return nil
+	}
 }
 
 // loop reads requests until q, end of input or a second Ctrl-C.
@@ -206,7 +235,7 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			if !t.json {
 				fmt.Fprintln(t.out)
 			}
-			return nil
+			return t.inputError()
 		}
 		line = strings.TrimSpace(line)
 		switch {

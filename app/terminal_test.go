@@ -123,6 +123,54 @@ func (s *screen) String() string {
 	return s.buf.String()
 }
 
+// startTerminal runs cmd with env on a pseudo-terminal cols wide and
+// returns its screen, a function that types, and its exit. The process is
+// killed at the end of the test if it still runs; the screen is logged when
+// the test fails or runs verbosely.
+func startTerminal(t *testing.T, cmd *exec.Cmd, env []string, cols uint16) (*screen, func(string), <-chan error) {
+	t.Helper()
+	cmd.Env = env
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scr := &screen{}
+	go func() { _, _ = io.Copy(scr, f) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill() // a no-op when the test saw it exit
+		}
+		f.Close()
+		if t.Failed() || testing.Verbose() {
+			t.Logf("terminal:\n%s", scr.String())
+		}
+	})
+	send := func(s string) {
+		if _, err := f.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return scr, send, exited
+}
+
+// quit types q and waits for the program to exit with status 0.
+func quit(t *testing.T, send func(string), exited <-chan error) {
+	t.Helper()
+	send("q\r")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("freeact did not quit on q")
+	}
+}
+
 func TestTerminalSession(t *testing.T) {
 	bin := freeactBinary(t)
 	ws, env, marker := terminalEnv(t, `
@@ -143,31 +191,7 @@ turns:
   - reply: [{call: {id: c5, name: ipybox_execute_ipython_cell, args: {code: "print('second')"}}}]
   - reply: [{text: "Both ran."}]
 `)
-	cmd := exec.Command(bin, "run", "--workspace", ws)
-	cmd.Env = env
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	scr := &screen{}
-	go func() { _, _ = io.Copy(scr, f) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-		if t.Failed() || testing.Verbose() {
-			t.Logf("terminal:\n%s", scr.String())
-		}
-	}()
-	send := func(s string) {
-		if _, err := f.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 120)
 	scr.expect(t, "> ")
 	send("What is 6*7?\r")
 	scr.expect(t, "thinking: Use Python.")
@@ -218,14 +242,7 @@ turns:
 	scr.expect(t, "This session has no grants")
 	send("q\r")
 
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("freeact did not quit on q")
-	}
+	quit(t, send, exited)
 	if _, err := os.Stat(filepath.Join(ws, "made")); err != nil {
 		t.Errorf("approved command did not run: %v", err)
 	}
@@ -429,5 +446,122 @@ turns:
 	}
 	if pids := processesWith(marker); len(pids) > 0 {
 		t.Errorf("processes left running after exit: %v", pids)
+	}
+}
+
+// Model-written text cannot hide a command in the terminal: carriage
+// returns and escape sequences in code and commands are shown as escapes,
+// never sent to the terminal. A write of permissions.json warns and can
+// only be allowed once.
+func TestTerminalShowsWhatRuns(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "x = 1  # hidden\r# shown\n!touch 'pwned\x1b[2K\x1b[1A$ ls -la'"}}}]
+  - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/permissions.json, content: "{\"allow\": [], \"ask\": []}\n"}}}]
+  - reply: [{text: "Done."}]
+`)
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
+	scr.expect(t, "> ")
+	send("Go.\r")
+	scr.expect(t, `  1 │ x = 1  # hidden\r# shown`)
+	scr.expect(t, `  2 │ !touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("y\r")
+	scr.expect(t, `$ touch 'pwned\x1b[2K\x1b[1A$ ls -la'`)
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("n\r")
+	scr.expect(t, "> ")
+
+	send("Change the rules.\r")
+	scr.expect(t, "Warning: it changes .freeact/permissions.json: this changes what the agent may do without asking")
+	scr.expect(t, "Approve once? [Y/n]")
+	send("a\r")
+	scr.expect(t, "This call can only be allowed once: answer y (yes) or n (no).")
+	send("y\r")
+	scr.expect(t, "Done.")
+	scr.expect(t, "> ")
+	quit(t, send, exited)
+
+	// The terminal got no escape sequence and no carriage return of its
+	// own from model text (the pty turns each newline into \r\n).
+	out := strings.ReplaceAll(scr.String(), "\r\n", "\n")
+	if i := strings.IndexAny(out, "\x1b\r"); i >= 0 {
+		t.Errorf("raw control character at %d: %q", i, out[max(0, i-40):min(len(out), i+40)])
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned\x1b[2K\x1b[1A$ ls -la")); err == nil {
+		t.Error("the rejected command ran")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); string(b) != "{\"allow\": [], \"ask\": []}\n" {
+		t.Errorf("the approved write did not happen, or a rule was saved: %s", b)
+	}
+}
+
+// A line of stdin over the limit is an error, not a quiet end of input:
+// as a request in the terminal and as an approval answer with --json.
+func TestStdinLineTooLong(t *testing.T) {
+	bin := freeactBinary(t)
+	long := strings.Repeat("x", maxInputLine+1)
+	tests := []struct {
+		name     string
+		args     []string
+		scenario string
+		stdin    string
+	}{
+		{"request", nil, "turns: []", long + "\n"},
+		{"approval answer", []string{"--json", "--prompt", "Go."}, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+`, long + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, env, _ := terminalEnv(t, tt.scenario)
+			cmd := exec.Command(bin, append([]string{"run", "--workspace", ws}, tt.args...)...)
+			cmd.Env = env
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 1 {
+				t.Fatalf("exit %v, want status 1; stderr:\n%s", err, stderr.String())
+			}
+			if want := "read standard input: a line is longer than 16 MiB, the most freeact reads as one line"; !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+			}
+		})
+	}
+}
+
+// With --json, a protected request says so in its event, and "a" counts
+// as a one-time yes: the write happens and no rule is saved.
+func TestRunJSONProtected(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: .freeact/agent.json, content: "{}\n"}}}]
+  - reply: [{text: "Done."}]
+`)
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--json", "--prompt", "Reset the settings.")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader("a\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(out), `"reason":"it changes .freeact/agent.json: this changes what the agent may do without asking","protected":true`) {
+		t.Errorf("the approval event does not say it is protected:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), `approval answer "a": this call can only be allowed once; taken as y`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "agent.json")); string(b) != "{}\n" {
+		t.Errorf("agent.json = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "agent.json") {
+		t.Errorf("a rule was saved:\n%s", b)
 	}
 }

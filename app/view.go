@@ -103,7 +103,9 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 			var text []string
 			for _, p := range m.Parts {
 				if p.Image != nil {
-					imgs = append(imgs, *p.Image)
+					if model.IsImage(p.Image.MIMEType) { // PDFs and audio are not shown inline
+						imgs = append(imgs, *p.Image)
+					}
 				} else if p.Text != "" {
 					text = append(text, p.Text)
 				}
@@ -134,8 +136,8 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 
 // sessionTitle is the session list's title function: the first user prompt.
 func sessionTitle(raw json.RawMessage) (string, bool) {
-	var m model.Message
-	if err := json.Unmarshal(raw, &m); err != nil || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
+	m, ok, err := agent.DecodeSessionMessage(raw)
+	if err != nil || !ok || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
 		return "", false
 	}
 	t := strings.TrimSpace(m.Text())

@@ -86,11 +86,14 @@ type workspace struct {
 	status  KernelStatus
 	gen     int // start generation: a stale start is stopped
 	cancel  context.CancelFunc
-	turn    *turn // the running turn, if any
-	nextReq int
-	pending map[string]any // *agent.ApprovalRequest or *agent.InputRequest
-	events  chan queued
-	closed  bool
+	// starting counts agent starts in flight; close waits for them, so no
+	// kernel a start was bringing up outlives the workspace.
+	starting sync.WaitGroup
+	turn     *turn // the running turn, if any
+	nextReq  int
+	pending  map[string]any // *agent.ApprovalRequest or *agent.InputRequest
+	events   chan queued
+	closed   bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -249,8 +252,10 @@ func (ws *workspace) start(sessionID string) {
 	ctx, cancel := context.WithCancel(ws.d.host.context())
 	ws.cancel = cancel
 	ws.mu.Unlock()
-	ws.starting(sessionID)
+	ws.announceStart(sessionID)
+	ws.starting.Add(1)
 	go func() {
+		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction, SessionID: sessionID})
@@ -284,8 +289,8 @@ func (ws *workspace) start(sessionID string) {
 	}()
 }
 
-// starting tells the window that the agent of sessionID is starting.
-func (ws *workspace) starting(sessionID string) {
+// announceStart tells the window that the agent of sessionID is starting.
+func (ws *workspace) announceStart(sessionID string) {
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
 }
 
@@ -293,7 +298,7 @@ func (ws *workspace) starting(sessionID string) {
 // hears "starting" at once: the old agent takes a moment to stop and takes
 // no turns meanwhile.
 func (ws *workspace) restart(sessionID string) {
-	ws.starting(sessionID)
+	ws.announceStart(sessionID)
 	ws.mu.Lock()
 	a := ws.agent
 	ws.agent = nil
@@ -342,6 +347,8 @@ func (ws *workspace) close() {
 	if t != nil {
 		<-t.done
 	}
+	// A start in flight sees the workspace closed and stops its agent.
+	ws.starting.Wait()
 	if a != nil {
 		if err := a.Stop(); err != nil {
 			ws.d.log.Warn("stop agent", "err", err)
@@ -445,7 +452,7 @@ func (d *Desktop) switchSession(id string) error {
 	}
 	// The status first: the window must not take the emptied conversation
 	// for a ready one.
-	ws.starting(id)
+	ws.announceStart(id)
 	ws.show(id)
 	ws.restart(id)
 	return nil

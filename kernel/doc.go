@@ -14,14 +14,19 @@
 //	defer srv.Close() // shuts down every kernel and the server process group
 //
 // Code in the kernel reaches the Host (implemented by the caller) for every
-// shell command (`!cmd`, `x = !cmd`, %%bash/%%sh/%%script cells), every
-// programmatic tool call (`from freeact_runtime import call_tool`) and every
-// input()/getpass(). These requests travel on the Jupyter stdin channel: an
-// input_request whose prompt is a marker plus JSON, answered by an
-// input_reply holding JSON (see hooks/freeact_kernel.py), so they work for
-// remote kernels and in a sandbox without network.
+// shell command (`!cmd`, `x = !cmd`, %%bash/%%perl/%%script cells, and any
+// other way IPython starts a process), every programmatic tool call (`from
+// freeact_runtime import call_tool`) and every input()/getpass(). Approved
+// `!` commands run with bash, scripts with the interpreter shown. These
+// requests travel on the Jupyter stdin channel: an input_request whose
+// prompt is a marker plus JSON, answered by an input_reply holding JSON (see
+// hooks/freeact_kernel.py), so they work for remote kernels and in a
+// sandbox without network. Python code of a cell that starts processes
+// itself (subprocess, os.system) is not intercepted: the Sandbox is the
+// boundary for that.
 //
 // In the kernel, call_tool raises freeact_runtime.ToolRejected, ToolTimeout
 // or ToolFailed (all ToolCallError); a host request that gets no answer
-// before its deadline raises CallbackTimeout (a TimeoutError).
+// before its deadline raises CallbackTimeout (a TimeoutError); a request
+// from a thread or task whose cell has ended is refused (CellEnded).
 package kernel

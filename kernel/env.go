@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adrg/xdg"
+	"github.com/freeact/desktop/internal/xdgdir"
 )
 
-// provisionPackages is what a provisioned environment gets from the package index.
+// provisionPackages is what a provisioned environment gets from the package
+// index. pydantic is there for the tools the agent writes and the Python
+// freeact's tools, which define their models with it.
 func provisionPackages() []string {
-	return []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas"}
+	return []string{"ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas", "pydantic"}
 }
 
 // Minimum versions the hooks and the client are tested with (Debian 12 ships
@@ -82,7 +84,7 @@ func ProvisionedPython(dataDir string) string {
 	return filepath.Join(dataDir, "python", "venv", "bin", "python")
 }
 
-func defaultDataDir() string { return filepath.Join(xdg.DataHome, "freeact") }
+func defaultDataDir() string { return filepath.Join(xdgdir.Data(), "freeact") }
 
 // ResolveEnv finds the Python environment: the explicit interpreter, else
 // the workspace .venv, else the app's environment under the data directory

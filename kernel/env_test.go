@@ -129,7 +129,7 @@ func TestProvision(t *testing.T) {
 			t.Fatalf("progress went backwards: %+v", steps)
 		}
 	}
-	if !hasModules(env.Python, "ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas") {
+	if !hasModules(env.Python, "ipykernel", "jupyter_server", "matplotlib", "numpy", "pandas", "pydantic") {
 		t.Fatal("provisioned environment lacks packages")
 	}
 	entries, _ := os.ReadDir(filepath.Join(data, "python"))

@@ -38,8 +38,16 @@ type ServerOptions struct {
 	// KernelPython runs the kernels; default Python.
 	KernelPython string
 	// Dir holds the server's config, data and runtime files (JUPYTER_*_DIR,
-	// IPYTHONDIR); it must be the app's own directory, never ~/.jupyter.
+	// IPYTHONDIR, the kernelspec, sandbox settings); it must be the app's
+	// own directory, never ~/.jupyter.
 	Dir string
+	// Isolate keeps that state in a new directory of this server's own
+	// under Dir, locked while the server runs and removed by Close; the
+	// ones of servers whose process is gone are removed at start. Set it
+	// when Dir is shared (the app's state directory): otherwise a second
+	// server writing its kernelspec there changes how the first one starts
+	// its next kernel (its Python, its environment, its sandbox).
+	Isolate bool
 	// Root is the server's root directory: kernels start there. Default Dir.
 	Root string
 	// KernelEnv is added to the kernels' environment.
@@ -81,6 +89,7 @@ type Server struct {
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt
+	private    *stateDir      // set with ServerOptions.Isolate
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
 
@@ -146,9 +155,12 @@ func freePort() (int, error) {
 // is kept on for every accepted connection (the kernel websocket otherwise
 // runs with Nagle on: 40 ms a message); the websocket message limit is
 // raised so large callback replies fit; the iopub rate limits are off so big
-// outputs are not dropped; a dead kernel is noticed within half a second; a
-// kernel that does not exit half a second after a shutdown request (ipykernel
-// 7 sometimes hangs there) gets SIGTERM instead of waiting 2.5 s.
+// outputs are not dropped; a dead kernel is noticed within half a second and
+// reported dead instead of being restarted (the client starts a fresh one:
+// a restarted sandboxed kernel took the ipc socket paths the fresh one had
+// been given); a kernel that does not exit half a second after a shutdown
+// request (ipykernel 7 sometimes hangs there) gets SIGTERM instead of
+// waiting 2.5 s.
 const serverConfig = `
 import tornado.httpserver as _hs
 import tornado.iostream as _ios
@@ -182,6 +194,7 @@ c.ServerApp.terminals_enabled = False
 c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
 c.MultiKernelManager.default_kernel_name = "freeact"
 c.KernelRestarter.time_to_dead = 0.5
+c.KernelRestarter.restart_limit = 0
 c.KernelManager.shutdown_wait_time = 1.0
 `
 
@@ -206,6 +219,22 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	if opts.KernelPython == "" {
 		opts.KernelPython = opts.Python
 	}
+	var private *stateDir
+	if opts.Isolate {
+		var err error
+		if private, err = newStateDir(opts.Dir); err != nil {
+			return nil, fmt.Errorf("start jupyter server: %w", err)
+		}
+		opts.Dir = private.path
+	}
+	s, err := startServer(ctx, opts, private)
+	if err != nil && private != nil {
+		_ = private.remove()
+	}
+	return s, err
+}
+
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*Server, error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
@@ -243,6 +272,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		maxMessage: 1 << 30, // websocket_max_message_size in serverConfig
 		local:      &opts,
 		sandbox:    sandbox,
+		private:    private,
 		live:       map[string]*Kernel{},
 	}
 	ep, err := s.launch(ctx)
@@ -564,10 +594,23 @@ func (s *Server) Close() error {
 	if p != nil {
 		p.kill()
 	}
+	var errs []error
 	if s.sandbox != nil {
-		return cleanSandbox(*s.sandbox)
+		errs = append(errs, cleanSandbox(*s.sandbox))
 	}
-	return nil
+	if s.private != nil {
+		errs = append(errs, s.private.remove())
+	}
+	return errors.Join(errs...)
+}
+
+// StateDir is the directory holding a local server's state (Dir, or with
+// Isolate its private directory); "" for a remote server.
+func (s *Server) StateDir() string {
+	if s.local == nil {
+		return ""
+	}
+	return s.local.Dir
 }
 
 // start runs the process from a goroutine locked to its OS thread until the

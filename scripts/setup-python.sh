@@ -3,7 +3,7 @@
 # run it again and it only fills in what is missing.
 #
 #   .cache/python/venv      newest ipykernel, jupyter_server, matplotlib, numpy,
-#                           pandas from PyPI        (FREEACT_TEST_PYTHON)
+#                           pandas, pydantic from PyPI (FREEACT_TEST_PYTHON)
 #   /usr/bin/python3        Debian 12's python3-ipykernel 6.17 and
 #                           python3-jupyter-server 1.23 (FREEACT_TEST_OLD_PYTHON)
 #   .cache/python/wheels    wheels for an offline provisioning test
@@ -17,7 +17,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/python"
 mkdir -p "$cache"
 
-packages=(ipykernel jupyter_server matplotlib numpy pandas)
+packages=(ipykernel jupyter_server matplotlib numpy pandas pydantic)
 
 apt_need=()
 for p in python3 python3-venv python3-ipykernel python3-jupyter-server; do
@@ -50,7 +50,7 @@ base=/usr/bin/python3
 if [[ ! -x "$cache/venv/bin/python" ]]; then
 	"$base" -m venv "$cache/venv"
 fi
-if ! "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server, matplotlib, numpy, pandas' 2>/dev/null; then
+if ! "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server, matplotlib, numpy, pandas, pydantic' 2>/dev/null; then
 	"$cache/venv/bin/python" -m pip install -q --upgrade pip
 	"$cache/venv/bin/python" -m pip install -q --upgrade "${packages[@]}"
 fi
@@ -59,12 +59,13 @@ if [[ ! -x "$cache/bare/bin/python" ]]; then
 	"$base" -m venv --without-pip "$cache/bare"
 fi
 
-# Wheels for provisioning without the network at test time. The marker file
-# is written last, so an interrupted download is redone.
-if [[ ! -f "$cache/wheels/.complete" ]]; then
+# Wheels for provisioning without the network at test time. The marker file,
+# holding the package list, is written last, so an interrupted download or a
+# changed list is done again.
+if [[ "$(cat "$cache/wheels/.complete" 2>/dev/null)" != "${packages[*]}" ]]; then
 	mkdir -p "$cache/wheels"
 	"$cache/venv/bin/python" -m pip download -q -d "$cache/wheels" pip "${packages[@]}"
-	touch "$cache/wheels/.complete"
+	echo "${packages[*]}" >"$cache/wheels/.complete"
 fi
 
 "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server; print("setup-python: venv ipykernel", ipykernel.__version__, "jupyter_server", jupyter_server.__version__)'

@@ -78,8 +78,14 @@ func Source(server string, t Tool) ([]byte, error) {
 	b.WriteString("    return _result(call_tool(_SERVER, _TOOL, _to_json(params)))\n\n\n")
 	b.WriteString(resultFn)
 	b.WriteString(helpers)
+	b.WriteString("\n\n" + KeptMarker + "\n")
 	return []byte(b.String()), nil
 }
+
+// KeptMarker ends the generated part of a module. What follows it (a
+// run_parsed added for an output parser, say) is kept when the module is
+// generated again.
+const KeptMarker = "# ---- generated above; code below this line is kept when the module is generated again ----"
 
 const header = `from __future__ import annotations
 

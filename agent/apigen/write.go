@@ -11,15 +11,18 @@ import (
 
 // Generate writes the modules of server's tools into
 // mcptoolsDir/<ModuleName(server)>/, replacing what was there: an
-// __init__.py and one module a tool. The folder is built aside and swapped
-// in, so a failure leaves the previous modules in place. It returns the
-// folder written.
+// __init__.py and one module a tool. Code added to a module below its
+// generated part (KeptMarker; in a module the Python freeact generated,
+// after its run function) is carried over to the new module. The folder is
+// built aside and swapped in, so a failure leaves the previous modules in
+// place. It returns the folder written.
 func Generate(mcptoolsDir, server string, tools []Tool) (string, error) {
 	dir := filepath.Join(mcptoolsDir, ModuleName(server))
 	files, err := Files(server, tools)
 	if err != nil {
 		return "", fmt.Errorf("generate Python API of MCP server %q: %w", server, err)
 	}
+	withKept(dir, files)
 	if err := os.MkdirAll(mcptoolsDir, 0o755); err != nil {
 		return "", fmt.Errorf("generate Python API of MCP server %q: %w", server, err)
 	}

@@ -11,10 +11,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/adrg/xdg"
-
 	"github.com/freeact/desktop/internal/atomicfile"
 	"github.com/freeact/desktop/internal/strictjson"
+	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // AppName is the folder name of the app under the XDG directories.
@@ -69,13 +68,9 @@ func (s *AppSettings) SetLastSession(workspace, id string) {
 	}
 }
 
-// DefaultAppDir returns $XDG_CONFIG_HOME/freeact (per adrg/xdg, which
-// falls back to the platform's usual place). It reads the environment
-// afresh on every call.
-func DefaultAppDir() string {
-	xdg.Reload()
-	return filepath.Join(xdg.ConfigHome, AppName)
-}
+// DefaultAppDir returns $XDG_CONFIG_HOME/freeact (~/.config/freeact when
+// unset). It reads the environment afresh on every call.
+func DefaultAppDir() string { return filepath.Join(xdgdir.Config(), AppName) }
 
 // AppStore reads and writes the app's settings.json and credentials.json
 // in one directory (normally DefaultAppDir). It is safe for concurrent use.

@@ -27,8 +27,11 @@ var templates embed.FS
 
 // Paths inside a workspace.
 const (
-	FreeactDir  = ".freeact"
-	AgentFile   = "agent.json"
+	FreeactDir = ".freeact"
+	AgentFile  = "agent.json"
+	// SandboxFile is where the desktop app saves custom sandbox settings
+	// (named by sandbox_config).
+	SandboxFile = "sandbox-config.json"
 	DotEnvFile  = ".env"
 	AgentsMD    = "AGENTS.md"
 	generated   = "generated"
@@ -68,11 +71,23 @@ type Config struct {
 	Options Options
 	// Env resolves variables: the process environment, then .env.
 	Env Env
+	// Source says which files the options came from, and what of them was
+	// accepted without effect.
+	Source Source
 	// Skills in load order; Warnings for what was skipped.
 	Skills   []Skill
 	Warnings []Warning
 	// ProjectInstructions is the content of AGENTS.md, if any.
 	ProjectInstructions string
+}
+
+// SettingsFile is the file the settings were read from: config.toml,
+// agent.json, or agent.json to be when neither exists.
+func (c *Config) SettingsFile() string {
+	if c.Source.File != "" {
+		return c.Source.File
+	}
+	return filepath.Join(c.FreeactDir, AgentFile)
 }
 
 // GeneratedDir is .freeact/generated, the kernel's PYTHONPATH entry.
@@ -97,8 +112,9 @@ func (c *Config) ImagesDir() string {
 }
 
 // Init scaffolds dir/.freeact from the embedded templates: agent.json with
-// every default, permissions.json with the default rules, the bundled
-// skills, and the generated/mcptools, generated/gentools, plans and
+// every default (unless freeact 0.11's config.toml is there), permissions.json
+// with the default rules (unless freeact 0.11's permissions.toml is), the
+// bundled skills, and the generated/mcptools, generated/gentools, plans and
 // sessions folders. Files that exist are never touched; a deleted file is
 // created again.
 func Init(dir string) error {
@@ -115,14 +131,18 @@ func Init(dir string) error {
 			return fmt.Errorf("init workspace: %w", err)
 		}
 	}
-	agentJSON, err := Defaults().Marshal()
-	if err != nil {
-		return fmt.Errorf("init workspace: %w", err)
+	// A workspace of freeact 0.11 keeps its settings in config.toml: an
+	// agent.json of defaults beside it would only mislead.
+	if _, err := os.Stat(filepath.Join(fd, ConfigTOML)); errors.Is(err, fs.ErrNotExist) {
+		agentJSON, err := Defaults().Marshal()
+		if err != nil {
+			return fmt.Errorf("init workspace: %w", err)
+		}
+		if err := createFile(filepath.Join(fd, AgentFile), agentJSON); err != nil {
+			return fmt.Errorf("init workspace: %w", err)
+		}
 	}
-	if err := createFile(filepath.Join(fd, AgentFile), agentJSON); err != nil {
-		return fmt.Errorf("init workspace: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(fd, permission.FileName)); errors.Is(err, fs.ErrNotExist) {
+	if !permission.Exists(ws) {
 		if _, err := permission.Open(ws); err != nil {
 			return fmt.Errorf("init workspace: %w", err)
 		}
@@ -165,8 +185,9 @@ type LoadOptions struct {
 	APIKeys map[string]string
 }
 
-// Load reads the workspace at dir: .freeact/agent.json (strictly; a missing
-// file means all defaults) with ${VAR} expanded, the .env file, skills and
+// Load reads the workspace at dir: its settings (.freeact/config.toml of
+// freeact 0.11, else .freeact/agent.json, strictly; see Source; no file
+// means all defaults) with ${VAR} expanded, the .env file, skills and
 // AGENTS.md.
 func Load(dir string, opts LoadOptions) (*Config, error) {
 	lookup := opts.Lookup
@@ -192,18 +213,10 @@ func Load(dir string, opts LoadOptions) (*Config, error) {
 		c.Env = c.Env.WithFallback(opts.APIKeys)
 	}
 
-	file := filepath.Join(c.FreeactDir, AgentFile)
-	c.Options = Defaults()
-	data, err := os.ReadFile(file)
-	switch {
-	case err == nil:
-		if c.Options, err = ParseOptions(data, file); err != nil {
-			return nil, err
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("load workspace: %w", err)
+	if c.Options, c.Source, err = readSettings(c.FreeactDir); err != nil {
+		return nil, err
 	}
-	if err := c.expand(file); err != nil {
+	if err := c.expand(c.SettingsFile()); err != nil {
 		return nil, err
 	}
 
@@ -217,8 +230,10 @@ func Load(dir string, opts LoadOptions) (*Config, error) {
 	return c, nil
 }
 
-// expand replaces ${VAR} references in kernel_env, the server definitions
-// and the Jupyter settings. Errors name the key, the value and the file.
+// expand replaces ${VAR} references in kernel_env, the server definitions,
+// provider_settings and the Jupyter settings, and makes the working folders
+// of local servers absolute (the workspace by default). Errors name the key,
+// the value and the file.
 func (c *Config) expand(file string) error {
 	o := &c.Options
 	var errs []error
@@ -253,7 +268,19 @@ func (c *Config) expand(file string) error {
 			exp(base+".cwd", &s.Cwd)
 			exp(base+".url", &s.URL)
 			expMap(base+".headers", s.Headers)
+			// A local server runs in the workspace, as under the Python
+			// freeact (which runs there): relative paths in its command
+			// line mean the same in both.
+			if s.Command != "" && !filepath.IsAbs(s.Cwd) {
+				s.Cwd = filepath.Join(c.Dir, s.Cwd)
+			}
 			group.servers[name] = s
+		}
+	}
+	for _, k := range sortedKeys(o.ProviderSettings) {
+		if v, ok := o.ProviderSettings[k].(string); ok {
+			exp("provider_settings."+k, &v)
+			o.ProviderSettings[k] = v
 		}
 	}
 	for _, kv := range []struct {

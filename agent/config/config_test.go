@@ -49,7 +49,7 @@ func TestDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"model", d.Model, "gemini-3-flash-preview"},
-		{"model_settings thinking", d.ModelSettings.GoogleThinking.ThinkingLevel, "high"},
+		{"model_settings thinking", d.ModelSettings.GoogleThinking.ThinkingLevel, "medium"},
 		{"model_settings thoughts", d.ModelSettings.GoogleThinking.IncludeThoughts, &include},
 		{"tool_search", d.ToolSearch, "basic"},
 		{"images_dir", d.ImagesDir, (*string)(nil)},
@@ -133,7 +133,7 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"null not allowed", `{"model": null}`, []string{`key "model"`, "value null", "null is not allowed"}},
 		{"bool as string", `{"enable_subagents": "yes"}`, []string{`key "enable_subagents"`, `value "yes"`, "true or false"}},
 		{"fraction for int", `{"max_subagents": 2.5}`, []string{`key "max_subagents"`, "value 2.5"}},
-		{"bad tool_search", `{"tool_search": "fuzzy"}`, []string{`key "tool_search"`, `"fuzzy"`, `"basic" or "hybrid"`}},
+		{"bad tool_search", `{"tool_search": "fuzzy"}`, []string{`key "tool_search"`, `"fuzzy"`, `"basic", "hybrid" or "off"`}},
 		{"bad model", `{"model": "nope:x"}`, []string{`key "model"`, `unknown provider "nope"`}},
 		{"bad model settings", `{"model_settings": {"temprature": 1}}`, []string{`key "model_settings"`, "temprature"}},
 		{"zero timeout", `{"execution_timeout": 0}`, []string{`key "execution_timeout"`, "value 0", "positive"}},
@@ -222,7 +222,7 @@ func TestExpansion(t *testing.T) {
 		{o.KernelEnv["KEY"], "from-dotenv"}, // .env wins over stored app keys
 		{o.MCPServers["gh"].Command, "dot"},
 		{o.MCPServers["gh"].Args[1], "proc"},
-		{o.MCPServers["gh"].Cwd, "dot"},
+		{o.MCPServers["gh"].Cwd, filepath.Join(ws, "dot")}, // relative to the workspace
 		{o.PTCServers["web"].URL, "https://h/dot"},
 		{o.PTCServers["web"].Headers["Authorization"], "Bearer proc"},
 		{*o.JupyterToken, "proc"},
@@ -419,7 +419,7 @@ func TestKeysCoverOptions(t *testing.T) {
 	v := reflect.ValueOf(&o).Elem()
 	for i, k := range keys {
 		if got, want := reflect.ValueOf(k.dst(&o)).Pointer(), v.Field(i).Addr().Pointer(); got != want {
-			t.Errorf("key %s decodes into field %d, not into %s", k.name, i, v.Type().Field(i).Name)
+			t.Errorf("key %s decodes into field %d, not into %s", k.Name, i, v.Type().Field(i).Name)
 		}
 	}
 }
@@ -440,5 +440,18 @@ func TestEnvFirstNonEmpty(t *testing.T) {
 	}
 	if got := e.FirstNonEmpty("MISSING"); got != "" {
 		t.Errorf("FirstNonEmpty(MISSING) = %q", got)
+	}
+}
+
+// agent.json saved with a UTF-8 byte-order mark (Notepad does) loads.
+func TestAgentJSONByteOrderMark(t *testing.T) {
+	ws := t.TempDir()
+	writeAgentJSON(t, ws, "\xef\xbb\xbf"+`{"max_subagents": 2}`)
+	c, err := Load(ws, LoadOptions{Lookup: noEnv})
+	if err != nil {
+		t.Fatalf("agent.json with a byte-order mark: %v", err)
+	}
+	if c.Options.MaxSubagents != 2 {
+		t.Errorf("max_subagents = %d, want 2", c.Options.MaxSubagents)
 	}
 }

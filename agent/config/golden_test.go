@@ -65,7 +65,7 @@ func TestInitGolden(t *testing.T) {
 	golden(t, "init.tree", []byte(strings.Join(tree, "\n")+"\n"))
 }
 
-// TestSystemPromptGolden renders both prompt variants for a fixed workspace.
+// TestSystemPromptGolden renders the prompt variants for a fixed workspace.
 func TestSystemPromptGolden(t *testing.T) {
 	ws := filepath.FromSlash("/home/user/project")
 	c := &Config{
@@ -78,7 +78,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		},
 		ProjectInstructions: "Run the tests with `make test`.",
 	}
-	for _, variant := range []string{"basic", "hybrid"} {
+	for _, variant := range []string{"basic", "hybrid", "off"} {
 		c.Options.ToolSearch = variant
 		got, err := c.SystemPrompt()
 		if err != nil {
@@ -86,8 +86,9 @@ func TestSystemPromptGolden(t *testing.T) {
 		}
 		golden(t, "system-"+variant+".md", []byte(got))
 	}
-	// Without skills and AGENTS.md the sections are left out.
-	c.Skills, c.ProjectInstructions, c.Options.ToolSearch = nil, "", "basic"
+	// Without skills and AGENTS.md the sections are left out, and without
+	// subagents the rule on subagent_task.
+	c.Skills, c.ProjectInstructions, c.Options.ToolSearch, c.Options.EnableSubagents = nil, "", "basic", false
 	got, err := c.SystemPrompt()
 	if err != nil {
 		t.Fatal(err)

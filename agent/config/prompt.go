@@ -11,6 +11,7 @@ import (
 type promptData struct {
 	WorkingDir          string
 	GeneratedDir        string // relative to the working directory
+	Subagents           bool   // subagent_task is offered
 	Skills              []promptSkill
 	ProjectInstructions string
 }
@@ -19,16 +20,17 @@ type promptSkill struct {
 	Name, Description, Path string // Path relative to the working directory
 }
 
-// SystemPrompt renders the system prompt for the workspace: the basic
-// variant, or the hybrid one when tool_search is "hybrid".
+// SystemPrompt renders the system prompt for the workspace, with the tool
+// discovery of tool_search ("basic", "hybrid" or "off").
 func (c *Config) SystemPrompt() (string, error) {
-	variant := "basic"
-	if c.Options.ToolSearch == "hybrid" {
-		variant = "hybrid"
+	variant := c.Options.ToolSearch
+	if variant != "hybrid" && variant != "off" {
+		variant = "basic"
 	}
 	data := promptData{
 		WorkingDir:          c.Dir,
 		GeneratedDir:        filepath.ToSlash(filepath.Join(FreeactDir, generated)),
+		Subagents:           c.Options.EnableSubagents,
 		ProjectInstructions: c.ProjectInstructions,
 	}
 	for _, s := range c.Skills {

@@ -36,6 +36,13 @@ func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string
 	if err != nil {
 		return "", err
 	}
+	return w.edit(ctx, a, p)
+}
+
+func (w *Workspace) edit(ctx context.Context, a EditArgs, p Path) (string, error) {
+	if toLF(a.OldText) == toLF(a.NewText) {
+		return "", fmt.Errorf("%w: old_text and new_text are identical", ErrNoChanges)
+	}
 	defer w.lock(p.Abs)() // from read to rename: a parallel edit waits
 	f, err := openRegular(p)
 	if errors.Is(err, fs.ErrNotExist) {

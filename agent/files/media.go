@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/image/draw"
@@ -25,7 +26,10 @@ const (
 	MaxImagePixels = 64 << 20
 	// MaxMediaFileBytes is the largest image file read.
 	MaxMediaFileBytes = 64 << 20
-	jpegQuality       = 90
+	// MaxInlineMediaBytes is the largest PDF, audio or video file read:
+	// model providers refuse larger inline data.
+	MaxInlineMediaBytes = 20 << 20
+	jpegQuality         = 90
 )
 
 // Image is an encoded image ready for the model.
@@ -195,13 +199,18 @@ func describeKind(data []byte, kind string) string {
 	return kind
 }
 
-// ReadMedia reads an image file for the model, scaled down to MaxImageSide.
-// It returns the image and a one-line description for the tool result.
+// ReadMedia reads an image file for the model, scaled down to MaxImageSide,
+// or a PDF, audio or video file as it is when AcceptMedia takes its type.
+// It returns the media and a one-line description for the tool result.
 func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved bool) (Image, string, error) {
 	p, err := w.resolve(a.Path, approved)
 	if err != nil {
 		return Image{}, "", err
 	}
+	return w.readMedia(ctx, p)
+}
+
+func (w *Workspace) readMedia(ctx context.Context, p Path) (Image, string, error) {
 	f, err := openRegular(p)
 	if err != nil {
 		return Image{}, "", err
@@ -219,6 +228,9 @@ func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved boo
 	}
 	img, err := FitImage(data, MaxImageSide)
 	if errors.Is(err, ErrNotImage) {
+		if kind, mime := mediaKind(data, p.Display()); kind != "" {
+			return w.otherMedia(data, p.Display(), kind, mime)
+		}
 		return Image{}, "", fmt.Errorf("%s: %w; for text files use %s", p.Display(), err, ReadTextFile)
 	}
 	if err != nil {
@@ -229,4 +241,66 @@ func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved boo
 		desc = fmt.Sprintf("Image %s, scaled down from %d×%d to %d×%d (%s).", p.Display(), img.SourceWidth, img.SourceHeight, img.Width, img.Height, img.MIMEType)
 	}
 	return img, desc, nil
+}
+
+// otherMedia passes a PDF, audio or video file on as it is, when the model
+// reads its type.
+func (w *Workspace) otherMedia(data []byte, display, kind, mime string) (Image, string, error) {
+	if w.AcceptMedia == nil || !w.AcceptMedia(mime) {
+		return Image{}, "", fmt.Errorf("%s is %s (%s), which this model cannot be given; %s passes images (PNG, JPEG, GIF, WEBP) to every model, PDFs, audio and video only to models that read them (Gemini reads all three, Claude and OpenAI PDFs)",
+			display, kind, mime, ReadMediaFile)
+	}
+	if len(data) > MaxInlineMediaBytes {
+		return Image{}, "", fmt.Errorf("%s is %d MiB; %s passes PDF, audio and video files up to %d MiB", display, len(data)>>20, ReadMediaFile, MaxInlineMediaBytes>>20)
+	}
+	return Image{Data: data, MIMEType: mime}, fmt.Sprintf("%s %s (%s, %s).", strings.ToUpper(kind[:1])+kind[1:], display, mime, sizeText(len(data))), nil
+}
+
+// mediaKind names what a non-image file is when it is a PDF, audio or
+// video, by its content or else its extension: ("a PDF document",
+// "application/pdf"), ...; "" otherwise.
+func mediaKind(data []byte, name string) (kind, mime string) {
+	mime = http.DetectContentType(data)
+	switch mime {
+	case "audio/wave":
+		mime = "audio/wav"
+	case "application/ogg":
+		mime = "audio/ogg"
+	case "video/avi":
+		mime = "video/x-msvideo"
+	}
+	if mime == "application/octet-stream" || strings.HasPrefix(mime, "text/plain") {
+		if byExt := mimeByExt[strings.ToLower(filepath.Ext(name))]; byExt != "" {
+			mime = byExt
+		}
+	}
+	switch {
+	case mime == "application/pdf":
+		return "a PDF document", mime
+	case strings.HasPrefix(mime, "audio/"):
+		return "an audio file", mime
+	case strings.HasPrefix(mime, "video/"):
+		return "a video", mime
+	}
+	return "", ""
+}
+
+// mimeByExt are the types of media files whose content
+// http.DetectContentType does not recognise.
+var mimeByExt = map[string]string{
+	".pdf": "application/pdf", ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".flac": "audio/flac",
+	".wav": "audio/wav", ".ogg": "audio/ogg", ".opus": "audio/ogg", ".mp4": "video/mp4", ".m4v": "video/mp4",
+	".mov": "video/quicktime", ".webm": "video/webm", ".mkv": "video/x-matroska", ".avi": "video/x-msvideo",
+	".mpeg": "video/mpeg", ".mpg": "video/mpeg", ".3gp": "video/3gpp",
+}
+
+// sizeText is a byte count for people: "812 bytes", "14 KiB", "3.2 MiB".
+func sizeText(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -285,5 +286,49 @@ func BenchmarkFitImage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// PDFs, audio and video pass as they are to a model that reads them, and
+// are refused with a reason otherwise.
+func TestReadOtherMedia(t *testing.T) {
+	w := newWorkspace(t)
+	pdf := []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n%%EOF\n")
+	put(t, w, "docs/paper.pdf", pdf)
+	put(t, w, "song.mp3", []byte("ID3\x04\x00\x00\x00\x00\x00\x00 not really music"))
+	put(t, w, "clip.webm", []byte("\x1a\x45\xdf\xa3 a webm header and some bytes"))
+	put(t, w, "big.pdf", append([]byte("%PDF-1.7\n"), make([]byte, MaxInlineMediaBytes)...))
+
+	// Images only (no AcceptMedia): a PDF is refused, saying why.
+	if _, _, err := w.ReadMedia(context.Background(), ReadMediaArgs{Path: "docs/paper.pdf"}, false); err == nil ||
+		!strings.Contains(err.Error(), "docs/paper.pdf is a PDF document (application/pdf), which this model cannot be given") {
+		t.Errorf("err = %v", err)
+	}
+
+	accepted := map[string]bool{}
+	w.AcceptMedia = func(mime string) bool {
+		accepted[mime] = true
+		return mime == "application/pdf" || mime == "audio/mpeg"
+	}
+	res, err := w.Run(context.Background(), ReadMediaArgs{Path: "docs/paper.pdf"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Image == nil || res.Image.MIMEType != "application/pdf" || string(res.Image.Data) != string(pdf) ||
+		res.Text != fmt.Sprintf("A PDF document docs/paper.pdf (application/pdf, %d bytes).", len(pdf)) {
+		t.Errorf("got %q, %+v", res.Text, res.Image)
+	}
+	img, desc, err := w.ReadMedia(context.Background(), ReadMediaArgs{Path: "song.mp3"}, false)
+	if err != nil || img.MIMEType != "audio/mpeg" || !strings.HasPrefix(desc, "An audio file song.mp3") {
+		t.Errorf("mp3: %+v %q %v", img.MIMEType, desc, err)
+	}
+	if _, _, err := w.ReadMedia(context.Background(), ReadMediaArgs{Path: "clip.webm"}, false); err == nil || !strings.Contains(err.Error(), "a video (video/webm)") {
+		t.Errorf("webm: %v", err)
+	}
+	if !accepted["video/webm"] {
+		t.Error("the model was not asked about video/webm")
+	}
+	if _, _, err := w.ReadMedia(context.Background(), ReadMediaArgs{Path: "big.pdf"}, false); err == nil || !strings.Contains(err.Error(), "up to 20 MiB") {
+		t.Errorf("big.pdf: %v", err)
 	}
 }

@@ -24,6 +24,11 @@ var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 type Workspace struct {
 	root  string // absolute, cleaned, symlinks resolved
 	locks [64]sync.Mutex
+
+	// AcceptMedia says which media besides images the model reads
+	// (application/pdf, audio/..., video/...), for ReadMedia; nil means
+	// images only. Set it before the workspace is used.
+	AcceptMedia func(mimeType string) bool
 }
 
 // lock locks the stripe of the file at abs and returns its unlock function.

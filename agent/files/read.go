@@ -10,8 +10,12 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
+
+	"github.com/freeact/desktop/internal/nofollow"
 )
 
 // Limits of filesystem_read_text_file. The reader streams the file, so memory
@@ -39,6 +43,10 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 	if err != nil {
 		return "", err
 	}
+	return w.readText(ctx, a, p)
+}
+
+func (w *Workspace) readText(ctx context.Context, a ReadTextArgs, p Path) (string, error) {
 	f, err := openRegular(p)
 	if err != nil {
 		return "", err
@@ -51,7 +59,7 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 		return "", fmt.Errorf("read %s: %w", p.Display(), err)
 	}
 	if reason := binaryReason(head); reason != "" {
-		return "", fmt.Errorf("%s is not a text file (%s); %s reads only text. Use %s for images, or inspect other files with a code action",
+		return "", fmt.Errorf("%s is not a text file (%s); %s reads only text. Use %s for images, PDFs, audio and video, or inspect other files with a code action",
 			p.Display(), reason, ReadTextFile, ReadMediaFile)
 	}
 	if bytes.HasPrefix(head, utf8BOM) {
@@ -232,23 +240,39 @@ func binaryReason(head []byte) string {
 }
 
 // openRegular opens p for reading, refusing what is not a regular file.
+// Like writeFileAtomic it follows no symbolic link: p.Abs has them resolved
+// already, and one swapped in since is refused.
 func openRegular(p Path) (*os.File, error) {
-	info, err := os.Stat(p.Abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	dir, err := nofollow.OpenDir(filepath.Dir(p.Abs), false)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
 	}
-	if info.IsDir() {
+	defer dir.Close()
+	base := filepath.Base(p.Abs)
+	mode, err := nofollow.Mode(dir, base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
+	case err != nil:
+		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
+	case mode&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("open %s: %w", p.Display(), nofollow.ErrLinkSwapped)
+	case mode.IsDir():
 		return nil, fmt.Errorf("%s is a directory, not a file; list directories with a code action (for example !ls)", p.Display())
+	case !mode.IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p.Display(), mode.Type())
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", p.Display(), info.Mode().Type())
-	}
-	f, err := os.Open(p.Abs)
+	f, err := nofollow.Open(dir, base, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
+	}
+	// The file may have been swapped for another kind since the check.
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", p.Display())
 	}
 	return f, nil
 }

@@ -50,8 +50,9 @@ func Tools() []Tool {
 		},
 		{
 			Name: ReadMediaFile,
-			Description: fmt.Sprintf("Look at an image file (PNG, JPEG, GIF or WEBP). The image is shown to you directly; "+
-				"images larger than %d pixels on a side are scaled down first.", MaxImageSide),
+			Description: fmt.Sprintf("Look at a media file: an image (PNG, JPEG, GIF or WEBP) is shown to you directly, scaled down first when "+
+				"larger than %d pixels on a side; a PDF document, audio or video file is passed to you as it is when you can read that kind "+
+				"(up to %d MiB; otherwise the result says so).", MaxImageSide, MaxInlineMediaBytes>>20),
 			Parameters: obj(map[string]any{"path": str(pathDesc)}, "path"),
 		},
 		{
@@ -222,7 +223,7 @@ func decodeParams(tool string, fields map[string]json.RawMessage, spec []param) 
 }
 
 // Result is what a file tool returns to the model: a text message, plus the
-// image for filesystem_read_media_file.
+// image (or PDF, audio, video) for filesystem_read_media_file.
 type Result struct {
 	Text  string
 	Image *Image
@@ -251,6 +252,43 @@ func (w *Workspace) Run(ctx context.Context, args Args, approved bool) (Result, 
 		return Result{Text: text}, err
 	case nil:
 		return Result{}, errors.New("no file tool arguments given")
+	}
+	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)
+}
+
+// RunApproved executes a call that was approved for the path approved (as
+// Resolve returned it before asking). The path must still resolve to the
+// same file: a symbolic link changed in between is refused with nothing
+// done, and the file is then opened without following any link, so one
+// swapped in later still cannot redirect it.
+func (w *Workspace) RunApproved(ctx context.Context, args Args, approved Path) (Result, error) {
+	if args == nil {
+		return Result{}, errors.New("no file tool arguments given")
+	}
+	now, err := w.Resolve(args.FilePath())
+	if err != nil {
+		return Result{}, err
+	}
+	if now.Abs != approved.Abs {
+		return Result{}, fmt.Errorf("%s changed after it was approved: it was %s and now leads to %s (a symbolic link was changed); nothing was done",
+			args.FilePath(), approved.Abs, now.Abs)
+	}
+	switch a := args.(type) {
+	case ReadTextArgs:
+		text, err := w.readText(ctx, a, approved)
+		return Result{Text: text}, err
+	case ReadMediaArgs:
+		img, text, err := w.readMedia(ctx, approved)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Text: text, Image: &img}, nil
+	case WriteArgs:
+		text, err := w.write(ctx, a, approved)
+		return Result{Text: text}, err
+	case EditArgs:
+		text, err := w.edit(ctx, a, approved)
+		return Result{Text: text}, err
 	}
 	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)
 }

@@ -11,4 +11,9 @@
 // call starts the server again. A stdio server runs in its own process group
 // with its stderr written to the log line by line; Close ends every server
 // and every process it started.
+//
+// Each connection settles on the newest protocol version both sides speak:
+// 2026-07-28 through server/discover, or the initialize handshake for
+// 2025-11-25 and earlier, falling back and trying again instead of failing
+// when a slow server and the probe's timeout disagree (see negotiate).
 package mcp

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -26,8 +25,10 @@ import (
 
 // Default limits of Options.
 const (
-	DefaultCallTimeout    = 5 * time.Minute
-	DefaultConnectTimeout = 2 * time.Minute
+	DefaultCallTimeout = 5 * time.Minute
+	// DefaultConnectTimeout bounds starting a server and listing its
+	// tools; a server's "connect_timeout" (seconds) replaces it.
+	DefaultConnectTimeout = 10 * time.Second
 )
 
 // Options adjusts a Manager. Zero values mean the defaults.
@@ -35,11 +36,17 @@ type Options struct {
 	// Log receives the servers' stderr (one record a line) and connection
 	// events. Default: discard.
 	Log *slog.Logger
-	// CallTimeout bounds one tool call; a call that takes longer fails and
+	// CallTimeout bounds one tool call (a server's read_timeout replaces
+	// it); a call that takes longer fails and
 	// the server is restarted on the next call.
 	CallTimeout time.Duration
-	// ConnectTimeout bounds starting a server and listing its tools.
+	// ConnectTimeout bounds starting a server and listing its tools, for
+	// servers without their own connect_timeout.
 	ConnectTimeout time.Duration
+	// ProbeTimeout bounds the wait for a server's answer to the
+	// server/discover probe (protocol 2026-07-28) before the initialize
+	// handshake is tried instead; 0 means mcp-go's default (5 s).
+	ProbeTimeout time.Duration
 	// ClientName is the name the client gives in the MCP handshake.
 	ClientName string
 	// OnConnect, if set, is called after each (re)connection with the
@@ -189,6 +196,21 @@ func (m *Manager) ServerTools(ctx context.Context, server string) ([]Tool, error
 	return slices.Clone(s.tools), nil
 }
 
+// ProtocolVersion returns the MCP protocol version agreed with a connected
+// server, or "" when it is not connected.
+func (m *Manager) ProtocolVersion(server string) string {
+	s, ok := m.servers[server]
+	if !ok {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return ""
+	}
+	return s.cur.protocol
+}
+
 func (m *Manager) server(name string) (*server, error) {
 	s, ok := m.servers[name]
 	if !ok {
@@ -220,7 +242,8 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	callTimeout := s.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -235,7 +258,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
 		case cctx.Err() != nil:
 			s.drop(c, "the call timed out")
-			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", m.opts.CallTimeout, context.DeadlineExceeded)}
+			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)}
 		}
 		var terr *transport.Error
 		if errors.As(err, &terr) {
@@ -316,9 +339,11 @@ type server struct {
 // conn is one running connection.
 type conn struct {
 	cli  *client.Client
-	cmd  *exec.Cmd // nil for HTTP
-	once sync.Once
-	err  error
+	proc *process // nil for HTTP
+	// protocol is the MCP protocol version agreed with the server.
+	protocol string
+	once     sync.Once
+	err      error
 }
 
 // connected returns the live connection, starting one when there is none.
@@ -358,9 +383,18 @@ func (s *server) connected(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
+// callTimeout is the server's read_timeout (pydantic-ai's name, from the
+// Python freeact's files), or the manager's call timeout.
+func (s *server) callTimeout() time.Duration {
+	if t := s.cfg.ReadTimeout; t != nil && *t > 0 {
+		return time.Duration(*t * float64(time.Second))
+	}
+	return s.m.opts.CallTimeout
+}
+
 // start launches the server, shakes hands and lists its tools.
 func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ConnectTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, s.connectTimeout(), errConnectTimeout)
 	defer cancel()
 	defer context.AfterFunc(s.m.life, cancel)()
 	log := s.m.opts.Log.With("mcp_server", s.name)
@@ -374,23 +408,12 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		}
 		tr = h
 	case s.cfg.Command != "":
-		env := make([]string, 0, len(s.cfg.Env))
-		for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
-			env = append(env, k+"="+s.cfg.Env[k])
+		p, err := startProcess(s.cfg, log)
+		if err != nil {
+			return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 		}
-		tr = transport.NewStdioWithOptions(s.cfg.Command, env, s.cfg.Args,
-			transport.WithCommandLogger(log),
-			transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
-				// Not CommandContext: the process outlives the call that
-				// started it.
-				cmd := exec.Command(command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				cmd.Dir = s.cfg.Cwd
-				cmd.Stderr = &lineLogger{log: log}
-				ownGroup(cmd)
-				c.cmd = cmd
-				return cmd, nil
-			}))
+		c.proc = p
+		tr = transport.NewIO(p.reader(), p.stdin, nil)
 	default:
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
@@ -401,17 +424,18 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
-	if _, err := c.cli.Initialize(ctx, init); err != nil {
+	version, err := negotiate(ctx, c.cli, s.m.opts.ClientName, s.m.opts.ProbeTimeout)
+	if err != nil {
+		err = s.startFailure(ctx, c, err)
 		c.close(log)
-		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), startErr(ctx, err))
+		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
 	}
+	c.protocol = version
 	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
+		err = s.startFailure(ctx, c, err)
 		c.close(log)
-		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), startErr(ctx, err))
+		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
 	}
 	tools := make([]Tool, 0, len(list.Tools))
 	for _, t := range list.Tools {
@@ -426,15 +450,8 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	log.Info("MCP server connected", "tools", len(tools))
+	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
-}
-
-func startErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w (%v)", ctx.Err(), err)
-	}
-	return err
 }
 
 func (s *server) describe() string {
@@ -484,10 +501,17 @@ func (s *server) close() error {
 func (c *conn) close(log *slog.Logger) error {
 	c.once.Do(func() {
 		done := make(chan error, 1)
-		go func() { done <- c.cli.Close() }()
+		go func() {
+			err := c.cli.Close() // for stdio: closes the server's stdin
+			if c.proc != nil {
+				<-c.proc.exited
+				err = c.proc.err
+			}
+			done <- err
+		}()
 		pid := 0
-		if c.cmd != nil && c.cmd.Process != nil {
-			pid = c.cmd.Process.Pid
+		if c.proc != nil {
+			pid = c.proc.cmd.Process.Pid
 		}
 		wait := func(d time.Duration) (error, bool) {
 			select {
@@ -521,6 +545,9 @@ func (c *conn) close(log *slog.Logger) error {
 			log.Debug("MCP server exited", "status", err)
 			err = nil
 		}
+		if c.proc != nil {
+			c.proc.stdout.Close() // a child of the server may hold the write end
+		}
 		c.err = err
 	})
 	return c.err
@@ -549,30 +576,41 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 	return tool, nil
 }
 
-// lineLogger writes a server's stderr to the log, one record a line.
-type lineLogger struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	buf []byte
+// newLineLogger returns a writer of a server's stderr to the log, one
+// record a line.
+func newLineLogger(log *slog.Logger) *lines {
+	return &lines{max: 64 << 10, emit: func(l []byte) {
+		if line := strings.TrimRight(string(l), "\r\n"); line != "" {
+			log.Info("MCP server stderr", "line", line)
+		}
+	}}
 }
 
-func (l *lineLogger) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
+// lines passes each line written to it (with its newline) to emit, and
+// a line longer than max, before its newline came, as it is.
+type lines struct {
+	max  int
+	emit func(line []byte) // called with mu held
+
+	mu  sync.Mutex
+	buf []byte // a line without its newline yet
+}
+
+func (w *lines) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
 	for {
-		i := bytes.IndexByte(l.buf, '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}
-		if line := strings.TrimRight(string(l.buf[:i]), "\r"); line != "" {
-			l.log.Info("MCP server stderr", "line", line)
-		}
-		l.buf = l.buf[i+1:]
+		w.emit(w.buf[:i+1])
+		w.buf = w.buf[i+1:]
 	}
-	if len(l.buf) > 64<<10 { // a very long line without a newline
-		l.log.Info("MCP server stderr", "line", string(l.buf))
-		l.buf = l.buf[:0]
+	if len(w.buf) > w.max {
+		w.emit(w.buf)
+		w.buf = w.buf[:0]
 	}
 	return len(p), nil
 }

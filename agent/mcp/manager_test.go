@@ -237,9 +237,14 @@ func TestHungCall(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("timeout took %s", d)
 			}
+			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
+			// Connected first, so the cancel below meets the hung call, not
+			// a slow start (a loaded machine, -race).
+			if _, err := m2.ServerTools(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
 			cctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(100*time.Millisecond, cancel)
-			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
 			start = time.Now()
 			if _, err := m2.Call(cctx, "test", "hang", nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("cancel: %v", err)
@@ -253,6 +258,19 @@ func TestHungCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A server's read_timeout (pydantic-ai's name, from the Python freeact's
+// files) bounds its calls instead of the Manager's call timeout.
+func TestServerReadTimeout(t *testing.T) {
+	cfg := mcptest.HTTP(t)
+	limit := 0.3
+	cfg.ReadTimeout = &limit
+	m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{CallTimeout: time.Hour})
+	_, err := m.Call(context.Background(), "test", "hang", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -290,5 +308,51 @@ func TestHTTPHeadersAreSent(t *testing.T) {
 	m, _ := newManager(t, map[string]config.Server{"test": cfg}, mcp.Options{})
 	if err := m.Connect(context.Background()); err == nil || !strings.Contains(err.Error(), `MCP server "test"`) {
 		t.Fatalf("connect without the header: %v", err)
+	}
+}
+
+// A server that prints something other than the protocol, or nothing, fails
+// its connection within the connect timeout, and the error names it and
+// quotes what it printed.
+func TestBrokenServerFailsFast(t *testing.T) {
+	one := 1.0
+	// The garbage case waits for the default timeout, except in the fast
+	// tier, which gives it a second.
+	var quick *float64
+	defaultWait := "no answer within 10s"
+	if testing.Short() {
+		quick, defaultWait = &one, "no answer within 1s"
+	}
+	sh := func(script string, timeout *float64) config.Server {
+		return config.Server{Command: "sh", Args: []string{"-c", script}, ConnectTimeout: timeout}
+	}
+	tests := []struct {
+		name string
+		cfg  config.Server
+		want []string
+	}{
+		{"garbage", sh(`echo 'Hello, I am not an MCP server'; echo 'warming up...' >&2; while read -r l; do :; done`, quick),
+			[]string{`MCP server "garbage" is not available: initialize sh -c`, defaultWait,
+				`it printed on stdout: "Hello, I am not an MCP server"; on stderr: "warming up..."`}},
+		{"silent", sh(`while read -r l; do :; done`, &one),
+			[]string{`MCP server "silent" is not available`, `no answer within 1s (a server that is slow to start needs a higher "connect_timeout"`,
+				"it printed nothing on stdout or stderr"}},
+		{"exits", sh(`echo '{"jsonrpc": "2.0", "method": "x"}'; echo 'fatal: no config file' >&2; exit 3`, nil),
+			[]string{`MCP server "exits" is not available`, "the server exited (exit status 3)", `it printed on stderr: "fatal: no config file"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newManager(t, map[string]config.Server{tt.name: tt.cfg}, mcp.Options{})
+			_, err := m.ServerTools(context.Background(), tt.name)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
 	}
 }

@@ -46,11 +46,11 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func TestReferenceServerEverything(t *testing.T) {
-	js := refServer(t, "server-everything")
+// everythingHTTP runs server-everything's streamable HTTP flavour as a
+// process of the test and returns its endpoint.
+func everythingHTTP(t *testing.T, js string) string {
+	t.Helper()
 	port := freePort(t)
-	// The HTTP flavour runs as a process of the test; the Manager only
-	// connects to it.
 	httpSrv := exec.Command("node", js, "streamableHttp")
 	httpSrv.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	if err := httpSrv.Start(); err != nil {
@@ -69,12 +69,20 @@ func TestReferenceServerEverything(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+}
+
+func TestReferenceServerEverything(t *testing.T) {
+	js := refServer(t, "server-everything")
+	// The HTTP flavour runs as a process of the test; the Manager only
+	// connects to it.
+	url := everythingHTTP(t, js)
 	for _, tr := range []struct {
 		name string
 		cfg  config.Server
 	}{
 		{"stdio", config.Server{Command: "node", Args: []string{js, "stdio"}}},
-		{"http", config.Server{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}},
+		{"http", config.Server{URL: url}},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
 			m, _ := newManager(t, map[string]config.Server{"everything": tr.cfg}, mcp.Options{ConnectTimeout: 30 * time.Second})

@@ -52,7 +52,8 @@ type Part struct {
 	Signature []byte `json:"signature,omitempty"`
 }
 
-// Image is an inline image: raw bytes plus their MIME type.
+// Image is inline media: raw bytes plus their MIME type. Mostly an image;
+// a PDF, audio or video for the models that take them (AcceptsMedia).
 type Image struct {
 	MIMEType string `json:"mime_type"`
 	Data     []byte `json:"data"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"strings"
 	"time"
@@ -17,8 +18,9 @@ import (
 // Stream sends one request and yields what comes back as it arrives:
 // ThoughtDelta and TextDelta pieces, each FunctionCallChunk, a Retry notice
 // before each retry of a transient failure, one UsageChunk, and finally Done
-// with the complete message. If the stream fails, the last pair carries the
-// error instead of Done; when some output had arrived the error is a
+// with the complete message. If the stream fails (a stream that ends
+// without a finish reason fails with ErrIncomplete), the last pair carries
+// the error instead of Done; when some output had arrived the error is a
 // *StreamError holding the partial message. Breaking out of the loop ends
 // the request.
 type Model interface {
@@ -82,6 +84,12 @@ type Retry struct {
 	Err        error
 }
 
+// ErrIncomplete is the error (wrapped) of a stream that ended without the
+// provider saying why the model stopped: the connection was cut or the
+// response is otherwise incomplete. It wraps io.ErrUnexpectedEOF, so it is
+// retried when nothing had arrived yet.
+var ErrIncomplete = fmt.Errorf("the response ended without a finish reason, so it may be incomplete: %w", io.ErrUnexpectedEOF)
+
 // Done carries the complete model message; it is always the last chunk of a
 // successful stream.
 type Done struct{ Message Message }
@@ -121,6 +129,25 @@ type Backend interface {
 	StreamOnce(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
 }
 
+// MediaAccepter is implemented by models (and backends) that say which
+// inline media they take, in prompts and in tool results.
+type MediaAccepter interface {
+	AcceptsMedia(mimeType string) bool
+}
+
+// AcceptsMedia reports whether m takes inline data of mimeType (such as
+// application/pdf or audio/mpeg): images always, other media when m says
+// so.
+func AcceptsMedia(m Model, mimeType string) bool {
+	if ma, ok := m.(MediaAccepter); ok {
+		return ma.AcceptsMedia(mimeType)
+	}
+	return IsImage(mimeType)
+}
+
+// IsImage reports whether mimeType is an image type.
+func IsImage(mimeType string) bool { return strings.HasPrefix(mimeType, "image/") }
+
 // New turns a provider backend into a Model that retries transient failures
 // by policy and assembles the complete message.
 func New(b Backend, policy RetryPolicy) Model {
@@ -133,6 +160,14 @@ type retrying struct {
 }
 
 func (r *retrying) Name() string { return r.b.Name() }
+
+// AcceptsMedia asks the backend; see the package function.
+func (r *retrying) AcceptsMedia(mimeType string) bool {
+	if ma, ok := r.b.(MediaAccepter); ok {
+		return ma.AcceptsMedia(mimeType)
+	}
+	return IsImage(mimeType)
+}
 
 func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error] {
 	return func(yield func(Chunk, error) bool) {
@@ -148,6 +183,11 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 			}
 			if err == nil && ctx.Err() != nil {
 				err = context.Cause(ctx) // a backend that ended quietly on cancel
+			}
+			if err == nil && !acc.finished {
+				// A stream cut short, or a provider that did not say it was
+				// done: what arrived may be half an answer.
+				err = fmt.Errorf("%s: %w", r.b.Name(), ErrIncomplete)
 			}
 			if err == nil {
 				if acc.usage != nil {
@@ -205,7 +245,7 @@ func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yie
 			watchdog.Reset(idle)
 			continue
 		case Finish:
-			acc.msg.Stop = c.Reason
+			acc.msg.Stop, acc.finished = c.Reason, true
 			watchdog.Reset(idle)
 			continue
 		}
@@ -225,11 +265,12 @@ func (r *retrying) once(ctx context.Context, req *Request, acc *accumulator, yie
 // same kind merge into one part until a piece carries a signature, which
 // closes the part: Gemini puts the signature on the last piece of a part.
 type accumulator struct {
-	msg     Message
-	usage   *Usage
-	started bool            // some content has been passed to the consumer
-	open    bool            // the last part is text that may still grow
-	text    strings.Builder // the open part's text so far
+	msg      Message
+	usage    *Usage
+	started  bool            // some content has been passed to the consumer
+	finished bool            // the backend said why the model stopped
+	open     bool            // the last part is text that may still grow
+	text     strings.Builder // the open part's text so far
 }
 
 func (a *accumulator) add(c Chunk) {

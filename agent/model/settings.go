@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,7 +33,41 @@ type Settings struct {
 	// OpenAIReasoningEffort is sent as reasoning_effort ("minimal", "low",
 	// "medium", "high") to OpenAI-compatible servers.
 	OpenAIReasoningEffort string `json:"openai_reasoning_effort,omitempty"`
+	// Timeout, in seconds, is how long a model request may go without
+	// receiving anything before it fails and is retried (pydantic-ai passes
+	// it to httpx, whose read timeout is the same bound); nil means ten
+	// minutes.
+	Timeout *float64 `json:"timeout,omitempty"`
+
+	// Ignored holds the keys of pydantic-ai's model settings that this app
+	// accepts but has no use for (logit_bias, google_safety_settings, ...),
+	// with their values, so a workspace of the Python freeact loads.
+	Ignored map[string]json.RawMessage `json:"-"`
 }
+
+// pydanticAIKeys are the model settings of pydantic-ai (ModelSettings and
+// its Google, Anthropic and OpenAI variants, as of pydantic-ai 1.107) that
+// Settings has no field for: accepted and ignored.
+var pydanticAIKeys = []string{
+	"top_k", "tool_choice", "logit_bias", "extra_headers", "extra_body", "thinking", "service_tier",
+	"google_safety_settings", "google_labels", "google_video_resolution", "google_cached_content",
+	"google_logprobs", "google_top_logprobs", "google_cloud_service_tier", "google_vertex_service_tier",
+	"google_service_tier",
+	"anthropic_metadata", "anthropic_cache_tool_definitions", "anthropic_service_tier",
+	"anthropic_cache_instructions", "anthropic_cache_messages", "anthropic_cache", "anthropic_effort",
+	"anthropic_task_budget", "anthropic_container", "anthropic_code_execution_tool_version",
+	"anthropic_eager_input_streaming", "anthropic_betas", "anthropic_speed", "anthropic_context_management",
+	"openai_logprobs", "openai_top_logprobs", "openai_store", "openai_user", "openai_service_tier",
+	"openai_prediction", "openai_prompt_cache_key", "openai_prompt_cache_retention",
+	"openai_continuous_usage_stats", "openai_native_tools", "openai_reasoning_generate_summary",
+	"openai_reasoning_summary", "openai_send_reasoning_ids", "openai_truncation", "openai_text_verbosity",
+	"openai_previous_response_id", "openai_conversation_id", "openai_include_code_execution_outputs",
+	"openai_include_web_search_sources", "openai_include_file_search_results",
+	"openai_include_raw_annotations", "openai_context_management",
+}
+
+// IgnoredKeys lists the accepted keys that have no effect here, sorted.
+func (s Settings) IgnoredKeys() []string { return slices.Sorted(maps.Keys(s.Ignored)) }
 
 // GoogleThinking is Gemini's thinking configuration.
 type GoogleThinking struct {
@@ -48,18 +83,19 @@ type AnthropicThinking struct {
 }
 
 // DefaultSettings returns the settings used when agent.json has no
-// model_settings: thinking on (Gemini at a high level, Claude with an 8192
-// token budget), thoughts included.
+// model_settings: thinking on (Gemini at the medium level, as the Python
+// freeact sets it; Claude with an 8192 token budget), thoughts included.
 func DefaultSettings() Settings {
 	include := true
 	return Settings{
-		GoogleThinking:    &GoogleThinking{IncludeThoughts: &include, ThinkingLevel: "high"},
+		GoogleThinking:    &GoogleThinking{IncludeThoughts: &include, ThinkingLevel: "medium"},
 		AnthropicThinking: &AnthropicThinking{Type: "enabled", BudgetTokens: 8192},
 	}
 }
 
-// ParseSettings decodes the JSON object of "model_settings". An unknown key
-// or a bad value is an error that names it.
+// ParseSettings decodes the JSON object of "model_settings". Keys of
+// pydantic-ai's settings that have no effect here are kept in Ignored; any
+// other unknown key, or a bad value, is an error that names it.
 func ParseSettings(data []byte) (Settings, error) {
 	var s Settings
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -72,6 +108,23 @@ func ParseSettings(data []byte) (Settings, error) {
 func (s *Settings) UnmarshalJSON(data []byte) error {
 	type plain Settings
 	var v plain
+	var all map[string]json.RawMessage
+	if err := strictjson.Unmarshal(data, &all); err == nil {
+		for k, raw := range all {
+			if slices.Contains(pydanticAIKeys, k) {
+				if v.Ignored == nil {
+					v.Ignored = map[string]json.RawMessage{}
+				}
+				v.Ignored[k] = raw
+				delete(all, k)
+			}
+		}
+		if v.Ignored != nil {
+			if data, err = json.Marshal(all); err != nil {
+				return fmt.Errorf("model_settings: %w", err)
+			}
+		}
+	}
 	if err := strictjson.Unmarshal(data, &v); err != nil {
 		if uk := (*strictjson.UnknownKeyError)(nil); errors.As(err, &uk) {
 			return fmt.Errorf("model_settings: unknown key %q (known top-level keys: %s)", uk.Key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))
@@ -85,6 +138,9 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 	if e := v.OpenAIReasoningEffort; e != "" &&
 		!slices.Contains([]string{"none", "minimal", "low", "medium", "high"}, e) {
 		return fmt.Errorf("model_settings: openai_reasoning_effort %q: want none, minimal, low, medium or high", e)
+	}
+	if t := v.Timeout; t != nil && *t <= 0 {
+		return fmt.Errorf("model_settings: timeout %v: want a positive number of seconds", *t)
 	}
 	if a := v.AnthropicThinking; a != nil {
 		switch {
@@ -102,7 +158,9 @@ func jsonKeys(t reflect.Type) []string {
 	var keys []string
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		keys = append(keys, name)
+		if name != "-" {
+			keys = append(keys, name)
+		}
 	}
 	return keys
 }

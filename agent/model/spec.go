@@ -55,13 +55,16 @@ func openAIPreset(prefix string) (Spec, bool) {
 }
 
 // knownPrefixes lists every accepted prefix, for error messages.
-const knownPrefixes = "google (or google-gla), anthropic, openai, ollama, openrouter, deepseek, groq, lmstudio"
+const knownPrefixes = "google (or google-gla), anthropic, openai (or openai-chat, openai-responses), ollama, openrouter, deepseek, groq, lmstudio"
 
 // ParseModelString parses a model string of agent.json:
 //
 //	gemini-3-flash-preview             a bare name is a Gemini model
 //	google:gemini-3-flash-preview      also google-gla: (pydantic-ai's name)
-//	openai:gpt-5                       OPENAI_API_KEY, OPENAI_BASE_URL
+//	openai:gpt-5                       OPENAI_API_KEY, OPENAI_BASE_URL; also
+//	                                   openai-chat: and openai-responses:
+//	                                   (pydantic-ai's names), both through
+//	                                   the chat completions API
 //	ollama:qwen3                       OLLAMA_BASE_URL, default localhost:11434
 //	openrouter:…, deepseek:…, groq:…, lmstudio:…
 //	http://host:8000/v1#served-model   any OpenAI-compatible server
@@ -91,6 +94,10 @@ func ParseModelString(s string) (Spec, error) {
 	switch prefix {
 	case "google", "google-gla":
 		return Spec{Provider: "google", Name: name, KeyEnv: "GEMINI_API_KEY"}, nil
+	case "google-vertex":
+		return Spec{}, fmt.Errorf("model %q: Vertex AI (google-vertex) is not supported: use google:%s with a Gemini API key", s, name)
+	case "openai-chat", "openai-responses":
+		prefix = "openai"
 	case "anthropic":
 		return Spec{Provider: "anthropic", Name: name, BaseURL: "https://api.anthropic.com", BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", KeyRequired: true}, nil
 	}

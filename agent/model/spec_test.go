@@ -16,6 +16,8 @@ func TestParseModelString(t *testing.T) {
 		{"google:gemini-2.5-pro", "google", "gemini-2.5-pro", "", "GEMINI_API_KEY", "google:gemini-2.5-pro"},
 		{"google-gla:gemini-2.5-flash", "google", "gemini-2.5-flash", "", "GEMINI_API_KEY", "google:gemini-2.5-flash"},
 		{"openai:gpt-5", "openai", "gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY", "openai:gpt-5"},
+		{"openai-responses:gpt-5", "openai", "gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY", "openai:gpt-5"},
+		{"openai-chat:gpt-4.1", "openai", "gpt-4.1", "https://api.openai.com/v1", "OPENAI_API_KEY", "openai:gpt-4.1"},
 		{"ollama:qwen3:8b", "ollama", "qwen3:8b", "http://localhost:11434/v1", "OLLAMA_API_KEY", "ollama:qwen3:8b"},
 		{"openrouter:anthropic/claude-sonnet-4", "openrouter", "anthropic/claude-sonnet-4", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openrouter:anthropic/claude-sonnet-4"},
 		{"anthropic:claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"},
@@ -41,7 +43,8 @@ func TestParseModelString(t *testing.T) {
 func TestParseModelStringErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `set "model" in agent.json`},
-		{"mistral:large", `unknown provider "mistral" (known: google (or google-gla), anthropic, openai, ollama`},
+		{"mistral:large", `unknown provider "mistral" (known: google (or google-gla), anthropic, openai (or openai-chat, openai-responses), ollama`},
+		{"google-vertex:gemini-3-flash-preview", "use google:gemini-3-flash-preview with a Gemini API key"},
 		{"openai:", "model name after \"openai:\" is missing"},
 		{"http://localhost:8000/v1", `e.g. "http://localhost:8000/v1#my-model"`},
 	}
@@ -83,9 +86,23 @@ func TestSettings(t *testing.T) {
 		t.Errorf("settings = %+v / %+v", s, g)
 	}
 
+	// The default thinking level is freeact's: medium.
 	d, _ := json.Marshal(DefaultSettings())
-	if string(d) != `{"google_thinking_config":{"include_thoughts":true,"thinking_level":"high"},"anthropic_thinking":{"type":"enabled","budget_tokens":8192}}` {
+	if string(d) != `{"google_thinking_config":{"include_thoughts":true,"thinking_level":"medium"},"anthropic_thinking":{"type":"enabled","budget_tokens":8192}}` {
 		t.Errorf("default settings = %s", d)
+	}
+
+	// Keys of pydantic-ai's settings: timeout is used, the others are kept
+	// aside as ignored; a misspelt key is still an error.
+	s, err = ParseSettings([]byte(`{"timeout": 120, "logit_bias": {"50256": -100}, "google_safety_settings": [], "temperature": 0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Timeout == nil || *s.Timeout != 120 || *s.Temperature != 0.5 {
+		t.Errorf("settings = %+v", s)
+	}
+	if got := strings.Join(s.IgnoredKeys(), ","); got != "google_safety_settings,logit_bias" {
+		t.Errorf("ignored keys = %s", got)
 	}
 
 	for _, tt := range []struct{ in, want string }{
@@ -95,6 +112,8 @@ func TestSettings(t *testing.T) {
 		{`{"anthropic_thinking": {"type": "enabled", "budget_tokens": 100}}`, "budget_tokens 100: want at least 1024"},
 		{`{"anthropic_thinking": {"type": "on"}}`, `anthropic_thinking.type "on"`},
 		{`{"max_tokens": "many"}`, "model_settings: json: cannot unmarshal string"},
+		{`{"timeout": 0}`, "timeout 0: want a positive number of seconds"},
+		{`{"logit_bias": {}, "temprature": 1}`, `unknown key "temprature"`},
 	} {
 		_, err := ParseSettings([]byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/freeact/desktop/agent/shell"
 )
 
@@ -112,6 +113,11 @@ func (r Rule) validate() error {
 		if r.Path == "" {
 			return fmt.Errorf(`%s rule needs "path" (a pattern such as "src/**")`, r.Type)
 		}
+		// doublestar matches nothing with an invalid pattern: an ask rule
+		// would silently never ask.
+		if !doublestar.ValidatePattern(r.Path) {
+			return fmt.Errorf(`"path" %q is not a valid pattern: close every [ with ] and every { with } (write \[ for a literal [)`, r.Path)
+		}
 	} else if r.Path != "" {
 		return fmt.Errorf(`"path" is only valid in FileRead, FileWrite and FileEdit rules, not %s`, r.Type)
 	}
@@ -132,8 +138,9 @@ var subcommandTools = map[string]bool{
 // SuggestPattern proposes the pattern for a rule that would allow call and
 // calls like it, in the text form ParsePattern reads back:
 //   - a shell command: "cmd subcmd *" for tools with subcommands, else
-//     "cmd *"; a command without arguments, or one that redirects output
-//     into a file, is suggested as written;
+//     "cmd *"; a command without arguments, or one that writes files in a
+//     way such a rule would not cover (a redirection, sort -o, git
+//     --output), is suggested as written;
 //   - a %%bash script: the whole script, wildcards in it escaped;
 //   - a file operation: "<tool_name> <path>", with wildcards in the path
 //     escaped; give the path relative to the workspace (Manager.Suggest
@@ -149,7 +156,9 @@ func SuggestPattern(c Call) string {
 		}
 		// Whitespace or quoting the heuristic does not expect: fall back
 		// to the exact command, so the rule always matches this call.
-		if p := suggestShell(c.Command); Glob(p, c.Command) {
+		// A rule must name what makes a command write ("sort -o *").
+		markers := writeMarkers(c.Command, shell.FileAccesses(c.Command, ""))
+		if p := suggestShell(c.Command); Glob(p, c.Command) && uncovered(Rule{Command: p}, markers) == "" {
 			return p
 		}
 		return EscapeGlob(c.Command)
@@ -186,28 +195,13 @@ func suggestShell(command string) string {
 }
 
 // SuggestDisplay returns the text an approval prompt shows for a shell
-// call: the command exactly, or for a %%bash script its first non-empty
-// line and how many lines follow. It returns "" for other calls, whose
-// prompt shows SuggestPattern instead.
+// call: the command exactly, or for a script cell the whole script. It
+// returns "" for other calls, whose prompt shows SuggestPattern instead.
 func SuggestDisplay(c Call) string {
 	if c.Type != TypeShellAction {
 		return ""
 	}
-	if c.ToolName != ShellMagicTool {
-		return c.Command
-	}
-	lines := strings.Split(strings.TrimRight(c.Command, "\n"), "\n")
-	first, rest := "", 0
-	for i, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			first, rest = strings.TrimSpace(l), len(lines)-i-1
-			break
-		}
-	}
-	if rest == 0 {
-		return first
-	}
-	return fmt.Sprintf("%s (+%d more lines)", first, rest)
+	return c.Command
 }
 
 // ParsePattern turns a (possibly user-edited) pattern from SuggestPattern

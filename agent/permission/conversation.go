@@ -25,16 +25,19 @@ func (m *Manager) NewConversation() *Conversation { return &Conversation{m: m} }
 // Manager returns the manager of the saved rules.
 func (s *Conversation) Manager() *Manager { return s.m }
 
-// Check matches c against this session's grants and the saved rules (see
-// Manager.check for the order) and says which rule decided.
-func (s *Conversation) Check(c Call) Verdict {
+// Evaluate matches c against this conversation's grants and the saved
+// rules (see Manager.evaluate for the order) and says which rule decided.
+func (s *Conversation) Evaluate(c Call) Verdict {
 	s.mu.RLock()
 	grants := s.grants
 	s.mu.RUnlock()
 	s.m.mu.RLock()
 	defer s.m.mu.RUnlock()
-	return s.m.check(grants, c)
+	return s.m.evaluate(grants, c)
 }
+
+// Check is Evaluate's decision.
+func (s *Conversation) Check(c Call) Decision { return s.Evaluate(c).Decision }
 
 // Suggest is Manager.Suggest.
 func (s *Conversation) Suggest(c Call) string { return s.m.Suggest(c) }

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/shell"
@@ -52,8 +52,8 @@ func (d Decision) String() string {
 type Scope int
 
 const (
-	// Session rules are the grants of one conversation (a Conversation): they
-	// live in memory and end with it.
+	// Session rules are the grants of one conversation (a Conversation):
+	// they live in memory and end with it.
 	Session Scope = iota
 	// Always rules are saved to permissions.json.
 	Always
@@ -66,37 +66,59 @@ func (s Scope) String() string {
 	return "session"
 }
 
-// Verdict is the outcome of checking a call, with the rule that decided it.
-type Verdict struct {
-	Decision Decision
-	// Rule is the rule that matched; zero for NoMatch.
-	Rule Rule
-	// Scope says where Rule lives: a saved rule or a grant of the session.
-	Scope Scope
-}
-
-// Manager holds a workspace's saved rules (permissions.json). Each
-// conversation checks calls through a Conversation of its own, which adds the
-// grants made in it. It is safe for concurrent use by several agents.
+// Manager holds a workspace's saved rules. Each conversation checks calls
+// through a Conversation of its own, which adds the grants made in it. It
+// is safe for concurrent use by several agents.
+//
+// The always rules are those of permissions.json and, in a workspace of the
+// Python freeact 0.11, those of its permissions.toml (the imported rules),
+// which count the same but are only read: new and edited rules go to
+// permissions.json.
 type Manager struct {
 	workspace string // absolute, clean
 	file      string
+	tomlFile  string
 
-	mu     sync.RWMutex
-	always Rules
+	mu        sync.RWMutex
+	always    Rules
+	imported  Rules    // of permissions.toml
+	protected []string // absolute paths besides file (see Protect)
+	walkLimit int      // entries one check may visit (see guard.go)
+}
+
+// Exists reports whether the workspace at dir has a permissions file:
+// permissions.json, or freeact 0.11's permissions.toml.
+func Exists(dir string) bool {
+	for _, name := range []string{FileName, TOMLFileName} {
+		if _, err := os.Stat(filepath.Join(dir, ".freeact", name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Open loads the rules of the workspace at dir from
-// .freeact/permissions.json, writing the default rules there first when the
-// file does not exist.
+// .freeact/permissions.json and freeact 0.11's .freeact/permissions.toml.
+// When neither exists, the default rules are written to permissions.json
+// first; a permissions.toml holds freeact's defaults already, so it gets
+// no permissions.json beside it until a rule is added.
 func Open(dir string) (*Manager, error) {
 	ws, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open permissions: workspace path %q: %w", dir, err)
 	}
-	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName)}
+	m := &Manager{workspace: filepath.Clean(ws), file: filepath.Join(ws, ".freeact", FileName),
+		tomlFile: filepath.Join(ws, ".freeact", TOMLFileName), walkLimit: maxWalk}
+	imported, err := readTOMLRules(m.tomlFile)
+	hasTOML := err == nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	}
 	rules, err := readRules(m.file)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && hasTOML:
 	case errors.Is(err, fs.ErrNotExist):
 		rules = DefaultRules()
 		if err := writeRules(m.file, rules); err != nil {
@@ -105,52 +127,103 @@ func Open(dir string) (*Manager, error) {
 	case err != nil:
 		return nil, err
 	}
-	m.always = rules
+	m.always, m.imported = rules, imported
 	return m, nil
+}
+
+// Imported returns the rules read from freeact 0.11's permissions.toml and
+// its path, or empty rules and "" when the workspace has none.
+func (m *Manager) Imported() (Rules, string) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.imported.Allow == nil && m.imported.Ask == nil {
+		return Rules{}, ""
+	}
+	return m.imported.clone(), m.tomlFile
 }
 
 // File returns the path of the permissions file.
 func (m *Manager) File() string { return m.file }
 
-// Check matches c against the saved rules alone (a Conversation adds its
-// grants); see Conversation.Check.
-func (m *Manager) Check(c Call) Decision {
+// Check is Evaluate's decision.
+func (m *Manager) Check(c Call) Decision { return m.Evaluate(c).Decision }
+
+// Evaluate matches c against the saved rules alone; a Conversation adds
+// its grants (see evaluate).
+func (m *Manager) Evaluate(c Call) Verdict {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.check(Rules{}, c).Decision
+	return m.evaluate(Rules{}, c)
 }
 
-// check matches c against the grants of a session and the saved rules, in
-// the order session ask, always ask, session allow, always allow; the first
-// match decides. An opaque shell call (marked so, or one that agent/shell
-// cannot split safely) is never allowed by a rule, and neither is a shell
-// command that writes files through a redirection unless the matching
-// rule's command pattern has a redirection itself. m.mu is held.
-func (m *Manager) check(grants Rules, c Call) Verdict {
-	tiers := []struct {
-		rules []Rule
-		scope Scope
-	}{{grants.Ask, Session}, {m.always.Ask, Always}}
-	for _, t := range tiers {
-		if i := slices.IndexFunc(t.rules, func(r Rule) bool { return r.matches(c, m.workspace) }); i >= 0 {
-			return Verdict{Decision: Ask, Rule: t.rules[i], Scope: t.scope}
-		}
+// evaluate matches c against the grants of a conversation and the saved
+// rules in the order session ask, always ask (permissions.json, then
+// permissions.toml), session allow, always allow; the first match decides,
+// except:
+//   - a call that changes a protected file (see Protect) is asked before
+//     any rule is consulted, and Verdict.Protected is set;
+//   - an opaque shell call (marked so, or one that agent/shell cannot
+//     split safely) is never allowed by a rule;
+//   - a shell command that writes files (a redirection, tee, --output...)
+//     is allowed only by a rule that names what makes it write;
+//   - a call an allow rule matches is still asked when its files meet an
+//     ask rule: a shell command naming .env, a recursive search over a
+//     folder holding it, a hard link to it (see guard.go).
+//
+// m.mu is held.
+func (m *Manager) evaluate(grants Rules, c Call) Verdict {
+	var acc []shell.Access
+	if c.Type == TypeShellAction && (c.ToolName == ShellTool || c.ToolName == ShellMagicTool) {
+		acc = shell.FileAccesses(c.Command, m.workspace)
 	}
-	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
-		return Verdict{}
+	if reason := m.protectedCall(c, acc); reason != "" {
+		return Verdict{Decision: Ask, Reason: reason, Protected: true}
 	}
-	tiers = []struct {
-		rules []Rule
-		scope Scope
-	}{{grants.Allow, Session}, {m.always.Allow, Always}}
-	for _, t := range tiers {
-		for _, r := range t.rules {
-			if r.matches(c, m.workspace) && !writesPastRule(r, c) {
-				return Verdict{Decision: Allow, Rule: r, Scope: t.scope}
+	for _, rules := range [][]Rule{grants.Ask, m.always.Ask, m.imported.Ask} {
+		for _, r := range rules {
+			if r.matches(c, m.workspace) {
+				return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s asks for it", r)}
 			}
 		}
 	}
-	return Verdict{}
+	if c.Opaque || (c.Type == TypeShellAction && c.ToolName == ShellTool && shell.Split(c.Command).Opaque) {
+		return Verdict{Decision: NoMatch}
+	}
+	var markers []string
+	if c.Type == TypeShellAction {
+		markers = writeMarkers(c.Command, acc)
+	}
+	var allowed *Rule
+	scope := Session
+	notCovered := ""
+	for i, rules := range [][]Rule{grants.Allow, m.always.Allow, m.imported.Allow} {
+		for _, r := range rules {
+			if !r.matches(c, m.workspace) {
+				continue
+			}
+			if mk := uncovered(r, markers); mk != "" {
+				if notCovered == "" {
+					notCovered = fmt.Sprintf("the rule %s allows the command but not how it writes files: the rule does not name %s", r, mk)
+				}
+				continue
+			}
+			allowed = &r
+			if i > 0 {
+				scope = Always
+			}
+			break
+		}
+		if allowed != nil {
+			break
+		}
+	}
+	if allowed == nil {
+		return Verdict{Decision: NoMatch, Reason: notCovered}
+	}
+	if reason := m.askReason(grants, c, acc); reason != "" {
+		return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s allows it, but %s", allowed, reason)}
+	}
+	return Verdict{Decision: Allow, Rule: *allowed, Scope: scope}
 }
 
 // Suggest is SuggestPattern with a file path made relative to the
@@ -165,13 +238,6 @@ func (m *Manager) Suggest(c Call) string {
 
 // IsAllowed reports whether the saved rules let c run without asking.
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
-
-// writesPastRule reports a shell command that redirects output into a file
-// matched by a rule that does not mention redirection: "cat *" must not
-// allow "cat a > ~/.bashrc".
-func writesPastRule(r Rule, c Call) bool {
-	return c.Type == TypeShellAction && !strings.Contains(r.Command, ">") && shell.WritesFiles(c.Command)
-}
 
 // Add saves rule in the allow tier (ask=false) or the ask tier of
 // permissions.json. It is merged into the file as it is on disk now (so
@@ -211,7 +277,7 @@ func addTo(rs *Rules, ask bool, rule Rule) {
 	}
 }
 
-// Rules returns a copy of the saved rules.
+// Rules returns a copy of the saved rules (permissions.json).
 func (m *Manager) Rules() Rules {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -237,12 +303,19 @@ func (m *Manager) SetAlways(rules Rules) error {
 // On error the rules in use stay unchanged.
 func (m *Manager) Reload() error {
 	rules, err := readRules(m.file)
-	if err != nil {
+	imported, terr := readTOMLRules(m.tomlFile)
+	switch {
+	case errors.Is(terr, fs.ErrNotExist):
+		terr = nil
+	case terr == nil && errors.Is(err, fs.ErrNotExist):
+		err = nil
+	}
+	if err := errors.Join(err, terr); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.always = rules
+	m.always, m.imported = rules, imported
 	return nil
 }
 
@@ -257,7 +330,7 @@ func (rs Rules) validate(file string) error {
 	}{{"allow", rs.Allow}, {"ask", rs.Ask}} {
 		for i, r := range tier.rules {
 			if err := r.validate(); err != nil {
-				return fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, r, err)
 			}
 		}
 	}
@@ -286,12 +359,22 @@ func ParseRules(data []byte, file string) (Rules, error) {
 				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
 			}
 			if err := r.validate(); err != nil {
-				return Rules{}, fmt.Errorf("%s: %s[%d]: %w", file, tier.name, i, err)
+				return Rules{}, fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, compactJSON(item), err)
 			}
 			*tier.dst = append(*tier.dst, r)
 		}
 	}
 	return rs, nil
+}
+
+// compactJSON returns a rule's JSON text on one line, to name it in an
+// error.
+func compactJSON(item json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, item) != nil {
+		return string(item)
+	}
+	return b.String()
 }
 
 func readRules(file string) (Rules, error) {

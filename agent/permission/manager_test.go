@@ -182,11 +182,11 @@ func TestOrder(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := s.Check(c)
+			got := s.Evaluate(c)
 			if got.Decision != tt.want {
-				t.Fatalf("Check = %v, want %v", got.Decision, tt.want)
+				t.Fatalf("Evaluate = %v, want %v", got.Decision, tt.want)
 			}
-			if tt.want != NoMatch && (got.Rule != r || got.Scope != tt.add[len(tt.add)-1].scope) {
+			if tt.want == Allow && (got.Rule != r || got.Scope != tt.add[len(tt.add)-1].scope) {
 				t.Fatalf("Check decided by %v (%v), want %v (%v)", got.Rule, got.Scope, r, tt.add[len(tt.add)-1].scope)
 			}
 		})
@@ -207,10 +207,10 @@ func TestScopes(t *testing.T) {
 	if err := s.Add(Session, false, session); err != nil {
 		t.Fatal(err)
 	}
-	if s.Check(shellCall("make build")).Decision != Allow || s.Check(shellCall("npm test --watch")).Decision != Allow {
+	if s.Check(shellCall("make build")) != Allow || s.Check(shellCall("npm test --watch")) != Allow {
 		t.Fatal("added rules do not apply")
 	}
-	if m.IsAllowed(shellCall("npm test --watch")) || m.NewConversation().Check(shellCall("npm test --watch")).Decision == Allow {
+	if m.IsAllowed(shellCall("npm test --watch")) || m.NewConversation().Check(shellCall("npm test --watch")) == Allow {
 		t.Fatal("a grant of one session applies outside it")
 	}
 	fresh, err := Open(ws)
@@ -277,6 +277,10 @@ func TestParseRulesErrors(t *testing.T) {
 		{"path on shell", `{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "x", "path": "y"}]}`, []string{`"path" is only valid`}},
 		{"command on file", `{"allow": [{"type": "FileRead", "tool_name": "x", "path": "y", "command": "z"}]}`, []string{`"command" is only valid`}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
+		{"invalid path glob", `{"allow": [], "ask": [{"type": "FileRead", "tool_name": "filesystem_*", "path": "**/.env"}, {"type": "FileRead", "tool_name": "filesystem_*", "path": "secrets/[abc"}]}`,
+			[]string{`perm.json: ask[1] {"type":"FileRead","tool_name":"filesystem_*","path":"secrets/[abc"}: "path" "secrets/[abc" is not a valid pattern: close every [ with ]`}},
+		{"invalid brace", `{"allow": [{"type": "FileWrite", "tool_name": "*", "path": "src/{a,b"}]}`,
+			[]string{`allow[0] {"type":"FileWrite","tool_name":"*","path":"src/{a,b"}: "path" "src/{a,b" is not a valid pattern`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,6 +300,19 @@ func TestParseRulesErrors(t *testing.T) {
 	writeFile(t, filepath.Join(ws, ".freeact", FileName), `{"allow": [{"type": "Nope", "tool_name": "x"}]}`)
 	if _, err := Open(ws); err == nil || !strings.Contains(err.Error(), FileName) {
 		t.Fatalf("Open of a broken file: %v", err)
+	}
+}
+
+// A byte-order mark, as some Windows editors write it, is accepted.
+func TestByteOrderMark(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".freeact", FileName), "\xef\xbb\xbf"+`{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "make *"}], "ask": []}`)
+	m, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.IsAllowed(shellCall("make test")) {
+		t.Error("the rule of a file with a byte-order mark does not apply")
 	}
 }
 
@@ -328,7 +345,7 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range n {
-		if s.Check(Call{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}).Decision != Allow {
+		if s.Check(Call{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}) != Allow {
 			t.Errorf("rule %d lost", i)
 		}
 	}
@@ -438,16 +455,16 @@ func TestConversationGrants(t *testing.T) {
 	if got := one.Grants().Allow; len(got) != 2 || got[0] != git || got[1] != read {
 		t.Fatalf("grants = %v, want git and read once each", got)
 	}
-	if v := one.Check(shellCall("git push")); v.Decision != Allow || v.Rule != git || v.Scope != Session {
+	if v := one.Evaluate(shellCall("git push")); v.Decision != Allow || v.Rule != git || v.Scope != Session {
 		t.Fatalf("one.Check = %+v", v)
 	}
-	if v := two.Check(shellCall("git push")); v.Decision != NoMatch {
+	if v := two.Evaluate(shellCall("git push")); v.Decision != NoMatch {
 		t.Fatalf("another conversation is allowed by the grant: %+v", v)
 	}
 	if !one.Revoke(git) || one.Revoke(git) {
 		t.Fatal("Revoke reports wrongly")
 	}
-	if v := one.Check(shellCall("git push")); v.Decision != NoMatch {
+	if v := one.Evaluate(shellCall("git push")); v.Decision != NoMatch {
 		t.Fatalf("a revoked grant still allows: %+v", v)
 	}
 	if got := one.Grants().Allow; len(got) != 1 || got[0] != read {

@@ -1,12 +1,9 @@
 package permission
 
 import (
-	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 // matches reports whether rule r matches call c in workspace ws (an
@@ -193,10 +190,5 @@ func PathMatch(pattern, p, ws string) bool {
 	if pattern == "" || p == "" {
 		return false
 	}
-	norm := NormalizePath(p, ws)
-	if path.IsAbs(pattern) != path.IsAbs(norm) {
-		return false
-	}
-	ok, err := doublestar.Match(pattern, norm)
-	return err == nil && ok
+	return matchNorm(pattern, NormalizePath(p, ws))
 }

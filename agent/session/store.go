@@ -12,6 +12,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -49,14 +50,28 @@ type Meta struct {
 	TS string `json:"ts"`
 }
 
+// Format is a message format other than M's own JSON that a session file
+// may hold (the Python freeact's pydantic-ai messages). A file whose first
+// message Detect accepts is read with Decode, which may leave a message out
+// (ok false), and appended to with Encode, so the file keeps its format.
+type Format[M any] struct {
+	Name   string
+	Detect func(json.RawMessage) bool
+	Decode func(json.RawMessage) (msg M, ok bool, err error)
+	Encode func(M) (json.RawMessage, error)
+}
+
 // Store appends to and loads the files of one session. M is the message
 // type; it must round-trip through encoding/json. A Store is safe for
 // concurrent use (the main agent and its subagents write their own files
 // through one Store).
 type Store[M any] struct {
-	dir string // sessions/<id>
-	id  string
-	now func() time.Time
+	dir     string // sessions/<id>
+	id      string
+	now     func() time.Time
+	formats []Format[M]
+	// format of each agent's file, once known (nil: M's own JSON).
+	format map[string]*Format[M]
 
 	mu      sync.Mutex
 	files   map[string]*os.File // open for appending, by agent id
@@ -76,17 +91,76 @@ func NewID() string {
 // Open returns the store of session id under sessionsDir (the workspace's
 // .freeact/sessions). Nothing is created until the first append, so opening
 // an id that does not exist yet starts a new session and opening one that
-// exists resumes it.
-func Open[M any](sessionsDir, id string) (*Store[M], error) {
+// exists resumes it. Files in one of formats are read and continued in it;
+// new files are written in M's own JSON.
+func Open[M any](sessionsDir, id string, formats ...Format[M]) (*Store[M], error) {
 	if err := checkName("session id", id); err != nil {
 		return nil, err
 	}
 	return &Store[M]{
-		dir:   filepath.Join(sessionsDir, id),
-		id:    id,
-		now:   time.Now,
-		files: map[string]*os.File{},
+		dir:     filepath.Join(sessionsDir, id),
+		id:      id,
+		now:     time.Now,
+		formats: formats,
+		format:  map[string]*Format[M]{},
+		files:   map[string]*os.File{},
 	}, nil
+}
+
+// Format returns the name of the format of an agent's file: "" for M's own
+// JSON (and for a file that does not exist yet).
+func (s *Store[M]) Format(agentID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.formatOf(agentID); f != nil {
+		return f.Name
+	}
+	return ""
+}
+
+// formatOf detects the format of an agent's file from its first message,
+// once. Callers hold s.mu.
+func (s *Store[M]) formatOf(agentID string) *Format[M] {
+	if f, ok := s.format[agentID]; ok {
+		return f
+	}
+	if len(s.formats) == 0 {
+		return nil
+	}
+	f, err := os.Open(s.File(agentID))
+	if err != nil {
+		return nil // a new file: ours
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var found *Format[M]
+	for {
+		line, err := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			if raw, _, derr := decodeLine[json.RawMessage](line); derr == nil {
+				for i := range s.formats {
+					if s.formats[i].Detect(raw) {
+						found = &s.formats[i]
+						break
+					}
+				}
+			}
+			break
+		}
+		if err != nil {
+			break
+		}
+	}
+	if found != nil || hasContent(f) {
+		s.format[agentID] = found
+	}
+	return found
+}
+
+// hasContent reports whether f has content (so its format is settled).
+func hasContent(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Size() > 0
 }
 
 // ID returns the session id.
@@ -127,9 +201,18 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 		return nil
 	}
 	ts := s.now().UTC().Format(TimeFormat)
+	s.mu.Lock()
+	format := s.formatOf(agentID)
+	s.mu.Unlock()
 	var buf bytes.Buffer
 	for _, m := range msgs {
-		raw, err := json.Marshal(m)
+		var raw []byte
+		var err error
+		if format != nil {
+			raw, err = format.Encode(m)
+		} else {
+			raw, err = json.Marshal(m)
+		}
 		if err != nil {
 			return fmt.Errorf("append to session %s: encode message: %w", s.id, err)
 		}
@@ -294,14 +377,26 @@ func (s *Store[M]) Load(agentID string) ([]M, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}
+	format := s.formatOf(agentID)
 	var out []M
 	err = scanLines(data, name, func(line []byte, last bool) error {
-		m, _, err := decodeLine[M](line)
+		var m M
+		keep := true
+		if format != nil {
+			var raw json.RawMessage
+			if raw, _, err = decodeLine[json.RawMessage](line); err == nil {
+				if m, keep, err = format.Decode(raw); err != nil {
+					err = fmt.Errorf("%s message: %w", format.Name, err)
+				}
+			}
+		} else {
+			m, _, err = decodeLine[M](line)
+		}
 		var malformed *malformedError
 		if err != nil && last && errors.As(err, &malformed) {
 			return nil // the write of the last line was interrupted
 		}
-		if err == nil {
+		if err == nil && keep {
 			out = append(out, m)
 		}
 		return err

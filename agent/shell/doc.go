@@ -1,5 +1,7 @@
 // Package shell splits a shell command line into the simple commands a user
-// must approve one by one.
+// must approve one by one, and finds the files those commands read and
+// write (FileAccesses, WritesFiles) so that permission rules for files can
+// apply to them.
 //
 // The line is parsed with mvdan.cc/sh's bash parser. Every simple command
 // that would run is returned as the exact source text the user approves,

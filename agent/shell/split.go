@@ -42,7 +42,8 @@ func Split(line string) Result {
 type splitter struct {
 	cmds   []string
 	seen   map[string]bool
-	opaque string // reason; set once, the first reason wins
+	opaque string     // reason; set once, the first reason wins
+	files  *collector // set by FileAccesses
 }
 
 func (s *splitter) fail(reason string) {
@@ -115,6 +116,11 @@ func (w *walker) visit(n syntax.Node) bool {
 	st, ok := n.(*syntax.Stmt)
 	if !ok {
 		return true
+	}
+	if w.s.files != nil {
+		for _, r := range st.Redirs {
+			w.s.files.redirect(r, w.src)
+		}
 	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -197,6 +203,9 @@ func (w *walker) call(st *syntax.Stmt, args []*syntax.Word) {
 	if !ok {
 		w.s.fail("command name is not a plain word: " + w.wordText(args[0]))
 		return
+	}
+	if w.s.files != nil {
+		w.s.files.command(args, w.src)
 	}
 	base := path.Base(name)
 	switch {

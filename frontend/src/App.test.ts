@@ -47,6 +47,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     imagesIn: vi.fn(async () => []),
     skills: vi.fn(async () => []),
     settings: vi.fn(async () => []),
+    settingsSource: vi.fn(async () => ({ file: '.freeact/agent.json', format: 'agent.json', description: 'Settings read from agent.json.', notes: [] })),
     saveSettings: vi.fn(async () => []),
     pendingRestart: vi.fn(async () => []),
     setAPIKey: vi.fn(async () => {}),

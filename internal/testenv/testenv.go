@@ -13,6 +13,7 @@ package testenv
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,23 @@ func Python(t testing.TB) string {
 	return p
 }
 
+// OldPython returns the oldest supported kernel environment: Debian 12's
+// python3 with python3-ipykernel 6.17 and python3-jupyter-server 1.x
+// (scripts/setup-python.sh installs them), $FREEACT_TEST_OLD_PYTHON else
+// /usr/bin/python3.
+func OldPython(t testing.TB) string {
+	t.Helper()
+	Integration(t, "Debian's python3 with ipykernel 6.17")
+	p := os.Getenv("FREEACT_TEST_OLD_PYTHON")
+	if p == "" {
+		p = "/usr/bin/python3"
+	}
+	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
+		Missing(t, "no Python with ipykernel at "+p+": run scripts/setup-python.sh or set FREEACT_TEST_OLD_PYTHON")
+	}
+	return p
+}
+
 // SrtDir returns the folder holding the srt executable of scripts/srt.
 func SrtDir(t testing.TB) string {
 	t.Helper()
@@ -97,6 +115,88 @@ func MCPServer(t testing.TB, pkg string) string {
 		Missing(t, "no node or no "+pkg+": run make test, or npm install --no-save in scripts/mcp-servers")
 	}
 	return js
+}
+
+// PythonMCP returns the interpreter of a venv with the Python MCP SDK of
+// one release line from PyPI ("1.22", "1.30", "2.3"), which
+// scripts/mcp-servers/python-servers.sh prepares under .cache/mcp/python.
+func PythonMCP(t testing.TB, release string) string {
+	t.Helper()
+	Integration(t, "the Python MCP SDK "+release)
+	p := filepath.Join(RepoRoot(t), ".cache", "mcp", "python", "mcp-"+release, "bin", "python")
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "no Python MCP SDK "+release+" at "+p+": run make test, or scripts/mcp-servers/python-servers.sh")
+	}
+	return p
+}
+
+// FreeactFixture copies the workspace the Python freeact of version made
+// (agent/testdata/freeact/<version>, see scripts/compat/make-fixtures.sh)
+// into a temporary folder and returns it.
+func FreeactFixture(t testing.TB, version string) string {
+	t.Helper()
+	src := filepath.Join(RepoRoot(t), "agent", "testdata", "freeact", version)
+	dst := filepath.Join(t.TempDir(), "ws-"+version)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy the freeact %s fixture: %v", version, err)
+	}
+	return dst
+}
+
+// Snapshot returns the content of every file under dir by relative path,
+// to check later that none was changed.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Unchanged fails the test for each file of before (a Snapshot) that is
+// gone or has other content now.
+func Unchanged(t testing.TB, dir string, before map[string]string) {
+	t.Helper()
+	now := Snapshot(t, dir)
+	for name, content := range before {
+		got, ok := now[name]
+		switch {
+		case !ok:
+			t.Errorf("%s was removed", name)
+		case got != content:
+			t.Errorf("%s was changed", name)
+		}
+	}
 }
 
 // DocTable returns the rows of the first table after the heading (a line

@@ -276,8 +276,19 @@ func nonEmpty(s string) string {
 	return s
 }
 
+// imageBlock is an image block, or a document block for a PDF.
 func imageBlock(img model.Image) block {
-	return block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)}}
+	typ := "image"
+	if img.MIMEType == "application/pdf" {
+		typ = "document"
+	}
+	return block{Type: typ, Source: &imageSource{Type: "base64", MediaType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)}}
+}
+
+// AcceptsMedia: Claude reads images and PDFs (as document blocks, also in
+// tool results), not audio or video.
+func (b *Backend) AcceptsMedia(mimeType string) bool {
+	return model.IsImage(mimeType) || mimeType == "application/pdf"
 }
 
 // streamEvent is one event of the stream; the fields used depend on Type.

@@ -233,3 +233,32 @@ func TestNewRequiresKey(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A PDF a tool read goes to Claude as a document block inside the tool
+// result; audio is not offered to it.
+func TestPDFToolResult(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte("turns: [{expect: {last: [{role: user, response: filesystem_read_media_file, mime: application/pdf}]}, reply: [{text: ok}]}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewAnthropic(t, sc)
+	b, err := anthropic.New(anthropic.Config{Model: "claude-sonnet-4-5", BaseURL: srv.URL(), APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, fastRetry)
+	if !model.AcceptsMedia(m, "application/pdf") || model.AcceptsMedia(m, "audio/mpeg") {
+		t.Error("AcceptsMedia")
+	}
+	history := []model.Message{
+		model.UserText("read it"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "toolu_1", Name: "filesystem_read_media_file", Args: json.RawMessage(`{"path":"a.pdf"}`)}}}},
+		model.ToolResults(model.FunctionResponse{ID: "toolu_1", Name: "filesystem_read_media_file", Output: "PDF a.pdf", Images: []model.Image{{MIMEType: "application/pdf", Data: []byte("%PDF-1.4")}}}),
+	}
+	if _, err := collect(t.Context(), m, &model.Request{Messages: history}); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, `"type":"document"`) {
+		t.Errorf("no document block: %s", body)
+	}
+}

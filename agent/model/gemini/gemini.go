@@ -257,6 +257,12 @@ func (b *Backend) config(req *model.Request) (*genai.GenerateContentConfig, erro
 	return cfg, nil
 }
 
+// AcceptsMedia: Gemini reads images, PDFs, audio and video inline.
+func (b *Backend) AcceptsMedia(mimeType string) bool {
+	return model.IsImage(mimeType) || mimeType == "application/pdf" ||
+		strings.HasPrefix(mimeType, "audio/") || strings.HasPrefix(mimeType, "video/")
+}
+
 // older reports whether the model predates Gemini 3 (no thinking levels, no
 // multimodal function responses, no thought signature checks).
 func (b *Backend) older() bool {
@@ -362,7 +368,9 @@ func (b *Backend) part(p model.Part) (*genai.Part, []*genai.Part) {
 		gfr := &genai.FunctionResponse{ID: id, Name: fr.Name, Response: map[string]any{key: fr.Output}}
 		var extra []*genai.Part
 		for _, img := range fr.Images {
-			if b.older() {
+			// Function responses carry images; other media (PDFs, audio,
+			// video) go as parts of their own beside them.
+			if b.older() || !model.IsImage(img.MIMEType) {
 				extra = append(extra, &genai.Part{InlineData: &genai.Blob{MIMEType: img.MIMEType, Data: img.Data}})
 			} else {
 				gfr.Parts = append(gfr.Parts, &genai.FunctionResponsePart{InlineData: &genai.FunctionResponseBlob{MIMEType: img.MIMEType, Data: img.Data}})

@@ -350,7 +350,7 @@ func TestOlderModelsAndForeignCalls(t *testing.T) {
 		wantNestedImg, wantSibling bool
 	}{
 		{"gemini-2.5-flash", `"thinkingBudget":-1`, "", false, true},
-		{"gemini-3-flash-preview", `"thinkingLevel":"HIGH"`, "skip_thought_signature_validator", true, false},
+		{"gemini-3-flash-preview", `"thinkingLevel":"MEDIUM"`, "skip_thought_signature_validator", true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, err := modeltest.ParseScenario([]byte("turns: [{reply: [{text: ok}]}]"))
@@ -392,6 +392,40 @@ func TestOlderModelsAndForeignCalls(t *testing.T) {
 				t.Errorf("a provider call ID was not sent back")
 			}
 		})
+	}
+}
+
+// A Gemini 3 function response carries images inside; a PDF read by a tool
+// goes beside it as a part of its own (Gemini reads PDFs, audio and video
+// inline, which AcceptsMedia says).
+func TestMediaBesideFunctionResponses(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte("turns: [{reply: [{text: ok}]}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewGemini(t, sc)
+	b, err := gemini.New(t.Context(), gemini.Config{Model: "gemini-3-flash-preview", APIKey: "k", BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mime, want := range map[string]bool{"image/png": true, "application/pdf": true, "audio/mpeg": true, "video/mp4": true, "application/zip": false} {
+		if got := model.AcceptsMedia(model.New(b, fastRetry), mime); got != want {
+			t.Errorf("AcceptsMedia(%s) = %v", mime, got)
+		}
+	}
+	pdf := model.Image{MIMEType: "application/pdf", Data: []byte("%PDF-1.4 tiny")}
+	history := []model.Message{
+		model.UserText("read it"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "c", Name: "filesystem_read_media_file", Args: json.RawMessage(`{"path":"a.pdf"}`)}, Signature: []byte("s")}}},
+		model.ToolResults(model.FunctionResponse{ID: "c", Name: "filesystem_read_media_file", Output: "PDF a.pdf", Images: []model.Image{{MIMEType: "image/png", Data: []byte{1}}, pdf}}),
+	}
+	if _, err := collect(t.Context(), model.New(b, fastRetry), &model.Request{Messages: history}); err != nil {
+		t.Fatal(err)
+	}
+	last := srv.Requests()[0].Messages[2]
+	if len(last.Parts) != 2 || len(last.Parts[0].FunctionResponse.Images) != 1 || last.Parts[1].Image == nil ||
+		last.Parts[1].Image.MIMEType != "application/pdf" || string(last.Parts[1].Image.Data) != "%PDF-1.4 tiny" {
+		t.Errorf("sent %+v", last.Parts)
 	}
 }
 

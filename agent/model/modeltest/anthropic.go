@@ -135,7 +135,7 @@ func (req *Request) aMessage(role string, content json.RawMessage) (model.Messag
 				return m, fmt.Errorf("thinking block without signature")
 			}
 			p.Text, p.Thought, p.Signature = b.Thinking, true, []byte(b.Signature)
-		case "image":
+		case "image", "document":
 			img, err := aImage(b.Source)
 			if err != nil {
 				return m, err
@@ -157,7 +157,7 @@ func (req *Request) aMessage(role string, content json.RawMessage) (model.Messag
 				switch ib.Type {
 				case "text":
 					fr.Output += ib.Text
-				case "image":
+				case "image", "document":
 					img, err := aImage(ib.Source)
 					if err != nil {
 						return m, err
@@ -255,8 +255,12 @@ func (anthropicWire) events(turn Turn, n int) []string {
 	if usedTools && stop == "end_turn" {
 		stop = "tool_use"
 	}
+	var stopReason any = stop
+	if turn.Finish == "none" {
+		stopReason = nil
+	}
 	return append(events,
-		frame("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		frame("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil},
 			"usage": map[string]int{"output_tokens": out}}),
 		frame("message_stop", map[string]string{"type": "message_stop"}),
 	)

@@ -174,7 +174,7 @@ func (geminiWire) events(turn Turn, n int) []string {
 		cand := map[string]any{"content": gContent{Role: "model", Parts: []gPart{gp}}, "index": 0}
 		ev := map[string]any{"candidates": []any{cand}, "modelVersion": "fake-gemini", "responseId": fmt.Sprintf("fake-%d", n+1)}
 		last := i == len(parts)-1
-		if last && turn.Then == "" {
+		if last && turn.Then == "" && turn.Finish != "none" {
 			cand["finishReason"] = finish
 		}
 		if last && turn.Usage != nil {

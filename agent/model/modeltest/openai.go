@@ -46,6 +46,10 @@ type oContentPart struct {
 	ImageURL *struct {
 		URL string `json:"url"`
 	} `json:"image_url"`
+	File *struct {
+		Filename string `json:"filename"`
+		FileData string `json:"file_data"`
+	} `json:"file"`
 }
 
 type openAIWire struct{}
@@ -160,6 +164,15 @@ func contentParts(raw json.RawMessage) ([]model.Part, error) {
 				return nil, err
 			}
 			parts = append(parts, model.Part{Image: &img})
+		case "file":
+			if cp.File == nil || cp.File.Filename == "" {
+				return nil, fmt.Errorf("file part without a filename")
+			}
+			f, err := dataURL(cp.File.FileData)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, model.Part{Image: &f})
 		default:
 			return nil, fmt.Errorf("content part type %q", cp.Type)
 		}
@@ -243,7 +256,9 @@ func (openAIWire) events(turn Turn, n int) []string {
 	if calls > 0 && finish == "stop" {
 		finish = "tool_calls"
 	}
-	add(map[string]any{"delta": map[string]any{}, "finish_reason": finish}, nil)
+	if turn.Finish != "none" {
+		add(map[string]any{"delta": map[string]any{}, "finish_reason": finish}, nil)
+	}
 	if u := turn.Usage; u != nil {
 		add(nil, map[string]any{"usage": map[string]any{
 			"prompt_tokens":             u.Input,

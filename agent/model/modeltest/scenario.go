@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,10 @@ type Turn struct {
 	// Reply is streamed one part an event.
 	Reply []ReplyPart `yaml:"reply"`
 	Usage *Usage      `yaml:"usage"`
-	// Finish is why the model stopped: stop (default), max_tokens or safety.
+	// Finish is why the model stopped: stop (default), max_tokens or
+	// safety; none ends the stream in good order without giving a reason
+	// (Gemini: no finishReason, OpenAI: [DONE] without finish_reason,
+	// Anthropic: message_stop after a message_delta without stop_reason).
 	Finish string `yaml:"finish"`
 	// Delay is waited before each event.
 	Delay time.Duration `yaml:"delay"`
@@ -117,7 +121,8 @@ type Match struct {
 	Role      string         `yaml:"role" json:"role,omitempty"`           // user or model
 	Text      string         `yaml:"text" json:"text,omitempty"`           // substring of a text part
 	Thought   string         `yaml:"thought" json:"thought,omitempty"`     // substring of a thought part
-	Image     bool           `yaml:"image" json:"image,omitempty"`         // an image part
+	Image     bool           `yaml:"image" json:"image,omitempty"`         // an image (or other media) part
+	MIME      string         `yaml:"mime" json:"mime,omitempty"`           // ...of this MIME type (a media part, or a response's media)
 	Call      string         `yaml:"call" json:"call,omitempty"`           // a function call of this name
 	Args      map[string]any `yaml:"args" json:"args,omitempty"`           // ...with these arguments (a subset)
 	Signature string         `yaml:"signature" json:"signature,omitempty"` // ...carrying this thought signature
@@ -183,9 +188,9 @@ func (t Turn) validate() error {
 		return fmt.Errorf("then %q: want malformed, cut or hang", t.Then)
 	}
 	switch t.Finish {
-	case "", "stop", "max_tokens", "safety":
+	case "", "stop", "max_tokens", "safety", "none":
 	default:
-		return fmt.Errorf("finish %q: want stop, max_tokens or safety", t.Finish)
+		return fmt.Errorf("finish %q: want stop, max_tokens, safety or none", t.Finish)
 	}
 	if t.Error != nil && (t.Error.Status < 400 || len(t.Reply) > 0) {
 		return fmt.Errorf("error needs a status >= 400 and no reply")
@@ -277,9 +282,10 @@ func (m Match) matches(p model.Part) bool {
 	case m.Response != "":
 		r := p.FunctionResponse
 		return r != nil && r.Name == m.Response && strings.Contains(r.Output, m.Output) &&
-			(m.IsError == nil || *m.IsError == r.IsError) && (m.Images == 0 || len(r.Images) == m.Images)
-	case m.Image:
-		return p.Image != nil
+			(m.IsError == nil || *m.IsError == r.IsError) && (m.Images == 0 || len(r.Images) == m.Images) &&
+			(m.MIME == "" || slices.ContainsFunc(r.Images, func(im model.Image) bool { return im.MIMEType == m.MIME }))
+	case m.Image || m.MIME != "":
+		return p.Image != nil && (m.MIME == "" || p.Image.MIMEType == m.MIME)
 	case m.Thought != "":
 		return p.Thought && strings.Contains(p.Text, m.Thought)
 	case m.Text != "":

@@ -176,6 +176,13 @@ type contentPart struct {
 	Type     string    `json:"type"`
 	Text     string    `json:"text,omitempty"`
 	ImageURL *imageURL `json:"image_url,omitempty"`
+	File     *fileData `json:"file,omitempty"`
+}
+
+// fileData is a file sent inline (OpenAI's "file" content part, for PDFs).
+type fileData struct {
+	Filename string `json:"filename"`
+	FileData string `json:"file_data"` // a data URL
 }
 
 type imageURL struct {
@@ -294,8 +301,17 @@ func messages(m model.Message) []chatMessage {
 	return out
 }
 
+// imagePart is an image_url part, or a file part for a PDF.
 func imagePart(img model.Image) contentPart {
-	return contentPart{Type: "image_url", ImageURL: &imageURL{
-		URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
-	}}
+	url := "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+	if img.MIMEType == "application/pdf" {
+		return contentPart{Type: "file", File: &fileData{Filename: "document.pdf", FileData: url}}
+	}
+	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}}
+}
+
+// AcceptsMedia: images everywhere; PDFs on OpenAI's own API, whose chat
+// completions take them as file parts (other compatible servers do not).
+func (b *Backend) AcceptsMedia(mimeType string) bool {
+	return model.IsImage(mimeType) || mimeType == "application/pdf" && strings.HasPrefix(b.Name(), "openai:")
 }

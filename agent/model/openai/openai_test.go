@@ -201,3 +201,37 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// OpenAI's own API takes a PDF a tool read as a file part of the user
+// message after the tool messages; other compatible servers are not
+// offered PDFs.
+func TestPDFToolResult(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte("turns: [{expect: {last: [{role: user, mime: application/pdf}]}, reply: [{text: ok}]}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewOpenAI(t, sc)
+	b, err := openai.New(openai.Config{Model: "gpt-5", BaseURL: srv.URL() + "/v1", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(b, fastRetry)
+	other, err := openai.New(openai.Config{Model: "qwen3", BaseURL: srv.URL() + "/v1", Label: "ollama:qwen3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !model.AcceptsMedia(m, "application/pdf") || model.AcceptsMedia(model.New(other, fastRetry), "application/pdf") || !model.AcceptsMedia(model.New(other, fastRetry), "image/png") {
+		t.Error("AcceptsMedia")
+	}
+	history := []model.Message{
+		model.UserText("read it"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "call_1", Name: "filesystem_read_media_file", Args: json.RawMessage(`{"path":"a.pdf"}`)}}}},
+		model.ToolResults(model.FunctionResponse{ID: "call_1", Name: "filesystem_read_media_file", Output: "PDF a.pdf", Images: []model.Image{{MIMEType: "application/pdf", Data: []byte("%PDF-1.4")}}}),
+	}
+	if _, err := collect(t.Context(), m, &model.Request{Messages: history}); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, `"type":"file"`) || !strings.Contains(body, `"filename":"document.pdf"`) {
+		t.Errorf("no file part: %s", body)
+	}
+}

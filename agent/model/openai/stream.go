@@ -125,7 +125,9 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 			yield(nil, fmt.Errorf("stream ended before the response was complete: %w", io.ErrUnexpectedEOF))
 			return
 		}
-		flushCalls() // calls of a server that sent [DONE] without a finish reason
+		// [DONE] without a finish reason: the Model reports the stream as
+		// incomplete (model.ErrIncomplete).
+		flushCalls()
 	}
 }
 

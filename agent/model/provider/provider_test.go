@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -133,7 +134,7 @@ func TestDefaultSettingsAskForThoughts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := body.GenerationConfig.ThinkingConfig
-	if tc["includeThoughts"] != true || tc["thinkingLevel"] != "HIGH" {
+	if tc["includeThoughts"] != true || tc["thinkingLevel"] != "MEDIUM" { // freeact's default level
 		t.Errorf("thinkingConfig = %v", tc)
 	}
 }
@@ -155,6 +156,60 @@ func TestNewErrors(t *testing.T) {
 		_, err := provider.New(t.Context(), tt.model, provider.Options{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.model, err, tt.want)
+		}
+	}
+}
+
+// A stream that ends without the provider saying why the model stopped
+// (a cut connection, a proxy that drops the last event) is a failure, not a
+// final answer, on every wire.
+func TestStreamWithoutFinishReasonFails(t *testing.T) {
+	for _, wire := range []string{"gemini", "anthropic", "openai"} {
+		for _, ending := range []string{"finish: none", "then: cut"} {
+			t.Run(wire+"/"+ending, func(t *testing.T) {
+				sc, err := modeltest.ParseScenario([]byte("turns:\n  - reply: [{text: \"The answer is\"}]\n    " + ending + "\n"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				modelString := "gemini-3-flash-preview"
+				switch wire {
+				case "gemini":
+					modeltest.UseGemini(t, sc)
+				case "anthropic":
+					modeltest.UseAnthropic(t, sc)
+					modelString = "anthropic:claude-sonnet-4-5"
+				default:
+					modelString = "openai:gpt-5"
+					t.Setenv("OPENAI_BASE_URL", modeltest.NewOpenAI(t, sc).URL()+"/v1")
+					t.Setenv("OPENAI_API_KEY", "sk-test")
+				}
+				m, err := provider.New(t.Context(), modelString, provider.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var text string
+				var last error
+				for c, err := range m.Stream(t.Context(), &model.Request{Messages: []model.Message{model.UserText("hello")}}) {
+					switch c := c.(type) {
+					case model.TextDelta:
+						text += c.Text
+					case model.Done:
+						t.Fatalf("the stream ended with a final answer %q", c.Message.Text())
+					}
+					last = err
+				}
+				if text != "The answer is" || last == nil {
+					t.Fatalf("text %q, error %v", text, last)
+				}
+				partial, ok := model.PartialMessage(last)
+				if !ok || partial.Text() != "The answer is" {
+					t.Errorf("the error does not carry the partial answer: %v", last)
+				}
+				if ending == "finish: none" && (!errors.Is(last, model.ErrIncomplete) ||
+					!strings.Contains(last.Error(), "the response ended without a finish reason, so it may be incomplete")) {
+					t.Errorf("error %q, want ErrIncomplete", last)
+				}
+			})
 		}
 	}
 }

@@ -21,6 +21,7 @@ export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnin
 export type Attachment = Data<app.Attachment>;
 export type PathEntry = Data<app.PathEntry>;
 export type SettingField = Data<app.SettingField>;
+export type SettingsSource = Data<app.SettingsSource>;
 export type FieldError = Data<app.FieldError>;
 export type SkillInfo = Data<app.SkillInfo>;
 export type SandboxSettings = Data<app.SandboxSettings>;
@@ -55,6 +56,8 @@ export interface Backend {
   imagesIn(dir: string): Promise<string[]>;
   skills(): Promise<SkillInfo[]>;
   settings(): Promise<SettingField[]>;
+  /** Where the settings come from (agent.json, or freeact 0.11's config.toml) and what of them has no effect. */
+  settingsSource(): Promise<SettingsSource>;
   saveSettings(values: Record<string, string>): Promise<FieldError[]>;
   /** Saved agent.json keys that apply only when the kernel restarts. */
   pendingRestart(): Promise<string[]>;
@@ -166,6 +169,7 @@ export const backend: Backend = {
   imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
   skills: () => call(Desktop.Skills),
   settings: () => call(Desktop.Settings),
+  settingsSource: () => call(Desktop.SettingsSource),
   saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
   pendingRestart: () => call(Desktop.PendingRestart),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),

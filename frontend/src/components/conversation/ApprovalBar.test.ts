@@ -11,6 +11,8 @@ const shell = (id: string, command: string): PendingApproval => ({
   call: { type: 'ShellAction', tool_name: 'bash', command },
   display: command,
   suggested: `${command.split(' ')[0]} *`,
+  reason: '',
+  protected: false,
 });
 const codeReq: PendingApproval = {
   requestId: 'r1',
@@ -19,6 +21,8 @@ const codeReq: PendingApproval = {
   call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'print(42)' },
   display: '',
   suggested: 'ipybox_execute_ipython_cell',
+  reason: '',
+  protected: false,
 };
 
 describe('ApprovalBar', () => {
@@ -28,6 +32,18 @@ describe('ApprovalBar', () => {
     expect(screen.getByTestId('approval-body')).toHaveTextContent('print(42)');
     expect(screen.getByText('subagent sub-ab12')).toBeInTheDocument();
     expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 2 pending');
+  });
+
+  it('names the program of a script cell and shows the whole script', () => {
+    const script = 'use strict;\nprint "one\\n";\nprint "two\\n";\nsystem("ls");\n';
+    const req: PendingApproval = {
+      ...shell('r3', ''),
+      call: { type: 'ShellAction', tool_name: 'shell_magic', command: script, interpreter: 'perl -w' },
+      display: `#!perl -w\n${script}`,
+    };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.getByText('Run this script with perl -w?')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-body').textContent).toBe(script);
   });
 
   it.each([
@@ -86,5 +102,45 @@ describe('ApprovalBar', () => {
     expect(screen.getByText('ipybox_execute_ipython_cell', { selector: 'code' })).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Show in conversation ↑' }));
     expect(onreveal).toHaveBeenCalledWith(expect.objectContaining({ correlationId: 'c0' }));
+  });
+
+  it('shows hidden characters of model text as escapes', () => {
+    const tricky = shell('r7', "touch pwned\r\x1b[2K$ ls -la\u202e'");
+    render(ApprovalBar, { pending: [tricky], onanswer: vi.fn() });
+    const body = screen.getByTestId('approval-body').textContent ?? '';
+    expect(body).toBe("touch pwned\\r\\x1b[2K$ ls -la\\u202e'");
+    expect(body).not.toMatch(/[\r\x1b\u202e]/);
+  });
+
+  it('says why a call is asked although a rule allows calls like it', () => {
+    const req = { ...shell('r8', 'cat .env'), reason: 'the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for' };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.getByTestId('approval-reason')).toHaveTextContent('Why asked: the rule ShellAction bash "cat *" allows it, but it reads .env');
+    expect(screen.getByRole('button', { name: /Always/ })).toBeInTheDocument();
+  });
+
+  it('offers only yes and no for a protected call', async () => {
+    const onanswer = vi.fn();
+    const req: PendingApproval = {
+      requestId: 'r9',
+      agentId: 'main',
+      correlationId: 'c9',
+      call: { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: '.freeact/permissions.json', content: '{}' },
+      display: '',
+      suggested: '',
+      reason: 'it changes .freeact/permissions.json: this changes what the agent may do without asking',
+      protected: true,
+    };
+    render(ApprovalBar, { pending: [req], onanswer });
+    expect(screen.getByTestId('approval-reason')).toHaveTextContent(
+      'Warning: it changes .freeact/permissions.json: this changes what the agent may do without asking',
+    );
+    expect(screen.queryByRole('button', { name: /Always/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Session/ })).not.toBeInTheDocument();
+    await userEvent.keyboard('as');
+    expect(onanswer).not.toHaveBeenCalled();
+    expect(screen.queryByLabelText('Always allow calls matching')).not.toBeInTheDocument();
+    await userEvent.keyboard('{Enter}');
+    expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r9' }), 'yes', '');
   });
 });

@@ -293,3 +293,44 @@ describe('ToolBlock', () => {
     });
   });
 });
+
+describe('ToolBlock hidden characters', () => {
+  const plainItem = (over: Partial<ToolItem>): ToolItem => ({
+    ...toolOf([askCode('')]),
+    ...over,
+  });
+
+  it('shows hidden characters in code, commands, paths and arguments as escapes', () => {
+    const { container } = render(ToolBlock, {
+      item: plainItem({
+        call: { type: 'CodeAction', tool_name: EXECUTE, code: "x = 1 # \u202e\r\n!touch 'a\x1b[2Kb'" },
+        shell: [
+          {
+            requestId: 'r1',
+            command: "touch 'a\x1b[2Kb'",
+            call: { type: 'ShellAction', tool_name: 'bash', command: "touch 'a\x1b[2Kb'" },
+            status: 'asking',
+            approvedBy: null,
+          },
+        ],
+      }),
+      backend: fakeBackend(),
+      onreply: vi.fn(),
+    });
+    const text = container.textContent ?? '';
+    expect(text).toContain('x = 1 # \\u202e\\r');
+    expect(text).toContain("$ touch 'a\\x1b[2Kb'");
+    expect(text).not.toMatch(/[\r\x1b\u202e]/);
+
+    render(ToolBlock, {
+      item: plainItem({
+        name: 'filesystem_write_text_file',
+        call: { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: 'a\u200bb.txt', content: 'ok\x07' },
+      }),
+      backend: fakeBackend(),
+      onreply: vi.fn(),
+    });
+    expect(screen.getByText('Write a\\u200bb.txt')).toBeInTheDocument();
+    expect(screen.getByText('ok\\x07')).toBeInTheDocument();
+  });
+});

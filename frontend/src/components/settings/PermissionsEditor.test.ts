@@ -42,4 +42,27 @@ describe('PermissionsEditor', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Revoke make *' }));
     expect(onrevoke).toHaveBeenCalledWith(grant);
   });
+
+  it("shows freeact 0.11's permissions.toml rules read-only, apart from the saved ones", async () => {
+    const onsave = vi.fn();
+    render(PermissionsEditor, {
+      rules: {
+        always: { allow: [], ask: [] },
+        session: { allow: [], ask: [] },
+        imported: {
+          allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'git status' }],
+          ask: [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
+        },
+        imported_file: '.freeact/permissions.toml',
+      },
+      onsave,
+    });
+    expect(screen.getByText('.freeact/permissions.toml')).toBeInTheDocument();
+    const list = screen.getByTestId('imported-rules');
+    expect(list).toHaveTextContent('ask FileRead filesystem_* **/.env');
+    expect(list).toHaveTextContent('allow ShellAction bash git status');
+    expect(screen.queryAllByLabelText('Tool name')).toHaveLength(0);
+    await userEvent.click(screen.getByRole('button', { name: 'Save permissions' }));
+    expect(onsave).toHaveBeenCalledWith([], []);
+  });
 });

@@ -109,6 +109,10 @@ export interface PendingApproval {
   call: ToolCallData;
   display: string;
   suggested: string;
+  /** Why it is asked although a rule allows calls like it; '' for none. */
+  reason: string;
+  /** Only yes or no can answer it (it changes the agent's permissions). */
+  protected: boolean;
 }
 
 export interface Lane {
@@ -311,6 +315,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         call,
         display: ev.display ?? '',
         suggested: ev.suggested_pattern,
+        reason: ev.reason ?? '',
+        protected: !!ev.protected,
       };
       if (s.pending.some((p) => p.requestId === req.requestId)) return s;
       s = { ...s, pending: [...s.pending, req] };

@@ -129,6 +129,8 @@ export namespace app {
 	export class PermissionRules {
 	    always: permission.Rules;
 	    session: permission.Rules;
+	    imported?: permission.Rules;
+	    imported_file?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionRules(source);
@@ -138,6 +140,8 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.always = this.convertValues(source["always"], permission.Rules);
 	        this.session = this.convertValues(source["session"], permission.Rules);
+	        this.imported = this.convertValues(source["imported"], permission.Rules);
+	        this.imported_file = source["imported_file"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -183,6 +187,7 @@ export namespace app {
 	    value: string;
 	    default: string;
 	    description: string;
+	    read_only: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingField(source);
@@ -194,6 +199,25 @@ export namespace app {
 	        this.value = source["value"];
 	        this.default = source["default"];
 	        this.description = source["description"];
+	        this.read_only = source["read_only"];
+	    }
+	}
+	export class SettingsSource {
+	    file: string;
+	    format: string;
+	    description: string;
+	    notes: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsSource(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.format = source["format"];
+	        this.description = source["description"];
+	        this.notes = source["notes"];
 	    }
 	}
 	export class SkillInfo {

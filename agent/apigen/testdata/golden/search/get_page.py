@@ -77,3 +77,6 @@ def _from_json(shape: Any, value: Any) -> Any:
                 known[f.name] = _from_json(nested.get(f.name), value[key])
         return inner(**known)
     return value
+
+
+# ---- generated above; code below this line is kept when the module is generated again ----

@@ -80,6 +80,8 @@ export function SetAPIKey(arg1:string,arg2:string):Promise<void>;
 
 export function Settings():Promise<Array<app.SettingField>>;
 
+export function SettingsSource():Promise<app.SettingsSource>;
+
 export function Skills():Promise<Array<app.SkillInfo>>;
 
 export function TestMCPServer(arg1:string,arg2:string):Promise<Array<string>>;

@@ -154,6 +154,10 @@ export function Settings() {
   return window['go']['app']['Desktop']['Settings']();
 }
 
+export function SettingsSource() {
+  return window['go']['app']['Desktop']['SettingsSource']();
+}
+
 export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
