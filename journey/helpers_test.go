@@ -2,13 +2,7 @@
 
 package journey
 
-import (
-	"strconv"
-
-	"github.com/freeact/desktop/agent/model"
-)
-
-func itoa(n int) string { return strconv.Itoa(n) }
+import "github.com/freeact/desktop/agent/model"
 
 // responseOutput is the output the request sends back for the call id.
 func responseOutput(r Request, id string) string {

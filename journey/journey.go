@@ -43,7 +43,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -377,28 +377,36 @@ func (a *App) WaitGone(q Query) {
 // Click waits for the element and clicks its centre with mouse button 1.
 func (a *App) Click(q Query) Node {
 	a.t.Helper()
-	n := a.WaitFor(q)
-	x, y := n.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
-	return n
+	return a.clickWith(q, "click", "1")
 }
 
 // ClickWith clicks the element while holding a modifier key (ctrl,
 // shift), as in a multiple selection.
 func (a *App) ClickWith(modifier string, q Query) Node {
 	a.t.Helper()
-	n := a.WaitFor(q)
-	x, y := n.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "keydown", modifier, "click", "1", "keyup", modifier)
-	return n
+	return a.clickWith(q, "keydown", modifier, "click", "1", "keyup", modifier)
 }
 
 // RightClick opens the element's context menu.
 func (a *App) RightClick(q Query) Node {
 	a.t.Helper()
+	return a.clickWith(q, "click", "3")
+}
+
+// ClickAt clicks the centre of a node found before (one of FindAll's).
+func (a *App) ClickAt(n Node) {
+	a.t.Helper()
+	x, y := n.Center()
+	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
+}
+
+// clickWith waits for the element, moves the pointer to its centre and
+// does what the xdotool words say there.
+func (a *App) clickWith(q Query, words ...string) Node {
+	a.t.Helper()
 	n := a.WaitFor(q)
 	x, y := n.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "3")
+	a.xdotool(append([]string{"mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y)}, words...)...)
 	return n
 }
 
@@ -621,21 +629,7 @@ type Model struct {
 }
 
 // Request is one request the model received (a line of its log).
-type Request struct {
-	N        int             `json:"n"`
-	Model    string          `json:"model"`
-	APIKey   string          `json:"api_key"`
-	Tools    []string        `json:"tools"`
-	Messages []model.Message `json:"messages"`
-}
-
-// Last returns the last message of the request.
-func (r Request) Last() model.Message {
-	if len(r.Messages) == 0 {
-		return model.Message{}
-	}
-	return r.Messages[len(r.Messages)-1]
-}
+type Request = modeltest.Logged
 
 func startModel(t *testing.T, bin, scenario string) *Model {
 	t.Helper()

@@ -54,8 +54,7 @@ func TestAutoApprovedCellsAndSessionGrants(t *testing.T) {
 	if len(copies) < 2 {
 		t.Fatalf("%d Copy code buttons, want one per cell", len(copies))
 	}
-	x, y := copies[1].Center()
-	app.xdotool("mousemove", "--sync", itoa(x), itoa(y), "click", "1")
+	app.ClickAt(copies[1])
 	const code = "import matplotlib.pyplot as plt\nprint('second cell')\nplt.plot([1, 2, 1])\nplt.show()"
 	app.Wait("the cell's code on the clipboard", func() bool { return app.Clipboard().Text == code })
 

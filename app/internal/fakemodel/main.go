@@ -4,7 +4,7 @@
 // serves until stdin closes or it is killed. Scenario mismatches are
 // printed to stderr and make later requests fail, so the test sees them.
 // With -log, every request is appended to a file as one JSON object a line
-// (see logEntry), so a test can check what the model received.
+// (modeltest.Logged), so a test can check what the model received.
 //
 //	fakemodel [-log requests.jsonl] scenario.yaml
 package main
@@ -19,7 +19,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/modeltest"
 )
 
@@ -31,18 +30,6 @@ func (r *reporter) Errorf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "fakemodel: "+format+"\n", args...)
 }
 func (r *reporter) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
-
-// logEntry is one line of the request log: the request's number (from 1),
-// the model and key it named, the tools offered and the whole history sent,
-// in the provider-neutral form of agent/model (images with their MIME type
-// and base64 data).
-type logEntry struct {
-	N        int             `json:"n"`
-	Model    string          `json:"model"`
-	APIKey   string          `json:"api_key"`
-	Tools    []string        `json:"tools"`
-	Messages []model.Message `json:"messages"`
-}
 
 func main() {
 	logFile := flag.String("log", "", "append each request to this `file` as a JSON line")
@@ -77,11 +64,7 @@ func main() {
 		defer f.Close()
 		var mu sync.Mutex
 		srv.OnRequest(func(n int, req modeltest.Request) {
-			e := logEntry{N: n, Model: req.Model, APIKey: req.APIKey, Messages: req.Messages, Tools: []string{}}
-			for _, t := range req.Tools {
-				e.Tools = append(e.Tools, t.Name)
-			}
-			b, err := json.Marshal(e)
+			b, err := json.Marshal(req.Log(n))
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "fakemodel: log request:", err)
 				return
