@@ -67,4 +67,17 @@ func TestDarkThemeScreens(t *testing.T) {
 	app.Shot("dark-auto-approved")
 	app.Click(Button("1 session grant"))
 	app.Shot("dark-grants")
+	app.Stop()
+
+	// The failure card and the kernel's error, dark.
+	dark := map[string]string{"GTK_THEME": "Adwaita:dark"}
+	app = Start(t, Options{Home: app.Home, Workspace: Workspace(t, nil), Scenario: "testdata/missing-key.yaml", NoAPIKey: true, Env: dark})
+	app.WaitFor(Text("Kernel ready"))
+	app.Send("Hello there")
+	app.WaitFor(Query{Role: "password text", Name: "GEMINI_API_KEY"})
+	app.Shot("dark-key-card")
+	app.Stop()
+	app = Start(t, Options{Home: app.Home, Workspace: Workspace(t, map[string]any{"python": "/no/such/python3"}), Env: dark})
+	app.WaitFor(Text("The kernel's Python could not be used."))
+	app.Shot("dark-kernel-problem")
 }
