@@ -84,13 +84,13 @@ func (a *Agent) replay(ctx context.Context, emit func(Event)) {
 		}
 		corr := newRunID()
 		emit(&CellStarted{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Code: c.Code, Source: CellReplay, Of: c.ID, Index: i + 1, Total: len(offer.Cells)})
-		out, rejected := a.execCell(ctx, emit, corr, c.Code)
+		out, refused := a.execCell(ctx, emit, corr, c.Code)
 		done.Ran++
-		if out.Error {
+		if out.Error || refused != nil {
 			done.Failed++
-			failed = append(failed, fmt.Sprintf("cell %d: %s", i+1, lastLine(out.Text)))
+			failed = append(failed, fmt.Sprintf("cell %d: %s", i+1, lastLine(refusedOutput(out.Text, refused))))
 		}
-		if rejected || (ctx.Err() != nil && i < len(offer.Cells)-1) {
+		if refused != nil || (ctx.Err() != nil && i < len(offer.Cells)-1) {
 			done.Stopped = true
 			break
 		}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/freeact/desktop/agent/files"
@@ -135,27 +135,44 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		edited = ""
 	}
 	before := a.checkpointBefore(ctx, emit)
-	out, rejected := a.execCell(ctx, emit, call.ID, code)
+	out, refused := a.execCell(ctx, emit, call.ID, code)
+	// What ran, before a "no" too, may have changed files.
 	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
-	text := a.offload(out.Text)
+	text, isErr := a.offload(out.Text), out.Error
+	if refused != nil {
+		// The model gets one line saying what was rejected.
+		text, isErr = refused.text()+"\n"+rejectedText, true
+	}
 	if edited != "" {
 		text = editedResult(code, text)
 	}
-	return a.result(emit, call, text, out.Error, nil), rejected
+	return a.result(emit, call, text, isErr, nil), refused != nil
 }
 
 // execCell runs code in the kernel as the cell corr: its output streams as
 // events and the host asks about its shell commands, tool calls and input
-// under corr. It emits and returns the complete output, and reports
-// whether the user rejected something the cell asked for (the cell was
-// then interrupted, and its output ends saying so).
-func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, bool) {
+// under corr. It emits and returns the complete output. When the user
+// rejected something the cell asked for, the cell was interrupted and the
+// refusal is returned: what the cell printed from then on (the
+// KeyboardInterrupt, the hook's note) is noise, left out; the output is
+// what came before, with Rejected saying what was refused.
+func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
 	meta := Meta{AgentID: a.id, CorrelationID: corr}
-	var rejected atomic.Bool
+	var (
+		mu      sync.Mutex
+		refused *refusal
+		before  strings.Builder // output up to the rejection
+	)
 	// The kernel hands the context's values to the host methods of this
 	// cell's requests: that is how the host knows which cell asks.
-	cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: corr, rejected: func() {
-		if rejected.CompareAndSwap(false, true) {
+	cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: corr, rejected: func(r refusal) {
+		mu.Lock()
+		first := refused == nil
+		if first {
+			refused = &r
+		}
+		mu.Unlock()
+		if first {
 			// Stop the cell before it hears the "no": the rest of it may
 			// depend on what was refused.
 			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -169,6 +186,13 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 	}
 	res, err := a.kern.Execute(cctx, code, func(c kernel.Chunk) {
+		mu.Lock()
+		if refused != nil {
+			mu.Unlock()
+			return
+		}
+		before.WriteString(c.Text)
+		mu.Unlock()
 		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 	})
 	out := &CodeExecutionOutput{Meta: meta}
@@ -178,10 +202,13 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 	}
-	if rejected.Load() {
-		out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
-		out.Error = true
-	} else if err != nil {
+	mu.Lock()
+	r := refused
+	if r != nil {
+		out.Text, out.Error, out.Rejected = strings.TrimRight(before.String(), "\n"), false, r.what
+	}
+	mu.Unlock()
+	if r == nil && err != nil {
 		out.Error = true
 		out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 	}
@@ -189,7 +216,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		a.stateLost(LostDied)
 	}
 	emit(out)
-	return out, rejected.Load()
+	return out, r
 }
 
 func describeExecError(ctx context.Context, err error) string {

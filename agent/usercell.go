@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"iter"
+	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 )
@@ -69,22 +70,32 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 				emit(&CodeEdited{Meta: meta, Code: edited})
 			}
 		}
-		out, rejected := a.execCell(ctx, emit, corr, c.Code)
+		out, refused := a.execCell(ctx, emit, corr, c.Code)
 		done.Ran++
-		if out.Error {
+		failed := out.Error || refused != nil
+		if failed {
 			done.Failed++
 		}
-		note := userCellNote(c.Source, c.Of, c.Code, a.offload(out.Text), out.Error)
+		note := userCellNote(c.Source, c.Of, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
 		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
 			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
 			done.Stopped = true
 			return
 		}
-		if rejected || ctx.Err() != nil {
+		if refused != nil || ctx.Err() != nil {
 			done.Stopped = i < len(cells)-1 || ctx.Err() != nil
 			return
 		}
 	}
+}
+
+// refusedOutput is a cell's output as its note records it: after a "no",
+// what came before and the line saying what was rejected.
+func refusedOutput(text string, r *refusal) string {
+	if r == nil {
+		return text
+	}
+	return strings.TrimSpace(text + "\n" + r.text() + "\n" + rejectedText)
 }
 
 // stopTextFor says why a cell that asked did not run: a "no", or the

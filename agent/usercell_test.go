@@ -195,8 +195,12 @@ func TestUserCellShellIsAsked(t *testing.T) {
 			t.Errorf("asked %q, want the shell command", asked)
 		}
 		outs := of[*agent.CodeExecutionOutput](events)
-		if len(outs) != 1 || !strings.Contains(outs[0].Text, "Tool call rejected") || strings.Contains(outs[0].Text, "\nafter\n") {
-			t.Errorf("outputs:%s\n%q", describe(events), outs[0].Text)
+		if len(outs) != 1 || outs[0].Rejected != "echo hi" || strings.Contains(outs[0].Text, "after") {
+			t.Errorf("outputs:%s\n%+v", describe(events), outs)
+		}
+		// The model is told what the user rejected.
+		if h := a.History(); len(h) == 0 || !strings.Contains(h[len(h)-1].Text(), "The user rejected the shell command: echo hi") {
+			t.Errorf("the note does not say what was rejected: %+v", h)
 		}
 		if f := of[*agent.CellsFinished](events); len(f) != 1 || f[0].Ran != 1 || !f[0].Stopped {
 			t.Errorf("CellsFinished %+v: the second cell must not run after a no", f)

@@ -139,10 +139,10 @@ turns:
 
 	// Export the session as a notebook.
 	h.mu.Lock()
-	h.savedAs = filepath.Join(t.TempDir(), "session.ipynb")
+	h.saveTo = filepath.Join(t.TempDir(), "session.ipynb")
 	h.mu.Unlock()
 	path, err := d.ExportSession("ipynb", false)
-	if err != nil || path != h.savedAs {
+	if err != nil || path != h.saveTo {
 		t.Fatalf("export: %q %v", path, err)
 	}
 	raw, _ := os.ReadFile(path)

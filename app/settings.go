@@ -263,6 +263,10 @@ func (d *Desktop) SetAPIKey(name, key string) error {
 	if err := d.store.SetAPIKey(name, strings.TrimSpace(key)); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
+	// The next turn loads the settings again, and with them the key.
+	if ws, err := d.current(); err == nil {
+		ws.settingsChanged.Store(true)
+	}
 	return nil
 }
 
@@ -281,7 +285,8 @@ func (d *Desktop) APIKeyNames() ([]string, error) {
 
 // PermissionRules are the rules the permissions editor shows.
 type PermissionRules struct {
-	Always  permission.Rules `json:"always"`
+	Always permission.Rules `json:"always"`
+	// Session are the grants of the open conversation.
 	Session permission.Rules `json:"session"`
 	// Imported are the rules of freeact 0.11's permissions.toml
 	// (ImportedFile, relative to the workspace; "" when there is none):
@@ -290,18 +295,45 @@ type PermissionRules struct {
 	ImportedFile string           `json:"imported_file,omitempty"`
 }
 
-// Permissions returns the workspace's rules: saved ones and this session's.
+// Permissions returns the workspace's saved rules and the grants of the
+// open conversation.
 func (d *Desktop) Permissions() (PermissionRules, error) {
 	ws, err := d.current()
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	a, s := ws.open.Permissions.Rules()
 	imported, file := ws.open.Permissions.Imported()
 	if file != "" {
 		file, _ = filepath.Rel(ws.dir, file)
 	}
-	return PermissionRules{Always: nonNil(a), Session: nonNil(s), Imported: nonNil(imported), ImportedFile: file}, nil
+	return PermissionRules{Always: nonNil(ws.open.Permissions.Rules()), Session: nonNil(permission.Rules{Allow: ws.grants()}),
+		Imported: nonNil(imported), ImportedFile: file}, nil
+}
+
+// SessionGrants lists the grants of the open conversation: the rules its
+// Session answers added, which allow calls in this conversation only.
+func (d *Desktop) SessionGrants() ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	return ws.grants(), nil
+}
+
+// RevokeGrant removes a grant of the open conversation (calls it allowed
+// are asked again) and returns the grants left.
+func (d *Desktop) RevokeGrant(rule permission.Rule) ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	if a == nil || !a.RevokeGrant(rule) {
+		return ws.grants(), fmt.Errorf("%s is not a grant of this conversation (it ended, or the grant was revoked already)", rule.Pattern())
+	}
+	return ws.grants(), nil
 }
 
 func nonNil(r permission.Rules) permission.Rules {

@@ -7,7 +7,8 @@
 #   run    open the window on a headless machine (Xvfb)
 #   test   everything the test suites use (chromium, ImageMagick, xdotool, the
 #          sandbox's bubblewrap, socat and ripgrep, stress-ng for make
-#          test-stress, ...)
+#          test-stress, and for the journey suite the accessibility bus,
+#          PyGObject with GTK and AT-SPI, dbus-run-session)
 #
 # Debian 12 and Ubuntu 24.04. As root (or with passwordless sudo) it runs apt;
 # otherwise it prints the exact apt line and stops. It also checks the Go and
@@ -20,7 +21,8 @@ for group in "$@"; do
 	case "$group" in
 	build) want+=(build-essential pkg-config libgtk-3-dev "$("$root/scripts/webkit.sh" package)") ;;
 	run) want+=(xvfb xauth) ;;
-	test) want+=(xvfb xauth imagemagick xdotool chromium desktop-file-utils bubblewrap socat ripgrep stress-ng) ;;
+	test) want+=(xvfb xauth imagemagick xdotool chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
+		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon) ;;
 	*)
 		echo "system-deps: unknown group '$group' (use build, run or test)" >&2
 		exit 2

@@ -26,6 +26,8 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
   original: null,
   run: null,
   changes: null,
+  approvedBy: null,
+  rejected: '',
   ...over,
 });
 

@@ -12,11 +12,11 @@ describe('PermissionsEditor', () => {
           allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'ls *' }],
           ask: [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
         },
-        session: { allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'make *' }], ask: [] },
+        session: { allow: [], ask: [] },
       },
       onsave,
     });
-    expect(screen.getByText('ShellAction bash make *')).toBeInTheDocument();
+    expect(screen.getByText(/No grants/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
     const patterns = screen.getAllByLabelText<HTMLInputElement>('Command or path pattern');
     await userEvent.type(patterns[2]!, 'git status *');
@@ -26,6 +26,21 @@ describe('PermissionsEditor', () => {
       [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }],
       [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
     );
+  });
+
+  it("lists this conversation's grants, each revocable", async () => {
+    const onrevoke = vi.fn();
+    const grant = { type: 'ShellAction', tool_name: 'bash', command: 'make *' };
+    render(PermissionsEditor, {
+      rules: { always: { allow: [], ask: [] }, session: { allow: [grant], ask: [] } },
+      grants: [grant],
+      onsave: vi.fn(),
+      onrevoke,
+    });
+    const list = screen.getByRole('list', { name: 'Grants of this conversation' });
+    expect(list).toHaveTextContent('Shell make *');
+    await userEvent.click(screen.getByRole('button', { name: 'Revoke make *' }));
+    expect(onrevoke).toHaveBeenCalledWith(grant);
   });
 
   it("shows freeact 0.11's permissions.toml rules read-only, apart from the saved ones", async () => {

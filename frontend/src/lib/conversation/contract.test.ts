@@ -40,6 +40,8 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   CellsFinished: ['agent_id', 'correlation_id'],
   // The note's text says what happened.
   KernelStateNote: ['correlation_id', 'event'],
+  // Grants belong to the conversation, whichever agent added them.
+  SessionGrants: ['agent_id', 'correlation_id'],
   // The app's own events concern the whole conversation.
   UserMessage: ['agent_id'],
   TurnStarted: ['agent_id'],

@@ -16,6 +16,26 @@ export namespace app {
 	        this.dataUrl = source["dataUrl"];
 	    }
 	}
+	export class AttachmentInfo {
+	    path: string;
+	    name: string;
+	    preview: string;
+	    problem: string;
+	    relative: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AttachmentInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.name = source["name"];
+	        this.preview = source["preview"];
+	        this.problem = source["problem"];
+	        this.relative = source["relative"];
+	    }
+	}
 	export class FieldError {
 	    key: string;
 	    message: string;
@@ -28,6 +48,22 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.key = source["key"];
 	        this.message = source["message"];
+	    }
+	}
+	export class FolderCheck {
+	    path: string;
+	    exists: boolean;
+	    isDir: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.isDir = source["isDir"];
 	    }
 	}
 	export class ForkResult {
@@ -47,6 +83,9 @@ export namespace app {
 	export class KernelStatus {
 	    state: string;
 	    message: string;
+	    problem?: string;
+	    summary?: string;
+	    fix?: string;
 	    progress: number;
 	    sessionId: string;
 	    model: string;
@@ -62,12 +101,31 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.state = source["state"];
 	        this.message = source["message"];
+	        this.problem = source["problem"];
+	        this.summary = source["summary"];
+	        this.fix = source["fix"];
 	        this.progress = source["progress"];
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
 	        this.replayCells = source["replayCells"];
 	        this.replayReason = source["replayReason"];
+	    }
+	}
+	export class LaunchTarget {
+	    path: string;
+	    sessionId: string;
+	    fromCommandLine: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new LaunchTarget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sessionId = source["sessionId"];
+	        this.fromCommandLine = source["fromCommandLine"];
 	    }
 	}
 	export class PathEntry {

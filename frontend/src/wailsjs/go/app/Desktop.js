@@ -22,8 +22,16 @@ export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
 
+export function CheckAttachments(arg1) {
+  return window['go']['app']['Desktop']['CheckAttachments'](arg1);
+}
+
 export function CheckpointDiff(arg1) {
   return window['go']['app']['Desktop']['CheckpointDiff'](arg1);
+}
+
+export function ClipboardImage() {
+  return window['go']['app']['Desktop']['ClipboardImage']();
 }
 
 export function CompactNow() {
@@ -36,6 +44,14 @@ export function CompletePath(arg1) {
 
 export function ContinueBudget(arg1, arg2) {
   return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
+}
+
+export function CopyImage(arg1) {
+  return window['go']['app']['Desktop']['CopyImage'](arg1);
+}
+
+export function CreateFolder(arg1) {
+  return window['go']['app']['Desktop']['CreateFolder'](arg1);
 }
 
 export function DescribeVariable(arg1) {
@@ -56,6 +72,14 @@ export function ImageData(arg1) {
 
 export function ImagesIn(arg1) {
   return window['go']['app']['Desktop']['ImagesIn'](arg1);
+}
+
+export function InspectFolder(arg1) {
+  return window['go']['app']['Desktop']['InspectFolder'](arg1);
+}
+
+export function Launch() {
+  return window['go']['app']['Desktop']['Launch']();
 }
 
 export function NewSession() {
@@ -80,6 +104,10 @@ export function PendingRestart() {
 
 export function Permissions() {
   return window['go']['app']['Desktop']['Permissions']();
+}
+
+export function PickImages() {
+  return window['go']['app']['Desktop']['PickImages']();
 }
 
 export function PickNotebook() {
@@ -126,6 +154,10 @@ export function Revert(arg1, arg2) {
   return window['go']['app']['Desktop']['Revert'](arg1, arg2);
 }
 
+export function RevokeGrant(arg1) {
+  return window['go']['app']['Desktop']['RevokeGrant'](arg1);
+}
+
 export function RunCell(arg1, arg2, arg3) {
   return window['go']['app']['Desktop']['RunCell'](arg1, arg2, arg3);
 }
@@ -136,6 +168,10 @@ export function RunNotebook() {
 
 export function Sandbox() {
   return window['go']['app']['Desktop']['Sandbox']();
+}
+
+export function SaveImage(arg1) {
+  return window['go']['app']['Desktop']['SaveImage'](arg1);
 }
 
 export function SavePermissions(arg1) {
@@ -152,6 +188,10 @@ export function SaveSettings(arg1) {
 
 export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
+}
+
+export function SessionGrants() {
+  return window['go']['app']['Desktop']['SessionGrants']();
 }
 
 export function Sessions() {
