@@ -70,7 +70,7 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 		expired = t.C
 	}
 	select {
-	case ans := <-req.ch:
+	case ans := <-req.reply.ch:
 		if err := ctx.Err(); err != nil {
 			// The turn ended while the answer came: nothing runs any more.
 			return false, "", err
@@ -81,14 +81,14 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
 		req.Answer(Reject, "")
-		<-req.ch
+		<-req.reply.ch
 		return false, "", ctx.Err()
 	case <-expired:
 		if req.Answer(Reject, "") {
-			<-req.ch
+			<-req.reply.ch
 			return false, "", errApprovalTimeout
 		}
-		ans := <-req.ch
+		ans := <-req.reply.ch
 		ok, err := ap.apply(req, ans, emit)
 		return ok, ans.code, err
 	}

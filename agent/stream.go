@@ -96,9 +96,10 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 	})
 }
 
-// exclusive runs work in the place of a turn (a turn, the user's cells, a
-// replay), with its events as a stream: Cancel stops it, breaking out of
-// the loop cancels it, and nothing else of the kind runs meanwhile.
+// exclusive runs work in the place of a turn (a turn, a compaction, the
+// user's cells, a replay), with its events as a stream: Cancel stops it,
+// breaking out of the loop cancels work's context and returns once work
+// has ended, and nothing else of the kind runs meanwhile.
 func (a *Agent) exclusive(ctx context.Context, work func(ctx context.Context, emit func(Event))) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		ctx, cancel := context.WithCancelCause(ctx)

@@ -12,9 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/apigen"
@@ -252,7 +253,7 @@ func (c *Config) expand(file string) error {
 		*s = v
 	}
 	expMap := func(key string, m map[string]string) {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			v := m[k]
 			exp(key+"."+k, &v)
 			m[k] = v
@@ -264,7 +265,7 @@ func (c *Config) expand(file string) error {
 		key     string
 		servers map[string]Server
 	}{{"mcp_servers", o.MCPServers}, {"ptc_servers", o.PTCServers}} {
-		for _, name := range sortedKeys(group.servers) {
+		for _, name := range slices.Sorted(maps.Keys(group.servers)) {
 			s := group.servers[name]
 			base := group.key + "." + name
 			exp(base+".command", &s.Command)
@@ -284,7 +285,7 @@ func (c *Config) expand(file string) error {
 			group.servers[name] = s
 		}
 	}
-	for _, k := range sortedKeys(o.ProviderSettings) {
+	for _, k := range slices.Sorted(maps.Keys(o.ProviderSettings)) {
 		if v, ok := o.ProviderSettings[k].(string); ok {
 			exp("provider_settings."+k, &v)
 			o.ProviderSettings[k] = v
@@ -308,13 +309,4 @@ func (c *Config) expand(file string) error {
 // and the headers that carry them.
 func secretKey(key string) bool {
 	return key == "jupyter_url" || key == "jupyter_token" || strings.HasPrefix(key, "jupyter_headers.")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
