@@ -129,7 +129,7 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"array", `[]`, []string{"agent.json", "not a JSON object"}},
 		{"null", `null`, []string{"agent.json", "not a JSON object"}},
 		{"unknown key", `{"tool-search": "basic"}`, []string{"agent.json", `unknown key "tool-search"`, "known keys: model,"}},
-		{"wrong type", `{"execution_timeout": "300"}`, []string{"agent.json", `key "execution_timeout"`, `value "300"`, "want seconds"}},
+		{"wrong type", `{"execution_timeout": "300"}`, []string{"agent.json", `key "execution_timeout"`, `value "300"`, "want a positive number of seconds, or null for no limit"}},
 		{"null not allowed", `{"model": null}`, []string{`key "model"`, "value null", "null is not allowed"}},
 		{"bool as string", `{"enable_subagents": "yes"}`, []string{`key "enable_subagents"`, `value "yes"`, "true or false"}},
 		{"fraction for int", `{"max_subagents": 2.5}`, []string{`key "max_subagents"`, "value 2.5"}},
