@@ -3,14 +3,19 @@
 import {app} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
+import {config} from '../models';
 
 export function APIKeyNames():Promise<Array<string>>;
+
+export function APIKeys():Promise<app.APIKeys>;
 
 export function ApplySettings():Promise<void>;
 
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function Cancel():Promise<void>;
+
+export function CheckSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
@@ -56,9 +61,11 @@ export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 
 export function Sessions():Promise<Array<session.Info>>;
 
-export function SetAPIKey(arg1:string,arg2:string):Promise<void>;
+export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
 
 export function Settings():Promise<Array<app.SettingField>>;
+
+export function SettingsSchema():Promise<app.SettingsSchema>;
 
 export function SettingsSource():Promise<app.SettingsSource>;
 

@@ -6,6 +6,10 @@ export function APIKeyNames() {
   return window['go']['app']['Desktop']['APIKeyNames']();
 }
 
+export function APIKeys() {
+  return window['go']['app']['Desktop']['APIKeys']();
+}
+
 export function ApplySettings() {
   return window['go']['app']['Desktop']['ApplySettings']();
 }
@@ -16,6 +20,10 @@ export function Approve(arg1, arg2, arg3) {
 
 export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
+}
+
+export function CheckSettings(arg1) {
+  return window['go']['app']['Desktop']['CheckSettings'](arg1);
 }
 
 export function CompletePath(arg1) {
@@ -112,6 +120,10 @@ export function SetAPIKey(arg1, arg2) {
 
 export function Settings() {
   return window['go']['app']['Desktop']['Settings']();
+}
+
+export function SettingsSchema() {
+  return window['go']['app']['Desktop']['SettingsSchema']();
 }
 
 export function SettingsSource() {
