@@ -236,8 +236,8 @@ func TestSessionTitle(t *testing.T) {
 // saving writes only the keys of one tab.
 func TestCheckAndSaveSettings(t *testing.T) {
 	d, _, ws := testDesktop(t)
-	if errs := d.CheckSettings(map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}); len(errs) != 0 {
-		t.Errorf("valid values: %+v", errs)
+	if errs := d.CheckSettings(map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}); errs == nil || len(errs) != 0 {
+		t.Errorf("valid values: %#v, want an empty list", errs)
 	}
 	for _, tt := range []struct {
 		name          string
@@ -279,6 +279,22 @@ func TestCheckAndSaveSettings(t *testing.T) {
 	cfg, err := config.Load(ws, config.LoadOptions{})
 	if err != nil || *cfg.Options.ExecutionTimeout != 60 || cfg.Options.EnableSubagents {
 		t.Fatalf("saved options %+v, %v (enable_subagents from the file must stay false)", cfg.Options, err)
+	}
+	// A ${VAR} nothing sets would keep the workspace from loading: it is
+	// an error of its key, in the check as typed and at the save; a key
+	// stored in the app replaces it.
+	env := map[string]string{"kernel_env": `{"TOKEN": "${FREEACT_TEST_UNSET_TOKEN}"}`}
+	if errs := d.CheckSettings(env); len(errs) != 1 || errs[0].Key != "kernel_env" || errs[0].Path != "TOKEN" {
+		t.Errorf("check of an unset reference: %+v", errs)
+	}
+	if errs, err := d.SaveSettings(env); err != nil || len(errs) != 1 {
+		t.Errorf("save of an unset reference: %+v %v", errs, err)
+	}
+	if _, err := d.SetAPIKey("FREEACT_TEST_UNSET_TOKEN", "t"); err != nil {
+		t.Fatal(err)
+	}
+	if errs, err := d.SaveSettings(env); err != nil || len(errs) != 0 {
+		t.Errorf("save with the key stored: %+v %v", errs, err)
 	}
 }
 

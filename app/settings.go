@@ -27,6 +27,9 @@ type SettingField struct {
 	Info    config.OptionKey `json:"info"`
 	Value   string           `json:"value"`
 	Default string           `json:"default"`
+	// Want says what a valid value looks like, in the words of the
+	// errors.
+	Want string `json:"want"`
 	// ReadOnly is set for the keys that come from freeact 0.11's
 	// config.toml, which this app never writes.
 	ReadOnly bool `json:"read_only"`
@@ -69,7 +72,7 @@ func readSettings(dir string) ([]SettingField, error) {
 			v = compact(raw)
 		}
 		out = append(out, SettingField{
-			Key: k.Name, Info: k, Value: v, Default: def,
+			Key: k.Name, Info: k, Value: v, Default: def, Want: k.Want(),
 			ReadOnly: slices.Contains(src.ReadOnly, k.Name), Restart: slices.Contains(restart, k.Name),
 		})
 	}
@@ -132,7 +135,7 @@ func compact(raw json.RawMessage) string { return string(config.CompactJSON(raw)
 // is an error of its key.
 func formValues(values map[string]string) (map[string]json.RawMessage, []FieldError) {
 	out := make(map[string]json.RawMessage, len(values))
-	var errs []FieldError
+	errs := []FieldError{}
 	for k, text := range values {
 		text = strings.TrimSpace(text)
 		if !json.Valid([]byte(text)) {
@@ -155,10 +158,21 @@ func fieldErrors(errs []*config.KeyError) []FieldError {
 
 // CheckSettings checks form values (key -> JSON text) by the rules that
 // load agent.json, without writing anything: the errors by key, none when
-// every value is valid. The form calls it as the user types.
+// every value is valid; with a workspace open, ${VAR} references must be
+// set too. The form calls it as the user types.
 func (d *Desktop) CheckSettings(values map[string]string) []FieldError {
 	raw, errs := formValues(values)
-	return append(errs, fieldErrors(config.CheckValues(raw))...)
+	if keyErrs := config.CheckValues(raw); len(keyErrs) > 0 {
+		return append(errs, fieldErrors(keyErrs)...)
+	}
+	if ws, err := d.current(); err == nil {
+		refErrs, err := config.CheckReferences(ws.dir, raw, ws.open.LoadOptions())
+		if err != nil {
+			return append(errs, FieldError{Message: err.Error()})
+		}
+		errs = append(errs, fieldErrors(refErrs)...)
+	}
+	return errs
 }
 
 // SaveSettings validates the form and writes the keys it holds (one tab's)
@@ -175,7 +189,7 @@ func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	if len(errs) > 0 {
 		return errs, nil
 	}
-	keyErrs, err := config.SaveValues(ws.dir, raw)
+	keyErrs, err := config.SaveValues(ws.dir, raw, ws.open.LoadOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -387,4 +401,44 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 		return "", err
 	}
 	return config.MCPToolsDir(name), nil
+}
+
+// PreviewAlways says what the rule of an Always (or Session) answer to the
+// pending approval id would allow, made from pattern (the suggested one,
+// or as the user edited it), before anything is saved.
+func (d *Desktop) PreviewAlways(id, pattern string) (permission.Preview, error) {
+	ws, err := d.current()
+	if err != nil {
+		return permission.Preview{}, err
+	}
+	ws.mu.Lock()
+	r, ok := ws.pending[id]
+	ws.mu.Unlock()
+	req, isApproval := r.(*agent.ApprovalRequest)
+	if !ok || !isApproval {
+		return permission.Preview{}, fmt.Errorf("approval %s is no longer pending", id)
+	}
+	return ws.open.Permissions.PreviewPattern(pattern, req.ToolCall.Permission()), nil
+}
+
+// PreviewRule says what a rule of the permissions editor allows.
+func (d *Desktop) PreviewRule(rule permission.Rule) (permission.Preview, error) {
+	ws, err := d.current()
+	if err != nil {
+		return permission.Preview{}, err
+	}
+	return ws.open.Permissions.PreviewRule(rule), nil
+}
+
+// RevokeSessionRule takes back a Session answer's rule: the calls it
+// allowed are asked again. It returns the rules left.
+func (d *Desktop) RevokeSessionRule(rule permission.Rule) (PermissionRules, error) {
+	ws, err := d.current()
+	if err != nil {
+		return PermissionRules{}, err
+	}
+	if !ws.open.Permissions.RevokeSession(rule) {
+		return PermissionRules{}, fmt.Errorf("no session rule %s to revoke", rule)
+	}
+	return d.Permissions()
 }

@@ -240,7 +240,7 @@ func TestExpansion(t *testing.T) {
 	// An unset variable names the key, the value and the file.
 	write(t, file, `{"mcp_servers": {"gh": {"command": "x", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}}}`)
 	_, err = Load(ws, LoadOptions{Lookup: lookup})
-	for _, w := range []string{file, `key "mcp_servers.gh.env.GITHUB_TOKEN"`, `value "${GITHUB_TOKEN}"`, "${GITHUB_TOKEN} is not set", filepath.Join(ws, DotEnvFile)} {
+	for _, w := range []string{file, `key "mcp_servers": gh.env.GITHUB_TOKEN: value "${GITHUB_TOKEN}"`, "${GITHUB_TOKEN} is not set", filepath.Join(ws, DotEnvFile)} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}

@@ -38,10 +38,15 @@ func DefaultValues() map[string]json.RawMessage {
 // holds. Keys that come from freeact 0.11's config.toml are not written
 // (that file never is). This app's own keys are written only when they
 // differ from their defaults or are in the file already, so freeact 0.10
-// still reads the file.
-func SaveValues(dir string, values map[string]json.RawMessage) ([]*KeyError, error) {
+// still reads the file. A ${VAR} reference that the workspace's variables
+// (opts) cannot replace is an error too: the workspace would not load.
+func SaveValues(dir string, values map[string]json.RawMessage, opts LoadOptions) ([]*KeyError, error) {
 	if errs := CheckValues(values); len(errs) > 0 {
 		return errs, nil
+	}
+	errs, err := CheckReferences(dir, values, opts)
+	if err != nil || len(errs) > 0 {
+		return errs, err
 	}
 	_, src, err := RawSettings(dir)
 	if err != nil {
@@ -111,4 +116,39 @@ func CompactJSON(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b.Bytes()
+}
+
+// CheckReferences checks that every ${VAR} reference in values (valid
+// values, as CheckValues passes them) can be replaced from the variables of
+// the workspace at dir: the environment, its .env file and opts.APIKeys.
+// The errors name the key and where in the value the reference is.
+func CheckReferences(dir string, values map[string]json.RawMessage, opts LoadOptions) ([]*KeyError, error) {
+	lookup := opts.Lookup
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	dotFile := filepath.Join(dir, DotEnvFile)
+	dotenv, err := ReadDotEnv(dotFile)
+	if err != nil {
+		return nil, err
+	}
+	env := NewEnv(lookup, dotenv, dotFile)
+	if len(opts.APIKeys) > 0 {
+		env = env.WithFallback(opts.APIKeys)
+	}
+	o := Defaults()
+	for _, k := range keys {
+		if v, ok := values[k.Name]; ok {
+			if err := k.decode(v, &o); err != nil {
+				return []*KeyError{err}, nil
+			}
+		}
+	}
+	var errs []*KeyError
+	for _, e := range expandOptions(&o, env, dir) {
+		if _, ok := values[e.Key]; ok {
+			errs = append(errs, e)
+		}
+	}
+	return errs, nil
 }

@@ -45,6 +45,11 @@ type SettingKey struct {
 	// Families are the providers that use the setting (FamilyGoogle, ...);
 	// the others ignore it.
 	Families []string `json:"families"`
+	// Want says what a valid value looks like, in the words of the
+	// errors (filled in by SettingKeys).
+	Want string `json:"want"`
+	// Advanced settings are shown folded away.
+	Advanced bool `json:"advanced,omitempty"`
 
 	// get returns the value set (*int, *float64, *bool, string, []string;
 	// nil or "" when unset).
@@ -56,40 +61,6 @@ type SettingKey struct {
 var allFamilies = []string{FamilyGoogle, FamilyAnthropic, FamilyOpenAI}
 
 var settingKeys = []SettingKey{
-	{Path: "temperature", Kind: "number", Label: "Temperature",
-		Description: "Randomness of the replies: lower is more focused, higher more varied. Unset: the provider's default.",
-		Number:      bounds.Number{Min: bounds.V(0), Max: bounds.V(2)}, Families: allFamilies,
-		get: func(s *Settings) any { return s.Temperature }},
-	{Path: "max_tokens", Kind: "integer", Label: "Max output tokens",
-		Description: "The most tokens one reply may have. Unset: the provider's default (16,384 for Claude).",
-		Number:      bounds.Number{Min: bounds.V(1), Integer: true, Unit: "tokens"}, Families: allFamilies,
-		get: func(s *Settings) any { return s.MaxTokens }},
-	{Path: "top_p", Kind: "number", Label: "Top p",
-		Description: "Nucleus sampling: only the most likely tokens whose probabilities add up to this are considered.",
-		Number:      bounds.Number{Min: bounds.V(0), Max: bounds.V(1)}, Families: allFamilies,
-		get: func(s *Settings) any { return s.TopP }},
-	{Path: "seed", Kind: "integer", Label: "Seed",
-		Description: "Makes sampling repeatable where the provider supports it.",
-		Number:      bounds.Number{Integer: true}, Families: []string{FamilyGoogle, FamilyOpenAI},
-		get: func(s *Settings) any { return s.Seed }},
-	{Path: "presence_penalty", Kind: "number", Label: "Presence penalty",
-		Description: "Positive values make the model more likely to talk about new topics.",
-		Number:      bounds.Number{Min: bounds.V(-2), Max: bounds.V(2)}, Families: []string{FamilyGoogle, FamilyOpenAI},
-		get: func(s *Settings) any { return s.PresencePenalty }},
-	{Path: "frequency_penalty", Kind: "number", Label: "Frequency penalty",
-		Description: "Positive values make the model less likely to repeat itself word for word.",
-		Number:      bounds.Number{Min: bounds.V(-2), Max: bounds.V(2)}, Families: []string{FamilyGoogle, FamilyOpenAI},
-		get: func(s *Settings) any { return s.FrequencyPenalty }},
-	{Path: "stop_sequences", Kind: "list", Label: "Stop sequences",
-		Description: "The reply ends where it would write one of these.", Families: allFamilies,
-		get: func(s *Settings) any { return s.StopSequences }},
-	{Path: "parallel_tool_calls", Kind: "bool", Label: "Parallel tool calls",
-		Description: "Let one reply call several tools at once. Unset: the server's default.", Families: []string{FamilyOpenAI},
-		get: func(s *Settings) any { return s.ParallelToolCalls }},
-	{Path: "timeout", Kind: "number", Label: "Request timeout",
-		Description: "Seconds a model request may receive nothing before it is retried. Unset: 600.",
-		Number:      bounds.Number{Min: bounds.V(0), MinExclusive: true, Unit: "seconds"}, Families: allFamilies,
-		get: func(s *Settings) any { return s.Timeout }},
 	{Path: "google_thinking_config.thinking_level", Kind: "enum", Label: "Thinking level",
 		Description: "How much Gemini 3 thinks before it answers.", Choices: []string{"minimal", "low", "medium", "high"},
 		Families: []string{FamilyGoogle}, foldCase: true,
@@ -107,7 +78,7 @@ var settingKeys = []SettingKey{
 			}
 			return s.GoogleThinking.IncludeThoughts
 		}},
-	{Path: "google_thinking_config.thinking_budget", Kind: "integer", Label: "Thinking budget",
+	{Path: "google_thinking_config.thinking_budget", Advanced: true, Kind: "integer", Label: "Thinking budget",
 		Description: "Tokens Gemini 2.5 may think for; -1 lets it decide, 0 turns thinking off where the model allows.",
 		Number:      bounds.Number{Min: bounds.V(-1), Integer: true, Unit: "tokens"}, Families: []string{FamilyGoogle},
 		get: func(s *Settings) any {
@@ -138,10 +109,50 @@ var settingKeys = []SettingKey{
 		Description: "How much reasoning models (GPT-5, o3, ...) do before they answer. Unset: the server's default.",
 		Choices:     []string{"none", "minimal", "low", "medium", "high"}, Families: []string{FamilyOpenAI},
 		get: func(s *Settings) any { return s.OpenAIReasoningEffort }},
+	{Path: "temperature", Kind: "number", Label: "Temperature",
+		Description: "Randomness of the replies: lower is more focused, higher more varied. Unset: the provider's default.",
+		Number:      bounds.Number{Min: bounds.V(0), Max: bounds.V(2)}, Families: allFamilies,
+		get: func(s *Settings) any { return s.Temperature }},
+	{Path: "max_tokens", Kind: "integer", Label: "Max output tokens",
+		Description: "The most tokens one reply may have. Unset: the provider's default (16,384 for Claude).",
+		Number:      bounds.Number{Min: bounds.V(1), Integer: true, Unit: "tokens"}, Families: allFamilies,
+		get: func(s *Settings) any { return s.MaxTokens }},
+	{Path: "top_p", Advanced: true, Kind: "number", Label: "Top p",
+		Description: "Nucleus sampling: only the most likely tokens whose probabilities add up to this are considered.",
+		Number:      bounds.Number{Min: bounds.V(0), Max: bounds.V(1)}, Families: allFamilies,
+		get: func(s *Settings) any { return s.TopP }},
+	{Path: "seed", Advanced: true, Kind: "integer", Label: "Seed",
+		Description: "Makes sampling repeatable where the provider supports it.",
+		Number:      bounds.Number{Integer: true}, Families: []string{FamilyGoogle, FamilyOpenAI},
+		get: func(s *Settings) any { return s.Seed }},
+	{Path: "presence_penalty", Advanced: true, Kind: "number", Label: "Presence penalty",
+		Description: "Positive values make the model more likely to talk about new topics.",
+		Number:      bounds.Number{Min: bounds.V(-2), Max: bounds.V(2)}, Families: []string{FamilyGoogle, FamilyOpenAI},
+		get: func(s *Settings) any { return s.PresencePenalty }},
+	{Path: "frequency_penalty", Advanced: true, Kind: "number", Label: "Frequency penalty",
+		Description: "Positive values make the model less likely to repeat itself word for word.",
+		Number:      bounds.Number{Min: bounds.V(-2), Max: bounds.V(2)}, Families: []string{FamilyGoogle, FamilyOpenAI},
+		get: func(s *Settings) any { return s.FrequencyPenalty }},
+	{Path: "stop_sequences", Advanced: true, Kind: "list", Label: "Stop sequences",
+		Description: "The reply ends where it would write one of these.", Families: allFamilies,
+		get: func(s *Settings) any { return s.StopSequences }},
+	{Path: "parallel_tool_calls", Advanced: true, Kind: "bool", Label: "Parallel tool calls",
+		Description: "Let one reply call several tools at once. Unset: the server's default.", Families: []string{FamilyOpenAI},
+		get: func(s *Settings) any { return s.ParallelToolCalls }},
+	{Path: "timeout", Advanced: true, Kind: "number", Label: "Request timeout",
+		Description: "Seconds a model request may receive nothing before it is retried. Unset: 600.",
+		Number:      bounds.Number{Min: bounds.V(0), MinExclusive: true, Unit: "seconds"}, Families: allFamilies,
+		get: func(s *Settings) any { return s.Timeout }},
 }
 
 // SettingKeys returns the model settings the forms offer, in their order.
-func SettingKeys() []SettingKey { return slices.Clone(settingKeys) }
+func SettingKeys() []SettingKey {
+	out := slices.Clone(settingKeys)
+	for i := range out {
+		out[i].Want = out[i].want()
+	}
+	return out
+}
 
 // SettingError is an invalid model setting: Path names it ("temperature",
 // "anthropic_thinking.budget_tokens"; "" for the whole object), Msg says

@@ -384,3 +384,14 @@ func writeRules(file string, rules Rules) error {
 	}
 	return atomicfile.Write(file, append(data, '\n'), 0o644)
 }
+
+// RevokeSession removes a session rule (allow or ask); it reports whether
+// there was one.
+func (m *Manager) RevokeSession(rule Rule) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := len(m.session.Allow) + len(m.session.Ask)
+	m.session.Allow = slices.DeleteFunc(m.session.Allow, func(r Rule) bool { return r == rule })
+	m.session.Ask = slices.DeleteFunc(m.session.Ask, func(r Rule) bool { return r == rule })
+	return len(m.session.Allow)+len(m.session.Ask) < n
+}

@@ -429,3 +429,23 @@ func TestSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// A session rule revoked no longer allows anything; revoking it again
+// reports that there was none.
+func TestRevokeSession(t *testing.T) {
+	m, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := Rule{Type: TypeShellAction, ToolName: ShellTool, Command: "make *"}
+	call := Call{Type: TypeShellAction, ToolName: ShellTool, Command: "make test"}
+	if err := m.AllowSession(rule); err != nil || m.Check(call) != Allow {
+		t.Fatalf("session rule not in effect: %v", err)
+	}
+	if !m.RevokeSession(rule) || m.Check(call) == Allow {
+		t.Fatal("revoked rule still allows the call")
+	}
+	if m.RevokeSession(rule) {
+		t.Error("revoking twice reported a rule")
+	}
+}

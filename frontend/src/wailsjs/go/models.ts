@@ -183,6 +183,7 @@ export namespace app {
 	    info: config.OptionKey;
 	    value: string;
 	    default: string;
+	    want: string;
 	    read_only: boolean;
 	    restart: boolean;
 	
@@ -196,6 +197,7 @@ export namespace app {
 	        this.info = this.convertValues(source["info"], config.OptionKey);
 	        this.value = source["value"];
 	        this.default = source["default"];
+	        this.want = source["want"];
 	        this.read_only = source["read_only"];
 	        this.restart = source["restart"];
 	    }
@@ -493,6 +495,8 @@ export namespace model {
 	    number: bounds.Number;
 	    choices?: string[];
 	    families: string[];
+	    want: string;
+	    advanced?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingKey(source);
@@ -507,6 +511,8 @@ export namespace model {
 	        this.number = this.convertValues(source["number"], bounds.Number);
 	        this.choices = source["choices"];
 	        this.families = source["families"];
+	        this.want = source["want"];
+	        this.advanced = source["advanced"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -550,6 +556,47 @@ export namespace permission {
 	        this.path = source["path"];
 	    }
 	}
+	export class Preview {
+	    rule: Rule;
+	    problem?: string;
+	    summary: string;
+	    covers_call: boolean;
+	    matches: string[];
+	    misses: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Preview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rule = this.convertValues(source["rule"], Rule);
+	        this.problem = source["problem"];
+	        this.summary = source["summary"];
+	        this.covers_call = source["covers_call"];
+	        this.matches = source["matches"];
+	        this.misses = source["misses"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Rules {
 	    allow: Rule[];
 	    ask: Rule[];

@@ -37,6 +37,10 @@ export function Permissions():Promise<app.PermissionRules>;
 
 export function PickWorkspace():Promise<string>;
 
+export function PreviewAlways(arg1:string,arg2:string):Promise<permission.Preview>;
+
+export function PreviewRule(arg1:permission.Rule):Promise<permission.Preview>;
+
 export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
@@ -48,6 +52,8 @@ export function RestartKernel():Promise<void>;
 export function ResumeSession(arg1:string):Promise<void>;
 
 export function RetryKernel():Promise<void>;
+
+export function RevokeSessionRule(arg1:permission.Rule):Promise<app.PermissionRules>;
 
 export function Sandbox():Promise<app.SandboxSettings>;
 

@@ -66,6 +66,14 @@ export function PickWorkspace() {
   return window['go']['app']['Desktop']['PickWorkspace']();
 }
 
+export function PreviewAlways(arg1, arg2) {
+  return window['go']['app']['Desktop']['PreviewAlways'](arg1, arg2);
+}
+
+export function PreviewRule(arg1) {
+  return window['go']['app']['Desktop']['PreviewRule'](arg1);
+}
+
 export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
@@ -88,6 +96,10 @@ export function ResumeSession(arg1) {
 
 export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
+}
+
+export function RevokeSessionRule(arg1) {
+  return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
 }
 
 export function Sandbox() {
