@@ -162,8 +162,10 @@ func fieldErrors(errs []*config.KeyError) []FieldError {
 // set too. The form calls it as the user types.
 func (d *Desktop) CheckSettings(values map[string]string) []FieldError {
 	raw, errs := formValues(values)
-	if keyErrs := config.CheckValues(raw); len(keyErrs) > 0 {
-		return append(errs, fieldErrors(keyErrs)...)
+	keyErrs := config.CheckValues(raw)
+	errs = append(errs, fieldErrors(keyErrs)...)
+	for _, e := range keyErrs {
+		delete(raw, e.Key) // only valid values have references to check
 	}
 	if ws, err := d.current(); err == nil {
 		refErrs, err := config.CheckReferences(ws.dir, raw, ws.open.LoadOptions())
@@ -250,8 +252,8 @@ type APIKeys struct {
 	Keys    []APIKeyStatus    `json:"keys"`
 }
 
-// APIKeys lists the key variables of the providers (and any other stored
-// key) with where each value comes from, never the values.
+// APIKeys lists the key variables of the providers that need one (and any
+// other stored key) with where each value comes from, never the values.
 func (d *Desktop) APIKeys() (APIKeys, error) {
 	stored, err := d.store.StoredKeys()
 	if err != nil {
@@ -272,7 +274,7 @@ func (d *Desktop) APIKeys() (APIKeys, error) {
 		return &out[len(out)-1]
 	}
 	for _, p := range model.Providers() {
-		if p.KeyEnv != "" {
+		if p.KeyEnv != "" && p.KeyRequired {
 			s := add(p.KeyEnv)
 			s.Providers = append(s.Providers, p.Label)
 		}

@@ -218,7 +218,7 @@ var keys = []OptionKey{
 		dst:  func(o *Options) any { return &o.JupyterURL },
 		check: func(o *Options) *KeyError {
 			if u := o.JupyterURL; u != nil && !strings.HasPrefix(*u, "http://") && !strings.HasPrefix(*u, "https://") {
-				return &KeyError{Key: "jupyter_url", Msg: fmt.Sprintf("value %q is not valid: want an http:// or https:// URL, or null", *u)}
+				return &KeyError{Key: "jupyter_url", Msg: fmt.Sprintf("value %q is not valid: want an http:// or https:// URL, or null for a local server", *u)}
 			}
 			return nil
 		}},
