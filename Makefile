@@ -34,13 +34,15 @@ help: ## list the targets
 
 # ---------------------------------------------------------------- setup
 
-.PHONY: deps-build deps-test deps-python
+.PHONY: deps-build deps-test deps-python deps-remote
 deps-build: ## system packages to build and run (apt; asks for root)
 	@scripts/system-deps.sh build run
 deps-test: deps-build ## system packages for the test suites
 	@scripts/system-deps.sh test
 deps-python: ## Python environments the kernel tests use (in .cache/)
 	@scripts/setup-python.sh
+deps-remote: deps-python ## Jupyter servers the remote-kernel tests run (in .cache/remote)
+	@scripts/setup-remote.sh
 
 $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 	cd frontend && npm install --no-save --no-audit --no-fund
@@ -98,7 +100,7 @@ package: deps-build build ## build a .deb into dist/
 # ---------------------------------------------------------------- test
 
 .PHONY: test lint check-bindings test-short test-go test-frontend test-e2e test-smoke test-package
-test: deps-test deps-python $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
+test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
 	$(MAKE) test-short
 	$(MAKE) test-go

@@ -9,12 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/adrg/xdg"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
@@ -23,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -64,6 +62,8 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 
 // WithKernelServer runs kernels on srv (a local server the caller started,
 // or a remote one) instead of starting a server; Stop leaves it running.
+// On a remote server (kernel.ConnectServer) the workspace is there, under
+// jupyter_workdir, as with jupyter_url (docs/remote.md).
 func WithKernelServer(srv *kernel.Server) Option {
 	return func(o *options) { o.executors = jupyter{srv} }
 }
@@ -97,7 +97,8 @@ func WithProvisionProgress(f func(kernel.Progress)) Option {
 func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
 
 // WithKernelDir puts the local Jupyter server's state (config, runtime files,
-// IPython profile) in dir instead of the XDG state directory.
+// IPython profile) under dir instead of the XDG state directory, in a
+// directory of the agent's own that Stop removes.
 func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
 
 // WithoutProvisioning makes a missing Python environment an error instead of
@@ -124,12 +125,11 @@ type Agent struct {
 	host      *host
 	system    string
 	tools     []model.Tool
-	subagents chan struct{} // max_subagents slots
-	mcp       *mcpTools     // MCP connections and tool search (mcptools.go)
+	subagents chan struct{}    // max_subagents slots
+	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
+	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
-
-	cellMu sync.Mutex // held while a cell runs in the kernel
 
 	mu      sync.Mutex
 	history []model.Message
@@ -201,7 +201,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.started = true
 	a.mu.Unlock()
 
-	system, err := a.cfg.SystemPrompt()
+	system, err := a.systemPrompt(a.cfg)
 	if err != nil {
 		return fmt.Errorf("render system prompt: %w", err)
 	}
@@ -225,7 +225,10 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := a.startServer(ctx); err != nil {
 		return err
 	}
-	return a.startKernel(ctx)
+	if err := a.startKernel(ctx); err != nil {
+		return err
+	}
+	return a.openRemote(ctx)
 }
 
 // acceptMedia lets filesystem_read_media_file pass the media the model reads
@@ -338,6 +341,9 @@ func (a *Agent) openSession() error {
 func (a *Agent) startServer(ctx context.Context) error {
 	if a.opts.executors != nil {
 		a.executors = a.opts.executors
+		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
+			a.remote = &remoteWorkspace{srv: j.srv, log: a.opts.log}
+		}
 		return nil
 	}
 	o := a.cfg.Options
@@ -346,16 +352,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		return err
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		token := ""
-		if o.JupyterToken != nil {
-			token = *o.JupyterToken
-		}
-		srv, err := kernel.ConnectServer(ctx, *o.JupyterURL, token, kernel.RemoteOptions{WarmPool: o.EnableSubagents})
-		if err != nil {
-			return fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)
-		}
-		a.server, a.executors = srv, jupyter{srv}
-		return nil
+		return a.connectRemote(ctx)
 	}
 	python := ""
 	if o.Python != nil {
@@ -369,15 +366,14 @@ func (a *Agent) startServer(ctx context.Context) error {
 	}
 	dir := a.opts.kernelDir
 	if dir == "" {
-		dir = filepath.Join(xdg.StateHome, config.AppName, "jupyter")
+		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create kernel state directory: %w", err)
-	}
+	// Isolate: every agent (and every freeact process) keeps its kernelspec,
+	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Root: a.cfg.Dir,
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.EnableSubagents, Sandbox: sandbox,
+		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
 	})
 	if err != nil {
 		return fmt.Errorf("start Jupyter server: %w", err)
@@ -393,10 +389,12 @@ func (a *Agent) startKernel(ctx context.Context) error {
 		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
 	}
 	a.host = &host{a: a}
-	k, err := a.executors.StartExecutor(ctx, kernel.KernelOptions{
+	kopts := kernel.KernelOptions{
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
-	})
+	}
+	a.remote.kernelOptions(a.cfg, &kopts)
+	k, err := a.executors.StartExecutor(ctx, kopts)
 	if err != nil {
 		return fmt.Errorf("start kernel: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/permission"
 )
 
 // Event is one thing that happens during a turn; this file holds every
@@ -154,8 +153,9 @@ func (d Decision) String() string {
 type ApprovalRequest struct {
 	Meta
 	ToolCall ToolCall `json:"tool_call"`
-	// Display is the exact command of a shell action, shortened for a
-	// multi-line script; empty for other calls.
+	// Display is the exact command of a shell action; for a script cell
+	// a "#!" line naming the program, then the whole script. Empty for
+	// other calls.
 	Display string `json:"display,omitempty"`
 	// Suggested is the pattern an Always or Session answer saves unless the
 	// answer brings its own; empty for a Protected call.
@@ -181,7 +181,7 @@ type answer struct {
 func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: permission.SuggestDisplay(call.Permission()),
+		Display: display(call),
 		ch:      make(chan answer, 1),
 	}
 }

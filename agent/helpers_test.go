@@ -151,11 +151,17 @@ func (x tier) startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (
 		t.Fatalf("scenario: %v", err)
 	}
 	fake := modeltest.UseGemini(t, sc)
+	return started(t, ws, opts...), fake
+}
+
+// started returns an agent over ws, started; the test stops it.
+func started(t *testing.T, ws string, opts ...agent.Option) *agent.Agent {
+	t.Helper()
 	a, err := agent.New(load(t, ws), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if err := a.Start(ctx); err != nil {
 		t.Fatalf("start agent: %v", err)
@@ -165,7 +171,7 @@ func (x tier) startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (
 			t.Errorf("stop agent: %v", err)
 		}
 	})
-	return a, fake
+	return a
 }
 
 // prints is a script that prints its lines, as print() does.

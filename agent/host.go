@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
@@ -29,29 +28,26 @@ type cell struct {
 	rejected func()
 }
 
-// host answers the requests of code running in the agent's kernel. The agent
-// sets the current cell around each execution (executions on a kernel are
-// serial).
+type cellKey struct{}
+
+// withCell returns the context to run c's code with: the kernel hands its
+// values to the host methods of the requests that code makes.
+func withCell(ctx context.Context, c *cell) context.Context {
+	return context.WithValue(ctx, cellKey{}, c)
+}
+
+// host answers the requests of code running in the agent's kernel.
 type host struct {
 	a *Agent
-
-	mu  sync.Mutex
-	cur *cell
 }
 
-func (h *host) current() (*cell, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.cur == nil {
+// current returns the cell a request comes from.
+func (h *host) current(ctx context.Context) (*cell, error) {
+	c, _ := ctx.Value(cellKey{}).(*cell)
+	if c == nil {
 		return nil, errors.New("no code action is running")
 	}
-	return h.cur, nil
-}
-
-func (h *host) set(c *cell) {
-	h.mu.Lock()
-	h.cur = c
-	h.mu.Unlock()
+	return c, nil
 }
 
 // merge returns a context that ends when either ends.
@@ -61,19 +57,24 @@ func merge(a, b context.Context) (context.Context, context.CancelFunc) {
 	return ctx, func() { stop(); cancel() }
 }
 
-// ApproveShell asks for each simple command of a `!` line, or for a whole
-// %%bash cell, in order; the first "no" rejects the line and ends the turn.
+// ApproveShell asks for each simple command of a `!` line, for a whole
+// script cell, or for a process IPython starts directly (as a whole, never
+// allowed by a rule), in order; the first "no" rejects the line and ends the
+// turn.
 func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool, error) {
-	c, err := h.current()
+	c, err := h.current(ctx)
 	if err != nil {
 		return false, err
 	}
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
 	var calls []ShellAction
-	if req.Interpreter != "" {
-		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command}}
-	} else {
+	switch {
+	case len(req.Argv) > 0:
+		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true}}
+	case req.Interpreter != "":
+		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter}}
+	default:
 		split := shell.Split(req.Command)
 		for _, cmd := range split.Commands {
 			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque})
@@ -95,7 +96,7 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 // CallTool approves and runs a programmatic tool call; approval_timeout
 // applies to the approval.
 func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (json.RawMessage, error) {
-	c, err := h.current()
+	c, err := h.current(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 
 // Input passes the cell's input() to the front end and waits for the reply.
 func (h *host) Input(ctx context.Context, prompt string, password bool) (string, error) {
-	c, err := h.current()
+	c, err := h.current(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -21,6 +21,12 @@ var restartKeys = []struct {
 	{"python", func(o *config.Options) any { return &o.Python }},
 	{"jupyter_url", func(o *config.Options) any { return &o.JupyterURL }},
 	{"jupyter_token", func(o *config.Options) any { return &o.JupyterToken }},
+	{"jupyter_workdir", func(o *config.Options) any { return &o.JupyterWorkdir }},
+	{"jupyter_headers", func(o *config.Options) any { return &o.JupyterHeaders }},
+	{"jupyter_ca_file", func(o *config.Options) any { return &o.JupyterCAFile }},
+	{"jupyter_reconnect_timeout", func(o *config.Options) any { return &o.JupyterReconnectTimeout }},
+	{"kernel_name", func(o *config.Options) any { return &o.KernelName }},
+	{"kernel_pool", func(o *config.Options) any { return &o.KernelPool }},
 	{"kernel_env", func(o *config.Options) any { return &o.KernelEnv }},
 	{"images_dir", func(o *config.Options) any { return &o.ImagesDir }},
 	{"execution_timeout", func(o *config.Options) any { return &o.ExecutionTimeout }},
@@ -72,7 +78,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	for _, k := range restartKeys {
 		reflect.ValueOf(k.field(&next.Options)).Elem().Set(reflect.ValueOf(k.field(&cur)).Elem())
 	}
-	system, err := next.SystemPrompt()
+	system, err := a.systemPrompt(&next)
 	if err != nil {
 		return nil, fmt.Errorf("reconfigure: render system prompt: %w", err)
 	}

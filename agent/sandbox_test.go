@@ -131,3 +131,63 @@ turns:
 		t.Errorf("the sandboxed server could not write in the workspace:%s", describe(events))
 	}
 }
+
+// TestAgentsShareAKernelDir: two agents over one kernel state directory
+// (two freeact instances of one user), one sandboxed, started in either
+// order. A kernel the sandboxed agent starts after both are up (its first
+// one died) still runs in the sandbox: each agent keeps its kernelspec and
+// sandbox settings in a directory of its own, gone when it stops.
+func TestAgentsShareAKernelDir(t *testing.T) {
+	srtOnPath(t)
+	py := testPython(t)
+	for _, sandboxedFirst := range []bool{true, false} {
+		t.Run(map[bool]string{true: "sandboxed first", false: "plain first"}[sandboxedFirst], func(t *testing.T) {
+			base := t.TempDir()
+			outside := filepath.Join(t.TempDir(), "escaped.txt")
+			startAgent := func(sandbox bool, sc string) *agent.Agent {
+				cfg, _ := json.Marshal(map[string]any{"python": py, "sandbox": sandbox, "enable_subagents": false, "enable_persistence": false})
+				m := &switchModel{}
+				if sc != "" {
+					s, err := modeltest.ParseScenario([]byte(sc))
+					if err != nil {
+						t.Fatal(err)
+					}
+					m.use(t, s)
+				}
+				return started(t, workspace(t, string(cfg)), agent.WithKernelDir(base), agent.WithoutProvisioning(), agent.WithModel(m))
+			}
+			write := "try:\n    open(" + jsonString(outside) + ", 'w').write('x')\n    print('wrote')\nexcept OSError:\n    print('write blocked')"
+			sandboxedScenario := `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(write) + `}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "write blocked"}]
+    reply: [{text: "Contained."}]
+`
+			var sandboxed, plain *agent.Agent
+			if sandboxedFirst {
+				sandboxed = startAgent(true, sandboxedScenario)
+				plain = startAgent(false, "")
+			} else {
+				plain = startAgent(false, "")
+				sandboxed = startAgent(true, sandboxedScenario)
+			}
+			events := run(t, sandboxed, "Try to escape after a restart.", nil)
+			if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Contained." {
+				t.Errorf("events:%s", describe(events))
+			}
+			if _, err := os.Stat(outside); err == nil {
+				t.Error("the sandboxed agent's new kernel wrote outside the workspace")
+			}
+			for _, a := range []*agent.Agent{sandboxed, plain} {
+				if err := a.Stop(); err != nil {
+					t.Errorf("stop: %v", err)
+				}
+			}
+			if entries, _ := os.ReadDir(base); len(entries) > 0 {
+				t.Errorf("left in the kernel state directory: %v", entries)
+			}
+		})
+	}
+}

@@ -72,7 +72,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 	o.subagentOnly = true
 	sub := &Agent{
 		id: newSubagentID(), cfg: a.cfg, opts: o, model: a.model, ws: a.ws,
-		store: a.store, offloader: a.offloader, executors: a.executors,
+		store: a.store, offloader: a.offloader, executors: a.executors, remote: a.remote,
 		system: a.system, approvalTimeout: a.approvalTimeout, started: true,
 	}
 	sub.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: sub.id}

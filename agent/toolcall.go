@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"path"
+	"strings"
 
 	"github.com/freeact/desktop/agent/permission"
 )
@@ -22,11 +24,17 @@ type CodeAction struct {
 }
 
 // ShellAction is one shell command inside a running code action: a simple
-// command split from a `!` line, or a whole %%bash / %%sh cell (tool name
-// "shell_magic").
+// command split from a `!` line, a process IPython starts directly (Opaque),
+// or a whole script cell (%%bash, %%perl, %%script X...: tool name
+// "shell_magic", the script in Command and the program it is fed to in
+// Interpreter).
 type ShellAction struct {
 	ToolName string `json:"tool_name"`
 	Command  string `json:"command"`
+	// Interpreter is the command line of the program a script cell runs
+	// with, the program as the path of the file that runs ("/usr/bin/bash",
+	// "/usr/bin/perl -w"); empty for other shell actions.
+	Interpreter string `json:"interpreter,omitempty"`
 	// Opaque marks a line that could not be split safely; it is asked as a
 	// whole and never allowed by a rule.
 	Opaque bool `json:"opaque,omitempty"`
@@ -85,9 +93,26 @@ func (c CodeAction) Permission() permission.Call {
 	return permission.Call{Type: permission.TypeCodeAction, ToolName: c.ToolName}
 }
 
-// Permission returns the call as permission rules see it.
+// Permission returns the call as permission rules see it. A script for any
+// program but bash or sh without arguments is opaque: rules match the
+// script's text, not the program it runs with.
 func (c ShellAction) Permission() permission.Call {
-	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: c.Opaque}
+	opaque := c.Opaque
+	if c.Interpreter != "" {
+		base := path.Base(c.Interpreter)
+		opaque = opaque || strings.ContainsAny(c.Interpreter, " \t'\"") || (base != "bash" && base != "sh")
+	}
+	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: opaque}
+}
+
+// Display is what an approval prompt shows for the call: for a script cell
+// a "#!" line naming its program followed by the whole script, for other
+// shell actions the command exactly; "" for other calls.
+func display(c ToolCall) string {
+	if s, ok := c.(ShellAction); ok && s.Interpreter != "" {
+		return "#!" + s.Interpreter + "\n" + s.Command
+	}
+	return permission.SuggestDisplay(c.Permission())
 }
 
 // Permission returns the call as permission rules see it.

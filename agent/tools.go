@@ -118,11 +118,9 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var rejected atomic.Bool
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		// Cells of one reply run one after another on the one kernel; the
-		// host must know which cell its requests come from.
-		a.cellMu.Lock()
-		defer a.cellMu.Unlock()
-		a.host.set(&cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
+		// The kernel hands the context's values to the host methods of
+		// this cell's requests: that is how the host knows which cell asks.
+		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
 			if rejected.CompareAndSwap(false, true) {
 				// Stop the cell before it hears the "no": the rest of it may
 				// depend on what was refused.
@@ -133,13 +131,18 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 				}
 			}
 		}})
-		defer a.host.set(nil)
-		res, err := a.kern.Execute(ctx, *args.Code, func(c kernel.Chunk) {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
+		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}
 		if res != nil {
 			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+		}
+		if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+			out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 		}
 		if rejected.Load() {
 			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
@@ -168,7 +171,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
-	p, err := a.ws.Resolve(args.FilePath())
+	p, err := a.ws.Resolve(ctx, args.FilePath())
 	if err != nil {
 		return a.result(emit, call, err.Error(), true, nil), false
 	}
@@ -183,6 +186,9 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {
 			return err.Error(), true, nil

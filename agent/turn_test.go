@@ -218,14 +218,20 @@ turns:
     reply: [{text: "ok"}]
 `)
 		var shells []agent.ShellAction
+		var displays []string
 		run(t, a, "Run a script.", func(r *agent.ApprovalRequest) agent.Decision {
 			if s, ok := r.ToolCall.(agent.ShellAction); ok {
 				shells = append(shells, s)
+				displays = append(displays, r.Display)
 			}
 			return agent.Once
 		})
-		if len(shells) != 1 || shells[0].ToolName != permission.ShellMagicTool || !strings.Contains(shells[0].Command, "echo one\necho two") {
-			t.Errorf("shell approvals %+v", shells)
+		if len(shells) != 1 || shells[0].ToolName != permission.ShellMagicTool || shells[0].Command != "echo one\necho two\n" ||
+			filepath.Base(shells[0].Interpreter) != "bash" {
+			t.Fatalf("shell approvals %+v", shells)
+		}
+		if want := "#!" + shells[0].Interpreter + "\necho one\necho two\n"; displays[0] != want {
+			t.Errorf("display %q, want %q: the program and the whole script", displays[0], want)
 		}
 	})
 }

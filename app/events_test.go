@@ -48,7 +48,7 @@ func contractEvents() []queued {
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
 		{ev: &agent.Failed{Meta: meta, Error: "the model call failed"}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
-		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Opaque: true}),
+		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true}),
 		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true}),
 		approval("r-read", agent.FileRead{ToolName: "filesystem_read_text_file", Path: "notes.txt"}),
 		approval("r-write", agent.FileWrite{ToolName: "filesystem_write_text_file", Path: "out.txt", Content: "new content"}),

@@ -185,6 +185,10 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + v(l) + "\n")
 		}
 	case agent.ShellAction:
+		if c.Interpreter != "" {
+			t.write(t.style.dim("script run by "+c.Interpreter+":") + "\n" + strings.TrimRight(r.Display, "\n") + "\n")
+			break
+		}
 		if c.Opaque {
 			t.write(t.style.yellow("(cannot be split into simple commands: approve it as a whole)") + "\n")
 		}

@@ -143,11 +143,15 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 		opts = append(opts, agent.WithSkipPermissions())
 	}
 	if !f.json {
-		sandboxed := ""
-		if cfg.Options.Sandbox {
-			sandboxed = " (sandboxed)"
+		where := ""
+		switch {
+		case cfg.Options.Sandbox:
+			where = " (sandboxed)"
+		case cfg.Options.JupyterURL != nil && *cfg.Options.JupyterURL != "":
+			server, _, _ := strings.Cut(*cfg.Options.JupyterURL, "?") // no token
+			where = " on the Jupyter server " + server
 		}
-		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, sandboxed)
+		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, where)
 	}
 	return ws.StartAgent(ctx, cfg, opts...)
 }

@@ -69,16 +69,19 @@ type workspace struct {
 	// panel; the next Send hands the new settings to the agent.
 	settingsChanged atomic.Bool
 
-	mu      sync.Mutex
-	agent   *agent.Agent // nil until started
-	status  KernelStatus
-	gen     int // start generation: a stale start is stopped
-	cancel  context.CancelFunc
-	turn    *turn // the running turn, if any
-	nextReq int
-	pending map[string]any // *agent.ApprovalRequest or *agent.InputRequest
-	events  chan queued
-	closed  bool
+	mu     sync.Mutex
+	agent  *agent.Agent // nil until started
+	status KernelStatus
+	gen    int // start generation: a stale start is stopped
+	cancel context.CancelFunc
+	// starting counts agent starts in flight; close waits for them, so no
+	// kernel a start was bringing up outlives the workspace.
+	starting sync.WaitGroup
+	turn     *turn // the running turn, if any
+	nextReq  int
+	pending  map[string]any // *agent.ApprovalRequest or *agent.InputRequest
+	events   chan queued
+	closed   bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -200,7 +203,9 @@ func (ws *workspace) start(sessionID string) {
 	ws.cancel = cancel
 	ws.mu.Unlock()
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.starting.Add(1)
 	go func() {
+		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
@@ -287,6 +292,8 @@ func (ws *workspace) close() {
 	if t != nil {
 		<-t.done
 	}
+	// A start in flight sees the workspace closed and stops its agent.
+	ws.starting.Wait()
 	if a != nil {
 		if err := a.Stop(); err != nil {
 			ws.d.log.Warn("stop agent", "err", err)

@@ -51,26 +51,39 @@ func percentile(d []time.Duration, p float64) time.Duration {
 
 // BenchmarkTrivialCell: round trip of "1+1" on a warm kernel, per server
 // generation (jupyter_server 1.x is where Nagle used to add 40 ms).
-func BenchmarkTrivialCell(b *testing.B) {
+func BenchmarkTrivialCell(b *testing.B) { benchCell(b, "1+1", nil) }
+
+// benchCell times code run over and over on a warm kernel of each server
+// generation and reports the p50 and p99; check, if set, looks at the host
+// afterwards.
+func benchCell(b *testing.B, code string, check func(b *testing.B, h *testHost)) {
 	for _, v := range []struct {
 		name string
 		py   func(testing.TB) string
 	}{{"new", newPython}, {"old", oldPython}} {
 		b.Run(v.name, func(b *testing.B) {
 			s := sharedServer(b, v.py(b))
-			k := startKernel(b, s, KernelOptions{Host: &testHost{}})
-			run(b, k, "1+1")
+			h := &testHost{}
+			k := startKernel(b, s, KernelOptions{Host: h})
+			run(b, k, code)
 			ctx := context.Background()
 			durs := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				if _, err := k.Execute(ctx, "1+1", nil); err != nil {
+				res, err := k.Execute(ctx, code, nil)
+				if err != nil {
 					b.Fatal(err)
 				}
 				durs = append(durs, time.Since(t0))
+				if res.Error != nil {
+					b.Fatalf("cell raised %v", res.Error)
+				}
 			}
 			b.StopTimer()
+			if check != nil {
+				check(b, h)
+			}
 			b.ReportMetric(float64(percentile(durs, 0.5).Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(percentile(durs, 0.99).Microseconds())/1000, "p99-ms")
 		})
@@ -138,6 +151,17 @@ print(ts[len(ts) // 2] * 1000)`, b.N))
 			b.ReportMetric(p50, "p50-ms")
 		})
 	}
+}
+
+// BenchmarkBangTrue: a cell "!true" whose shell request the host grants at
+// once (as a permission rule does), end to end: execute_request, the
+// approval round trip, bash, output, execute_reply and idle.
+func BenchmarkBangTrue(b *testing.B) {
+	benchCell(b, "!true", func(b *testing.B, h *testHost) {
+		if n := len(h.commands()); n != b.N+1 {
+			b.Fatalf("host saw %d shell requests, want %d", n, b.N+1)
+		}
+	})
 }
 
 // BenchmarkCallToolThroughput: call_tool calls per second from one cell.

@@ -61,10 +61,12 @@ type conn struct {
 	srv     *Server
 	id      string
 	session string
-	ws      *websocket.Conn
 	wmu     sync.Mutex
 
 	mu      sync.Mutex
+	ws      *websocket.Conn // replaced when a remote connection is restored
+	swapped chan struct{}   // closed when ws is replaced
+	lost    chan struct{}   // while the connection is being restored: closed when that ends
 	h       handler
 	waiters map[string]chan *message // shell replies of internal requests
 	closing bool
@@ -74,10 +76,7 @@ type conn struct {
 // startConn starts a kernel over REST, opens its channels websocket and
 // loads the hooks.
 func (s *Server) startConn(ctx context.Context) (*conn, error) {
-	body := map[string]any{}
-	if s.kernelName != "" {
-		body["name"] = s.kernelName
-	}
+	body := s.startBody()
 	var model struct {
 		ID string `json:"id"`
 	}
@@ -86,7 +85,7 @@ func (s *Server) startConn(ctx context.Context) (*conn, error) {
 	}
 	c, err := s.dial(ctx, model.ID)
 	if err != nil {
-		s.deleteKernel(model.ID)
+		s.deleteKernel(context.Background(), model.ID)
 		return nil, fmt.Errorf("start kernel: %w", err)
 	}
 	if err := c.loadHooks(ctx); err != nil {
@@ -96,14 +95,23 @@ func (s *Server) startConn(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
-func (s *Server) deleteKernel(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_ = s.rest(ctx, http.MethodDelete, "api/kernels/"+id, nil, nil)
-}
-
 // dial opens the channels websocket of kernel id.
 func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
+	session := randomHex(16)
+	ws, err := s.dialWS(ctx, id, session)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{srv: s, id: id, session: session, ws: ws, swapped: make(chan struct{}), waiters: map[string]chan *message{}, done: make(chan struct{})}
+	go c.read()
+	go c.keepAlive()
+	return c, nil
+}
+
+// dialWS opens a channels websocket of kernel id for session: a server
+// that buffered the kernel's messages for the session while it had no
+// websocket replays them.
+func (s *Server) dialWS(ctx context.Context, id, session string) (*websocket.Conn, error) {
 	ep := s.ep.Load()
 	u := *ep.base
 	if u.Scheme == "https" {
@@ -111,7 +119,6 @@ func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
 	} else {
 		u.Scheme = "ws"
 	}
-	session := randomHex(16)
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/kernels/" + url.PathEscape(id) + "/channels"
 	u.RawQuery = "session_id=" + session
 	d := websocket.Dialer{
@@ -119,18 +126,18 @@ func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
 		TLSClientConfig:  s.tls,
 		ReadBufferSize:   64 << 10,
 		WriteBufferSize:  64 << 10,
+		NetDialContext:   s.netDial(),
 	}
-	hdr := http.Header{"Authorization": {"token " + ep.token}}
+	hdr := http.Header{}
+	ep.authorize(hdr)
 	ws, resp, err := d.DialContext(ctx, u.String(), hdr)
 	if err != nil {
 		if resp != nil {
-			return nil, fmt.Errorf("open kernel channels: %w (HTTP %d)", err, resp.StatusCode)
+			return nil, s.redact(&dialError{err: err, status: resp.StatusCode})
 		}
-		return nil, fmt.Errorf("open kernel channels: %w", err)
+		return nil, s.redact(fmt.Errorf("open kernel channels: %w", err))
 	}
-	c := &conn{srv: s, id: id, session: session, ws: ws, waiters: map[string]chan *message{}, done: make(chan struct{})}
-	go c.read()
-	return c, nil
+	return ws, nil
 }
 
 func (c *conn) setHandler(h handler) {
@@ -149,17 +156,16 @@ func (c *conn) read() {
 		if buf.Cap() > 4<<20 {
 			buf = bytes.Buffer{}
 		}
-		_, r, err := c.ws.NextReader()
+		ws := c.socket()
+		c.armDeadline(ws)
+		_, r, err := ws.NextReader()
 		if err == nil {
 			_, err = buf.ReadFrom(r)
 		}
 		data := buf.Bytes()
 		if err != nil {
-			c.mu.Lock()
-			h, closing := c.h, c.closing
-			c.mu.Unlock()
-			if h != nil && !closing {
-				h.onClosed(c, err)
+			if c.broken(err) {
+				continue
 			}
 			return
 		}
@@ -228,11 +234,19 @@ func (c *conn) send(m *message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+	for retried := false; ; retried = true {
+		ws := c.socket()
+		_ = ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+		err := ws.WriteMessage(websocket.TextMessage, b)
+		if err == nil {
+			return nil
+		}
+		// A broken remote connection is being restored: send on the new
+		// one once it is there.
+		if retried || !c.awaitRestore(ws) {
+			return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+		}
 	}
-	return nil
 }
 
 // executeSilent runs internal code (hooks, configuration) and waits for its
@@ -245,50 +259,26 @@ func (c *conn) executeSilent(ctx context.Context, code string) error {
 	if err != nil {
 		return err
 	}
-	ch := make(chan *message, 1)
-	c.mu.Lock()
-	c.waiters[m.Header.MsgID] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.waiters, m.Header.MsgID)
-		c.mu.Unlock()
-	}()
-	if err := c.send(m); err != nil {
+	r, err := c.await(ctx, m)
+	if err != nil {
 		return err
 	}
-	select {
-	case r := <-ch:
-		var rep struct {
-			Status    string   `json:"status"`
-			EName     string   `json:"ename"`
-			EValue    string   `json:"evalue"`
-			Traceback []string `json:"traceback"`
-		}
-		_ = json.Unmarshal(r.Content, &rep)
-		if rep.Status != "ok" {
-			return fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
-		}
-		return nil
-	case <-c.done:
-		return errors.New("kernel connection closed")
-	case <-ctx.Done():
-		return ctx.Err()
+	var rep struct {
+		Status    string   `json:"status"`
+		EName     string   `json:"ename"`
+		EValue    string   `json:"evalue"`
+		Traceback []string `json:"traceback"`
 	}
+	_ = json.Unmarshal(r.Content, &rep)
+	if rep.Status != "ok" {
+		return fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
+	}
+	return nil
 }
 
 // loadHooks installs freeact_kernel as a module and IPython extension.
 func (c *conn) loadHooks(ctx context.Context) error {
-	src, _ := json.Marshal(hookSource)
-	code := `def __freeact_init():
-    import sys, types
-    m = types.ModuleType("freeact_kernel")
-    m.__file__ = "<freeact_kernel>"
-    exec(compile(` + string(src) + `, "<freeact_kernel>", "exec"), m.__dict__)
-    sys.modules["freeact_kernel"] = m
-    get_ipython().extension_manager.load_extension("freeact_kernel")
-__freeact_init()
-del __freeact_init
+	code := moduleCode("freeact_kernel", hookSource) + `get_ipython().extension_manager.load_extension("freeact_kernel")
 `
 	if err := c.executeSilent(ctx, code); err != nil {
 		return fmt.Errorf("load kernel hooks: %w", err)
@@ -300,15 +290,15 @@ del __freeact_init
 func (c *conn) shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
+	ws := c.ws
 	c.mu.Unlock()
-	_ = c.ws.Close()
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_ = c.srv.rest(rctx, http.MethodDelete, "api/kernels/"+c.id, nil, nil)
+	_ = ws.Close()
+	c.srv.deleteKernel(ctx, c.id)
 }
 
 func (c *conn) interrupt(ctx context.Context) error {
-	if err := c.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", nil, nil); err != nil {
+	// Through a blip: an interrupt that does not arrive would cost the kernel.
+	if err := c.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", c.srv.window(), false); err != nil {
 		return fmt.Errorf("interrupt kernel: %w", err)
 	}
 	return nil
@@ -360,7 +350,7 @@ func (s *Server) takeConn(ctx context.Context) (*conn, error) {
 		}
 		select {
 		case <-sk.c.done: // died while waiting in the pool
-			go sk.c.shutdown(context.Background())
+			s.shutdownLater(sk.c)
 			return s.startConn(ctx)
 		default:
 		}

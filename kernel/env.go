@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adrg/xdg"
+	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // provisionPackages is what a provisioned environment gets from the package
@@ -84,7 +84,7 @@ func ProvisionedPython(dataDir string) string {
 	return filepath.Join(dataDir, "python", "venv", "bin", "python")
 }
 
-func defaultDataDir() string { return filepath.Join(xdg.DataHome, "freeact") }
+func defaultDataDir() string { return filepath.Join(xdgdir.Data(), "freeact") }
 
 // ResolveEnv finds the Python environment: the explicit interpreter, else
 // the workspace .venv, else the app's environment under the data directory

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,12 @@ type execution struct {
 	msgID     string
 	onChunk   func(Chunk)
 	imagesDir string
+	// imagesLink names saved images in the output (KernelOptions.ImagesLink).
+	imagesLink string
+	// ctx carries the values of Execute's context to the Host's methods
+	// and ends when Execute returns.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu       sync.Mutex
 	pieces   []string // output text in order; joined once by result()
@@ -33,8 +40,10 @@ type execution struct {
 	done     chan struct{}
 }
 
-func newExecution(msgID string, onChunk func(Chunk), imagesDir string) *execution {
-	return &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
+func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir string) *execution {
+	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
+	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return e
 }
 
 func (e *execution) finish(err error) {
@@ -233,9 +242,13 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, randomHex(4)+ext)
+	name := randomHex(4) + ext
+	path := filepath.Join(dir, name)
 	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", err
+	}
+	if e.imagesLink != "" {
+		return filepath.Join(e.imagesLink, name), nil
 	}
 	return path, nil
 }

@@ -48,10 +48,7 @@ func newPython(t testing.TB) string {
 		func(p string) bool { return hasModules(p, "ipykernel", "jupyter_server", "matplotlib") })
 }
 
-func oldPython(t testing.TB) string {
-	return testPath(t, "FREEACT_TEST_OLD_PYTHON", "/usr/bin/python3", "Debian's python3 with python3-ipykernel and python3-jupyter-server",
-		func(p string) bool { return hasModules(p, "ipykernel", "jupyter_server") })
-}
+func oldPython(t testing.TB) string { return testenv.OldPython(t) }
 
 // shared servers, one per interpreter, started on first use and closed by TestMain.
 var (

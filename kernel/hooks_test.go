@@ -59,7 +59,15 @@ func TestShellInterception(t *testing.T) {
 					if len(cmds) != 1 {
 						t.Fatalf("host saw %d shell requests %+v, want 1", len(cmds), cmds)
 					}
-					if cmds[0].Command != c.wantCmd || cmds[0].Interpreter != c.wantInterp {
+					// A script's program is shown as the file that runs.
+					interp := cmds[0].Interpreter
+					if interp != "" {
+						if !filepath.IsAbs(interp) {
+							t.Errorf("interpreter %q: want the path of the file that runs", interp)
+						}
+						interp = filepath.Base(interp)
+					}
+					if cmds[0].Command != c.wantCmd || interp != c.wantInterp {
 						t.Errorf("host saw %+v, want command %q interpreter %q", cmds[0], c.wantCmd, c.wantInterp)
 					}
 					if !strings.Contains(res.Text, c.wantOut) {
@@ -198,35 +206,91 @@ print('to_thread ok', await main() == list(range(20)))
 	}
 }
 
+// TestRequestAfterCellEnded: requests from a thread whose cell has ended
+// are refused with a message the code sees, never passed to the host as
+// if they came from the running cell; work a later cell hands to an older
+// thread pool belongs to that later cell.
 func TestRequestAfterCellEnded(t *testing.T) {
 	for name, py := range pythons(t) {
 		t.Run(name, func(t *testing.T) {
 			s := sharedServer(t, py)
 			h := &testHost{requests: make(chan string, 10)}
-			k := startKernel(t, s, KernelOptions{Host: h})
+			ws := t.TempDir()
+			k := startKernel(t, s, KernelOptions{Host: h, Workspace: ws})
+			flag := filepath.Join(t.TempDir(), "go")
 			run(t, k, `
-import threading, time
+import os, threading
+from concurrent.futures import ThreadPoolExecutor
 from freeact_runtime import call_tool
-late = []
-def later():
-    time.sleep(0.3)
-    late.append(call_tool('s', 'late', {'v': 7}))
-threading.Thread(target=later).start()
+pool = ThreadPoolExecutor(2)
+print(pool.submit(call_tool, 's', 'first', {}).result())
+def attempts(go):
+    go()
+    out = []
+    for what, f in [("tool", lambda: call_tool('s', 'late', {})),
+                    ("shell", lambda: get_ipython().system('touch late.txt')),
+                    ("input", lambda: input('late? '))]:
+        try:
+            f()
+            out.append(what + ": ran")
+        except Exception as e:
+            out.append(f"{what}: {type(e).__name__}: {e}")
+    return out
+results = {}
+ev = threading.Event()
+t1 = threading.Thread(target=lambda: results.__setitem__('next cell', attempts(ev.wait)))
+t1.start()
+def wait_file():
+    while not os.path.exists(`+pyString(flag)+`):
+        threading.Event().wait(0.01)
+t2 = threading.Thread(target=lambda: results.__setitem__('idle', attempts(wait_file)))
+t2.start()
 `)
-			select {
-			case r := <-h.requests:
-				if r != "tool:s.late" {
-					t.Fatalf("request %q", r)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("late request never reached the host")
+			if got := drain(h.requests); len(got) != 1 || got[0] != "tool:s.first" {
+				t.Fatalf("host saw %q during the first cell, want the pool's call", got)
 			}
-			res := run(t, k, "for _ in range(100):\n    if late: break\n    time.sleep(0.05)\nprint(late)")
-			if !strings.Contains(res.Text, "[{'echo': {'v': 7}}]") {
-				t.Fatalf("late request not answered: %q", res.Text)
+			// The second thread goes on while no cell runs (or during the
+			// next one: either way its cell has ended).
+			if err := os.WriteFile(flag, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := run(t, k, "ev.set(); t1.join(); t2.join()\nfor k, v in sorted(results.items()):\n    print(k, v)\nprint(pool.submit(call_tool, 's', 'again', {}).result())")
+			if res.Error != nil {
+				t.Fatalf("cell raised %v: %s", res.Error, res.Text)
+			}
+			if got := drain(h.requests); len(got) != 1 || got[0] != "tool:s.again" {
+				t.Errorf("host saw %q, want only the pool's call of the running cell", got)
+			}
+			for _, want := range []string{"tool: ToolFailed: s.late: refused: the cell this request comes from has ended",
+				"shell: CellEnded: shell command refused, not run: the cell this request comes from has ended",
+				"input: CellEnded: input refused: the cell this request comes from has ended"} {
+				if n := strings.Count(res.Text, want); n != 2 {
+					t.Errorf("%q appears %d times, want 2 (idle and next cell):\n%s", want, n, res.Text)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, "late.txt")); err == nil {
+				t.Error("the late shell command ran")
 			}
 		})
 	}
+}
+
+// drain returns what is buffered in ch now.
+func drain(ch chan string) []string {
+	var out []string
+	for {
+		select {
+		case s := <-ch:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
+func pyString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // TestLargePayloads sends 12 MiB each way: over tornado's default 10 MiB

@@ -14,14 +14,19 @@ import (
 
 // Host is what running code asks for. The caller of this package implements
 // it (the agent turns each call into an approval request). Every method gets
-// a context that ends when the request's deadline passes, when Interrupt is
-// called or when the kernel closes. Methods may be called concurrently
-// (threads in the kernel can have several requests in flight).
+// a context that carries the values of the context given to Execute for the
+// cell the request comes from, and that ends when the request's deadline
+// passes, when that cell ends, when Interrupt is called or when the kernel
+// closes. Methods may be called concurrently (threads in the kernel can have
+// several requests in flight). A request from code whose cell has ended (a
+// thread, task or callback of an earlier cell) never reaches the Host: the
+// kernel refuses it with an error the code sees (CellEnded).
 type Host interface {
 	// ApproveShell decides whether a shell command may run. For `!cmd`
 	// lines req.Command is the command after variable expansion; for
 	// %%bash/%%sh/%%script cells it is the whole cell and req.Interpreter
-	// names the magic's program.
+	// the program it is fed to; for a process IPython starts directly it
+	// is the exact argv (req.Argv), shell-quoted.
 	ApproveShell(ctx context.Context, req ShellRequest) (bool, error)
 	// CallTool runs tool `tool` of MCP server `server` with JSON arguments
 	// and returns its JSON result. Return an error wrapping ErrRejected when
@@ -33,10 +38,20 @@ type Host interface {
 	Input(ctx context.Context, prompt string, password bool) (string, error)
 }
 
-// ShellRequest is a shell command the code wants to run.
+// ShellRequest is a shell command the code wants to run. What is approved
+// is exactly what runs: `!` commands run with bash (whose grammar
+// agent/shell parses), scripts with the Interpreter command shown.
 type ShellRequest struct {
-	Command     string
-	Interpreter string // "" for `!cmd`; "bash", "sh", "perl", ... for a cell magic
+	Command string
+	// Interpreter is "" for a `!` command; for a cell magic it is the
+	// command line of the program the script is fed to on stdin, shell-quoted,
+	// with the program found on PATH when asked ("/usr/bin/perl -w").
+	Interpreter string
+	// Argv is set for a process that IPython code starts by another route
+	// (a pager, an editor hook, a reloaded original): the program and its
+	// arguments exactly. No shell parses Command then, so it must be asked
+	// as a whole and never allowed by a rule.
+	Argv []string
 }
 
 // ErrRejected is what a Host returns (wrapped) for a rejected tool call.
@@ -58,6 +73,10 @@ type KernelOptions struct {
 	// ImagesDir receives image outputs; default <Workspace>/images (or a
 	// temporary directory when Workspace is empty).
 	ImagesDir string
+	// ImagesLink, if set, is the folder the output and Result.Images name
+	// saved images by instead of ImagesDir: where the caller puts a copy
+	// (for a remote kernel, its workspace's images folder).
+	ImagesLink string
 	// Host answers shell approvals, tool calls and input. Nil rejects
 	// everything.
 	Host Host
@@ -227,7 +246,8 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 	if err != nil {
 		return nil, fmt.Errorf("execute: %w", err)
 	}
-	e := newExecution(m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir)
+	e.imagesLink = k.opts.ImagesLink
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -235,6 +255,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 		k.mu.Lock()
 		k.cur = nil
 		k.mu.Unlock()
+		e.cancel() // requests of this cell still waiting for the Host end
 	}()
 	if err := c.send(m); err != nil {
 		k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
@@ -321,6 +342,7 @@ const interruptGrace = 3 * time.Second
 // waitAfterInterrupt gives an interrupted cell a few seconds to finish; a
 // kernel that ignores SIGINT (stuck in native code) is replaced.
 func (k *Kernel) waitAfterInterrupt(c *conn, e *execution) error {
+	k.settle(context.Background()) // a connection being restored is not a stuck kernel
 	select {
 	case <-e.done:
 		return e.err
@@ -381,11 +403,11 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	c.mu.Lock()
 	c.closing = true // the old websocket sees "restarting": not a death
 	c.mu.Unlock()
-	if err := k.srv.rest(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", nil, nil); err != nil {
+	if err := k.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/restart", k.srv.window(), false); err != nil {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}
-	_ = c.ws.Close()
+	_ = c.socket().Close()
 	nc, err := k.srv.dial(ctx, c.id)
 	if err == nil {
 		err = nc.loadHooks(ctx)
@@ -395,7 +417,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	}
 	if err != nil {
 		if nc != nil {
-			_ = nc.ws.Close()
+			_ = nc.socket().Close()
 		}
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
@@ -405,6 +427,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 
 // ensureAlive replaces a dead kernel with a fresh one.
 func (k *Kernel) ensureAlive(ctx context.Context) error {
+	k.settle(ctx)
 	k.mu.Lock()
 	closed, dead := k.closed, k.dead
 	k.mu.Unlock()
@@ -422,7 +445,7 @@ func (k *Kernel) replace(ctx context.Context) error {
 	k.mu.Lock()
 	old := k.c
 	k.mu.Unlock()
-	go old.shutdown(context.Background())
+	k.srv.shutdownLater(old)
 	c, err := k.srv.takeConn(ctx)
 	if err != nil && k.srv.exitedWithin(time.Second) {
 		if rerr := k.srv.relaunch(ctx); rerr != nil {
@@ -484,7 +507,10 @@ func (k *Kernel) markDead(c *conn, err error) {
 
 // onClosed is called when the websocket breaks.
 func (k *Kernel) onClosed(c *conn, err error) {
-	k.markDead(c, fmt.Errorf("%w: %v", ErrConnectionLost, err))
+	if !errors.Is(err, ErrKernelDied) && !errors.Is(err, ErrConnectionLost) {
+		err = fmt.Errorf("%w: %v", ErrConnectionLost, err)
+	}
+	k.markDead(c, err)
 }
 
 // onMessage routes one message from the kernel.
@@ -523,7 +549,9 @@ func (k *Kernel) onMessage(c *conn, m *message) {
 
 // startCallback answers an input_request from the kernel in its own
 // goroutine: marker requests go to the Host as approvals/tool calls, others
-// are the user's input().
+// are the user's input(). A request whose parent is not the running cell
+// (it comes from a thread, task or callback of a cell that has ended) is
+// refused without asking the Host.
 func (k *Kernel) startCallback(c *conn, m *message) {
 	var req struct {
 		Prompt   string `json:"prompt"`
@@ -533,6 +561,12 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 		return
 	}
 	k.mu.Lock()
+	e := k.cur
+	if e == nil || m.parentID() != e.msgID {
+		k.mu.Unlock()
+		go func() { _ = c.reply(m, refusal(req.Prompt, errCellEnded)) }()
+		return
+	}
 	k.cbCount++
 	base := k.cbCtx
 	k.mu.Unlock()
@@ -544,7 +578,10 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 			k.mu.Unlock()
 			k.signalCallbacks()
 		}()
-		value := k.answer(base, req.Prompt, req.Password)
+		ctx, cancel := context.WithCancel(e.ctx)
+		defer cancel()
+		defer context.AfterFunc(base, cancel)()
+		value := k.answer(ctx, e.ctx, req.Prompt, req.Password)
 		err := c.reply(m, value)
 		if errors.Is(err, errTooBig) {
 			// Too big for the server: tell the code instead of breaking
@@ -556,6 +593,28 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 			_ = c.reply(m, value)
 		}
 	}()
+}
+
+// cellEndedKind is the error kind of a request refused because its cell
+// has ended; the hooks raise CellEnded for it.
+const cellEndedKind = "cell_ended"
+
+var (
+	errCellEnded = errors.New("the cell this request comes from has ended: it was made by a thread, task or callback " +
+		"that an earlier cell started; make shell commands, tool calls and input() from the running cell, and wait for " +
+		"threads to finish (join them) before their cell ends")
+	errCellEndedWhileAsking = errors.New("the cell this request comes from ended before the request was answered; " +
+		"wait for threads to finish (join them) before their cell ends")
+)
+
+// refusal is the reply value that refuses a request with err: an error
+// reply for marker requests, the marker and an error reply for input().
+func refusal(prompt string, err error) string {
+	r := encodeReply(callbackReply{Error: &callbackError{Kind: cellEndedKind, Message: err.Error()}})
+	if strings.HasPrefix(prompt, marker) {
+		return r
+	}
+	return marker + r
 }
 
 // reply answers input_request m with value.
@@ -582,6 +641,7 @@ type callbackRequest struct {
 	Timeout     float64         `json:"timeout"`
 	Command     string          `json:"command"`
 	Interpreter string          `json:"interpreter"`
+	Argv        []string        `json:"argv"`
 	Server      string          `json:"server"`
 	Tool        string          `json:"tool"`
 	Args        json.RawMessage `json:"args"`
@@ -598,8 +658,9 @@ type callbackReply struct {
 	Error  *callbackError `json:"error,omitempty"`
 }
 
-// answer computes the reply value for one input_request.
-func (k *Kernel) answer(base context.Context, prompt string, password bool) string {
+// answer computes the reply value for one input_request of the cell whose
+// context is cellCtx; base ends with the cell or an interrupt.
+func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password bool) string {
 	h := k.opts.Host
 	if !strings.HasPrefix(prompt, marker) {
 		if h == nil {
@@ -607,6 +668,9 @@ func (k *Kernel) answer(base context.Context, prompt string, password bool) stri
 		}
 		v, err := h.Input(base, prompt, password)
 		if err != nil {
+			if cellCtx.Err() != nil {
+				return refusal(prompt, errCellEndedWhileAsking)
+			}
 			return "\x04"
 		}
 		return v
@@ -629,8 +693,11 @@ func (k *Kernel) answer(base context.Context, prompt string, password bool) stri
 		if h == nil {
 			return encodeReply(callbackReply{OK: true, Result: false})
 		}
-		ok, err := h.ApproveShell(ctx, ShellRequest{Command: req.Command, Interpreter: req.Interpreter})
+		ok, err := h.ApproveShell(ctx, ShellRequest{Command: req.Command, Interpreter: req.Interpreter, Argv: req.Argv})
 		if err != nil {
+			if cellCtx.Err() != nil {
+				return fail(cellEndedKind, errCellEndedWhileAsking)
+			}
 			return fail("host", err)
 		}
 		return encodeReply(callbackReply{OK: true, Result: ok})
@@ -644,6 +711,8 @@ func (k *Kernel) answer(base context.Context, prompt string, password bool) stri
 		}
 		res, err := h.CallTool(ctx, req.Server, req.Tool, args)
 		switch {
+		case err != nil && cellCtx.Err() != nil:
+			return fail(cellEndedKind, errCellEndedWhileAsking)
 		case errors.Is(err, ErrRejected):
 			return fail("rejected", err)
 		case errors.Is(err, context.DeadlineExceeded):

@@ -44,9 +44,9 @@ type sandboxPaths struct {
 	ipc      string // the kernels' ZeroMQ sockets; removed on stop
 }
 
-// ipcBase is where the kernels' socket folder goes: a Unix socket path has
-// at most 107 bytes, which a folder under the app's state directory can
-// exceed with the kernel id and port added.
+// ipcBase is where the folders of Unix sockets go (the kernels' and srt's):
+// a socket path has at most 107 bytes, which a folder under the app's state
+// directory can exceed with the socket's name added.
 const ipcBase = "/tmp"
 
 func newSandboxPaths(dir string) sandboxPaths {
@@ -55,7 +55,6 @@ func newSandboxPaths(dir string) sandboxPaths {
 		settings: filepath.Join(d, "srt-settings.json"),
 		tmp:      filepath.Join(d, "tmp"),
 		mpl:      filepath.Join(d, "matplotlib"),
-		srtTmp:   filepath.Join(d, "srt"),
 	}
 }
 
@@ -212,7 +211,7 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 			strings.Join(missing, ", "), map[bool]string{true: "is", false: "are"}[len(missing) == 1], sandboxInstallHint)
 	}
 	sb.Srt = srt
-	for _, d := range []string{p.tmp, p.mpl, p.srtTmp} {
+	for _, d := range []string{p.tmp, p.mpl} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return p, fmt.Errorf("create sandbox directory: %w", err)
 		}
@@ -226,6 +225,10 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 		return p, fmt.Errorf("create the kernels' socket directory: %w", err)
 	}
 	p.ipc = ipc
+	if p.srtTmp, err = os.MkdirTemp(base, "freeact-srt-"); err != nil {
+		_ = cleanSandbox(p)
+		return p, fmt.Errorf("create srt's socket directory: %w", err)
+	}
 	dirs := jupyterDirs(opts.Dir)
 	settings, err := sandboxSettings(*sb, dirs["JUPYTER_RUNTIME_DIR"], dirs["IPYTHONDIR"], p)
 	if err != nil {

@@ -275,7 +275,7 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	if p := processesMentioning(dir); len(p) > 0 {
 		t.Errorf("processes left: %v", p)
 	}
-	for _, d := range []string{newSandboxPaths(dir).srtTmp, ipc} {
+	for _, d := range []string{srv.sandbox.srtTmp, ipc} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
 		}

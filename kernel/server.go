@@ -38,8 +38,16 @@ type ServerOptions struct {
 	// KernelPython runs the kernels; default Python.
 	KernelPython string
 	// Dir holds the server's config, data and runtime files (JUPYTER_*_DIR,
-	// IPYTHONDIR); it must be the app's own directory, never ~/.jupyter.
+	// IPYTHONDIR, the kernelspec, sandbox settings); it must be the app's
+	// own directory, never ~/.jupyter.
 	Dir string
+	// Isolate keeps that state in a new directory of this server's own
+	// under Dir, locked while the server runs and removed by Close; the
+	// ones of servers whose process is gone are removed at start. Set it
+	// when Dir is shared (the app's state directory): otherwise a second
+	// server writing its kernelspec there changes how the first one starts
+	// its next kernel (its Python, its environment, its sandbox).
+	Isolate bool
 	// Root is the server's root directory: kernels start there. Default Dir.
 	Root string
 	// KernelEnv is added to the kernels' environment.
@@ -55,22 +63,6 @@ type ServerOptions struct {
 	Sandbox *Sandbox
 }
 
-// RemoteOptions configure a connection to an existing server.
-type RemoteOptions struct {
-	// TLS overrides the TLS client configuration for https/wss URLs (e.g.
-	// RootCAs for a self-signed certificate).
-	TLS *tls.Config
-	// KernelName to start; default the server's default kernel.
-	KernelName string
-	// WarmPool keeps one spare kernel started.
-	WarmPool bool
-	// MaxMessageSize is the server's websocket_max_message_size; replies
-	// to the kernel larger than this are turned into errors instead of
-	// being sent (the server would drop the connection). Default 10 MiB,
-	// tornado's default.
-	MaxMessageSize int64
-}
-
 // Server is a Jupyter server: one we started (local) or one we connect to
 // (remote). Kernels are started from it.
 type Server struct {
@@ -81,6 +73,8 @@ type Server struct {
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt
+	remote     *remote        // set for a server we connect to (remote.go)
+	private    *stateDir      // set with ServerOptions.Isolate
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
 
@@ -97,6 +91,9 @@ type endpoint struct {
 	base  *url.URL
 	token string
 	proc  *process // nil for a remote server
+	// header is sent with every request (jupyter_headers); an
+	// Authorization in it replaces the token.
+	header http.Header
 }
 
 // process is a running local jupyter_server.
@@ -146,9 +143,12 @@ func freePort() (int, error) {
 // is kept on for every accepted connection (the kernel websocket otherwise
 // runs with Nagle on: 40 ms a message); the websocket message limit is
 // raised so large callback replies fit; the iopub rate limits are off so big
-// outputs are not dropped; a dead kernel is noticed within half a second; a
-// kernel that does not exit half a second after a shutdown request (ipykernel
-// 7 sometimes hangs there) gets SIGTERM instead of waiting 2.5 s.
+// outputs are not dropped; a dead kernel is noticed within half a second and
+// reported dead instead of being restarted (the client starts a fresh one:
+// a restarted sandboxed kernel took the ipc socket paths the fresh one had
+// been given); a kernel that does not exit half a second after a shutdown
+// request (ipykernel 7 sometimes hangs there) gets SIGTERM instead of
+// waiting 2.5 s.
 const serverConfig = `
 import tornado.httpserver as _hs
 import tornado.iostream as _ios
@@ -182,6 +182,7 @@ c.ServerApp.terminals_enabled = False
 c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
 c.MultiKernelManager.default_kernel_name = "freeact"
 c.KernelRestarter.time_to_dead = 0.5
+c.KernelRestarter.restart_limit = 0
 c.KernelManager.shutdown_wait_time = 1.0
 `
 
@@ -206,6 +207,22 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	if opts.KernelPython == "" {
 		opts.KernelPython = opts.Python
 	}
+	var private *stateDir
+	if opts.Isolate {
+		var err error
+		if private, err = newStateDir(opts.Dir); err != nil {
+			return nil, fmt.Errorf("start jupyter server: %w", err)
+		}
+		opts.Dir = private.path
+	}
+	s, err := startServer(ctx, opts, private)
+	if err != nil && private != nil {
+		_ = private.remove()
+	}
+	return s, err
+}
+
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*Server, error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
@@ -243,6 +260,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		maxMessage: 1 << 30, // websocket_max_message_size in serverConfig
 		local:      &opts,
 		sandbox:    sandbox,
+		private:    private,
 		live:       map[string]*Kernel{},
 	}
 	ep, err := s.launch(ctx)
@@ -421,40 +439,6 @@ func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) erro
 	return atomicfile.Write(filepath.Join(dir, "kernel.json"), b, 0o600)
 }
 
-// ConnectServer uses an existing Jupyter server or kernel gateway at rawURL
-// (http or https) with the given token. It checks the token right away, so a
-// wrong one is reported here.
-func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions) (*Server, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("connect to jupyter server: %q is not an http(s) URL (example: https://host:8888/)", rawURL)
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	if opts.MaxMessageSize <= 0 {
-		opts.MaxMessageSize = 10 << 20
-	}
-	tr := &http.Transport{MaxIdleConnsPerHost: 8, TLSClientConfig: opts.TLS}
-	s := &Server{
-		http:       &http.Client{Transport: tr},
-		tls:        opts.TLS,
-		kernelName: opts.KernelName,
-		warm:       opts.WarmPool,
-		maxMessage: opts.MaxMessageSize,
-		live:       map[string]*Kernel{},
-	}
-	s.ep.Store(&endpoint{base: u, token: token})
-	var spec struct {
-		Default string `json:"default"`
-	}
-	if err := s.rest(ctx, http.MethodGet, "api/kernelspecs", nil, &spec); err != nil {
-		return nil, fmt.Errorf("connect to jupyter server %s: %w", u.Redacted(), err)
-	}
-	s.initPool()
-	return s, nil
-}
-
 // HTTPError is a failed REST call.
 type HTTPError struct {
 	Method, Path string
@@ -466,7 +450,7 @@ func (e *HTTPError) Error() string {
 	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Status)
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		msg += " (authentication failed: check the server token)"
+		msg += " (authentication failed: check the server token, or the Authorization header)"
 	case http.StatusNotFound:
 		msg += " (not found)"
 	}
@@ -485,6 +469,14 @@ func (s *Server) rest(ctx context.Context, method, path string, body, out any) e
 }
 
 func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, body, out any) error {
+	ref := &url.URL{}
+	ref.Path, ref.RawQuery, _ = strings.Cut(path, "?")
+	return s.request(ctx, ep, method, ref, body, out, 8<<20)
+}
+
+// request does one authenticated JSON request to ref (relative to the
+// server's base URL) and decodes a reply of at most limit bytes into out.
+func (s *Server) request(ctx context.Context, ep *endpoint, method string, ref *url.URL, body, out any, limit int64) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -493,26 +485,27 @@ func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, 
 		}
 		rd = bytes.NewReader(b)
 	}
-	u := ep.base.ResolveReference(&url.URL{Path: path})
+	u := ep.base.ResolveReference(ref)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+ep.token)
+	ep.authorize(req.Header)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		return err
+		return s.redact(err)
 	}
+	path := ref.EscapedPath()
 	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)}
+		return s.redact(&HTTPError{Method: method, Path: "/" + path, Status: resp.StatusCode, Body: string(data)})
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -564,10 +557,23 @@ func (s *Server) Close() error {
 	if p != nil {
 		p.kill()
 	}
+	var errs []error
 	if s.sandbox != nil {
-		return cleanSandbox(*s.sandbox)
+		errs = append(errs, cleanSandbox(*s.sandbox))
 	}
-	return nil
+	if s.private != nil {
+		errs = append(errs, s.private.remove())
+	}
+	return errors.Join(errs...)
+}
+
+// StateDir is the directory holding a local server's state (Dir, or with
+// Isolate its private directory); "" for a remote server.
+func (s *Server) StateDir() string {
+	if s.local == nil {
+		return ""
+	}
+	return s.local.Dir
 }
 
 // start runs the process from a goroutine locked to its OS thread until the

@@ -148,7 +148,7 @@ func FuzzCallbackRequest(f *testing.F) {
 	}
 	k := &Kernel{opts: KernelOptions{Host: &testHost{}}}
 	f.Fuzz(func(t *testing.T, body string) {
-		reply := k.answer(context.Background(), marker+body, false)
+		reply := k.answer(context.Background(), context.Background(), marker+body, false)
 		var r callbackReply
 		if err := json.Unmarshal([]byte(reply), &r); err != nil {
 			t.Fatalf("reply %q is not JSON: %v", reply, err)

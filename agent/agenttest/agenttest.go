@@ -172,7 +172,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(kernel.C
 		k.mu.Unlock()
 		return nil, errors.New("execute: kernel is closed")
 	}
-	c := newCell(k, code, onChunk)
+	c := newCell(ctx, k, code, onChunk)
 	k.cur = c
 	k.ran = append(k.ran, code)
 	k.mu.Unlock()
@@ -259,8 +259,9 @@ type Cell struct {
 	k       *Kernel
 	code    string
 	onChunk func(kernel.Chunk)
-	// ctx is the context of the cell's host requests; it ends when the
-	// cell is interrupted.
+	// ctx is the context of the cell's host requests: it carries the
+	// values of Execute's context, as the real kernel's do, and ends when
+	// the cell is interrupted or ends.
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -273,8 +274,8 @@ type Cell struct {
 	err     error // set when the cell ended by an error around it (death, close)
 }
 
-func newCell(k *Kernel, code string, onChunk func(kernel.Chunk)) *Cell {
-	ctx, cancel := context.WithCancel(context.Background())
+func newCell(execCtx context.Context, k *Kernel, code string, onChunk func(kernel.Chunk)) *Cell {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(execCtx))
 	return &Cell{k: k, code: code, onChunk: onChunk, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 }
 

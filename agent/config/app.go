@@ -12,10 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/adrg/xdg"
-
 	"github.com/freeact/desktop/internal/atomicfile"
 	"github.com/freeact/desktop/internal/strictjson"
+	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // AppName is the folder name of the app under the XDG directories.
@@ -49,13 +48,9 @@ func (s *AppSettings) AddRecent(workspace string) {
 	}
 }
 
-// DefaultAppDir returns $XDG_CONFIG_HOME/freeact (per adrg/xdg, which
-// falls back to the platform's usual place). It reads the environment
-// afresh on every call.
-func DefaultAppDir() string {
-	xdg.Reload()
-	return filepath.Join(xdg.ConfigHome, AppName)
-}
+// DefaultAppDir returns $XDG_CONFIG_HOME/freeact (~/.config/freeact when
+// unset). It reads the environment afresh on every call.
+func DefaultAppDir() string { return filepath.Join(xdgdir.Config(), AppName) }
 
 // AppStore reads and writes the app's settings.json and its API keys in
 // one directory (normally DefaultAppDir). API keys go to the OS keyring

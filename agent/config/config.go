@@ -252,6 +252,10 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		v, err := env.Expand(*s)
 		if err != nil {
 			msg := fmt.Sprintf("value %q: %v", *s, err)
+			if secretKey(key) {
+				// Not the value: it may hold a token next to the ${VAR}.
+				msg = err.Error()
+			}
 			if path != "" {
 				msg = path + ": " + msg
 			}
@@ -272,6 +276,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		}
 	}
 	expMap("kernel_env", "", o.KernelEnv)
+	expMap("jupyter_headers", "", o.JupyterHeaders)
 	for _, group := range []struct {
 		key     string
 		servers map[string]Server
@@ -304,12 +309,21 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 	for _, kv := range []struct {
 		key string
 		p   *string
-	}{{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken}} {
+	}{
+		{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken},
+		{"jupyter_workdir", o.JupyterWorkdir}, {"jupyter_ca_file", o.JupyterCAFile}, {"kernel_name", o.KernelName},
+	} {
 		if kv.p != nil {
 			exp(kv.key, "", kv.p)
 		}
 	}
 	return errs
+}
+
+// secretKey tells the keys whose values are not shown in errors: tokens
+// and the headers that carry them.
+func secretKey(key string) bool {
+	return key == "jupyter_url" || key == "jupyter_token" || key == "jupyter_headers"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -101,7 +101,14 @@ func TestParseOptions(t *testing.T) {
 		"max_subagents": 2,
 		"kernel_env": {"A": "1"},
 		"ptc_servers": {"google": {"command": "python", "args": ["-m", "x"], "env": {"K": "v"}}},
-		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}, "excluded_tools": ["delete_all", "drop"]}}
+		"mcp_servers": {"remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}, "excluded_tools": ["delete_all", "drop"]}},
+		"jupyter_url": "https://hub.example.com/user/ada/",
+		"jupyter_workdir": "projects/x",
+		"jupyter_headers": {"Authorization": "Bearer hub"},
+		"jupyter_ca_file": "ca.pem",
+		"jupyter_reconnect_timeout": 0,
+		"kernel_name": "spark",
+		"kernel_pool": false
 	}`), "agent.json")
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +117,13 @@ func TestParseOptions(t *testing.T) {
 	case o.Model != "openai:gpt-5", *o.ModelSettings.Temperature != 0.2, o.ToolSearch != "hybrid",
 		*o.ImagesDir != "out/img", o.ExecutionTimeout != nil, *o.ApprovalTimeout != 30, o.MaxSubagents != 2,
 		o.KernelEnv["A"] != "1", o.PTCServers["google"].Args[1] != "x", o.MCPServers["remote"].Headers["Authorization"] != "Bearer t",
-		len(o.MCPServers["remote"].ExcludedTools) != 2 || o.MCPServers["remote"].ExcludedTools[1] != "drop":
+		len(o.MCPServers["remote"].ExcludedTools) != 2 || o.MCPServers["remote"].ExcludedTools[1] != "drop",
+		*o.JupyterWorkdir != "projects/x", o.JupyterHeaders["Authorization"] != "Bearer hub", *o.JupyterCAFile != "ca.pem",
+		o.JupyterReconnectTimeout != 0, *o.KernelName != "spark", o.KernelPool == nil || *o.KernelPool:
 		t.Fatalf("parsed %+v", o)
+	}
+	if d := Defaults(); d.KernelPool != nil || d.JupyterReconnectTimeout != 60 || len(d.JupyterHeaders) != 0 {
+		t.Errorf("remote defaults: pool %v, reconnect %v, headers %v", d.KernelPool, d.JupyterReconnectTimeout, d.JupyterHeaders)
 	}
 	// Keys left out keep their defaults.
 	if o.ToolResultInlineMaxBytes != 32768 || !o.EnablePersistence {
@@ -146,6 +158,9 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"excluded_tools not a list", `{"mcp_servers": {"s": {"command": "x", "excluded_tools": "a"}}}`, []string{`key "mcp_servers"`, "excluded_tools"}},
 		{"empty excluded tool", `{"ptc_servers": {"s": {"command": "x", "excluded_tools": [""]}}}`, []string{`server "s"`, "excluded_tools", "empty"}},
 		{"bad jupyter url", `{"jupyter_url": "localhost:8888"}`, []string{`key "jupyter_url"`, "localhost:8888"}},
+		{"negative reconnect", `{"jupyter_reconnect_timeout": -1}`, []string{`key "jupyter_reconnect_timeout"`, "value -1", "0 or more"}},
+		{"header name with a colon", `{"jupyter_headers": {"Authorization:": "x"}}`, []string{`key "jupyter_headers"`, "header names"}},
+		{"kernel_pool as string", `{"kernel_pool": "yes"}`, []string{`key "kernel_pool"`, "true or false, or null for automatic"}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
 	}
 	for _, tt := range tests {
@@ -244,6 +259,12 @@ func TestExpansion(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not mention %q", err, w)
 		}
+	}
+	// A token next to an unset variable is not shown.
+	write(t, file, `{"jupyter_url": "https://h/?token=s3cret${MISSING}", "jupyter_headers": {"Authorization": "Bearer s3cret${MISSING}"}}`)
+	_, err = Load(ws, LoadOptions{Lookup: lookup})
+	if err == nil || !strings.Contains(err.Error(), `key "jupyter_headers": Authorization: `) || !strings.Contains(err.Error(), `key "jupyter_url"`) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %v: want both keys named and no secret shown", err)
 	}
 	write(t, file, `{"kernel_env": {"A": "${not valid}"}}`)
 	if _, err = Load(ws, LoadOptions{Lookup: lookup}); err == nil || !strings.Contains(err.Error(), "not a valid variable reference") {

@@ -94,4 +94,10 @@ func TestSystemPromptGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "system-bare.md", []byte(got))
+	// Code on a remote server: the prompt says where it runs.
+	got, err = c.SystemPromptAt(Place{Server: "https://hub.example.com/user/ada/", WorkingDir: "/home/ada/work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "system-remote.md", []byte(got))
 }

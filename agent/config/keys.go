@@ -57,6 +57,12 @@ const (
 	SectionSandbox = "sandbox"
 )
 
+// What the names of a string map are.
+const (
+	NamesVariable = "variable"
+	NamesHeader   = "header"
+)
+
 // Choice is one value of an enum key, with the words the form shows.
 type Choice struct {
 	Value string `json:"value"`
@@ -86,6 +92,9 @@ type OptionKey struct {
 	Choices []Choice `json:"choices,omitempty"`
 	// Placeholder is an example value for text fields.
 	Placeholder string `json:"placeholder,omitempty"`
+	// Names says what the names of a string map are: NamesVariable
+	// (kernel_env) or NamesHeader (HTTP headers).
+	Names string `json:"names,omitempty"`
 	// Expands is set for keys whose ${VAR} references are replaced.
 	Expands bool `json:"expands,omitempty"`
 	// AppOnly marks the keys of this app beyond the Python freeact's:
@@ -188,9 +197,9 @@ var keys = []OptionKey{
 		dst:         func(o *Options) any { return &o.MaxSubagents }},
 	{Name: "kernel_env", Kind: KindStringMap, Section: SectionKernel, Group: "Kernel", Label: "Environment variables",
 		Description: "Variables set in the kernel and its shell commands. ${NAME} takes a value from the environment, .env or the stored API keys.",
-		Expands:     true,
-		want:        `an object of strings, e.g. {"NAME": "value"}`,
-		dst:         func(o *Options) any { return &o.KernelEnv }},
+		Names:       NamesVariable, Expands: true,
+		want: `an object of strings, e.g. {"NAME": "value"}`,
+		dst:  func(o *Options) any { return &o.KernelEnv }},
 	{Name: "mcp_servers", Kind: KindServers, Section: SectionMCP, Label: "JSON tool servers",
 		Description: "MCP servers whose tools the model calls directly, as JSON tool calls.", Expands: true,
 		want: `an object of servers, e.g. {"name": {"command": "...", "args": [...]}}`,
@@ -218,7 +227,7 @@ var keys = []OptionKey{
 		dst:  func(o *Options) any { return &o.JupyterURL },
 		check: func(o *Options) *KeyError {
 			if u := o.JupyterURL; u != nil && !strings.HasPrefix(*u, "http://") && !strings.HasPrefix(*u, "https://") {
-				return &KeyError{Key: "jupyter_url", Msg: fmt.Sprintf("value %q is not valid: want an http:// or https:// URL, or null for a local server", *u)}
+				return &KeyError{Key: "jupyter_url", Msg: fmt.Sprintf("value %q is not valid: want an http:// or https:// URL, or null for a local server", withoutQuery(*u))}
 			}
 			return nil
 		}},
@@ -227,6 +236,42 @@ var keys = []OptionKey{
 		Nullable:    true, NullLabel: "no token", Placeholder: "${JUPYTER_TOKEN}", Expands: true, AppOnly: true,
 		want: "a string",
 		dst:  func(o *Options) any { return &o.JupyterToken }},
+	{Name: "jupyter_workdir", Kind: KindPath, Section: SectionKernel, Group: "Remote Jupyter server", Label: "Workspace on the server",
+		Description: "Where code runs and the file tools work on the server, relative to the folder its kernels start in.",
+		Nullable:    true, NullLabel: "the folder kernels start in", Placeholder: "projects/demo", Expands: true, AppOnly: true,
+		want: "a folder path on the Jupyter server",
+		dst:  func(o *Options) any { return &o.JupyterWorkdir }},
+	{Name: "jupyter_headers", Kind: KindStringMap, Section: SectionKernel, Group: "Remote Jupyter server", Label: "Headers",
+		Description: "Sent with every request to the server; an Authorization header replaces the token (JupyterHub: Bearer ${JUPYTERHUB_TOKEN}).",
+		Names:       NamesHeader, Expands: true, AppOnly: true,
+		want: `an object of strings, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"}`,
+		dst:  func(o *Options) any { return &o.JupyterHeaders },
+		check: func(o *Options) *KeyError {
+			for _, name := range sortedKeys(o.JupyterHeaders) {
+				if name == "" || strings.ContainsAny(name, " \t\r\n:") {
+					return &KeyError{Key: "jupyter_headers", Path: name, Msg: fmt.Sprintf("value %q is not valid: want HTTP header names without spaces or colons", name)}
+				}
+			}
+			return nil
+		}},
+	{Name: "jupyter_ca_file", Kind: KindPath, Section: SectionKernel, Group: "Remote Jupyter server", Label: "CA certificates",
+		Description: "A PEM file of certificate authorities trusted for an https server, relative to the workspace unless absolute.",
+		Nullable:    true, NullLabel: "the system's", Placeholder: "certs/ca.pem", Expands: true, AppOnly: true,
+		want: "the path of a PEM file of CA certificates",
+		dst:  func(o *Options) any { return &o.JupyterCAFile }},
+	{Name: "jupyter_reconnect_timeout", Kind: KindNumber, Section: SectionKernel, Group: "Remote Jupyter server", Label: "Reconnect for",
+		Description: "How long a broken connection to the server is tried again, keeping the kernel; 0 never reconnects.",
+		Number:      bounds.Number{Min: bounds.V(0), Unit: "seconds"}, AppOnly: true,
+		dst: func(o *Options) any { return &o.JupyterReconnectTimeout }},
+	{Name: "kernel_name", Kind: KindString, Section: SectionKernel, Group: "Remote Jupyter server", Label: "Kernelspec",
+		Description: "The kernel the server starts.",
+		Nullable:    true, NullLabel: "the server's default", Placeholder: "python3", Expands: true, AppOnly: true,
+		want: "a kernelspec name of the Jupyter server",
+		dst:  func(o *Options) any { return &o.KernelName }},
+	{Name: "kernel_pool", Kind: KindBool, Section: SectionKernel, Group: "Kernel", Label: "Spare kernel",
+		Description: "Keep a kernel started ahead, so a subagent's kernel is ready at once.",
+		Nullable:    true, NullLabel: "automatic: locally when subagents are on", AppOnly: true,
+		dst: func(o *Options) any { return &o.KernelPool }},
 	{Name: "sandbox", Kind: KindBool, Section: SectionSandbox, Label: "Run code in the sandbox",
 		Description: "No network, writes only in the workspace, .env unreadable (see the Sandbox tab).", AppOnly: true,
 		dst: func(o *Options) any { return &o.Sandbox }},

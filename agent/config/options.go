@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/strictjson"
@@ -55,6 +56,27 @@ type Options struct {
 	// instead of a local one; JupyterToken is its token.
 	JupyterURL   *string `json:"jupyter_url"`
 	JupyterToken *string `json:"jupyter_token"`
+	// JupyterWorkdir is the workspace on the jupyter_url server, where
+	// code runs and the file tools work: a path there, relative to the
+	// folder kernels start in; nil means that folder.
+	JupyterWorkdir *string `json:"jupyter_workdir"`
+	// JupyterHeaders are sent with every request to jupyter_url (an
+	// Authorization header replaces the token).
+	JupyterHeaders map[string]string `json:"jupyter_headers"`
+	// JupyterCAFile is a PEM file of CA certificates trusted for
+	// jupyter_url besides the system's (relative to the workspace unless
+	// absolute).
+	JupyterCAFile *string `json:"jupyter_ca_file"`
+	// JupyterReconnectTimeout is how many seconds a broken connection to
+	// jupyter_url is tried again before the kernel counts as lost; 0 for
+	// never.
+	JupyterReconnectTimeout float64 `json:"jupyter_reconnect_timeout"`
+	// KernelName is the kernelspec started on jupyter_url; nil means the
+	// server's default.
+	KernelName *string `json:"kernel_name"`
+	// KernelPool keeps a spare kernel started; nil means one locally when
+	// subagents are on, none on a remote server.
+	KernelPool *bool `json:"kernel_pool"`
 	// Sandbox runs the local kernels under sandbox-runtime (srt):
 	// filesystem and network limits at the OS level.
 	Sandbox bool `json:"sandbox"`
@@ -170,6 +192,8 @@ func Defaults() Options {
 		KernelEnv:                map[string]string{},
 		MCPServers:               map[string]Server{},
 		PTCServers:               map[string]Server{},
+		JupyterHeaders:           map[string]string{},
+		JupyterReconnectTimeout:  60,
 	}
 }
 
@@ -180,6 +204,14 @@ func (o Options) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// withoutQuery hides the query of a URL (a ?token=...) in messages.
+func withoutQuery(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
 }
 
 // clip shortens a raw value for an error message.

@@ -32,7 +32,7 @@ func (w *Workspace) Edit(ctx context.Context, a EditArgs, approved bool) (string
 	if toLF(a.OldText) == toLF(a.NewText) { // before any file access: the message stands alone
 		return "", fmt.Errorf("%w: old_text and new_text are identical", ErrNoChanges)
 	}
-	p, err := w.resolve(a.Path, approved)
+	p, err := w.resolve(ctx, a.Path, approved)
 	if err != nil {
 		return "", err
 	}
@@ -44,7 +44,7 @@ func (w *Workspace) edit(ctx context.Context, a EditArgs, p Path) (string, error
 		return "", fmt.Errorf("%w: old_text and new_text are identical", ErrNoChanges)
 	}
 	defer w.lock(p.Abs)() // from read to rename: a parallel edit waits
-	f, err := openRegular(p)
+	f, err := w.openRegular(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s does not exist; create files with %s", p.Display(), WriteTextFile)
 	}
@@ -69,7 +69,7 @@ func (w *Workspace) edit(ctx context.Context, a EditArgs, p Path) (string, error
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p.Display(), err)
 	}
-	if _, err := writeFileAtomic(p, out); err != nil {
+	if _, err := w.writeFile(ctx, p, out); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("Edited %s: replaced the text at line %d.", p.Display(), line), nil

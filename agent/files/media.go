@@ -203,7 +203,7 @@ func describeKind(data []byte, kind string) string {
 // or a PDF, audio or video file as it is when AcceptMedia takes its type.
 // It returns the media and a one-line description for the tool result.
 func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved bool) (Image, string, error) {
-	p, err := w.resolve(a.Path, approved)
+	p, err := w.resolve(ctx, a.Path, approved)
 	if err != nil {
 		return Image{}, "", err
 	}
@@ -211,7 +211,7 @@ func (w *Workspace) ReadMedia(ctx context.Context, a ReadMediaArgs, approved boo
 }
 
 func (w *Workspace) readMedia(ctx context.Context, p Path) (Image, string, error) {
-	f, err := openRegular(p)
+	f, err := w.openRegular(ctx, p)
 	if err != nil {
 		return Image{}, "", err
 	}

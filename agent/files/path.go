@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -23,6 +24,7 @@ var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 // across them.
 type Workspace struct {
 	root  string // absolute, cleaned, symlinks resolved
+	fs    Backend
 	locks [64]sync.Mutex
 
 	// AcceptMedia says which media besides images the model reads
@@ -58,8 +60,18 @@ func NewWorkspace(dir string) (*Workspace, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("open workspace %q: not a directory", dir)
 	}
-	return &Workspace{root: real}, nil
+	return &Workspace{root: real, fs: localFS{}}, nil
 }
+
+// NewWorkspaceOn returns a Workspace rooted at root on the filesystem b (a
+// remote workspace: kernel.Files): root is absolute, with its links
+// resolved, and exists there.
+func NewWorkspaceOn(root string, b Backend) *Workspace {
+	return &Workspace{root: filepath.Clean(root), fs: b}
+}
+
+// FS is the filesystem the workspace is on.
+func (w *Workspace) FS() Backend { return w.fs }
 
 // Root returns the workspace directory (absolute, symlinks resolved).
 func (w *Workspace) Root() string { return w.root }
@@ -87,10 +99,11 @@ func (p Path) Display() string {
 }
 
 // Resolve resolves path as the model sent it: relative paths against the
-// workspace root, "~" and "~/..." against the user's home directory. Symlinks
-// are followed for the part of the path that exists, so a link inside the
-// workspace that points elsewhere resolves to a path outside it.
-func (w *Workspace) Resolve(path string) (Path, error) {
+// workspace root, "~" and "~/..." against the user's home directory (on
+// the workspace's filesystem). Symlinks are followed for the part of the
+// path that exists, so a link inside the workspace that points elsewhere
+// resolves to a path outside it.
+func (w *Workspace) Resolve(ctx context.Context, path string) (Path, error) {
 	if strings.TrimSpace(path) == "" {
 		return Path{}, errors.New("path is empty: pass a file path relative to the workspace")
 	}
@@ -98,9 +111,9 @@ func (w *Workspace) Resolve(path string) (Path, error) {
 		return Path{}, fmt.Errorf("path %q contains a NUL byte", path)
 	}
 	if path == "~" || strings.HasPrefix(path, "~/") || strings.HasPrefix(path, "~"+string(filepath.Separator)) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return Path{}, fmt.Errorf("resolve %q: %w", path, err)
+		home := w.fs.Home()
+		if home == "" {
+			return Path{}, fmt.Errorf("resolve %q: the home folder is not known", path)
 		}
 		path = filepath.Join(home, path[1:])
 	}
@@ -108,7 +121,7 @@ func (w *Workspace) Resolve(path string) (Path, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(w.root, abs)
 	}
-	real, err := resolveExisting(filepath.Clean(abs))
+	real, err := w.fs.Resolve(ctx, filepath.Clean(abs))
 	if err != nil {
 		return Path{}, fmt.Errorf("resolve %q: %w", path, err)
 	}
@@ -121,8 +134,8 @@ func (w *Workspace) Resolve(path string) (Path, error) {
 
 // resolve resolves path and refuses it when it leaves the workspace and the
 // call was not approved.
-func (w *Workspace) resolve(path string, approved bool) (Path, error) {
-	p, err := w.Resolve(path)
+func (w *Workspace) resolve(ctx context.Context, path string, approved bool) (Path, error) {
+	p, err := w.Resolve(ctx, path)
 	if err != nil {
 		return Path{}, err
 	}

@@ -58,7 +58,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			p, err := w.Resolve(tt.path)
+			p, err := w.Resolve(context.Background(), tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestResolve(t *testing.T) {
 func TestResolveRejectsBadPaths(t *testing.T) {
 	w := newWorkspace(t)
 	for _, path := range []string{"", "   ", "a\x00b"} {
-		if _, err := w.Resolve(path); err == nil {
+		if _, err := w.Resolve(context.Background(), path); err == nil {
 			t.Errorf("Resolve(%q) succeeded, want an error", path)
 		}
 	}

@@ -7,15 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
-
-	"github.com/freeact/desktop/internal/nofollow"
 )
 
 // Limits of filesystem_read_text_file. The reader streams the file, so memory
@@ -39,7 +33,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // as U+FFFD. When the result is not the whole file, a bracketed note after the
 // text says which lines were shown and which offset continues.
 func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool) (string, error) {
-	p, err := w.resolve(a.Path, approved)
+	p, err := w.resolve(ctx, a.Path, approved)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +41,7 @@ func (w *Workspace) ReadText(ctx context.Context, a ReadTextArgs, approved bool)
 }
 
 func (w *Workspace) readText(ctx context.Context, a ReadTextArgs, p Path) (string, error) {
-	f, err := openRegular(p)
+	f, err := w.openRegular(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -237,42 +231,4 @@ func binaryReason(head []byte) string {
 		return "binary data, detected as " + http.DetectContentType(head)
 	}
 	return ""
-}
-
-// openRegular opens p for reading, refusing what is not a regular file.
-// Like writeFileAtomic it follows no symbolic link: p.Abs has them resolved
-// already, and one swapped in since is refused.
-func openRegular(p Path) (*os.File, error) {
-	dir, err := nofollow.OpenDir(filepath.Dir(p.Abs), false)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
-	}
-	defer dir.Close()
-	base := filepath.Base(p.Abs)
-	mode, err := nofollow.Mode(dir, base)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s does not exist: %w", p.Display(), fs.ErrNotExist)
-	case err != nil:
-		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
-	case mode&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("open %s: %w", p.Display(), nofollow.ErrLinkSwapped)
-	case mode.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a file; list directories with a code action (for example !ls)", p.Display())
-	case !mode.IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s)", p.Display(), mode.Type())
-	}
-	f, err := nofollow.Open(dir, base, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", p.Display(), err)
-	}
-	// The file may have been swapped for another kind since the check.
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", p.Display())
-	}
-	return f, nil
 }

@@ -54,7 +54,7 @@ func TestSymlinkSwappedAfterApproval(t *testing.T) {
 				must(t, os.WriteFile(victim, []byte("secret\n"), 0o600))
 				put(t, w, "notes.txt", []byte("notes\n"))
 				put(t, w, "sub/keep.txt", []byte("x"))
-				approved, err := w.Resolve(tt.args.FilePath())
+				approved, err := w.Resolve(context.Background(), tt.args.FilePath())
 				must(t, err)
 				tt.swap(t, w, outside)
 				var res Result
@@ -96,7 +96,7 @@ func TestSymlinkSwappedAfterApproval(t *testing.T) {
 func TestRunApproved(t *testing.T) {
 	w := newWorkspace(t)
 	put(t, w, "a.txt", []byte("one\n"))
-	p, err := w.Resolve("a.txt")
+	p, err := w.Resolve(context.Background(), "a.txt")
 	must(t, err)
 	if _, err := w.RunApproved(context.Background(), EditArgs{Path: "a.txt", OldText: "one", NewText: "two"}, p); err != nil {
 		t.Fatal(err)

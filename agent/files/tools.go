@@ -265,7 +265,7 @@ func (w *Workspace) RunApproved(ctx context.Context, args Args, approved Path) (
 	if args == nil {
 		return Result{}, errors.New("no file tool arguments given")
 	}
-	now, err := w.Resolve(args.FilePath())
+	now, err := w.Resolve(ctx, args.FilePath())
 	if err != nil {
 		return Result{}, err
 	}

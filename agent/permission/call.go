@@ -180,28 +180,13 @@ func suggestShell(command string) string {
 }
 
 // SuggestDisplay returns the text an approval prompt shows for a shell
-// call: the command exactly, or for a %%bash script its first non-empty
-// line and how many lines follow. It returns "" for other calls, whose
-// prompt shows SuggestPattern instead.
+// call: the command exactly, or for a script cell the whole script. It
+// returns "" for other calls, whose prompt shows SuggestPattern instead.
 func SuggestDisplay(c Call) string {
 	if c.Type != TypeShellAction {
 		return ""
 	}
-	if c.ToolName != ShellMagicTool {
-		return c.Command
-	}
-	lines := strings.Split(strings.TrimRight(c.Command, "\n"), "\n")
-	first, rest := "", 0
-	for i, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			first, rest = strings.TrimSpace(l), len(lines)-i-1
-			break
-		}
-	}
-	if rest == 0 {
-		return first
-	}
-	return fmt.Sprintf("%s (+%d more lines)", first, rest)
+	return c.Command
 }
 
 // ParsePattern turns a (possibly user-edited) pattern from SuggestPattern

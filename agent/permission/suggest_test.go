@@ -54,7 +54,7 @@ func TestSuggestDisplay(t *testing.T) {
 		want string
 	}{
 		{shellCall("git add src/main.py"), "git add src/main.py"},
-		{Call{Type: TypeShellAction, ToolName: ShellMagicTool, Command: "\ncd /tmp\necho hi\nls -la\n"}, "cd /tmp (+2 more lines)"},
+		{Call{Type: TypeShellAction, ToolName: ShellMagicTool, Command: "\ncd /tmp\necho hi\nls -la\n"}, "\ncd /tmp\necho hi\nls -la\n"},
 		{Call{Type: TypeShellAction, ToolName: ShellMagicTool, Command: "ls"}, "ls"},
 		{readCall("a.py"), ""},
 		{Call{Type: TypeGenericCall, ToolName: "x"}, ""},

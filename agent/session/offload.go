@@ -23,6 +23,10 @@ type Offloader struct {
 	Workspace      string // notices name files relative to it
 	MaxInlineBytes int    // results above this size are offloaded (tool_result_inline_max_bytes)
 	PreviewChars   int    // characters of preview, split between head and tail (tool_result_preview_chars)
+	// Mirror, if set, puts a copy of each saved result where the model's
+	// code reads it (a remote workspace), by its path relative to
+	// Workspace. When it fails the result stays inline.
+	Mirror func(rel string, data []byte) error
 }
 
 // Text offloads a text result to a .txt file when it is larger than the
@@ -135,10 +139,17 @@ func (o Offloader) save(data []byte, ext string) (string, error) {
 			os.Remove(name)
 			return "", err
 		}
-		if rel, err := filepath.Rel(o.Workspace, name); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel), nil
+		rel := filepath.ToSlash(name)
+		if r, err := filepath.Rel(o.Workspace, name); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
 		}
-		return filepath.ToSlash(name), nil
+		if o.Mirror != nil {
+			if err := o.Mirror(rel, data); err != nil {
+				os.Remove(name)
+				return "", err
+			}
+		}
+		return rel, nil
 	}
 	return "", errors.New("no free file name for the tool result")
 }

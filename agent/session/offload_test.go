@@ -141,3 +141,27 @@ func TestOffloadFailureStaysInline(t *testing.T) {
 		t.Fatal("failed binary save reported as offloaded")
 	}
 }
+
+// Mirror gets each saved result by its workspace-relative path; when it
+// fails, the result stays inline and no local file is left.
+func TestOffloadMirror(t *testing.T) {
+	o, ws := newOffloader(t, 4, 0)
+	mirrored := map[string]string{}
+	o.Mirror = func(rel string, data []byte) error {
+		mirrored[rel] = string(data)
+		return nil
+	}
+	got, off := o.Text("a large result")
+	rel := savedPath.FindString(got)
+	if !off || rel == "" || mirrored[rel] != "a large result" {
+		t.Fatalf("notice %q, mirrored %v", got, mirrored)
+	}
+	o.Mirror = func(string, []byte) error { return os.ErrPermission }
+	if got, off := o.Text("another large result"); off || got != "another large result" {
+		t.Fatalf("failed mirror: %q, %v", got, off)
+	}
+	files, _ := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "sess", "tool-results", "*"))
+	if len(files) != 1 {
+		t.Errorf("files %v, want only the mirrored one", files)
+	}
+}

@@ -29,6 +29,10 @@ var adversarialCorpus = []string{
 	`\rm x`,
 	`x=rm; $x y`,
 	`${CMD:-rm} x`,
+	// ANSI-C quoting: one argument to bash (which runs ! lines), three
+	// commands to dash.
+	`ls $'x\' ; touch X ; echo ' #'`,
+	`ls $"x" ; echo $'a\'b' ; rm c`,
 	// Substitutions everywhere.
 	"echo `rm a` $(curl b) <(wget c) >(tee d)",
 	`echo $((1 + $(rm a | wc -c)))`,

@@ -11,3 +11,8 @@ import "errors"
 // ErrLinkSwapped is wrapped by errors for a path in which a symbolic link
 // turned up after the path was resolved.
 var ErrLinkSwapped = errors.New("a symbolic link replaced part of the path after it was checked; nothing was done")
+
+// ErrNotRegular is wrapped by errors for a path that is not a regular file
+// where one is needed (a folder, a device, a named pipe...), found when
+// it is opened or replaced.
+var ErrNotRegular = errors.New("not a regular file")

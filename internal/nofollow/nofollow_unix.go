@@ -72,25 +72,7 @@ func Mode(dir *os.File, name string) (fs.FileMode, error) {
 	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return 0, &fs.PathError{Op: "stat", Path: filepath.Join(dir.Name(), name), Err: err}
 	}
-	mode := fs.FileMode(st.Mode & 0o777)
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		mode |= fs.ModeDir
-	case unix.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case unix.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		mode |= fs.ModeSocket
-	case unix.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		mode |= fs.ModeDevice
-	case unix.S_IFREG:
-	default:
-		mode |= fs.ModeIrregular
-	}
-	return mode, nil
+	return FileMode(uint32(st.Mode)), nil
 }
 
 // Rename renames from to to, both in dir; a link at to is replaced, not

@@ -75,6 +75,23 @@ func Python(t testing.TB) string {
 	return p
 }
 
+// OldPython returns the oldest supported kernel environment: Debian 12's
+// python3 with python3-ipykernel 6.17 and python3-jupyter-server 1.x
+// (scripts/setup-python.sh installs them), $FREEACT_TEST_OLD_PYTHON else
+// /usr/bin/python3.
+func OldPython(t testing.TB) string {
+	t.Helper()
+	Integration(t, "Debian's python3 with ipykernel 6.17")
+	p := os.Getenv("FREEACT_TEST_OLD_PYTHON")
+	if p == "" {
+		p = "/usr/bin/python3"
+	}
+	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
+		Missing(t, "no Python with ipykernel at "+p+": run scripts/setup-python.sh or set FREEACT_TEST_OLD_PYTHON")
+	}
+	return p
+}
+
 // SrtDir returns the folder holding the srt executable of scripts/srt.
 func SrtDir(t testing.TB) string {
 	t.Helper()

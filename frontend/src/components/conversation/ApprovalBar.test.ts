@@ -34,6 +34,18 @@ describe('ApprovalBar', () => {
     expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 2 pending');
   });
 
+  it('names the program of a script cell and shows the whole script', () => {
+    const script = 'use strict;\nprint "one\\n";\nprint "two\\n";\nsystem("ls");\n';
+    const req: PendingApproval = {
+      ...shell('r3', ''),
+      call: { type: 'ShellAction', tool_name: 'shell_magic', command: script, interpreter: 'perl -w' },
+      display: `#!perl -w\n${script}`,
+    };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.getByText('Run this script with perl -w?')).toBeInTheDocument();
+    expect(screen.getByTestId('approval-body').textContent).toBe(script);
+  });
+
   it.each([
     ['{Enter}', 'yes', ''],
     ['n', 'no', ''],

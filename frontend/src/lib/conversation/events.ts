@@ -8,7 +8,7 @@ export interface Meta {
 
 export type ToolCallData =
   | { type: 'CodeAction'; tool_name: string; code: string }
-  | { type: 'ShellAction'; tool_name: string; command: string; opaque?: boolean }
+  | { type: 'ShellAction'; tool_name: string; command: string; interpreter?: string; opaque?: boolean }
   | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean }
   | { type: 'FileRead'; tool_name: string; path: string }
   | { type: 'FileWrite'; tool_name: string; path: string; content: string }

@@ -416,6 +416,7 @@ export namespace config {
 	    number: bounds.Number;
 	    choices?: Choice[];
 	    placeholder?: string;
+	    names?: string;
 	    expands?: boolean;
 	    app_only?: boolean;
 	
@@ -436,6 +437,7 @@ export namespace config {
 	        this.number = this.convertValues(source["number"], bounds.Number);
 	        this.choices = this.convertValues(source["choices"], Choice);
 	        this.placeholder = source["placeholder"];
+	        this.names = source["names"];
 	        this.expands = source["expands"];
 	        this.app_only = source["app_only"];
 	    }

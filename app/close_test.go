@@ -1,0 +1,40 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent/model/modeltest"
+)
+
+// Closing a workspace while its agent is still starting waits for that
+// start, so the Jupyter server and kernel it was bringing up are stopped
+// before close returns, not later by an orphaned goroutine.
+func TestCloseDuringStartLeavesNoProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Jupyter server")
+	}
+	marker := "FREEACT_CLOSE_DURING_START_" + t.Name() + time.Now().Format("150405.000000000")
+	t.Setenv("FREEACT_TEST_MARKER", marker)
+	sc, err := modeltest.ParseScenario([]byte("name: no turns\nallow_unplayed: true\nturns: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	d, _, ws := testDesktop(t)
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the start has a process running: the server or kernel.
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(processesWith(marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent start ran no process within 2 minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.shutdown()
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("processes still running after the workspace closed: %v", pids)
+	}
+}
