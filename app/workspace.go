@@ -44,6 +44,8 @@ type KernelStatus struct {
 	Model     string  `json:"model"`
 	// Sandboxed is set while the kernel runs in the sandbox.
 	Sandboxed bool `json:"sandboxed"`
+	// MCPFailures are the MCP servers that did not start with the agent.
+	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
 }
 
 // WorkspaceInfo is what the header shows about the open workspace.
@@ -186,6 +188,10 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	}
 	s.Model = ws.cfg.Options.Model
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
+	s.MCPFailures = []agent.MCPFailure{}
+	if ws.agent != nil {
+		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
+	}
 	if ws.agent != nil && s.SessionID == "" {
 		s.SessionID = ws.agent.SessionID()
 	}

@@ -1,3 +1,24 @@
+export namespace agent {
+	
+	export class MCPFailure {
+	    group: string;
+	    server: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPFailure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = source["group"];
+	        this.server = source["server"];
+	        this.error = source["error"];
+	    }
+	}
+
+}
+
 export namespace app {
 	
 	export class APIKeyStatus {
@@ -91,6 +112,7 @@ export namespace app {
 	    sessionId: string;
 	    model: string;
 	    sandboxed: boolean;
+	    mcpFailures: agent.MCPFailure[];
 	
 	    static createFrom(source: any = {}) {
 	        return new KernelStatus(source);
@@ -104,7 +126,26 @@ export namespace app {
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
+	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PathEntry {
 	    path: string;
@@ -641,6 +682,7 @@ export namespace session {
 	    created: string;
 	    last_active: string;
 	    title: string;
+	    renamed: boolean;
 	    messages: number;
 	
 	    static createFrom(source: any = {}) {
@@ -653,7 +695,22 @@ export namespace session {
 	        this.created = source["created"];
 	        this.last_active = source["last_active"];
 	        this.title = source["title"];
+	        this.renamed = source["renamed"];
 	        this.messages = source["messages"];
+	    }
+	}
+	export class Match {
+	    id: string;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Match(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.snippet = source["snippet"];
 	    }
 	}
 

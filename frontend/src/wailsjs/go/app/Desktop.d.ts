@@ -19,6 +19,8 @@ export function CheckSettings(arg1:{[key: string]: string}):Promise<Array<app.Fi
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
+export function DeleteSession(arg1:string):Promise<void>;
+
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
 export function ImageData(arg1:string):Promise<string>;
@@ -45,6 +47,8 @@ export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
 
+export function RenameSession(arg1:string,arg2:string):Promise<void>;
+
 export function ReplyInput(arg1:string,arg2:string):Promise<void>;
 
 export function RestartKernel():Promise<void>;
@@ -62,6 +66,8 @@ export function SavePermissions(arg1:permission.Rules):Promise<void>;
 export function SaveSandbox(arg1:boolean,arg2:string):Promise<Array<app.FieldError>>;
 
 export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
+
+export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
 
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 

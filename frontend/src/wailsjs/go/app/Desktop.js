@@ -30,6 +30,10 @@ export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
 
+export function DeleteSession(arg1) {
+  return window['go']['app']['Desktop']['DeleteSession'](arg1);
+}
+
 export function ExportConversation(arg1, arg2) {
   return window['go']['app']['Desktop']['ExportConversation'](arg1, arg2);
 }
@@ -82,6 +86,10 @@ export function RegenerateMCPTools(arg1) {
   return window['go']['app']['Desktop']['RegenerateMCPTools'](arg1);
 }
 
+export function RenameSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['RenameSession'](arg1, arg2);
+}
+
 export function ReplyInput(arg1, arg2) {
   return window['go']['app']['Desktop']['ReplyInput'](arg1, arg2);
 }
@@ -116,6 +124,10 @@ export function SaveSandbox(arg1, arg2) {
 
 export function SaveSettings(arg1) {
   return window['go']['app']['Desktop']['SaveSettings'](arg1);
+}
+
+export function SearchSessions(arg1) {
+  return window['go']['app']['Desktop']['SearchSessions'](arg1);
 }
 
 export function Send(arg1, arg2) {
