@@ -93,7 +93,7 @@ type workspace struct {
 func (d *Desktop) Workspace() WorkspaceInfo {
 	ws, err := d.current()
 	if err != nil {
-		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped}}
+		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped, MCPFailures: []agent.MCPFailure{}}}
 	}
 	return ws.info(false)
 }

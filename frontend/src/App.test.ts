@@ -12,6 +12,7 @@ const ready: KernelStatus = {
   sessionId: 's1',
   model: 'gemini-x',
   sandboxed: false,
+  mcpFailures: [],
 };
 const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
   path,
@@ -53,6 +54,11 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     checkSettings: vi.fn(async () => []),
     settingsSchema: vi.fn(async () => ({ providers: [], model_settings: [], server_timeout: {} })),
     apiKeys: vi.fn(async () => ({ storage: { kind: 'file', where: 'credentials.json' }, keys: [] })),
+    renameSession: vi.fn(async () => {}),
+    deleteSession: vi.fn(async () => {}),
+    searchSessions: vi.fn(async () => []),
+    setTitle: vi.fn(),
+    quit: vi.fn(),
     setAPIKey: vi.fn(async () => ({ kind: 'file', where: 'credentials.json' })),
     testMCPServer: vi.fn(async () => []),
     regenerateMCPTools: vi.fn(async () => ''),
@@ -211,5 +217,83 @@ describe('App kernel status', () => {
     finish({ ...ws('/tmp/w'), kernel: { ...ready, state: 'starting' } });
     expect(await screen.findByText('The kernel did not start.')).toBeInTheDocument();
     expect(screen.getAllByRole('button', { name: 'Retry' }).length).toBeGreaterThan(0);
+  });
+});
+
+describe('App keyboard', () => {
+  async function openApp(over: Partial<Backend> = {}) {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()), ...over });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    return { backend, emit, box };
+  }
+
+  it('opens the shortcut sheet with F1 and Ctrl+/, and Esc returns to the message box', async () => {
+    const { box } = await openApp();
+    await userEvent.keyboard('{F1}');
+    const sheet = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    expect(sheet).toHaveTextContent('New conversation');
+    expect(sheet).toHaveTextContent('Search conversations');
+    expect(screen.getByRole('button', { name: 'Close' })).toHaveFocus();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>}/{/Control}');
+    expect(screen.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeInTheDocument();
+  });
+
+  it('starts a new conversation, searches, opens settings and quits from the keyboard', async () => {
+    const { backend, box } = await openApp();
+    await userEvent.keyboard('{Control>}n{/Control}');
+    expect(backend.newSession).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(box).toHaveFocus());
+    await userEvent.keyboard('{Control>}k{/Control}');
+    await vi.waitFor(() => expect(screen.getByLabelText('Search conversations')).toHaveFocus());
+    await userEvent.keyboard('{Control>}l{/Control}');
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>},{/Control}');
+    expect(await screen.findByRole('dialog', { name: /Settings/ })).toBeInTheDocument();
+    await userEvent.keyboard('{Control>}q{/Control}');
+    expect(backend.quit).not.toHaveBeenCalled(); // the open dialog has the keys
+    await userEvent.keyboard('{Escape}');
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>}q{/Control}');
+    expect(backend.quit).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops a running turn with Esc, or Ctrl+C when nothing is selected', async () => {
+    const { backend, emit } = await openApp();
+    emit([{ type: 'TurnStarted', agent_id: 'main' }]);
+    await screen.findByRole('button', { name: 'Stop' });
+    await userEvent.keyboard('{Escape}');
+    expect(backend.cancel).toHaveBeenCalledTimes(1);
+    await userEvent.keyboard('{Control>}c{/Control}');
+    expect(backend.cancel).toHaveBeenCalledTimes(2);
+  });
+
+  it('names the conversation and the workspace in the window title', async () => {
+    const { backend, emit } = await openApp();
+    await vi.waitFor(() => expect(backend.setTitle).toHaveBeenLastCalledWith('proj — freeact'));
+    emit([{ type: 'UserMessage', agent_id: 'main', text: 'Plot sin(x)' }]);
+    await vi.waitFor(() => expect(backend.setTitle).toHaveBeenLastCalledWith('Plot sin(x) — proj — freeact'));
+  });
+});
+
+describe('App MCP failures', () => {
+  it('names a server that did not start and opens its settings', async () => {
+    const failed = { ...ready, mcpFailures: [{ group: 'mcp_servers', server: 'files', error: 'exec: "no-such-server": not found' }] };
+    const { backend } = fakeBackend({ workspace: vi.fn(async () => ({ ...ws(), kernel: failed })) });
+    render(App, { backend });
+    const banner = await screen.findByTestId('mcp-failure-files');
+    expect(banner).toHaveTextContent('MCP server “files” did not start');
+    expect(banner).toHaveTextContent('no-such-server');
+    await userEvent.click(screen.getByRole('button', { name: 'Open its settings' }));
+    expect(await screen.findByRole('tab', { name: /MCP/, selected: true })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss the failure of files' }));
+    expect(screen.queryByTestId('mcp-failure-files')).not.toBeInTheDocument();
   });
 });

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { app, config, model, permission, session } from '../wailsjs/go/models';
+import type { agent, app, config, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -15,6 +15,7 @@ type Data<T> = T extends (infer E)[]
     ? { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: Data<T[K]> }
     : T;
 export type VersionInfo = Data<app.VersionInfo>;
+export type MCPFailure = Data<agent.MCPFailure>;
 export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
@@ -33,6 +34,7 @@ export type FieldError = Data<app.FieldError>;
 export type SkillInfo = Data<app.SkillInfo>;
 export type SandboxSettings = Data<app.SandboxSettings>;
 export type SessionInfo = Data<session.Info>;
+export type SessionMatch = Data<session.Match>;
 export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
@@ -55,6 +57,16 @@ export interface Backend {
   sessions(): Promise<SessionInfo[]>;
   newSession(): Promise<void>;
   resumeSession(id: string): Promise<void>;
+  /** Gives a session a title of its own ("" goes back to its first prompt). */
+  renameSession(id: string, title: string): Promise<void>;
+  /** Deletes a session; deleting the open one starts a new conversation. */
+  deleteSession(id: string): Promise<void>;
+  /** The sessions whose prompts or replies hold query, with a snippet each. */
+  searchSessions(query: string): Promise<SessionMatch[]>;
+  /** Sets the window's title. */
+  setTitle(title: string): void;
+  /** Closes the window and quits. */
+  quit(): void;
   imageData(path: string): Promise<string>;
   openFile(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
@@ -159,6 +171,16 @@ export const backend: Backend = {
   sessions: () => call(Desktop.Sessions) as Promise<SessionInfo[]>,
   newSession: () => call(Desktop.NewSession),
   resumeSession: (id) => call(() => Desktop.ResumeSession(id)),
+  renameSession: (id, title) => call(() => Desktop.RenameSession(id, title)),
+  deleteSession: (id) => call(() => Desktop.DeleteSession(id)),
+  searchSessions: (query) => call(() => Desktop.SearchSessions(query)),
+  setTitle(title) {
+    document.title = title;
+    if (hasRuntime()) Runtime.WindowSetTitle(title);
+  },
+  quit() {
+    if (hasRuntime()) Runtime.Quit();
+  },
   imageData: (path) => call(() => Desktop.ImageData(path)),
   openFile: (path) => call(() => Desktop.OpenFile(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
