@@ -99,7 +99,7 @@ package: deps-build build ## build a .deb into dist/
 
 # ---------------------------------------------------------------- test
 
-.PHONY: test lint check-bindings test-short test-go test-frontend test-e2e test-smoke test-package
+.PHONY: test lint check-bindings test-short test-go test-stress test-frontend test-e2e test-smoke test-package
 test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
 	$(MAKE) test-short
@@ -124,8 +124,24 @@ check-bindings: $(WAILS)
 test-short: ## the fast tier: go test -short ./..., proven to run without Python, Node or a display
 	scripts/test-short.sh
 
+# go test ends a package's binary after 10 minutes by default; the kernel
+# package alone takes 5-10 of them on a loaded 2-core machine.
+GO_TEST_TIMEOUT ?= 30m
+
 test-go: ## go test -race ./... (both tiers)
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+
+# The Go suite on a loaded machine: stress-ng keeps busy as many CPUs as
+# STRESS says, started and stopped here by its PID (also when the tests
+# fail; --timeout ends it should make itself be killed).
+STRESS ?= --cpu 2
+test-stress: deps-test deps-python deps-remote $(SRT_STAMP) ## go test -race ./... while stress-ng loads the CPUs (STRESS="--cpu 2")
+	@stress-ng $(STRESS) --timeout 3h --quiet & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null || true' EXIT; \
+	echo "test-stress: stress-ng $(STRESS) is running (pid $$pid)"; \
+	start=$$(date +%s); \
+	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...; \
+	echo "test-stress: the Go suite passed under stress-ng $(STRESS) in $$(( $$(date +%s) - start )) s"
 
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
 	cd frontend && npm run check && npm test

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -55,6 +56,12 @@ type options struct {
 	kernelDir    string
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
+	// hidden are paths sandboxed code may not read: the app's folder of
+	// settings and stored API keys (set by Workspace.StartAgent).
+	hidden []string
+	// checkpointRoot holds the checkpoint stores; "" is the app's data
+	// folder.
+	checkpointRoot string
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -131,12 +138,21 @@ type Agent struct {
 
 	approvalTimeout time.Duration
 
+	costs *costs       // what the session cost; shared with subagents
+	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+
 	mu      sync.Mutex
 	history []model.Message
-	cancel  context.CancelCauseFunc // of the running turn
-	turns   sync.WaitGroup          // the running turn's goroutine
-	started bool
-	stopped bool
+	// synthetic are the indexes of history messages that are not in the
+	// session file: results answerDangling added on resume.
+	synthetic []int
+	cuts      []cut                   // compactions, the last one in force
+	est       tokenEstimate           // the conversation's size as last measured
+	turn      turnInfo                // the running turn
+	cancel    context.CancelCauseFunc // of the running turn
+	turns     sync.WaitGroup          // the running turn's goroutine
+	started   bool
+	stopped   bool
 }
 
 // New prepares an agent for the loaded workspace cfg. Nothing is started:
@@ -159,7 +175,11 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws}
+	root := o.checkpointRoot
+	if root == "" {
+		root = checkpoint.DefaultRoot()
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
 	a.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: a.id}
 	protectConfig(o.perm, cfg)
 	if t := cfg.Options.ApprovalTimeout; t != nil {
@@ -221,6 +241,9 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.acceptMedia()
 	if err := a.openSession(); err != nil {
 		return err
+	}
+	if a.opts.sessionID == "" {
+		a.updateContext(a.estimateAll(nil))
 	}
 	if err := a.startServer(ctx); err != nil {
 		return err
@@ -342,7 +365,43 @@ func (a *Agent) openSession() error {
 	if f := st.Format(a.id); f != "" {
 		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
-	a.history = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	var pos []int // pos[i]: where message i of the file is in the history
+	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	a.synthetic = nil
+	for i, j := 0, 0; i < len(a.history); i++ {
+		if j < len(pos) && pos[j] == i {
+			j++
+			continue
+		}
+		a.synthetic = append(a.synthetic, i)
+	}
+	comps, err := st.Compactions(a.id)
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	for _, c := range comps {
+		if c.Upto < 0 || c.Upto > len(hist) {
+			return fmt.Errorf("resume session %s: a compaction covers %d messages of %d", id, c.Upto, len(hist))
+		}
+		upto := len(a.history)
+		if c.Upto < len(pos) {
+			upto = pos[c.Upto]
+		}
+		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, event: Compacted{
+			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
+		}})
+	}
+	for i := range a.cuts {
+		prev := 0
+		if i > 0 {
+			prev = a.cuts[i-1].upto
+		}
+		a.cuts[i].event.Messages = a.cuts[i].upto - prev
+	}
+	if err := a.loadCosts(); err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	a.updateContext(a.estimateAll(viewOf(a.history, a.cut())))
 	return nil
 }
 
@@ -375,6 +434,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
 		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
@@ -453,6 +513,9 @@ func (a *Agent) Stop() error {
 		if err := a.store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close session: %w", err))
 		}
+	}
+	if err := a.ckpt.close(); err != nil {
+		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
 	}
 	return errors.Join(errs...)
 }

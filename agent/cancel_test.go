@@ -14,7 +14,7 @@ import (
 // an event; approvals are answered yes unless act handles them.
 func streamUntil(t *testing.T, a *agent.Agent, prompt string, stop func(agent.Event) bool, act func(agent.Event)) []agent.Event {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var events []agent.Event
 	done := false
@@ -78,7 +78,7 @@ turns:
 
 func TestCancelDuringExecution(t *testing.T) {
 	tiers(t, cells{
-		"import time\nprint('started', flush=True)\ntime.sleep(60)": sleeps("started"),
+		"import time\nprint('started', flush=True)\ntime.sleep(600)": sleeps("started"),
 		"print(time.time() > 0)": func(c *agenttest.Cell) {
 			if _, ok := c.Get("time"); !ok {
 				c.Raise("NameError", "name 'time' is not defined")
@@ -88,18 +88,18 @@ func TestCancelDuringExecution(t *testing.T) {
 	}, func(t *testing.T, x tier) {
 		a, _, _ := x.start(t, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('started', flush=True)\ntime.sleep(60)"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('started', flush=True)\ntime.sleep(600)"}}}]
   - expect:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "Interrupted by user"}]
       last: [{role: user, text: "Next."}]
     reply: [{text: "Fine."}]
 `)
-		began := time.Now()
+		var cancelled time.Time
 		events := streamUntil(t, a, "Sleep.", func(ev agent.Event) bool {
 			c, ok := ev.(*agent.CodeExecutionOutputChunk)
 			return ok && strings.Contains(c.Text, "started")
-		}, func(agent.Event) { a.Cancel() })
-		if d := time.Since(began); d > 20*time.Second {
+		}, func(agent.Event) { cancelled = time.Now(); a.Cancel() })
+		if d := time.Since(cancelled); d > 30*time.Second {
 			t.Errorf("cancel took %v: the cell was not interrupted", d)
 		}
 		if p := cancelledPhase(t, events); p != agent.PhaseTools {
@@ -154,24 +154,50 @@ turns:
 	}
 }
 
+// A cancel after a cell's result, before the next model call, ends the turn
+// without calling the model. Reacting to the result event alone races the
+// turn, which goes on while the consumer reads (under load it had already
+// called the model): the reply's second call waits for its approval, which
+// is held, so the turn cannot go on until the cancel.
 func TestCancelBetweenTurns(t *testing.T) {
-	tiers(t, cells{"print('ran')": prints("ran")}, func(t *testing.T, x tier) {
+	tiers(t, cells{"print('ran')": prints("ran"), "print('held')": prints("held")}, func(t *testing.T, x tier) {
 		a, fake, _ := x.start(t, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('ran')"}}}]
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print('ran')"}}
+      - call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print('held')"}}
   - expect:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "ran"}]
       last: [{role: user, text: "Again."}]
     reply: [{text: "Again it is."}]
 `)
-		// Cancel after the cell's result, before the next model call.
-		events := streamUntil(t, a, "Run.", func(ev agent.Event) bool {
-			_, ok := ev.(*agent.CodeExecutionOutput)
-			return ok
-		}, func(agent.Event) { a.Cancel() })
-		phase := cancelledPhase(t, events)
-		if phase != agent.PhaseTools && phase != agent.PhaseBetween {
-			t.Errorf("phase %q", phase)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var events []agent.Event
+		var held *agent.ApprovalRequest
+		ran, cancelled := false, false
+		for ev := range a.Stream(ctx, agent.Text("Run.")) {
+			events = append(events, ev)
+			switch e := ev.(type) {
+			case *agent.ApprovalRequest:
+				if e.CorrelationID == "c2" {
+					held = e
+				} else {
+					e.Approve(true)
+				}
+			case *agent.CodeExecutionOutput:
+				ran = ran || e.CorrelationID == "c1"
+			}
+			if ran && held != nil && !cancelled {
+				cancelled = true
+				a.Cancel()
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("turn did not end:%s", describe(events))
+		}
+		if p := cancelledPhase(t, events); p != agent.PhaseTools {
+			t.Errorf("phase %q", p)
 		}
 		if len(fake.Requests()) != 1 {
 			t.Errorf("model called after cancel")
@@ -186,7 +212,7 @@ turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "Next turn."}]
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var req *agent.ApprovalRequest
 	for ev := range a.Stream(ctx, agent.Text("Go.")) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"sync"
 
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -83,11 +84,14 @@ type ToolOutput struct {
 	IsError  bool   `json:"is_error,omitempty"`
 }
 
-// Usage reports the tokens of one model call.
+// Usage reports the tokens of one model call and what it cost.
 type Usage struct {
 	Meta
 	Model string `json:"model"`
 	model.Usage
+	// Cost is the call's price in US dollars by the model catalog (and
+	// agent.json's models); nil when the model's price is unknown.
+	Cost *float64 `json:"cost"`
 }
 
 // ModelRetry reports that a model call failed transiently and is retried.
@@ -224,4 +228,101 @@ func (r *InputRequest) Reply(text string) bool {
 	first := false
 	r.once.Do(func() { first = true; r.ch <- text })
 	return first
+}
+
+// SessionUsage is where the session stands after a model call or a
+// compaction: what it has cost and how full the main agent's context is.
+type SessionUsage struct {
+	Meta
+	// Cost counts every priced model call of the session in US dollars:
+	// subagents and compactions included, earlier runs of a resumed
+	// session too.
+	Cost float64 `json:"cost"`
+	// Unpriced counts the calls whose price is unknown (not in Cost).
+	Unpriced int `json:"unpriced_calls"`
+	// Budget is max_cost_per_session, raised by each "continue" of a
+	// BudgetRequest; nil when there is none.
+	Budget *float64 `json:"budget"`
+	// ContextTokens is about what the main agent's next request carries;
+	// ContextWindow what its model accepts (0 when unknown) and CompactAt
+	// the size at which older turns are compacted (0: not automatically).
+	ContextTokens int `json:"context_tokens"`
+	ContextWindow int `json:"context_window"`
+	CompactAt     int `json:"compact_at"`
+}
+
+// BudgetRequest pauses a turn before a model call that would take the
+// session over max_cost_per_session. Continue(true) raises the budget by
+// max_cost_per_session and makes the call; Continue(false), or the end of
+// the turn, stops the turn with a Response saying why.
+type BudgetRequest struct {
+	Meta
+	Spent    float64 `json:"spent"`    // the session so far, US dollars
+	Budget   float64 `json:"budget"`   // the budget it would go over
+	Estimate float64 `json:"estimate"` // about what the next call costs
+
+	once sync.Once
+	ch   chan bool
+}
+
+// Continue answers the request; only the first answer counts.
+func (r *BudgetRequest) Continue(ok bool) bool {
+	first := false
+	r.once.Do(func() { first = true; r.ch <- ok })
+	return first
+}
+
+// Compacting says that older turns are being summarised: Reason is
+// "threshold" (the request would fill compaction_threshold of the
+// window), "overflow" (the provider refused a request as too large) or
+// "manual"; Messages counts the messages summarised.
+type Compacting struct {
+	Meta
+	Reason   string `json:"reason"`
+	Messages int    `json:"messages"`
+}
+
+// Compacted ends a compaction: from now on the model sees Summary in
+// place of the Messages oldest messages it had seen. The session keeps
+// them all.
+type Compacted struct {
+	Meta
+	Reason       string `json:"reason"`
+	Summary      string `json:"summary"`
+	Messages     int    `json:"messages"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+}
+
+// FilesChanged lists the files a code action or a file tool call changed
+// in the workspace (with checkpoints on); it belongs to the call.
+// Checkpoint is the id to diff or revert it by, TurnID that of its turn.
+type FilesChanged struct {
+	Meta
+	Checkpoint string              `json:"checkpoint"`
+	TurnID     string              `json:"turn_id"`
+	Files      []checkpoint.Change `json:"files"`
+	// RevertedBy names the revert that took the change back, when the
+	// event is replayed from history.
+	RevertedBy string `json:"reverted_by,omitempty"`
+}
+
+// Reverted reports that the user took changes back: Reverts are the
+// checkpoints reverted, Checkpoint the revert's own (revert it to undo
+// the revert), Files what it changed.
+type Reverted struct {
+	Meta
+	Checkpoint string              `json:"checkpoint"`
+	Reverts    []string            `json:"reverts"`
+	Label      string              `json:"label"`
+	Files      []checkpoint.Change `json:"files"`
+	// Unrestorable files were too large to keep; they were left alone.
+	Unrestorable []string `json:"unrestorable,omitempty"`
+}
+
+// Notice tells the user something about the session that is not an
+// error of the turn, such as checkpoints being turned off.
+type Notice struct {
+	Meta
+	Text string `json:"text"`
 }

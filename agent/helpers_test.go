@@ -33,7 +33,16 @@ var shared struct {
 
 func TestMain(m *testing.M) {
 	mcptest.Main() // serves MCP when the binary runs as a test server
+	// Checkpoints (and anything else kept in the data folder) go to a
+	// folder of the test run, not the user's.
+	data, err := os.MkdirTemp("", "freeact-agent-data-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
 	code := m.Run()
+	_ = os.RemoveAll(data)
 	if shared.srv != nil {
 		_ = shared.srv.Close()
 	}
@@ -54,7 +63,7 @@ func server(t testing.TB) *kernel.Server {
 		if shared.err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		shared.srv, shared.err = kernel.StartServer(ctx, kernel.ServerOptions{Python: py, Dir: shared.dir, WarmPool: true})
 	})

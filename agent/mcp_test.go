@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -236,7 +237,7 @@ func TestGenerateMCPTools(t *testing.T) {
 		"broken": config.Server{Command: "/nonexistent/mcp-server"},
 	}})
 	cfg := load(t, ws)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	stale := filepath.Join(cfg.GeneratedDir(), "mcptools", "test", "old_tool.py")
 	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
@@ -260,15 +261,15 @@ func TestGenerateMCPTools(t *testing.T) {
 	}
 }
 
-// processGone waits up to 5 s for pid to end.
-func processGone(pid string) bool {
-	for range 100 {
-		if _, err := os.Stat("/proc/" + pid); err != nil {
-			return true
+// waitGone waits for the process pid to end.
+func waitGone(t *testing.T, what, pid string) {
+	t.Helper()
+	testenv.Eventually(t, time.Minute, func() error {
+		if _, err := os.Stat("/proc/" + pid); err == nil {
+			return fmt.Errorf("%s (pid %s) is still running", what, pid)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+		return nil
+	})
 }
 
 // Cancel ends a hung MCP call at once; the next turn's call works; a
@@ -276,9 +277,10 @@ func processGone(pid string) bool {
 // the agent's.
 func TestMCPCancelSubagentAndStop(t *testing.T) {
 	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	started := filepath.Join(t.TempDir(), "started") // the hang tool creates it
 	a, _ := fakeKernels(nil).startIn(t, ws, `
 turns:
-  - reply: [{call: {id: c1, name: test_hang, args: {}}}]
+  - reply: [{call: {id: c1, name: test_hang, args: {started: `+jsonString(started)+`}}}]
   - expect:
       has: [{role: user, response: test_hang, output: "Interrupted by user"}]
       last: [{role: user, text: "Next."}]
@@ -296,15 +298,20 @@ turns:
       last: [{role: user, response: test_pid}]
     reply: [{text: "Done."}]
 `)
-	began := time.Now()
+	var cancelled time.Time
 	events := streamUntil(t, a, "Hang.", func(ev agent.Event) bool {
 		_, ok := ev.(*agent.ApprovalRequest)
 		return ok
 	}, func(ev agent.Event) {
 		ev.(*agent.ApprovalRequest).Approve(true)
-		time.AfterFunc(300*time.Millisecond, a.Cancel)
+		testenv.Eventually(t, time.Minute, func() error { // the call is in the server
+			_, err := os.Stat(started)
+			return err
+		})
+		cancelled = time.Now()
+		a.Cancel()
 	})
-	if d := time.Since(began); d > 10*time.Second {
+	if d := time.Since(cancelled); d > 30*time.Second {
 		t.Errorf("cancelling a hung MCP call took %s", d)
 	}
 	if p := cancelledPhase(t, events); p != agent.PhaseTools {
@@ -328,17 +335,13 @@ turns:
 			if pid == pids[agent.MainAgent] {
 				t.Error("the subagent shares the main agent's server")
 			}
-			if !processGone(pid) {
-				t.Errorf("the subagent's server %s outlived it", pid)
-			}
+			waitGone(t, "the subagent's server", pid)
 		}
 	}
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if !processGone(pids[agent.MainAgent]) {
-		t.Errorf("the server %s outlived Stop", pids[agent.MainAgent])
-	}
+	waitGone(t, "the server after Stop", pids[agent.MainAgent])
 }
 
 // A code-mode server whose folder exists is not connected at start; when
@@ -389,7 +392,7 @@ turns:
 // schemas go to the model and a call comes back.
 func TestJSONMCPReferenceServer(t *testing.T) {
 	js := testenv.MCPServer(t, "server-everything")
-	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": config.Server{Command: "node", Args: []string{js, "stdio"}}}})
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}}})
 	a, fake := realKernels.startIn(t, ws, `
 turns:
   - expect:
@@ -426,5 +429,40 @@ func TestMCPFailuresAtStart(t *testing.T) {
 		if !strings.Contains(f.Error, "no-such") {
 			t.Errorf("%s: the error does not say what failed: %q", f.Server, f.Error)
 		}
+	}
+}
+
+// TestGeneratedModulesStayInTheWorkspace: code writes .freeact/generated
+// (in the sandbox too), so it can put a symbolic link where the modules of
+// MCP servers go. The agent, outside the sandbox, never follows it: a
+// folder where the link points is neither replaced nor written.
+func TestGeneratedModulesStayInTheWorkspace(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	cfg := load(t, ws)
+	outside := t.TempDir()
+	mine := filepath.Join(outside, "test", "mine.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("not the agent's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mcptools := filepath.Join(cfg.GeneratedDir(), "mcptools")
+	if err := os.RemoveAll(mcptools); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, mcptools); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := agent.GenerateMCPTools(ctx, cfg); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("error %v", err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "not the agent's" {
+		t.Errorf("the folder the link points to was replaced: %q %v", b, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("written where the link points: %v", entries)
 	}
 }

@@ -30,6 +30,10 @@ var BackupDir = filepath.Join(config.FreeactDir, "backup", config.MCPToolsFolder
 func (a *Agent) prepareModules(ctx context.Context, m *mcpTools) {
 	log := a.opts.log
 	ptc := m.ptc
+	if _, err := mcptoolsRoot(a.cfg.Dir); err != nil {
+		log.Warn("Python APIs of MCP servers not generated", "err", err)
+		return
+	}
 	for _, name := range ptc.Servers() {
 		dir := filepath.Join(a.cfg.Dir, config.MCPToolsDir(name))
 		_, err := os.Stat(dir)
@@ -119,8 +123,27 @@ func writeAPI(workspace, server string, tools []mcp.Tool) error {
 	for i, t := range tools {
 		list[i] = apigen.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 	}
-	_, err := apigen.Generate(filepath.Join(workspace, config.MCPToolsDir("")), server, list)
+	root, err := mcptoolsRoot(workspace)
+	if err != nil {
+		return fmt.Errorf("generate Python API of MCP server %q: %w", server, err)
+	}
+	_, err = apigen.Generate(root, server, list)
 	return err
+}
+
+// mcptoolsRoot returns the workspace's .freeact/generated/mcptools after
+// checking that no symbolic link on the way leads elsewhere. Code writes
+// .freeact/generated, in the sandbox too; generating replaces a server's
+// folder (and removes the old one), so a planted link would make the agent,
+// outside the sandbox, replace a folder wherever it points.
+func mcptoolsRoot(workspace string) (string, error) {
+	root := filepath.Join(workspace, config.MCPToolsDir(""))
+	for p := root; p != workspace && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link: the Python APIs of MCP servers are generated only into a folder of the workspace; remove the link", p)
+		}
+	}
+	return root, nil
 }
 
 // GenerateMCPTools (re)generates .freeact/generated/mcptools/<server>/ for

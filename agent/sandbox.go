@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/freeact/desktop/agent/config"
@@ -19,7 +20,43 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
 	}
-	return &kernel.Sandbox{Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg)}, nil
+	return &kernel.Sandbox{
+		Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg),
+		// .freeact holds the settings, the permission rules and freeact
+		// 0.11's config.toml and permissions.toml (which win when they
+		// appear): none of it may change from inside. Generated tools and
+		// plans are written by code.
+		Config:   a.cfg.FreeactDir,
+		Writable: []string{a.cfg.GeneratedDir(), a.cfg.PlansDir()},
+		// The agent reads .env (variables for ${VAR}, API keys, base
+		// URLs), and the workspace's .venv runs the Jupyter server outside
+		// the sandbox when no python is set.
+		Protect: []string{
+			filepath.Join(a.cfg.Dir, config.DotEnvFile),
+			filepath.Join(a.cfg.Dir, ".venv") + string(filepath.Separator),
+		},
+		Hide: a.opts.hidden,
+	}, nil
+}
+
+// protectServerEnv adds to the sandbox's protected paths the Python
+// environment that runs the Jupyter server, outside the sandbox, when it
+// lies in the workspace: a venv as a whole (its site-packages are imported
+// by the server), or else the interpreter itself.
+func protectServerEnv(sb *kernel.Sandbox, workspace, python string) {
+	if sb == nil {
+		return
+	}
+	rel, err := filepath.Rel(workspace, python)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return
+	}
+	root := filepath.Dir(filepath.Dir(python))
+	if _, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil && root != workspace {
+		sb.Protect = append(sb.Protect, root+string(filepath.Separator))
+		return
+	}
+	sb.Protect = append(sb.Protect, python)
 }
 
 // sandboxConfig returns the file sandbox_config names (relative to the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -68,6 +69,117 @@ turns:
 	}
 }
 
+// TestSandboxedAgentKeepsItsConfig: a sandboxed agent's code cannot turn
+// the sandbox off or allow itself more, whichever of the agent's files it
+// tries (agent.json, permissions.json, freeact 0.11's config.toml and
+// permissions.toml, a new .env, a .venv for the next start), while it
+// still saves tools in .freeact/generated. Reloading the workspace
+// afterwards gives the same settings and rules.
+func TestSandboxedAgentKeepsItsConfig(t *testing.T) {
+	srtOnPath(t)
+	py := testPython(t)
+	cfgJSON, _ := json.Marshal(map[string]any{"python": py, "sandbox": true, "enable_subagents": false})
+	ws := workspace(t, string(cfgJSON))
+	before := map[string][]byte{}
+	for _, f := range []string{config.AgentFile, "permissions.json"} {
+		b, err := os.ReadFile(filepath.Join(ws, config.FreeactDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = b
+	}
+	code := `import os
+def attempt(what, fn):
+    try:
+        fn()
+        print(what, "done")
+    except OSError as e:
+        print(what, "refused:", e.strerror)
+attempt("agent.json", lambda: open(".freeact/agent.json", "w").write('{"sandbox": false}'))
+attempt("permissions.json", lambda: open(".freeact/permissions.json", "w").write('{"allow": [{"type": "CodeAction", "tool_name": "*"}], "ask": []}'))
+attempt("config.toml", lambda: open(".freeact/config.toml", "w").write("[agent]\n"))
+attempt("permissions.toml", lambda: open(".freeact/permissions.toml", "w").write(""))
+attempt(".env", lambda: open(".env", "w").write("GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9\n"))
+attempt(".venv", lambda: os.makedirs(".venv/bin"))
+os.makedirs(".freeact/generated/gentools/demo/tool", exist_ok=True)
+open(".freeact/generated/gentools/demo/tool/api.py", "w").write("def run(): return 1\n")
+print("saved")`
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(code) + `}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "saved"}]
+    reply: [{text: "Tried."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	a := started(t, ws, agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
+	events := run(t, a, "Change your settings.", nil)
+	if r := of[*agent.Response](events); len(r) != 1 || r[0].Text != "Tried." {
+		t.Errorf("events:%s", describe(events))
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range before {
+		if b, _ := os.ReadFile(filepath.Join(ws, config.FreeactDir, f)); string(b) != string(want) {
+			t.Errorf("%s changed: %s", f, b)
+		}
+	}
+	for _, p := range []string{".freeact/config.toml", ".freeact/permissions.toml", ".env", ".venv"} {
+		if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s exists after the agent stopped", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, ".freeact/generated/gentools/demo/tool/api.py")); err != nil || string(b) != "def run(): return 1\n" {
+		t.Errorf("saved tool: %q %v", b, err)
+	}
+	if cfg := load(t, ws); !cfg.Options.Sandbox {
+		t.Error("the reloaded settings have the sandbox off")
+	}
+}
+
+// TestSandboxHidesTheAppsKeys: the API keys the app stores (outside any
+// workspace) are as hidden from sandboxed code as the workspace's .env.
+func TestSandboxHidesTheAppsKeys(t *testing.T) {
+	srtOnPath(t)
+	py := testPython(t)
+	cfgJSON, _ := json.Marshal(map[string]any{"python": py, "sandbox": true, "enable_subagents": false})
+	ws := workspace(t, string(cfgJSON))
+	store := config.NewAppStore(t.TempDir())
+	if _, err := store.SetAPIKey("OPENAI_API_KEY", "stored-secret"); err != nil {
+		t.Fatal(err)
+	}
+	code := "import os\nfor root, _, files in os.walk(" + jsonString(store.Dir()) + "):\n" +
+		"    for f in files:\n        print(f, open(os.path.join(root, f)).read())\nprint('listed')"
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(code) + `}}}]
+  - reply: [{text: "Done."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	w, err := agent.OpenWorkspace(ws, agent.WorkspaceOptions{Keys: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	a, err := w.StartAgent(ctx, w.Config, agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	out := of[*agent.CodeExecutionOutput](run(t, a, "Read the keys.", nil))
+	if len(out) != 1 || !strings.Contains(out[0].Text, "listed") || strings.Contains(out[0].Text, "stored-secret") {
+		t.Errorf("the cell saw: %+v", out)
+	}
+}
+
 func TestSandboxWithRemoteServerRefused(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "fake-key")
 	ws := workspace(t, `{"sandbox": true, "jupyter_url": "http://127.0.0.1:1"}`)
@@ -102,7 +214,8 @@ func TestSandboxedMCPServer(t *testing.T) {
 	}
 	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{
 		// The server may touch all of /tmp; the sandbox narrows it down.
-		"fs": map[string]any{"command": "srt", "args": []string{"--settings", settings, "node", server, "/tmp"}},
+		// srt and node start slowly on a loaded machine.
+		"fs": map[string]any{"command": "srt", "args": []string{"--settings", settings, "node", server, "/tmp"}, "connect_timeout": 60},
 	}})
 	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
 		t.Fatal(err)

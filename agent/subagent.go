@@ -74,6 +74,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		id: newSubagentID(), cfg: a.cfg, opts: o, model: a.model, ws: a.ws,
 		store: a.store, offloader: a.offloader, executors: a.executors, remote: a.remote,
 		system: a.system, approvalTimeout: a.approvalTimeout, started: true,
+		costs: a.costs, ckpt: a.ckpt, turn: a.currentTurn(),
 	}
 	sub.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: sub.id}
 	// The subagent opens its own MCP connections and shares tool search.

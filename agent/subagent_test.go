@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ turns:
 }
 
 func TestSubagentFailureIsAResult(t *testing.T) {
-	a, _, _ := fakeKernels(nil).start(t, `
+	a, _, ws := fakeKernels(nil).start(t, `
 turns:
   - reply: [{call: {id: s1, name: subagent_task, args: {prompt: "Fail."}}}]
   - error: {status: 400, message: "invalid request for the subagent"}
@@ -84,6 +85,12 @@ turns:
 	events := run(t, a, "Delegate.", nil)
 	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "The subagent failed." {
 		t.Errorf("events:%s", describe(events))
+	}
+	// The subagent's failed turn is taken back out of its session file,
+	// as out of its history: nothing of it is left.
+	subs, _ := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "sub-*.jsonl"))
+	if len(subs) != 0 {
+		t.Errorf("subagent files left by its failed turn: %v", subs)
 	}
 }
 

@@ -118,6 +118,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var rejected atomic.Bool
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
+		before := a.checkpointBefore(ctx, emit)
 		// The kernel hands the context's values to the host methods of
 		// this cell's requests: that is how the host knows which cell asks.
 		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
@@ -151,6 +152,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 		}
 		emit(out)
+		a.checkpointAfter(ctx, emit, before, call, actionLabel(call, *args.Code))
 		return out.Text, out.Error, nil
 	})
 	if rejected.Load() {
@@ -188,6 +190,10 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
 		if err := a.remote.refresh(ctx, a.cfg); err != nil {
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+		}
+		if _, read := tc.(FileRead); !read {
+			before := a.checkpointBefore(ctx, emit)
+			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
 		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {

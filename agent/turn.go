@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/session"
 )
 
 // Texts the model (and the user) see for calls that did not run to the end.
@@ -28,14 +30,41 @@ type turnResult struct {
 func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, emit func(Event)) turnResult {
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
-	start := len(a.history)
+	start, cuts := len(a.history), len(a.cuts)
 	a.mu.Unlock()
+	mark, markErr := a.markSession()
+	var told []string // reverts the note tells of
+	if a.id == MainAgent {
+		a.beginCheckpointTurn(user)
+		var note string
+		if note, told = a.revertNote(); note != "" {
+			user.Parts = append([]model.Part{{Text: note}}, user.Parts...)
+		}
+	}
+	defer a.ckpt.flush()
+	// A failed turn goes back out of the history and the session file
+	// alike, so that resuming the session gives the history the agent has.
 	fail := func(err error) turnResult {
+		a.ckpt.untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
+		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
+		// Compactions of the turn's own messages go with them.
+		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].upto > start {
+			a.cuts = a.cuts[:len(a.cuts)-1]
+		}
+		a.est = tokenEstimate{}
 		a.mu.Unlock()
+		if markErr == nil {
+			if rerr := a.rollbackSession(mark, dropped); rerr != nil {
+				err = fmt.Errorf("%w (and taking the turn back out of the session failed: %v)", err, rerr)
+			}
+		}
 		emit(&Failed{Meta: meta, Error: err.Error()})
 		return turnResult{failed: err}
+	}
+	if markErr != nil {
+		return fail(markErr)
 	}
 	cancelled := func(phase string) turnResult {
 		a.sync()
@@ -56,7 +85,12 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			a.sync()
 			return turnResult{response: text}
 		}
-		msg, err := a.callModel(ctx, emit)
+		msg, stop, err := a.callModel(ctx, emit)
+		if stop != "" {
+			emit(&Response{Meta: meta, Text: stop})
+			a.sync()
+			return turnResult{response: stop}
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				return fail(err)
@@ -103,6 +137,20 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	}
 }
 
+// beginCheckpointTurn names the turn for checkpoint records: a new id, the
+// prompt's number in the session and its text.
+func (a *Agent) beginCheckpointTurn(user model.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 1
+	for _, m := range a.history {
+		if isPrompt(m) {
+			n++
+		}
+	}
+	a.turn = turnInfo{id: newTurnID(), number: n, prompt: user.Text()}
+}
+
 // record appends messages to the history and the session file.
 func (a *Agent) record(msgs ...model.Message) error {
 	a.mu.Lock()
@@ -117,6 +165,45 @@ func (a *Agent) record(msgs ...model.Message) error {
 	return nil
 }
 
+// markSession returns where the agent's session file ends, for
+// rollbackSession.
+func (a *Agent) markSession() (session.Mark, error) {
+	if a.store == nil {
+		return session.Mark{}, nil
+	}
+	m, err := a.store.Mark(a.id)
+	if err != nil {
+		return m, fmt.Errorf("write session: %w", err)
+	}
+	return m, nil
+}
+
+// rollbackSession takes the agent's session file back to m, and the
+// compactions of the messages taken out with it. What the model calls
+// among them cost (dropped, and the compactions' summarising calls) is
+// kept in the session, as it is in the agent's costs.
+func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
+	if a.store == nil {
+		return nil
+	}
+	comps, err := a.store.Rollback(a.id, m)
+	if err != nil {
+		return err
+	}
+	var spent []session.Spent
+	for _, msg := range dropped {
+		if msg.Role == model.RoleModel && msg.Usage != nil {
+			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: usageJSON([]model.Usage{*msg.Usage})})
+		}
+	}
+	for _, c := range comps {
+		if len(c.Usage) > 0 {
+			spent = append(spent, session.Spent{Agent: a.id, Model: c.Model, Usage: c.Usage})
+		}
+	}
+	return a.store.AppendSpent(spent...)
+}
+
 // sync flushes the session at a turn boundary.
 func (a *Agent) sync() {
 	if a.store == nil {
@@ -127,10 +214,45 @@ func (a *Agent) sync() {
 	}
 }
 
-// callModel streams one model call, emitting chunks as they come.
-func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message, error) {
+// callModel streams one model call, emitting chunks as they come. Before
+// it, older turns are compacted when the request would pass
+// compaction_threshold of the window, and the budget is checked (stop is
+// then the text that ends the turn); a request the provider refuses as too
+// large is compacted and sent once more.
+func (a *Agent) callModel(ctx context.Context, emit func(Event)) (msg model.Message, stop string, err error) {
+	view := a.view()
+	tokens := a.requestTokens(view)
+	if _, at := a.window(); at > 0 && tokens > at {
+		switch err := a.compact(ctx, emit, CompactThreshold); {
+		case err == nil:
+			view = a.view()
+			tokens = a.requestTokens(view)
+		case errors.Is(err, ErrNothingToCompact):
+		case ctx.Err() != nil:
+			return model.Message{}, "", err
+		default:
+			// The request may still fit; the provider says when not.
+			emit(&Notice{Meta: Meta{AgentID: a.id}, Text: err.Error()})
+		}
+	}
+	if ok, text := a.checkBudget(ctx, emit, tokens); !ok {
+		return model.Message{}, text, nil
+	}
+	msg, err = a.streamModel(ctx, emit, view)
+	if err == nil || !model.IsContextOverflow(err) || ctx.Err() != nil {
+		return msg, "", err
+	}
+	if cerr := a.compact(ctx, emit, CompactOverflow); cerr != nil {
+		return model.Message{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
+	}
+	msg, err = a.streamModel(ctx, emit, a.view())
+	return msg, "", err
+}
+
+// streamModel sends view to the model and streams the reply.
+func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Message, error) {
 	meta := Meta{AgentID: a.id}
-	req := &model.Request{System: a.system, Messages: a.History(), Tools: a.tools}
+	req := &model.Request{System: a.system, Messages: view, Tools: a.tools}
 	for ch, err := range a.model.Stream(ctx, req) {
 		if err != nil {
 			return model.Message{}, err
@@ -145,7 +267,8 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (model.Message,
 				emit(&ResponseChunk{Meta: meta, Text: c.Text})
 			}
 		case model.UsageChunk:
-			emit(&Usage{Meta: meta, Model: a.model.Name(), Usage: c.Usage})
+			a.measured(len(view), c.Usage)
+			a.recordUsage(emit, a.model.Name(), c.Usage)
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:
@@ -235,9 +358,11 @@ func withoutCalls(parts []model.Part) []model.Part {
 // answerDangling makes a loaded history consistent: a model message whose
 // calls have no responses (the process ended while they ran) gets responses
 // saying so, so the next request is valid for every provider.
-func answerDangling(hist []model.Message, text string) []model.Message {
-	var out []model.Message
+// pos[i] is where hist[i] ends up in the result.
+func answerDangling(hist []model.Message, text string) (out []model.Message, pos []int) {
+	pos = make([]int, len(hist))
 	for i, m := range hist {
+		pos[i] = len(out)
 		out = append(out, m)
 		calls := m.FunctionCalls()
 		if m.Role != model.RoleModel || len(calls) == 0 {
@@ -270,5 +395,5 @@ func answerDangling(hist []model.Message, text string) []model.Message {
 		}
 		out = append(out, model.ToolResults(missing...))
 	}
-	return out
+	return out, pos
 }

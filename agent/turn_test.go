@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -270,7 +273,7 @@ turns:
 `)
 	// Both requests must be out before either is answered: the calls wait
 	// for their approvals side by side.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var pending []*agent.ApprovalRequest
 	var events []agent.Event
@@ -539,7 +542,7 @@ func TestStopDuringTurn(t *testing.T) {
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('go', flush=True)\ntime.sleep(60)"}}}]
 `)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		var last agent.Event
 		for ev := range a.Stream(ctx, agent.Text("Sleep.")) {
@@ -638,4 +641,110 @@ turns:
 			t.Errorf("chunk kinds %q, want an image", kinds)
 		}
 	})
+}
+
+// TestFailedTurnLeavesNoTrace: a turn that fails after it has written to
+// the session (its prompt, a model reply, a code action's result) is taken
+// back out of the session file as well as the history, so resuming gives
+// the history the agent had: in this app's format, in the Python
+// freeact's (whose file stays byte for byte what it was), and for a first
+// turn, which leaves no session behind.
+func TestFailedTurnLeavesNoTrace(t *testing.T) {
+	failing := `
+  - reply: [{call: {id: c9, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+  - error: {status: 400, message: "bad request"}
+`
+	for _, tt := range []struct {
+		name    string
+		fixture string // a freeact session to resume, by version
+		first   bool   // the failing turn is the session's first
+	}{
+		{name: "own format"},
+		{name: "freeact 0.11", fixture: "0.11.2"},
+		{name: "freeact 0.10", fixture: "0.10.12"},
+		{name: "first turn", first: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fakeKernels(cells{"print(1)": prints("1")})
+			ws := workspace(t, "")
+			var opts []agent.Option
+			if tt.fixture != "" {
+				id := fixtureSessions[tt.fixture]
+				src := filepath.Join(testenv.RepoRoot(t), "agent", "testdata", "freeact", tt.fixture, ".freeact", "sessions", id, "main.jsonl")
+				b, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(ws, ".freeact", "sessions", id)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "main.jsonl"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				opts = append(opts, agent.WithSessionID(id))
+			}
+			scenario := "turns:" + failing
+			if !tt.first {
+				scenario = "turns:\n  - reply: [{text: \"First answer.\"}]" + failing
+			}
+			a, _ := x.startIn(t, ws, scenario, opts...)
+			if !tt.first {
+				run(t, a, "First.", nil)
+			}
+			file := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "main.jsonl")
+			before, _ := os.ReadFile(file)
+			want := a.History()
+			events := run(t, a, "Fail.", nil)
+			if f := of[*agent.Failed](events); len(f) != 1 || !strings.Contains(f[0].Error, "bad request") {
+				t.Fatalf("events:%s", describe(events))
+			}
+			if len(of[*agent.CodeExecutionOutput](events)) != 1 {
+				t.Fatalf("the turn failed before it wrote a code action's result:%s", describe(events))
+			}
+			if got := a.History(); !sameMessages(got, want) {
+				t.Fatalf("history after the failure: %d messages, want %d", len(got), len(want))
+			}
+			id := a.SessionID()
+			if err := a.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			after, err := os.ReadFile(file)
+			switch {
+			case tt.first:
+				if err == nil {
+					t.Errorf("a session file is left after a failed first turn: %s", after)
+				}
+				infos, _ := session.List(filepath.Join(ws, ".freeact", "sessions"), nil)
+				if len(infos) != 0 {
+					t.Errorf("sessions listed: %+v", infos)
+				}
+				return
+			case string(after) != string(before):
+				t.Errorf("the session file is not what it was before the failed turn:\n%s\nwant\n%s", after, before)
+			}
+			// Resumed, the session has the history the agent had, and the
+			// next request holds it and the new prompt only.
+			b, fake := x.startIn(t, ws, `
+turns:
+  - expect:
+      last: [{role: user, text: "Again."}]
+    reply: [{text: "Fine."}]
+`, agent.WithSessionID(id))
+			if got := b.History(); !sameMessages(got, want) {
+				t.Errorf("resumed history: %d messages, want %d", len(got), len(want))
+			}
+			run(t, b, "Again.", nil)
+			if reqs := fake.Requests(); len(reqs) != 1 || len(reqs[0].Messages) != len(want)+1 {
+				t.Errorf("the next request holds %d messages, want %d", len(reqs[0].Messages), len(want)+1)
+			}
+		})
+	}
+}
+
+// sameMessages compares histories by their JSON.
+func sameMessages(a, b []model.Message) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
 }

@@ -106,10 +106,16 @@ func (w *Workspace) LoadOptions() config.LoadOptions {
 
 // StartAgent creates an agent over cfg (this workspace's configuration as
 // Load returned it, possibly adjusted) with the workspace's permission
-// rules and logger, then opts, and starts it. A failed start is stopped
+// rules and logger (and, in sandbox mode, the key store hidden from
+// code), then opts, and starts it. A failed start is stopped
 // again, so nothing it started outlives the error.
 func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...Option) (*Agent, error) {
-	a, err := New(cfg, append([]Option{WithPermissions(w.Permissions), WithLogger(w.log)}, opts...)...)
+	first := []Option{WithPermissions(w.Permissions), WithLogger(w.log)}
+	if w.keys != nil {
+		// The stored API keys are as hidden from sandboxed code as .env.
+		first = append(first, func(o *options) { o.hidden = append(o.hidden, w.keys.Dir()) })
+	}
+	a, err := New(cfg, append(first, opts...)...)
 	if err != nil {
 		return nil, err
 	}

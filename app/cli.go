@@ -44,6 +44,7 @@ func commands() []command {
 	return []command{
 		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
 		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
 }

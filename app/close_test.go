@@ -1,10 +1,12 @@
 package app
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // Closing a workspace while its agent is still starting waits for that
@@ -26,13 +28,12 @@ func TestCloseDuringStartLeavesNoProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait until the start has a process running: the server or kernel.
-	deadline := time.Now().Add(2 * time.Minute)
-	for len(processesWith(marker)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent start ran no process within 2 minutes")
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		if len(processesWith(marker)) == 0 {
+			return errors.New("the agent start runs no process")
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	d.shutdown()
 	if pids := processesWith(marker); len(pids) > 0 {
 		t.Errorf("processes still running after the workspace closed: %v", pids)

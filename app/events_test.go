@@ -3,11 +3,9 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/events.json from the current encoding")
 
 // eventsGolden is the Go ↔ TypeScript event contract: one JSON object per
 // event the window receives (every agent event type, an ApprovalRequest
@@ -31,6 +29,7 @@ const eventsGolden = "testdata/events.json"
 // contractEvents are the entries of eventsGolden, in order.
 func contractEvents() []queued {
 	meta := agent.Meta{AgentID: "sub-c0de", CorrelationID: "call-7"}
+	cost, budget := 0.0125, 10.0
 	approval := func(id string, call agent.ToolCall) queued {
 		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
 			Reason: "reason of " + id, Protected: true}}
@@ -43,7 +42,18 @@ func contractEvents() []queued {
 		{ev: &agent.CodeExecutionOutputChunk{Meta: meta, Kind: "stderr", Text: "chunk of output\n"}, dropped: 701, droppedLines: 702},
 		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true}},
-		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}}},
+		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost}},
+		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},
+		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
+		{ev: &agent.Compacting{Meta: meta, Reason: agent.CompactThreshold, Messages: 731}},
+		{ev: &agent.Compacted{Meta: meta, Reason: agent.CompactManual, Summary: "the summary", Messages: 732, TokensBefore: 733, TokensAfter: 734}},
+		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Files: []checkpoint.Change{
+			{Path: "a.txt", Status: checkpoint.Modified, Binary: true, Large: true, Added: 741, Removed: 742},
+		}}},
+		{ev: &agent.Reverted{Meta: meta, Checkpoint: "ckpt0009", Reverts: []string{"ckpt0001"}, Label: "Revert turn 1", Unrestorable: []string{"big.bin"}, Files: []checkpoint.Change{
+			{Path: "b.txt", Status: checkpoint.Deleted, Binary: true, Large: true, Added: 751, Removed: 752},
+		}}},
+		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
 		{ev: &agent.Failed{Meta: meta, Error: "the model call failed"}},
@@ -54,7 +64,7 @@ func contractEvents() []queued {
 		approval("r-write", agent.FileWrite{ToolName: "filesystem_write_text_file", Path: "out.txt", Content: "new content"}),
 		approval("r-edit", agent.FileEdit{ToolName: "filesystem_edit_text_file", Path: "edit.txt", OldText: "old text", NewText: "new text"}),
 		{requestID: "r-input", ev: &agent.InputRequest{Meta: meta, Prompt: "Your name? ", Password: true}},
-		{raw: mustJSON(userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: "the prompt", Images: []string{"data:image/png;base64,iVBORw0KGgo="}})},
+		{raw: mustJSON(userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: "the prompt", Images: []string{"data:image/png;base64,iVBORw0KGgo="}, Turn: 3})},
 		{raw: mustJSON(toolCallEvent{Type: "ToolCall", AgentID: agent.MainAgent, CorrelationID: "call-9", ToolName: "filesystem_write_text_file", Args: json.RawMessage(`{"path":"a.txt","content":"from history"}`)})},
 		{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true})},
 		{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true})},
@@ -83,18 +93,9 @@ func TestEventContractGolden(t *testing.T) {
 		buf.WriteByte('\n')
 	}
 	buf.WriteString("]\n")
-	if *update {
-		if err := os.WriteFile(eventsGolden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(eventsGolden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./app -run TestEventContractGolden -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("the events the window receives changed; if that is meant, run go test ./app -run TestEventContractGolden -update "+
-			"and make the frontend follow (events.ts, reducer.ts).\ngot:\n%s\nwant:\n%s", buf.Bytes(), want)
+	testenv.Golden(t, eventsGolden, buf.Bytes())
+	if t.Failed() {
+		t.Log("the events the window receives changed: if that is meant, make the frontend follow (events.ts, reducer.ts)")
 	}
 }
 

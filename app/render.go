@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -52,11 +54,21 @@ func (t *terminal) render(ev agent.Event) {
 		fmt.Fprintf(t.out, "%s\n", b)
 		return
 	}
-	if u, ok := ev.(*agent.Usage); ok {
-		t.turnTokens[0] += u.InputTokens
-		t.turnTokens[1] += u.OutputTokens
-		t.turnTokens[2] += u.ThinkingTokens
+	switch e := ev.(type) {
+	case *agent.Usage:
+		t.turnTokens[0] += e.InputTokens
+		t.turnTokens[1] += e.OutputTokens
+		t.turnTokens[2] += e.ThinkingTokens
+		if e.Cost != nil {
+			t.turnCost += *e.Cost
+			t.priced = true
+		}
 		return
+	case *agent.SessionUsage:
+		t.session = e
+		return
+	case *agent.FilesChanged:
+		t.turnFiles += len(e.Files)
 	}
 	t.switchAgent(ev.Agent())
 	switch e := ev.(type) {
@@ -70,8 +82,16 @@ func (t *terminal) render(ev agent.Event) {
 	case *agent.ResponseChunk:
 		t.endThinking()
 		t.write(visible.String(e.Text))
+		t.streamed = true
 	case *agent.Response:
 		t.endThinking()
+		if !t.streamed && e.Text != "" {
+			// A text the agent wrote (a stop at max_turns or at the
+			// budget, a rejection) comes without chunks.
+			t.newline()
+			t.write(visible.String(e.Text))
+		}
+		t.streamed = false
 		t.newline()
 	case *agent.CodeExecutionOutputChunk:
 		text := outputText(e.Text)
@@ -108,7 +128,99 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(visible.String(e.Prompt))
 		t.lineStart = false
+	case *agent.Notice:
+		t.newline()
+		t.write(t.style.yellow(visible.String(e.Text)))
+		t.newline()
+	case *agent.Compacting:
+		t.newline()
+		t.write(t.style.dim(fmt.Sprintf("Compacting the conversation: summarising %d earlier messages (%s)…", e.Messages, compactReason(e.Reason))))
+		t.newline()
+	case *agent.Compacted:
+		t.newline()
+		t.write(t.style.dim(fmt.Sprintf("Compacted %d messages: about %s → %s tokens. The model now sees this summary:", e.Messages, thousands(e.TokensBefore), thousands(e.TokensAfter))))
+		t.newline()
+		t.write(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
+		t.newline()
+	case *agent.FilesChanged:
+		t.newline()
+		t.write(t.style.dim("files changed: " + describeChanges(e.Files)))
+		t.newline()
+	case *agent.BudgetRequest:
+		t.newline()
+		t.write(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
+			agent.FormatUSD(e.Spent), agent.FormatUSD(e.Budget), agent.FormatUSD(e.Estimate))))
+		t.newline()
 	}
+}
+
+// compactReason says why a compaction runs.
+func compactReason(r string) string {
+	switch r {
+	case agent.CompactThreshold:
+		return "the context window is filling up"
+	case agent.CompactOverflow:
+		return "the model refused the request as too large"
+	}
+	return "asked for"
+}
+
+// describeChanges lists changed files as "M notes.txt, D gone.txt (+2 −1)".
+func describeChanges(cs []checkpoint.Change) string {
+	var parts []string
+	for _, c := range cs {
+		p := map[string]string{checkpoint.Added: "A ", checkpoint.Modified: "M ", checkpoint.Deleted: "D "}[c.Status] + visible.String(c.Path)
+		switch {
+		case c.Large:
+			p += " (large, not kept)"
+		case c.Binary:
+			p += " (binary)"
+		case c.Added > 0 && c.Removed > 0:
+			p += fmt.Sprintf(" (+%d −%d)", c.Added, c.Removed)
+		case c.Added > 0:
+			p += fmt.Sprintf(" (+%d)", c.Added)
+		case c.Removed > 0:
+			p += fmt.Sprintf(" (−%d)", c.Removed)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// usageLine is the token line after a turn: tokens, cost, the session's
+// cost and budget, and how full the context is.
+func (t *terminal) usageLine() string {
+	n := t.turnTokens
+	line := fmt.Sprintf("↳ tokens: %d in · %d out · %d thinking", n[0], n[1], n[2])
+	if t.priced {
+		line += " · " + agent.FormatUSD(t.turnCost)
+	}
+	if su := t.session; su != nil {
+		if su.Cost > 0 || su.Budget != nil {
+			line += " · session " + agent.FormatUSD(su.Cost)
+			if su.Budget != nil {
+				line += " of " + agent.FormatUSD(*su.Budget)
+			}
+		}
+		if su.ContextWindow > 0 {
+			line += fmt.Sprintf(" · context %s of %s (%d%%)", thousands(su.ContextTokens), thousands(su.ContextWindow), su.ContextTokens*100/su.ContextWindow)
+		} else if su.ContextTokens > 0 {
+			line += fmt.Sprintf(" · context %s tokens", thousands(su.ContextTokens))
+		}
+	}
+	if t.turnFiles > 0 {
+		line += fmt.Sprintf(" · %d file changes (/diff shows them, /undo reverts)", t.turnFiles)
+	}
+	return line
 }
 
 // endTurn prints the turn's token counts.
@@ -119,8 +231,8 @@ func (t *terminal) endTurn() {
 	t.switchAgent(agent.MainAgent)
 	t.endThinking()
 	t.newline()
-	if n := t.turnTokens; n != [3]int{} {
-		fmt.Fprintln(t.out, t.style.dim(fmt.Sprintf("↳ tokens: %d in · %d out · %d thinking", n[0], n[1], n[2])))
+	if t.turnTokens != [3]int{} || t.turnFiles > 0 {
+		fmt.Fprintln(t.out, t.style.dim(t.usageLine()))
 	}
 }
 

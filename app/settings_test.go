@@ -1,10 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // settingsGolden is what the settings panel is built from for a workspace
@@ -23,17 +23,7 @@ func TestSettingsFormGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(settingsGolden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(settingsGolden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./app -run TestSettingsFormGolden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the settings form's data changed; if that is meant, run go test ./app -run TestSettingsFormGolden -update and check the frontend's settings tests")
-	}
+	// A change that is meant: -update, then check the frontend's settings
+	// tests, which render from this file.
+	testenv.Golden(t, settingsGolden, append(got, '\n'))
 }

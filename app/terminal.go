@@ -178,7 +178,12 @@ type terminal struct {
 	agentID    string // whose output was printed last
 	lineStart  bool
 	thinking   bool
+	streamed   bool // a Response's chunks were printed
 	turnTokens [3]int
+	turnCost   float64
+	priced     bool // some call of the turn had a price
+	turnFiles  int  // files changed in the turn
+	session    *agent.SessionUsage
 }
 
 func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
@@ -222,7 +227,7 @@ func (t *terminal) inputError() error {
 // loop reads requests until q, end of input or a second Ctrl-C.
 func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 	if !t.json {
-		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; q quits; Ctrl-C cancels a turn", a.SessionID())))
+		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; /compact, /diff, /undo; q quits; Ctrl-C cancels a turn", a.SessionID())))
 	}
 	for {
 		if !t.json {
@@ -241,6 +246,9 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			continue
 		case "q", "quit", "exit":
 			return nil
+		case "/compact", "/diff", "/undo":
+			t.command(ctx, a, line)
+			continue
 		}
 		if t.turn(ctx, a, line) == -1 {
 			return nil
@@ -295,13 +303,15 @@ func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int 
 	defer close(done)
 
 	status := exitDone
-	t.turnTokens = [3]int{}
+	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
 	for ev := range a.Stream(turnCtx, agent.Prompt{Text: prompt}) {
 		t.render(ev)
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest:
 			d, pattern := t.approve(turnCtx, e, stopped)
 			e.Answer(d, pattern)
+		case *agent.BudgetRequest:
+			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
 		case *agent.InputRequest:
 			line, _ := t.readLine(turnCtx, stopped, nil)
 			e.Reply(line)

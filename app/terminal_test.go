@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -102,19 +103,17 @@ func (s *screen) Write(p []byte) (int, error) {
 // expect waits until text appears after the last match.
 func (s *screen) expect(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Eventually(t, 90*time.Second, func() error {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		rest := s.buf.String()[s.seen:]
-		if i := strings.Index(rest, text); i >= 0 {
-			s.seen += i + len(text)
-			s.mu.Unlock()
-			return
+		i := strings.Index(rest, text)
+		if i < 0 {
+			return fmt.Errorf("%q did not appear; the terminal shows:\n%s", text, s.buf.String())
 		}
-		s.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%q did not appear; the terminal shows:\n%s", text, s.String())
+		s.seen += i + len(text)
+		return nil
+	})
 }
 
 func (s *screen) String() string {
@@ -161,13 +160,8 @@ func startTerminal(t *testing.T, cmd *exec.Cmd, env []string, cols uint16) (*scr
 func quit(t *testing.T, send func(string), exited <-chan error) {
 	t.Helper()
 	send("q\r")
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("freeact did not quit on q")
+	if err := testenv.Receive(t, exited, time.Minute, "the exit of freeact after q"); err != nil {
+		t.Fatalf("exit: %v", err)
 	}
 }
 
@@ -417,7 +411,7 @@ turns:
 	f.Write([]byte("\x03"))
 	select {
 	case <-exited:
-	case <-time.After(30 * time.Second):
+	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatalf("a second Ctrl-C did not quit; terminal:\n%s", scr.String())
 	}

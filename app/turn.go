@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,39 +62,43 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 			return fmt.Errorf("the saved settings could not be applied: %w", err)
 		}
 	}
-	ws.mu.Lock()
-	a = ws.agent
-	switch {
-	case a == nil:
-		ws.mu.Unlock()
-		if ws.status.State == KernelError {
-			return errors.New("the kernel did not start: fix the error shown and press Retry")
-		}
-		return errors.New("the kernel is still starting: wait for \"Kernel ready\"")
-	case ws.turn != nil:
-		ws.mu.Unlock()
-		return errors.New("a turn is running: wait for it or stop it first")
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
 	}
-	t := &turn{done: make(chan struct{})}
-	ws.turn = t
-	ws.mu.Unlock()
 
 	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
-	ws.push(queued{raw: userEvent(prompt, images)})
+	ws.push(queued{raw: userEvent(prompt, images, nextTurn(a))})
 	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
-	go ws.run(a, t, agent.Prompt{Text: prompt, Images: images})
+	go ws.run(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}))
 	return nil
 }
 
-// run streams one turn to the window.
-func (ws *workspace) run(a *agent.Agent, t *turn, p agent.Prompt) {
+// claim makes the agent's next turn the window's: it fails while the
+// agent is starting or a turn runs.
+func (ws *workspace) claim() (*agent.Agent, *turn, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case ws.agent == nil && ws.status.State == KernelError:
+		return nil, nil, errors.New("the kernel did not start: fix the error shown and press Retry")
+	case ws.agent == nil:
+		return nil, nil, errors.New("the kernel is still starting: wait for \"Kernel ready\"")
+	case ws.turn != nil:
+		return nil, nil, errors.New("a turn is running: wait for it or stop it first")
+	}
+	ws.turn = &turn{done: make(chan struct{})}
+	return ws.agent, ws.turn, nil
+}
+
+// run streams one turn (or a compaction) to the window.
+func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	defer close(t.done)
-	ctx := ws.d.host.context()
 	died := false
-	for ev := range a.Stream(ctx, p) {
+	for ev := range events {
 		q := queued{ev: ev}
 		switch e := ev.(type) {
-		case *agent.ApprovalRequest, *agent.InputRequest:
+		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:
 			q.requestID = ws.requestID(ev)
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {

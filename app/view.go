@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -19,6 +20,9 @@ type userMessage struct {
 	AgentID string   `json:"agent_id"`
 	Text    string   `json:"text"`
 	Images  []string `json:"images,omitempty"` // data URLs of attached images
+	// Turn is the prompt's number in the session (from 1): forks and
+	// edits name the prompt by it.
+	Turn int `json:"turn"`
 }
 
 // toolCallEvent is a tool call from history: live turns show calls through
@@ -56,8 +60,8 @@ func dataURL(im model.Image) string {
 	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }
 
-func userEvent(text string, images []model.Image) json.RawMessage {
-	u := userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: text}
+func userEvent(text string, images []model.Image, turn int) json.RawMessage {
+	u := userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: text, Turn: turn}
 	for _, im := range images {
 		u.Images = append(u.Images, dataURL(im))
 	}
@@ -72,10 +76,51 @@ func marshalEvent(ev agent.Event) json.RawMessage {
 	return b
 }
 
+// historyExtras are what a saved conversation's events show beyond its
+// messages: compactions (before the message at their index), the files
+// each tool call changed (by call id) and where the session stands.
+type historyExtras struct {
+	compactions []agent.HistoryCompaction
+	changes     map[string]*agent.FilesChanged
+	usage       *agent.SessionUsage
+	// price gives a call's cost (nil: unknown, as without it).
+	price func(modelName string, u model.Usage) *float64
+}
+
+func (x historyExtras) cost(modelName string, u model.Usage) *float64 {
+	if x.price == nil {
+		return nil
+	}
+	return x.price(modelName, u)
+}
+
+// agentHistory renders the agent's conversation with its extras: its
+// compactions, the files its calls changed (with the reverts that took
+// them back) and the session's usage.
+func agentHistory(a *agent.Agent) []json.RawMessage {
+	x := historyExtras{compactions: a.Compactions(), usage: a.SessionUsage(), price: a.CostOf, changes: map[string]*agent.FilesChanged{}}
+	if store := a.Checkpoints(); store != nil {
+		if rs, err := store.Records(); err == nil {
+			reverted := checkpoint.RevertedBy(rs)
+			for _, r := range rs {
+				if r.Kind != checkpoint.KindAction || r.Call == "" || r.Agent != agent.MainAgent || r.Session != a.SessionID() {
+					continue
+				}
+				x.changes[r.Call] = &agent.FilesChanged{
+					Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.Call}, Checkpoint: r.ID, TurnID: r.TurnID,
+					Files: r.Changes, RevertedBy: reverted[r.ID],
+				}
+			}
+		}
+	}
+	return historyEvents(a.History(), x)
+}
+
 // historyEvents renders a saved conversation as the events a live turn would
 // have shown: prompts, thoughts, responses, tool calls and their results,
-// and the token usage of each model message. Each user prompt starts a turn.
-func historyEvents(msgs []model.Message) []json.RawMessage {
+// the files they changed, compactions, and the token usage of each model
+// message. Each user prompt starts a turn.
+func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	var out []json.RawMessage
 	open := false
 	end := func() {
@@ -85,18 +130,32 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 		}
 	}
 	main := agent.Meta{AgentID: agent.MainAgent}
-	for _, m := range msgs {
+	turn := 0
+	comps := x.compactions
+	for i, m := range msgs {
+		for len(comps) > 0 && comps[0].Index <= i {
+			if m.Role == model.RoleUser && len(m.FunctionResponses()) == 0 {
+				end() // compacted between turns
+			}
+			ev := comps[0].Event
+			out = append(out, marshalEvent(&ev))
+			comps = comps[1:]
+		}
 		if len(m.FunctionResponses()) > 0 {
 			for _, r := range m.FunctionResponses() {
 				out = append(out, marshalEvent(&agent.ToolOutput{
 					Meta:     agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID},
 					ToolName: r.Name, Content: r.Output, IsError: r.IsError,
 				}))
+				if fc := x.changes[r.ID]; fc != nil {
+					out = append(out, marshalEvent(fc))
+				}
 			}
 			continue
 		}
 		if m.Role == model.RoleUser {
 			end()
+			turn++
 			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 			open = true
 			var imgs []model.Image
@@ -106,11 +165,11 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 					if model.IsImage(p.Image.MIMEType) { // PDFs and audio are not shown inline
 						imgs = append(imgs, *p.Image)
 					}
-				} else if p.Text != "" {
+				} else if p.Text != "" && !agent.IsAgentNote(p.Text) {
 					text = append(text, p.Text)
 				}
 			}
-			out = append(out, userEvent(strings.Join(text, "\n"), imgs))
+			out = append(out, userEvent(strings.Join(text, "\n"), imgs, turn))
 			continue
 		}
 		for _, p := range m.Parts {
@@ -127,10 +186,17 @@ func historyEvents(msgs []model.Message) []json.RawMessage {
 			}
 		}
 		if m.Usage != nil {
-			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage}))
+			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
 		}
 	}
+	for _, c := range comps {
+		ev := c.Event
+		out = append(out, marshalEvent(&ev))
+	}
 	end()
+	if x.usage != nil {
+		out = append(out, marshalEvent(x.usage))
+	}
 	return out
 }
 

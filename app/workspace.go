@@ -81,9 +81,12 @@ type workspace struct {
 	starting sync.WaitGroup
 	turn     *turn // the running turn, if any
 	nextReq  int
-	pending  map[string]any // *agent.ApprovalRequest or *agent.InputRequest
-	events   chan queued
-	closed   bool
+	pending  map[string]any // *agent.ApprovalRequest, *agent.InputRequest or *agent.BudgetRequest
+	// queuedPrompt is sent when the next agent is ready (an edited prompt
+	// a fork was made for).
+	queuedPrompt string
+	events       chan queued
+	closed       bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -240,11 +243,14 @@ func (ws *workspace) start(sessionID string) {
 			return
 		}
 		if sessionID != "" {
-			for _, ev := range historyEvents(a.History()) {
+			for _, ev := range agentHistory(a) {
 				ws.push(queued{raw: ev})
 			}
+		} else {
+			ws.push(queued{ev: a.SessionUsage()})
 		}
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
+		ws.sendQueued()
 	}()
 }
 

@@ -6,8 +6,11 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['e2e/**/*.e2e.ts'],
-    testTimeout: 60_000,
+    // Waits are safety nets sized for a loaded machine (vitest's
+    // expect.poll gives up after 1 s by default).
+    testTimeout: 120_000,
     hookTimeout: 120_000,
+    expect: { poll: { timeout: 30_000 } },
     fileParallelism: false,
     pool: 'forks',
   },

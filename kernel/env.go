@@ -137,8 +137,7 @@ func ResolveEnv(ctx context.Context, opts EnvOptions) (*Env, error) {
 		msg, strings.Join(provisionPackages(), " "))
 }
 
-const probeScript = `
-import json, sys
+const probeScript = noCwdImports + `import json
 out = {"python": "%d.%d.%d" % sys.version_info[:3]}
 for m in ("ipykernel", "jupyter_server"):
     try:
@@ -264,7 +263,11 @@ func provision(ctx context.Context, opts EnvOptions) (*Env, error) {
 	// build in tmp, then move it; the interpreter itself is path-independent
 	// when started as venv/bin/python (pyvenv.cfg is found next to it).
 	report("creating virtual environment", 0.05)
-	if out, err := exec.CommandContext(ctx, base, "-m", "venv", tmp).CombinedOutput(); err != nil {
+	// python -m puts the working directory first on sys.path: run where
+	// no module of the workspace can shadow venv or pip.
+	mkvenv := exec.CommandContext(ctx, base, "-m", "venv", tmp)
+	mkvenv.Dir = root
+	if out, err := mkvenv.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s -m venv: %v: %s; fix: install the venv module (e.g. sudo apt install python3-venv)", base, err, lastLines(out, 5))
 	}
 	py := filepath.Join(tmp, "bin", "python")
@@ -272,6 +275,7 @@ func provision(ctx context.Context, opts EnvOptions) (*Env, error) {
 	args = append(args, provisionPackages()...)
 	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	cmd.Dir = root
 	pr := &pipProgress{report: report, total: len(provisionPackages())}
 	cmd.Stdout = pr
 	cmd.Stderr = pr

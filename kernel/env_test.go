@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,9 +115,26 @@ func TestProvision(t *testing.T) {
 			mu.Unlock()
 		},
 	}
+	// Started in a workspace that holds modules named like the ones
+	// provisioning runs (python -m venv, python -m pip): they are not
+	// imported.
+	cwd := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "imported")
+	for _, f := range []string{"venv.py", "pip/__init__.py"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(cwd, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cwd, f), []byte(fmt.Sprintf("open(%q, 'a').write(__name__)\n", marker)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(cwd)
 	env, err := ResolveEnv(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("modules of the working directory were imported: %s", b)
 	}
 	if env.Source != EnvProvisioned || env.Python != ProvisionedPython(data) {
 		t.Fatalf("env %+v", env)

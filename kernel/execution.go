@@ -22,6 +22,9 @@ type execution struct {
 	imagesDir string
 	// imagesLink names saved images in the output (KernelOptions.ImagesLink).
 	imagesLink string
+	// imagesRoot, when set, is the folder image files must stay in (the
+	// workspace of a sandboxed kernel, whose code can put links in it).
+	imagesRoot string
 	// ctx carries the values of Execute's context to the Host's methods
 	// and ends when Execute returns.
 	ctx    context.Context
@@ -239,18 +242,48 @@ func (e *execution) saveImage(raw json.RawMessage, mime, ext string) (string, er
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "freeact-images")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	name := randomHex(4) + ext
 	path := filepath.Join(dir, name)
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
-		return "", err
+	if e.imagesRoot != "" {
+		if err := saveInRoot(e.imagesRoot, dir, name, data); err != nil {
+			return "", err
+		}
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := atomicfile.Write(path, data, 0o600); err != nil {
+			return "", err
+		}
 	}
 	if e.imagesLink != "" {
 		return filepath.Join(e.imagesLink, name), nil
 	}
 	return path, nil
+}
+
+// saveInRoot writes a new file name with data in dir, a folder inside
+// root, made when missing, without following a symbolic link out of root.
+func saveInRoot(root, dir, name string, data []byte) error {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return err
+	}
+	err = r.MkdirAll(rel, 0o755)
+	var d *os.File
+	if err == nil {
+		d, err = r.Open(rel)
+	}
+	if err != nil {
+		return fmt.Errorf("the images folder %s does not stay in %s (a symbolic link out of it?): %w", dir, root, err)
+	}
+	defer d.Close()
+	return atomicfile.WriteIn(d, name, data, 0o600, true)
 }
 
 // formatError is the error as the text of a result: the traceback, ending

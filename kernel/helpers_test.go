@@ -118,6 +118,41 @@ func run(t testing.TB, k *Kernel, code string) *Result {
 	return res
 }
 
+// outcome is what Execute returned.
+type outcome struct {
+	res *Result
+	err error
+}
+
+// startCell runs code in the background and returns once its output shows
+// marker (the cell prints it, flushed, when it has reached the point the
+// test waits for). Execute's outcome comes on the returned channel.
+func startCell(t *testing.T, ctx context.Context, k *Kernel, code, marker string) <-chan outcome {
+	t.Helper()
+	started := make(chan struct{})
+	done := make(chan outcome, 1)
+	go func() {
+		var out strings.Builder
+		var once sync.Once
+		res, err := k.Execute(ctx, code, func(c Chunk) {
+			out.WriteString(c.Text) // chunks come from one goroutine
+			if strings.Contains(out.String(), marker) {
+				once.Do(func() { close(started) })
+			}
+		})
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-started:
+		return done
+	case o := <-done:
+		t.Fatalf("the cell ended before printing %q: %+v %v", marker, o.res, o.err)
+	case <-time.After(time.Minute):
+		t.Fatalf("the cell did not print %q within a minute", marker)
+	}
+	return nil
+}
+
 // testHost is a Host whose answers are set per test.
 type testHost struct {
 	mu       sync.Mutex

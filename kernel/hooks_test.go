@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // The hook tests run against both ipykernel versions, because the hooks
@@ -169,6 +172,13 @@ func TestConcurrentCallbacks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := sharedServer(t, py)
 			var inFlight, peak atomic.Int32
+			// Requests wait until two are in flight at once, which only a
+			// host that serves them concurrently sees; a serial one gives
+			// up waiting after the safety net and fails the peak check.
+			overlapped := make(chan struct{})
+			var once sync.Once
+			giveUp, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
 			h := &testHost{tool: func(_ context.Context, _, _ string, args json.RawMessage) (json.RawMessage, error) {
 				n := inFlight.Add(1)
 				defer inFlight.Add(-1)
@@ -178,7 +188,13 @@ func TestConcurrentCallbacks(t *testing.T) {
 						break
 					}
 				}
-				time.Sleep(5 * time.Millisecond)
+				if n >= 2 {
+					once.Do(func() { close(overlapped) })
+				}
+				select {
+				case <-overlapped:
+				case <-giveUp.Done():
+				}
 				return args, nil
 			}}
 			k := startKernel(t, s, KernelOptions{Host: h})
@@ -335,14 +351,28 @@ func TestCallbackDeadline(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
 				t.Fatal("command ran although approval never came")
 			}
-			select {
-			case err := <-ctxEnded:
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Fatalf("host context ended with %v", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("host context never ended")
+			if err := testenv.Receive(t, ctxEnded, time.Minute, "the end of the host request's context"); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("host context ended with %v", err)
 			}
 		})
+	}
+}
+
+// A host that answers after the request's deadline gets no reply sent: the
+// code raised CallbackTimeout at that deadline (it started counting first),
+// and a late yes must not reach it when its thread ran late.
+func TestLateAnswerIsNotSent(t *testing.T) {
+	h := &testHost{approve: func(ctx context.Context, _ ShellRequest) (bool, error) {
+		<-ctx.Done()
+		return true, nil
+	}}
+	k := &Kernel{opts: KernelOptions{Host: h}}
+	bg := context.Background()
+	if _, late := k.answer(bg, bg, marker+`{"kind":"shell","command":"ls","timeout":0.01}`, false); !late {
+		t.Error("an approval after the deadline is sent")
+	}
+	h.approve = nil // yes at once
+	if v, late := k.answer(bg, bg, marker+`{"kind":"shell","command":"ls","timeout":60}`, false); late || v != `{"ok":true,"result":true}` {
+		t.Errorf("an approval in time: %q, late %v", v, late)
 	}
 }

@@ -248,6 +248,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) 
 	}
 	e := newExecution(ctx, m.Header.MsgID, onChunk, k.opts.ImagesDir)
 	e.imagesLink = k.opts.ImagesLink
+	e.imagesRoot = k.imagesRoot()
 	k.mu.Lock()
 	k.cur = e
 	k.mu.Unlock()
@@ -581,7 +582,13 @@ func (k *Kernel) startCallback(c *conn, m *message) {
 		ctx, cancel := context.WithCancel(e.ctx)
 		defer cancel()
 		defer context.AfterFunc(base, cancel)()
-		value := k.answer(ctx, e.ctx, req.Prompt, req.Password)
+		value, late := k.answer(ctx, e.ctx, req.Prompt, req.Password)
+		if late {
+			// The code stopped waiting at the same deadline, which it
+			// started counting before we did, and raised CallbackTimeout: a
+			// late "yes" must not reach it on a loaded machine.
+			return
+		}
 		err := c.reply(m, value)
 		if errors.Is(err, errTooBig) {
 			// Too big for the server: tell the code instead of breaking
@@ -659,25 +666,27 @@ type callbackReply struct {
 }
 
 // answer computes the reply value for one input_request of the cell whose
-// context is cellCtx; base ends with the cell or an interrupt.
-func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password bool) string {
+// context is cellCtx; base ends with the cell or an interrupt. late reports
+// that the request's deadline passed before the host answered, so no reply
+// is due.
+func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password bool) (value string, late bool) {
 	h := k.opts.Host
 	if !strings.HasPrefix(prompt, marker) {
 		if h == nil {
-			return "\x04"
+			return "\x04", false
 		}
 		v, err := h.Input(base, prompt, password)
 		if err != nil {
 			if cellCtx.Err() != nil {
-				return refusal(prompt, errCellEndedWhileAsking)
+				return refusal(prompt, errCellEndedWhileAsking), false
 			}
-			return "\x04"
+			return "\x04", false
 		}
-		return v
+		return v, false
 	}
 	var req callbackRequest
 	if err := json.Unmarshal([]byte(prompt[len(marker):]), &req); err != nil {
-		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}})
+		return encodeReply(callbackReply{Error: &callbackError{Kind: "protocol", Message: "bad request: " + err.Error()}}), false
 	}
 	ctx := base
 	if req.Timeout > 0 {
@@ -685,6 +694,13 @@ func (k *Kernel) answer(base, cellCtx context.Context, prompt string, password b
 		ctx, cancel = context.WithTimeout(base, time.Duration(req.Timeout*float64(time.Second)))
 		defer cancel()
 	}
+	value = k.answerMarker(ctx, cellCtx, req)
+	return value, errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// answerMarker asks the host what a request from the hooks wants.
+func (k *Kernel) answerMarker(ctx, cellCtx context.Context, req callbackRequest) string {
+	h := k.opts.Host
 	fail := func(kind string, err error) string {
 		return encodeReply(callbackReply{Error: &callbackError{Kind: kind, Message: err.Error()}})
 	}
@@ -734,4 +750,20 @@ func encodeReply(r callbackReply) string {
 		b, _ = json.Marshal(callbackReply{Error: &callbackError{Kind: "protocol", Message: err.Error()}})
 	}
 	return string(b)
+}
+
+// imagesRoot is the folder a sandboxed kernel's images must be saved in:
+// its workspace, when the images folder lies in it. The app saves them
+// outside the sandbox, and code in it writes the workspace: a symbolic
+// link it put on the way must not lead the write out. Without the sandbox
+// code can write anywhere itself, and a user's own link is followed.
+func (k *Kernel) imagesRoot() string {
+	if k.srv.sandbox == nil || k.srv.local == nil || k.srv.local.Sandbox == nil {
+		return ""
+	}
+	ws := k.srv.local.Sandbox.Workspace
+	if rel, err := filepath.Rel(ws, k.opts.ImagesDir); err == nil && filepath.IsLocal(rel) {
+		return ws
+	}
+	return ""
 }

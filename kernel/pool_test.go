@@ -2,10 +2,13 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // TestWarmPool checks that StartKernel hands out the spare kernel the pool
@@ -23,24 +26,24 @@ func TestWarmPool(t *testing.T) {
 	// kernelsWhen waits until the server runs want kernels and returns their ids.
 	kernelsWhen := func(want int) []string {
 		t.Helper()
-		for ctx.Err() == nil {
+		var ids []string
+		testenv.Eventually(t, time.Minute, func() error {
 			var list []struct {
 				ID string `json:"id"`
 			}
-			if err := s.rest(ctx, http.MethodGet, "api/kernels", nil, &list); err != nil {
-				t.Fatal(err)
+			if err := s.rest(context.Background(), http.MethodGet, "api/kernels", nil, &list); err != nil {
+				return err
 			}
-			if len(list) == want {
-				var ids []string
-				for _, k := range list {
-					ids = append(ids, k.ID)
-				}
-				return ids
+			ids = ids[:0]
+			for _, k := range list {
+				ids = append(ids, k.ID)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("the server never ran %d kernels", want)
-		return nil
+			if len(ids) != want {
+				return fmt.Errorf("the server runs %d kernels, want %d", len(ids), want)
+			}
+			return nil
+		})
+		return ids
 	}
 
 	spare := kernelsWhen(1) // the pool's spare, before anyone asked

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/freeact/desktop/internal/atomicfile"
 )
@@ -33,6 +36,25 @@ type Sandbox struct {
 	Settings string
 	// Workspace is where kernels may write; default ServerOptions.Root.
 	Workspace string
+	// Config is a folder of files that decide what the agent may do
+	// without asking (the workspace's .freeact). Code sees what it holds
+	// at the server's start but can change, replace or remove none of it,
+	// and nothing it adds there reaches the disk; only the Writable folders
+	// in it stay writable. Created when missing.
+	Config string
+	// Writable are folders directly inside Config that code may change
+	// (generated tools, plans); created when missing.
+	Writable []string
+	// Protect are further paths that code may neither change nor create,
+	// replace or remove: what the agent reads or runs outside the sandbox
+	// (the workspace's .env, the environment whose Python runs the Jupyter
+	// server). bubblewrap can only protect what exists, so a missing one is
+	// held by an empty placeholder while the server runs (a folder when the
+	// path ends in a separator), removed when it stops if still empty.
+	Protect []string
+	// Hide are further paths code may not read (the app's own settings
+	// and stored API keys).
+	Hide []string
 }
 
 // sandboxPaths are the sandbox's files under the server's directory.
@@ -42,6 +64,15 @@ type sandboxPaths struct {
 	mpl      string // MPLCONFIGDIR inside the sandbox
 	srtTmp   string // TMPDIR of srt itself (its proxy sockets); removed on stop
 	ipc      string // the kernels' ZeroMQ sockets; removed on stop
+	// placeholders hold missing Protect paths; removed on stop if still
+	// the empty file or folder made.
+	placeholders []placeholder
+}
+
+// placeholder is an empty file or folder made to hold a protected path.
+type placeholder struct {
+	path string
+	made os.FileInfo
 }
 
 // ipcBase is where the folders of Unix sockets go (the kernels' and srt's):
@@ -91,6 +122,22 @@ func DefaultSandboxSettings(workspace string) map[string]any {
 // sandboxSettings returns the effective settings: the user's file (or the
 // defaults) plus what a kernel needs and what must stay protected.
 //
+// srt on Linux turns a denyWrite entry into a read-only bind mount, which
+// protects only what exists (for a missing path it makes an empty mount
+// point on the host, whose existence alone would change the agent's
+// settings for a config.toml, and which another srt's clean-up can remove
+// while a kernel runs), and a write allowed beneath a denied folder comes
+// back read-only. So the Config folder is not denied writes but hidden
+// (a denyRead folder becomes an empty tmpfs) with its entries bound back:
+// the Writable folders writable (allowWrite), the others read-only
+// (allowRead). A file added there inside the sandbox lands in the tmpfs,
+// and every entry is a mount point, which cannot be renamed or removed.
+// Entries are listed when the server starts; the folder and its Writable
+// folders must exist by then (prepareSandbox makes them). A file a
+// denyRead entry names is not bound back: an allowRead naming the same
+// file would lift that deny. The Protect paths exist by then too, and are
+// denied writes.
+//
 // A kernel needs to create Unix sockets (ZeroMQ's ipc transport), which
 // srt's seccomp filter forbids unless allowAllUnixSockets is on; srt has no
 // per-path allowance on Linux. With it on, code may create Unix sockets and
@@ -116,15 +163,114 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 	protect = append(protect, p.settings)
 	network := section(base, "network")
 	network["allowAllUnixSockets"] = true
-	fs := section(base, "filesystem")
+	files := section(base, "filesystem")
 	hidden := []string{"/run", "/var/run"}
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		hidden = append(hidden, d)
 	}
-	fs["denyRead"] = addStrings(fs["denyRead"], append(hidden, protect...)...)
-	fs["denyWrite"] = addStrings(fs["denyWrite"], protect...)
-	fs["allowWrite"] = addStrings(fs["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
+	denyRead := addStrings(files["denyRead"], append(append(hidden, protect...), sb.Hide...)...)
+	allowWrite := addStrings(files["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
+	var allowRead []string
+	if sb.Config != "" {
+		shown, err := configEntries(sb, denyRead, protect)
+		if err != nil {
+			return nil, err
+		}
+		denyRead = addStrings(denyRead, sb.Config)
+		allowRead = shown
+		allowWrite = addStrings(allowWrite, sb.Writable...)
+	}
+	files["denyRead"] = denyRead
+	for _, path := range sb.Protect {
+		protect = append(protect, filepath.Clean(path))
+	}
+	files["denyWrite"] = addStrings(files["denyWrite"], protect...)
+	files["allowWrite"] = allowWrite
+	if len(allowRead) > 0 {
+		files["allowRead"] = addStrings(files["allowRead"], allowRead...)
+	}
 	return json.MarshalIndent(base, "", "  ")
+}
+
+// configEntries lists what of the Config folder is bound back read-only:
+// every entry but the Writable folders, the protected settings files and
+// files a denyRead entry names (literally, or as a glob).
+func configEntries(sb Sandbox, denyRead, protect []string) ([]string, error) {
+	entries, err := os.ReadDir(sb.Config)
+	if err != nil {
+		return nil, fmt.Errorf("list the protected folder: %w", err)
+	}
+	var shown []string
+	for _, e := range entries {
+		p := filepath.Join(sb.Config, e.Name())
+		if slices.Contains(sb.Writable, p) || slices.Contains(protect, p) {
+			continue
+		}
+		if !e.IsDir() && slices.ContainsFunc(denyRead, func(d string) bool {
+			d = absPattern(d, sb.Workspace)
+			ok, _ := doublestar.Match(d, p)
+			return d == p || ok
+		}) {
+			continue
+		}
+		shown = append(shown, p)
+	}
+	return shown, nil
+}
+
+// absPattern is a path of srt's settings as srt reads it for a kernel:
+// "~" is the home folder, and a relative path is relative to the kernel's
+// working directory, the workspace.
+func absPattern(p, workspace string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.Join(workspace, p)
+	}
+	return p
+}
+
+// protectPaths makes the folders the sandbox protects or keeps writable,
+// and a placeholder for each missing Protect path (an empty folder when
+// the path ends in a separator, else an empty file). A path that cannot
+// be made is left: the sandbox, running as the same user, cannot make it
+// either.
+func protectPaths(sb Sandbox, p *sandboxPaths) error {
+	if sb.Config != "" {
+		for _, d := range append([]string{sb.Config}, sb.Writable...) {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return fmt.Errorf("create %s: %w", d, err)
+			}
+		}
+	}
+	for _, path := range sb.Protect {
+		dir := strings.HasSuffix(path, string(filepath.Separator))
+		path = filepath.Clean(path)
+		if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var err error
+		if dir {
+			err = os.Mkdir(path, 0o755)
+		} else {
+			var f *os.File
+			if f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+				err = f.Close()
+			}
+		}
+		if err != nil {
+			continue
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return fmt.Errorf("hold %s: %w", path, err)
+		}
+		p.placeholders = append(p.placeholders, placeholder{path: path, made: fi})
+	}
+	return nil
 }
 
 // ParseSandboxSettings checks a settings file in srt's format: a JSON
@@ -141,6 +287,11 @@ func ParseSandboxSettings(data []byte) (map[string]any, error) {
 	var typed srtSettings
 	if err := json.Unmarshal(data, &typed); err != nil {
 		return nil, fmt.Errorf("%v: see srt's settings format (network.allowedDomains, network.deniedDomains, filesystem.denyRead, filesystem.allowWrite, filesystem.denyWrite: lists of strings)", err)
+	}
+	// srt drops every filesystem rule then, freeact's protection of its own
+	// files with them.
+	if files, ok := m["filesystem"].(map[string]any); ok && files["disabled"] != nil && files["disabled"] != false {
+		return nil, errors.New(`filesystem.disabled is not supported: freeact keeps its settings and .env protected with the filesystem rules; to let code write everywhere, use "allowWrite": ["/"]`)
 	}
 	return m, nil
 }
@@ -216,6 +367,10 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 			return p, fmt.Errorf("create sandbox directory: %w", err)
 		}
 	}
+	if err := protectPaths(*sb, &p); err != nil {
+		_ = cleanSandbox(p)
+		return p, fmt.Errorf("sandbox: %w", err)
+	}
 	base := ipcBase
 	if _, err := os.Stat(base); err != nil {
 		base = os.TempDir()
@@ -273,9 +428,19 @@ func sandboxArgv(sb *Sandbox, p sandboxPaths, ipythonDir string, kernelArgv []st
 }
 
 // cleanSandbox removes what srt and the kernels may leave behind when they
-// are killed: proxy sockets, kernel sockets and temporary files.
+// are killed (proxy sockets, kernel sockets and temporary files) and the
+// placeholders that are still what was made: an empty file or folder.
 func cleanSandbox(p sandboxPaths) error {
 	var errs []error
+	for _, h := range p.placeholders {
+		fi, err := os.Lstat(h.path)
+		if err != nil || !os.SameFile(fi, h.made) {
+			continue
+		}
+		if fi.IsDir() || fi.Size() == 0 {
+			_ = os.Remove(h.path) // fails on a folder that has been filled
+		}
+	}
 	for _, d := range []string{p.srtTmp, p.ipc} {
 		if d == "" {
 			continue

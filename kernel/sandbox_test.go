@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // The sandbox tests run real kernels under the real srt (scripts/srt, npm)
@@ -31,6 +33,12 @@ type sandboxed struct {
 // startSandboxed starts a server whose kernels run under srt, over a
 // workspace with a .env file.
 func startSandboxed(t testing.TB, custom map[string]any) *sandboxed {
+	return startSandboxedWith(t, custom, nil)
+}
+
+// startSandboxedWith is startSandboxed with the workspace prepared and the
+// sandbox's options set by prepare before the server starts.
+func startSandboxedWith(t testing.TB, custom map[string]any, prepare func(ws string, opts *Sandbox)) *sandboxed {
 	t.Helper()
 	py, srt := newPython(t), testSrt(t)
 	sb := &sandboxed{ws: t.TempDir(), outside: t.TempDir()}
@@ -38,6 +46,9 @@ func startSandboxed(t testing.TB, custom map[string]any) *sandboxed {
 		t.Fatal(err)
 	}
 	opts := &Sandbox{Srt: srt}
+	if prepare != nil {
+		prepare(sb.ws, opts)
+	}
 	if custom != nil {
 		b, _ := json.Marshal(custom)
 		sb.settings = filepath.Join(sb.ws, "sandbox-config.json")
@@ -68,10 +79,14 @@ func TestSandboxEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan struct{}, 1)
+	accepted := make(chan string, 16) // the client address of each connection
 	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- struct{}{}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c.RemoteAddr().String()
 			c.Close()
 		}
 	}()
@@ -87,23 +102,25 @@ func TestSandboxEscapes(t *testing.T) {
 		name string
 		code string
 		// blocked is printed by the cell when the attempt failed.
-		escaped func() bool // the host's own check that nothing happened
+		escaped func(*testing.T) bool // the host's own check that nothing happened
 	}{
 		{"read .env", `open(".env").read()`, nil},
 		{"read nested .env", `open("sub/.env").read()`, nil},
-		{"write to home", fmt.Sprintf("open(%q, 'w').write('x')", homeFile), func() bool { return exists(homeFile) }},
-		{"write to /tmp", fmt.Sprintf("open(%q, 'w').write('x')", filepath.Join(sb.outside, "tmp.txt")), func() bool { return exists(filepath.Join(sb.outside, "tmp.txt")) }},
-		{"write through a symlink", `open("link/via-link.txt", "w").write("x")`, func() bool { return exists(filepath.Join(sb.outside, "via-link.txt")) }},
-		{"os.system", fmt.Sprintf("import os\nassert os.system('echo x > %s') == 0", filepath.Join(sb.outside, "system.txt")), func() bool { return exists(filepath.Join(sb.outside, "system.txt")) }},
-		{"subprocess", fmt.Sprintf("import subprocess\nsubprocess.run(['touch', %q], check=True)", filepath.Join(sb.outside, "sub.txt")), func() bool { return exists(filepath.Join(sb.outside, "sub.txt")) }},
-		{"shell command", fmt.Sprintf("r = !touch %s 2>&1; echo rc=$?\nassert 'rc=0' in str(r), r", filepath.Join(sb.outside, "bang.txt")), func() bool { return exists(filepath.Join(sb.outside, "bang.txt")) }},
-		{"loopback TCP", fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=3)", port), func() bool {
-			select {
-			case <-accepted:
-				return true
-			case <-time.After(200 * time.Millisecond):
-				return false
+		{"write to home", fmt.Sprintf("open(%q, 'w').write('x')", homeFile), func(*testing.T) bool { return exists(homeFile) }},
+		{"write to /tmp", fmt.Sprintf("open(%q, 'w').write('x')", filepath.Join(sb.outside, "tmp.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "tmp.txt")) }},
+		{"write through a symlink", `open("link/via-link.txt", "w").write("x")`, func(*testing.T) bool { return exists(filepath.Join(sb.outside, "via-link.txt")) }},
+		{"os.system", fmt.Sprintf("import os\nassert os.system('echo x > %s') == 0", filepath.Join(sb.outside, "system.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "system.txt")) }},
+		{"subprocess", fmt.Sprintf("import subprocess\nsubprocess.run(['touch', %q], check=True)", filepath.Join(sb.outside, "sub.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "sub.txt")) }},
+		{"shell command", fmt.Sprintf("r = !touch %s 2>&1; echo rc=$?\nassert 'rc=0' in str(r), r", filepath.Join(sb.outside, "bang.txt")), func(*testing.T) bool { return exists(filepath.Join(sb.outside, "bang.txt")) }},
+		{"loopback TCP", fmt.Sprintf("import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=3)", port), func(t *testing.T) bool {
+			// Connections are accepted in order: the kernel's, had it
+			// got through, came before this one.
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
 			}
+			defer c.Close()
+			return testenv.Receive(t, accepted, time.Minute, "the host's own connection") != c.LocalAddr().String()
 		}},
 		{"resolve a host", `import socket
 socket.getaddrinfo("example.com", 443)`, nil},
@@ -137,10 +154,208 @@ assert os.listdir("/run")`, nil},
 			if strings.Contains(res.Text, "secret") {
 				t.Errorf("secret leaked: %q", res.Text)
 			}
-			if tt.escaped != nil && tt.escaped() {
+			if tt.escaped != nil && tt.escaped(t) {
 				t.Error("the host sees the effect: the sandbox did not hold")
 			}
 		})
+	}
+}
+
+// TestSandboxProtectsConfig: code in the sandbox can change, replace,
+// remove or add none of the files that decide what the agent may do
+// without asking (the Config folder, .freeact) nor the Protect paths (a
+// .env, a missing .venv), by any route; the Writable folders and the rest
+// of the workspace stay writable. Each attempt is judged by what the host
+// sees afterwards, since a file added to the Config folder inside the
+// sandbox lands in a scratch folder that never reaches the disk.
+func TestSandboxProtectsConfig(t *testing.T) {
+	const agentJSON, permsJSON = `{"sandbox": true}`, `{"allow": [], "ask": []}`
+	var cfg string
+	sb := startSandboxedWith(t, nil, func(ws string, opts *Sandbox) {
+		cfg = filepath.Join(ws, ".freeact")
+		for name, content := range map[string]string{
+			"agent.json":                      agentJSON,
+			"permissions.json":                permsJSON,
+			"skills/demo/SKILL.md":            "a skill",
+			"sessions/s1/tool-results/r1.txt": "an offloaded result",
+		} {
+			writeFile(t, filepath.Join(cfg, name), content)
+		}
+		opts.Config = cfg
+		opts.Writable = []string{filepath.Join(cfg, "generated"), filepath.Join(cfg, "plans")}
+		opts.Protect = []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".venv") + string(filepath.Separator)}
+	})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: &testHost{}})
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		for name, want := range map[string]string{"agent.json": agentJSON, "permissions.json": permsJSON} {
+			if b, err := os.ReadFile(filepath.Join(cfg, name)); err != nil || string(b) != want {
+				t.Errorf("%s on the host: %q %v", name, b, err)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(sb.ws, ".env")); err != nil || string(b) != "API_KEY=secret-value\n" {
+			t.Errorf(".env on the host: %q %v", b, err)
+		}
+		entries, _ := os.ReadDir(cfg)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if want := "agent.json generated permissions.json plans sessions skills"; strings.Join(names, " ") != want {
+			t.Errorf(".freeact on the host holds %v, want %s", names, want)
+		}
+		for _, p := range []string{".venv/bin", ".freeact-moved", "moved.json"} {
+			if exists(filepath.Join(sb.ws, p)) {
+				t.Errorf("%s exists on the host", p)
+			}
+		}
+	}
+	attempts := []struct{ name, code string }{
+		{"write agent.json", `open(".freeact/agent.json", "w").write('{"sandbox": false}')`},
+		{"append to permissions.json", `open(".freeact/permissions.json", "a").write("x")`},
+		{"create config.toml", `open(".freeact/config.toml", "w").write("[agent]\n")`},
+		{"create permissions.toml", `open(".freeact/permissions.toml", "w").write("")`},
+		{"rename over agent.json", `open("new.json", "w").write("{}")
+import os; os.rename("new.json", ".freeact/agent.json")`},
+		{"delete and create permissions.json", `import os; os.remove(".freeact/permissions.json")
+open(".freeact/permissions.json", "w").write("{}")`},
+		{"move agent.json away", `import os; os.rename(".freeact/agent.json", "moved.json")`},
+		{"move .freeact away and make a new one", `import os; os.rename(".freeact", ".freeact-moved")
+os.makedirs(".freeact"); open(".freeact/agent.json", "w").write("{}")`},
+		{"remove .freeact", `import shutil; shutil.rmtree(".freeact")`},
+		{"write through a symlink", `import os; os.symlink(".freeact/agent.json", "cfg-link")
+open("cfg-link", "w").write("{}")`},
+		{"write through a symlink in generated", `import os; os.symlink("../agent.json", ".freeact/generated/cfg-link")
+open(".freeact/generated/cfg-link", "w").write("{}")`},
+		{"write through a hard link", `import os; os.link(".freeact/agent.json", "cfg-hard")
+open("cfg-hard", "w").write("{}")`},
+		{"write .env", `open(".env", "w").write("GOOGLE_GEMINI_BASE_URL=http://evil\n")`},
+		{"replace .env", `open("env.new", "w").write("X=1\n")
+import os; os.replace("env.new", ".env")`},
+		{"create .venv", `import os; os.makedirs(".venv/bin"); open(".venv/bin/python", "w").write("#!/bin/sh\n")`},
+		{"remove the .venv placeholder and create one", `import os; os.rmdir(".venv"); os.makedirs(".venv/bin")`},
+		{"with a shell command", `!echo '{}' > .freeact/agent.json; mv .freeact/permissions.json /tmp/ 2>&1; ln -sf /tmp/x .freeact/agent.json`},
+	}
+	for _, tt := range attempts {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, k, tt.code)
+			t.Logf("%s", r.Text)
+			if r.Error != nil {
+				t.Logf("%s: %s", r.Error.Name, r.Error.Message)
+			}
+			unchanged(t)
+		})
+	}
+
+	// What stays: reading the Config folder, writing its Writable folders
+	// and the rest of the workspace.
+	r := run(t, k, `print(open(".freeact/agent.json").read())
+print(open(".freeact/skills/demo/SKILL.md").read())
+print(open(".freeact/sessions/s1/tool-results/r1.txt").read())
+import os
+os.makedirs(".freeact/generated/gentools/demo/tool", exist_ok=True)
+open(".freeact/generated/gentools/demo/tool/api.py", "w").write("def run(): pass\n")
+os.makedirs(".freeact/plans", exist_ok=True)
+open(".freeact/plans/task.md", "w").write("- [ ] step\n")
+open("notes.txt", "w").write("kept")
+print("done")`)
+	if r.Error != nil || !strings.Contains(r.Text, agentJSON) || !strings.Contains(r.Text, "a skill") || !strings.Contains(r.Text, "an offloaded result") || !strings.Contains(r.Text, "done") {
+		t.Fatalf("reading and writing what stays open: %q %+v", r.Text, r.Error)
+	}
+	for p, want := range map[string]string{
+		".freeact/generated/gentools/demo/tool/api.py": "def run(): pass\n",
+		".freeact/plans/task.md":                       "- [ ] step\n",
+		"notes.txt":                                    "kept",
+	} {
+		if b, err := os.ReadFile(filepath.Join(sb.ws, p)); err != nil || string(b) != want {
+			t.Errorf("%s on the host: %q %v", p, b, err)
+		}
+	}
+	// The placeholder that held the missing .venv goes with the server.
+	sb.srv.Close()
+	if exists(filepath.Join(sb.ws, ".venv")) {
+		t.Error("the .venv placeholder is still there after the server stopped")
+	}
+}
+
+// TestSandboxProtectsConfigCustom: with custom settings kept in the
+// Config folder (where the desktop saves them), the folder is protected
+// all the same, and the settings file is neither readable nor writable,
+// whatever it allows.
+func TestSandboxProtectsConfigCustom(t *testing.T) {
+	var settings, agentJSON string
+	sb := startSandboxedWith(t, nil, func(ws string, opts *Sandbox) {
+		cfg := filepath.Join(ws, ".freeact")
+		settings, agentJSON = filepath.Join(cfg, "sandbox-config.json"), filepath.Join(cfg, "agent.json")
+		b, _ := json.Marshal(map[string]any{
+			"network":    map[string]any{"allowedDomains": []string{}, "deniedDomains": []string{}},
+			"filesystem": map[string]any{"denyRead": []string{}, "allowWrite": []string{"/"}, "denyWrite": []string{}},
+		})
+		writeFile(t, settings, string(b))
+		writeFile(t, agentJSON, "{}")
+		opts.Settings, opts.Config = settings, cfg
+		opts.Writable = []string{filepath.Join(cfg, "generated")}
+	})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws})
+	before, _ := os.ReadFile(settings)
+	if r := run(t, k, fmt.Sprintf("print(open(%q).read())", settings)); r.Error == nil || strings.Contains(r.Text, "allowWrite") {
+		t.Errorf("the settings are readable: %q", r.Text)
+	}
+	// The settings file is hidden: a write lands in the scratch folder.
+	run(t, k, fmt.Sprintf("open(%q, 'w').write('{}')", settings))
+	if r := run(t, k, fmt.Sprintf("open(%q, 'w').write('{\"sandbox\": false}')", agentJSON)); r.Error == nil {
+		t.Errorf("agent.json is writable: %q", r.Text)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != string(before) {
+		t.Errorf("settings changed: %s", b)
+	}
+	if b, _ := os.ReadFile(agentJSON); string(b) != "{}" {
+		t.Errorf("agent.json changed: %s", b)
+	}
+	// What the settings allow still holds: writing outside the workspace.
+	outside := filepath.Join(sb.outside, "allowed.txt")
+	if r := run(t, k, fmt.Sprintf("open(%q, 'w').write('x')", outside)); r.Error != nil || !exists(outside) {
+		t.Errorf("write allowed by the custom settings: %+v", r.Error)
+	}
+}
+
+// TestSandboxKernelCannotReadToken: a sandboxed kernel sees the processes
+// of its own sandbox only, and none of them, nor any file it can read,
+// holds the server's token.
+func TestSandboxKernelCannotReadToken(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	checkTokenHidden(t, sb.srv, startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws}))
+}
+
+// TestSandboxImagesStayInTheWorkspace: the app saves a cell's images
+// outside the sandbox, into the workspace's images folder. Code cannot
+// make it write them elsewhere by putting a symbolic link there: an image
+// is bytes code chooses, and a file of them in a folder a shell sources
+// would run unconfined.
+func TestSandboxImagesStayInTheWorkspace(t *testing.T) {
+	sb := startSandboxed(t, nil)
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws})
+	show := "from IPython.display import display\nimport base64\n" +
+		"display({'image/png': base64.b64encode(b'echo escaped').decode()}, raw=True)"
+	if r := run(t, k, show); r.Error != nil || len(r.Images) != 1 {
+		t.Fatalf("an image in the workspace: %+v", r)
+	}
+	r := run(t, k, fmt.Sprintf("import os, shutil\nshutil.rmtree('images')\nos.symlink(%q, 'images')\n", sb.outside)+show)
+	if len(r.Images) != 0 || !strings.Contains(r.Text, "could not save") {
+		t.Errorf("an image through a link out of the workspace: %+v", r)
+	}
+	if entries, _ := os.ReadDir(sb.outside); len(entries) != 0 {
+		t.Errorf("written where the link points: %v", entries)
+	}
+}
+
+func writeFile(t testing.TB, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -150,11 +365,14 @@ var blockedError = regexp.MustCompile(`PermissionError|Read-only file system|Err
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
-// TestSandboxStillWorks checks what a sandboxed kernel must still do.
+// TestSandboxStillWorks checks what a sandboxed kernel must still do. Its
+// kernel has no execution timeout: the first matplotlib import builds the
+// sandbox's font cache, which takes seconds on a loaded machine. The
+// timeout is checked on a second kernel.
 func TestSandboxStillWorks(t *testing.T) {
 	sb := startSandboxed(t, nil)
 	h := &testHost{requests: make(chan string, 16)}
-	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: h, ExecutionTimeout: 2 * time.Second})
+	k := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, Host: h})
 
 	if r := run(t, k, `print(open("/etc/os-release").read().splitlines()[0])`); r.Error != nil || !strings.Contains(r.Text, "NAME") {
 		t.Errorf("reading system files: %+v", r)
@@ -175,30 +393,27 @@ func TestSandboxStillWorks(t *testing.T) {
 	if r := run(t, k, "from freeact_runtime import call_tool\nprint(call_tool('srv', 'echo', {'v': 1}))"); r.Error != nil || !strings.Contains(r.Text, "'v': 1") {
 		t.Errorf("programmatic tool call: %+v", r)
 	}
-	// A timeout interrupts a busy cell: interrupts reach the kernel as
-	// messages, since signals do not cross into bubblewrap's session.
-	if r := run(t, k, "kept = 1\nwhile True: pass"); !r.TimedOut {
-		t.Errorf("timeout: %+v", r)
-	}
-	done := make(chan *Result, 1)
-	go func() {
-		res, _ := k.Execute(context.Background(), "import time\nprint('sleeping', flush=True)\ntime.sleep(60)", nil)
-		done <- res
-	}()
-	time.Sleep(time.Second)
+	// Interrupts reach the kernel as messages, since signals do not cross
+	// into bubblewrap's session.
+	run(t, k, "kept = 1")
+	done := startCell(t, context.Background(), k, "import time\nprint('sleeping', flush=True)\ntime.sleep(600)", "sleeping")
 	if err := k.Interrupt(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case res := <-done:
-		if res == nil || res.Error == nil || res.Error.Name != "KeyboardInterrupt" {
-			t.Errorf("interrupt: %+v", res)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("interrupt did not stop the sleeping cell")
+	if o := testenv.Receive(t, done, time.Minute, "the end of the interrupted time.sleep(600)"); o.res == nil || o.res.Error == nil || o.res.Error.Name != "KeyboardInterrupt" {
+		t.Errorf("interrupt: %+v %v", o.res, o.err)
 	}
 	if r := run(t, k, "print(kept)"); strings.TrimSpace(r.Text) != "1" {
 		t.Errorf("state after interrupt: %q", r.Text)
+	}
+	// A timeout interrupts a busy cell, and the state stays. The limit
+	// leaves a loaded machine time to start the cell and set the state.
+	kt := startKernel(t, sb.srv, KernelOptions{Workspace: sb.ws, ExecutionTimeout: 3 * time.Second})
+	if r := run(t, kt, "kept = 1\nwhile True: pass"); !r.TimedOut {
+		t.Errorf("timeout: %+v", r)
+	}
+	if r := run(t, kt, "print(kept)"); strings.TrimSpace(r.Text) != "1" {
+		t.Errorf("state after timeout: %q", r.Text)
 	}
 	if err := k.Restart(context.Background()); err != nil {
 		t.Fatal(err)
@@ -268,13 +483,7 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	srv.Close()
 	// Every process that ran with the server's directory in its command
 	// line or environment is gone, and so are srt's leftovers.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesMentioning(dir)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if p := processesMentioning(dir); len(p) > 0 {
-		t.Errorf("processes left: %v", p)
-	}
+	waitNoProcesses(t, dir)
 	for _, d := range []string{srv.sandbox.srtTmp, ipc} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
@@ -334,6 +543,8 @@ func TestParseSandboxSettings(t *testing.T) {
 		{`[]`, "not a JSON object"},
 		{`null`, "not a JSON object"},
 		{`{"network": `, "not a JSON object"},
+		{`{"filesystem": {"disabled": true, "allowWrite": []}}`, "filesystem.disabled is not supported"},
+		{`{"filesystem": {"disabled": false, "allowWrite": []}}`, ""},
 	}
 	for _, tt := range tests {
 		_, err := ParseSandboxSettings([]byte(tt.in))

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,13 +187,45 @@ c.KernelRestarter.restart_limit = 0
 c.KernelManager.shutdown_wait_time = 1.0
 `
 
+// noCwdImports starts every script the app runs with python -c outside
+// the sandbox: -c puts the working directory (the workspace) first on
+// sys.path, and a module there (json.py, jupyter_server/) would shadow the
+// real one. In sandbox mode code writes the workspace, so such a module
+// would run unconfined at the next start. Nothing is imported before it
+// but what the interpreter loads at startup, which never looks there.
+const noCwdImports = `import sys
+if sys.path[:1] == [""]:
+    del sys.path[0]
+`
+
 // serverBootstrap is what `python -m jupyter_server` runs, minus the
 // optional rfc3987_syntax validator, whose import alone takes about a second
 // (it builds a grammar); jsonschema works without it.
-const serverBootstrap = `import sys
-sys.modules.setdefault("rfc3987_syntax", None)
-from jupyter_server.serverapp import main
-sys.exit(main())
+//
+// The token comes as the first line on stdin and goes into the server's
+// configuration in memory, never into its environment (which its kernels
+// inherit, and which code can read from /proc/<ppid>/environ) or a file:
+// the server info and browser-open files, which would hold it in the
+// runtime folder the kernels read, are not written. Nor is the cookie
+// secret (with which login cookies can be forged): it is made in memory.
+// Code holding the token could start kernels through the REST API that
+// have no hooks and, in sandbox mode, no sandbox.
+const serverBootstrap = noCwdImports + `sys.modules.setdefault("rfc3987_syntax", None)
+token = sys.stdin.readline().strip()
+import os
+from jupyter_server.serverapp import ServerApp
+from traitlets.config import Config
+config = Config()
+try:
+    from jupyter_server.auth.identity import IdentityProvider  # jupyter_server 2
+    config.IdentityProvider.token = token
+except ImportError:
+    config.ServerApp.token = token
+del token
+config.ServerApp.cookie_secret = os.urandom(32)
+ServerApp.write_server_info_file = lambda self: None
+ServerApp.write_browser_open_files = lambda self: None
+sys.exit(ServerApp.launch_instance(config=config))
 `
 
 // StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
@@ -222,7 +255,7 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	return s, err
 }
 
-func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*Server, error) {
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ *Server, err error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
@@ -237,11 +270,16 @@ func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (*S
 	if opts.Sandbox != nil {
 		sb := *opts.Sandbox
 		opts.Sandbox = &sb
-		p, err := prepareSandbox(ctx, &opts)
-		if err != nil {
-			return nil, err
+		p, perr := prepareSandbox(ctx, &opts)
+		if perr != nil {
+			return nil, perr
 		}
 		sandbox = &p
+		defer func() { // err is the result
+			if err != nil {
+				_ = cleanSandbox(p)
+			}
+		}()
 		// Kernels in the sandbox have no network namespace of their own:
 		// they reach the server over Unix sockets.
 		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
@@ -299,13 +337,17 @@ func (s *Server) launchOn(ctx context.Context, port int, token string) (*endpoin
 		"--no-browser", "--ip=127.0.0.1", "--port="+strconv.Itoa(port),
 		"--ServerApp.root_dir="+opts.Root)
 	cmd.Dir = opts.Root
-	env := os.Environ()
+	// The server's environment is its kernels': a token of the user's
+	// environment (another server's) is not passed on. Ours goes on stdin.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "JUPYTER_TOKEN=") || strings.HasPrefix(kv, "JUPYTER_TOKEN_FILE=")
+	})
 	for k, v := range jupyterDirs(opts.Dir) {
 		env = append(env, k+"="+v)
 	}
-	// The token travels in the environment, not argv (visible in ps).
-	env = append(env, "JUPYTER_TOKEN="+token, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	env = append(env, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(token + "\n")
 	tail := &tailBuffer{max: 64 << 10}
 	var out io.Writer = tail
 	if opts.Log != nil {

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // processesMentioning lists pids whose command line contains s (our server
@@ -42,19 +44,16 @@ func processesMentioning(s string) []int {
 	return pids
 }
 
-func waitNoProcesses(t *testing.T, marker string, within time.Duration) {
+// waitNoProcesses waits until no process mentions marker (a safety net of
+// a minute: on a loaded machine ending and reaping them can take a while).
+func waitNoProcesses(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		pids := processesMentioning(marker)
-		if len(pids) == 0 {
-			return
+	testenv.Eventually(t, time.Minute, func() error {
+		if pids := processesMentioning(marker); len(pids) > 0 {
+			return fmt.Errorf("processes mentioning %s still running: %v", marker, pids)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes still running after %s: %v", within, pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestLocalServer(t *testing.T) {
@@ -103,7 +102,7 @@ a = 1`)
 		t.Fatalf("expected server and kernels to mention %s: %v", dir, processesMentioning(dir))
 	}
 	s.Close()
-	waitNoProcesses(t, dir, 2*time.Second)
+	waitNoProcesses(t, dir)
 }
 
 // A second server is told to use a busy port? We choose the port, so check
@@ -171,7 +170,7 @@ func TestOwnerKilled(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	waitNoProcesses(t, dir, 5*time.Second)
+	waitNoProcesses(t, dir)
 }
 
 func ownerHelper() {
@@ -257,17 +256,13 @@ func TestRemoteServer(t *testing.T) {
 	tlsConf := &tls.Config{RootCAs: pool}
 	ctx := context.Background()
 	var s *Server
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		s, err = ConnectServer(ctx, url, token, RemoteOptions{TLS: tlsConf})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
+	testenv.Eventually(t, 2*time.Minute, func() error { // the server is starting
+		if s, err = ConnectServer(ctx, url, token, RemoteOptions{TLS: tlsConf}); err != nil {
 			b, _ := os.ReadFile(filepath.Join(home, "server.log"))
-			t.Fatalf("connect: %v\nserver log:\n%s", err, b)
+			return fmt.Errorf("connect: %v\nserver log:\n%s", err, b)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	defer s.Close()
 
 	t.Run("wrong token", func(t *testing.T) {
@@ -313,6 +308,121 @@ func TestRemoteServer(t *testing.T) {
 		}
 		pid := pidOf(t, k)
 		k.Close()
-		waitGone(t, "remote kernel after Close", pid, 5*time.Second)
+		waitGone(t, "remote kernel after Close", pid)
 	})
+}
+
+// TestWorkspaceModulesNotImported: the Jupyter server and the interpreter
+// check run outside the sandbox, with the workspace (or the folder the app
+// was started in) as their working directory. Python modules there are
+// not imported by them: in sandbox mode code writes the workspace, and
+// such a module would run unconfined at the next start.
+func TestWorkspaceModulesNotImported(t *testing.T) {
+	py := newPython(t)
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "imported")
+	plant := fmt.Sprintf("open(%q, 'a').write(__name__ + '\\n')\n", marker)
+	for _, f := range []string{"json.py", "ipykernel.py", "jupyter_server/__init__.py", "tornado/__init__.py"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte(plant), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(ws)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if _, err := ResolveEnv(ctx, EnvOptions{Python: py}); err != nil {
+		t.Errorf("resolve: %v", err)
+	}
+	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), Root: ws})
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	defer srv.Close()
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("modules of the workspace were imported: %s", b)
+	}
+}
+
+// tokenSearch is a cell that looks for the local server's token everywhere
+// a kernel could read it: its environment, the environment and command
+// line of every process it can see (its parent's among them), and the
+// files of the Jupyter folders it knows of, plus the server's state
+// directory. It prints every string shaped like the token (48 hex
+// digits), and what it could read.
+const tokenSearch = `import os, re, sys
+shaped = re.compile(rb"[0-9a-f]{48}")
+found, seen = set(), []
+def scan(name, data):
+    seen.append(name)
+    found.update(m.decode() for m in shaped.findall(data))
+scan("os.environ", "\n".join(f"{k}={v}" for k, v in os.environ.items()).encode())
+for pid in ["self", str(os.getppid())] + [p for p in os.listdir("/proc") if p.isdigit()]:
+    for what in ("environ", "cmdline"):
+        try:
+            with open(f"/proc/{pid}/{what}", "rb") as f:
+                who = {"self": "self", str(os.getppid()): "parent"}.get(pid, "other")
+                scan(f"{who} {what}", f.read())
+        except OSError:
+            pass
+roots = [os.environ.get(v) for v in ("JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR")] + [STATE]
+for root in filter(None, roots):
+    for d, _, files in os.walk(root):
+        for n in files:
+            try:
+                with open(os.path.join(d, n), "rb") as f:
+                    scan("file " + n, f.read(1 << 20))
+            except OSError:
+                pass
+print("seen:", ", ".join(sorted(set(seen))))
+print("found:", " ".join(sorted(found)))
+`
+
+// checkTokenHidden runs tokenSearch in k and fails when the server's
+// token is among what it found, or when it could not look where it must.
+func checkTokenHidden(t *testing.T, srv *Server, k *Kernel) {
+	t.Helper()
+	r := run(t, k, strings.Replace(tokenSearch, "STATE", fmt.Sprintf("%q", srv.StateDir()), 1))
+	if r.Error != nil {
+		t.Fatalf("search: %s: %s", r.Error.Name, r.Error.Message)
+	}
+	for _, where := range []string{"os.environ", "self environ", "parent environ", "file kernel.json"} {
+		if !strings.Contains(r.Text, where) {
+			t.Errorf("the search could not read %s: %s", where, r.Text)
+		}
+	}
+	if strings.Contains(r.Text, srv.Token()) {
+		t.Errorf("the kernel can read the server's token: %s", r.Text)
+	}
+	// Nor the cookie secret, which signs login cookies.
+	if strings.Contains(r.Text, "file jupyter_cookie_secret") {
+		t.Errorf("the kernel can read the server's cookie secret: %s", r.Text)
+	}
+}
+
+// TestKernelCannotReadToken: code in a kernel cannot learn the local
+// server's token, with which it could start kernels through the server's
+// REST API that have no hooks (and, in sandbox mode, no sandbox).
+func TestKernelCannotReadToken(t *testing.T) {
+	// A token of the user's own environment is not passed on either.
+	t.Setenv("JUPYTER_TOKEN", "0123456789abcdef0123456789abcdef0123456789abcdef")
+	for name, python := range map[string]func(testing.TB) string{"jupyter_server 2": newPython, "jupyter_server 1": oldPython} {
+		t.Run(name, func(t *testing.T) {
+			srv, err := StartServer(context.Background(), ServerOptions{Python: python(t), Dir: t.TempDir(), Root: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			if srv.Token() == os.Getenv("JUPYTER_TOKEN") {
+				t.Error("the server took the token of the environment")
+			}
+			k := startKernel(t, srv, KernelOptions{})
+			checkTokenHidden(t, srv, k)
+			if r := run(t, k, "import os; print(os.environ.get('JUPYTER_TOKEN', 'unset'))"); strings.TrimSpace(r.Text) != "unset" {
+				t.Errorf("JUPYTER_TOKEN in the kernel: %q", r.Text)
+			}
+		})
+	}
 }

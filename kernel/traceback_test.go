@@ -3,16 +3,15 @@ package kernel
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "recapture testdata/tracebacks from real kernels and rewrite the golden files")
+	"github.com/freeact/desktop/internal/testenv"
+)
 
 // rawErrors records the raw "error" messages a kernel sends.
 type rawErrors struct {
@@ -66,8 +65,10 @@ func captureTracebacks(t *testing.T, version, py string) {
 	}
 }
 
+// TestCleanTracebackGolden cleans tracebacks captured from real kernels;
+// -update captures them again and rewrites the golden files.
 func TestCleanTracebackGolden(t *testing.T) {
-	if *update {
+	if testenv.Update() {
 		os.MkdirAll(filepath.Join("testdata", "tracebacks"), 0o755)
 		for version, py := range pythons(t) {
 			captureTracebacks(t, version, py)
@@ -88,17 +89,7 @@ func TestCleanTracebackGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := cleanTraceback(tb)
-			golden := strings.TrimSuffix(in, ".json") + ".golden"
-			if *update {
-				os.WriteFile(golden, []byte(got), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Fatalf("cleanTraceback mismatch\n--- got\n%s\n--- want\n%s", got, want)
-			}
+			testenv.Golden(t, strings.TrimSuffix(in, ".json")+".golden", []byte(got))
 			if strings.Contains(got, "freeact_kernel") || strings.Contains(got, "\x1b") || strings.Contains(got, "skipping hidden") {
 				t.Fatalf("hook frames or ANSI left:\n%s", got)
 			}
@@ -148,7 +139,7 @@ func FuzzCallbackRequest(f *testing.F) {
 	}
 	k := &Kernel{opts: KernelOptions{Host: &testHost{}}}
 	f.Fuzz(func(t *testing.T, body string) {
-		reply := k.answer(context.Background(), context.Background(), marker+body, false)
+		reply, _ := k.answer(context.Background(), context.Background(), marker+body, false)
 		var r callbackReply
 		if err := json.Unmarshal([]byte(reply), &r); err != nil {
 			t.Fatalf("reply %q is not JSON: %v", reply, err)

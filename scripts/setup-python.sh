@@ -9,6 +9,8 @@
 #   .cache/python/wheels    wheels for an offline provisioning test
 #                           (FREEACT_TEST_WHEELS)
 #   .cache/python/bare      a venv without ipykernel (FREEACT_TEST_BARE_PYTHON)
+#   .cache/python/matplotlib  a warm matplotlib font cache (MPLCONFIGDIR of
+#                           the browser tests)
 #
 # Needs root (apt) on Debian 12 and network access to PyPI and Debian apt.
 set -euo pipefail
@@ -54,6 +56,15 @@ if ! "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server, matplotlib, 
 	"$cache/venv/bin/python" -m pip install -q --upgrade pip
 	"$cache/venv/bin/python" -m pip install -q --upgrade "${packages[@]}"
 fi
+
+# matplotlib builds a font cache on first use, which takes seconds on a
+# loaded machine: pay it here, once, rather than in the first test that
+# plots. Tests with the user's HOME use the default cache folder; the
+# browser tests, which give the app a fresh HOME, point MPLCONFIGDIR at
+# $cache/matplotlib.
+warm='import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.gcf().canvas.draw()'
+"$cache/venv/bin/python" -c "$warm"
+MPLCONFIGDIR="$cache/matplotlib" "$cache/venv/bin/python" -c "$warm"
 
 if [[ ! -x "$cache/bare/bin/python" ]]; then
 	"$base" -m venv --without-pip "$cache/bare"

@@ -7,7 +7,8 @@
 #   run    open the window on a headless machine (Xvfb)
 #   test   everything the test suites use (chromium, ImageMagick, xdotool and
 #          xprop, the sandbox's bubblewrap, socat and ripgrep, a D-Bus session
-#          with GNOME Keyring for the keyring tests, ...)
+#          with GNOME Keyring for the keyring tests, stress-ng for make
+#          test-stress, ...)
 #
 # Debian 12 and Ubuntu 24.04. As root (or with passwordless sudo) it runs apt;
 # otherwise it prints the exact apt line and stops. It also checks the Go and
@@ -20,7 +21,7 @@ for group in "$@"; do
 	case "$group" in
 	build) want+=(build-essential pkg-config libgtk-3-dev "$("$root/scripts/webkit.sh" package)") ;;
 	run) want+=(xvfb xauth) ;;
-	test) want+=(xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep dbus-daemon gnome-keyring libsecret-tools) ;;
+	test) want+=(xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep dbus-daemon gnome-keyring libsecret-tools stress-ng) ;;
 	*)
 		echo "system-deps: unknown group '$group' (use build, run or test)" >&2
 		exit 2

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/agenttest"
+	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -213,15 +214,11 @@ func TestInterruptEndsAHostRequest(t *testing.T) {
 		defer close(done)
 		res, _ = k.Execute(context.Background(), "ask", nil)
 	}()
-	<-h.asked
+	testenv.Receive(t, h.asked, time.Minute, "the host request")
 	if err := k.Interrupt(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the cell did not end after Interrupt")
-	}
+	testenv.Receive(t, done, time.Minute, "the end of the cell after Interrupt")
 	if res.Error == nil || res.Error.Name != "KeyboardInterrupt" || k.Interrupts() != 1 {
 		t.Errorf("result %+v after %d interrupts", res, k.Interrupts())
 	}
@@ -252,11 +249,11 @@ func TestDeathAndClose(t *testing.T) {
 		_, err := k.Execute(ctx, "sleep", nil)
 		done <- err
 	}()
-	<-sleeping
+	testenv.Receive(t, sleeping, time.Minute, "the sleeping cell")
 	if err := k.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "closed during the execution") {
+	if err := testenv.Receive(t, done, time.Minute, "the end of the running cell at Close"); err == nil || !strings.Contains(err.Error(), "closed during the execution") {
 		t.Errorf("running cell at close: %v", err)
 	}
 	if _, err := k.Execute(ctx, "x = 1", nil); err == nil || !k.Closed() {

@@ -2,7 +2,6 @@ package apigen_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,8 +15,6 @@ import (
 	"github.com/freeact/desktop/agent/apigen"
 	"github.com/freeact/desktop/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 type serverFile struct {
 	Server string `json:"server"`
@@ -57,22 +54,17 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := filepath.Join("testdata", "golden", name)
-			if *update {
+			if testenv.Update() { // drop the files of tools that are gone
 				if err := os.RemoveAll(dir); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				for f, content := range files {
-					if err := os.WriteFile(filepath.Join(dir, f), content, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+			}
+			for f, content := range files {
+				testenv.Golden(t, filepath.Join(dir, f), content)
 			}
 			entries, err := os.ReadDir(dir)
 			if err != nil {
-				t.Fatalf("%v (run go test -update to create the golden files)", err)
+				t.Fatal(err)
 			}
 			var names []string
 			for _, e := range entries {
@@ -84,16 +76,7 @@ func TestGolden(t *testing.T) {
 			}
 			slices.Sort(want)
 			if !slices.Equal(names, want) {
-				t.Fatalf("files %v, golden %v", want, names)
-			}
-			for f, content := range files {
-				golden, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if string(golden) != string(content) {
-					t.Errorf("%s differs from testdata/golden/%s/%s (go test -update to accept):\n%s", f, name, f, content)
-				}
+				t.Fatalf("files %v, golden %v (go test -update to accept)", want, names)
 			}
 		})
 	}

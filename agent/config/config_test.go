@@ -162,6 +162,13 @@ func TestParseOptionsErrors(t *testing.T) {
 		{"header name with a colon", `{"jupyter_headers": {"Authorization:": "x"}}`, []string{`key "jupyter_headers"`, "header names"}},
 		{"kernel_pool as string", `{"kernel_pool": "yes"}`, []string{`key "kernel_pool"`, "true or false, or null for automatic"}},
 		{"trailing data", `{} {}`, []string{"after the JSON value"}},
+		{"model price typo", `{"models": {"ollama:x": {"input": 1}}}`, []string{`key "models"`, `"input"`}},
+		{"negative price", `{"models": {"ollama:x": {"input_price": -1}}}`, []string{`key "models"`, `model "ollama:x"`, "input_price -1"}},
+		{"zero window", `{"models": {"x": {"context_window": 0}}}`, []string{`model "x"`, "context_window 0"}},
+		{"zero budget", `{"max_cost_per_session": 0}`, []string{`key "max_cost_per_session"`, "positive number of US dollars"}},
+		{"budget as text", `{"max_cost_per_session": "$5"}`, []string{`key "max_cost_per_session"`, `"$5"`}},
+		{"threshold as percent", `{"compaction_threshold": 80}`, []string{`key "compaction_threshold"`, "value 80", "between 0.1 and 1"}},
+		{"zero file limit", `{"checkpoint_max_file_bytes": 0}`, []string{`key "checkpoint_max_file_bytes"`, "positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

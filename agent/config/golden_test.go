@@ -1,37 +1,14 @@
 package config
 
 import (
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// golden compares got with testdata/golden/<name>, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	file := filepath.Join("testdata", "golden", filepath.FromSlash(name))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./agent/config -run %s -update to create it)", err, t.Name())
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file (rerun with -update if the change is intended)\n--- got\n%s\n--- want\n%s", file, got, want)
-	}
-}
 
 // TestInitGolden checks every file Init scaffolds, and the folder layout.
 func TestInitGolden(t *testing.T) {
@@ -56,13 +33,13 @@ func TestInitGolden(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		golden(t, "init/"+rel, data)
+		testenv.Golden(t, filepath.Join("testdata", "golden", "init", rel), data)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "init.tree", []byte(strings.Join(tree, "\n")+"\n"))
+	testenv.Golden(t, filepath.Join("testdata", "golden", "init.tree"), []byte(strings.Join(tree, "\n")+"\n"))
 }
 
 // TestSystemPromptGolden renders the prompt variants for a fixed workspace.
@@ -84,7 +61,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "system-"+variant+".md", []byte(got))
+		testenv.Golden(t, filepath.Join("testdata", "golden", "system-"+variant+".md"), []byte(got))
 	}
 	// Without skills and AGENTS.md the sections are left out, and without
 	// subagents the rule on subagent_task.
@@ -93,11 +70,11 @@ func TestSystemPromptGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "system-bare.md", []byte(got))
+	testenv.Golden(t, filepath.Join("testdata", "golden", "system-bare.md"), []byte(got))
 	// Code on a remote server: the prompt says where it runs.
 	got, err = c.SystemPromptAt(Place{Server: "https://hub.example.com/user/ada/", WorkingDir: "/home/ada/work"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "system-remote.md", []byte(got))
+	testenv.Golden(t, filepath.Join("testdata", "golden", "system-remote.md"), []byte(got))
 }

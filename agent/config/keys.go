@@ -280,6 +280,37 @@ var keys = []OptionKey{
 		Nullable:    true, NullLabel: "the default rules", AppOnly: true,
 		want: "the path of an srt settings file",
 		dst:  func(o *Options) any { return &o.SandboxConfig }},
+	{Name: "models", Kind: KindObject, Section: SectionModel, Group: "Custom models", Label: "Context windows and prices",
+		Description: `Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}.`,
+		AppOnly:     true,
+		want:        `an object of models, e.g. {"ollama:qwen3": {"context_window": 32768, "input_price": 0, "output_price": 0}}`,
+		dst:         func(o *Options) any { return &o.Models },
+		check: func(o *Options) *KeyError {
+			for _, name := range sortedKeys(o.Models) {
+				if err := o.Models[name].Validate(); err != nil {
+					return &KeyError{Key: "models", Path: name, Msg: fmt.Sprintf("model %q: %v", name, err)}
+				}
+			}
+			return nil
+		}},
+	{Name: "max_cost_per_session", Kind: KindNumber, Section: SectionAgent, Group: "Long sessions", Label: "Budget per session",
+		Description: "The turn pauses and asks before a model call that would take the session's cost over this.",
+		Nullable:    true, NullLabel: "no budget", AppOnly: true,
+		Number: bounds.Number{Min: bounds.V(0), MinExclusive: true, Unit: "US dollars"},
+		dst:    func(o *Options) any { return &o.MaxCostPerSession }},
+	{Name: "compaction_threshold", Kind: KindNumber, Section: SectionAgent, Group: "Long sessions", Label: "Summarise older turns at",
+		Description: "Older turns are summarised when a request would fill this share of the context window (0.1 to 1).",
+		Nullable:    true, NullLabel: "no automatic compaction", AppOnly: true,
+		Number: bounds.Number{Min: bounds.V(0.1), Max: bounds.V(1), Unit: "share of the context window"},
+		want:   "a share of the context window between 0.1 and 1 (e.g. 0.8)",
+		dst:    func(o *Options) any { return &o.CompactionThreshold }},
+	{Name: "checkpoints", Kind: KindBool, Section: SectionAgent, Group: "Long sessions", Label: "Checkpoints",
+		Description: "Record the workspace's files before each change, so changes can be reviewed and reverted.", AppOnly: true,
+		dst: func(o *Options) any { return &o.Checkpoints }},
+	{Name: "checkpoint_max_file_bytes", Kind: KindInteger, Section: SectionAgent, Group: "Long sessions", Label: "Largest file in a checkpoint",
+		Description: "Files larger than this are left out of checkpoints.", AppOnly: true,
+		Number: bounds.Number{Min: bounds.V(0), MinExclusive: true, Integer: true, Unit: "bytes"},
+		dst:    func(o *Options) any { return &o.CheckpointMaxFileBytes }},
 }
 
 // OptionKeys returns the keys of agent.json in the order the file and the

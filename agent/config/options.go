@@ -84,6 +84,23 @@ type Options struct {
 	// sandbox restrictions (relative to the workspace unless absolute);
 	// nil means the defaults.
 	SandboxConfig *string `json:"sandbox_config"`
+
+	// Long sessions (keyinfo.go describes each for settings forms).
+
+	// Models adds or adjusts context windows and prices, by model string
+	// or name, for custom and local models.
+	Models map[string]model.Override `json:"models"`
+	// MaxCostPerSession in US dollars pauses a turn before the model call
+	// that would go over it and asks; nil means no budget.
+	MaxCostPerSession *float64 `json:"max_cost_per_session"`
+	// CompactionThreshold is the share of the context window at which
+	// older turns are summarised; nil turns automatic compaction off.
+	CompactionThreshold *float64 `json:"compaction_threshold"`
+	// Checkpoints records the workspace's files before each code action
+	// and file change, so they can be reviewed and reverted.
+	Checkpoints bool `json:"checkpoints"`
+	// CheckpointMaxFileBytes: larger files are left out of checkpoints.
+	CheckpointMaxFileBytes int64 `json:"checkpoint_max_file_bytes"`
 }
 
 // Server is an MCP server of mcp_servers or ptc_servers: a local process
@@ -179,6 +196,7 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 // Defaults returns the options of a new workspace.
 func Defaults() Options {
 	timeout := 300.0
+	threshold := DefaultCompactionThreshold
 	return Options{
 		Model:                    DefaultModel,
 		ModelSettings:            model.DefaultSettings(),
@@ -194,8 +212,18 @@ func Defaults() Options {
 		PTCServers:               map[string]Server{},
 		JupyterHeaders:           map[string]string{},
 		JupyterReconnectTimeout:  60,
+		Models:                   map[string]model.Override{},
+		CompactionThreshold:      &threshold,
+		Checkpoints:              true,
+		CheckpointMaxFileBytes:   DefaultCheckpointMaxFileBytes,
 	}
 }
+
+// Defaults of the long-session keys.
+const (
+	DefaultCompactionThreshold    = 0.8
+	DefaultCheckpointMaxFileBytes = 10 << 20
+)
 
 // Marshal returns o as agent.json content, keys in a fixed order.
 func (o Options) Marshal() ([]byte, error) {

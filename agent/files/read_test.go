@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func numbered(n int) []byte {
@@ -67,7 +69,7 @@ func TestReadText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "read/"+tt.name+".golden", got)
+			testenv.Golden(t, filepath.Join("testdata", "read", tt.name+".golden"), []byte(got))
 		})
 	}
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func TestToolDeclarations(t *testing.T) {
@@ -55,16 +57,16 @@ func TestToolDeclarations(t *testing.T) {
 	if IsTool("ipybox_reset") {
 		t.Error("IsTool accepts a tool of another package")
 	}
-	golden(t, "tools.json", mustJSON(t, tools))
+	testenv.Golden(t, filepath.Join("testdata", "tools.json"), mustJSON(t, tools))
 }
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b) + "\n"
+	return append(b, '\n')
 }
 
 func TestParseArgs(t *testing.T) {

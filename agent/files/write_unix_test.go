@@ -5,7 +5,9 @@ package files
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,25 +61,28 @@ func TestWriteKeepsMode(t *testing.T) {
 
 // A write that fails half-way (here: the kernel refuses to grow a file past
 // RLIMIT_FSIZE) leaves the original file as it was and no temporary file.
+// The limit holds for a whole process, and would fail any other write of
+// the test binary meanwhile (go test's own log of the files a test opens
+// among them): the writes run in a child process of their own.
 func TestWriteFailureKeepsOriginal(t *testing.T) {
+	if root := os.Getenv(fsizeChild); root != "" {
+		writeBeyondLimit(t, root)
+		return
+	}
 	w := newWorkspace(t)
 	path := put(t, w, "keep.txt", []byte("original\n"))
 	put(t, w, "edit.txt", []byte("small\n"))
 
-	var old syscall.Rlimit
-	must(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old))
-	limit := syscall.Rlimit{Cur: 64 << 10, Max: old.Max}
-	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit))
-	defer syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
-
-	big := strings.Repeat("x", 1<<20)
-	_, errWrite := w.Write(context.Background(), WriteArgs{Path: "keep.txt", Content: big}, false)
-	_, errEdit := w.Edit(context.Background(), EditArgs{Path: "edit.txt", OldText: "small", NewText: big}, false)
-	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old))
-
-	for name, err := range map[string]error{"write": errWrite, "edit": errEdit} {
-		if err == nil || !strings.Contains(err.Error(), "file too large") {
-			t.Errorf("%s: error = %v, want the kernel's 'file too large'", name, err)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFailureKeepsOriginal$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), fsizeChild+"="+w.Root())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	for _, name := range []string{"write", "edit"} {
+		m := regexp.MustCompile(`(?m)^\s*write_unix_test.go:\d+: ` + name + `: (.*)$`).FindSubmatch(out)
+		if m == nil || !strings.Contains(string(m[1]), "file too large") {
+			t.Errorf("%s: the child reports %q, want the kernel's 'file too large'\n%s", name, m, out)
 		}
 	}
 	if got, _ := os.ReadFile(path); string(got) != "original\n" {
@@ -89,4 +94,24 @@ func TestWriteFailureKeepsOriginal(t *testing.T) {
 	if tmp := tempFiles(t, w.Root()); len(tmp) > 0 {
 		t.Errorf("temporary files left behind: %v", tmp)
 	}
+}
+
+// fsizeChild names the workspace TestWriteFailureKeepsOriginal's child
+// process writes in.
+const fsizeChild = "FREEACT_TEST_FSIZE_CHILD"
+
+// writeBeyondLimit lowers RLIMIT_FSIZE for this (child) process and makes
+// a write and an edit grow files past it, logging their errors.
+func writeBeyondLimit(t *testing.T, root string) {
+	w, err := NewWorkspace(root)
+	must(t, err)
+	var old syscall.Rlimit
+	must(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old))
+	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 64 << 10, Max: old.Max}))
+	big := strings.Repeat("x", 1<<20)
+	_, errWrite := w.Write(context.Background(), WriteArgs{Path: "keep.txt", Content: big}, false)
+	_, errEdit := w.Edit(context.Background(), EditArgs{Path: "edit.txt", OldText: "small", NewText: big}, false)
+	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old))
+	t.Logf("write: %v", errWrite)
+	t.Logf("edit: %v", errEdit)
 }

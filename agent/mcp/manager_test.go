@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -175,14 +178,28 @@ func pidOf(t *testing.T, m *mcp.Manager) int {
 	return pid
 }
 
-func gone(pid int) bool {
-	for range 100 {
-		if syscall.Kill(pid, 0) != nil {
-			return true
+// waitGone waits for a server process to end.
+func waitGone(t *testing.T, what string, pid int) {
+	t.Helper()
+	testenv.Eventually(t, time.Minute, func() error {
+		if syscall.Kill(pid, 0) == nil {
+			return fmt.Errorf("%s (pid %d) still exists", what, pid)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+}
+
+// startedFile returns a path for the hang tool's "started" argument and a
+// wait for the file: the call has reached the server.
+func startedFile(t *testing.T) (string, func()) {
+	p := filepath.Join(t.TempDir(), "started")
+	return p, func() {
+		t.Helper()
+		testenv.Eventually(t, time.Minute, func() error {
+			_, err := os.Stat(p)
+			return err
+		})
 	}
-	return false
 }
 
 // A server that dies during a call gives an error result; the next call
@@ -209,9 +226,7 @@ func TestCrashRestarts(t *testing.T) {
 	if second == first {
 		t.Fatal("the server was not restarted")
 	}
-	if !gone(first) {
-		t.Errorf("crashed server %d still exists", first)
-	}
+	waitGone(t, "crashed server", first)
 	mu.Lock()
 	if connects != 2 {
 		t.Errorf("OnConnect called %d times, want 2", connects)
@@ -223,34 +238,41 @@ func TestCrashRestarts(t *testing.T) {
 }
 
 // A hung call ends at the call timeout or when its context is cancelled, and
-// the next call works.
+// the next call works. The servers are connected first: the call timeout
+// does not cover connecting, and a cancel must reach a call in the server.
 func TestHungCall(t *testing.T) {
 	for _, tr := range transports(t) {
 		t.Run(tr.name, func(t *testing.T) {
 			m, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{CallTimeout: 300 * time.Millisecond})
 			ctx := context.Background()
+			if err := m.Connect(ctx); err != nil {
+				t.Fatal(err)
+			}
 			start := time.Now()
 			_, err := m.Call(ctx, "test", "hang", nil)
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `MCP server "test"`) {
 				t.Fatalf("timeout: %v", err)
 			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("timeout took %s", d)
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("a 300 ms call timeout took %s", d)
 			}
 			m2, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{})
-			// Connected first, so the cancel below meets the hung call, not
-			// a slow start (a loaded machine, -race).
-			if _, err := m2.ServerTools(ctx, "test"); err != nil {
+			if err := m2.Connect(ctx); err != nil {
 				t.Fatal(err)
 			}
+			started, waitStarted := startedFile(t)
 			cctx, cancel := context.WithCancel(ctx)
-			time.AfterFunc(100*time.Millisecond, cancel)
-			start = time.Now()
-			if _, err := m2.Call(cctx, "test", "hang", nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := m2.Call(cctx, "test", "hang", json.RawMessage(fmt.Sprintf(`{"started": %q}`, started)))
+				errc <- err
+			}()
+			waitStarted()
+			cancel()
+			// Without the cancel the call hangs: the wait is a safety net.
+			if err := testenv.Receive(t, errc, time.Minute, "the end of the cancelled call"); err == nil || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("cancel: %v", err)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("cancel took %s", d)
 			}
 			for _, mm := range []*mcp.Manager{m, m2} {
 				if res, err := mm.Call(ctx, "test", "echo", json.RawMessage(`{"text":"again"}`)); err != nil || res.Text != "echo: again" {
@@ -287,12 +309,10 @@ func TestStderrAndClose(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Close took %s", d)
 	}
-	if !gone(pid) {
-		t.Fatalf("server process %d outlived Close", pid)
-	}
+	waitGone(t, "server process after Close", pid)
 	if !strings.Contains(logs.String(), "a line for the log") || !strings.Contains(logs.String(), "mcp_server=test") {
 		t.Errorf("stderr line not logged with the server name:\n%s", logs)
 	}

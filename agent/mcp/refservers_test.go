@@ -57,18 +57,13 @@ func everythingHTTP(t *testing.T, js string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = httpSrv.Process.Kill(); _ = httpSrv.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testenv.Eventually(t, time.Minute, func() error { // the server is starting
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			break
+		if err != nil {
+			return fmt.Errorf("server-everything does not listen on %d: %v", port, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %d", port)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return c.Close()
+	})
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }
 
@@ -158,13 +153,12 @@ func TestReferenceServerFilesystem(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesWith(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived Close: %v", processesWith(marker))
+	testenv.Eventually(t, time.Minute, func() error {
+		if p := processesWith(marker); len(p) > 0 {
+			return fmt.Errorf("processes outlived Close: %v", p)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // The Python API generated from the reference servers' real schemas imports

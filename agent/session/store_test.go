@@ -459,3 +459,93 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestRollback: Rollback takes an agent's file back to a Mark, whatever
+// was appended since, and removes a file that did not exist at the mark;
+// the session list counts what is left. A partial line a crash left is
+// repaired before the mark, so rolling back never brings it back.
+func TestRollback(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir, "s1")
+	newFile, err := s.Mark(MainAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.File(MainAgent)); err == nil {
+		t.Fatal("Mark created the file")
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Append(MainAgent, msg{"user", "a"}, msg{"model", "b"}))
+	mustRollback(t, s, newFile)
+	if _, err := os.Stat(s.File(MainAgent)); err == nil {
+		t.Error("a file that did not exist at the mark is still there")
+	}
+	if infos, _ := List(dir, userTitle); len(infos) != 0 {
+		t.Errorf("listed after rolling back to nothing: %+v", infos)
+	}
+
+	must(s.Append(MainAgent, msg{"user", "a"}, msg{"model", "b"}))
+	kept, _ := os.ReadFile(s.File(MainAgent))
+	m, err := s.Mark(MainAgent)
+	must(err)
+	must(s.Append(MainAgent, msg{"user", "c"}))
+	must(s.Append(MainAgent, msg{"model", "d"}))
+	// Compactions of the messages taken out go with them; one of older
+	// messages, though made after the mark, stays.
+	must(s.AppendCompaction(MainAgent, Compaction{Upto: 1, Summary: "a"}))
+	must(s.AppendCompaction(MainAgent, Compaction{Upto: 3, Summary: "a to c", Usage: json.RawMessage(`[{"input_tokens":7}]`)}))
+	dropped, err := s.Rollback(MainAgent, m)
+	must(err)
+	if len(dropped) != 1 || dropped[0].Summary != "a to c" || string(dropped[0].Usage) != `[{"input_tokens":7}]` {
+		t.Errorf("dropped compactions %+v", dropped)
+	}
+	if cs, err := s.Compactions(MainAgent); err != nil || len(cs) != 1 || cs[0].Summary != "a" {
+		t.Errorf("compactions kept %+v %v", cs, err)
+	}
+	must(s.AppendSpent(Spent{Agent: MainAgent, Model: "m", Usage: dropped[0].Usage}))
+	if sp, err := s.Spent(); err != nil || len(sp) != 1 || sp[0].Model != "m" || sp[0].V != Version || sp[0].Meta.TS == "" {
+		t.Errorf("spent %+v %v", sp, err)
+	}
+	if agents, _ := s.Agents(); len(agents) != 1 {
+		t.Errorf("agents %v", agents)
+	}
+	if now, _ := os.ReadFile(s.File(MainAgent)); string(now) != string(kept) {
+		t.Errorf("file after rollback:\n%s\nwant\n%s", now, kept)
+	}
+	if infos, err := List(dir, userTitle); err != nil || len(infos) != 1 || infos[0].Messages != 2 {
+		t.Errorf("list after rollback: %+v %v", infos, err)
+	}
+	must(s.Append(MainAgent, msg{"user", "e"}))
+	if got, err := s.Load(MainAgent); err != nil || len(got) != 3 || got[2].Text != "e" {
+		t.Errorf("after rollback and append: %+v %v", got, err)
+	}
+	must(s.Close())
+
+	// A crash left half a line: the mark comes after its repair.
+	f, _ := os.OpenFile(s.File(MainAgent), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":1,"message":{"role":"us`)
+	f.Close()
+	s2 := openStore(t, dir, "s1")
+	m, err = s2.Mark(MainAgent)
+	must(err)
+	must(s2.Append(MainAgent, msg{"user", "f"}))
+	mustRollback(t, s2, m)
+	if got, err := s2.Load(MainAgent); err != nil || len(got) != 3 {
+		t.Errorf("after a repaired crash and a rollback: %+v %v", got, err)
+	}
+	if now, _ := os.ReadFile(s2.File(MainAgent)); strings.Contains(string(now), `"us`+"\n") || !strings.HasSuffix(string(now), "\n") {
+		t.Errorf("file: %q", now)
+	}
+}
+
+func mustRollback(t *testing.T, s *Store[msg], m Mark) {
+	t.Helper()
+	if _, err := s.Rollback(MainAgent, m); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package toolsearch_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/toolsearch"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func write(t testing.TB, dir, rel, content string) {
@@ -179,22 +181,21 @@ func TestWatchAndReopen(t *testing.T) {
 	}
 	eventually := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 5 s", what)
+		testenv.Eventually(t, time.Minute, func() error {
+			if !cond() {
+				return errors.New(what)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	start := time.Now()
 	write(t, dir, "gentools/text/translate_markdown/api.py", `"""Translate a markdown document."""`)
-	eventually("new tool found", func() bool { return found("translate markdown", "gentools/text/translate_markdown") })
+	eventually("the new tool is not found", func() bool { return found("translate markdown", "gentools/text/translate_markdown") })
 	t.Logf("a saved tool was found after %s", time.Since(start).Round(time.Millisecond))
 	if err := os.Remove(filepath.Join(dir, "mcptools/weather/forecast.py")); err != nil {
 		t.Fatal(err)
 	}
-	eventually("removed tool gone", func() bool { return !found("weather forecast", "mcptools/weather/forecast") })
+	eventually("the removed tool is still found", func() bool { return !found("weather forecast", "mcptools/weather/forecast") })
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ const scenario = {
     { reply: [{ text: 'Touched two files.' }] },
     { reply: call("name = input('Name? ')\nprint('hello', name)") },
     { reply: [{ text: 'Greeted you.' }] },
-    { reply: call('import time\ntime.sleep(60)') },
+    { reply: call("import time\nprint('sleeping', flush=True)\ntime.sleep(600)") },
     { reply: call('for i in range(100000):\n    print(i)') },
     { reply: [{ text: 'Printed them.' }] },
     { reply: call("for i in range(100000):\n    print(f'{i:08d} ' + 'x' * 91)") },
@@ -82,6 +82,25 @@ async function stopFrames(page: Page): Promise<{ max: number; n: number }> {
     w.__frames.on = false;
     return { max: w.__frames.max, n: w.__frames.n };
   });
+}
+
+/** The longest frame while the page does nothing, over ms milliseconds:
+ * what the machine's load alone costs a frame now. */
+async function idleFrames(page: Page, ms: number): Promise<{ max: number; n: number }> {
+  await startFrames(page);
+  await new Promise((r) => setTimeout(r, ms)); // a sampling period, not a wait for an event
+  return stopFrames(page);
+}
+
+/** Printing must not make frames longer than 100 ms, or than half again the
+ * longest frame of the idle page when the machine's load makes those longer
+ * (a loaded machine delays frames whatever the page does). */
+async function expectResponsive(page: Page, what: string, printing: { max: number; n: number }) {
+  const idle = await idleFrames(page, 2000);
+  const line = `${what}: ${printing.max.toFixed(1)} ms (${printing.n} frames); idle afterwards ${idle.max.toFixed(1)} ms`;
+  console.log(`longest frame while printing ${line}`);
+  appendFileSync(join(screenshotDir, 'longest-frame.txt'), `${line}\n`);
+  expect(printing.max).toBeLessThan(Math.max(100, 1.5 * idle.max));
 }
 
 describe('the desktop client against a real kernel and a fake model', () => {
@@ -194,18 +213,18 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByText('Greeted you.').waitFor();
   });
 
-  it('stops a running time.sleep(60) with the Stop button', async () => {
+  it('stops a running time.sleep(600) with the Stop button', async () => {
     const { page } = app;
-    await send(page, 'Sleep a minute');
-    await approvalFor(page, 'time.sleep(60)');
+    await send(page, 'Sleep ten minutes');
+    await approvalFor(page, 'time.sleep(600)');
     await page.keyboard.press('Enter');
     await expect.poll(() => lastTool(page).getByTestId('tool-status').textContent()).toBe('running');
-    await page.waitForTimeout(1000);
+    // The cell prints this once it is in Python: Stop then interrupts it.
+    await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('sleeping');
     await app.screenshot('running-cell');
-    const started = Date.now();
     await page.getByRole('button', { name: 'Stop' }).click();
-    await page.getByText('Cancelled (tool execution)').waitFor({ timeout: 15_000 });
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // The sleep outlasts this wait: only the interrupt can end the cell in time.
+    await page.getByText('Cancelled (tool execution)').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Send' }).waitFor();
     expect(await lastTool(page).getByTestId('tool-status').textContent()).toBe('interrupted');
     await app.screenshot('cancelled');
@@ -220,13 +239,9 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByText('Printed them.').waitFor({ timeout: 60_000 });
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('99999');
     const frames = await stopFrames(page);
-    console.log(`longest frame while printing 100,000 lines: ${frames.max.toFixed(1)} ms over ${frames.n} frames`);
-    writeFileSync(
-      join(screenshotDir, 'longest-frame.txt'),
-      `100,000 lines: ${frames.max.toFixed(1)} ms (${frames.n} frames)\n`,
-    );
     await app.screenshot('large-output');
-    expect(frames.max).toBeLessThan(100);
+    writeFileSync(join(screenshotDir, 'longest-frame.txt'), '');
+    await expectResponsive(page, '100,000 lines', frames);
     // It followed the output to the bottom; scrolling up stops following.
     const conv = page.getByTestId('conversation');
     const gap = () => conv.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
@@ -245,10 +260,8 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByText('Printed ten megabytes.').waitFor({ timeout: 120_000 });
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('00099999 x');
     const frames = await stopFrames(page);
-    console.log(`longest frame while printing 10 MB: ${frames.max.toFixed(1)} ms over ${frames.n} frames`);
-    appendFileSync(join(screenshotDir, 'longest-frame.txt'), `10 MB: ${frames.max.toFixed(1)} ms (${frames.n} frames)\n`);
     await app.screenshot('large-output-10mb');
-    expect(frames.max).toBeLessThan(100);
+    await expectResponsive(page, '10 MB', frames);
   }, 150_000);
 
   it('attaches an image by a file drop and another by @path', async () => {

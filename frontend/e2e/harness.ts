@@ -108,7 +108,7 @@ export async function startFakeModel(scenario: string): Promise<FakeModel> {
   let err = '';
   child.stderr?.on('data', (d) => (err += d));
   const url = await new Promise<string>((ok, fail) => {
-    const t = setTimeout(() => fail(new Error(`fakemodel did not start:\n${err}`)), 10_000);
+    const t = setTimeout(() => fail(new Error(`fakemodel did not start within 30 s:\n${err}`)), 30_000);
     child.stdout?.on('data', (d) => {
       out += d;
       const line = out.split('\n')[0];
@@ -164,6 +164,10 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
       XDG_CACHE_HOME: join(home, '.cache'),
       XDG_STATE_HOME: join(home, '.local', 'state'),
       DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(home, 'no-session-bus')}`,
+      // matplotlib's font cache, built once by scripts/setup-python.sh; with
+      // the fresh HOME the first plotting cell would build it, under load
+      // for seconds.
+      MPLCONFIGDIR: join(repoRoot, '.cache', 'python', 'matplotlib'),
       ...opts.env,
     },
   });
@@ -197,7 +201,7 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(url);
     await page.waitForFunction(() => (window as unknown as { go?: object }).go !== undefined, null, {
-      timeout: 15_000,
+      timeout: 30_000,
     });
     mkdirSync(screenshotDir, { recursive: true });
     const b = browser;

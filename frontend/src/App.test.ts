@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { render, screen } from '@testing-library/svelte';
+import { render, screen, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
 import type { Backend, KernelStatus, WorkspaceInfo } from './lib/backend';
@@ -71,6 +71,12 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     sandbox: vi.fn(async () => ({ enabled: false, content: '{}', custom: false, path: '', defaults: '{}' })),
     saveSandbox: vi.fn(async () => []),
     exportConversation: vi.fn(async () => ''),
+    compactNow: vi.fn(async () => {}),
+    continueBudget: vi.fn(async () => {}),
+    checkpointDiff: vi.fn(async () => []),
+    planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [] })),
+    revert: vi.fn(async () => {}),
+    forkSession: vi.fn(async () => ({ sessionId: 'fork-1', prompt: '' })),
     onEvents: (cb) => {
       emit = cb;
       return () => {};
@@ -295,5 +301,116 @@ describe('App MCP failures', () => {
     await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     await userEvent.click(screen.getByRole('button', { name: 'Dismiss the failure of files' }));
     expect(screen.queryByTestId('mcp-failure-files')).not.toBeInTheDocument();
+  });
+});
+
+describe('App long sessions', () => {
+  const turnWithChanges: AgentEvent[] = [
+    { type: 'TurnStarted', agent_id: 'main' },
+    { type: 'UserMessage', agent_id: 'main', text: 'change files', turn: 1 },
+    {
+      type: 'ToolCall',
+      agent_id: 'main',
+      correlation_id: 'w1',
+      tool_name: 'filesystem_write_text_file',
+      args: { path: 'notes.txt', content: 'new' },
+    },
+    {
+      type: 'FilesChanged',
+      agent_id: 'main',
+      correlation_id: 'w1',
+      checkpoint: 'k1',
+      turn_id: 't1',
+      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1 }],
+    },
+    { type: 'ToolOutput', agent_id: 'main', correlation_id: 'w1', tool_name: 'filesystem_write_text_file', content: 'ok' },
+    { type: 'Response', agent_id: 'main', text: 'Done.' },
+    { type: 'TurnEnded', agent_id: 'main' },
+  ];
+
+  it('reviews and reverts a turn, and shows the revert with its undo', async () => {
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      checkpointDiff: vi.fn(async () => [
+        { path: 'notes.txt', status: 'modified', added: 1, removed: 1, diff: '--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old\n+new\n' },
+      ]),
+      planRevert: vi.fn(async () => ({
+        restore: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1 }],
+        conflicts: null,
+        unrestorable: null,
+      })),
+    });
+    render(App, { backend });
+    await screen.findByLabelText('Message to the agent');
+    emit(turnWithChanges);
+    const turn = await screen.findByTestId('turn-changes');
+    await userEvent.click(within(turn).getByRole('button', { name: 'Review changes' }));
+    expect(backend.checkpointDiff).toHaveBeenCalledWith('t1');
+    const dialog = await screen.findByTestId('diff-dialog');
+    expect(await within(dialog).findByText('+new')).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Revert this turn' }));
+    const confirm = await screen.findByTestId('revert-dialog');
+    await userEvent.click(await within(confirm).findByRole('button', { name: 'Revert 1 file' }));
+    expect(backend.planRevert).toHaveBeenCalledWith('t1');
+    expect(backend.revert).toHaveBeenCalledWith('t1', false);
+    await vi.waitFor(() => expect(screen.queryByTestId('revert-dialog')).toBeNull());
+    emit([
+      {
+        type: 'Reverted',
+        agent_id: 'main',
+        checkpoint: 'r1',
+        reverts: ['k1'],
+        label: 'Revert turn 1: change files',
+        files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1 }],
+      },
+    ]);
+    const rev = await screen.findByTestId('revert-item');
+    expect(rev).toHaveTextContent('Reverted: 1 file · Revert turn 1: change files');
+    expect(within(screen.getByTestId('turn-changes')).getByTestId('reverted-badge')).toBeInTheDocument();
+    await userEvent.click(within(rev).getByRole('button', { name: 'Undo' }));
+    expect(await screen.findByRole('heading', { name: 'Undo this revert?' })).toBeInTheDocument();
+  });
+
+  it('forks at a prompt and puts the prompt in the box', async () => {
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      forkSession: vi.fn(async () => ({ sessionId: 'f1', prompt: 'change files' })),
+    });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    emit(turnWithChanges);
+    await userEvent.click(await screen.findByRole('button', { name: 'Fork' }));
+    expect(backend.forkSession).toHaveBeenCalledWith(1, '');
+    await vi.waitFor(() => expect(box.value).toBe('change files'));
+    expect(await screen.findByText(/Forked a new session before prompt 1/)).toBeInTheDocument();
+  });
+
+  it('shows the meter, compacts on request and answers the budget', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByLabelText('Message to the agent');
+    emit([
+      ...turnWithChanges,
+      {
+        type: 'SessionUsage',
+        agent_id: 'main',
+        cost: 0.5,
+        unpriced_calls: 0,
+        budget: 1,
+        context_tokens: 500,
+        context_window: 1000,
+        compact_at: 800,
+      },
+    ]);
+    await userEvent.click(await screen.findByTestId('context-meter'));
+    await userEvent.click(screen.getByRole('button', { name: 'Compact now' }));
+    expect(backend.compactNow).toHaveBeenCalledOnce();
+    emit([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'BudgetRequest', agent_id: 'main', request_id: 'b1', spent: 1.02, budget: 1, estimate: 0.1 },
+    ]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Continue (budget $2.00)' }));
+    expect(backend.continueBudget).toHaveBeenCalledWith('b1', true);
+    expect(screen.queryByTestId('budget-bar')).toBeNull();
   });
 });

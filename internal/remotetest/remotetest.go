@@ -238,26 +238,24 @@ func (s *Server) start(py string) {
 	go func() { _ = cmd.Wait(); close(exited) }()
 	// Ready when the kernelspecs answer to the token.
 	client := s.Client()
-	for deadline := time.Now().Add(90 * time.Second); ; {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+"api/kernelspecs", nil)
-		req.Header.Set("Authorization", "token "+s.Token)
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
+	testenv.Eventually(t, 2*time.Minute, func() error {
 		select {
 		case <-exited:
 			t.Fatalf("%s exited during startup:\n%s", s.Kind, s.Log())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after 90 s (%v):\n%s", s.Kind, err, s.Log())
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"api/kernelspecs", nil)
+		req.Header.Set("Authorization", "token "+s.Token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("%s not ready (%v):\n%s", s.Kind, err, s.Log())
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s not ready (%s):\n%s", s.Kind, resp.Status, s.Log())
+		}
+		return nil
+	})
 }
 
 // Client is an HTTP client that trusts the server's CA.
@@ -269,7 +267,8 @@ func (s *Server) Client() *http.Client {
 		pool.AppendCertsFromPEM(pem)
 		tr.TLSClientConfig.RootCAs = pool
 	}
-	return &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	// A safety net, not a measurement: a loaded machine answers slowly.
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
 // Log is the server's output so far.
@@ -312,16 +311,16 @@ func (s *Server) Stop() {
 // killRest kills the processes whose command line mentions the server's
 // folder (its kernels: their connection files are in it), by pid.
 func (s *Server) killRest() {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	testenv.Eventually(s.t, time.Minute, func() error {
 		pids := s.Processes()
-		if len(pids) == 0 {
-			return
-		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		if len(pids) > 0 {
+			return fmt.Errorf("%s processes still running after SIGKILL: %v", s.Kind, pids)
+		}
+		return nil
+	})
 }
 
 // Processes lists the pids of the server and its kernels.

@@ -1,9 +1,12 @@
-// Package testenv finds the outside programs that tests run for real: the
-// Python with ipykernel that scripts/setup-python.sh prepares, srt from
-// scripts/srt and the MCP reference servers from scripts/mcp-servers (make
-// test installs them all). A missing one skips the test, or fails it when
-// CI=true, so CI can never pass by skipping. It also reads the tables of
-// the repository's docs for tests that keep the docs true to the code.
+// Package testenv is what the test packages share. It finds the outside
+// programs that tests run for real: the Python with ipykernel that
+// scripts/setup-python.sh prepares, srt from scripts/srt and the MCP
+// reference servers from scripts/mcp-servers (make test installs them all).
+// A missing one skips the test, or fails it when CI=true, so CI can never
+// pass by skipping. It also reads the tables of the repository's docs for
+// tests that keep the docs true to the code, holds the waits with a safety
+// net (Eventually for polled states, Receive for channels) and the
+// golden-file check with its -update flag (Golden).
 //
 // The tests that need one of them are the integration tier. `go test
 // -short` is the fast tier: it skips them all, whether the programs are

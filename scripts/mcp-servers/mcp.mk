@@ -13,7 +13,7 @@ $(PY_MCP_STAMP): scripts/mcp-servers/python-servers.sh
 	scripts/mcp-servers/python-servers.sh
 	@touch $@
 
-test test-go: $(MCP_SERVERS_STAMP) $(PY_MCP_STAMP)
+test test-go test-stress: $(MCP_SERVERS_STAMP) $(PY_MCP_STAMP)
 
 .PHONY: test-mcp-load
 test-mcp-load: $(MCP_SERVERS_STAMP) $(PY_MCP_STAMP) ## 20 MCP connects a server with CPU hogs beside them (slow)

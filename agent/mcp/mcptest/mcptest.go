@@ -5,7 +5,8 @@
 //
 // Its tools: echo (text), add (structured result with an output schema),
 // fail (an error result), crash (the stdio process exits), hang (blocks until
-// cancelled), pid (the serving process id), log (a line to stderr),
+// cancelled; with "started" it first creates that file, so a test knows the
+// call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools) and search_web (nested parameters). The HTTP endpoint
 // refuses requests without the header HTTP configures.
@@ -44,6 +45,17 @@ func Main() {
 	os.Exit(0)
 }
 
+// ConnectTimeout is the connect_timeout, in seconds, of the configurations
+// Stdio and HTTP return. These servers are never the one a test expects to
+// fail, and the test binary (built with -race) can take longer than the
+// default 10 s to start on a loaded machine.
+const ConnectTimeout = 60.0
+
+func connectTimeout() *float64 {
+	v := ConnectTimeout
+	return &v
+}
+
 // Stdio returns the configuration of a stdio server running the test binary
 // (whose TestMain calls Main).
 func Stdio(t testing.TB) config.Server {
@@ -52,7 +64,7 @@ func Stdio(t testing.TB) config.Server {
 	if err != nil {
 		t.Fatalf("find the test binary: %v", err)
 	}
-	return config.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{EnvVar: "stdio"}}
+	return config.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{EnvVar: "stdio"}, ConnectTimeout: connectTimeout()}
 }
 
 // HTTP starts the test tools on a streamable HTTP endpoint for the test's
@@ -68,7 +80,7 @@ func HTTP(t testing.TB) config.Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}}
+	return config.Server{URL: srv.URL + "/mcp", Headers: map[string]string{"X-Test": "1"}, ConnectTimeout: connectTimeout()}
 }
 
 func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(s) }
@@ -104,8 +116,13 @@ func New() *server.MCPServer {
 			}
 			return mcp.NewToolResultError("crash only works over stdio"), nil
 		})
-	add("hang", "Never answers.", `{"type":"object","properties":{}}`, "",
-		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	add("hang", "Never answers.", `{"type":"object","properties":{"started":{"type":"string","description":"A file to create first."}}}`, "",
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if p := r.GetString("started", ""); p != "" {
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					return nil, err
+				}
+			}
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})

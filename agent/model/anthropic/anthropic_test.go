@@ -169,7 +169,9 @@ func TestBadRequestNotRetried(t *testing.T) {
 
 func TestCancelMidStream(t *testing.T) {
 	srv := modeltest.NewAnthropic(t, modeltest.LoadScenario(t, "testdata/hang.yaml"))
-	ctx, cancel := context.WithCancel(t.Context())
+	// A minute's safety net: a cancel that does not work ends in
+	// DeadlineExceeded instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	var err error
 	for c, e := range newModel(t, srv, model.Settings{}).Stream(ctx, &model.Request{Messages: []model.Message{model.UserText("hi")}}) {
@@ -182,7 +184,7 @@ func TestCancelMidStream(t *testing.T) {
 		}
 	}
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if p, ok := model.PartialMessage(err); !ok || p.Text() != "Half an" || p.Thoughts() != "Hmm" {
 		t.Errorf("partial %+v", p)

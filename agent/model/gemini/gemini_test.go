@@ -241,11 +241,12 @@ func TestConnectionDroppedBeforeOutputIsRetried(t *testing.T) {
 
 func TestCancelMidStream(t *testing.T) {
 	srv := modeltest.NewGemini(t, modeltest.LoadScenario(t, "testdata/hang.yaml"))
-	ctx, cancel := context.WithCancel(t.Context())
+	// A minute's safety net: a cancel that does not work ends in
+	// DeadlineExceeded instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	var err error
 	var text string
-	start := time.Now()
 	for c, e := range newModel(t, srv).Stream(ctx, &model.Request{Messages: []model.Message{model.UserText("hi")}}) {
 		if e != nil {
 			err = e
@@ -258,9 +259,6 @@ func TestCancelMidStream(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("cancel took %v", time.Since(start))
 	}
 	partial, ok := model.PartialMessage(err)
 	if !ok || partial.Text() != "Part of an answer" || partial.Thoughts() != "Thinking slowly" {
@@ -314,7 +312,7 @@ func TestCancelStopsRetrying(t *testing.T) {
 	if !errors.Is(last, context.Canceled) {
 		t.Fatalf("err = %v", last)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // the backoff is a minute
 		t.Errorf("cancel during backoff took %v", d)
 	}
 	if n := len(srv.Requests()); n != 1 {
@@ -435,7 +433,10 @@ func TestStalledStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := model.New(b, model.RetryPolicy{BaseDelay: time.Millisecond, IdleTimeout: 100 * time.Millisecond})
+	// The idle timeout is what is tested, so it cannot be a generous
+	// safety net; 1 s leaves a loaded machine time for the fake server's
+	// first chunk.
+	m := model.New(b, model.RetryPolicy{BaseDelay: time.Millisecond, IdleTimeout: time.Second})
 	req := &model.Request{Messages: []model.Message{model.UserText("hi")}}
 
 	chunks, err := collect(t.Context(), m, req)
@@ -450,7 +451,7 @@ func TestStalledStream(t *testing.T) {
 	}
 
 	_, err = collect(t.Context(), m, req)
-	if !errors.Is(err, model.ErrStalled) || !strings.Contains(err.Error(), "nothing received for 100ms") {
+	if !errors.Is(err, model.ErrStalled) || !strings.Contains(err.Error(), "nothing received for 1s") {
 		t.Fatalf("err = %v", err)
 	}
 	if p, ok := model.PartialMessage(err); !ok || p.Text() != "Half" {

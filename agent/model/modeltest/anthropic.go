@@ -200,14 +200,16 @@ func (anthropicWire) writeError(w http.ResponseWriter, e ErrorReply) {
 }
 
 func (anthropicWire) events(turn Turn, n int) []string {
-	in, out := 0, 1
+	// Claude counts cache reads apart from input_tokens and thinking
+	// inside output_tokens.
+	in, cached, out := 0, 0, 1
 	if turn.Usage != nil {
-		in, out = turn.Usage.Input, turn.Usage.Output+turn.Usage.Thinking
+		in, cached, out = turn.Usage.Input-turn.Usage.Cached, turn.Usage.Cached, turn.Usage.Output+turn.Usage.Thinking
 	}
 	events := []string{
 		frame("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": fmt.Sprintf("msg_fake_%d", n+1), "type": "message", "role": "assistant", "content": []any{},
-			"model": "fake-claude", "stop_reason": nil, "usage": map[string]int{"input_tokens": in, "output_tokens": 1},
+			"model": "fake-claude", "stop_reason": nil, "usage": map[string]int{"input_tokens": in, "cache_read_input_tokens": cached, "output_tokens": 1},
 		}}),
 		frame("ping", map[string]string{"type": "ping"}),
 	}

@@ -185,6 +185,9 @@ func (geminiWire) events(turn Turn, n int) []string {
 				"thoughtsTokenCount":   u.Thinking,
 				"totalTokenCount":      u.Input + u.Output + u.Thinking,
 			}
+			if u.Cached > 0 {
+				ev["usageMetadata"].(map[string]int)["cachedContentTokenCount"] = u.Cached
+			}
 		}
 		events = append(events, frame("", ev))
 	}

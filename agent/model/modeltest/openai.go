@@ -265,6 +265,7 @@ func (openAIWire) events(turn Turn, n int) []string {
 			"completion_tokens":         u.Output + u.Thinking,
 			"total_tokens":              u.Input + u.Output + u.Thinking,
 			"completion_tokens_details": map[string]int{"reasoning_tokens": u.Thinking},
+			"prompt_tokens_details":     map[string]int{"cached_tokens": u.Cached},
 		}})
 	}
 	return append(events, frame("", "[DONE]"))

@@ -100,6 +100,9 @@ type Usage struct {
 	Input    int `yaml:"input"`
 	Output   int `yaml:"output"`
 	Thinking int `yaml:"thinking"`
+	// Cached input tokens, counted in Input; each wire reports them in
+	// its provider's own shape.
+	Cached int `yaml:"cached"`
 }
 
 // Expect holds assertions on a request. Empty fields are not checked.

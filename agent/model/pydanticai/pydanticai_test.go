@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,8 +13,6 @@ import (
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/encoded.jsonl")
 
 // fixtureMessages decodes the main session of a fixture made by the real
 // freeact (scripts/compat/make-fixtures.sh).
@@ -154,18 +151,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Errorf("%d: round trip\n got %+v\nwant %+v\n via %s", i, back, want, raw)
 		}
 	}
-	file := filepath.Join("testdata", "encoded.jsonl")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, golden.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil || !bytes.Equal(want, golden.Bytes()) {
-		t.Errorf("%s differs from the encoding (go test ./agent/model/pydanticai -update, then scripts/compat/make-fixtures.sh --check): %v", file, err)
+	testenv.Golden(t, filepath.Join("testdata", "encoded.jsonl"), golden.Bytes())
+	if t.Failed() {
+		t.Log("after go test ./agent/model/pydanticai -update, check the fixtures: scripts/compat/make-fixtures.sh --check")
 	}
 }
 

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { agent, app, config, model, permission, session } from '../wailsjs/go/models';
+import type { agent, app, checkpoint, config, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -40,6 +40,14 @@ export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
 export type Preview = Data<permission.Preview>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
+export type FileDiff = Data<checkpoint.FileDiff>;
+// Go sends nil slices as null.
+export type RevertPlan = {
+  restore: Data<checkpoint.Change>[] | null;
+  conflicts: Data<checkpoint.Change>[] | null;
+  unrestorable: string[] | null;
+};
+export type ForkResult = Data<app.ForkResult>;
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -101,6 +109,19 @@ export interface Backend {
   sandbox(): Promise<SandboxSettings>;
   saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
   exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
+  /** Summarises the older turns now; events report it. */
+  compactNow(): Promise<void>;
+  /** Answers a budget request: continue (raising the budget) or stop. */
+  continueBudget(requestId: string, ok: boolean): Promise<void>;
+  /** The files an action, a turn or a revert changed, with unified diffs. */
+  checkpointDiff(id: string): Promise<FileDiff[]>;
+  /** What reverting a checkpoint would do now. */
+  planRevert(id: string): Promise<RevertPlan>;
+  /** Reverts a checkpoint; force also overwrites files changed since. */
+  revert(id: string, force: boolean): Promise<void>;
+  /** Forks the session before prompt number turn; edited, when given, is
+   * sent there once the new session is ready. */
+  forkSession(turn: number, edited: string): Promise<ForkResult>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -205,6 +226,12 @@ export const backend: Backend = {
   sandbox: () => call(Desktop.Sandbox),
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
   exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
+  compactNow: () => call(Desktop.CompactNow),
+  continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
+  checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),
+  planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
+  revert: (id, force) => call(() => Desktop.Revert(id, force)),
+  forkSession: (turn, edited) => call(() => Desktop.ForkSession(turn, edited)),
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

@@ -36,6 +36,7 @@ describe('SettingsPanel', () => {
     expect(b.saveSettings).toHaveBeenCalledWith({
       model: '"anthropic:claude-next"',
       model_settings: expect.any(String),
+      models: '{}',
       provider_settings: 'null',
     });
     expect(await screen.findByTestId('settings-status')).toHaveTextContent('Model saved to .freeact/agent.json');
@@ -84,7 +85,21 @@ describe('SettingsPanel', () => {
     expect(values.execution_timeout).toBe('60');
     // Only the Agent tab's keys are written.
     expect(Object.keys(values).sort()).toEqual(
-      ['approval_timeout', 'enable_persistence', 'enable_subagents', 'execution_timeout', 'images_dir', 'max_subagents', 'tool_result_inline_max_bytes', 'tool_result_preview_chars', 'tool_search'].sort(),
+      [
+        'approval_timeout',
+        'checkpoint_max_file_bytes',
+        'checkpoints',
+        'compaction_threshold',
+        'enable_persistence',
+        'enable_subagents',
+        'execution_timeout',
+        'images_dir',
+        'max_cost_per_session',
+        'max_subagents',
+        'tool_result_inline_max_bytes',
+        'tool_result_preview_chars',
+        'tool_search',
+      ].sort(),
     );
   });
 

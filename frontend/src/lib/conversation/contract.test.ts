@@ -25,6 +25,15 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   // Tokens count for the turn as a whole.
   Usage: ['agent_id', 'correlation_id', 'cached_tokens'],
   ModelRetry: ['correlation_id'],
+  // The session's figures are the main conversation's, whoever reported them.
+  SessionUsage: ['agent_id', 'correlation_id'],
+  // A budget belongs to the session, not to a call.
+  BudgetRequest: ['correlation_id'],
+  Compacting: ['correlation_id'],
+  Compacted: ['correlation_id'],
+  Notice: ['correlation_id'],
+  // The user reverts in the main conversation, outside any call.
+  Reverted: ['agent_id', 'correlation_id'],
   Cancelled: ['correlation_id'],
   Failed: ['correlation_id'],
   // The app's own events concern the whole conversation.

@@ -21,6 +21,17 @@ export interface UsageFields {
   cached_tokens?: number;
 }
 
+/** A file a checkpointed action (or a revert) changed. */
+export interface FileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  binary?: boolean;
+  /** Above checkpoint_max_file_bytes: listed, not kept, not revertable. */
+  large?: boolean;
+  added: number;
+  removed: number;
+}
+
 export type AgentEvent =
   | (Meta & { type: 'ThoughtsChunk' | 'Thoughts' | 'ResponseChunk' | 'Response'; text: string })
   | (Meta & {
@@ -53,12 +64,41 @@ export type AgentEvent =
       dropped_lines?: number;
     })
   | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean })
-  | (Meta & { type: 'Usage'; model: string } & UsageFields)
+  | (Meta & { type: 'Usage'; model: string; cost?: number | null } & UsageFields)
+  | (Meta & {
+      type: 'SessionUsage';
+      cost: number;
+      unpriced_calls: number;
+      budget: number | null;
+      context_tokens: number;
+      context_window: number;
+      compact_at: number;
+    })
+  | (Meta & { type: 'BudgetRequest'; request_id: string; spent: number; budget: number; estimate: number })
+  | (Meta & { type: 'Compacting'; reason: string; messages: number })
+  | (Meta & {
+      type: 'Compacted';
+      reason: string;
+      summary: string;
+      messages: number;
+      tokens_before: number;
+      tokens_after: number;
+    })
+  | (Meta & { type: 'FilesChanged'; checkpoint: string; turn_id: string; files: FileChange[]; reverted_by?: string })
+  | (Meta & {
+      type: 'Reverted';
+      checkpoint: string;
+      reverts: string[];
+      label: string;
+      files: FileChange[];
+      unrestorable?: string[];
+    })
+  | (Meta & { type: 'Notice'; text: string })
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
   | (Meta & { type: 'Cancelled'; phase: string })
   | (Meta & { type: 'Failed'; error: string })
   // The app's own events.
-  | (Meta & { type: 'UserMessage'; text: string; images?: string[] })
+  | (Meta & { type: 'UserMessage'; text: string; images?: string[]; turn?: number })
   | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })
   | (Meta & { type: 'TurnStarted' | 'TurnEnded'; history?: boolean })
   | (Meta & { type: 'Reset' });

@@ -190,3 +190,134 @@ describe('conversation reducer', () => {
     expect(s2.items[1]).not.toBe(s1.items[1]);
   });
 });
+
+describe('long sessions', () => {
+  const files = (corr: string, checkpoint: string, ...f: [string, 'added' | 'modified' | 'deleted'][]): AgentEvent => ({
+    type: 'FilesChanged',
+    agent_id: 'main',
+    correlation_id: corr,
+    checkpoint,
+    turn_id: 't1',
+    files: f.map(([path, status]) => ({ path, status, added: 1, removed: 0 })),
+  });
+  const usage = (agent: string, cost: number | null): AgentEvent => ({
+    type: 'Usage',
+    agent_id: agent,
+    model: 'google:g',
+    input_tokens: 10,
+    output_tokens: 1,
+    thinking_tokens: 0,
+    cost,
+  });
+
+  it('sums the cost of a turn and of each subagent', () => {
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      usage('main', 0.01),
+      code('c1', 'x', 'sub-1'),
+      usage('sub-1', 0.002),
+      usage('sub-1', null),
+      usage('main', 0.003),
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    expect(s.lanes['sub-1']?.cost).toBeCloseTo(0.002);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'usage', input: 40 });
+    expect((s.items.at(-1) as { cost: number }).cost).toBeCloseTo(0.015);
+    const unpriced = run([{ type: 'TurnStarted', agent_id: 'main' }, usage('main', null), { type: 'TurnEnded', agent_id: 'main' }]);
+    expect(unpriced.items.at(-1)).toMatchObject({ kind: 'usage', cost: null });
+  });
+
+  it('keeps the session meter', () => {
+    const s = run([
+      {
+        type: 'SessionUsage',
+        agent_id: 'main',
+        cost: 0.5,
+        unpriced_calls: 1,
+        budget: 2,
+        context_tokens: 800,
+        context_window: 1000,
+        compact_at: 800,
+      },
+    ]);
+    expect(s.session).toEqual({ cost: 0.5, unpriced: 1, budget: 2, contextTokens: 800, contextWindow: 1000, compactAt: 800 });
+  });
+
+  it('lists the files of each action and, at the end, of the turn', () => {
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      code('c1'),
+      files('c1', 'k1', ['a.txt', 'added'], ['b.txt', 'modified']),
+      code('c2'),
+      files('c2', 'k2', ['a.txt', 'modified'], ['c.txt', 'added']),
+      code('c3'),
+      files('c3', 'k3', ['c.txt', 'deleted']),
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    expect((s.items[0] as ToolItem).changes).toMatchObject({ checkpoint: 'k1', revertedBy: '' });
+    const turn = s.items.find((i) => i.kind === 'changes');
+    // a.txt was new in the turn; c.txt came and went.
+    expect(turn).toMatchObject({ turnId: 't1', checkpoints: ['k1', 'k2', 'k3'], revertedBy: '' });
+    expect(turn && 'files' in turn && turn.files.map((f) => `${f.status} ${f.path}`)).toEqual(['added a.txt', 'modified b.txt']);
+    expect(s.turnChanges).toEqual([]);
+  });
+
+  it('marks what a revert took back, and clears it when the revert is undone', () => {
+    const reverted = (checkpoint: string, reverts: string[]): AgentEvent => ({
+      type: 'Reverted',
+      agent_id: 'main',
+      checkpoint,
+      reverts,
+      label: 'Revert',
+      files: [{ path: 'a.txt', status: 'modified', added: 1, removed: 1 }],
+    });
+    let s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      code('c1'),
+      files('c1', 'k1', ['a.txt', 'added']),
+      { type: 'TurnEnded', agent_id: 'main' },
+      reverted('r1', ['k1']),
+    ]);
+    const tool = () => s.items.find((i) => i.kind === 'tool') as ToolItem;
+    const turn = () => s.items.find((i) => i.kind === 'changes');
+    expect(tool().changes?.revertedBy).toBe('r1');
+    expect(turn()).toMatchObject({ revertedBy: 'r1' });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'revert', checkpoint: 'r1', undoneBy: '' });
+    s = run([reverted('r2', ['r1'])], s);
+    expect(tool().changes?.revertedBy).toBe('');
+    expect(turn()).toMatchObject({ revertedBy: '' });
+    expect(s.items.find((i) => i.kind === 'revert' && i.checkpoint === 'r1')).toMatchObject({ undoneBy: 'r2', undoes: false });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'revert', checkpoint: 'r2', undoes: true });
+  });
+
+  it('fills in a compaction when it is done', () => {
+    let s = run([{ type: 'Compacting', agent_id: 'main', reason: 'manual', messages: 4 }]);
+    expect(s.items[0]).toMatchObject({ kind: 'compaction', summary: null });
+    s = run(
+      [
+        {
+          type: 'Compacted',
+          agent_id: 'main',
+          reason: 'manual',
+          summary: 'S',
+          messages: 4,
+          tokens_before: 900,
+          tokens_after: 100,
+        },
+      ],
+      s,
+    );
+    expect(s.items).toHaveLength(1);
+    expect(s.items[0]).toMatchObject({ summary: 'S', tokensBefore: 900, tokensAfter: 100 });
+  });
+
+  it('holds a budget request until the turn ends', () => {
+    let s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'BudgetRequest', agent_id: 'main', request_id: 'b1', spent: 1, budget: 1, estimate: 0.1 },
+    ]);
+    expect(s.budget).toMatchObject({ requestId: 'b1', spent: 1 });
+    s = run([{ type: 'TurnEnded', agent_id: 'main' }], s);
+    expect(s.budget).toBeNull();
+  });
+});

@@ -1,7 +1,7 @@
 // The conversation view model and its reducer: agent events in, what the
 // window shows out. The reducer is pure and never mutates its input, so
 // unchanged items keep their identity and their components do not re-render.
-import { EXECUTE_TOOL, MAIN, type AgentEvent, type ToolCallData } from './events';
+import { EXECUTE_TOOL, MAIN, type AgentEvent, type FileChange, type ToolCallData } from './events';
 
 /** Output kept per code action; older output is dropped (the count stays). */
 export const MAX_OUTPUT_CHARS = 300_000;
@@ -26,6 +26,8 @@ export interface UserItem {
   id: string;
   text: string;
   images: string[];
+  /** The prompt's number in the session (from 1); 0 when unknown. */
+  turn: number;
 }
 export interface TextItem {
   kind: 'thoughts' | 'response';
@@ -51,6 +53,17 @@ export interface ToolItem {
   endedAt: number | null;
   shell: ShellView[];
   input: InputView | null;
+  /** The files the call changed (checkpoints on), or null. */
+  changes: ChangesView | null;
+}
+
+/** Files a checkpointed action changed; revertedBy names the revert that
+ * took them back ("" while they stand). */
+export interface ChangesView {
+  checkpoint: string;
+  turnId: string;
+  files: FileChange[];
+  revertedBy: string;
 }
 export interface LaneItem {
   kind: 'lane';
@@ -63,14 +76,76 @@ export interface UsageItem {
   output: number;
   thinking: number;
   model: string;
+  /** US dollars of the turn's priced calls; null when none had a price. */
+  cost: number | null;
 }
 export interface NoticeItem {
   kind: 'notice';
   id: string;
-  level: 'cancelled' | 'failed' | 'retry';
+  level: 'cancelled' | 'failed' | 'retry' | 'info';
   text: string;
 }
-export type Item = UserItem | TextItem | ToolItem | LaneItem | UsageItem | NoticeItem;
+/** Older turns summarised for the model; summary is null while it runs. */
+export interface CompactionItem {
+  kind: 'compaction';
+  id: string;
+  reason: string;
+  messages: number;
+  summary: string | null;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+/** The files a turn changed, at its end. */
+export interface TurnChangesItem {
+  kind: 'changes';
+  id: string;
+  turnId: string;
+  files: FileChange[];
+  checkpoints: string[];
+  revertedBy: string;
+}
+/** A revert the user made; undoneBy names the revert that took it back. */
+export interface RevertItem {
+  kind: 'revert';
+  id: string;
+  checkpoint: string;
+  reverts: string[];
+  label: string;
+  files: FileChange[];
+  unrestorable: string[];
+  undoneBy: string;
+  /** It took back an earlier revert (the changes are back). */
+  undoes: boolean;
+}
+export type Item =
+  | UserItem
+  | TextItem
+  | ToolItem
+  | LaneItem
+  | UsageItem
+  | NoticeItem
+  | CompactionItem
+  | TurnChangesItem
+  | RevertItem;
+
+/** Where the session stands: its cost and the context's fill. */
+export interface SessionMeter {
+  cost: number;
+  unpriced: number;
+  budget: number | null;
+  contextTokens: number;
+  contextWindow: number;
+  compactAt: number;
+}
+
+/** A turn paused before a call that would pass the budget. */
+export interface BudgetPending {
+  requestId: string;
+  agentId: string;
+  spent: number;
+  budget: number;
+  estimate: number;
+}
 
 export interface PendingApproval {
   requestId: string;
@@ -88,6 +163,8 @@ export interface PendingApproval {
 export interface Lane {
   id: string;
   items: Item[];
+  /** US dollars of the subagent's priced calls; null while none. */
+  cost: number | null;
 }
 
 export interface ConversationState {
@@ -96,16 +173,30 @@ export interface ConversationState {
   /** Approval requests waiting for an answer, oldest first. */
   pending: PendingApproval[];
   running: boolean;
-  usage: { input: number; output: number; thinking: number; model: string };
+  usage: { input: number; output: number; thinking: number; model: string; cost: number | null };
+  /** The files the running turn changed so far, by checkpoint. */
+  turnChanges: ChangesView[];
+  session: SessionMeter | null;
+  budget: BudgetPending | null;
   seq: number;
 }
 
 export function initialState(): ConversationState {
-  return { items: [], lanes: {}, pending: [], running: false, usage: zeroUsage(), seq: 0 };
+  return {
+    items: [],
+    lanes: {},
+    pending: [],
+    running: false,
+    usage: zeroUsage(),
+    turnChanges: [],
+    session: null,
+    budget: null,
+    seq: 0,
+  };
 }
 
 function zeroUsage() {
-  return { input: 0, output: 0, thinking: 0, model: '' };
+  return { input: 0, output: 0, thinking: 0, model: '', cost: null };
 }
 
 function itemsOf(s: ConversationState, agent: string): Item[] {
@@ -115,7 +206,7 @@ function itemsOf(s: ConversationState, agent: string): Item[] {
 /** Returns s with agent's item list replaced; a new subagent gets a lane. */
 function withItems(s: ConversationState, agent: string, items: Item[]): ConversationState {
   if (agent === MAIN) return { ...s, items };
-  const lanes = { ...s.lanes, [agent]: { id: agent, items } };
+  const lanes = { ...s.lanes, [agent]: { id: agent, items, cost: s.lanes[agent]?.cost ?? null } };
   if (s.lanes[agent]) return { ...s, lanes };
   return { ...s, lanes, items: [...s.items, { kind: 'lane', id: agent }] };
 }
@@ -154,6 +245,7 @@ function newTool(id: string, name: string): ToolItem {
     endedAt: null,
     shell: [],
     input: null,
+    changes: null,
   };
 }
 
@@ -258,7 +350,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'TurnStarted':
       return { ...s, running: !ev.history, usage: zeroUsage() };
     case 'UserMessage':
-      return push(s, MAIN, (id) => ({ kind: 'user', id, text: ev.text, images: ev.images ?? [] }));
+      return push(s, MAIN, (id) => ({ kind: 'user', id, text: ev.text, images: ev.images ?? [], turn: ev.turn ?? 0 }));
     case 'ThoughtsChunk':
       return streamText(s, agent, 'thoughts', ev.text, false);
     case 'Thoughts':
@@ -353,16 +445,93 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         call: callFromArgs(ev.tool_name, ev.args),
         status: 'done',
       }));
-    case 'Usage':
-      return {
+    case 'Usage': {
+      const cost = ev.cost ?? null;
+      s = {
         ...s,
         usage: {
           input: s.usage.input + ev.input_tokens,
           output: s.usage.output + ev.output_tokens,
           thinking: s.usage.thinking + ev.thinking_tokens,
           model: ev.model || s.usage.model,
+          cost: addCost(s.usage.cost, cost),
         },
       };
+      const lane = s.lanes[agent];
+      if (agent === MAIN || !lane || cost === null) return s;
+      return { ...s, lanes: { ...s.lanes, [agent]: { ...lane, cost: addCost(lane.cost, cost) } } };
+    }
+    case 'SessionUsage':
+      return {
+        ...s,
+        session: {
+          cost: ev.cost,
+          unpriced: ev.unpriced_calls,
+          budget: ev.budget,
+          contextTokens: ev.context_tokens,
+          contextWindow: ev.context_window,
+          compactAt: ev.compact_at,
+        },
+      };
+    case 'BudgetRequest':
+      return {
+        ...s,
+        budget: { requestId: ev.request_id, agentId: agent, spent: ev.spent, budget: ev.budget, estimate: ev.estimate },
+      };
+    case 'Compacting':
+      return push(s, agent, (id) => ({
+        kind: 'compaction',
+        id,
+        reason: ev.reason,
+        messages: ev.messages,
+        summary: null,
+        tokensBefore: 0,
+        tokensAfter: 0,
+      }));
+    case 'Compacted': {
+      const done = (id: string): CompactionItem => ({
+        kind: 'compaction',
+        id,
+        reason: ev.reason,
+        messages: ev.messages,
+        summary: ev.summary,
+        tokensBefore: ev.tokens_before,
+        tokensAfter: ev.tokens_after,
+      });
+      const items = itemsOf(s, agent);
+      for (let i = items.length - 1; i >= 0; i--) {
+        const it = items[i]!;
+        if (it.kind === 'compaction' && it.summary === null) return withItems(s, agent, replaceAt(items, i, done(it.id)));
+      }
+      return push(s, agent, done);
+    }
+    case 'FilesChanged': {
+      const changes: ChangesView = {
+        checkpoint: ev.checkpoint,
+        turnId: ev.turn_id,
+        files: ev.files,
+        revertedBy: ev.reverted_by ?? '',
+      };
+      s = { ...s, turnChanges: [...s.turnChanges, changes] };
+      return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({ ...t, changes }));
+    }
+    case 'Reverted': {
+      const undoes = s.items.some((it) => it.kind === 'revert' && ev.reverts.includes(it.checkpoint));
+      s = markReverted(s, ev.checkpoint, ev.reverts);
+      return push(s, MAIN, (id) => ({
+        kind: 'revert',
+        id,
+        checkpoint: ev.checkpoint,
+        reverts: ev.reverts,
+        label: ev.label,
+        files: ev.files,
+        unrestorable: ev.unrestorable ?? [],
+        undoneBy: '',
+        undoes,
+      }));
+    }
+    case 'Notice':
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'info', text: ev.text }));
     case 'ModelRetry':
       return push(s, agent, (id) => ({
         kind: 'notice',
@@ -385,17 +554,102 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'Failed':
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.error }));
     case 'TurnEnded': {
-      let out: ConversationState = { ...s, running: false, pending: [] };
+      let out: ConversationState = { ...s, running: false, pending: [], budget: null };
       out = withItems(out, MAIN, closeOpen(out.items, now));
       for (const [id, lane] of Object.entries(out.lanes)) out = withItems(out, id, closeOpen(lane.items, now));
+      const turn = turnChanges(s.turnChanges);
+      if (turn) out = push(out, MAIN, (id) => ({ ...turn, id }));
       const u = s.usage;
       if (u.input + u.output + u.thinking > 0) {
         out = push(out, MAIN, (id) => ({ kind: 'usage', id, ...u }));
       }
-      return { ...out, usage: zeroUsage() };
+      return { ...out, usage: zeroUsage(), turnChanges: [] };
     }
   }
   return s;
+}
+
+function addCost(a: number | null, b: number | null): number | null {
+  if (b === null) return a;
+  return (a ?? 0) + b;
+}
+
+/** What one file went through over several changes, seen from before the
+ * first: a file added and then deleted did not change. */
+function combine(a: FileChange, b: FileChange): FileChange | null {
+  let status: FileChange['status'] = b.status;
+  if (a.status === 'added' && b.status === 'deleted') return null;
+  if (a.status === 'added') status = 'added';
+  else if (a.status === 'deleted' && b.status === 'added') status = 'modified';
+  return {
+    path: a.path,
+    status,
+    binary: a.binary || b.binary,
+    large: a.large || b.large,
+    added: a.added + b.added,
+    removed: a.removed + b.removed,
+  };
+}
+
+/** The turn's changes as one item, or null when it changed nothing. */
+function turnChanges(changes: ChangesView[]): Omit<TurnChangesItem, 'id'> | null {
+  if (changes.length === 0) return null;
+  const byPath = new Map<string, FileChange | null>();
+  for (const c of changes) {
+    for (const f of c.files) {
+      const prev = byPath.get(f.path);
+      byPath.set(f.path, prev ? combine(prev, f) : prev === null ? { ...f, status: f.status === 'deleted' ? 'deleted' : 'added' } : f);
+    }
+  }
+  const files = [...byPath.values()].filter((f): f is FileChange => f !== null).sort((a, b) => a.path.localeCompare(b.path));
+  const revertedBy = changes.every((c) => c.revertedBy !== '' && c.revertedBy === changes[0]!.revertedBy)
+    ? changes[0]!.revertedBy
+    : '';
+  return {
+    kind: 'changes',
+    turnId: changes[0]!.turnId,
+    files,
+    checkpoints: changes.map((c) => c.checkpoint),
+    revertedBy,
+  };
+}
+
+/** Marks what a revert took back, and un-marks what a revert it undid had
+ * taken back. */
+function markReverted(s: ConversationState, by: string, reverts: string[]): ConversationState {
+  const taken = new Set(reverts);
+  // Reverts this one undoes: what they had reverted stands again.
+  const undone = new Set<string>();
+  const mark = (items: Item[]): Item[] => {
+    for (const it of items) if (it.kind === 'revert' && taken.has(it.checkpoint)) undone.add(it.checkpoint);
+    let changed = false;
+    const out = items.map((it): Item => {
+      if (it.kind === 'tool' && it.changes) {
+        const c = it.changes;
+        const revertedBy = taken.has(c.checkpoint) ? by : undone.has(c.revertedBy) ? '' : c.revertedBy;
+        if (revertedBy !== c.revertedBy) {
+          changed = true;
+          return { ...it, changes: { ...c, revertedBy } };
+        }
+      }
+      if (it.kind === 'changes') {
+        const revertedBy = it.checkpoints.every((c) => taken.has(c)) ? by : undone.has(it.revertedBy) ? '' : it.revertedBy;
+        if (revertedBy !== it.revertedBy) {
+          changed = true;
+          return { ...it, revertedBy };
+        }
+      }
+      if (it.kind === 'revert' && taken.has(it.checkpoint) && it.undoneBy !== by) {
+        changed = true;
+        return { ...it, undoneBy: by };
+      }
+      return it;
+    });
+    return changed ? out : items;
+  };
+  let out = withItems(s, MAIN, mark(s.items));
+  for (const [id, lane] of Object.entries(out.lanes)) out = withItems(out, id, mark(lane.items));
+  return out;
 }
 
 /** The typed call of a tool call from history, for built-in tools. */
@@ -433,6 +687,11 @@ export function answered(s: ConversationState, requestId: string, d: Decision, n
     startedAt: ok ? now : t.startedAt,
     endedAt: ok ? null : now,
   }));
+}
+
+/** Records the answer to a budget request. */
+export function budgetAnswered(s: ConversationState, requestId: string): ConversationState {
+  return s.budget?.requestId === requestId ? { ...s, budget: null } : s;
 }
 
 /** Records the answer to a cell's input(). */

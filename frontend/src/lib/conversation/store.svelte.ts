@@ -1,7 +1,15 @@
 // The conversation store: the reducer's state held as one raw $state, so
 // each batch of events replaces only what changed.
 import type { AgentEvent } from './events';
-import { answered, initialState, inputAnswered, reduce, type ConversationState, type Decision } from './reducer';
+import {
+  answered,
+  budgetAnswered,
+  initialState,
+  inputAnswered,
+  reduce,
+  type ConversationState,
+  type Decision,
+} from './reducer';
 
 export class Conversation {
   state: ConversationState = $state.raw(initialState());
@@ -14,6 +22,10 @@ export class Conversation {
 
   answer(requestId: string, d: Decision, now = Date.now()): void {
     this.state = answered(this.state, requestId, d, now);
+  }
+
+  budgetAnswered(requestId: string): void {
+    this.state = budgetAnswered(this.state, requestId);
   }
 
   replied(requestId: string, text: string): void {

@@ -1,5 +1,6 @@
 // A conversation as a Markdown document or a self-contained HTML page.
 import type { ConversationState, Item } from '../conversation/reducer';
+import { formatUSD } from './format';
 import { escapeHTML, renderMarkdown } from './markdown';
 
 function fence(text: string, lang = ''): string {
@@ -31,9 +32,19 @@ function itemMarkdown(it: Item, s: ConversationState, depth: number): string[] {
         ...(s.lanes[it.id]?.items ?? []).flatMap((x) => itemMarkdown(x, s, depth + 1)).map((l) => l.replace(/^/gm, '> ')),
       ];
     case 'usage':
-      return [`*${it.input} input · ${it.output} output · ${it.thinking} thinking tokens*`];
+      return [
+        `*${it.input} input · ${it.output} output · ${it.thinking} thinking tokens${it.cost !== null ? ` · ${formatUSD(it.cost)}` : ''}*`,
+      ];
     case 'notice':
       return [`> ${it.text}`];
+    case 'compaction':
+      return it.summary === null
+        ? []
+        : [`<details><summary>Earlier conversation compacted (${it.messages} messages)</summary>\n\n${it.summary}\n\n</details>`];
+    case 'changes':
+      return [`*Files changed: ${it.files.map((f) => `${f.path} (${f.status})`).join(', ')}${it.revertedBy ? ' — reverted' : ''}*`];
+    case 'revert':
+      return [`*${it.label}: ${it.files.map((f) => f.path).join(', ')}${it.undoneBy ? ' — undone' : ''}*`];
   }
 }
 

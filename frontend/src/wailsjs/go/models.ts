@@ -105,6 +105,20 @@ export namespace app {
 	        this.message = source["message"];
 	    }
 	}
+	export class ForkResult {
+	    sessionId: string;
+	    prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.prompt = source["prompt"];
+	    }
+	}
 	export class KernelStatus {
 	    state: string;
 	    message: string;
@@ -409,6 +423,93 @@ export namespace bounds {
 	        this.integer = source["integer"];
 	        this.unit = source["unit"];
 	    }
+	}
+
+}
+
+export namespace checkpoint {
+	
+	export class Change {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    added: number;
+	    removed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	    }
+	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    added: number;
+	    removed: number;
+	    diff: string;
+	    too_large?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.diff = source["diff"];
+	        this.too_large = source["too_large"];
+	    }
+	}
+	export class Plan {
+	    restore: Change[];
+	    conflicts: Change[];
+	    unrestorable: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.restore = this.convertValues(source["restore"], Change);
+	        this.conflicts = this.convertValues(source["conflicts"], Change);
+	        this.unrestorable = source["unrestorable"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

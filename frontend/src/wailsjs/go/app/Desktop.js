@@ -26,8 +26,20 @@ export function CheckSettings(arg1) {
   return window['go']['app']['Desktop']['CheckSettings'](arg1);
 }
 
+export function CheckpointDiff(arg1) {
+  return window['go']['app']['Desktop']['CheckpointDiff'](arg1);
+}
+
+export function CompactNow() {
+  return window['go']['app']['Desktop']['CompactNow']();
+}
+
 export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
+}
+
+export function ContinueBudget(arg1, arg2) {
+  return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
 }
 
 export function DeleteSession(arg1) {
@@ -36,6 +48,10 @@ export function DeleteSession(arg1) {
 
 export function ExportConversation(arg1, arg2) {
   return window['go']['app']['Desktop']['ExportConversation'](arg1, arg2);
+}
+
+export function ForkSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['ForkSession'](arg1, arg2);
 }
 
 export function ImageData(arg1) {
@@ -68,6 +84,10 @@ export function Permissions() {
 
 export function PickWorkspace() {
   return window['go']['app']['Desktop']['PickWorkspace']();
+}
+
+export function PlanRevert(arg1) {
+  return window['go']['app']['Desktop']['PlanRevert'](arg1);
 }
 
 export function PreviewAlways(arg1, arg2) {
@@ -104,6 +124,10 @@ export function ResumeSession(arg1) {
 
 export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
+}
+
+export function Revert(arg1, arg2) {
+  return window['go']['app']['Desktop']['Revert'](arg1, arg2);
 }
 
 export function RevokeSessionRule(arg1) {

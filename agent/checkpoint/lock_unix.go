@@ -1,0 +1,46 @@
+//go:build unix
+
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// fileLock serialises writers of a store across processes (the desktop app
+// and a `freeact checkpoints` command, say) with flock. Each lock opens the
+// file anew: flock locks belong to an open file, so goroutines of one
+// process exclude each other too.
+type fileLock struct {
+	path string
+}
+
+// lock waits for the lock; the function it returns releases it.
+func (l *fileLock) lock(ctx context.Context) (func(), error) {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock checkpoints: %w", err)
+	}
+	for delay := time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			f.Close()
+			return nil, fmt.Errorf("lock checkpoints: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock checkpoints: %w", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/freeact/desktop/internal/atomicfile"
+)
+
+// pruneEvery is how often Open prunes a store.
+const pruneEvery = 24 * time.Hour
+
+// keepFresh: objects younger than this are never removed, so a snapshot
+// another process is taking keeps what it just wrote.
+const keepFresh = time.Hour
+
+func (s *Store) pruneDue() bool {
+	data, err := os.ReadFile(filepath.Join(s.dir, "pruned"))
+	if err != nil {
+		return true
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return err != nil || time.Since(time.Unix(sec, 0)) > pruneEvery
+}
+
+// PruneResult says what Prune removed.
+type PruneResult struct {
+	Records, Objects int
+	Bytes            int64 // of the objects removed
+	Kept             int64 // bytes of objects kept
+}
+
+// Prune removes the records older than MaxAge (counted from now), then the
+// oldest records while the objects they keep take more than MaxBytes, and
+// the objects no record, nor the last snapshot, uses.
+func (s *Store) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	unlock, err := s.lock.lock(ctx)
+	if err != nil {
+		return PruneResult{}, err
+	}
+	defer unlock()
+	var res PruneResult
+	all, err := s.records.all()
+	if err != nil {
+		return res, err
+	}
+	keep := all[:0:0]
+	for _, r := range all {
+		if now.Sub(r.Time) <= s.opts.MaxAge {
+			keep = append(keep, r)
+		}
+	}
+	for {
+		kept, err := s.measure(ctx, keep, now)
+		if err != nil {
+			return res, err
+		}
+		res.Kept = kept
+		if kept <= s.opts.MaxBytes || len(keep) == 0 {
+			break
+		}
+		// Drop the oldest tenth and measure again.
+		keep = keep[max(1, len(keep)/10):]
+	}
+	res.Records = len(all) - len(keep)
+	if res.Records > 0 {
+		if err := s.records.rewrite(keep); err != nil {
+			return res, fmt.Errorf("prune checkpoints: %w", err)
+		}
+	}
+	n, b, err := s.collect(ctx, keep, now)
+	if err != nil {
+		return res, err
+	}
+	res.Objects, res.Bytes = n, b
+	_ = atomicfile.WriteCache(filepath.Join(s.dir, "pruned"), []byte(strconv.FormatInt(now.Unix(), 10)), 0o600)
+	return res, nil
+}
+
+// live marks every object the records, the index in memory and the index
+// on disk use.
+func (s *Store) live(keep []Record) (map[Hash]bool, error) {
+	seen := map[Hash]bool{}
+	var mark func(h Hash) error
+	mark = func(h Hash) error {
+		if h.IsZero() || seen[h] {
+			return nil
+		}
+		seen[h] = true
+		es, err := s.obj.tree(h)
+		if err != nil {
+			return nil // a missing tree has nothing to keep
+		}
+		for _, e := range es {
+			switch e.kind {
+			case kindDir:
+				if err := mark(e.hash); err != nil {
+					return err
+				}
+			case kindFile, kindSymlink:
+				seen[e.hash] = true
+			}
+		}
+		return nil
+	}
+	for _, r := range keep {
+		if err := mark(r.Before); err != nil {
+			return nil, err
+		}
+		if err := mark(r.After); err != nil {
+			return nil, err
+		}
+	}
+	head, disk := s.loadIndex()
+	for _, idx := range []map[string]cached{s.index, disk} {
+		for _, c := range idx {
+			seen[c.hash] = true
+		}
+	}
+	_ = mark(head)
+	_ = mark(s.head)
+	return seen, nil
+}
+
+// measure returns the bytes of the objects the records keep.
+func (s *Store) measure(ctx context.Context, keep []Record, now time.Time) (kept int64, err error) {
+	seen, err := s.live(keep)
+	if err != nil {
+		return 0, err
+	}
+	err = s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
+		if seen[h] || now.Sub(info.ModTime()) < keepFresh {
+			kept += info.Size()
+		}
+	})
+	return kept, err
+}
+
+// collect removes the objects the records do not use.
+func (s *Store) collect(ctx context.Context, keep []Record, now time.Time) (int, int64, error) {
+	seen, err := s.live(keep)
+	if err != nil {
+		return 0, 0, err
+	}
+	var n int
+	var bytes int64
+	err = s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
+		if seen[h] || now.Sub(info.ModTime()) < keepFresh {
+			return
+		}
+		if os.Remove(s.obj.path(h)) == nil {
+			n++
+			bytes += info.Size()
+			s.obj.forget(h)
+		}
+	})
+	return n, bytes, err
+}
+
+func (s *Store) eachObject(ctx context.Context, fn func(Hash, fs.FileInfo)) error {
+	root := s.obj.dir
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("prune checkpoints: %w", err)
+	}
+	for _, d := range dirs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !d.IsDir() || len(d.Name()) != 2 {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(root, d.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			h, err := ParseHash(d.Name() + f.Name())
+			if err != nil {
+				continue // a temporary file
+			}
+			info, err := f.Info()
+			if err != nil {
+				continue
+			}
+			fn(h, info)
+		}
+	}
+	return nil
+}

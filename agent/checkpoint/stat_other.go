@@ -1,0 +1,5 @@
+//go:build !linux
+
+package checkpoint
+
+func timestampResolution(string) int64 { return coarseResolution }

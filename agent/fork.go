@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/session"
+)
+
+// ForkSession starts a new session of the workspace cfg with the main
+// conversation of session src before its prompt number turn (from 1), and
+// returns the new session's id and that prompt, for the user to send again
+// or change. The source session is not changed. Resume the new id with
+// WithSessionID; its kernel starts fresh.
+func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, error) {
+	if !cfg.Options.EnablePersistence {
+		return "", Prompt{}, errors.New("sessions cannot be forked: enable_persistence is false")
+	}
+	st, err := session.Open(cfg.SessionsDir(), src, freeactSessions)
+	if err != nil {
+		return "", Prompt{}, err
+	}
+	if !st.Exists() {
+		return "", Prompt{}, fmt.Errorf("no session %q in %s", src, cfg.SessionsDir())
+	}
+	msgs, err := st.Load(MainAgent)
+	if err != nil {
+		return "", Prompt{}, fmt.Errorf("fork session %s: %w", src, err)
+	}
+	n := 0
+	for i, m := range msgs {
+		if !isPrompt(m) {
+			continue
+		}
+		if n++; n < turn {
+			continue
+		}
+		id := session.NewID()
+		if err := st.Fork(id, i); err != nil {
+			return "", Prompt{}, err
+		}
+		return id, promptOf(m), nil
+	}
+	return "", Prompt{}, fmt.Errorf("fork session %s: it has %d prompts, not %d", src, n, turn)
+}
+
+// promptOf returns what the user sent in a prompt message, without what
+// the agent added (a note on reverted files).
+func promptOf(m model.Message) Prompt {
+	var p Prompt
+	for _, part := range m.Parts {
+		switch {
+		case part.Image != nil:
+			p.Images = append(p.Images, *part.Image)
+		case part.Text != "" && !part.Thought && !IsAgentNote(part.Text):
+			if p.Text != "" {
+				p.Text += "\n"
+			}
+			p.Text += part.Text
+		}
+	}
+	return p
+}
+
+// IsAgentNote reports text the agent added to a prompt for the model
+// (what the user reverted), which front ends do not show as the prompt.
+func IsAgentNote(text string) bool {
+	return len(text) >= len(RevertNotePrefix) && text[:len(RevertNotePrefix)] == RevertNotePrefix
+}

@@ -1,0 +1,234 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// costs is what a session's model calls have cost. The main agent and its
+// subagents share it; the main agent also keeps the context figures here
+// so that every SessionUsage shows the main conversation's.
+type costs struct {
+	mu       sync.Mutex
+	total    float64
+	unpriced int
+	raised   float64 // budget added by BudgetRequest answers
+	// outTokens and calls estimate the output of the next call.
+	outTokens, calls int
+
+	contextTokens, window, compactAt int
+}
+
+func (c *costs) add(cost *float64, u model.Usage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cost != nil {
+		c.total += *cost
+	} else {
+		c.unpriced++
+	}
+	c.outTokens += u.OutputTokens + u.ThinkingTokens
+	c.calls++
+}
+
+// expectedOutput is the average output of the session's calls so far
+// (1,000 tokens before the first).
+func (c *costs) expectedOutput() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls == 0 {
+		return 1000
+	}
+	return c.outTokens / c.calls
+}
+
+// modelInfo returns what the catalog (and agent.json's models) know of the
+// agent's model.
+func (a *Agent) modelInfo() (model.Info, bool) {
+	return model.Lookup(a.model.Name(), a.cfg.Options.Models)
+}
+
+// priceOf returns what a call of modelName counted by u cost; nil when the
+// model's price is unknown.
+func (a *Agent) priceOf(modelName string, u model.Usage) *float64 {
+	info, ok := model.Lookup(modelName, a.cfg.Options.Models)
+	if !ok {
+		return nil
+	}
+	c, ok := info.Cost(u)
+	if !ok {
+		return nil
+	}
+	return &c
+}
+
+// CostOf returns what a call of modelName counted by u cost by the
+// catalog and agent.json's models; nil when the price is unknown.
+func (a *Agent) CostOf(modelName string, u model.Usage) *float64 { return a.priceOf(modelName, u) }
+
+// recordUsage counts a call's tokens and cost and reports them.
+func (a *Agent) recordUsage(emit func(Event), modelName string, u model.Usage) {
+	cost := a.priceOf(modelName, u)
+	a.costs.add(cost, u)
+	emit(&Usage{Meta: Meta{AgentID: a.id}, Model: modelName, Usage: u, Cost: cost})
+	if a.id == MainAgent {
+		a.updateContext(u.InputTokens + u.OutputTokens)
+	}
+	emit(a.SessionUsage())
+}
+
+// updateContext records the main conversation's size (about) with the
+// model's window and compaction point.
+func (a *Agent) updateContext(tokens int) {
+	window, at := a.window()
+	a.costs.mu.Lock()
+	a.costs.contextTokens, a.costs.window, a.costs.compactAt = tokens, window, at
+	a.costs.mu.Unlock()
+}
+
+// window returns the model's context window and the request size at
+// which older turns are compacted (0 when unknown or off).
+func (a *Agent) window() (window, compactAt int) {
+	info, _ := a.modelInfo()
+	window = info.ContextWindow
+	if t := a.cfg.Options.CompactionThreshold; t != nil && window > 0 {
+		compactAt = int(*t * float64(window))
+	}
+	return window, compactAt
+}
+
+// SessionUsage returns where the session stands: its cost and the main
+// conversation's size against the model's window.
+func (a *Agent) SessionUsage() *SessionUsage {
+	c := a.costs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	su := &SessionUsage{
+		Meta: Meta{AgentID: MainAgent}, Cost: c.total, Unpriced: c.unpriced,
+		ContextTokens: c.contextTokens, ContextWindow: c.window, CompactAt: c.compactAt,
+	}
+	if b := a.cfg.Options.MaxCostPerSession; b != nil {
+		v := *b + c.raised
+		su.Budget = &v
+	}
+	return su
+}
+
+// loadCosts adds up what the stored session cost so far: every agent's
+// model messages and every compaction.
+func (a *Agent) loadCosts() error {
+	agents, err := a.store.Agents()
+	if err != nil {
+		return err
+	}
+	for _, id := range agents {
+		var msgs []model.Message
+		if id == a.id {
+			msgs = a.History()
+		} else if msgs, err = a.store.Load(id); err != nil {
+			return fmt.Errorf("read the cost of %s: %w", id, err)
+		}
+		for _, m := range msgs {
+			if m.Role == model.RoleModel && m.Usage != nil {
+				a.costs.add(a.priceOf(m.Model, *m.Usage), *m.Usage)
+			}
+		}
+		cs, err := a.store.Compactions(id)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			a.addUsages(c.Model, c.Usage)
+		}
+	}
+	// Calls of failed turns, whose messages were taken out of the files.
+	spent, err := a.store.Spent()
+	if err != nil {
+		return err
+	}
+	for _, sp := range spent {
+		a.addUsages(sp.Model, sp.Usage)
+	}
+	return nil
+}
+
+// addUsages counts the calls of a stored list of usages (of a compaction
+// or a Spent record).
+func (a *Agent) addUsages(modelName string, raw json.RawMessage) {
+	var us []model.Usage
+	if len(raw) > 0 && json.Unmarshal(raw, &us) == nil {
+		for _, u := range us {
+			a.costs.add(a.priceOf(modelName, u), u)
+		}
+	}
+}
+
+// budgetStopText ends a turn stopped at the budget.
+func budgetStopText(spent, budget float64) string {
+	return fmt.Sprintf("Stopped before the next model call: this session has cost %s of its %s budget (max_cost_per_session). "+
+		"Send a message and continue to raise the budget.", FormatUSD(spent), FormatUSD(budget))
+}
+
+// FormatUSD writes an amount of US dollars: cents above a dollar, else
+// up to four decimals ($12.35, $0.015, $0.0323).
+func FormatUSD(v float64) string {
+	if v >= 1 || v == 0 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	s := strings.TrimRight(fmt.Sprintf("%.4f", v), "0")
+	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
+		s += strings.Repeat("0", 3-(len(s)-i))
+	}
+	return "$" + s
+}
+
+// checkBudget asks before a model call that would take the session over
+// max_cost_per_session: estimate is the call's input, about. It reports
+// whether the call may go ahead; stop holds the text that ends the turn
+// when not.
+func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int) (ok bool, stop string) {
+	budget := a.cfg.Options.MaxCostPerSession
+	if budget == nil {
+		return true, ""
+	}
+	info, known := a.modelInfo()
+	next := 0.0
+	if known {
+		next, _ = info.Cost(model.Usage{InputTokens: estimate, OutputTokens: a.costs.expectedOutput()})
+	}
+	c := a.costs
+	c.mu.Lock()
+	spent, limit := c.total, *budget+c.raised
+	c.mu.Unlock()
+	if spent+next <= limit {
+		return true, ""
+	}
+	req := &BudgetRequest{Meta: Meta{AgentID: a.id}, Spent: spent, Budget: limit, Estimate: next, ch: make(chan bool, 1)}
+	emit(req)
+	select {
+	case yes := <-req.ch:
+		if yes && ctx.Err() == nil {
+			c.mu.Lock()
+			c.raised += *budget
+			c.mu.Unlock()
+			return true, ""
+		}
+	case <-ctx.Done():
+		req.Continue(false)
+	}
+	return false, budgetStopText(spent, limit)
+}
+
+// usageJSON encodes the usages of a compaction's calls.
+func usageJSON(us []model.Usage) json.RawMessage {
+	if len(us) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(us) // plain structs of ints
+	return b
+}

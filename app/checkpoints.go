@@ -1,0 +1,400 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/config"
+)
+
+// kernelNote is said wherever files are reverted.
+const kernelNote = "Reverting restores files only: variables, imports and data in the Python kernel keep their current values."
+
+// command runs a terminal command between turns: /compact, /diff, /undo.
+func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
+	switch cmd {
+	case "/compact":
+		t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
+		for ev := range a.Compact(ctx) {
+			t.render(ev)
+		}
+		t.endTurn()
+	case "/diff":
+		store, records, ok := t.lastTurn(a)
+		if !ok {
+			return
+		}
+		diffs, err := store.Diff(ctx, records)
+		if err != nil {
+			t.write(t.style.red("error: "+err.Error()) + "\n")
+			return
+		}
+		t.write(t.style.bold(fmt.Sprintf("Turn %d: %s", records[0].Turn, records[0].Prompt)) + "\n")
+		writeDiffs(t.out, t.style, diffs)
+	case "/undo":
+		store, records, ok := t.lastTurn(a)
+		if !ok {
+			return
+		}
+		plan, err := store.PlanRevert(ctx, records)
+		if err != nil {
+			t.write(t.style.red("error: "+err.Error()) + "\n")
+			return
+		}
+		t.write(t.style.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, records[0].Prompt)) + "\n")
+		force, proceed := confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirm(ctx, nil, q) })
+		if !proceed {
+			t.write("Nothing was reverted.\n")
+			return
+		}
+		rev, _, err := a.Revert(ctx, records[0].TurnID, force)
+		switch {
+		case err != nil:
+			t.write(t.style.red("error: "+err.Error()) + "\n")
+		case rev == nil:
+			t.write("The files were already as before the turn.\n")
+		default:
+			t.write(fmt.Sprintf("Reverted %d files (checkpoint %s; `freeact checkpoints revert %s` takes the revert back).\n", len(rev.Files), rev.Checkpoint, rev.Checkpoint))
+		}
+	}
+}
+
+// lastTurn finds the session's latest turn with changes not reverted.
+func (t *terminal) lastTurn(a *agent.Agent) (*checkpoint.Store, []checkpoint.Record, bool) {
+	store := a.Checkpoints()
+	if store == nil {
+		t.write(t.style.yellow("Checkpoints are off: set \"checkpoints\": true in .freeact/agent.json.") + "\n")
+		return nil, nil, false
+	}
+	id := a.LastTurnCheckpoint()
+	if id == "" {
+		t.write("No turn of this session changed files (or all such changes were reverted).\n")
+		return nil, nil, false
+	}
+	records, err := store.Find(id)
+	if err != nil {
+		t.write(t.style.red("error: "+err.Error()) + "\n")
+		return nil, nil, false
+	}
+	return store, records, true
+}
+
+// confirm asks a yes/no question; Enter is no. In --json mode the answer
+// is a bare line.
+func (t *terminal) confirm(ctx context.Context, stop <-chan struct{}, question string) bool {
+	for {
+		if !t.json {
+			t.write(question + " [y/N] ")
+			t.lineStart = true
+		}
+		line, ok := t.readLine(ctx, stop, nil)
+		if !ok {
+			return false
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true
+		case "", "n", "no":
+			return false
+		}
+		if t.json {
+			fmt.Fprintf(t.errw, "answer %q: send y or n\n", line)
+		}
+	}
+}
+
+// writeDiffs prints unified diffs, coloured when the style is.
+func writeDiffs(w io.Writer, st style, diffs []checkpoint.FileDiff) {
+	if len(diffs) == 0 {
+		fmt.Fprintln(w, "No files differ.")
+		return
+	}
+	for _, d := range diffs {
+		head := fmt.Sprintf("%s %s", d.Status, d.Path)
+		switch {
+		case d.Large:
+			fmt.Fprintln(w, st.bold(head)+" (larger than checkpoint_max_file_bytes: not kept, no diff)")
+			continue
+		case d.Binary:
+			fmt.Fprintln(w, st.bold(head)+" (binary)")
+			continue
+		case d.TooLarge:
+			fmt.Fprintln(w, st.bold(head)+" (too large to show)")
+			continue
+		}
+		fmt.Fprintln(w, st.bold(head))
+		for _, l := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
+			switch {
+			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+				fmt.Fprintln(w, st.dim(l))
+			case strings.HasPrefix(l, "+"):
+				fmt.Fprintln(w, st.cyan(l))
+			case strings.HasPrefix(l, "-"):
+				fmt.Fprintln(w, st.red(l))
+			case strings.HasPrefix(l, "@@"):
+				fmt.Fprintln(w, st.yellow(l))
+			default:
+				fmt.Fprintln(w, l)
+			}
+		}
+	}
+}
+
+// confirmPlan shows what a revert would do and asks; force is set when the
+// user also overwrites files changed since.
+func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) bool) (force, proceed bool) {
+	if len(plan.Restore)+len(plan.Conflicts) == 0 {
+		if len(plan.Unrestorable) > 0 {
+			fmt.Fprintf(w, "Only files too large to keep changed (%s): nothing can be reverted.\n", strings.Join(plan.Unrestorable, ", "))
+		} else {
+			fmt.Fprintln(w, "The files are already as they were.")
+		}
+		return false, false
+	}
+	for _, c := range plan.Restore {
+		fmt.Fprintf(w, "  %s\n", restoreLine(c))
+	}
+	for _, p := range plan.Unrestorable {
+		fmt.Fprintf(w, "  %s %s (too large, was not kept: left as it is)\n", st.yellow("!"), p)
+	}
+	fmt.Fprintln(w, st.dim(kernelNote))
+	if len(plan.Conflicts) > 0 {
+		fmt.Fprintln(w, st.yellow("Changed again since (reverting loses those changes):"))
+		for _, c := range plan.Conflicts {
+			fmt.Fprintf(w, "  %s\n", restoreLine(c))
+		}
+		if !ask(fmt.Sprintf("Revert %d files, overwriting the %d changed since?", len(plan.Restore)+len(plan.Conflicts), len(plan.Conflicts))) {
+			return false, false
+		}
+		return true, true
+	}
+	return false, ask(fmt.Sprintf("Revert %d files?", len(plan.Restore)))
+}
+
+// restoreLine says what reverting does to one file: the change is from its
+// current state to the one it is restored to.
+func restoreLine(c checkpoint.Change) string {
+	switch c.Status {
+	case checkpoint.Added:
+		return "restore " + c.Path + " (deleted since)"
+	case checkpoint.Deleted:
+		return "delete  " + c.Path + " (it did not exist before)"
+	}
+	return "restore " + c.Path
+}
+
+// runCheckpoints is `freeact checkpoints list|diff|revert`.
+func runCheckpoints(ctx context.Context, args []string, _ Build, s Streams) error {
+	usage := func() error {
+		return usageError{errors.New("checkpoints takes list, diff [ID] or revert [ID]: e.g. freeact checkpoints revert --workspace DIR")}
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(s.Out, "Usage: freeact checkpoints list|diff|revert [--workspace DIR] [--yes] [--force] [ID]")
+			return nil
+		}
+		return usage()
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("checkpoints "+sub, flag.ContinueOnError)
+	ws := fs.String("workspace", ".", "the workspace `directory`")
+	yes := fs.Bool("yes", false, "revert without asking")
+	force := fs.Bool("force", false, "also revert files changed since (their changes are lost)")
+	if err := parseFlags(fs, args[1:], s.Err); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageError{fmt.Errorf("checkpoints %s takes at most one ID, got %q", sub, fs.Args())}
+	}
+	id := fs.Arg(0)
+	dir, err := filepath.Abs(*ws)
+	if err != nil {
+		return err
+	}
+	opts := checkpoint.Options{}
+	if cfg, err := config.Load(dir, config.LoadOptions{}); err == nil {
+		opts.MaxFileBytes = cfg.Options.CheckpointMaxFileBytes
+	}
+	store, err := checkpoint.Open(checkpoint.Dir(checkpoint.DefaultRoot(), dir), dir, opts)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	st := newStyle(s.Out)
+	records, err := store.Records()
+	if err != nil {
+		return err
+	}
+	pick := func() ([]checkpoint.Record, error) {
+		if id == "" {
+			if id = checkpoint.LastTurn(records, ""); id == "" {
+				return nil, fmt.Errorf("no checkpoints with changes in %s", dir)
+			}
+		}
+		return store.Find(id)
+	}
+	switch sub {
+	case "list":
+		if id != "" {
+			return usageError{errors.New("checkpoints list takes no ID")}
+		}
+		writeRecords(s.Out, st, records)
+		return nil
+	case "diff":
+		rs, err := pick()
+		if err != nil {
+			return err
+		}
+		diffs, err := store.Diff(ctx, rs)
+		if err != nil {
+			return err
+		}
+		writeDiffs(s.Out, st, diffs)
+		return nil
+	case "revert":
+		rs, err := pick()
+		if err != nil {
+			return err
+		}
+		plan, err := store.PlanRevert(ctx, rs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(s.Out, st.bold(describeRecords(id, rs)))
+		lines := make(chan string)
+		go readLines(s.In, lines)
+		ask := func(q string) bool {
+			if *yes {
+				return true
+			}
+			fmt.Fprintf(s.Out, "%s [y/N] ", q)
+			l, ok := <-lines
+			return ok && (strings.EqualFold(strings.TrimSpace(l), "y") || strings.EqualFold(strings.TrimSpace(l), "yes"))
+		}
+		if *yes && len(plan.Conflicts) > 0 && !*force {
+			return fmt.Errorf("%d files changed since (%s): add --force to overwrite them", len(plan.Conflicts), conflictPaths(plan))
+		}
+		f, proceed := confirmPlan(s.Out, st, plan, ask)
+		if !proceed {
+			fmt.Fprintln(s.Out, "Nothing was reverted.")
+			return nil
+		}
+		rec, _, err := store.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Turn: rs[0].Turn}, f || *force)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			fmt.Fprintln(s.Out, "The files were already as they were.")
+			return nil
+		}
+		fmt.Fprintf(s.Out, "Reverted %d files: checkpoint %s (revert it to take this back).\n", len(rec.Changes), rec.ID)
+		return nil
+	}
+	return usage()
+}
+
+func conflictPaths(p checkpoint.Plan) string {
+	var out []string
+	for _, c := range p.Conflicts {
+		out = append(out, c.Path)
+	}
+	return strings.Join(out, ", ")
+}
+
+func readLines(r io.Reader, out chan<- string) {
+	defer close(out)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		out <- sc.Text()
+	}
+}
+
+// describeRecords says what a revert of the records id names takes back.
+func describeRecords(id string, rs []checkpoint.Record) string {
+	r := rs[0]
+	switch {
+	case r.TurnID == id:
+		return fmt.Sprintf("Turn %d (%s): %s", r.Turn, r.TurnID, r.Prompt)
+	case r.Kind == checkpoint.KindRevert:
+		return "Undo the revert " + r.ID + ": " + r.Label
+	}
+	return "Action " + r.ID + ": " + r.Label
+}
+
+// writeRecords lists checkpoints by turn, newest first, with their
+// actions.
+func writeRecords(w io.Writer, st style, rs []checkpoint.Record) {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "No checkpoints with changes yet.")
+		return
+	}
+	reverted := checkpoint.RevertedBy(rs)
+	type group struct {
+		head    checkpoint.Record
+		actions []checkpoint.Record
+	}
+	var groups []*group
+	byTurn := map[string]*group{}
+	for _, r := range rs {
+		if r.Kind == checkpoint.KindAction && r.TurnID != "" {
+			if g, ok := byTurn[r.TurnID]; ok {
+				g.actions = append(g.actions, r)
+				continue
+			}
+			g := &group{head: r, actions: []checkpoint.Record{r}}
+			byTurn[r.TurnID] = g
+			groups = append(groups, g)
+			continue
+		}
+		groups = append(groups, &group{head: r})
+	}
+	fmt.Fprintln(w, st.dim(fmt.Sprintf("%-10s %-9s %-16s %5s  %s", "ID", "SESSION", "TIME", "FILES", "WHAT")))
+	for i := len(groups) - 1; i >= 0; i-- {
+		g := groups[i]
+		r := g.head
+		when := r.Time.Local().Format(time.DateOnly + " 15:04")
+		session := r.Session
+		if len(session) > 8 {
+			session = session[:8]
+		}
+		state := ""
+		if len(g.actions) > 0 {
+			all := true
+			for _, a := range g.actions {
+				all = all && reverted[a.ID] != ""
+			}
+			if all {
+				state = st.dim(" (reverted)")
+			}
+			files := map[string]bool{}
+			for _, a := range g.actions {
+				for _, c := range a.Changes {
+					files[c.Path] = true
+				}
+			}
+			fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.TurnID, session, when, len(files), st.bold(fmt.Sprintf("turn %d: %s", r.Turn, r.Prompt)), state)
+			for _, a := range g.actions {
+				s := ""
+				if reverted[a.ID] != "" {
+					s = st.dim(" (reverted)")
+				}
+				fmt.Fprintf(w, "  %-8s %-9s %-16s %5d  %s%s\n", a.ID, "", "", len(a.Changes), a.Label, s)
+			}
+			continue
+		}
+		if reverted[r.ID] != "" {
+			state = st.dim(" (undone)")
+		}
+		fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.ID, session, when, len(r.Changes), r.Label, state)
+	}
+	fmt.Fprintln(w, st.dim("`freeact checkpoints diff ID` shows a turn or action, `revert ID` takes it back (a revert's ID undoes it)."))
+}
