@@ -106,6 +106,7 @@ test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install wha
 	$(MAKE) test-go
 	$(MAKE) test-frontend
 	$(MAKE) test-e2e
+	$(MAKE) test-journey
 	$(MAKE) test-smoke
 	$(MAKE) test-package
 	@echo "make test: all suites passed"
@@ -148,6 +149,11 @@ test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
 
 test-e2e: $(DEV_BIN) $(FAKEMODEL) ## browser end-to-end suite (dev build + chromium, under Xvfb)
 	cd frontend && FREEACT_DEV_BIN=$(CURDIR)/$(DEV_BIN) FREEACT_FAKEMODEL_BIN=$(CURDIR)/$(FAKEMODEL) $(XVFB) npm run e2e
+
+# The journeys need a session bus for the accessibility tree they read
+# (dbus-run-session) and a display (xvfb-run).
+test-journey: $(BIN) $(FAKEMODEL) ## the production app driven by xdotool under Xvfb (journey/)
+	dbus-run-session -- $(XVFB) $(GO) test -tags journey -count=1 -timeout 30m ./journey/
 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 	scripts/smoke.sh $(BIN)

@@ -76,8 +76,9 @@ func WithKernelServer(srv *kernel.Server) Option {
 }
 
 // WithPermissions consults m before asking: calls its rules allow run
-// without an ApprovalRequest, and Always / Session answers add rules to it.
-// Without it every call is asked.
+// without an ApprovalRequest (an AutoApproved event shows them), Always
+// answers save rules to it, and Session answers add grants to this agent's
+// conversation (see Grants). Without it every call is asked.
 func WithPermissions(m *permission.Manager) Option { return func(o *options) { o.perm = m } }
 
 // WithSessionID resumes the session with this id; Start fails when it does
@@ -122,6 +123,7 @@ type Agent struct {
 	approvals approver
 
 	model     model.Model
+	modelErr  error // why model is nil: a *MissingKeyError
 	ws        *files.Workspace
 	store     *session.Store[model.Message] // nil without persistence
 	ownStore  bool
@@ -180,7 +182,11 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		root = checkpoint.DefaultRoot()
 	}
 	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
-	a.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: a.id}
+	var conv *permission.Conversation
+	if o.perm != nil {
+		conv = o.perm.NewConversation()
+	}
+	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id}
 	protectConfig(o.perm, cfg)
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))
@@ -223,7 +229,7 @@ func (a *Agent) Start(ctx context.Context) error {
 
 	system, err := a.systemPrompt(a.cfg)
 	if err != nil {
-		return fmt.Errorf("render system prompt: %w", err)
+		return &StartError{Step: StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
 	}
 	a.system = system
 	a.startMCP(ctx, nil)
@@ -232,15 +238,22 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.model = a.opts.model
 	}
 	if a.model == nil {
+		// A missing API key does not stop the start: the kernel is ready,
+		// each turn fails with it until the key is set (Reconfigure).
 		m, err := openModel(ctx, a.cfg)
-		if err != nil {
-			return err
+		var missing *MissingKeyError
+		switch {
+		case errors.As(err, &missing):
+			a.modelErr = err
+		case err != nil:
+			return &StartError{Step: StepModel, Err: err}
+		default:
+			a.model = m
 		}
-		a.model = m
 	}
 	a.acceptMedia()
 	if err := a.openSession(); err != nil {
-		return err
+		return &StartError{Step: StepSession, Err: err}
 	}
 	if a.opts.sessionID == "" {
 		a.updateContext(a.estimateAll(nil))
@@ -249,25 +262,47 @@ func (a *Agent) Start(ctx context.Context) error {
 		return err
 	}
 	if err := a.startKernel(ctx); err != nil {
-		return err
+		return &StartError{Step: StepKernel, Err: err}
 	}
-	return a.openRemote(ctx)
+	if err := a.openRemote(ctx); err != nil {
+		return &StartError{Step: StepServer, Err: err}
+	}
+	return nil
 }
 
 // acceptMedia lets filesystem_read_media_file pass the media the model reads
 // (PDFs, audio, video) besides images.
 func (a *Agent) acceptMedia() {
 	m := a.model
-	a.ws.AcceptMedia = func(mimeType string) bool { return model.AcceptsMedia(m, mimeType) }
+	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
 }
 
-// openModel opens the model of the settings, with keys and endpoints taken
-// from provider_settings, else looked up in the process environment, the
-// workspace .env and the app's stored keys.
-func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
+// MissingKeyError says that no API key was found for the model's provider.
+type MissingKeyError struct {
+	Model   string // the model, "provider:name"
+	KeyEnv  string // the variable to set, e.g. GEMINI_API_KEY
+	EnvFile string // the workspace's .env, which may hold it
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)", e.Model, e.KeyEnv, e.EnvFile)
+}
+
+// CheckModel reports what would keep the model of cfg from opening without
+// opening it: an invalid model string, or a missing API key (a
+// *MissingKeyError).
+func CheckModel(cfg *config.Config) error {
+	_, _, err := modelOptions(cfg)
+	return err
+}
+
+// modelOptions finds the provider options of cfg's model: the API key and
+// endpoint from provider_settings, else the process environment, the
+// workspace .env or the app's stored keys.
+func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
 	spec, err := model.ParseModelString(cfg.Options.Model)
 	if err != nil {
-		return nil, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
+		return spec, provider.Options{}, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
 	}
 	po := provider.Options{Settings: &cfg.Options.ModelSettings}
 	if t := cfg.Options.ModelSettings.Timeout; t != nil {
@@ -281,7 +316,7 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 		po.BaseURL = cfg.Env.Getenv(spec.BaseURLEnv)
 	}
 	for _, v := range keyVars {
-		if k := cfg.Env.Getenv(v); k != "" {
+		if k := cfg.Env.FirstNonEmpty(v); k != "" {
 			po.APIKey = k
 			break
 		}
@@ -295,8 +330,16 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 		po.BaseURL = u
 	}
 	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
-		return nil, fmt.Errorf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)",
-			spec, spec.KeyEnv, filepath.Join(cfg.Dir, ".env"))
+		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: spec.KeyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
+	}
+	return spec, po, nil
+}
+
+// openModel opens the model of agent.json (see modelOptions).
+func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
+	spec, po, err := modelOptions(cfg)
+	if err != nil {
+		return nil, err
 	}
 	m, err := provider.New(ctx, cfg.Options.Model, po)
 	if err != nil {
@@ -419,10 +462,13 @@ func (a *Agent) startServer(ctx context.Context) error {
 	o := a.cfg.Options
 	sandbox, err := a.sandbox()
 	if err != nil {
-		return err
+		return &StartError{Step: StepSandbox, Err: err}
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		return a.connectRemote(ctx)
+		if err := a.connectRemote(ctx); err != nil {
+			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)}
+		}
+		return nil
 	}
 	python := ""
 	if o.Python != nil {
@@ -432,7 +478,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		Python: python, Workspace: a.cfg.Dir, Provision: !a.opts.noProvision, Progress: a.opts.progress,
 	})
 	if err != nil {
-		return err
+		return &StartError{Step: StepPython, Err: err}
 	}
 	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
@@ -447,7 +493,11 @@ func (a *Agent) startServer(ctx context.Context) error {
 		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
 	})
 	if err != nil {
-		return fmt.Errorf("start Jupyter server: %w", err)
+		step := StepServer
+		if sandbox != nil {
+			step = StepSandbox
+		}
+		return &StartError{Step: step, Err: fmt.Errorf("start Jupyter server: %w", err)}
 	}
 	a.server, a.executors = srv, jupyter{srv}
 	return nil
@@ -533,6 +583,22 @@ func (a *Agent) Cancel() {
 
 // Kernel returns the agent's executor, its kernel (nil before Start).
 func (a *Agent) Kernel() Executor { return a.kern }
+
+// Grants returns the rules Session answers added in this agent's
+// conversation (its subagents' included): they allow calls in this
+// conversation only, and end with the agent. Nil without permissions.
+func (a *Agent) Grants() []permission.Rule {
+	if a.approvals.perm == nil {
+		return nil
+	}
+	return a.approvals.perm.Grants().Allow
+}
+
+// RevokeGrant removes a grant of this conversation: calls it allowed are
+// asked again. It reports whether the conversation had it.
+func (a *Agent) RevokeGrant(r permission.Rule) bool {
+	return a.approvals.perm != nil && a.approvals.perm.Revoke(r)
+}
 
 func (a *Agent) logRuleError(err error) {
 	if err != nil {

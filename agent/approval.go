@@ -14,25 +14,34 @@ import (
 var errApprovalTimeout = errors.New("approval timed out")
 
 // approver asks for approvals on behalf of one agent: it consults the
-// permission rules, emits requests and saves Always and Session rules.
+// permission rules of the agent's conversation, emits requests and saves
+// Always rules and Session grants.
 type approver struct {
-	perm    *permission.Manager // nil: every call is asked
-	skipAll bool                // approve everything without asking
+	perm    *permission.Conversation // nil: every call is asked
+	skipAll bool                     // approve everything without asking
 	agentID string
 }
 
-// ask returns whether call may run. Rules that allow it answer at once;
+// ask returns whether call may run. Rules that allow it answer at once (an
+// AutoApproved event says so, so the call is shown all the same);
 // otherwise an ApprovalRequest goes out through emit and ask waits for its
 // answer, for ctx, or for timeout (zero: no limit). A call that is not
 // approved returns false and, for a timeout, errApprovalTimeout.
 func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (bool, error) {
 	pc := call.Permission()
+	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
 	if ap.skipAll {
+		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: BySkip})
 		return true, nil
 	}
 	var verdict permission.Verdict
 	if ap.perm != nil {
 		if verdict = ap.perm.Evaluate(pc); verdict.Decision == permission.Allow {
+			by := ByRule
+			if verdict.Scope == permission.Session {
+				by = BySession
+			}
+			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, nil
 		}
 	}
@@ -43,7 +52,7 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	case ap.perm != nil:
 		suggested = ap.perm.Suggest(pc)
 	}
-	req := newApprovalRequest(Meta{AgentID: ap.agentID, CorrelationID: corr}, call, suggested)
+	req := newApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	emit(req)
 	var expired <-chan time.Time
@@ -58,7 +67,7 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 			// The turn ended while the answer came: nothing runs any more.
 			return false, err
 		}
-		return ap.apply(req, ans)
+		return ap.apply(req, ans, emit)
 	case <-ctx.Done():
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
@@ -70,11 +79,13 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 			<-req.ch
 			return false, errApprovalTimeout
 		}
-		return ap.apply(req, <-req.ch)
+		return ap.apply(req, <-req.ch, emit)
 	}
 }
 
-func (ap *approver) apply(req *ApprovalRequest, ans answer) (bool, error) {
+// apply carries out an answer: an Always answer saves a rule, a Session
+// answer adds a grant to the conversation and reports its grants.
+func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (bool, error) {
 	if ans.decision == Reject {
 		return false, nil
 	}
@@ -93,6 +104,9 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer) (bool, error) {
 	if err := ap.perm.Add(scope, false, rule); err != nil {
 		// The call itself was approved; only the rule could not be kept.
 		return true, fmt.Errorf("save permission rule %s: %w", rule, err)
+	}
+	if scope == permission.Session {
+		emit(&SessionGrants{Meta: Meta{AgentID: ap.agentID}, Grants: ap.perm.Grants().Allow})
 	}
 	return true, nil
 }

@@ -212,7 +212,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	c.event = Compacted{Meta: Meta{AgentID: a.id}, Reason: reason, Summary: summary, Messages: k - start, TokensBefore: before, TokensAfter: after}
 	if a.store != nil {
 		err := a.store.AppendCompaction(a.id, session.Compaction{
-			Upto: a.fileIndex(k), Summary: summary, Reason: reason, Model: a.model.Name(), Usage: usageJSON(usages),
+			Upto: a.fileIndex(k), Summary: summary, Reason: reason, Model: a.modelName(), Usage: usageJSON(usages),
 			TokensBefore: before, TokensAfter: after,
 		})
 		if err != nil {
@@ -356,7 +356,7 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 		summary, u, err := a.ask(ctx, compactionInstructions, prompt.String())
 		if u != nil {
 			usages = append(usages, *u)
-			a.recordUsage(emit, a.model.Name(), *u)
+			a.recordUsage(emit, a.modelName(), *u)
 		}
 		if model.IsContextOverflow(err) && chunk > 4000 {
 			chunk /= 2 // the estimate was off: smaller parts
@@ -377,7 +377,7 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 // ask makes one call without tools and returns its answer text.
 func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.Usage, error) {
 	req := &model.Request{System: system, Messages: []model.Message{model.UserText(prompt)}}
-	for ch, err := range a.model.Stream(ctx, req) {
+	for ch, err := range a.currentModel().Stream(ctx, req) {
 		if err != nil {
 			return "", nil, err
 		}

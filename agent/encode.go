@@ -45,7 +45,7 @@ func withType(name string, b []byte) []byte {
 
 // MarshalJSON encodes the request with its tool call's type.
 func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
-	call, err := json.Marshal(r.ToolCall)
+	call, err := marshalCall(r.ToolCall)
 	if err != nil {
 		return nil, err
 	}
@@ -56,5 +56,29 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		Suggested string          `json:"suggested_pattern"`
 		Reason    string          `json:"reason,omitempty"`
 		Protected bool            `json:"protected,omitempty"`
-	}{r.Meta, withType(TypeName(r.ToolCall), call), r.Display, r.Suggested, r.Reason, r.Protected})
+	}{r.Meta, call, r.Display, r.Suggested, r.Reason, r.Protected})
+}
+
+// MarshalJSON encodes the event with its tool call's type.
+func (r *AutoApproved) MarshalJSON() ([]byte, error) {
+	call, err := marshalCall(r.ToolCall)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		Meta
+		ToolCall json.RawMessage `json:"tool_call"`
+		Display  string          `json:"display,omitempty"`
+		By       string          `json:"by"`
+		Rule     string          `json:"rule,omitempty"`
+	}{r.Meta, call, r.Display, r.By, r.Rule})
+}
+
+// marshalCall encodes a tool call with its "type" first.
+func marshalCall(c ToolCall) (json.RawMessage, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return withType(TypeName(c), b), nil
 }

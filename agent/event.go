@@ -5,6 +5,7 @@ import (
 
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 )
 
 // Event is one thing that happens during a turn; this file holds every
@@ -73,6 +74,10 @@ type CodeExecutionOutput struct {
 	Images []string `json:"images"`
 	// Error is set when the cell raised, timed out or the kernel failed.
 	Error bool `json:"error,omitempty"`
+	// Rejected is the shell command or tool call the user rejected while
+	// the cell ran (as its approval showed it); the cell was stopped there
+	// and Text is its output up to then.
+	Rejected string `json:"rejected,omitempty"`
 }
 
 // ToolOutput is the result of a tool call as the model receives it (after
@@ -118,11 +123,23 @@ const (
 )
 
 // Failed ends a turn that could not go on: the model call failed after its
-// retries, or the session could not be written. The conversation is as it
-// was before the turn.
+// retries, the model has no API key, or the session could not be written.
+// The conversation is as it was before the turn, so the same prompt can be
+// sent again once the cause is fixed.
 type Failed struct {
 	Meta
 	Error string `json:"error"`
+	// Cause is CauseAPIKey, CauseModel, CauseSession or "" (other).
+	Cause string `json:"cause,omitempty"`
+	// Summary says in plain words what failed and Fix what to do about
+	// it; both are set for every Cause.
+	Summary string `json:"summary,omitempty"`
+	Fix     string `json:"fix,omitempty"`
+	// KeyEnv names the variable of the missing key (CauseAPIKey).
+	KeyEnv string `json:"key_env,omitempty"`
+	// Status is the provider's HTTP status (CauseModel); 0 when the
+	// provider was not reached.
+	Status int `json:"status,omitempty"`
 }
 
 // Decision is an answer to an ApprovalRequest.
@@ -209,6 +226,42 @@ func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
 		r.ch <- answer{decision: d, pattern: pattern}
 	})
 	return first
+}
+
+// Who allowed a call without asking (AutoApproved.By).
+const (
+	// ByRule: a saved rule of permissions.json.
+	ByRule = "rule"
+	// BySession: a grant made in this session with a Session answer.
+	BySession = "session"
+	// BySkip: every call runs without asking (WithSkipPermissions).
+	BySkip = "skip"
+)
+
+// AutoApproved reports a tool call that runs without asking, in place of
+// the ApprovalRequest it would otherwise get: a front end shows the call
+// (its code, command, arguments or file) as it shows an approved one, and
+// who allowed it.
+type AutoApproved struct {
+	Meta
+	ToolCall ToolCall `json:"tool_call"`
+	// Display is the exact command of a shell action, as in
+	// ApprovalRequest.
+	Display string `json:"display,omitempty"`
+	// By is ByRule, BySession or BySkip.
+	By string `json:"by"`
+	// Rule is the pattern of the rule or grant that allowed the call, in
+	// the form an approval suggests (permission.Rule.Pattern); empty for
+	// BySkip.
+	Rule string `json:"rule,omitempty"`
+}
+
+// SessionGrants lists the grants of this session (rules a Session answer
+// added) after one was added. They apply to this session only; see
+// Agent.Grants and Agent.RevokeGrant.
+type SessionGrants struct {
+	Meta
+	Grants []permission.Rule `json:"grants"`
 }
 
 // InputRequest asks the user for a line of input for a running cell (its

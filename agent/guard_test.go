@@ -64,7 +64,7 @@ func TestProtectedWriteCannotBeAllowedForever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := perm.AllowSession(permission.Rule{Type: permission.TypeFileWrite, ToolName: "*", Path: "**"}); err != nil {
+	if err := perm.AllowAlways(permission.Rule{Type: permission.TypeFileWrite, ToolName: "*", Path: "**"}); err != nil {
 		t.Fatal(err)
 	}
 	rules := `{"allow": [{"type": "ShellAction", "tool_name": "bash", "command": "*"}], "ask": []}`
@@ -92,9 +92,9 @@ turns:
 			t.Errorf("approval %d: protected %v, suggested %q, reason %q", i+1, r.Protected, r.Suggested, r.Reason)
 		}
 	}
-	always, session := perm.Rules()
-	if len(session.Allow) != 1 || len(always.Allow) != len(permission.DefaultRules().Allow) {
-		t.Errorf("Always on a protected call saved a rule: always %v, session %v", always.Allow, session.Allow)
+	always := perm.Rules()
+	if len(a.Grants()) != 0 || len(always.Allow) != len(permission.DefaultRules().Allow)+1 {
+		t.Errorf("Always on a protected call saved a rule: always %v, grants %v", always.Allow, a.Grants())
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "other.txt")); err != nil || string(b) != "x" {
 		t.Errorf("the unprotected write did not run: %q %v", b, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
@@ -24,8 +25,25 @@ type cell struct {
 	ctx  context.Context // the turn's tool context
 	emit func(Event)
 	corr string
-	// rejected is set when the user rejected something the cell asked for.
-	rejected func()
+	// rejected is called when the user rejected something the cell asked
+	// for: the shell command or the tool call, as its approval showed it.
+	rejected func(r refusal)
+}
+
+// refusal is what the user rejected inside a running cell.
+type refusal struct {
+	kind string // "shell command" or "tool call"
+	what string // the command (one line) or the tool's name
+}
+
+// text is the one line the model gets for the refusal, before
+// rejectedText.
+func (r refusal) text() string {
+	what := r.what
+	if first, _, more := strings.Cut(what, "\n"); more {
+		what = first + " …"
+	}
+	return fmt.Sprintf("The user rejected the %s: %s", r.kind, what)
 }
 
 type cellKey struct{}
@@ -84,7 +102,11 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
 		if !ok {
 			if err == nil {
-				c.rejected()
+				r := refusal{kind: "shell command", what: permission.SuggestDisplay(call.Permission())}
+				if call.Interpreter != "" {
+					r.kind = call.Interpreter + " script"
+				}
+				c.rejected(r)
 			}
 			return false, err
 		}
@@ -108,7 +130,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	case errors.Is(err, errApprovalTimeout):
 		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.approvalTimeout)
 	case !ok && err == nil:
-		c.rejected()
+		c.rejected(refusal{kind: "tool call", what: call.ToolName})
 		return nil, fmt.Errorf("%s: %w", call.ToolName, kernel.ErrRejected)
 	case !ok:
 		return nil, err

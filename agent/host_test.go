@@ -93,6 +93,11 @@ turns:
 		if r := of[*agent.Response](events); r[len(r)-1].Text != "Tool call rejected" {
 			t.Errorf("events:%s", describe(events))
 		}
+		outs := of[*agent.ToolOutput](events)
+		if len(outs) != 1 || !strings.HasPrefix(outs[0].Content, "The user rejected the tool call: ") ||
+			!strings.HasSuffix(outs[0].Content, "\nTool call rejected") || strings.Count(outs[0].Content, "\n") != 1 {
+			t.Errorf("the model got %+v, want one line naming the tool and \"Tool call rejected\"", outs)
+		}
 	})
 }
 

@@ -82,15 +82,18 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	if err != nil {
 		return nil, fmt.Errorf("reconfigure: render system prompt: %w", err)
 	}
-	m := a.model
+	m, modelErr := a.model, a.modelErr
 	o := next.Options
-	if a.opts.model == nil && (o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
+	// A model without its key opens once the key is there.
+	if a.opts.model == nil && (m == nil || o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
 		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
-		if m, err = openModel(ctx, &next); err != nil {
-			return nil, fmt.Errorf("reconfigure: %w", err)
+		var missing *MissingKeyError
+		m, modelErr = openModel(ctx, &next)
+		if modelErr != nil && !errors.As(modelErr, &missing) {
+			return nil, fmt.Errorf("reconfigure: %w", modelErr)
 		}
 	}
-	a.cfg, a.model, a.system = &next, m, system
+	a.cfg, a.model, a.modelErr, a.system = &next, m, modelErr, system
 	a.acceptMedia()
 	a.approvalTimeout = 0
 	if t := o.ApprovalTimeout; t != nil {

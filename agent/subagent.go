@@ -76,7 +76,8 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		system: a.system, approvalTimeout: a.approvalTimeout, started: true,
 		costs: a.costs, ckpt: a.ckpt, turn: a.currentTurn(),
 	}
-	sub.approvals = approver{perm: o.perm, skipAll: o.skipPerms, agentID: sub.id}
+	// Grants are the session's: the subagent's and the parent's are one.
+	sub.approvals = approver{perm: a.approvals.perm, skipAll: o.skipPerms, agentID: sub.id}
 	// The subagent opens its own MCP connections and shares tool search.
 	var search *toolSearch
 	if a.mcp != nil {

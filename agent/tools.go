@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/freeact/desktop/agent/files"
@@ -115,14 +115,33 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	var rejected atomic.Bool
+	// After a "no" the cell is interrupted: what it prints from then on
+	// (the KeyboardInterrupt, the hook's note) is noise, left out for the
+	// window and the model alike. The model gets one line saying what was
+	// rejected; the window the output from before and what was rejected.
+	var (
+		mu      sync.Mutex
+		refused *refusal
+		before  strings.Builder // output up to the rejection
+	)
+	wasRejected := func() *refusal {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused
+	}
 	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
 		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		before := a.checkpointBefore(ctx, emit)
+		snap := a.checkpointBefore(ctx, emit)
 		// The kernel hands the context's values to the host methods of
 		// this cell's requests: that is how the host knows which cell asks.
-		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func() {
-			if rejected.CompareAndSwap(false, true) {
+		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func(r refusal) {
+			mu.Lock()
+			first := refused == nil
+			if first {
+				refused = &r
+			}
+			mu.Unlock()
+			if first {
 				// Stop the cell before it hears the "no": the rest of it may
 				// depend on what was refused.
 				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -136,6 +155,13 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
+			mu.Lock()
+			if refused != nil {
+				mu.Unlock()
+				return
+			}
+			before.WriteString(c.Text)
+			mu.Unlock()
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
 		out := &CodeExecutionOutput{Meta: meta}
@@ -145,17 +171,24 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
 			out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 		}
-		if rejected.Load() {
-			out.Text = strings.TrimSpace(out.Text + "\n" + rejectedText)
-		} else if err != nil {
+		if r := wasRejected(); r != nil {
+			mu.Lock()
+			out.Text, out.Error, out.Rejected = strings.TrimRight(before.String(), "\n"), false, r.what
+			mu.Unlock()
+			emit(out)
+			// What ran before the "no" may have changed files.
+			a.checkpointAfter(ctx, emit, snap, call, actionLabel(call, *args.Code))
+			return r.text() + "\n" + rejectedText, true, nil
+		}
+		if err != nil {
 			out.Error = true
 			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
 		}
 		emit(out)
-		a.checkpointAfter(ctx, emit, before, call, actionLabel(call, *args.Code))
+		a.checkpointAfter(ctx, emit, snap, call, actionLabel(call, *args.Code))
 		return out.Text, out.Error, nil
 	})
-	if rejected.Load() {
+	if wasRejected() != nil {
 		return resp, true
 	}
 	return resp, rej

@@ -31,6 +31,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
 	start, cuts := len(a.history), len(a.cuts)
+	m := a.model
 	a.mu.Unlock()
 	mark, markErr := a.markSession()
 	var told []string // reverts the note tells of
@@ -60,7 +61,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 				err = fmt.Errorf("%w (and taking the turn back out of the session failed: %v)", err, rerr)
 			}
 		}
-		emit(&Failed{Meta: meta, Error: err.Error()})
+		emit(a.failure(err))
 		return turnResult{failed: err}
 	}
 	if markErr != nil {
@@ -70,6 +71,9 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		a.sync()
 		emit(&Cancelled{Meta: meta, Phase: phase})
 		return turnResult{cancelled: true}
+	}
+	if m == nil {
+		return fail(a.modelErr)
 	}
 	if err := a.record(user); err != nil {
 		return fail(err)
@@ -160,7 +164,7 @@ func (a *Agent) record(msgs ...model.Message) error {
 		return nil
 	}
 	if err := a.store.Append(a.id, msgs...); err != nil {
-		return fmt.Errorf("write session: %w", err)
+		return &sessionError{err: fmt.Errorf("write session: %w", err)}
 	}
 	return nil
 }
@@ -173,7 +177,7 @@ func (a *Agent) markSession() (session.Mark, error) {
 	}
 	m, err := a.store.Mark(a.id)
 	if err != nil {
-		return m, fmt.Errorf("write session: %w", err)
+		return m, &sessionError{err: fmt.Errorf("write session: %w", err)}
 	}
 	return m, nil
 }
@@ -203,6 +207,12 @@ func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
 	}
 	return a.store.AppendSpent(spent...)
 }
+
+// sessionError is a failure to write the session file.
+type sessionError struct{ err error }
+
+func (e *sessionError) Error() string { return e.err.Error() }
+func (e *sessionError) Unwrap() error { return e.err }
 
 // sync flushes the session at a turn boundary.
 func (a *Agent) sync() {
@@ -253,7 +263,8 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (msg model.Mess
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Message, error) {
 	meta := Meta{AgentID: a.id}
 	req := &model.Request{System: a.system, Messages: view, Tools: a.tools}
-	for ch, err := range a.model.Stream(ctx, req) {
+	m := a.currentModel()
+	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {
 			return model.Message{}, err
 		}
@@ -268,7 +279,7 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 			}
 		case model.UsageChunk:
 			a.measured(len(view), c.Usage)
-			a.recordUsage(emit, a.model.Name(), c.Usage)
+			a.recordUsage(emit, m.Name(), c.Usage)
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:

@@ -200,6 +200,28 @@ turns:
 		if resp := of[*agent.Response](events); resp[len(resp)-1].Text != "Tool call rejected" {
 			t.Errorf("final response:%s", describe(events))
 		}
+		// The model gets one line naming the command, then the rejection;
+		// the window gets the command and no interrupt noise.
+		const want = "The user rejected the shell command: touch b.txt\nTool call rejected"
+		if outs := of[*agent.ToolOutput](events); len(outs) != 1 || outs[0].Content != want || !outs[0].IsError {
+			t.Errorf("tool output %+v, want %q", outs, want)
+		}
+		hist := a.History()
+		if last := hist[len(hist)-1].FunctionResponses(); len(last) != 1 || last[0].Output != want {
+			t.Errorf("the history ends with %+v", hist[len(hist)-1])
+		}
+		outs := of[*agent.CodeExecutionOutput](events)
+		if len(outs) != 1 || outs[0].Rejected != "touch b.txt" || outs[0].Error {
+			t.Errorf("code output %+v, want rejected \"touch b.txt\" and no error", outs)
+		}
+		for _, c := range of[*agent.CodeExecutionOutputChunk](events) {
+			if strings.Contains(c.Text, "KeyboardInterrupt") || strings.Contains(c.Text, "Traceback") {
+				t.Errorf("the window got the interrupt's noise: %q", c.Text)
+			}
+		}
+		if len(outs) == 1 && (strings.Contains(outs[0].Text, "KeyboardInterrupt") || strings.Contains(outs[0].Text, "rejected, not run")) {
+			t.Errorf("the output shows the interrupt's noise: %q", outs[0].Text)
+		}
 	})
 }
 

@@ -50,7 +50,24 @@ func (c *costs) expectedOutput() int {
 // modelInfo returns what the catalog (and agent.json's models) know of the
 // agent's model.
 func (a *Agent) modelInfo() (model.Info, bool) {
-	return model.Lookup(a.model.Name(), a.cfg.Options.Models)
+	return model.Lookup(a.modelName(), a.cfg.Options.Models)
+}
+
+// currentModel returns the agent's model (Reconfigure may replace it), nil
+// while it has none (no API key yet).
+func (a *Agent) currentModel() model.Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// modelName names the agent's model; without one, the model agent.json
+// names, which the agent will use once it can.
+func (a *Agent) modelName() string {
+	if m := a.currentModel(); m != nil {
+		return m.Name()
+	}
+	return a.cfg.Options.Model
 }
 
 // priceOf returns what a call of modelName counted by u cost; nil when the

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -110,8 +111,20 @@ func TestStartAgentFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ws.StartAgent(context.Background(), ws.Config); err == nil || !strings.Contains(err.Error(), "no API key") {
-		t.Errorf("start without a key: %v", err)
+	bad := *ws.Config
+	bad.Options.Model = "cohere:command"
+	_, err = ws.StartAgent(context.Background(), &bad)
+	var se *agent.StartError
+	if !errors.As(err, &se) || se.Step != agent.StepModel || !strings.Contains(err.Error(), "unknown provider") {
+		t.Errorf("start with an unknown provider: %v", err)
+	}
+	t.Setenv("GEMINI_API_KEY", "k")
+	noPython := *ws.Config
+	py := "/no/such/python3"
+	noPython.Options.Python = &py
+	_, err = ws.StartAgent(context.Background(), &noPython, agent.WithoutProvisioning())
+	if !errors.As(err, &se) || se.Step != agent.StepPython || !strings.Contains(err.Error(), py) || se.Summary() == "" || !strings.Contains(se.Fix(), "python") {
+		t.Errorf("start with a missing interpreter: %v", err)
 	}
 	cfg := *ws.Config
 	cfg.Options.EnablePersistence = false

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -82,7 +83,7 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 	if len(args) == 0 || desktopArgs(args) {
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		return RunDesktop(ctx, b)
+		return RunDesktop(ctx, b, "")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -101,8 +102,46 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 			return c.run(ctx, args[1:], b, s)
 		}
 	}
+	if len(args) == 1 && !strings.HasPrefix(args[0], "-") {
+		// freeact PATH opens the window on a workspace, like `code .`.
+		dir, err := workspaceArg(args[0])
+		if err != nil {
+			return usageError{err}
+		}
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		return RunDesktop(ctx, b, dir)
+	}
 	printUsage(s.Err)
 	return usageError{fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
+}
+
+// workspaceArg checks the folder of `freeact PATH` and returns it absolute.
+func workspaceArg(arg string) (string, error) {
+	dir, err := filepath.Abs(expandHome(arg))
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", arg, err)
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q is neither a command nor a folder: no folder %s (create it with mkdir -p, or run '%s --help' for the commands)", arg, dir, AppName)
+	case !st.IsDir():
+		return "", fmt.Errorf("%s is a file: give the folder to work in", dir)
+	}
+	return dir, nil
+}
+
+// expandHome replaces a leading ~ (alone or before /) with the home folder.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~"))
 }
 
 // desktopArgs reports whether args are flags for the desktop window rather
@@ -122,7 +161,7 @@ func isHelpOrVersion(a string) bool {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "%s — a code-action agent that runs on your machine.\n\n", AppName)
-	fmt.Fprintf(w, "Usage:\n  %s              open the desktop app\n  %s <command> [flags]\n\nCommands:\n", AppName, AppName)
+	fmt.Fprintf(w, "Usage:\n  %s              open the desktop app (on the workspace last open)\n  %s PATH         open the desktop app on the workspace folder PATH\n  %s <command> [flags]\n\nCommands:\n", AppName, AppName, AppName)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}

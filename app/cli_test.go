@@ -17,12 +17,14 @@ func TestMain_commands(t *testing.T) {
 		wantStdout []string
 		wantStderr []string
 	}{
-		{"help lists every command", []string{"--help"}, 0, []string{"init", "run", "version", "open the desktop app"}, nil},
+		{"help lists every command", []string{"--help"}, 0, []string{"init", "run", "version", "open the desktop app", "PATH"}, nil},
 		{"help word", []string{"help"}, 0, []string{"Commands:"}, nil},
 		{"version", []string{"version"}, 0, []string{"freeact 1.2.3 (go"}, nil},
 		{"version flag", []string{"--version"}, 0, []string{"freeact 1.2.3"}, nil},
 		{"version takes no args", []string{"version", "extra"}, 2, nil, []string{"version takes no arguments"}},
-		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`, "freeact --help"}},
+		{"unknown command or folder", []string{"frobnicate"}, 2, nil, []string{`"frobnicate" is neither a command nor a folder`, "freeact --help"}},
+		{"unknown command with arguments", []string{"frobnicate", "x"}, 2, nil, []string{`unknown command "frobnicate"`, "freeact --help"}},
+		{"a file as the workspace", []string{"cli_test.go"}, 2, nil, []string{"cli_test.go is a file: give the folder"}},
 		{"unknown flag of a command", []string{"version", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope"}},
 		{"init takes no arguments", []string{"init", "x"}, 2, nil, []string{"init takes no arguments"}},
 		{"run takes no arguments", []string{"run", "x"}, 2, nil, []string{"run takes no arguments"}},

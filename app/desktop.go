@@ -36,6 +36,10 @@ type Desktop struct {
 	host  host
 	store *config.AppStore
 	log   *slog.Logger
+	// launch is the workspace named on the command line (freeact PATH);
+	// Launch hands it to the window once.
+	launch     string
+	launchOnce sync.Once
 
 	mu sync.Mutex
 	ws *workspace // nil until a workspace is opened
@@ -65,8 +69,12 @@ func (d *Desktop) send(name string, data any) {
 type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
-	saveFile(title, name string) (string, error)
+	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
+	saveFile(title, dir, name string) (string, error)
 	openURL(url string)
+	setTitle(title string)
+	copyImage(data []byte) error
+	pasteImage() ([]byte, error)
 	context() context.Context
 }
 
@@ -110,8 +118,21 @@ func (h *wailsHost) pickDirectory(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
 
-func (h *wailsHost) saveFile(title, name string) (string, error) {
-	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultFilename: name})
+func (h *wailsHost) pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error) {
+	return runtime.OpenMultipleFilesDialog(h.context(), runtime.OpenDialogOptions{Title: title, DefaultDirectory: dir, Filters: filters})
+}
+
+func (h *wailsHost) copyImage(data []byte) error { return clipboardImage(data) }
+func (h *wailsHost) pasteImage() ([]byte, error) { return readClipboardImage() }
+
+func (h *wailsHost) setTitle(title string) {
+	if ctx := h.context(); ctx.Value("events") != nil {
+		runtime.WindowSetTitle(ctx, title)
+	}
+}
+
+func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
+	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
 
 func (h *wailsHost) openURL(url string) { runtime.BrowserOpenURL(h.context(), url) }
@@ -130,9 +151,18 @@ func (d *Desktop) shutdown() {
 	}
 }
 
+// setTitle names the window after the open workspace, like an editor.
+func (d *Desktop) setTitle(workspace string) {
+	title := AppName
+	if workspace != "" {
+		title = workspace + " — " + AppName
+	}
+	d.host.setTitle(title)
+}
+
 // RunDesktop opens the desktop window and blocks until it is closed or ctx
-// is cancelled.
-func RunDesktop(ctx context.Context, b Build) error {
+// is cancelled. A workspace path (freeact PATH) opens the window on it.
+func RunDesktop(ctx context.Context, b Build, workspace string) error {
 	if !generatingBindings {
 		if err := checkDisplay(os.Getenv); err != nil {
 			return err
@@ -143,6 +173,7 @@ func RunDesktop(ctx context.Context, b Build) error {
 		return fmt.Errorf("open embedded frontend: %w", err)
 	}
 	d := NewDesktop(b)
+	d.launch = workspace
 	wh := d.host.(*wailsHost)
 	err = wails.Run(&options.App{
 		Title:            AppName,
@@ -162,8 +193,13 @@ func RunDesktop(ctx context.Context, b Build) error {
 		},
 		OnShutdown: func(context.Context) { d.shutdown() },
 		DragAndDrop: &options.DragAndDrop{
+			// The web view must stay a GTK drop target: Wails reads the
+			// paths of a drop from WebKit's drag data (text/uri-list),
+			// and DisableWebViewDrop would unset the target, so a drop
+			// from a file manager would deliver nothing. Its runtime
+			// prevents the page's default handling of the drop.
 			EnableFileDrop:     true,
-			DisableWebViewDrop: true,
+			DisableWebViewDrop: false,
 			CSSDropProperty:    "--wails-drop-target",
 			CSSDropValue:       "drop",
 		},

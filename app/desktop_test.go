@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
@@ -383,6 +385,11 @@ type fakeHost struct {
 	events []json.RawMessage
 	status []KernelStatus
 	opened []string
+	titles []string
+	copied []byte
+	// picked and saveTo answer the file chooser and the save dialog.
+	picked []string
+	saveTo string
 	seq    uint64
 	// outOfOrder is set when a message did not carry the next number.
 	outOfOrder bool
@@ -405,8 +412,27 @@ func (h *fakeHost) emit(name string, msg any) {
 	}
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
-func (h *fakeHost) saveFile(string, string) (string, error) {
-	return "", nil
+func (h *fakeHost) pickFiles(string, string, []runtime.FileFilter) ([]string, error) {
+	return h.picked, nil
+}
+func (h *fakeHost) saveFile(string, string, string) (string, error) {
+	return h.saveTo, nil
+}
+func (h *fakeHost) copyImage(data []byte) error {
+	h.mu.Lock()
+	h.copied = data
+	h.mu.Unlock()
+	return nil
+}
+func (h *fakeHost) pasteImage() ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.copied, nil
+}
+func (h *fakeHost) setTitle(title string) {
+	h.mu.Lock()
+	h.titles = append(h.titles, title)
+	h.mu.Unlock()
 }
 func (h *fakeHost) context() context.Context { return context.Background() }
 func (h *fakeHost) openURL(u string) {
@@ -456,6 +482,47 @@ func (h *fakeHost) waitState(t *testing.T, state string) KernelStatus {
 		return fmt.Errorf("kernel never %s: %+v", state, h.status)
 	})
 	return last
+}
+
+func (h *fakeHost) statusCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.status)
+}
+
+// waitStatusAfter waits for a status in state among those sent after the
+// first from.
+func (h *fakeHost) waitStatusAfter(t *testing.T, state string, from int) KernelStatus {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		st := append([]KernelStatus(nil), h.status[from:]...)
+		h.mu.Unlock()
+		for _, s := range st {
+			if s.State == state {
+				return s
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %s status after %d: %+v", state, from, h.status)
+	return KernelStatus{}
+}
+
+// countAfter counts the events of type typ after index from.
+func (h *fakeHost) countAfter(typ string, from int) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, e := range h.events[from+1:] {
+		var m map[string]any
+		_ = json.Unmarshal(e, &m)
+		if m["type"] == typ {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *fakeHost) dump() string {
@@ -539,15 +606,18 @@ turns:
 		t.Errorf("OpenFile = %v, opened %v", err, h.opened)
 	}
 	// Applying settings restarts the agent on the same session: the window
-	// is reset and gets the history again.
+	// keeps the conversation (no Reset) and the new agent carries it on.
 	_, before := h.waitEvent(t, "TurnEnded", 0)
+	statuses := h.statusCount()
 	if err := d.ApplySettings(); err != nil {
 		t.Fatal(err)
 	}
-	h.waitEvent(t, "Reset", before)
-	h.waitState(t, KernelReady)
-	if u, _ := h.waitEvent(t, "UserMessage", before); u["text"] != "Greet me" {
-		t.Errorf("history after ApplySettings = %v", u)
+	h.waitStatusAfter(t, KernelReady, statuses)
+	if h.countAfter("Reset", before) != 0 {
+		t.Error("applying settings emptied the conversation in the window")
+	}
+	if ws, _ := d.current(); ws.agent == nil || ws.agent.SessionID() != ready.SessionID || len(ws.agent.History()) == 0 {
+		t.Errorf("after ApplySettings the agent does not carry on session %s", ready.SessionID)
 	}
 	list, err := d.Sessions()
 	if err != nil || len(list) != 1 || list[0].Title != "Greet me" || list[0].ID != ready.SessionID {

@@ -15,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -40,7 +41,7 @@ func contractEvents() []queued {
 		{ev: &agent.ResponseChunk{Meta: meta, Text: "response chunk"}},
 		{ev: &agent.Response{Meta: meta, Text: "complete response"}},
 		{ev: &agent.CodeExecutionOutputChunk{Meta: meta, Kind: "stderr", Text: "chunk of output\n"}, dropped: 701, droppedLines: 702},
-		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true}, dropped: 703, droppedLines: 704},
+		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true, Rejected: "touch x"}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true}},
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost}},
 		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},
@@ -56,7 +57,11 @@ func contractEvents() []queued {
 		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
-		{ev: &agent.Failed{Meta: meta, Error: "the model call failed"}},
+		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
+			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404}},
+		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
+			Display: "git status", By: agent.BySession, Rule: "git status *"}},
+		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
 		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true}),
 		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true}),

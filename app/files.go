@@ -1,15 +1,25 @@
 package app
 
 import (
+	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"image"
+	_ "image/gif" // CopyImage checks GIFs
+	_ "image/jpeg"
+	_ "image/png"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // imageTypes are the image files the window shows inline.
@@ -25,6 +35,86 @@ const maxInlineImage = 20 << 20
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// SaveImage asks where to save an image the conversation shows (src: a
+// path ImageData accepts, or the data URL of an attached image) and
+// writes a copy there. It returns the path written, "" when the dialog was
+// cancelled.
+func (d *Desktop) SaveImage(src string) (string, error) {
+	name, data, err := d.imageBytes(src)
+	if err != nil {
+		return "", err
+	}
+	p, err := d.host.saveFile("Save the image", d.workspaceDir(), name)
+	if err != nil {
+		return "", fmt.Errorf("save dialog: %w", err)
+	}
+	if p == "" {
+		return "", nil
+	}
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
+		return "", fmt.Errorf("save image: %w", err)
+	}
+	return p, nil
+}
+
+// CopyImage puts an image the conversation shows (as SaveImage takes it)
+// on the clipboard, for pasting into other programs.
+func (d *Desktop) CopyImage(src string) error {
+	name, data, err := d.imageBytes(src)
+	if err != nil {
+		return err
+	}
+	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%s cannot be copied: %w", name, err)
+	}
+	return d.host.copyImage(data)
+}
+
+// ClipboardImage returns the image on the clipboard (copied in another
+// program) as a PNG data URL, "" when it holds none: the prompt box
+// attaches it on paste.
+func (d *Desktop) ClipboardImage() (string, error) {
+	data, err := d.host.pasteImage()
+	if err != nil {
+		return "", fmt.Errorf("read the clipboard: %w", err)
+	}
+	if len(data) == 0 {
+		return "", nil
+	}
+	if len(data) > maxAttachmentBytes {
+		return "", fmt.Errorf("the image on the clipboard is larger than %d MB", maxAttachmentBytes>>20)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(data), nil
+}
+
+// imageBytes returns a file name and the bytes of an image the window
+// shows.
+func (d *Desktop) imageBytes(src string) (string, []byte, error) {
+	if strings.HasPrefix(src, "data:") {
+		head, b64, ok := strings.Cut(src, ";base64,")
+		mt := strings.TrimPrefix(head, "data:")
+		ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}[mt]
+		if !ok || ext == "" {
+			return "", nil, errors.New("not an image data URL")
+		}
+		data, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return "", nil, fmt.Errorf("image data: %w", err)
+		}
+		return "image" + ext, data, nil
+	}
+	url, err := d.ImageData(src)
+	if err != nil {
+		return "", nil, err
+	}
+	_, b64, _ := strings.Cut(url, ";base64,")
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return "", nil, fmt.Errorf("image %s: %w", src, err)
+	}
+	return filepath.Base(src), data, nil
 }
 
 // ImageData returns an image inside the workspace (or its images folder) as
@@ -60,15 +150,16 @@ func (d *Desktop) ImageData(path string) (string, error) {
 	return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(data), nil
 }
 
-// OpenFile opens a file inside the workspace (such as an offloaded tool
-// result) with the system's default application.
+// OpenFile opens a file inside the workspace or its images folder (an
+// offloaded tool result, an image from code) with the system's default
+// application.
 func (d *Desktop) OpenFile(path string) error {
 	ws, err := d.current()
 	if err != nil {
 		return err
 	}
 	p := ws.abs(path)
-	if !within(ws.dir, p) {
+	if !within(ws.dir, p) && !within(ws.cfg.ImagesDir(), p) {
 		return fmt.Errorf("%s is outside the workspace", path)
 	}
 	if _, err := os.Stat(p); err != nil {
@@ -198,7 +289,7 @@ func (d *Desktop) ExportConversation(format, content string) (string, error) {
 	if ext == "" {
 		return "", fmt.Errorf("unknown export format %q: want markdown or html", format)
 	}
-	p, err := d.host.saveFile("Export the conversation", "conversation"+ext)
+	p, err := d.host.saveFile("Export the conversation", d.workspaceDir(), "conversation"+ext)
 	if err != nil {
 		return "", fmt.Errorf("save dialog: %w", err)
 	}
@@ -209,4 +300,91 @@ func (d *Desktop) ExportConversation(format, content string) (string, error) {
 		return "", fmt.Errorf("export: %w", err)
 	}
 	return p, nil
+}
+
+// workspaceDir is where file dialogs open: the workspace, if one is open.
+func (d *Desktop) workspaceDir() string {
+	if ws, err := d.current(); err == nil {
+		return ws.dir
+	}
+	return ""
+}
+
+// previewSide is the longest side of an attachment's thumbnail.
+const previewSide = 160
+
+// AttachmentInfo is a file offered as an attachment (dropped on the window
+// or picked in the file chooser), checked before it is attached.
+type AttachmentInfo struct {
+	Path string `json:"path"`
+	Name string `json:"name"`
+	// Preview is a thumbnail (a data URL) of an image that can be attached.
+	Preview string `json:"preview"`
+	// Problem says why the file cannot be attached; "" when it can.
+	Problem string `json:"problem"`
+	// Relative is the path from the workspace for a file inside it (for
+	// an @path reference to a file that is not an image); "" outside.
+	Relative string `json:"relative"`
+}
+
+// CheckAttachments reads each file and says whether it is an image the
+// model can take (PNG, JPEG, GIF or WebP, decoded to be sure), with a
+// thumbnail, or why not.
+func (d *Desktop) CheckAttachments(paths []string) ([]AttachmentInfo, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AttachmentInfo, 0, len(paths))
+	for _, p := range paths {
+		abs := ws.abs(expandHome(p))
+		info := AttachmentInfo{Path: abs, Name: filepath.Base(abs)}
+		if within(ws.dir, abs) && abs != ws.dir {
+			rel, _ := filepath.Rel(ws.dir, abs)
+			info.Relative = filepath.ToSlash(rel)
+		}
+		info.Preview, info.Problem = preview(abs)
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// preview makes the thumbnail of an image file, or says why it is not
+// one that can be attached.
+func preview(p string) (string, string) {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "", fmt.Sprintf("%s cannot be read: %v", filepath.Base(p), err)
+	case st.IsDir():
+		return "", fmt.Sprintf("%s is a folder: only image files can be attached", filepath.Base(p))
+	case st.Size() > maxAttachmentBytes:
+		return "", fmt.Sprintf("%s is larger than %d MB", filepath.Base(p), maxAttachmentBytes>>20)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Sprintf("%s cannot be read: %v", filepath.Base(p), err)
+	}
+	im, err := files.FitImage(data, previewSide)
+	if err != nil {
+		return "", fmt.Sprintf("%s is not an image: only PNG, JPEG, GIF and WebP images can be attached", filepath.Base(p))
+	}
+	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data), ""
+}
+
+// PickImages opens the native file chooser for images (several at once),
+// in the workspace; it returns the chosen paths, none when it was
+// cancelled.
+func (d *Desktop) PickImages() ([]string, error) {
+	ps, err := d.host.pickFiles("Attach images", d.workspaceDir(), []runtime.FileFilter{
+		{DisplayName: "Images (PNG, JPEG, GIF, WebP)", Pattern: "*.png;*.jpg;*.jpeg;*.gif;*.webp;*.PNG;*.JPG;*.JPEG;*.GIF;*.WEBP"},
+		{DisplayName: "All files", Pattern: "*"},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("file chooser: %w", err)
+	}
+	if ps == nil {
+		ps = []string{}
+	}
+	return ps, nil
 }

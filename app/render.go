@@ -11,6 +11,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -124,6 +125,16 @@ func (t *terminal) render(ev agent.Event) {
 		t.endThinking()
 		t.newline()
 		t.showCall(e)
+	case *agent.AutoApproved:
+		// The call runs without asking: show it all the same, and who
+		// allowed it.
+		t.endThinking()
+		t.newline()
+		t.showCall(&agent.ApprovalRequest{Meta: e.Meta, ToolCall: e.ToolCall, Display: e.Display})
+		t.write(t.style.dim(approvedBy(e)) + "\n")
+	case *agent.SessionGrants:
+		t.newline()
+		t.write(t.style.dim(fmt.Sprintf("Allowed for this session (%d): %s · /grants lists them, /revoke N takes one back", len(e.Grants), grantList(e.Grants))) + "\n")
 	case *agent.InputRequest:
 		t.newline()
 		t.write(visible.String(e.Prompt))
@@ -277,7 +288,27 @@ func (t *terminal) newline() {
 	}
 }
 
-// showCall prints what an approval would allow: the exact code, command,
+// approvedBy says who let a call run without asking.
+func approvedBy(e *agent.AutoApproved) string {
+	switch e.By {
+	case agent.BySession:
+		return fmt.Sprintf("↳ allowed by this session's grant %q", e.Rule)
+	case agent.BySkip:
+		return "↳ allowed: permissions are skipped (--skip-permissions)"
+	}
+	return fmt.Sprintf("↳ allowed by the saved rule %q (.freeact/permissions.json)", e.Rule)
+}
+
+// grantList shows grants as their patterns.
+func grantList(rules []permission.Rule) string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, fmt.Sprintf("%s %q", r.Type, r.Pattern()))
+	}
+	return strings.Join(out, ", ")
+}
+
+// showCall prints what an approval would allow (or a rule allowed): the exact code, command,
 // tool arguments or file, with every character that could hide or move
 // text shown as an escape (see internal/visible), and why it is asked when
 // a rule allows calls like it.

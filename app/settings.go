@@ -299,7 +299,8 @@ func (d *Desktop) APIKeys() (APIKeys, error) {
 
 // PermissionRules are the rules the permissions editor shows.
 type PermissionRules struct {
-	Always  permission.Rules `json:"always"`
+	Always permission.Rules `json:"always"`
+	// Session are the grants of the open conversation.
 	Session permission.Rules `json:"session"`
 	// Imported are the rules of freeact 0.11's permissions.toml
 	// (ImportedFile, relative to the workspace; "" when there is none):
@@ -308,18 +309,45 @@ type PermissionRules struct {
 	ImportedFile string           `json:"imported_file,omitempty"`
 }
 
-// Permissions returns the workspace's rules: saved ones and this session's.
+// Permissions returns the workspace's saved rules and the grants of the
+// open conversation.
 func (d *Desktop) Permissions() (PermissionRules, error) {
 	ws, err := d.current()
 	if err != nil {
 		return PermissionRules{}, err
 	}
-	a, s := ws.open.Permissions.Rules()
 	imported, file := ws.open.Permissions.Imported()
 	if file != "" {
 		file, _ = filepath.Rel(ws.dir, file)
 	}
-	return PermissionRules{Always: nonNil(a), Session: nonNil(s), Imported: nonNil(imported), ImportedFile: file}, nil
+	return PermissionRules{Always: nonNil(ws.open.Permissions.Rules()), Session: nonNil(permission.Rules{Allow: ws.grants()}),
+		Imported: nonNil(imported), ImportedFile: file}, nil
+}
+
+// SessionGrants lists the grants of the open conversation: the rules its
+// Session answers added, which allow calls in this conversation only.
+func (d *Desktop) SessionGrants() ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	return ws.grants(), nil
+}
+
+// RevokeGrant removes a grant of the open conversation (calls it allowed
+// are asked again) and returns the grants left.
+func (d *Desktop) RevokeGrant(rule permission.Rule) ([]permission.Rule, error) {
+	ws, err := d.current()
+	if err != nil {
+		return nil, err
+	}
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	if a == nil || !a.RevokeGrant(rule) {
+		return ws.grants(), fmt.Errorf("%s is not a grant of this conversation (it ended, or the grant was revoked already)", rule.Pattern())
+	}
+	return ws.grants(), nil
 }
 
 func nonNil(r permission.Rules) permission.Rules {
@@ -432,15 +460,11 @@ func (d *Desktop) PreviewRule(rule permission.Rule) (permission.Preview, error) 
 	return ws.open.Permissions.PreviewRule(rule), nil
 }
 
-// RevokeSessionRule takes back a Session answer's rule: the calls it
-// allowed are asked again. It returns the rules left.
+// RevokeSessionRule is RevokeGrant for the settings panel's permissions
+// tab: it returns every rule left, saved ones included.
 func (d *Desktop) RevokeSessionRule(rule permission.Rule) (PermissionRules, error) {
-	ws, err := d.current()
-	if err != nil {
+	if _, err := d.RevokeGrant(rule); err != nil {
 		return PermissionRules{}, err
-	}
-	if !ws.open.Permissions.RevokeSession(rule) {
-		return PermissionRules{}, fmt.Errorf("no session rule %s to revoke", rule)
 	}
 	return d.Permissions()
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -133,6 +134,11 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", w)
 	}
+	// The terminal cannot ask for a missing key: say so before the kernel
+	// starts.
+	if err := agent.CheckModel(cfg); err != nil {
+		return nil, err
+	}
 	opts := []agent.Option{
 		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
 	}
@@ -227,7 +233,7 @@ func (t *terminal) inputError() error {
 // loop reads requests until q, end of input or a second Ctrl-C.
 func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 	if !t.json {
-		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; /compact, /diff, /undo; q quits; Ctrl-C cancels a turn", a.SessionID())))
+		fmt.Fprintf(t.out, "%s\n", t.style.dim(fmt.Sprintf("freeact · session %s · type a request; /compact, /diff, /undo, /grants; q quits; Ctrl-C cancels a turn", a.SessionID())))
 	}
 	for {
 		if !t.json {
@@ -241,18 +247,45 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			return t.inputError()
 		}
 		line = strings.TrimSpace(line)
-		switch line {
-		case "":
+		switch {
+		case line == "":
 			continue
-		case "q", "quit", "exit":
+		case line == "q" || line == "quit" || line == "exit":
 			return nil
-		case "/compact", "/diff", "/undo":
+		case line == "/compact" || line == "/diff" || line == "/undo":
 			t.command(ctx, a, line)
+			continue
+		case line == "/grants" || strings.HasPrefix(line, "/revoke"):
+			t.grants(a, line)
 			continue
 		}
 		if t.turn(ctx, a, line) == -1 {
 			return nil
 		}
+	}
+}
+
+// grants lists this session's grants (/grants) or revokes one by its
+// number (/revoke N).
+func (t *terminal) grants(a *agent.Agent, line string) {
+	list := a.Grants()
+	if arg, ok := strings.CutPrefix(line, "/revoke"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(arg))
+		if err != nil || n < 1 || n > len(list) {
+			fmt.Fprintf(t.out, "Give the number of a grant: /revoke N, with N from 1 to %d (see /grants).\n", len(list))
+			return
+		}
+		a.RevokeGrant(list[n-1])
+		fmt.Fprintf(t.out, "Revoked %s %q: those calls are asked again.\n", list[n-1].Type, list[n-1].Pattern())
+		list = a.Grants()
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(t.out, "This session has no grants: answer s to an approval to allow such calls until the session ends.")
+		return
+	}
+	fmt.Fprintln(t.out, "Allowed for this session (/revoke N takes one back):")
+	for i, r := range list {
+		fmt.Fprintf(t.out, "  %d. %s %q\n", i+1, r.Type, r.Pattern())
 	}
 }
 

@@ -181,6 +181,9 @@ turns:
       has: [{role: user, response: ipybox_execute_ipython_cell, output: "Interrupted by user"}]
     reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: "!mkdir -p made && ls"}}}]
   - reply: [{text: "Made it."}]
+  - reply: [{call: {id: c4, name: ipybox_execute_ipython_cell, args: {code: "print('first')"}}}]
+  - reply: [{call: {id: c5, name: ipybox_execute_ipython_cell, args: {code: "print('second')"}}}]
+  - reply: [{text: "Both ran."}]
 `)
 	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 120)
 	scr.expect(t, "> ")
@@ -213,6 +216,26 @@ turns:
 	send("a\r")
 	scr.expect(t, "Made it.")
 	scr.expect(t, "> ")
+
+	// "s" grants this session: the next cell runs without asking, shown
+	// all the same with the grant that allowed it; /revoke takes it back.
+	send("Two cells.\r")
+	scr.expect(t, "  1 │ print('first')")
+	scr.expect(t, "Approve?")
+	send("s\r")
+	scr.expect(t, `Allowed for this session (1): CodeAction "ipybox_execute_ipython_cell"`)
+	scr.expect(t, "  1 │ print('second')")
+	scr.expect(t, `allowed by this session's grant "ipybox_execute_ipython_cell"`)
+	scr.expect(t, "second")
+	scr.expect(t, "Both ran.")
+	scr.expect(t, "> ")
+	send("/grants\r")
+	scr.expect(t, `  1. CodeAction "ipybox_execute_ipython_cell"`)
+	send("/revoke 1\r")
+	scr.expect(t, "Revoked CodeAction")
+	scr.expect(t, "This session has no grants")
+	send("q\r")
+
 	quit(t, send, exited)
 	if _, err := os.Stat(filepath.Join(ws, "made")); err != nil {
 		t.Errorf("approved command did not run: %v", err)

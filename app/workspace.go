@@ -13,6 +13,8 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/kernel"
 )
@@ -38,6 +40,12 @@ type KernelStatus struct {
 	State string `json:"state"`
 	// Message says what happens (a provisioning step) or what failed.
 	Message string `json:"message"`
+	// Problem names what failed when State is KernelError: a step of the
+	// agent's start (agent.StepPython, StepServer, ...) or "config" for
+	// agent.json; Summary says it in plain words and Fix what to do.
+	Problem string `json:"problem,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Fix     string `json:"fix,omitempty"`
 	// Progress is in [0,1] while provisioning, -1 when unknown.
 	Progress  float64 `json:"progress"`
 	SessionID string  `json:"sessionId"`
@@ -71,11 +79,15 @@ type workspace struct {
 	// panel; the next Send hands the new settings to the agent.
 	settingsChanged atomic.Bool
 
-	mu     sync.Mutex
-	agent  *agent.Agent // nil until started
-	status KernelStatus
-	gen    int // start generation: a stale start is stopped
-	cancel context.CancelFunc
+	mu    sync.Mutex
+	agent *agent.Agent // nil until started
+	// session is the conversation the window shows: the agent's session
+	// once it runs, the one asked for while it starts or after a failed
+	// start, so that a retry or applied settings carry on with it.
+	session string
+	status  KernelStatus
+	gen     int // start generation: a stale start is stopped
+	cancel  context.CancelFunc
 	// starting counts agent starts in flight; close waits for them, so no
 	// kernel a start was bringing up outlives the workspace.
 	starting sync.WaitGroup
@@ -144,16 +156,13 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if path == "" {
 		return WorkspaceInfo{}, errors.New("no folder given: choose a workspace folder")
 	}
-	open, err := agent.OpenWorkspace(path, agent.WorkspaceOptions{Keys: d.store, Log: d.log})
+	open, err := agent.OpenWorkspace(expandHome(path), agent.WorkspaceOptions{Keys: d.store, Log: d.log})
 	if err != nil {
 		return WorkspaceInfo{}, err
 	}
 	dir := open.Dir
-	if s, err := d.store.Settings(); err == nil {
-		s.AddRecent(dir)
-		if err := d.store.SaveSettings(s); err != nil {
-			d.log.Warn("save recent workspaces", "err", err)
-		}
+	if err := d.store.Update(func(s *config.AppSettings) { s.AddRecent(dir) }); err != nil {
+		d.log.Warn("save recent workspaces", "err", err)
 	}
 	ws := &workspace{dir: dir, open: open, cfg: open.Config, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
 	go pump(ws.events, flushInterval, func(b []queued) { d.sendBatch(b) })
@@ -165,7 +174,9 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if old != nil {
 		go old.close()
 	}
+	ws.show(sessionID)
 	ws.start(sessionID)
+	d.setTitle(filepath.Base(dir))
 	return ws.info(open.Created), nil
 }
 
@@ -203,21 +214,60 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	ws.d.send(EventKernel, s)
 }
 
-// start creates and starts the agent in the background.
+// show empties the conversation in the window and, for a saved session,
+// sends its history, read from the session file: the conversation shows
+// at once, before the agent has started.
+func (ws *workspace) show(sessionID string) {
+	ws.push(queued{raw: resetEvent})
+	if sessionID == "" || !sessionExists(ws.cfg, sessionID) {
+		return
+	}
+	st, err := session.Open[model.Message](ws.cfg.SessionsDir(), sessionID)
+	if err == nil {
+		var hist []model.Message
+		if hist, err = st.Load(agent.MainAgent); err == nil {
+			for _, ev := range historyEvents(hist, historyExtras{}) {
+				ws.push(queued{raw: ev})
+			}
+		}
+		_ = st.Close()
+	}
+	if err != nil {
+		ws.d.log.Warn("show session history", "session", sessionID, "err", err)
+	}
+}
+
+// startFailed reports a failed start with what failed and how to fix it.
+func (ws *workspace) startFailed(err error) {
+	st := KernelStatus{State: KernelError, Message: err.Error(), Progress: -1}
+	var se *agent.StartError
+	if errors.As(err, &se) {
+		st.Problem, st.Summary, st.Fix = se.Step, se.Summary(), se.Fix()
+	} else {
+		st.Problem = "config"
+		st.Summary = "The workspace's settings could not be read."
+		st.Fix = "Fix .freeact/agent.json (or .env) as the message says, then retry."
+	}
+	ws.setStatus(st)
+}
+
+// start creates and starts the agent over the conversation sessionID ("":
+// a new one) in the background.
 func (ws *workspace) start(sessionID string) {
 	ws.mu.Lock()
 	ws.gen++
 	gen := ws.gen
+	ws.session = sessionID
 	ctx, cancel := context.WithCancel(ws.d.host.context())
 	ws.cancel = cancel
 	ws.mu.Unlock()
-	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.announceStart(sessionID)
 	ws.starting.Add(1)
 	go func() {
 		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
-				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction})
+				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction, SessionID: sessionID})
 			}),
 		}
 		// A session with nothing written yet (restarted before its first
@@ -230,6 +280,7 @@ func (ws *workspace) start(sessionID string) {
 		stale := ws.gen != gen || ws.closed
 		if !stale && err == nil {
 			ws.agent = a
+			ws.session = a.SessionID()
 		}
 		ws.mu.Unlock()
 		if stale {
@@ -239,23 +290,35 @@ func (ws *workspace) start(sessionID string) {
 			return
 		}
 		if err != nil {
-			ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
+			ws.startFailed(err)
 			return
 		}
 		if sessionID != "" {
+			// The history shown before the start (show), now with what
+			// only the agent knows: compactions, file changes, costs.
+			ws.push(queued{raw: resetEvent})
 			for _, ev := range agentHistory(a) {
 				ws.push(queued{raw: ev})
 			}
 		} else {
 			ws.push(queued{ev: a.SessionUsage()})
 		}
+		ws.d.rememberSession(ws.dir, a.SessionID())
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
 		ws.sendQueued()
 	}()
 }
 
-// restart stops the agent and starts a new one on sessionID.
+// announceStart tells the window that the agent of sessionID is starting.
+func (ws *workspace) announceStart(sessionID string) {
+	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+}
+
+// restart stops the agent and starts a new one on sessionID. The window
+// hears "starting" at once: the old agent takes a moment to stop and takes
+// no turns meanwhile.
 func (ws *workspace) restart(sessionID string) {
+	ws.announceStart(sessionID)
 	ws.mu.Lock()
 	a := ws.agent
 	ws.agent = nil
@@ -316,51 +379,44 @@ func (ws *workspace) close() {
 	ws.sendMu.Unlock()
 }
 
-// RetryKernel starts the agent again after a failed start.
+// RetryKernel starts the agent again after a failed start, on the same
+// conversation.
 func (d *Desktop) RetryKernel() error {
-	ws, err := d.current()
-	if err != nil {
-		return err
-	}
-	cfg, err := ws.open.Load()
-	if err != nil {
-		ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
-		return err
-	}
-	ws.mu.Lock()
-	if ws.turn != nil {
-		ws.mu.Unlock()
-		return errors.New("a turn is running: stop it first")
-	}
-	ws.cfg = cfg
-	sid := ws.status.SessionID
-	ws.mu.Unlock()
-	ws.restart(sid)
-	return nil
+	return d.restartAgent("a turn is running: stop it first")
 }
 
 // ApplySettings restarts the agent with the workspace's current settings
-// (agent.json, .env, skills, AGENTS.md) on the same session: the
-// conversation is kept and re-sent as history, the kernel's state is lost.
+// (agent.json, .env, skills, AGENTS.md) on the same conversation: the
+// window keeps showing it and the agent takes it up again, the kernel's
+// state is lost. When the new settings fail, the conversation stays, and
+// Retry (after a fix) carries on with it.
 func (d *Desktop) ApplySettings() error {
+	return d.restartAgent("a turn is running: stop it before applying settings")
+}
+
+// restartAgent reloads the settings and restarts the agent on the open
+// conversation; busy is the error while a turn runs.
+func (d *Desktop) restartAgent(busy string) error {
 	ws, err := d.current()
 	if err != nil {
 		return err
 	}
+	ws.mu.Lock()
+	running := ws.turn != nil
+	ws.mu.Unlock()
+	if running {
+		return errors.New(busy)
+	}
 	cfg, err := ws.open.Load()
 	if err != nil {
+		ws.startFailed(err)
 		return err
 	}
 	ws.mu.Lock()
-	if ws.turn != nil {
-		ws.mu.Unlock()
-		return errors.New("a turn is running: stop it before applying settings")
-	}
 	ws.cfg = cfg
-	sid := ws.status.SessionID
+	sid := ws.session
 	ws.mu.Unlock()
 	ws.settingsChanged.Store(false)
-	ws.push(queued{raw: resetEvent})
 	ws.restart(sid)
 	return nil
 }
@@ -414,9 +470,24 @@ func (d *Desktop) switchSession(id string) error {
 	if busy {
 		return errors.New("a turn is running: stop it before switching sessions")
 	}
-	ws.push(queued{raw: resetEvent})
+	// The status first: the window must not take the emptied conversation
+	// for a ready one.
+	ws.announceStart(id)
+	ws.show(id)
 	ws.restart(id)
 	return nil
+}
+
+// grants returns the grants of the running agent's conversation.
+func (ws *workspace) grants() []permission.Rule {
+	ws.mu.Lock()
+	a := ws.agent
+	ws.mu.Unlock()
+	out := []permission.Rule{}
+	if a != nil {
+		out = append(out, a.Grants()...)
+	}
+	return out
 }
 
 // requestID registers a request the frontend answers later.

@@ -28,6 +28,9 @@ type AppSettings struct {
 	RecentWorkspaces []string `json:"recent_workspaces"`
 	Window           *Window  `json:"window,omitempty"`
 	LastModel        string   `json:"last_model,omitempty"`
+	// LastSessions is the conversation last open in each workspace (by
+	// its absolute path), which reopens with it.
+	LastSessions map[string]string `json:"last_sessions,omitempty"`
 }
 
 // Window is the main window's geometry.
@@ -45,6 +48,24 @@ func (s *AppSettings) AddRecent(workspace string) {
 	s.RecentWorkspaces = append([]string{workspace}, s.RecentWorkspaces...)
 	if len(s.RecentWorkspaces) > maxRecent {
 		s.RecentWorkspaces = s.RecentWorkspaces[:maxRecent]
+	}
+}
+
+// SetLastSession records the conversation open in workspace; "" forgets
+// it. Workspaces that left the recent list are forgotten as well.
+func (s *AppSettings) SetLastSession(workspace, id string) {
+	if s.LastSessions == nil {
+		s.LastSessions = map[string]string{}
+	}
+	if id == "" {
+		delete(s.LastSessions, workspace)
+	} else {
+		s.LastSessions[workspace] = id
+	}
+	for w := range s.LastSessions {
+		if !slices.Contains(s.RecentWorkspaces, w) {
+			delete(s.LastSessions, w)
+		}
 	}
 }
 
@@ -86,6 +107,10 @@ func (a *AppStore) keyringIndexFile() string { return filepath.Join(a.dir, "keyr
 func (a *AppStore) Settings() (AppSettings, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.readSettings()
+}
+
+func (a *AppStore) readSettings() (AppSettings, error) {
 	var s AppSettings
 	data, err := os.ReadFile(a.settingsFile())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -102,12 +127,16 @@ func (a *AppStore) Settings() (AppSettings, error) {
 
 // SaveSettings writes the app settings atomically.
 func (a *AppStore) SaveSettings(s AppSettings) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.writeSettings(s)
+}
+
+func (a *AppStore) writeSettings(s AppSettings) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return fmt.Errorf("save app settings: %w", err)
 	}
@@ -115,6 +144,19 @@ func (a *AppStore) SaveSettings(s AppSettings) error {
 		return fmt.Errorf("save app settings: %w", err)
 	}
 	return nil
+}
+
+// Update reads the settings, lets change edit them and writes them back,
+// as one step: concurrent updates do not lose each other's changes.
+func (a *AppStore) Update(change func(*AppSettings)) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.readSettings()
+	if err != nil {
+		return err
+	}
+	change(&s)
+	return a.writeSettings(s)
 }
 
 var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)

@@ -452,6 +452,25 @@ func TestKeysCoverOptions(t *testing.T) {
 	}
 }
 
+// An empty variable does not hide a key set in a later source.
+func TestEnvFirstNonEmpty(t *testing.T) {
+	process := map[string]string{"GEMINI_API_KEY": "", "OTHER": "from-process"}
+	lookup := func(k string) (string, bool) { v, ok := process[k]; return v, ok }
+	e := NewEnv(lookup, map[string]string{"OTHER": "from-dotenv"}, ".env").WithFallback(map[string]string{"GEMINI_API_KEY": "stored"})
+	if got := e.Getenv("GEMINI_API_KEY"); got != "" {
+		t.Errorf("Getenv = %q: the process's empty value should win for plain lookups", got)
+	}
+	if got := e.FirstNonEmpty("GEMINI_API_KEY"); got != "stored" {
+		t.Errorf("FirstNonEmpty = %q, want the stored key", got)
+	}
+	if got := e.FirstNonEmpty("OTHER"); got != "from-process" {
+		t.Errorf("FirstNonEmpty(OTHER) = %q, want the process's value first", got)
+	}
+	if got := e.FirstNonEmpty("MISSING"); got != "" {
+		t.Errorf("FirstNonEmpty(MISSING) = %q", got)
+	}
+}
+
 // agent.json saved with a UTF-8 byte-order mark (Notepad does) loads.
 func TestAgentJSONByteOrderMark(t *testing.T) {
 	ws := t.TempDir()

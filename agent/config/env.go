@@ -49,6 +49,23 @@ func (e Env) Lookup(name string) (string, bool) {
 	return "", false
 }
 
+// FirstNonEmpty returns the first value of name that is not empty, in the
+// order of Lookup: for API keys, where a variable set to "" (an empty
+// export in a shell profile) must not hide a key stored elsewhere.
+func (e Env) FirstNonEmpty(name string) string {
+	if e.lookup != nil {
+		if v, ok := e.lookup(name); ok && v != "" {
+			return v
+		}
+	}
+	for _, m := range e.layers {
+		if v := m[name]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 // Getenv returns a variable's value, "" when unset.
 func (e Env) Getenv(name string) string {
 	v, _ := e.Lookup(name)

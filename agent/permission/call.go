@@ -1,5 +1,6 @@
 // Package permission owns the approval rules of a workspace: the persisted
-// .freeact/permissions.json, in-memory session rules, matching a tool call
+// .freeact/permissions.json, the grants of one conversation (Conversation),
+// matching a tool call
 // against them, and suggesting a rule and a display text for an approval
 // prompt.
 //
@@ -68,6 +69,20 @@ func (r Rule) String() string {
 		return fmt.Sprintf("%s %s %s", r.Type, r.ToolName, r.Path)
 	default:
 		return r.Type + " " + r.ToolName
+	}
+}
+
+// Pattern returns the rule in the text form an approval suggests and
+// ParsePattern reads back: a shell rule's command, a file rule's tool name
+// and path, any other rule's tool name.
+func (r Rule) Pattern() string {
+	switch {
+	case r.Type == TypeShellAction:
+		return r.Command
+	case isFileType(r.Type):
+		return r.ToolName + " " + r.Path
+	default:
+		return r.ToolName
 	}
 }
 

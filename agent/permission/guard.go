@@ -68,6 +68,10 @@ type Verdict struct {
 	// agent.json, the sandbox settings). It is asked every time; no rule
 	// can allow it, so only a one-time yes or a no may answer it.
 	Protected bool
+	// Rule is the rule that allowed the call (Decision Allow), and Scope
+	// where it lives: a saved rule or a grant of the conversation.
+	Rule  Rule
+	Scope Scope
 }
 
 // Protect adds files whose change alters what the agent may do without
@@ -228,9 +232,9 @@ func names(w, mk string) bool {
 // anyway: a hard link to a file an ask rule names, or a shell command
 // whose files meet an ask rule. It returns "" when nothing stands against
 // the allow rule.
-func (m *Manager) askReason(c Call, acc []shell.Access) string {
+func (m *Manager) askReason(grants Rules, c Call, acc []shell.Access) string {
 	if isFileType(c.Type) {
-		if r, f := m.hardLinked(c.Path, m.askRules(c.Type)); f != "" {
+		if r, f := m.hardLinked(c.Path, m.askRules(grants, c.Type)); f != "" {
 			return fmt.Sprintf("%s is a hard link to %s, which the rule %s asks for", c.Path, f, r)
 		}
 		return ""
@@ -238,8 +242,8 @@ func (m *Manager) askReason(c Call, acc []shell.Access) string {
 	if c.Type != TypeShellAction {
 		return ""
 	}
-	reads := m.askRules(TypeFileRead)
-	writes := append(m.askRules(TypeFileWrite), m.askRules(TypeFileEdit)...)
+	reads := m.askRules(grants, TypeFileRead)
+	writes := append(m.askRules(grants, TypeFileWrite), m.askRules(grants, TypeFileEdit)...)
 	for _, a := range acc {
 		rules := reads
 		verb := "reads"
@@ -276,10 +280,11 @@ func (m *Manager) askReason(c Call, acc []shell.Access) string {
 	return ""
 }
 
-// askRules returns the ask rules of type t, session ones first.
-func (m *Manager) askRules(t string) []Rule {
+// askRules returns the ask rules of type t, the conversation's grants
+// first.
+func (m *Manager) askRules(grants Rules, t string) []Rule {
 	var out []Rule
-	for _, r := range slices.Concat(m.session.Ask, m.always.Ask, m.imported.Ask) {
+	for _, r := range slices.Concat(grants.Ask, m.always.Ask, m.imported.Ask) {
 		if r.Type == t {
 			out = append(out, r)
 		}

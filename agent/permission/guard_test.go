@@ -105,6 +105,7 @@ func TestShellArgumentsMeetFileRules(t *testing.T) {
 
 func TestProtectedFiles(t *testing.T) {
 	m, ws := guardWorkspace(t)
+	conv := m.NewConversation()
 	// Rules that would allow every write and every shell command.
 	for _, r := range []Rule{
 		{Type: TypeFileWrite, ToolName: "*", Path: "**"},
@@ -116,7 +117,7 @@ func TestProtectedFiles(t *testing.T) {
 		{Type: TypeShellAction, ToolName: "*", Command: "rm *"},
 		{Type: TypeShellAction, ToolName: "*", Command: "git diff --output=*"},
 	} {
-		if err := m.AllowSession(r); err != nil {
+		if err := conv.Add(Session, false, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,7 +160,7 @@ func TestProtectedFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := m.Evaluate(tt.call)
+			v := conv.Evaluate(tt.call)
 			if tt.reason == "" {
 				if v.Protected || v.Decision != Allow {
 					t.Fatalf("Evaluate(%+v) = %+v, want Allow", tt.call, v)

@@ -48,18 +48,27 @@ func (d Decision) String() string {
 	}
 }
 
-// Scope says where a rule added from an approval answer lives.
+// Scope says where a rule lives.
 type Scope int
 
 const (
-	// Session rules live in memory until the manager is dropped.
+	// Session rules are the grants of one conversation (a Conversation):
+	// they live in memory and end with it.
 	Session Scope = iota
 	// Always rules are saved to permissions.json.
 	Always
 )
 
-// Manager holds a workspace's always rules (persisted) and session rules
-// (in memory). It is safe for concurrent use by several agents.
+func (s Scope) String() string {
+	if s == Always {
+		return "always"
+	}
+	return "session"
+}
+
+// Manager holds a workspace's saved rules. Each conversation checks calls
+// through a Conversation of its own, which adds the grants made in it. It
+// is safe for concurrent use by several agents.
 //
 // The always rules are those of permissions.json and, in a workspace of the
 // Python freeact 0.11, those of its permissions.toml (the imported rules),
@@ -72,8 +81,7 @@ type Manager struct {
 
 	mu        sync.RWMutex
 	always    Rules
-	imported  Rules // of permissions.toml
-	session   Rules
+	imported  Rules    // of permissions.toml
 	protected []string // absolute paths besides file (see Protect)
 	walkLimit int      // entries one check may visit (see guard.go)
 }
@@ -140,9 +148,18 @@ func (m *Manager) File() string { return m.file }
 // Check is Evaluate's decision.
 func (m *Manager) Check(c Call) Decision { return m.Evaluate(c).Decision }
 
-// Evaluate matches c against the rules in the order session ask, always
-// ask (permissions.json, then permissions.toml), session allow, always
-// allow; the first match decides, except:
+// Evaluate matches c against the saved rules alone; a Conversation adds
+// its grants (see evaluate).
+func (m *Manager) Evaluate(c Call) Verdict {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.evaluate(Rules{}, c)
+}
+
+// evaluate matches c against the grants of a conversation and the saved
+// rules in the order session ask, always ask (permissions.json, then
+// permissions.toml), session allow, always allow; the first match decides,
+// except:
 //   - a call that changes a protected file (see Protect) is asked before
 //     any rule is consulted, and Verdict.Protected is set;
 //   - an opaque shell call (marked so, or one that agent/shell cannot
@@ -152,9 +169,9 @@ func (m *Manager) Check(c Call) Decision { return m.Evaluate(c).Decision }
 //   - a call an allow rule matches is still asked when its files meet an
 //     ask rule: a shell command naming .env, a recursive search over a
 //     folder holding it, a hard link to it (see guard.go).
-func (m *Manager) Evaluate(c Call) Verdict {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+//
+// m.mu is held.
+func (m *Manager) evaluate(grants Rules, c Call) Verdict {
 	var acc []shell.Access
 	if c.Type == TypeShellAction && (c.ToolName == ShellTool || c.ToolName == ShellMagicTool) {
 		acc = shell.FileAccesses(c.Command, m.workspace)
@@ -162,7 +179,7 @@ func (m *Manager) Evaluate(c Call) Verdict {
 	if reason := m.protectedCall(c, acc); reason != "" {
 		return Verdict{Decision: Ask, Reason: reason, Protected: true}
 	}
-	for _, rules := range [][]Rule{m.session.Ask, m.always.Ask, m.imported.Ask} {
+	for _, rules := range [][]Rule{grants.Ask, m.always.Ask, m.imported.Ask} {
 		for _, r := range rules {
 			if r.matches(c, m.workspace) {
 				return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s asks for it", r)}
@@ -177,8 +194,9 @@ func (m *Manager) Evaluate(c Call) Verdict {
 		markers = writeMarkers(c.Command, acc)
 	}
 	var allowed *Rule
+	scope := Session
 	notCovered := ""
-	for _, rules := range [][]Rule{m.session.Allow, m.always.Allow, m.imported.Allow} {
+	for i, rules := range [][]Rule{grants.Allow, m.always.Allow, m.imported.Allow} {
 		for _, r := range rules {
 			if !r.matches(c, m.workspace) {
 				continue
@@ -190,6 +208,9 @@ func (m *Manager) Evaluate(c Call) Verdict {
 				continue
 			}
 			allowed = &r
+			if i > 0 {
+				scope = Always
+			}
 			break
 		}
 		if allowed != nil {
@@ -199,10 +220,10 @@ func (m *Manager) Evaluate(c Call) Verdict {
 	if allowed == nil {
 		return Verdict{Decision: NoMatch, Reason: notCovered}
 	}
-	if reason := m.askReason(c, acc); reason != "" {
+	if reason := m.askReason(grants, c, acc); reason != "" {
 		return Verdict{Decision: Ask, Reason: fmt.Sprintf("the rule %s allows it, but %s", allowed, reason)}
 	}
-	return Verdict{Decision: Allow}
+	return Verdict{Decision: Allow, Rule: *allowed, Scope: scope}
 }
 
 // Suggest is SuggestPattern with a file path made relative to the
@@ -215,23 +236,19 @@ func (m *Manager) Suggest(c Call) string {
 	return SuggestPattern(c)
 }
 
-// IsAllowed reports whether c may run without asking.
+// IsAllowed reports whether the saved rules let c run without asking.
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
 
-// Add adds rule to the allow tier (ask=false) or the ask tier of scope.
-// Always rules are merged into the file as it is on disk now (so edits
-// made meanwhile are kept) and saved atomically. Adding a rule that exists
-// already changes nothing.
-func (m *Manager) Add(scope Scope, ask bool, rule Rule) error {
+// Add saves rule in the allow tier (ask=false) or the ask tier of
+// permissions.json. It is merged into the file as it is on disk now (so
+// edits made meanwhile are kept) and saved atomically. Adding a rule that
+// exists already changes nothing.
+func (m *Manager) Add(ask bool, rule Rule) error {
 	if err := rule.validate(); err != nil {
 		return fmt.Errorf("add permission rule: %w", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if scope == Session {
-		addTo(&m.session, ask, rule)
-		return nil
-	}
 	current, err := readRules(m.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		current, err = m.always, nil
@@ -247,9 +264,8 @@ func (m *Manager) Add(scope Scope, ask bool, rule Rule) error {
 	return nil
 }
 
-// AllowAlways persists an allow rule. AllowSession keeps one in memory.
-func (m *Manager) AllowAlways(rule Rule) error  { return m.Add(Always, false, rule) }
-func (m *Manager) AllowSession(rule Rule) error { return m.Add(Session, false, rule) }
+// AllowAlways saves an allow rule.
+func (m *Manager) AllowAlways(rule Rule) error { return m.Add(false, rule) }
 
 func addTo(rs *Rules, ask bool, rule Rule) {
 	tier := &rs.Allow
@@ -261,11 +277,11 @@ func addTo(rs *Rules, ask bool, rule Rule) {
 	}
 }
 
-// Rules returns copies of the always and session rules.
-func (m *Manager) Rules() (always, session Rules) {
+// Rules returns a copy of the saved rules (permissions.json).
+func (m *Manager) Rules() Rules {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.always.clone(), m.session.clone()
+	return m.always.clone()
 }
 
 // SetAlways validates rules, saves them as the new permissions file and
@@ -383,15 +399,4 @@ func writeRules(file string, rules Rules) error {
 		return err
 	}
 	return atomicfile.Write(file, append(data, '\n'), 0o644)
-}
-
-// RevokeSession removes a session rule (allow or ask); it reports whether
-// there was one.
-func (m *Manager) RevokeSession(rule Rule) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := len(m.session.Allow) + len(m.session.Ask)
-	m.session.Allow = slices.DeleteFunc(m.session.Allow, func(r Rule) bool { return r == rule })
-	m.session.Ask = slices.DeleteFunc(m.session.Ask, func(r Rule) bool { return r == rule })
-	return len(m.session.Allow)+len(m.session.Ask) < n
 }

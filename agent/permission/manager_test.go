@@ -176,13 +176,18 @@ func TestOrder(t *testing.T) {
 			if err := m.SetAlways(Rules{}); err != nil {
 				t.Fatal(err)
 			}
+			s := m.NewConversation()
 			for _, a := range tt.add {
-				if err := m.Add(a.scope, a.ask, r); err != nil {
+				if err := s.Add(a.scope, a.ask, r); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got := m.Check(c); got != tt.want {
-				t.Fatalf("Check = %v, want %v", got, tt.want)
+			got := s.Evaluate(c)
+			if got.Decision != tt.want {
+				t.Fatalf("Evaluate = %v, want %v", got.Decision, tt.want)
+			}
+			if tt.want == Allow && (got.Rule != r || got.Scope != tt.add[len(tt.add)-1].scope) {
+				t.Fatalf("Check decided by %v (%v), want %v (%v)", got.Rule, got.Scope, r, tt.add[len(tt.add)-1].scope)
 			}
 		})
 	}
@@ -198,11 +203,15 @@ func TestScopes(t *testing.T) {
 	if err := m.AllowAlways(always); err != nil { // a duplicate changes nothing
 		t.Fatal(err)
 	}
-	if err := m.AllowSession(session); err != nil {
+	s := m.NewConversation()
+	if err := s.Add(Session, false, session); err != nil {
 		t.Fatal(err)
 	}
-	if !m.IsAllowed(shellCall("make build")) || !m.IsAllowed(shellCall("npm test --watch")) {
+	if s.Check(shellCall("make build")) != Allow || s.Check(shellCall("npm test --watch")) != Allow {
 		t.Fatal("added rules do not apply")
+	}
+	if m.IsAllowed(shellCall("npm test --watch")) || m.NewConversation().Check(shellCall("npm test --watch")) == Allow {
+		t.Fatal("a grant of one session applies outside it")
 	}
 	fresh, err := Open(ws)
 	if err != nil {
@@ -214,7 +223,7 @@ func TestScopes(t *testing.T) {
 	if fresh.IsAllowed(shellCall("npm test --watch")) {
 		t.Fatal("a Session rule was persisted")
 	}
-	a, _ := fresh.Rules()
+	a := fresh.Rules()
 	n := 0
 	for _, r := range a.Allow {
 		if r == always {
@@ -311,6 +320,7 @@ func TestByteOrderMark(t *testing.T) {
 // up with every rule.
 func TestConcurrentUse(t *testing.T) {
 	m, _ := openTemp(t)
+	s := m.NewConversation()
 	const n = 40
 	var wg sync.WaitGroup
 	for i := range n {
@@ -321,13 +331,13 @@ func TestConcurrentUse(t *testing.T) {
 			if i%2 == 1 {
 				scope = Session
 			}
-			if err := m.Add(scope, false, Rule{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}); err != nil {
+			if err := s.Add(scope, false, Rule{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}); err != nil {
 				t.Error(err)
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			m.Check(shellCall("ls"))
+			s.Check(shellCall("ls"))
 			if _, err := readRules(m.File()); err != nil {
 				t.Errorf("file read while saving: %v", err)
 			}
@@ -335,7 +345,7 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range n {
-		if !m.IsAllowed(Call{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}) {
+		if s.Check(Call{Type: TypeGenericCall, ToolName: fmt.Sprintf("tool_%d", i)}) != Allow {
 			t.Errorf("rule %d lost", i)
 		}
 	}
@@ -430,22 +440,55 @@ func TestSymlinks(t *testing.T) {
 	}
 }
 
-// A session rule revoked no longer allows anything; revoking it again
-// reports that there was none.
-func TestRevokeSession(t *testing.T) {
-	m, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+// Grants belong to one conversation: another conversation of the same
+// workspace does not see them, and a revoked grant asks again.
+func TestConversationGrants(t *testing.T) {
+	m, _ := openTemp(t)
+	one, two := m.NewConversation(), m.NewConversation()
+	git := Rule{Type: TypeShellAction, ToolName: "bash", Command: "git *"}
+	read := Rule{Type: TypeFileRead, ToolName: "filesystem_read_text_file", Path: "notes/**"}
+	for _, r := range []Rule{git, read, git} {
+		if err := one.Add(Session, false, r); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rule := Rule{Type: TypeShellAction, ToolName: ShellTool, Command: "make *"}
-	call := Call{Type: TypeShellAction, ToolName: ShellTool, Command: "make test"}
-	if err := m.AllowSession(rule); err != nil || m.Check(call) != Allow {
-		t.Fatalf("session rule not in effect: %v", err)
+	if got := one.Grants().Allow; len(got) != 2 || got[0] != git || got[1] != read {
+		t.Fatalf("grants = %v, want git and read once each", got)
 	}
-	if !m.RevokeSession(rule) || m.Check(call) == Allow {
-		t.Fatal("revoked rule still allows the call")
+	if v := one.Evaluate(shellCall("git push")); v.Decision != Allow || v.Rule != git || v.Scope != Session {
+		t.Fatalf("one.Check = %+v", v)
 	}
-	if m.RevokeSession(rule) {
-		t.Error("revoking twice reported a rule")
+	if v := two.Evaluate(shellCall("git push")); v.Decision != NoMatch {
+		t.Fatalf("another conversation is allowed by the grant: %+v", v)
+	}
+	if !one.Revoke(git) || one.Revoke(git) {
+		t.Fatal("Revoke reports wrongly")
+	}
+	if v := one.Evaluate(shellCall("git push")); v.Decision != NoMatch {
+		t.Fatalf("a revoked grant still allows: %+v", v)
+	}
+	if got := one.Grants().Allow; len(got) != 1 || got[0] != read {
+		t.Fatalf("grants after revoke = %v", got)
+	}
+	if err := one.Add(Session, false, Rule{Type: TypeShellAction, ToolName: "bash"}); err == nil {
+		t.Fatal("an invalid grant was added")
+	}
+}
+
+func TestRulePattern(t *testing.T) {
+	for _, tt := range []struct {
+		r    Rule
+		want string
+	}{
+		{Rule{Type: TypeShellAction, ToolName: "bash", Command: "git *"}, "git *"},
+		{Rule{Type: TypeFileWrite, ToolName: "filesystem_write_text_file", Path: "out/**"}, "filesystem_write_text_file out/**"},
+		{Rule{Type: TypeCodeAction, ToolName: "ipybox_execute_ipython_cell"}, "ipybox_execute_ipython_cell"},
+	} {
+		if got := tt.r.Pattern(); got != tt.want {
+			t.Errorf("%v.Pattern() = %q, want %q", tt.r, got, tt.want)
+		}
+		if back := ParsePattern(tt.r.Pattern(), Call{Type: tt.r.Type, ToolName: tt.r.ToolName}); back != tt.r {
+			t.Errorf("ParsePattern(Pattern()) = %v, want %v", back, tt.r)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func TestFreeact011Permissions(t *testing.T) {
 	if file != filepath.Join(ws, ".freeact", TOMLFileName) || len(imported.Allow) < 50 || len(imported.Ask) != 1 {
 		t.Errorf("imported %d allow, %d ask rules from %q", len(imported.Allow), len(imported.Ask), file)
 	}
-	if always, _ := m.Rules(); len(always.Allow)+len(always.Ask) != 0 {
+	if always := m.Rules(); len(always.Allow)+len(always.Ask) != 0 {
 		t.Errorf("permissions.json rules %+v", always)
 	}
 	rule := Rule{Type: TypeShellAction, ToolName: ShellTool, Command: "make *"}

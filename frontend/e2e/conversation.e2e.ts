@@ -173,12 +173,12 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await lightbox.waitFor({ state: 'hidden' });
   });
 
-  it('rejects a call with n and shows "Tool call rejected"', async () => {
+  it('rejects a call with n and says the turn ended', async () => {
     const { page } = app;
     await send(page, 'Do something I will refuse');
     await approvalFor(page, 'must not run');
     await page.keyboard.press('n');
-    await page.getByText('Tool call rejected').first().waitFor({ timeout: 20_000 });
+    await page.getByText('You rejected a call, so the turn ended.').first().waitFor({ timeout: 20_000 });
     expect(await lastTool(page).getByTestId('tool-status').textContent()).toBe('rejected');
   });
 
@@ -277,7 +277,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await box.fill('What are these? @blu');
     await page.getByRole('option', { name: /blue\.png/ }).waitFor();
     await box.press('Tab');
-    expect(await box.inputValue()).toBe('What are these? @blue.png');
+    expect(await box.inputValue()).toBe('What are these? @blue.png ');
     await app.screenshot('attachments');
     await box.press('Enter');
     await page.getByText('Two small squares.').waitFor({ timeout: 20_000 });
@@ -308,7 +308,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByRole('button', { name: 'Test connection' }).click();
     await page.getByRole('status').filter({ hasText: '/no/such/mcp-server' }).waitFor({ timeout: 20_000 });
     await app.screenshot('settings-mcp');
-    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByRole('tab', { name: 'Permissions' }).click();
     await page.getByLabel('Command or path pattern').first().waitFor();
     await app.screenshot('settings-permissions');
@@ -319,7 +319,8 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await app.close();
     app = await startApp({ env: model.env, home });
     const { page } = app;
-    await page.getByRole('button', { name: new RegExp(workspace.replace(/[/\\.]/g, '.')) }).click();
+    // The last workspace reopens by itself, with its last conversation.
+    await expect.poll(() => page.getByTestId('workspace').textContent(), { timeout: 60_000 }).toContain('project');
     await expect.poll(() => page.getByTestId('kernel-status').textContent(), { timeout: 60_000 }).toContain('Kernel ready');
     await page.getByRole('button', { name: 'Sessions' }).click();
     const entry = page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /Plot something/ });

@@ -39,15 +39,19 @@ describe('the first window, against the real Go backend', () => {
     expect(err).toBe('no workspace is open: choose a folder first');
   });
 
-  it("shows the backend's error for a folder that does not exist in a dismissible banner", async () => {
+  it('offers to create a folder that does not exist, and says why a file is no workspace', async () => {
     await app.page.getByLabel('or type its path').fill('/nonexistent/folder');
     await app.page.getByRole('button', { name: 'Open', exact: true }).click();
-    const alert = app.page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('is not a folder');
-    await app.screenshot('open-error-banner');
-    await app.page.getByRole('button', { name: 'Dismiss' }).click();
-    await alert.waitFor({ state: 'detached' });
+    const offer = app.page.getByTestId('create-folder');
+    await offer.waitFor();
+    expect(await offer.textContent()).toContain('/nonexistent/folder does not exist.');
+    expect(await offer.getByRole('button', { name: 'Create it and open' }).isVisible()).toBe(true);
+    await app.screenshot('open-missing-folder');
+    await app.page.getByLabel('or type its path').fill('/etc/hostname');
+    await app.page.getByRole('button', { name: 'Open', exact: true }).click();
+    const problem = app.page.getByRole('alert').filter({ hasText: 'is a file' });
+    await problem.waitFor();
+    expect(await offer.count()).toBe(0);
   });
 
   it('rejects an empty prompt in Go with a message that says what to do', async () => {
@@ -73,7 +77,7 @@ describe('a kernel that cannot start', () => {
     try {
       await app.page.getByLabel('or type its path').fill(ws);
       await app.page.getByRole('button', { name: 'Open', exact: true }).click();
-      const alert = app.page.getByRole('alert').filter({ hasText: 'The kernel did not start' });
+      const alert = app.page.getByRole('alert').filter({ hasText: "The kernel's Python could not be used." });
       await alert.waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
         await app.screenshot('kernel-error-failure');
         throw new Error(`${String(e)}\n${app.log()}`);

@@ -77,6 +77,30 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [] })),
     revert: vi.fn(async () => {}),
     forkSession: vi.fn(async () => ({ sessionId: 'fork-1', prompt: '' })),
+    launch: vi.fn(async () => ({ path: '', sessionId: '', fromCommandLine: false })),
+    inspectFolder: vi.fn(async (p: string) => ({ path: p.replace(/^~/, '/home/u'), exists: true, isDir: true })),
+    createFolder: vi.fn(async (p: string) => p),
+    checkAttachments: vi.fn(async (paths: string[]) =>
+      paths.map((p) => {
+        const name = p.split('/').at(-1) ?? p;
+        const image = /\.(png|jpe?g|gif|webp)$/i.test(p);
+        const relative = p.startsWith('/home/u/proj/') ? p.slice('/home/u/proj/'.length) : '';
+        return {
+          path: p,
+          name,
+          preview: image ? 'data:image/png;base64,AA==' : '',
+          problem: image ? '' : `${name} is not an image: only PNG, JPEG, GIF and WebP images can be attached`,
+          relative,
+        };
+      }),
+    ),
+    pickImages: vi.fn(async () => []),
+    saveImage: vi.fn(async () => ''),
+    sessionGrants: vi.fn(async () => []),
+    revokeGrant: vi.fn(async () => []),
+    copyText: vi.fn(async () => {}),
+    copyImage: vi.fn(async () => {}),
+    clipboardImage: vi.fn(async () => ''),
     onEvents: (cb) => {
       emit = cb;
       return () => {};
@@ -147,18 +171,35 @@ describe('App', () => {
     expect(screen.getByText('code').tagName).toBe('STRONG');
   });
 
-  it('attaches dropped images and references other dropped files', async () => {
+  it('attaches dropped images and says why other files are not attached', async () => {
     const { backend, drop } = fakeBackend({ workspace: vi.fn(async () => ws()) });
     render(App, { backend });
     const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
     await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
     drop(['/home/u/proj/data/plot.PNG', '/home/u/proj/notes.txt', '/elsewhere/x.csv']);
     expect(await screen.findByTestId('attachment')).toHaveTextContent('plot.PNG');
-    await vi.waitFor(() => expect(box.value).toBe('@notes.txt @/elsewhere/x.csv '));
+    await vi.waitFor(() => expect(box.value).toBe('@notes.txt '));
+    const notes = screen.getByTestId('attach-notes');
+    expect(notes).toHaveTextContent('notes.txt is not an image');
+    expect(notes).toHaveTextContent('Mentioned as @notes.txt instead');
+    expect(notes).toHaveTextContent('x.csv is not an image');
+    expect(document.activeElement).toBe(box);
     await userEvent.type(box, 'compare{Enter}');
-    expect(backend.send).toHaveBeenCalledWith('@notes.txt @/elsewhere/x.csv compare', [
+    expect(backend.send).toHaveBeenCalledWith('@notes.txt compare', [
       { name: 'plot.PNG', path: '/home/u/proj/data/plot.PNG', dataUrl: undefined },
     ]);
+  });
+
+  it('attaches the images chosen with the Attach button', async () => {
+    const { backend } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      pickImages: vi.fn(async () => ['/home/u/a.png', '/home/u/b.jpg']),
+    });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    await userEvent.click(await screen.findByRole('button', { name: /Attach/ }));
+    await vi.waitFor(() => expect(screen.getAllByTestId('attachment')).toHaveLength(2));
+    expect(backend.checkAttachments).toHaveBeenCalledWith(['/home/u/a.png', '/home/u/b.jpg']);
   });
 
   it('exports the conversation as HTML through the backend', async () => {
@@ -187,6 +228,180 @@ describe('App', () => {
     expect(box.value).toBe('hello');
     await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('clears the banner of a failed send once a send works', async () => {
+    let fail = true;
+    const { backend } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      send: vi.fn(async () => (fail ? Promise.reject(new Error('the kernel is still starting')) : undefined)),
+    });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    await userEvent.type(box, 'one{Enter}');
+    await userEvent.type(box, '{Enter}');
+    expect(await screen.findAllByTestId('banner')).toHaveLength(1);
+    fail = false;
+    await userEvent.type(box, '{Enter}');
+    await vi.waitFor(() => expect(screen.queryByTestId('banner')).not.toBeInTheDocument());
+    expect(box.value).toBe('');
+  });
+});
+
+describe('App at launch and in the picker', () => {
+  it('opens the workspace and conversation of the launch', async () => {
+    const { backend } = fakeBackend({
+      launch: vi.fn(async () => ({ path: '/home/u/proj', sessionId: 's-last', fromCommandLine: true })),
+    });
+    render(App, { backend });
+    await vi.waitFor(() => expect(backend.openWorkspace).toHaveBeenCalledWith('/home/u/proj', 's-last'));
+    expect(await screen.findByTestId('workspace')).toHaveTextContent('proj');
+  });
+
+  it('shows the picker with the reason when the launch workspace cannot open', async () => {
+    const { backend } = fakeBackend({
+      launch: vi.fn(async () => ({ path: '/gone', sessionId: '', fromCommandLine: false })),
+      openWorkspace: vi.fn(async () => Promise.reject(new Error('workspace /gone is not a folder'))),
+    });
+    render(App, { backend });
+    expect(await screen.findByText('workspace /gone is not a folder')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Open a workspace' })).toBeInTheDocument();
+  });
+
+  it('expands ~ and offers to create a missing folder', async () => {
+    const { backend } = fakeBackend({
+      inspectFolder: vi.fn(async () => ({ path: '/home/u/new/demo', exists: false, isDir: false })),
+      createFolder: vi.fn(async () => '/home/u/new/demo'),
+    });
+    render(App, { backend });
+    await userEvent.type(screen.getByLabelText('or type its path'), '~/new/demo{Enter}');
+    expect(backend.inspectFolder).toHaveBeenCalledWith('~/new/demo');
+    const offer = await screen.findByTestId('create-folder');
+    expect(offer).toHaveTextContent('/home/u/new/demo does not exist.');
+    expect(backend.openWorkspace).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Create it and open' }));
+    expect(backend.createFolder).toHaveBeenCalledWith('/home/u/new/demo');
+    expect(backend.openWorkspace).toHaveBeenCalledWith('/home/u/new/demo', '');
+  });
+});
+
+describe('App failures and grants', () => {
+  const turn = (text: string): AgentEvent[] => [
+    { type: 'TurnStarted', agent_id: 'main' },
+    { type: 'UserMessage', agent_id: 'main', text },
+  ];
+
+  it('asks for a missing key in place and sends the prompt again once it is saved', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    await userEvent.type(box, 'Plot it{Enter}');
+    emit([
+      ...turn('Plot it'),
+      {
+        type: 'Failed',
+        agent_id: 'main',
+        error: 'no API key for google:gemini-x: set GEMINI_API_KEY',
+        cause: 'api_key',
+        summary: 'No API key for google:gemini-x.',
+        fix: 'Set GEMINI_API_KEY.',
+        key_env: 'GEMINI_API_KEY',
+      },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    const card = await screen.findByTestId('failure');
+    expect(card).toHaveTextContent('No API key for google:gemini-x.');
+    // The prompt is back in the box: it is never lost.
+    await vi.waitFor(() => expect(box.value).toBe('Plot it'));
+    const key = screen.getByLabelText('GEMINI_API_KEY');
+    await vi.waitFor(() => expect(document.activeElement).toBe(key));
+    await userEvent.type(key, 'sk-123{Enter}');
+    expect(backend.setAPIKey).toHaveBeenCalledWith('GEMINI_API_KEY', 'sk-123');
+    await vi.waitFor(() => expect(backend.send).toHaveBeenLastCalledWith('Plot it', []));
+    expect(screen.queryByTestId('failure')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('user-message')).not.toBeInTheDocument();
+    expect(box.value).toBe('');
+  });
+
+  it('says what a provider error means, retries with the prompt and links the model setting', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([
+      ...turn('Hi'),
+      {
+        type: 'Failed',
+        agent_id: 'main',
+        error: 'google:gemini-nope: HTTP 404 NOT_FOUND: models/gemini-nope is not found',
+        cause: 'model',
+        summary: 'The provider does not know the model "gemini-nope" (HTTP 404).',
+        fix: 'Check the model name in Settings → Agent → Model, then try again.',
+        status: 404,
+      },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    const card = await screen.findByTestId('failure');
+    expect(card).toHaveTextContent('does not know the model');
+    expect(card).toHaveTextContent('models/gemini-nope is not found');
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(backend.send).toHaveBeenCalledWith('Hi', []);
+    emit([...turn('Hi'), { type: 'Failed', agent_id: 'main', error: 'x', cause: 'model', summary: 'Again.', fix: 'f', status: 404 }]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Model settings' }));
+    expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeInTheDocument();
+  });
+
+  it('shows a call a rule allowed, with its code and who allowed it', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([
+      ...turn('go'),
+      {
+        type: 'AutoApproved',
+        agent_id: 'main',
+        correlation_id: 'c9',
+        tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'print("auto")' },
+        by: 'session',
+        rule: 'ipybox_execute_ipython_cell',
+      },
+      { type: 'CodeExecutionOutputChunk', agent_id: 'main', correlation_id: 'c9', kind: 'stdout', text: 'auto\n' },
+    ]);
+    const card = await screen.findByRole('article', { name: 'Code action' });
+    expect(card).toHaveTextContent('print("auto")');
+    expect(card).toHaveTextContent('auto');
+    expect(screen.getByTestId('auto-approved')).toHaveTextContent('session grant');
+    expect(card).toHaveTextContent("Auto-approved by this session's grant: ipybox_execute_ipython_cell");
+    await userEvent.click(screen.getAllByRole('button', { name: 'Copy code' })[0]!);
+    expect(backend.copyText).toHaveBeenCalledWith('print("auto")');
+  });
+
+  it('counts the grants in the header and revokes one', async () => {
+    const grant = { type: 'ShellAction', tool_name: 'bash', command: 'git *' };
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()), revokeGrant: vi.fn(async () => []) });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([{ type: 'SessionGrants', agent_id: 'main', grants: [grant] }]);
+    await userEvent.click(await screen.findByRole('button', { name: '1 session grant' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Revoke git *' }));
+    expect(backend.revokeGrant).toHaveBeenCalledWith(grant);
+    await vi.waitFor(() => expect(screen.queryByTestId('grants')).not.toBeInTheDocument());
+  });
+
+  it('keeps the conversation when switching sessions fails', async () => {
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      sessions: vi.fn(async () => [{ id: 's2', created: '', last_active: '', title: 'Other', renamed: false, messages: 2 }]),
+      resumeSession: vi.fn(async () => Promise.reject(new Error('a turn is running: stop it before switching sessions'))),
+    });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([...turn('keep me'), { type: 'Response', agent_id: 'main', text: 'kept' }]);
+    await userEvent.click(screen.getByRole('button', { name: 'Sessions' }));
+    await userEvent.click(await screen.findByRole('button', { name: /^Other/ }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('stop it before switching');
+    expect(screen.getByTestId('user-message')).toHaveTextContent('keep me');
   });
 });
 

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/agent/model"
 )
 
 // T is the part of testing.TB the servers use.
@@ -26,9 +28,46 @@ type Server struct {
 	sc   Scenario
 	wire wire
 
-	mu       sync.Mutex
-	next     int
-	requests []Request
+	mu        sync.Mutex
+	next      int
+	requests  []Request
+	onRequest func(n int, r Request)
+}
+
+// Logged is a request as a log line holds it (fakemodel -log writes one
+// JSON object a line): its number from 1, the model and API key it named,
+// the names of the tools offered and the whole history sent.
+type Logged struct {
+	N        int             `json:"n"`
+	Model    string          `json:"model"`
+	APIKey   string          `json:"api_key"`
+	Tools    []string        `json:"tools"`
+	Messages []model.Message `json:"messages"`
+}
+
+// Log returns r as request number n of a log.
+func (r Request) Log(n int) Logged {
+	l := Logged{N: n, Model: r.Model, APIKey: r.APIKey, Messages: r.Messages, Tools: []string{}}
+	for _, t := range r.Tools {
+		l.Tools = append(l.Tools, t.Name)
+	}
+	return l
+}
+
+// Last returns the last message sent.
+func (l Logged) Last() model.Message {
+	if len(l.Messages) == 0 {
+		return model.Message{}
+	}
+	return l.Messages[len(l.Messages)-1]
+}
+
+// OnRequest calls f with every request the server receives from now on
+// (n counts from 1), before it is answered: a program can log them.
+func (s *Server) OnRequest(f func(n int, r Request)) {
+	s.mu.Lock()
+	s.onRequest = f
+	s.mu.Unlock()
 }
 
 // wire is one provider's protocol.
@@ -93,7 +132,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.next
 	s.next++
 	s.requests = append(s.requests, req)
+	hook := s.onRequest
 	s.mu.Unlock()
+	if hook != nil {
+		hook(n+1, req)
+	}
 	if n >= len(s.sc.Turns) {
 		s.t.Errorf("scenario %q: request %d but the scenario has only %d turns", s.sc.Name, n+1, len(s.sc.Turns))
 		s.wire.writeError(w, ErrorReply{Status: 500, Message: "scenario has no more turns"})

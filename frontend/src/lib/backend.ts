@@ -48,6 +48,9 @@ export type RevertPlan = {
   unrestorable: string[] | null;
 };
 export type ForkResult = Data<app.ForkResult>;
+export type LaunchTarget = Data<app.LaunchTarget>;
+export type FolderCheck = Data<app.FolderCheck>;
+export type AttachmentInfo = Data<app.AttachmentInfo>;
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -122,6 +125,28 @@ export interface Backend {
   /** Forks the session before prompt number turn; edited, when given, is
    * sent there once the new session is ready. */
   forkSession(turn: number, edited: string): Promise<ForkResult>;
+  /** What to open at start: the workspace of `freeact PATH` or the last one. */
+  launch(): Promise<LaunchTarget>;
+  /** Expands ~ and says whether a typed path is an existing folder. */
+  inspectFolder(path: string): Promise<FolderCheck>;
+  /** Creates a missing folder; returns its absolute path. */
+  createFolder(path: string): Promise<string>;
+  /** Checks files to attach: a thumbnail for images, a problem otherwise. */
+  checkAttachments(paths: string[]): Promise<AttachmentInfo[]>;
+  /** The native file chooser for images, several at once. */
+  pickImages(): Promise<string[]>;
+  /** Saves a copy of an image the conversation shows; "" when cancelled. */
+  saveImage(src: string): Promise<string>;
+  /** The grants of the open conversation. */
+  sessionGrants(): Promise<Rule[]>;
+  /** Revokes a grant; returns the grants left. */
+  revokeGrant(rule: Rule): Promise<Rule[]>;
+  /** Puts text on the clipboard. */
+  copyText(text: string): Promise<void>;
+  /** The image on the clipboard as a PNG data URL; "" when there is none. */
+  clipboardImage(): Promise<string>;
+  /** Puts an image the conversation shows (a workspace path or a data URL) on the clipboard. */
+  copyImage(src: string): Promise<void>;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -232,6 +257,22 @@ export const backend: Backend = {
   planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
   revert: (id, force) => call(() => Desktop.Revert(id, force)),
   forkSession: (turn, edited) => call(() => Desktop.ForkSession(turn, edited)),
+  launch: () => call(Desktop.Launch),
+  inspectFolder: (path) => call(() => Desktop.InspectFolder(path)),
+  createFolder: (path) => call(() => Desktop.CreateFolder(path)),
+  checkAttachments: (paths) => call(() => Desktop.CheckAttachments(paths)),
+  pickImages: () => call(Desktop.PickImages),
+  saveImage: (src) => call(() => Desktop.SaveImage(src)),
+  sessionGrants: () => call(Desktop.SessionGrants),
+  revokeGrant: (rule) => call(() => Desktop.RevokeGrant(rule as permission.Rule)),
+  async copyText(text) {
+    // The runtime's clipboard is GTK's; the page's may be refused outside
+    // a secure context.
+    if (hasRuntime() && (await Runtime.ClipboardSetText(text))) return;
+    await navigator.clipboard.writeText(text);
+  },
+  copyImage: (src) => call(() => Desktop.CopyImage(src)),
+  clipboardImage: () => call(Desktop.ClipboardImage),
   onEvents(cb) {
     listen();
     eventHandlers.add(cb);

@@ -118,6 +118,20 @@ describe('ApprovalBar', () => {
     expect(screen.queryByTestId('approval-queue')).not.toBeInTheDocument();
   });
 
+  it('summarises a long cell in three lines and points at its card', async () => {
+    const onreveal = vi.fn();
+    const code = Array.from({ length: 40 }, (_, i) => `line_${i + 1} = ${i}`).join('\n');
+    render(ApprovalBar, { pending: [{ ...codeReq, agentId: 'main', call: { ...codeReq.call, code } as PendingApproval['call'] }], onanswer: vi.fn(), onreveal });
+    const body = screen.getByTestId('approval-body');
+    expect(body).toHaveTextContent('line_1 = 0');
+    expect(body).toHaveTextContent('line_3 = 2');
+    expect(body).not.toHaveTextContent('line_4');
+    expect(screen.getByText('40 lines · 37 more in the highlighted card')).toBeInTheDocument();
+    expect(screen.getByText('ipybox_execute_ipython_cell', { selector: 'code' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show in conversation ↑' }));
+    expect(onreveal).toHaveBeenCalledWith(expect.objectContaining({ correlationId: 'c0' }));
+  });
+
   it('shows hidden characters of model text as escapes', () => {
     const tricky = shell('r7', "touch pwned\r\x1b[2K$ ls -la\u202e'");
     render(ApprovalBar, { pending: [tricky], onanswer: vi.fn() });

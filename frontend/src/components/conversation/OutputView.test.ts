@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import OutputView from './OutputView.svelte';
@@ -13,5 +13,13 @@ describe('OutputView', () => {
     expect(screen.getByText(/1,000 lines/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Show all' }));
     expect(pre.textContent).toBe(output);
+  });
+
+  it('copies the whole output', async () => {
+    const copy = vi.fn(async () => {});
+    render(OutputView, { output: 'a\nb\n', lines: 2, dropped: 0, copy });
+    await userEvent.click(screen.getByRole('button', { name: 'Copy output' }));
+    expect(copy).toHaveBeenCalledWith('a\nb\n');
+    expect(await screen.findByText('Copied')).toBeInTheDocument();
   });
 });

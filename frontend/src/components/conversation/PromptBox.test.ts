@@ -82,4 +82,47 @@ describe('PromptBox', () => {
     expect(await screen.findByTestId('attachment')).toHaveTextContent('shot.png');
     expect(screen.getByTestId('attachment').querySelector('img')?.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
   });
+
+  it('attaches an image copied in another program, which the page cannot read, on paste', async () => {
+    const clipboardImage = vi.fn(async () => 'data:image/png;base64,AA==');
+    render(PromptBox, { onsend: vi.fn(), clipboardImage });
+    const box = screen.getByLabelText('Message to the agent');
+    await fireEvent.paste(box, { clipboardData: { types: [], files: [], items: [] } });
+    expect(clipboardImage).toHaveBeenCalled();
+    expect(await screen.findByTestId('attachment')).toHaveTextContent('pasted image');
+  });
+
+  it('leaves a text paste to the text box', async () => {
+    const clipboardImage = vi.fn(async () => '');
+    render(PromptBox, { onsend: vi.fn(), clipboardImage });
+    await fireEvent.paste(screen.getByLabelText('Message to the agent'), { clipboardData: { types: ['text/plain'], files: [], items: [] } });
+    expect(clipboardImage).not.toHaveBeenCalled();
+  });
+
+  it('has an Attach button and shows the notes about files that were not attached', async () => {
+    const onattach = vi.fn();
+    const ondismissnotes = vi.fn();
+    render(PromptBox, { onsend: vi.fn(), onattach, notes: ['notes.txt is not an image.'], ondismissnotes });
+    await userEvent.click(screen.getByRole('button', { name: /Attach/ }));
+    expect(onattach).toHaveBeenCalled();
+    expect(screen.getByTestId('attach-notes')).toHaveTextContent('notes.txt is not an image.');
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss the notes' }));
+    expect(ondismissnotes).toHaveBeenCalled();
+  });
+
+  it('completes an @file with a space after it, and a folder without', async () => {
+    const complete = vi.fn(async (p: string) =>
+      p === 'da' ? [{ path: 'data/', dir: true, image: false }] : [{ path: 'plot.png', dir: false, image: true }],
+    );
+    render(PromptBox, { onsend: vi.fn(), complete });
+    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await userEvent.type(box, '@pl');
+    await screen.findByRole('listbox', { name: 'Completions' });
+    await userEvent.keyboard('{Tab}');
+    expect(box.value).toBe('@plot.png ');
+    await userEvent.type(box, '@da');
+    await vi.waitFor(() => expect(screen.getByRole('option')).toHaveTextContent('data/'));
+    await userEvent.keyboard('{Tab}');
+    expect(box.value).toBe('@plot.png @data/');
+  });
 });

@@ -304,7 +304,15 @@ describe('ToolBlock hidden characters', () => {
     const { container } = render(ToolBlock, {
       item: plainItem({
         call: { type: 'CodeAction', tool_name: EXECUTE, code: "x = 1 # \u202e\r\n!touch 'a\x1b[2Kb'" },
-        shell: [{ requestId: 'r1', command: "touch 'a\x1b[2Kb'", status: 'asking' }],
+        shell: [
+          {
+            requestId: 'r1',
+            command: "touch 'a\x1b[2Kb'",
+            call: { type: 'ShellAction', tool_name: 'bash', command: "touch 'a\x1b[2Kb'" },
+            status: 'asking',
+            approvedBy: null,
+          },
+        ],
       }),
       backend: fakeBackend(),
       onreply: vi.fn(),

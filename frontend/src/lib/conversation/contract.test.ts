@@ -36,6 +36,8 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   Reverted: ['agent_id', 'correlation_id'],
   Cancelled: ['correlation_id'],
   Failed: ['correlation_id'],
+  // Grants belong to the conversation, whichever agent added them.
+  SessionGrants: ['agent_id', 'correlation_id'],
   // The app's own events concern the whole conversation.
   UserMessage: ['agent_id'],
   TurnStarted: ['agent_id'],

@@ -14,6 +14,17 @@ export type ToolCallData =
   | { type: 'FileWrite'; tool_name: string; path: string; content: string }
   | { type: 'FileEdit'; tool_name: string; path: string; old_text: string; new_text: string };
 
+/** A permission rule, as Go's permission.Rule encodes it. */
+export interface RuleData {
+  type: string;
+  tool_name: string;
+  command?: string;
+  path?: string;
+}
+
+/** Who let a call run without asking (AutoApproved.by). */
+export type ApprovedBy = 'rule' | 'session' | 'skip';
+
 export interface UsageFields {
   input_tokens: number;
   output_tokens: number;
@@ -45,6 +56,15 @@ export type AgentEvent =
       /** The call changes what the agent may do without asking: yes or no only. */
       protected?: boolean;
     })
+  | (Meta & {
+      type: 'AutoApproved';
+      tool_call: ToolCallData;
+      display?: string;
+      by: ApprovedBy;
+      /** The pattern of the rule or grant that allowed the call. */
+      rule?: string;
+    })
+  | (Meta & { type: 'SessionGrants'; grants: RuleData[] })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
   | (Meta & {
       type: 'CodeExecutionOutputChunk';
@@ -59,6 +79,8 @@ export type AgentEvent =
       text: string;
       images: string[] | null;
       error?: boolean;
+      /** The shell command or tool call the user rejected; the cell stopped there. */
+      rejected?: string;
       /** Characters the app left out at the front (it sends the tail). */
       dropped_chars?: number;
       dropped_lines?: number;
@@ -96,7 +118,17 @@ export type AgentEvent =
   | (Meta & { type: 'Notice'; text: string })
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
   | (Meta & { type: 'Cancelled'; phase: string })
-  | (Meta & { type: 'Failed'; error: string })
+  | (Meta & {
+      type: 'Failed';
+      error: string;
+      /** What failed: api_key, model, session, or absent. */
+      cause?: string;
+      summary?: string;
+      fix?: string;
+      key_env?: string;
+      /** The provider's HTTP status for cause model; 0 or absent when not reached. */
+      status?: number;
+    })
   // The app's own events.
   | (Meta & { type: 'UserMessage'; text: string; images?: string[]; turn?: number })
   | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })

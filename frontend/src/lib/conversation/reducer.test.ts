@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './events';
-import { answered, initialState, inputAnswered, MAX_OUTPUT_CHARS, reduce, type ConversationState, type ToolItem } from './reducer';
+import {
+  answered,
+  initialState,
+  inputAnswered,
+  MAX_OUTPUT_CHARS,
+  openFailure,
+  reduce,
+  withGrants,
+  withoutFailedTurn,
+  type ConversationState,
+  type ToolItem,
+} from './reducer';
 
 function run(events: AgentEvent[], s: ConversationState = initialState(), now = 1000): ConversationState {
   for (const ev of events) s = reduce(s, ev, now);
@@ -74,7 +85,99 @@ describe('conversation reducer', () => {
     expect(s.items).toHaveLength(1);
     s = answered(s, 'r9', 'always', 2);
     const t = s.items[0] as ToolItem;
-    expect(t.shell).toEqual([{ requestId: 'r9', command: 'git status', status: 'approved' }]);
+    expect(t.shell).toMatchObject([{ requestId: 'r9', command: 'git status', status: 'approved', approvedBy: null }]);
+  });
+
+  it('shows calls a rule or grant allowed, with who allowed them', () => {
+    const s = run([
+      {
+        type: 'AutoApproved',
+        agent_id: 'main',
+        correlation_id: 'c1',
+        tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: '!ls\nprint(1)' },
+        by: 'session',
+        rule: 'ipybox_execute_ipython_cell',
+      },
+      {
+        type: 'AutoApproved',
+        agent_id: 'main',
+        correlation_id: 'c1',
+        tool_call: { type: 'ShellAction', tool_name: 'bash', command: 'ls' },
+        display: 'ls',
+        by: 'rule',
+        rule: 'ls',
+      },
+      chunk('c1', 'a.txt\n'),
+      { type: 'CodeExecutionOutputChunk', agent_id: 'main', correlation_id: 'c1', kind: 'image', text: '![image](images/p.png)\n' },
+    ]);
+    expect(s.pending).toHaveLength(0);
+    const t = s.items[0] as ToolItem;
+    expect(t).toMatchObject({
+      status: 'running',
+      call: { type: 'CodeAction', code: '!ls\nprint(1)' },
+      approvedBy: { by: 'session', rule: 'ipybox_execute_ipython_cell' },
+      output: 'a.txt\n',
+      images: ['images/p.png'],
+    });
+    expect(t.shell).toMatchObject([{ command: 'ls', status: 'approved', approvedBy: { by: 'rule', rule: 'ls' } }]);
+  });
+
+  it('ends a cell with a rejected shell part as rejected, naming the command', () => {
+    const s = run([
+      code('c1', '!touch x'),
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: 'before\n', images: [], rejected: 'touch x' },
+      { type: 'ToolOutput', agent_id: 'main', correlation_id: 'c1', tool_name: 'ipybox_execute_ipython_cell', content: 'The user rejected the shell command: touch x\nTool call rejected', is_error: true },
+    ]);
+    expect(s.items[0]).toMatchObject({ status: 'rejected', rejected: 'touch x', output: 'before\n', isError: true });
+  });
+
+  it("shows the end of a turn after a rejection as the app's notice, not as an answer", () => {
+    const s = run([code('c1'), { type: 'Response', agent_id: 'main', text: 'Tool call rejected' }]);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'notice', level: 'rejected' });
+    // A model that streams those very words is quoted as it said them.
+    const t = run([
+      { type: 'ResponseChunk', agent_id: 'main', text: 'Tool call rejected' },
+      { type: 'Response', agent_id: 'main', text: 'Tool call rejected' },
+    ]);
+    expect(t.items.at(-1)).toMatchObject({ kind: 'response', text: 'Tool call rejected' });
+  });
+
+  it('keeps what a failed turn needs to be sent again, and drops the turn before it is', () => {
+    let s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'UserMessage', agent_id: 'main', text: 'first' },
+      { type: 'Response', agent_id: 'main', text: 'ok' },
+      { type: 'TurnEnded', agent_id: 'main' },
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'UserMessage', agent_id: 'main', text: 'plot', images: ['data:image/png;base64,AA=='] },
+      { type: 'Failed', agent_id: 'main', error: 'no key', cause: 'api_key', summary: 'No API key.', fix: 'Set it.', key_env: 'GEMINI_API_KEY' },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    const f = openFailure(s.items)?.failure;
+    expect(f).toMatchObject({ cause: 'api_key', keyEnv: 'GEMINI_API_KEY', prompt: 'plot', images: ['data:image/png;base64,AA=='] });
+    s = withoutFailedTurn(s);
+    expect(s.items.map((i) => i.kind)).toEqual(['user', 'response']);
+    expect(openFailure(s.items)).toBeUndefined();
+    expect(withoutFailedTurn(s)).toBe(s);
+  });
+
+  it('keeps a failed turn whose calls ran', () => {
+    const s = run([
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      code('c1'),
+      { type: 'Failed', agent_id: 'main', error: '503', cause: 'model', summary: 'Server error.', fix: 'Retry.', status: 503 },
+    ]);
+    expect(withoutFailedTurn(s)).toBe(s);
+  });
+
+  it('lists the grants of the conversation and forgets them on Reset', () => {
+    const grants = [{ type: 'ShellAction', tool_name: 'bash', command: 'git *' }];
+    let s = run([{ type: 'SessionGrants', agent_id: 'sub-1', grants }]);
+    expect(s.grants).toEqual(grants);
+    s = withGrants(s, []);
+    expect(s.grants).toEqual([]);
+    s = run([{ type: 'SessionGrants', agent_id: 'main', grants }, { type: 'Reset', agent_id: 'main' }], s);
+    expect(s.grants).toEqual([]);
   });
 
   it('handles output that arrives before its call and chunks after the end', () => {

@@ -1,7 +1,16 @@
 // The conversation view model and its reducer: agent events in, what the
 // window shows out. The reducer is pure and never mutates its input, so
 // unchanged items keep their identity and their components do not re-render.
-import { EXECUTE_TOOL, MAIN, type AgentEvent, type FileChange, type ToolCallData } from './events';
+import {
+  EXECUTE_TOOL,
+  MAIN,
+  REJECTED,
+  type AgentEvent,
+  type ApprovedBy,
+  type FileChange,
+  type RuleData,
+  type ToolCallData,
+} from './events';
 
 /** Output kept per code action; older output is dropped (the count stays). */
 export const MAX_OUTPUT_CHARS = 300_000;
@@ -10,8 +19,18 @@ export type ToolStatus = 'asking' | 'running' | 'done' | 'error' | 'rejected' | 
 
 export interface ShellView {
   requestId: string;
+  /** The command as its approval shows it. */
   command: string;
+  call: ToolCallData;
   status: 'asking' | 'approved' | 'rejected';
+  /** Set when a rule or grant allowed the command without asking. */
+  approvedBy: Approval | null;
+}
+
+/** Who let a call run without asking, and by which rule. */
+export interface Approval {
+  by: ApprovedBy;
+  rule: string;
 }
 
 export interface InputView {
@@ -53,6 +72,10 @@ export interface ToolItem {
   endedAt: number | null;
   shell: ShellView[];
   input: InputView | null;
+  /** Set when a rule or grant allowed the call without asking. */
+  approvedBy: Approval | null;
+  /** The shell command or tool call the user rejected inside the cell. */
+  rejected: string;
   /** The files the call changed (checkpoints on), or null. */
   changes: ChangesView | null;
 }
@@ -82,8 +105,24 @@ export interface UsageItem {
 export interface NoticeItem {
   kind: 'notice';
   id: string;
-  level: 'cancelled' | 'failed' | 'retry' | 'info';
+  level: 'cancelled' | 'failed' | 'retry' | 'info' | 'rejected';
   text: string;
+  /** Set on a failed turn: what failed and how to fix it. */
+  failure?: Failure;
+}
+
+/** A failed turn, as the failure card shows it. */
+export interface Failure {
+  /** api_key, model, session, or '' for anything else. */
+  cause: string;
+  summary: string;
+  fix: string;
+  error: string;
+  keyEnv: string;
+  status: number;
+  /** The prompt of the failed turn, to send again. */
+  prompt: string;
+  images: string[];
 }
 /** Older turns summarised for the model; summary is null while it runs. */
 export interface CompactionItem {
@@ -178,6 +217,8 @@ export interface ConversationState {
   turnChanges: ChangesView[];
   session: SessionMeter | null;
   budget: BudgetPending | null;
+  /** The grants of this conversation (rules its Session answers added). */
+  grants: RuleData[];
   seq: number;
 }
 
@@ -191,6 +232,7 @@ export function initialState(): ConversationState {
     turnChanges: [],
     session: null,
     budget: null,
+    grants: [],
     seq: 0,
   };
 }
@@ -246,6 +288,8 @@ function newTool(id: string, name: string): ToolItem {
     shell: [],
     input: null,
     changes: null,
+    approvedBy: null,
+    rejected: '',
   };
 }
 
@@ -358,6 +402,11 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'ResponseChunk':
       return streamText(s, agent, 'response', ev.text, false);
     case 'Response':
+      // The fixed answer that ends a turn after a rejection is the app's
+      // word, not the model's.
+      if (ev.text === REJECTED && !lastText(itemsOf(s, agent))) {
+        return push(s, agent, (id) => ({ kind: 'notice', id, level: 'rejected', text: 'You rejected a call, so the turn ended. Send a message to go on.' }));
+      }
       return streamText(s, agent, 'response', ev.text, true);
     case 'ApprovalRequest': {
       const call = ev.tool_call;
@@ -377,7 +426,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         const command = ev.display || call.command;
         return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
           ...t,
-          shell: [...t.shell, { requestId: ev.request_id, command, status: 'asking' }],
+          shell: [...t.shell, { requestId: ev.request_id, command, call, status: 'asking', approvedBy: null }],
         }));
       }
       return updateTool(s, agent, corr, call.tool_name, (t) => ({
@@ -388,6 +437,29 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         status: t.status === 'asking' ? 'asking' : t.status,
       }));
     }
+    case 'AutoApproved': {
+      // A call that runs without asking shows like an approved one.
+      const call = ev.tool_call;
+      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '' };
+      if (call.type === 'ShellAction') {
+        const command = ev.display || call.command;
+        return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
+          ...t,
+          shell: [...t.shell, { requestId: `auto-${t.shell.length}`, command, call, status: 'approved', approvedBy }],
+        }));
+      }
+      return updateTool(s, agent, corr, call.tool_name, (t) => ({
+        ...t,
+        name: call.tool_name,
+        call,
+        args: call.type === 'GenericCall' ? call.tool_args : t.args,
+        status: isFinished(t) ? t.status : 'running',
+        startedAt: t.startedAt ?? now,
+        approvedBy,
+      }));
+    }
+    case 'SessionGrants':
+      return { ...s, grants: ev.grants };
     case 'InputRequest':
       return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
         ...t,
@@ -423,8 +495,9 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           dropped: ev.text.length - full.length + (ev.dropped_chars ?? 0),
           lines: Math.max(lines + (ev.dropped_lines ?? 0), t.lines),
           images: ev.images && ev.images.length > 0 ? ev.images : t.images,
-          status: ev.error ? 'error' : 'done',
+          status: ev.rejected ? 'rejected' : ev.error ? 'error' : 'done',
           isError: !!ev.error,
+          rejected: ev.rejected ?? '',
           endedAt: now,
           startedAt: t.startedAt ?? now,
         };
@@ -551,8 +624,21 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       const phase = ev.phase.replace(/_/g, ' ');
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'cancelled', text: `Cancelled (${phase})` }));
     }
-    case 'Failed':
-      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.error }));
+    case 'Failed': {
+      // A subagent's failure has no prompt of the user's to send again.
+      const user = agent === MAIN ? lastUser(s.items) : undefined;
+      const failure: Failure = {
+        cause: ev.cause ?? '',
+        summary: ev.summary ?? '',
+        fix: ev.fix ?? '',
+        error: ev.error,
+        keyEnv: ev.key_env ?? '',
+        status: ev.status ?? 0,
+        prompt: user?.text ?? '',
+        images: user?.images ?? [],
+      };
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.summary || ev.error, failure }));
+    }
     case 'TurnEnded': {
       let out: ConversationState = { ...s, running: false, pending: [], budget: null };
       out = withItems(out, MAIN, closeOpen(out.items, now));
@@ -650,6 +736,49 @@ function markReverted(s: ConversationState, by: string, reverts: string[]): Conv
   let out = withItems(s, MAIN, mark(s.items));
   for (const [id, lane] of Object.entries(out.lanes)) out = withItems(out, id, mark(lane.items));
   return out;
+}
+
+/** Whether the list ends with an unfinished text of the model's. */
+function lastText(items: Item[]): boolean {
+  const it = items.at(-1);
+  return (it?.kind === 'response' || it?.kind === 'thoughts') && !it.done;
+}
+
+function lastUser(items: Item[]): UserItem | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it?.kind === 'user') return it;
+  }
+  return undefined;
+}
+
+/** The failure that ended the conversation so far, if its last turn
+ * failed (no prompt came after it). */
+export function openFailure(items: Item[]): (NoticeItem & { failure: Failure }) | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it?.kind === 'user') return undefined;
+    if (it?.kind === 'notice' && it.failure) return it as NoticeItem & { failure: Failure };
+  }
+  return undefined;
+}
+
+/** Drops the last turn when it failed (its prompt and the failure), before
+ * its prompt is sent again: the agent kept nothing of it either. */
+export function withoutFailedTurn(s: ConversationState): ConversationState {
+  let i = s.items.length - 1;
+  while (i >= 0 && s.items[i]?.kind !== 'user') i--;
+  if (i < 0) return s;
+  const turn = s.items.slice(i + 1);
+  const failed = turn.some((it) => it.kind === 'notice' && it.failure !== undefined);
+  // Calls that ran stay in view: what they did happened.
+  if (!failed || turn.some((it) => it.kind === 'tool' || it.kind === 'lane')) return s;
+  return { ...s, items: s.items.slice(0, i) };
+}
+
+/** The grants of this conversation after a revocation or a refresh. */
+export function withGrants(s: ConversationState, grants: RuleData[]): ConversationState {
+  return { ...s, grants };
 }
 
 /** The typed call of a tool call from history, for built-in tools. */

@@ -1,12 +1,15 @@
 // The conversation store: the reducer's state held as one raw $state, so
 // each batch of events replaces only what changed.
 import type { AgentEvent } from './events';
+import type { RuleData } from './events';
 import {
   answered,
   budgetAnswered,
   initialState,
   inputAnswered,
   reduce,
+  withGrants,
+  withoutFailedTurn,
   type ConversationState,
   type Decision,
 } from './reducer';
@@ -30,6 +33,15 @@ export class Conversation {
 
   replied(requestId: string, text: string): void {
     this.state = inputAnswered(this.state, requestId, text);
+  }
+
+  /** Before a failed turn's prompt is sent again: drops that turn. */
+  dropFailedTurn(): void {
+    this.state = withoutFailedTurn(this.state);
+  }
+
+  setGrants(grants: RuleData[]): void {
+    this.state = withGrants(this.state, grants);
   }
 
   reset(): void {

@@ -89,6 +89,26 @@ export namespace app {
 	        this.dataUrl = source["dataUrl"];
 	    }
 	}
+	export class AttachmentInfo {
+	    path: string;
+	    name: string;
+	    preview: string;
+	    problem: string;
+	    relative: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AttachmentInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.name = source["name"];
+	        this.preview = source["preview"];
+	        this.problem = source["problem"];
+	        this.relative = source["relative"];
+	    }
+	}
 	export class FieldError {
 	    key: string;
 	    path: string;
@@ -103,6 +123,22 @@ export namespace app {
 	        this.key = source["key"];
 	        this.path = source["path"];
 	        this.message = source["message"];
+	    }
+	}
+	export class FolderCheck {
+	    path: string;
+	    exists: boolean;
+	    isDir: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.isDir = source["isDir"];
 	    }
 	}
 	export class ForkResult {
@@ -122,6 +158,9 @@ export namespace app {
 	export class KernelStatus {
 	    state: string;
 	    message: string;
+	    problem?: string;
+	    summary?: string;
+	    fix?: string;
 	    progress: number;
 	    sessionId: string;
 	    model: string;
@@ -136,6 +175,9 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.state = source["state"];
 	        this.message = source["message"];
+	        this.problem = source["problem"];
+	        this.summary = source["summary"];
+	        this.fix = source["fix"];
 	        this.progress = source["progress"];
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
@@ -160,6 +202,22 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class LaunchTarget {
+	    path: string;
+	    sessionId: string;
+	    fromCommandLine: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new LaunchTarget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sessionId = source["sessionId"];
+	        this.fromCommandLine = source["fromCommandLine"];
+	    }
 	}
 	export class PathEntry {
 	    path: string;

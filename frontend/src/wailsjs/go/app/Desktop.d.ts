@@ -16,15 +16,23 @@ export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function Cancel():Promise<void>;
 
+export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
+
 export function CheckSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
 export function CheckpointDiff(arg1:string):Promise<Array<checkpoint.FileDiff>>;
+
+export function ClipboardImage():Promise<string>;
 
 export function CompactNow():Promise<void>;
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
 export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
+
+export function CopyImage(arg1:string):Promise<void>;
+
+export function CreateFolder(arg1:string):Promise<string>;
 
 export function DeleteSession(arg1:string):Promise<void>;
 
@@ -36,6 +44,10 @@ export function ImageData(arg1:string):Promise<string>;
 
 export function ImagesIn(arg1:string):Promise<Array<string>>;
 
+export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
+
+export function Launch():Promise<app.LaunchTarget>;
+
 export function NewSession():Promise<void>;
 
 export function OpenFile(arg1:string):Promise<void>;
@@ -45,6 +57,8 @@ export function OpenWorkspace(arg1:string,arg2:string):Promise<app.WorkspaceInfo
 export function PendingRestart():Promise<Array<string>>;
 
 export function Permissions():Promise<app.PermissionRules>;
+
+export function PickImages():Promise<Array<string>>;
 
 export function PickWorkspace():Promise<string>;
 
@@ -70,9 +84,13 @@ export function RetryKernel():Promise<void>;
 
 export function Revert(arg1:string,arg2:boolean):Promise<void>;
 
+export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
+
 export function RevokeSessionRule(arg1:permission.Rule):Promise<app.PermissionRules>;
 
 export function Sandbox():Promise<app.SandboxSettings>;
+
+export function SaveImage(arg1:string):Promise<string>;
 
 export function SavePermissions(arg1:permission.Rules):Promise<void>;
 
@@ -83,6 +101,8 @@ export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.Fie
 export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
 
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
+
+export function SessionGrants():Promise<Array<permission.Rule>>;
 
 export function Sessions():Promise<Array<session.Info>>;
 

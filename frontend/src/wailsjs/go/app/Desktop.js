@@ -22,12 +22,20 @@ export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
 
+export function CheckAttachments(arg1) {
+  return window['go']['app']['Desktop']['CheckAttachments'](arg1);
+}
+
 export function CheckSettings(arg1) {
   return window['go']['app']['Desktop']['CheckSettings'](arg1);
 }
 
 export function CheckpointDiff(arg1) {
   return window['go']['app']['Desktop']['CheckpointDiff'](arg1);
+}
+
+export function ClipboardImage() {
+  return window['go']['app']['Desktop']['ClipboardImage']();
 }
 
 export function CompactNow() {
@@ -40,6 +48,14 @@ export function CompletePath(arg1) {
 
 export function ContinueBudget(arg1, arg2) {
   return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
+}
+
+export function CopyImage(arg1) {
+  return window['go']['app']['Desktop']['CopyImage'](arg1);
+}
+
+export function CreateFolder(arg1) {
+  return window['go']['app']['Desktop']['CreateFolder'](arg1);
 }
 
 export function DeleteSession(arg1) {
@@ -62,6 +78,14 @@ export function ImagesIn(arg1) {
   return window['go']['app']['Desktop']['ImagesIn'](arg1);
 }
 
+export function InspectFolder(arg1) {
+  return window['go']['app']['Desktop']['InspectFolder'](arg1);
+}
+
+export function Launch() {
+  return window['go']['app']['Desktop']['Launch']();
+}
+
 export function NewSession() {
   return window['go']['app']['Desktop']['NewSession']();
 }
@@ -80,6 +104,10 @@ export function PendingRestart() {
 
 export function Permissions() {
   return window['go']['app']['Desktop']['Permissions']();
+}
+
+export function PickImages() {
+  return window['go']['app']['Desktop']['PickImages']();
 }
 
 export function PickWorkspace() {
@@ -130,12 +158,20 @@ export function Revert(arg1, arg2) {
   return window['go']['app']['Desktop']['Revert'](arg1, arg2);
 }
 
+export function RevokeGrant(arg1) {
+  return window['go']['app']['Desktop']['RevokeGrant'](arg1);
+}
+
 export function RevokeSessionRule(arg1) {
   return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
 }
 
 export function Sandbox() {
   return window['go']['app']['Desktop']['Sandbox']();
+}
+
+export function SaveImage(arg1) {
+  return window['go']['app']['Desktop']['SaveImage'](arg1);
 }
 
 export function SavePermissions(arg1) {
@@ -156,6 +192,10 @@ export function SearchSessions(arg1) {
 
 export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
+}
+
+export function SessionGrants() {
+  return window['go']['app']['Desktop']['SessionGrants']();
 }
 
 export function Sessions() {

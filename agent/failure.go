@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// Causes of a failed turn (Failed.Cause): what failed, so that a front end
+// can offer the fix in place.
+const (
+	// CauseAPIKey: no API key for the model's provider (Failed.KeyEnv
+	// names the variable). Setting it and trying again fixes it.
+	CauseAPIKey = "api_key"
+	// CauseModel: the provider refused the request or could not be
+	// reached (Failed.Status is its HTTP status, 0 when not reached).
+	CauseModel = "model"
+	// CauseSession: the session file could not be written.
+	CauseSession = "session"
+)
+
+// failure describes err, which ended a turn, as a Failed event: the cause,
+// a summary in plain words and what to do about it.
+func (a *Agent) failure(err error) *Failed {
+	f := &Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()}
+	spec, _ := model.ParseModelString(a.cfg.Options.Model)
+	var (
+		missing *MissingKeyError
+		apiErr  *model.APIError
+		sessErr *sessionError
+	)
+	switch {
+	case errors.As(err, &missing):
+		f.Cause, f.KeyEnv = CauseAPIKey, missing.KeyEnv
+		f.Summary = fmt.Sprintf("No API key for %s.", missing.Model)
+		f.Fix = fmt.Sprintf("Set %s (in the app's API keys, the environment or %s), then try again.", missing.KeyEnv, missing.EnvFile)
+	case errors.As(err, &apiErr):
+		f.Cause, f.Status = CauseModel, apiErr.StatusCode
+		f.Summary, f.Fix = describeAPIError(apiErr, spec)
+	case errors.As(err, &sessErr):
+		f.Cause = CauseSession
+		f.Summary = "The conversation could not be saved to the session file."
+		f.Fix = "Check that the workspace's .freeact/sessions folder is writable and the disk has room, then try again."
+	case unreachable(err):
+		f.Cause = CauseModel
+		where := spec.String()
+		if base := a.modelBaseURL(spec); base != "" {
+			where += " at " + base
+		}
+		f.Summary = fmt.Sprintf("The model service could not be reached (%s).", where)
+		f.Fix = "Check the network connection and the model's base URL, then try again."
+	case errors.Is(err, model.ErrStalled):
+		f.Cause = CauseModel
+		f.Summary = "The model service stopped answering in the middle of its reply."
+		f.Fix = "Try again in a moment."
+	}
+	return f
+}
+
+// describeAPIError says in plain words what a provider's error response
+// means and what fixes it.
+func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) {
+	name := spec.String()
+	switch c := e.StatusCode; {
+	case c == 401 || c == 403:
+		return fmt.Sprintf("The provider refused the API key for %s (HTTP %d).", name, c),
+			fmt.Sprintf("Check %s: enter a valid key, then try again.", spec.KeyEnv)
+	case c == 404:
+		return fmt.Sprintf("The provider does not know the model %q (HTTP 404).", spec.Name),
+			"Check the model name in Settings → Agent → Model, then try again."
+	case c == 429:
+		return fmt.Sprintf("The provider's rate limit or quota for %s is used up (HTTP 429).", name),
+			"Wait a moment and try again, or check the plan and quota of your API key."
+	case c >= 500:
+		return fmt.Sprintf("The provider had a server error (HTTP %d).", c),
+			"This is on the provider's side: try again in a moment."
+	default:
+		return fmt.Sprintf("The provider rejected the request (HTTP %d).", c),
+			"Check the model and its settings (model_settings) in Settings → Agent, then try again."
+	}
+}
+
+// unreachable reports a failure to reach the model service at all.
+func unreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dns *net.DNSError
+	var op *net.OpError
+	var ue *url.Error
+	return errors.As(err, &dns) || errors.As(err, &op) || (errors.As(err, &ue) && !errors.Is(err, context.Canceled))
+}
+
+// modelBaseURL is the endpoint the model is called at, when set.
+func (a *Agent) modelBaseURL(spec model.Spec) string {
+	v := spec.BaseURLEnv
+	if spec.Gemini() {
+		v = "GOOGLE_GEMINI_BASE_URL"
+	}
+	if v == "" {
+		return spec.BaseURL
+	}
+	if u := a.cfg.Env.Getenv(v); u != "" {
+		return strings.TrimRight(u, "/")
+	}
+	return spec.BaseURL
+}
+
+// Steps of Start that can fail (StartError.Step).
+const (
+	StepPrompt  = "prompt"  // the system prompt: skills, AGENTS.md
+	StepModel   = "model"   // the model setting
+	StepSession = "session" // opening or loading the session
+	StepSandbox = "sandbox" // sandbox mode
+	StepPython  = "python"  // the kernel's Python environment
+	StepServer  = "server"  // the Jupyter server (local or jupyter_url)
+	StepKernel  = "kernel"  // the kernel itself
+)
+
+// StartError is the error of a failed Start: which step failed and why.
+type StartError struct {
+	Step string
+	Err  error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Summary says in plain words what failed.
+func (e *StartError) Summary() string {
+	switch e.Step {
+	case StepPrompt:
+		return "The system prompt could not be made from the workspace's skills and AGENTS.md."
+	case StepModel:
+		return "The model setting is not valid."
+	case StepSession:
+		return "The session could not be opened."
+	case StepSandbox:
+		return "The sandbox could not be set up."
+	case StepPython:
+		return "The kernel's Python could not be used."
+	case StepServer:
+		return "The Jupyter server did not start."
+	}
+	return "The kernel did not start."
+}
+
+// Fix says what to do about it.
+func (e *StartError) Fix() string {
+	switch e.Step {
+	case StepPrompt:
+		return "Fix the skill or AGENTS.md named above, then retry."
+	case StepModel:
+		return "Correct the model in Settings → Agent, then retry."
+	case StepSession:
+		return "Start a new session, or check the files under .freeact/sessions."
+	case StepSandbox:
+		return "Check that sandbox-runtime (srt) and bubblewrap are installed, or turn the sandbox off in Settings → Sandbox, then retry."
+	case StepPython:
+		return "Correct the python setting (the kernel's interpreter) in Settings → Agent, or clear it to use the workspace's .venv or the app's own Python, then retry."
+	case StepServer:
+		return "Check jupyter_url and jupyter_token in Settings → Agent, or that the interpreter has jupyter_server 1.23 or newer, then retry."
+	}
+	return "Check that the interpreter has ipykernel 6.17 or newer, then retry."
+}
