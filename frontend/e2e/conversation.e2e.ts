@@ -287,7 +287,7 @@ describe('the desktop client against a real kernel and a fake model', () => {
 
   it('saves a valid setting to agent.json and shows the error of an invalid one', async () => {
     const { page } = app;
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const timeout = page.getByLabel('execution_timeout');
     await timeout.waitFor();
     await timeout.fill('90');

@@ -33,7 +33,7 @@ describe('settings panel', () => {
     const { page } = app;
     await page.getByLabel('or type its path', { exact: true }).fill(workspace);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await page.getByRole('button', { name: 'Settings' }).waitFor();
+    await page.getByRole('button', { name: 'Settings', exact: true }).waitFor();
   });
   afterAll(async () => {
     await app?.close();
@@ -52,7 +52,7 @@ describe('settings panel', () => {
 
   async function openSettings(page: Page, tab: string) {
     if ((await page.getByRole('dialog', { name: 'Settings' }).count()) === 0) {
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
     }
     await page.getByRole('tab', { name: new RegExp(`^${tab}`) }).click();
   }
