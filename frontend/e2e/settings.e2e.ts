@@ -220,7 +220,7 @@ describe('settings panel', () => {
       .toContain('make test *');
     const rules = JSON.parse(readFileSync(join(workspace, '.freeact', 'permissions.json'), 'utf8')) as { allow: { command?: string }[] };
     expect(rules.allow.map((r) => r.command)).not.toContain('ls *');
-    expect(await page.getByTestId('grants').textContent()).toContain('No grants yet');
+    expect(await page.getByTestId('saved-grants').textContent()).toContain('No grants yet');
   });
 
   it('asks before closing with unsaved changes, and discards them', async () => {

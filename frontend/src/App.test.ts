@@ -629,3 +629,23 @@ describe('App long sessions', () => {
     expect(screen.queryByTestId('budget-bar')).toBeNull();
   });
 });
+
+describe('App settings and grants', () => {
+  it('a grant revoked in the settings panel leaves the header too', async () => {
+    const grant = { type: 'ShellAction', tool_name: 'bash', command: 'git *' };
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [grant], ask: [] } })),
+      revokeSessionRule: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
+    });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([{ type: 'SessionGrants', agent_id: 'main', grants: [grant] }]);
+    expect(await screen.findByRole('button', { name: '1 session grant' })).toBeInTheDocument();
+    await userEvent.keyboard('{Control>},{/Control}');
+    await userEvent.click(await screen.findByRole('tab', { name: /Permissions/ }));
+    await userEvent.click(await screen.findByRole('button', { name: /^Revoke .*git \*/ }));
+    expect(backend.revokeSessionRule).toHaveBeenCalledWith(grant);
+    await vi.waitFor(() => expect(screen.queryByRole('button', { name: '1 session grant' })).not.toBeInTheDocument());
+  });
+});

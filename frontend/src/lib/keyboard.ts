@@ -25,7 +25,7 @@ export const APPROVAL_KEYS: { keys: string[]; description: string }[] = [
   { keys: ['y', 'Enter'], description: 'Yes: run this call' },
   { keys: ['n', 'Esc'], description: 'No: do not run it (the turn ends)' },
   { keys: ['a'], description: 'Always: edit the rule, see what it matches, Enter saves it' },
-  { keys: ['s'], description: 'Session: allow calls like it until the workspace closes' },
+  { keys: ['s'], description: 'Session: allow calls like it in this conversation' },
 ];
 
 /** Keys of the message box and the settings panel. */

@@ -28,7 +28,7 @@ describe('PermissionsEditor', () => {
     render(PermissionsEditor, { rules, grants: rules.session.allow, onrevoke, preview, onchange });
     expect(screen.getByTestId('saved-ask')).toHaveTextContent('filesystem_* **/.env');
     expect(screen.getByTestId('saved-allow')).toHaveTextContent('ls *');
-    expect(screen.getByTestId('grants')).toHaveTextContent('make *');
+    expect(screen.getByTestId('saved-grants')).toHaveTextContent('make *');
 
     await userEvent.click(screen.getByRole('button', { name: 'Delete rule Shell command ls *' }));
     expect(onchange).toHaveBeenLastCalledWith({ allow: [], ask: [rules.always.ask[0]] });
@@ -74,6 +74,6 @@ describe('PermissionsEditor', () => {
     const list = screen.getByTestId('imported-rules');
     expect(list).toHaveTextContent('ask FileRead filesystem_* **/.env');
     expect(list).toHaveTextContent('allow ShellAction bash git status');
-    expect(screen.getByTestId('grants')).toHaveTextContent('No grants yet');
+    expect(screen.getByTestId('saved-grants')).toHaveTextContent('No grants yet');
   });
 });
