@@ -97,8 +97,12 @@ type workspace struct {
 	// queuedPrompt is sent when the next agent is ready (an edited prompt
 	// a fork was made for).
 	queuedPrompt string
-	events       chan queued
-	closed       bool
+	// shown is the session whose history show sent from its file; once
+	// its agent has started, the history is sent again with what only
+	// the agent knows (compactions, file changes, costs).
+	shown  string
+	events chan queued
+	closed bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -229,6 +233,9 @@ func (ws *workspace) show(sessionID string) {
 			for _, ev := range historyEvents(hist, historyExtras{}) {
 				ws.push(queued{raw: ev})
 			}
+			ws.mu.Lock()
+			ws.shown = sessionID
+			ws.mu.Unlock()
 		}
 		_ = st.Close()
 	}
@@ -293,14 +300,20 @@ func (ws *workspace) start(sessionID string) {
 			ws.startFailed(err)
 			return
 		}
-		if sessionID != "" {
-			// The history shown before the start (show), now with what
-			// only the agent knows: compactions, file changes, costs.
+		ws.mu.Lock()
+		full := ws.shown != "" && ws.shown == a.SessionID()
+		ws.shown = ""
+		ws.mu.Unlock()
+		switch {
+		case full:
+			// The history show sent, now with what only the agent knows.
+			// Applied settings and retries carry on without this: the
+			// window already shows the conversation.
 			ws.push(queued{raw: resetEvent})
 			for _, ev := range agentHistory(a) {
 				ws.push(queued{raw: ev})
 			}
-		} else {
+		case sessionID == "":
 			ws.push(queued{ev: a.SessionUsage()})
 		}
 		ws.d.rememberSession(ws.dir, a.SessionID())

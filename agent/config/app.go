@@ -133,17 +133,23 @@ func (a *AppStore) SaveSettings(s AppSettings) error {
 }
 
 func (a *AppStore) writeSettings(s AppSettings) error {
-	data, err := json.MarshalIndent(s, "", "  ")
+	if err := a.writeJSON(a.settingsFile(), s, 0o644); err != nil {
+		return fmt.Errorf("save app settings: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v, indented, to file in the app's folder (made when
+// missing), atomically.
+func (a *AppStore) writeJSON(file string, v any, perm os.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
-		return fmt.Errorf("save app settings: %w", err)
+		return err
 	}
-	if err := atomicfile.Write(a.settingsFile(), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save app settings: %w", err)
-	}
-	return nil
+	return atomicfile.Write(file, append(data, '\n'), perm)
 }
 
 // Update reads the settings, lets change edit them and writes them back,
@@ -258,14 +264,7 @@ func (a *AppStore) setFileKey(name, key string) error {
 	} else {
 		keys[name] = key
 	}
-	data, err := json.MarshalIndent(keys, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(a.dir, 0o700); err != nil {
-		return fmt.Errorf("store API key: %w", err)
-	}
-	if err := atomicfile.Write(a.credentialsFile(), append(data, '\n'), 0o600); err != nil {
+	if err := a.writeJSON(a.credentialsFile(), keys, 0o600); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
 	return nil

@@ -12,9 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/apigen"
@@ -265,7 +266,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		*s = v
 	}
 	expMap := func(key, path string, m map[string]string) {
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			v := m[k]
 			p := k
 			if path != "" {
@@ -281,7 +282,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		key     string
 		servers map[string]Server
 	}{{"mcp_servers", o.MCPServers}, {"ptc_servers", o.PTCServers}} {
-		for _, name := range sortedKeys(group.servers) {
+		for _, name := range slices.Sorted(maps.Keys(group.servers)) {
 			s := group.servers[name]
 			exp(group.key, name+".command", &s.Command)
 			for i := range s.Args {
@@ -300,7 +301,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 			group.servers[name] = s
 		}
 	}
-	for _, k := range sortedKeys(o.ProviderSettings) {
+	for _, k := range slices.Sorted(maps.Keys(o.ProviderSettings)) {
 		if v, ok := o.ProviderSettings[k].(string); ok {
 			exp("provider_settings", k, &v)
 			o.ProviderSettings[k] = v
@@ -324,13 +325,4 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 // and the headers that carry them.
 func secretKey(key string) bool {
 	return key == "jupyter_url" || key == "jupyter_token" || key == "jupyter_headers"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

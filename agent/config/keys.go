@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -247,7 +248,7 @@ var keys = []OptionKey{
 		want: `an object of strings, e.g. {"Authorization": "Bearer ${JUPYTERHUB_TOKEN}"}`,
 		dst:  func(o *Options) any { return &o.JupyterHeaders },
 		check: func(o *Options) *KeyError {
-			for _, name := range sortedKeys(o.JupyterHeaders) {
+			for _, name := range slices.Sorted(maps.Keys(o.JupyterHeaders)) {
 				if name == "" || strings.ContainsAny(name, " \t\r\n:") {
 					return &KeyError{Key: "jupyter_headers", Path: name, Msg: fmt.Sprintf("value %q is not valid: want HTTP header names without spaces or colons", name)}
 				}
@@ -286,7 +287,7 @@ var keys = []OptionKey{
 		want:        `an object of models, e.g. {"ollama:qwen3": {"context_window": 32768, "input_price": 0, "output_price": 0}}`,
 		dst:         func(o *Options) any { return &o.Models },
 		check: func(o *Options) *KeyError {
-			for _, name := range sortedKeys(o.Models) {
+			for _, name := range slices.Sorted(maps.Keys(o.Models)) {
 				if err := o.Models[name].Validate(); err != nil {
 					return &KeyError{Key: "models", Path: name, Msg: fmt.Sprintf("model %q: %v", name, err)}
 				}
@@ -517,7 +518,7 @@ func (k OptionKey) validate(o *Options) *KeyError {
 
 // checkServers validates the servers of key.
 func checkServers(key string, servers map[string]Server) *KeyError {
-	for _, name := range sortedKeys(servers) {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		if err := servers[name].validate(); err != nil {
 			err.server = name
 			return &KeyError{Key: key, Path: err.path(), Msg: err.Error()}
