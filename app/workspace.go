@@ -59,6 +59,8 @@ type KernelStatus struct {
 	// ReplayReason says why the state was lost: resumed, died or
 	// restarted.
 	ReplayReason string `json:"replayReason"`
+	// MCPFailures are the MCP servers that did not start with the agent.
+	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
 }
 
 // WorkspaceInfo is what the header shows about the open workspace.
@@ -119,7 +121,7 @@ type workspace struct {
 func (d *Desktop) Workspace() WorkspaceInfo {
 	ws, err := d.current()
 	if err != nil {
-		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped}}
+		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped, MCPFailures: []agent.MCPFailure{}}}
 	}
 	return ws.info(false)
 }
@@ -213,6 +215,10 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	}
 	s.Model = ws.cfg.Options.Model
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
+	s.MCPFailures = []agent.MCPFailure{}
+	if ws.agent != nil {
+		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
+	}
 	if ws.agent != nil && s.SessionID == "" {
 		s.SessionID = ws.agent.SessionID()
 	}

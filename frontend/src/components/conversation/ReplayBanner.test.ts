@@ -14,6 +14,7 @@ const kernel = (cells: number, reason = 'resumed'): KernelStatus => ({
   sandboxed: false,
   replayCells: cells,
   replayReason: reason,
+  mcpFailures: [],
 });
 const replay = (over: Partial<ReplayState>): ReplayState => ({
   running: false,

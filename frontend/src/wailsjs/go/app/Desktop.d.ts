@@ -5,8 +5,11 @@ import {checkpoint} from '../models';
 import {kernel} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
+import {config} from '../models';
 
 export function APIKeyNames():Promise<Array<string>>;
+
+export function APIKeys():Promise<app.APIKeys>;
 
 export function ApplySettings():Promise<void>;
 
@@ -17,6 +20,8 @@ export function ApproveEdited(arg1:string,arg2:string):Promise<void>;
 export function Cancel():Promise<void>;
 
 export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
+
+export function CheckSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
 export function CheckpointDiff(arg1:string):Promise<Array<checkpoint.FileDiff>>;
 
@@ -31,6 +36,8 @@ export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
+
+export function DeleteSession(arg1:string):Promise<void>;
 
 export function DescribeVariable(arg1:string):Promise<kernel.VariableDetail>;
 
@@ -66,9 +73,15 @@ export function PickWorkspace():Promise<string>;
 
 export function PlanRevert(arg1:string):Promise<checkpoint.Plan>;
 
+export function PreviewAlways(arg1:string,arg2:string):Promise<permission.Preview>;
+
+export function PreviewRule(arg1:permission.Rule):Promise<permission.Preview>;
+
 export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
+
+export function RenameSession(arg1:string,arg2:string):Promise<void>;
 
 export function Replay():Promise<void>;
 
@@ -84,6 +97,8 @@ export function Revert(arg1:string,arg2:boolean):Promise<void>;
 
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 
+export function RevokeSessionRule(arg1:permission.Rule):Promise<app.PermissionRules>;
+
 export function RunCell(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function RunNotebook():Promise<void>;
@@ -98,15 +113,19 @@ export function SaveSandbox(arg1:boolean,arg2:string):Promise<Array<app.FieldErr
 
 export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
+export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
+
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 
 export function SessionGrants():Promise<Array<permission.Rule>>;
 
 export function Sessions():Promise<Array<session.Info>>;
 
-export function SetAPIKey(arg1:string,arg2:string):Promise<void>;
+export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
 
 export function Settings():Promise<Array<app.SettingField>>;
+
+export function SettingsSchema():Promise<app.SettingsSchema>;
 
 export function SettingsSource():Promise<app.SettingsSource>;
 

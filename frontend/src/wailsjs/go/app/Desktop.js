@@ -6,6 +6,10 @@ export function APIKeyNames() {
   return window['go']['app']['Desktop']['APIKeyNames']();
 }
 
+export function APIKeys() {
+  return window['go']['app']['Desktop']['APIKeys']();
+}
+
 export function ApplySettings() {
   return window['go']['app']['Desktop']['ApplySettings']();
 }
@@ -24,6 +28,10 @@ export function Cancel() {
 
 export function CheckAttachments(arg1) {
   return window['go']['app']['Desktop']['CheckAttachments'](arg1);
+}
+
+export function CheckSettings(arg1) {
+  return window['go']['app']['Desktop']['CheckSettings'](arg1);
 }
 
 export function CheckpointDiff(arg1) {
@@ -52,6 +60,10 @@ export function CopyImage(arg1) {
 
 export function CreateFolder(arg1) {
   return window['go']['app']['Desktop']['CreateFolder'](arg1);
+}
+
+export function DeleteSession(arg1) {
+  return window['go']['app']['Desktop']['DeleteSession'](arg1);
 }
 
 export function DescribeVariable(arg1) {
@@ -122,12 +134,24 @@ export function PlanRevert(arg1) {
   return window['go']['app']['Desktop']['PlanRevert'](arg1);
 }
 
+export function PreviewAlways(arg1, arg2) {
+  return window['go']['app']['Desktop']['PreviewAlways'](arg1, arg2);
+}
+
+export function PreviewRule(arg1) {
+  return window['go']['app']['Desktop']['PreviewRule'](arg1);
+}
+
 export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
 
 export function RegenerateMCPTools(arg1) {
   return window['go']['app']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
+export function RenameSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['RenameSession'](arg1, arg2);
 }
 
 export function Replay() {
@@ -158,6 +182,10 @@ export function RevokeGrant(arg1) {
   return window['go']['app']['Desktop']['RevokeGrant'](arg1);
 }
 
+export function RevokeSessionRule(arg1) {
+  return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
+}
+
 export function RunCell(arg1, arg2, arg3) {
   return window['go']['app']['Desktop']['RunCell'](arg1, arg2, arg3);
 }
@@ -186,6 +214,10 @@ export function SaveSettings(arg1) {
   return window['go']['app']['Desktop']['SaveSettings'](arg1);
 }
 
+export function SearchSessions(arg1) {
+  return window['go']['app']['Desktop']['SearchSessions'](arg1);
+}
+
 export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
 }
@@ -204,6 +236,10 @@ export function SetAPIKey(arg1, arg2) {
 
 export function Settings() {
   return window['go']['app']['Desktop']['Settings']();
+}
+
+export function SettingsSchema() {
+  return window['go']['app']['Desktop']['SettingsSchema']();
 }
 
 export function SettingsSource() {
