@@ -57,6 +57,7 @@ def node_info(node, depth):
         "depth": depth,
         "focused": states.contains(Atspi.StateType.FOCUSED),
         "showing": states.contains(Atspi.StateType.SHOWING),
+        "enabled": states.contains(Atspi.StateType.ENABLED),
     }
 
 

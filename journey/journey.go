@@ -311,6 +311,8 @@ type Node struct {
 	W       int    `json:"w"`
 	H       int    `json:"h"`
 	Focused bool   `json:"focused"`
+	// Enabled is false for a disabled control.
+	Enabled bool `json:"enabled"`
 }
 
 // Center is the point a click on the node goes to.
@@ -361,6 +363,19 @@ func (a *App) WaitFor(q Query) Node {
 		var ok bool
 		n, ok = a.Find(q)
 		return ok
+	})
+	return n
+}
+
+// WaitEnabled waits until the element q selects is enabled (a button
+// that can be pressed) and returns it.
+func (a *App) WaitEnabled(q Query) Node {
+	a.t.Helper()
+	var n Node
+	a.until(q.String()+" enabled", func() bool {
+		var ok bool
+		n, ok = a.Find(q)
+		return ok && n.Enabled
 	})
 	return n
 }
@@ -434,6 +449,50 @@ func (a *App) Focused() (Node, bool) {
 		}
 	}
 	return found, ok
+}
+
+// FocusWindow gives the window the keyboard focus, as a window manager
+// does for a window that opens (Xvfb has none, and X sends keys to the
+// window under the pointer otherwise). No pointer moves.
+func (a *App) FocusWindow() {
+	a.t.Helper()
+	a.xdotool("windowfocus", "--sync", a.win)
+}
+
+// TabTo presses Tab until the element q selects has the keyboard focus,
+// as a keyboard user moves through a form; at most 40 presses.
+func (a *App) TabTo(q Query) Node {
+	a.t.Helper()
+	for range 40 {
+		if n, ok := a.Focused(); ok && q.matches(n) {
+			return n
+		}
+		a.Key("Tab")
+	}
+	n, _ := a.Focused()
+	path := a.Shot("tab-to")
+	a.t.Fatalf("40 Tab presses did not reach %s; the focus is on %s %q (screenshot %s)", q, n.Role, n.Name, path)
+	return Node{}
+}
+
+// WaitFocus waits until the element q selects has the keyboard focus.
+func (a *App) WaitFocus(q Query) {
+	a.t.Helper()
+	a.Wait("the focus on "+q.String(), func() bool {
+		n, ok := a.Focused()
+		return ok && q.matches(n)
+	})
+}
+
+// matches says whether q selects n (as atspi.py's find does).
+func (q Query) matches(n Node) bool {
+	eq := func(got, want string) bool {
+		if q.Exact {
+			return got == want
+		}
+		return strings.Contains(got, want)
+	}
+	return (q.Role == "" || n.Role == q.Role) && (q.Name == "" || eq(n.Name, q.Name)) && (q.Text == "" || strings.Contains(n.Text, q.Text))
 }
 
 // ScrollUp scrolls the conversation up by pages from the element (plain
