@@ -133,6 +133,17 @@ export async function startFakeModel(scenario: string): Promise<FakeModel> {
   };
 }
 
+/** Photographs the page in the light and the dark theme, as
+ * screenshotDir/NAME-light.png and NAME-dark.png. */
+export async function shoot(page: Page, name: string) {
+  mkdirSync(screenshotDir, { recursive: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(screenshotDir, `${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
 /** Starts the app and a browser page on it. Call close() in afterAll. */
 export async function startApp(opts: StartOptions = {}): Promise<App> {
   const port = await freePort();

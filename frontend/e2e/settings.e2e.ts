@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { repoRoot, screenshotDir, startApp, type App } from './harness';
+import { repoRoot, shoot, startApp, type App } from './harness';
 
 const python = process.env.FREEACT_TEST_PYTHON ?? join(repoRoot, '.cache', 'python', 'venv', 'bin', 'python');
 const everything = join(repoRoot, 'scripts', 'mcp-servers', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -39,16 +39,6 @@ describe('settings panel', () => {
     await app?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-
-  /** Photographs the page in the light and the dark theme. */
-  async function shoot(page: Page, name: string) {
-    mkdirSync(screenshotDir, { recursive: true });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: join(screenshotDir, `${name}-${scheme}.png`) });
-    }
-    await page.emulateMedia({ colorScheme: null });
-  }
 
   async function openSettings(page: Page, tab: string) {
     if ((await page.getByRole('dialog', { name: 'Settings' }).count()) === 0) {
