@@ -367,6 +367,17 @@ func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err er
 	return m, err == nil, err
 }
 
+// SessionText is the searchable text of a session file's message: a
+// prompt's or a reply's text (thoughts and tool results left out), or ""
+// for anything else.
+func SessionText(raw json.RawMessage) string {
+	m, ok, err := DecodeSessionMessage(raw)
+	if err != nil || !ok || len(m.FunctionResponses()) > 0 {
+		return ""
+	}
+	return m.Text()
+}
+
 func (a *Agent) openSession() error {
 	if !a.cfg.Options.EnablePersistence {
 		return nil

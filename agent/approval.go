@@ -62,7 +62,7 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 		expired = t.C
 	}
 	select {
-	case ans := <-req.ch:
+	case ans := <-req.reply.ch:
 		if err := ctx.Err(); err != nil {
 			// The turn ended while the answer came: nothing runs any more.
 			return false, err
@@ -72,14 +72,14 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
 		req.Answer(Reject, "")
-		<-req.ch
+		<-req.reply.ch
 		return false, ctx.Err()
 	case <-expired:
 		if req.Answer(Reject, "") {
-			<-req.ch
+			<-req.reply.ch
 			return false, errApprovalTimeout
 		}
-		return ap.apply(req, <-req.ch, emit)
+		return ap.apply(req, <-req.reply.ch, emit)
 	}
 }
 

@@ -114,10 +114,21 @@ func (c *checkpoints) flush() {
 	}
 }
 
+// errRemoteCheckpoints is why a remote workspace has no checkpoints.
+var errRemoteCheckpoints = errors.New("the workspace is on the Jupyter server (jupyter_url), and checkpoints cover workspaces on this machine only")
+
 // checkpointStore returns the store while checkpoints is on; nil when it
 // is off or failed (a Notice says so once).
 func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 	if !a.cfg.Options.Checkpoints || a.ckpt == nil {
+		return nil
+	}
+	if a.remote != nil {
+		// The workspace is on the server: a snapshot of the local folder
+		// would record nothing the code changed.
+		if emit != nil && a.ckpt.turnOff(errRemoteCheckpoints) {
+			a.checkpointsFailed(emit, errRemoteCheckpoints)
+		}
 		return nil
 	}
 	s, err := a.ckpt.open(a.cfg.Options)

@@ -397,35 +397,11 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 // SessionUsage, or Failed.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		if err := a.beginTurn(cancel); err != nil {
-			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
-			return
-		}
-		q := newQueue()
-		go func() {
-			defer a.turns.Done()
-			defer a.endTurn()
-			defer q.close()
-			if err := a.compact(ctx, q.push, CompactManual); err != nil {
-				q.push(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		a.streamTurn(ctx, yield, func(ctx context.Context, emit func(Event)) {
+			if err := a.compact(ctx, emit, CompactManual); err != nil {
+				emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
 			}
-		}()
-		for {
-			batch, ok := q.next()
-			if !ok {
-				return
-			}
-			for _, ev := range batch {
-				if !yield(ev) {
-					cancel(errStreamClosed)
-					for _, ok := q.next(); ok; _, ok = q.next() {
-					}
-					return
-				}
-			}
-		}
+		})
 	}
 }
 

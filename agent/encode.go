@@ -45,40 +45,35 @@ func withType(name string, b []byte) []byte {
 
 // MarshalJSON encodes the request with its tool call's type.
 func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
-	call, err := marshalCall(r.ToolCall)
-	if err != nil {
-		return nil, err
-	}
 	return json.Marshal(struct {
 		Meta
-		ToolCall  json.RawMessage `json:"tool_call"`
-		Display   string          `json:"display,omitempty"`
-		Suggested string          `json:"suggested_pattern"`
-		Reason    string          `json:"reason,omitempty"`
-		Protected bool            `json:"protected,omitempty"`
-	}{r.Meta, call, r.Display, r.Suggested, r.Reason, r.Protected})
+		ToolCall  typedCall `json:"tool_call"`
+		Display   string    `json:"display,omitempty"`
+		Suggested string    `json:"suggested_pattern"`
+		Reason    string    `json:"reason,omitempty"`
+		Protected bool      `json:"protected,omitempty"`
+	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.Suggested, r.Reason, r.Protected})
 }
 
 // MarshalJSON encodes the event with its tool call's type.
 func (r *AutoApproved) MarshalJSON() ([]byte, error) {
-	call, err := marshalCall(r.ToolCall)
-	if err != nil {
-		return nil, err
-	}
 	return json.Marshal(struct {
 		Meta
-		ToolCall json.RawMessage `json:"tool_call"`
-		Display  string          `json:"display,omitempty"`
-		By       string          `json:"by"`
-		Rule     string          `json:"rule,omitempty"`
-	}{r.Meta, call, r.Display, r.By, r.Rule})
+		ToolCall typedCall `json:"tool_call"`
+		Display  string    `json:"display,omitempty"`
+		By       string    `json:"by"`
+		Rule     string    `json:"rule,omitempty"`
+	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.By, r.Rule})
 }
 
-// marshalCall encodes a tool call with its "type" first.
-func marshalCall(c ToolCall) (json.RawMessage, error) {
-	b, err := json.Marshal(c)
+// typedCall is a tool call as an event's tool_call field.
+type typedCall struct{ call ToolCall }
+
+// MarshalJSON encodes the call with its "type" first.
+func (c typedCall) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(c.call)
 	if err != nil {
 		return nil, err
 	}
-	return withType(TypeName(c), b), nil
+	return withType(TypeName(c.call), b), nil
 }

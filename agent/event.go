@@ -190,8 +190,7 @@ type ApprovalRequest struct {
 	// save no rule.
 	Protected bool `json:"protected,omitempty"`
 
-	once sync.Once
-	ch   chan answer
+	reply firstReply[answer]
 }
 
 type answer struct {
@@ -203,7 +202,7 @@ func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalReq
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
 		Display: display(call),
-		ch:      make(chan answer, 1),
+		reply:   newFirstReply[answer](),
 	}
 }
 
@@ -220,12 +219,7 @@ func (r *ApprovalRequest) Approve(ok bool) bool {
 // to save (the user may have edited the suggestion); "" saves Suggested.
 // It reports whether this was the first answer.
 func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
-	first := false
-	r.once.Do(func() {
-		first = true
-		r.ch <- answer{decision: d, pattern: pattern}
-	})
-	return first
+	return r.reply.send(answer{decision: d, pattern: pattern})
 }
 
 // Who allowed a call without asking (AutoApproved.By).
@@ -272,15 +266,12 @@ type InputRequest struct {
 	Prompt   string `json:"prompt"`
 	Password bool   `json:"password,omitempty"`
 
-	once sync.Once
-	ch   chan string
+	reply firstReply[string]
 }
 
 // Reply sends the user's answer to the cell. Only the first reply counts.
 func (r *InputRequest) Reply(text string) bool {
-	first := false
-	r.once.Do(func() { first = true; r.ch <- text })
-	return first
+	return r.reply.send(text)
 }
 
 // SessionUsage is where the session stands after a model call or a
@@ -314,14 +305,27 @@ type BudgetRequest struct {
 	Budget   float64 `json:"budget"`   // the budget it would go over
 	Estimate float64 `json:"estimate"` // about what the next call costs
 
-	once sync.Once
-	ch   chan bool
+	reply firstReply[bool]
 }
 
 // Continue answers the request; only the first answer counts.
 func (r *BudgetRequest) Continue(ok bool) bool {
+	return r.reply.send(ok)
+}
+
+// firstReply takes a request's answers, of which only the first counts,
+// to the turn that waits for it on ch.
+type firstReply[T any] struct {
+	once sync.Once
+	ch   chan T
+}
+
+func newFirstReply[T any]() firstReply[T] { return firstReply[T]{ch: make(chan T, 1)} }
+
+// send passes v on if it is the first answer and reports whether it was.
+func (r *firstReply[T]) send(v T) bool {
 	first := false
-	r.once.Do(func() { first = true; r.ch <- ok })
+	r.once.Do(func() { first = true; r.ch <- v })
 	return first
 }
 

@@ -148,10 +148,10 @@ func (h *host) Input(ctx context.Context, prompt string, password bool) (string,
 	if err != nil {
 		return "", err
 	}
-	req := &InputRequest{Meta: Meta{AgentID: h.a.id, CorrelationID: c.corr}, Prompt: prompt, Password: password, ch: make(chan string, 1)}
+	req := &InputRequest{Meta: Meta{AgentID: h.a.id, CorrelationID: c.corr}, Prompt: prompt, Password: password, reply: newFirstReply[string]()}
 	c.emit(req)
 	select {
-	case s := <-req.ch:
+	case s := <-req.reply.ch:
 		return s, nil
 	case <-ctx.Done():
 		req.Reply("")

@@ -17,10 +17,12 @@ import (
 // the names the model calls JSON tools by, and the tool search shared with
 // its subagents.
 type mcpTools struct {
-	json   *mcp.Manager
-	ptc    *mcp.Manager
-	byName map[string]mcp.Tool
-	search *toolSearch
+	// failures are the servers that did not start with the agent.
+	failures []MCPFailure
+	json     *mcp.Manager
+	ptc      *mcp.Manager
+	byName   map[string]mcp.Tool
+	search   *toolSearch
 	// ownSearch is set on the agent that opened the search (not on
 	// subagents sharing it).
 	ownSearch bool
@@ -42,6 +44,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		m.json = mcp.NewManager(o.MCPServers, mopts)
 		if err := m.json.Connect(ctx); err != nil {
 			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
+			m.failed("mcp_servers", err)
 		}
 		m.byName = mcp.ModelNames(m.json.Tools(), func(name string) bool { return a.builtinTool(name) })
 	}
@@ -62,7 +65,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	}
 	if m.search == nil && !a.opts.subagentOnly {
 		if a.id == MainAgent && m.ptc != nil {
-			a.prepareModules(ctx, m.ptc)
+			a.prepareModules(ctx, m)
 		}
 		m.search, m.ownSearch = openToolSearch(ctx, a.cfg, a.opts.log.Warn), true
 	}
@@ -211,4 +214,40 @@ func (p ptcCaller) CallTool(ctx context.Context, server, tool string, args json.
 		return nil, fmt.Errorf("encode the result of %s.%s: %w", server, tool, err)
 	}
 	return b, nil
+}
+
+// MCPFailure is an MCP server that did not start with the agent: Group is
+// "mcp_servers" or "ptc_servers", Error says why.
+type MCPFailure struct {
+	Group  string `json:"group"`
+	Server string `json:"server"`
+	Error  string `json:"error"`
+}
+
+// failed records the servers err names (an *mcp.Error each, joined).
+func (m *mcpTools) failed(group string, err error) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var me *mcp.Error
+		if errors.As(e, &me) {
+			m.failures = append(m.failures, MCPFailure{Group: group, Server: me.Server, Error: me.Err.Error()})
+		} else {
+			m.failures = append(m.failures, MCPFailure{Group: group, Error: e.Error()})
+		}
+	}
+}
+
+// MCPFailures lists the MCP servers that did not start when the agent
+// started (their tools are not offered; a JSON server is tried again on its
+// next call, a code-mode server when code calls it).
+func (a *Agent) MCPFailures() []MCPFailure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.mcp == nil {
+		return nil
+	}
+	return slices.Clone(a.mcp.failures)
 }

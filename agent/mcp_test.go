@@ -410,6 +410,28 @@ turns:
 	}
 }
 
+// A server that does not start is reported by MCPFailures with its group,
+// its name and why, for the window to show; the agent starts without it.
+func TestMCPFailuresAtStart(t *testing.T) {
+	good := mcptest.Stdio(t)
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": good, "broken": map[string]any{"command": filepath.Join(t.TempDir(), "no-such-server")}},
+		"ptc_servers": map[string]any{"gone": map[string]any{"command": filepath.Join(t.TempDir(), "no-such-ptc-server")}},
+	})
+	a, _ := fakeKernels(nil).startIn(t, ws, "turns: []\nallow_unplayed: true\n")
+	failures := a.MCPFailures()
+	slices.SortFunc(failures, func(x, y agent.MCPFailure) int { return strings.Compare(x.Server, y.Server) })
+	if len(failures) != 2 || failures[0].Server != "broken" || failures[0].Group != "mcp_servers" ||
+		failures[1].Server != "gone" || failures[1].Group != "ptc_servers" {
+		t.Fatalf("failures %+v", failures)
+	}
+	for _, f := range failures {
+		if !strings.Contains(f.Error, "no-such") {
+			t.Errorf("%s: the error does not say what failed: %q", f.Server, f.Error)
+		}
+	}
+}
+
 // TestGeneratedModulesStayInTheWorkspace: code writes .freeact/generated
 // (in the sandbox too), so it can put a symbolic link where the modules of
 // MCP servers go. The agent, outside the sandbox, never follows it: a

@@ -27,8 +27,9 @@ var BackupDir = filepath.Join(config.FreeactDir, "backup", config.MCPToolsFolder
 // added to them (run_parsed) is carried over by apigen. Connecting a server
 // generates its modules (OnConnect). Modules of freeact's for which no
 // server is configured are left alone, with a note.
-func (a *Agent) prepareModules(ctx context.Context, ptc *mcp.Manager) {
+func (a *Agent) prepareModules(ctx context.Context, m *mcpTools) {
 	log := a.opts.log
+	ptc := m.ptc
 	if _, err := mcptoolsRoot(a.cfg.Dir); err != nil {
 		log.Warn("Python APIs of MCP servers not generated", "err", err)
 		return
@@ -49,6 +50,9 @@ func (a *Agent) prepareModules(ctx context.Context, ptc *mcp.Manager) {
 			}
 		}
 		_, err = ptc.ServerTools(ctx, name)
+		if err != nil {
+			m.failed("ptc_servers", err)
+		}
 		switch {
 		case err != nil && foreign:
 			hint := ""

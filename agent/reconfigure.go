@@ -106,3 +106,13 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	a.tools = a.toolDeclarations()
 	return restart, nil
 }
+
+// RestartKeys lists the agent.json keys a running agent takes over only
+// when it is started again.
+func RestartKeys() []string {
+	out := make([]string, len(restartKeys))
+	for i, k := range restartKeys {
+		out[i] = k.key
+	}
+	return out
+}

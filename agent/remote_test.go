@@ -245,7 +245,22 @@ print("after cancel")`)
 		}
 	}()
 	_ = fake
-	out := remoteResults(t, a, "Where am I?", 15)
+	events := remoteTurn(t, a, "Where am I?", nil, nil)
+	out := outputs(events)
+	if len(out) != 15 {
+		t.Fatalf("%d results, want 15; events: %s", len(out), describe(events))
+	}
+	// Checkpoints would snapshot the local folder: they are off, and the
+	// user is told so once.
+	var notes []string
+	for _, n := range of[*agent.Notice](events) {
+		if strings.Contains(n.Text, "Checkpoints are off") {
+			notes = append(notes, n.Text)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "on the Jupyter server") || len(of[*agent.FilesChanged](events)) != 0 {
+		t.Errorf("checkpoint notices %q, %d FilesChanged; want one notice and none", notes, len(of[*agent.FilesChanged](events)))
+	}
 	wantOutput(t, out[0], "ipybox_execute_ipython_cell", "cwd "+root, "local workspace visible: False")
 	if kind != remotetest.JupyterServer {
 		// Gateways put the KERNEL_* variables of the start request into
@@ -296,7 +311,7 @@ print("after cancel")`)
 	wantOutput(t, out[1], "ipybox_execute_ipython_cell", "alive")
 
 	var asked []string
-	events := remoteTurn(t, a, "Remove it.", func(r *agent.ApprovalRequest) agent.Decision {
+	events = remoteTurn(t, a, "Remove it.", func(r *agent.ApprovalRequest) agent.Decision {
 		if s, ok := r.ToolCall.(agent.ShellAction); ok {
 			asked = append(asked, s.Command)
 			return agent.Reject

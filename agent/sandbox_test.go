@@ -149,7 +149,7 @@ func TestSandboxHidesTheAppsKeys(t *testing.T) {
 	cfgJSON, _ := json.Marshal(map[string]any{"python": py, "sandbox": true, "enable_subagents": false})
 	ws := workspace(t, string(cfgJSON))
 	store := config.NewAppStore(t.TempDir())
-	if err := store.SetAPIKey("OPENAI_API_KEY", "stored-secret"); err != nil {
+	if _, err := store.SetAPIKey("OPENAI_API_KEY", "stored-secret"); err != nil {
 		t.Fatal(err)
 	}
 	code := "import os\nfor root, _, files in os.walk(" + jsonString(store.Dir()) + "):\n" +

@@ -81,32 +81,41 @@ var errStreamClosed = errors.New("the event stream was closed")
 // is sent as a skill invocation.
 func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		turnCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		if err := a.beginTurn(cancel); err != nil {
-			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		a.streamTurn(ctx, yield, func(ctx context.Context, emit func(Event)) {
+			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
+			a.runTurn(ctx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, emit)
+		})
+	}
+}
+
+// streamTurn runs work as a turn (no other turn may run meanwhile) and
+// yields the events it emits. When yield returns false, work's context is
+// cancelled and streamTurn returns once work has ended.
+func (a *Agent) streamTurn(ctx context.Context, yield func(Event) bool, work func(ctx context.Context, emit func(Event))) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := a.beginTurn(cancel); err != nil {
+		yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		return
+	}
+	defer a.endTurn()
+	q := newQueue()
+	go func() {
+		defer a.turns.Done()
+		defer q.close()
+		work(ctx, q.push)
+	}()
+	for {
+		batch, ok := q.next()
+		if !ok {
 			return
 		}
-		defer a.endTurn()
-		q := newQueue()
-		go func() {
-			defer a.turns.Done()
-			defer q.close()
-			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
-			a.runTurn(turnCtx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, q.push)
-		}()
-		for {
-			batch, ok := q.next()
-			if !ok {
-				return
-			}
-			for _, ev := range batch {
-				if !yield(ev) {
-					cancel(errStreamClosed)
-					for _, ok := q.next(); ok; _, ok = q.next() {
-					}
-					return
+		for _, ev := range batch {
+			if !yield(ev) {
+				cancel(errStreamClosed)
+				for _, ok := q.next(); ok; _, ok = q.next() {
 				}
+				return
 			}
 		}
 	}

@@ -225,10 +225,10 @@ func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int)
 	if spent+next <= limit {
 		return true, ""
 	}
-	req := &BudgetRequest{Meta: Meta{AgentID: a.id}, Spent: spent, Budget: limit, Estimate: next, ch: make(chan bool, 1)}
+	req := &BudgetRequest{Meta: Meta{AgentID: a.id}, Spent: spent, Budget: limit, Estimate: next, reply: newFirstReply[bool]()}
 	emit(req)
 	select {
-	case yes := <-req.ch:
+	case yes := <-req.reply.ch:
 		if yes && ctx.Err() == nil {
 			c.mu.Lock()
 			c.raised += *budget

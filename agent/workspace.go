@@ -84,6 +84,16 @@ func OpenWorkspace(dir string, o WorkspaceOptions) (*Workspace, error) {
 // skills, AGENTS.md) with the stored API keys. Keys that cannot be read are
 // logged and left out: a key in the environment or .env may do.
 func (w *Workspace) Load() (*config.Config, error) {
+	cfg, err := config.Load(w.Dir, w.LoadOptions())
+	if err != nil {
+		return nil, fmt.Errorf("load workspace configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// LoadOptions are the options Load reads the workspace with: the app's
+// stored API keys as the last source of variables.
+func (w *Workspace) LoadOptions() config.LoadOptions {
 	var keys map[string]string
 	if w.keys != nil {
 		var err error
@@ -91,11 +101,7 @@ func (w *Workspace) Load() (*config.Config, error) {
 			w.log.Warn("stored API keys not read", "err", err)
 		}
 	}
-	cfg, err := config.Load(w.Dir, config.LoadOptions{APIKeys: keys})
-	if err != nil {
-		return nil, fmt.Errorf("load workspace configuration: %w", err)
-	}
-	return cfg, nil
+	return config.LoadOptions{APIKeys: keys}
 }
 
 // StartAgent creates an agent over cfg (this workspace's configuration as

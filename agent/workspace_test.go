@@ -18,7 +18,7 @@ import (
 func TestOpenWorkspaceScaffoldsAndLoads(t *testing.T) {
 	dir := t.TempDir()
 	store := config.NewAppStore(t.TempDir())
-	if err := store.SetAPIKey("FREEACT_TEST_STORED_KEY", "from-the-store"); err != nil {
+	if _, err := store.SetAPIKey("FREEACT_TEST_STORED_KEY", "from-the-store"); err != nil {
 		t.Fatal(err)
 	}
 	// A relative path is made absolute.

@@ -83,7 +83,7 @@ func NewDesktop(b Build) *Desktop {
 	return &Desktop{
 		build: b,
 		host:  &wailsHost{ctx: context.Background()},
-		store: config.NewAppStore(config.DefaultAppDir()),
+		store: config.NewAppStore(config.DefaultAppDir()).WithKeyring(config.SecretService()),
 		log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 }

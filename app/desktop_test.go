@@ -255,36 +255,69 @@ func TestSessionTitle(t *testing.T) {
 	}
 }
 
-func TestValidateSettings(t *testing.T) {
-	tests := []struct {
-		name    string
-		values  map[string]string
-		wantKey string // "" means valid
-		wantMsg string
-	}{
-		{"valid", map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}, "", ""},
-		{"wrong type", map[string]string{"execution_timeout": `"soon"`}, "execution_timeout", "seconds"},
-		{"not JSON", map[string]string{"max_subagents": "three"}, "max_subagents", "not valid JSON"},
-		{"invalid value", map[string]string{"tool_search": `"fuzzy"`}, "tool_search", `"basic", "hybrid" or "off"`},
-		{"out of range", map[string]string{"max_subagents": "0"}, "max_subagents", "1 or more"},
-		{"unknown key", map[string]string{"colour": `"red"`}, "colour", "unknown"},
+// The form's values are checked by agent.json's own rules, key by key, and
+// saving writes only the keys of one tab.
+func TestCheckAndSaveSettings(t *testing.T) {
+	d, _, ws := testDesktop(t)
+	if errs := d.CheckSettings(map[string]string{"model": `"gemini-3-flash-preview"`, "execution_timeout": "60", "images_dir": "null"}); errs == nil || len(errs) != 0 {
+		t.Errorf("valid values: %#v, want an empty list", errs)
 	}
-	for _, tt := range tests {
+	for _, tt := range []struct {
+		name          string
+		values        map[string]string
+		key, path     string
+		wantInMessage string
+	}{
+		{"words for a number", map[string]string{"execution_timeout": `"sixty"`}, "execution_timeout", "", "want a positive number of seconds"},
+		{"not JSON", map[string]string{"max_subagents": "three"}, "max_subagents", "", "not valid JSON"},
+		{"invalid value", map[string]string{"tool_search": `"fuzzy"`}, "tool_search", "", `"basic", "hybrid" or "off"`},
+		{"out of range", map[string]string{"max_subagents": "0"}, "max_subagents", "", "1 or more"},
+		{"unknown key", map[string]string{"colour": `"red"`}, "colour", "", "unknown"},
+		{"server field", map[string]string{"mcp_servers": `{"fs": {"url": "http://h", "args": ["x"]}}`}, "mcp_servers", "fs.args", `only apply to servers with "command"`},
+		{"model setting", map[string]string{"model_settings": `{"top_p": 2}`}, "model_settings", "top_p", "between 0 and 1"},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			data, errs := validateSettings(tt.values, nil, nil)
-			if tt.wantKey == "" {
-				if len(errs) > 0 {
-					t.Fatalf("errors %+v", errs)
-				}
-				if _, err := config.ParseOptions(data, "agent.json"); err != nil {
-					t.Errorf("written file does not parse: %v\n%s", err, data)
-				}
-				return
-			}
-			if data != nil || len(errs) != 1 || errs[0].Key != tt.wantKey || !strings.Contains(errs[0].Message, tt.wantMsg) {
-				t.Errorf("got %q, %+v; want an error on %s containing %q", data, errs, tt.wantKey, tt.wantMsg)
+			errs := d.CheckSettings(tt.values)
+			if len(errs) != 1 || errs[0].Key != tt.key || errs[0].Path != tt.path || !strings.Contains(errs[0].Message, tt.wantInMessage) {
+				t.Errorf("errors %+v; want one on %s at %q containing %q", errs, tt.key, tt.path, tt.wantInMessage)
 			}
 		})
+	}
+
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	file := filepath.Join(ws, ".freeact", config.AgentFile)
+	before, _ := os.ReadFile(file)
+	if errs, err := d.SaveSettings(map[string]string{"execution_timeout": `"sixty"`, "max_subagents": "2"}); err != nil || len(errs) != 1 {
+		t.Fatalf("invalid save: %+v %v", errs, err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Fatalf("an invalid save wrote agent.json:\n%s", after)
+	}
+	if errs, err := d.SaveSettings(map[string]string{"execution_timeout": "60"}); err != nil || len(errs) != 0 {
+		t.Fatalf("save: %+v %v", errs, err)
+	}
+	cfg, err := config.Load(ws, config.LoadOptions{})
+	if err != nil || *cfg.Options.ExecutionTimeout != 60 || cfg.Options.EnableSubagents {
+		t.Fatalf("saved options %+v, %v (enable_subagents from the file must stay false)", cfg.Options, err)
+	}
+	// A ${VAR} nothing sets would keep the workspace from loading: it is
+	// an error of its key, in the check as typed and at the save; a key
+	// stored in the app replaces it.
+	env := map[string]string{"kernel_env": `{"TOKEN": "${FREEACT_TEST_UNSET_TOKEN}"}`}
+	if errs := d.CheckSettings(env); len(errs) != 1 || errs[0].Key != "kernel_env" || errs[0].Path != "TOKEN" {
+		t.Errorf("check of an unset reference: %+v", errs)
+	}
+	if errs, err := d.SaveSettings(env); err != nil || len(errs) != 1 {
+		t.Errorf("save of an unset reference: %+v %v", errs, err)
+	}
+	if _, err := d.SetAPIKey("FREEACT_TEST_UNSET_TOKEN", "t"); err != nil {
+		t.Fatal(err)
+	}
+	if errs, err := d.SaveSettings(env); err != nil || len(errs) != 0 {
+		t.Errorf("save with the key stored: %+v %v", errs, err)
 	}
 }
 

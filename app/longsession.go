@@ -178,7 +178,7 @@ func (d *Desktop) ForkSession(turn int, edited string) (ForkResult, error) {
 		ws.queuedPrompt = edited
 		ws.mu.Unlock()
 	}
-	ws.push(queued{raw: resetEvent})
+	ws.show(id)
 	ws.restart(id)
 	return ForkResult{SessionID: id, Prompt: prompt.Text}, nil
 }

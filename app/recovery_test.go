@@ -119,7 +119,7 @@ turns:
 	}
 	h.waitEvent(t, "TurnEnded", i)
 	h.waitState(t, KernelReady)
-	if err := d.SetAPIKey("GEMINI_API_KEY", " stored-key "); err != nil {
+	if _, err := d.SetAPIKey("GEMINI_API_KEY", " stored-key "); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Send("Hello.", nil); err != nil {

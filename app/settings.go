@@ -1,14 +1,11 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,26 +13,36 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
-	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/bounds"
 	"github.com/freeact/desktop/internal/strictjson"
 )
 
-// SettingField is one agent.json key in the settings form. Values are JSON
-// text, so every type (numbers, null, objects) edits the same way.
+// SettingField is one agent.json key in the settings form: what it is
+// (its kind, bounds, choices and words, from config.OptionKeys) with its
+// value and default as JSON text.
 type SettingField struct {
-	Key         string `json:"key"`
-	Value       string `json:"value"`
-	Default     string `json:"default"`
-	Description string `json:"description"`
+	Key     string           `json:"key"`
+	Info    config.OptionKey `json:"info"`
+	Value   string           `json:"value"`
+	Default string           `json:"default"`
+	// Want says what a valid value looks like, in the words of the
+	// errors.
+	Want string `json:"want"`
 	// ReadOnly is set for the keys that come from freeact 0.11's
 	// config.toml, which this app never writes.
 	ReadOnly bool `json:"read_only"`
+	// Restart is set for the keys a running agent takes over only when it
+	// starts again (Apply now).
+	Restart bool `json:"restart"`
 }
 
-// FieldError is a validation error of one key ("" for the whole file).
+// FieldError is a validation error of one key ("" for the whole file), at
+// Path inside its value ("" for the whole value).
 type FieldError struct {
 	Key     string `json:"key"`
+	Path    string `json:"path"`
 	Message string `json:"message"`
 }
 
@@ -50,42 +57,41 @@ func (d *Desktop) Settings() ([]SettingField, error) {
 }
 
 func readSettings(dir string) ([]SettingField, error) {
-	defaults, err := defaultValues()
-	if err != nil {
-		return nil, err
-	}
 	current, src, err := config.RawSettings(dir)
 	if err != nil {
 		return nil, err
 	}
+	defaults := config.DefaultValues()
+	restart := agent.RestartKeys()
 	keys := config.OptionKeys()
 	out := make([]SettingField, 0, len(keys))
 	for _, k := range keys {
-		def := defaults[k.Name]
+		def := string(defaults[k.Name])
 		v := def
 		if raw, ok := current[k.Name]; ok {
 			v = compact(raw)
 		}
-		out = append(out, SettingField{Key: k.Name, Value: v, Default: def, Description: k.Description, ReadOnly: slices.Contains(src.ReadOnly, k.Name)})
+		out = append(out, SettingField{
+			Key: k.Name, Info: k, Value: v, Default: def, Want: k.Want(),
+			ReadOnly: slices.Contains(src.ReadOnly, k.Name), Restart: slices.Contains(restart, k.Name),
+		})
 	}
 	return out, nil
 }
 
-// defaultValues are the defaults of every key as compact JSON text.
-func defaultValues() (map[string]string, error) {
-	defs, err := config.Defaults().Marshal()
-	if err != nil {
-		return nil, fmt.Errorf("default settings: %w", err)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(defs, &raw); err != nil {
-		return nil, fmt.Errorf("default settings: %w", err)
-	}
-	out := map[string]string{}
-	for k, v := range raw {
-		out[k] = compact(v)
-	}
-	return out, nil
+// SettingsSchema is what the forms know beyond the keys: the providers of
+// the model picker, the model settings, and the bounds of a server's
+// timeouts.
+type SettingsSchema struct {
+	Providers     []model.Provider   `json:"providers"`
+	ModelSettings []model.SettingKey `json:"model_settings"`
+	ServerTimeout bounds.Number      `json:"server_timeout"`
+}
+
+// SettingsSchema returns the providers, model settings and server bounds
+// the settings forms are built from.
+func (d *Desktop) SettingsSchema() SettingsSchema {
+	return SettingsSchema{Providers: model.Providers(), ModelSettings: model.SettingKeys(), ServerTimeout: config.ServerTimeout}
 }
 
 // SettingsSource says where the settings panel's values come from.
@@ -123,164 +129,172 @@ func (d *Desktop) SettingsSource() (SettingsSource, error) {
 	return out, nil
 }
 
-func compact(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "null"
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
-}
+func compact(raw json.RawMessage) string { return string(config.CompactJSON(raw)) }
 
-var keyInError = regexp.MustCompile(`key "([a-z_]+)"`)
-
-// validateSettings checks form values (key -> JSON text) with the same
-// parser that loads agent.json, and returns the agent.json content to write
-// or the errors by key. existing is agent.json as it is (nil when it does
-// not exist); keys in readOnly (from config.toml) are not written, and the
-// other keys existing holds are kept as they are. This app's own keys are
-// written only when set or already in the file, so an agent.json that
-// freeact 0.10 reads stays readable by it.
-func validateSettings(values map[string]string, existing map[string]json.RawMessage, readOnly []string) ([]byte, []FieldError) {
-	defaults, err := defaultValues()
-	if err != nil {
-		return nil, []FieldError{{Message: err.Error()}}
-	}
-	var errs []FieldError
-	var obj bytes.Buffer
-	obj.WriteString("{\n")
-	n := 0
-	add := func(key string, value []byte) {
-		if n > 0 {
-			obj.WriteString(",\n")
-		}
-		var pretty bytes.Buffer
-		if err := json.Indent(&pretty, value, "  ", "  "); err != nil {
-			pretty.Write(value)
-		}
-		fmt.Fprintf(&obj, "  %q: %s", key, pretty.String())
-		n++
-	}
-	for _, k := range config.OptionKeys() {
-		text, ok := values[k.Name]
-		old, inFile := existing[k.Name]
-		switch {
-		case slices.Contains(readOnly, k.Name):
-			if inFile {
-				add(k.Name, old)
-			}
-			continue
-		case !ok:
-			if inFile {
-				add(k.Name, old)
-			}
-			continue
-		}
+// formValues turns the form's JSON text into values; text that is no JSON
+// is an error of its key.
+func formValues(values map[string]string) (map[string]json.RawMessage, []FieldError) {
+	out := make(map[string]json.RawMessage, len(values))
+	errs := []FieldError{}
+	for k, text := range values {
 		text = strings.TrimSpace(text)
 		if !json.Valid([]byte(text)) {
-			errs = append(errs, FieldError{Key: k.Name, Message: "not valid JSON: write a string in double quotes, a number, true/false, null or an object"})
+			errs = append(errs, FieldError{Key: k, Message: "not valid JSON: write a string in double quotes, a number, true/false, null or an object"})
 			continue
 		}
-		one := fmt.Sprintf("{%q: %s}", k.Name, text)
-		if _, err := config.ParseOptions([]byte(one), config.AgentFile); err != nil {
-			errs = append(errs, FieldError{Key: k.Name, Message: fieldMessage(err)})
-			continue
-		}
-		if k.AppOnly && !inFile && compact(json.RawMessage(text)) == defaults[k.Name] {
-			continue
-		}
-		add(k.Name, []byte(text))
+		out[k] = json.RawMessage(text)
 	}
-	for k := range values {
-		if !config.IsOptionKey(k) {
-			errs = append(errs, FieldError{Key: k, Message: "unknown key"})
-		}
-	}
-	obj.WriteString("\n}\n")
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	if _, err := config.ParseOptions(obj.Bytes(), config.AgentFile); err != nil {
-		key := ""
-		if m := keyInError.FindStringSubmatch(err.Error()); m != nil {
-			key = m[1]
-		}
-		return nil, []FieldError{{Key: key, Message: fieldMessage(err)}}
-	}
-	return obj.Bytes(), nil
+	slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Key, b.Key) })
+	return out, errs
 }
 
-// fieldMessage drops the file name and key the form already shows.
-func fieldMessage(err error) string {
-	m := strings.TrimPrefix(err.Error(), config.AgentFile+": ")
-	if loc := keyInError.FindStringIndex(m); loc != nil && loc[0] == 0 {
-		m = strings.TrimPrefix(m[loc[1]:], ": ")
+func fieldErrors(errs []*config.KeyError) []FieldError {
+	out := make([]FieldError, len(errs))
+	for i, e := range errs {
+		out[i] = FieldError{Key: e.Key, Path: e.Path, Message: e.Msg}
 	}
-	return m
+	return out
 }
 
-// SaveSettings validates the form and writes agent.json; nothing is written
-// when a value is invalid, and the errors come back by key. Keys read from
-// freeact 0.11's config.toml are left out: that file is never written. The
-// new settings apply from the next turn, except those PendingRestart names.
+// CheckSettings checks form values (key -> JSON text) by the rules that
+// load agent.json, without writing anything: the errors by key, none when
+// every value is valid; with a workspace open, ${VAR} references must be
+// set too. The form calls it as the user types.
+func (d *Desktop) CheckSettings(values map[string]string) []FieldError {
+	raw, errs := formValues(values)
+	keyErrs := config.CheckValues(raw)
+	errs = append(errs, fieldErrors(keyErrs)...)
+	for _, e := range keyErrs {
+		delete(raw, e.Key) // only valid values have references to check
+	}
+	if ws, err := d.current(); err == nil {
+		refErrs, err := config.CheckReferences(ws.dir, raw, ws.open.LoadOptions())
+		if err != nil {
+			return append(errs, FieldError{Message: err.Error()})
+		}
+		errs = append(errs, fieldErrors(refErrs)...)
+	}
+	return errs
+}
+
+// SaveSettings validates the form and writes the keys it holds (one tab's)
+// to agent.json; nothing is written when a value is invalid, and the
+// errors come back by key. Keys read from freeact 0.11's config.toml are
+// left out: that file is never written. The new settings apply from the
+// next turn, except those PendingRestart names.
 func (d *Desktop) SaveSettings(values map[string]string) ([]FieldError, error) {
 	ws, err := d.current()
 	if err != nil {
 		return nil, err
 	}
-	_, src, err := config.RawSettings(ws.dir)
-	if err != nil {
-		return nil, err
-	}
-	file := filepath.Join(ws.dir, config.FreeactDir, config.AgentFile)
-	var existing map[string]json.RawMessage
-	if data, err := os.ReadFile(file); err == nil {
-		if err := strictjson.Unmarshal(data, &existing); err != nil {
-			return nil, fmt.Errorf("%s is not valid JSON (%v): fix it in an editor", file, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	data, errs := validateSettings(values, existing, src.ReadOnly)
+	raw, errs := formValues(values)
 	if len(errs) > 0 {
 		return errs, nil
 	}
-	if err := atomicfile.Write(file, data, 0o644); err != nil {
-		return nil, fmt.Errorf("write settings: %w", err)
+	keyErrs, err := config.SaveValues(ws.dir, raw, ws.open.LoadOptions())
+	if err != nil {
+		return nil, err
+	}
+	if len(keyErrs) > 0 {
+		return fieldErrors(keyErrs), nil
 	}
 	ws.settingsChanged.Store(true)
 	return []FieldError{}, nil
 }
 
 // SetAPIKey stores an API key (by its environment variable name, such as
-// GEMINI_API_KEY) in the app's credentials, outside any workspace.
-func (d *Desktop) SetAPIKey(name, key string) error {
-	if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(name) {
-		return fmt.Errorf("%q is not an environment variable name such as GEMINI_API_KEY", name)
-	}
-	if err := d.store.SetAPIKey(name, strings.TrimSpace(key)); err != nil {
-		return fmt.Errorf("store API key: %w", err)
+// GEMINI_API_KEY) outside any workspace: in the OS keyring when one
+// answers, else in the app's credentials file. An empty key removes it.
+func (d *Desktop) SetAPIKey(name, key string) (config.KeyStorage, error) {
+	where, err := d.store.SetAPIKey(name, strings.TrimSpace(key))
+	if err != nil {
+		return config.KeyStorage{}, err
 	}
 	// The next turn loads the settings again, and with them the key.
 	if ws, err := d.current(); err == nil {
 		ws.settingsChanged.Store(true)
 	}
-	return nil
+	return where, nil
 }
 
 // APIKeyNames lists the names of the stored API keys (never their values).
 func (d *Desktop) APIKeyNames() ([]string, error) {
-	keys, err := d.store.APIKeys()
+	keys, err := d.store.StoredKeys()
 	if err != nil {
 		return nil, fmt.Errorf("read API keys: %w", err)
 	}
 	out := []string{}
-	for k := range keys {
-		out = append(out, k)
+	for _, k := range keys {
+		out = append(out, k.Name)
 	}
 	return out, nil
+}
+
+// APIKeyStatus is one API key variable the providers read, and where its
+// value comes from.
+type APIKeyStatus struct {
+	Name string `json:"name"`
+	// Providers are the labels of the providers that read it.
+	Providers []string `json:"providers"`
+	// Source is "environment", ".env", "keyring", "file" or "" (not set),
+	// in the order the agent looks (an earlier one wins).
+	Source string `json:"source"`
+	// Stored is where the app keeps it ("keyring", "file" or ""), also
+	// when an earlier source wins; Problem says why a stored key cannot be
+	// read now.
+	Stored  string `json:"stored"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// APIKeys is the API keys tab: where new keys go, and each key's status.
+type APIKeys struct {
+	Storage config.KeyStorage `json:"storage"`
+	Keys    []APIKeyStatus    `json:"keys"`
+}
+
+// APIKeys lists the key variables of the providers that need one (and any
+// other stored key) with where each value comes from, never the values.
+func (d *Desktop) APIKeys() (APIKeys, error) {
+	stored, err := d.store.StoredKeys()
+	if err != nil {
+		return APIKeys{}, fmt.Errorf("read API keys: %w", err)
+	}
+	var dotenv map[string]string
+	if ws, err := d.current(); err == nil {
+		dotenv, _ = config.ReadDotEnv(filepath.Join(ws.dir, config.DotEnvFile))
+	}
+	var out []APIKeyStatus
+	index := map[string]int{}
+	add := func(name string) *APIKeyStatus {
+		if i, ok := index[name]; ok {
+			return &out[i]
+		}
+		index[name] = len(out)
+		out = append(out, APIKeyStatus{Name: name, Providers: []string{}})
+		return &out[len(out)-1]
+	}
+	for _, p := range model.Providers() {
+		if p.KeyEnv != "" && p.KeyRequired {
+			s := add(p.KeyEnv)
+			s.Providers = append(s.Providers, p.Label)
+		}
+	}
+	for _, k := range stored {
+		s := add(k.Name)
+		s.Stored, s.Problem = k.Kind, k.Problem
+	}
+	for i := range out {
+		s := &out[i]
+		switch {
+		case os.Getenv(s.Name) != "":
+			s.Source = "environment"
+		case dotenv[s.Name] != "":
+			s.Source = config.DotEnvFile
+		case s.Stored != "" && s.Problem == "":
+			s.Source = s.Stored
+		}
+	}
+	return APIKeys{Storage: d.store.KeyStorage(), Keys: out}, nil
 }
 
 // PermissionRules are the rules the permissions editor shows.
@@ -417,4 +431,40 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 		return "", err
 	}
 	return config.MCPToolsDir(name), nil
+}
+
+// PreviewAlways says what the rule of an Always (or Session) answer to the
+// pending approval id would allow, made from pattern (the suggested one,
+// or as the user edited it), before anything is saved.
+func (d *Desktop) PreviewAlways(id, pattern string) (permission.Preview, error) {
+	ws, err := d.current()
+	if err != nil {
+		return permission.Preview{}, err
+	}
+	ws.mu.Lock()
+	r, ok := ws.pending[id]
+	ws.mu.Unlock()
+	req, isApproval := r.(*agent.ApprovalRequest)
+	if !ok || !isApproval {
+		return permission.Preview{}, fmt.Errorf("approval %s is no longer pending", id)
+	}
+	return ws.open.Permissions.PreviewPattern(pattern, req.ToolCall.Permission()), nil
+}
+
+// PreviewRule says what a rule of the permissions editor allows.
+func (d *Desktop) PreviewRule(rule permission.Rule) (permission.Preview, error) {
+	ws, err := d.current()
+	if err != nil {
+		return permission.Preview{}, err
+	}
+	return ws.open.Permissions.PreviewRule(rule), nil
+}
+
+// RevokeSessionRule is RevokeGrant for the settings panel's permissions
+// tab: it returns every rule left, saved ones included.
+func (d *Desktop) RevokeSessionRule(rule permission.Rule) (PermissionRules, error) {
+	if _, err := d.RevokeGrant(rule); err != nil {
+		return PermissionRules{}, err
+	}
+	return d.Permissions()
 }

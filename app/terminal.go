@@ -116,7 +116,7 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
 func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams) (*agent.Agent, error) {
-	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(config.DefaultAppDir()), Log: logger})
+	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(config.DefaultAppDir()).WithKeyring(config.SecretService()), Log: logger})
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,8 @@ type KernelStatus struct {
 	Model     string  `json:"model"`
 	// Sandboxed is set while the kernel runs in the sandbox.
 	Sandboxed bool `json:"sandboxed"`
+	// MCPFailures are the MCP servers that did not start with the agent.
+	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
 }
 
 // WorkspaceInfo is what the header shows about the open workspace.
@@ -95,8 +97,12 @@ type workspace struct {
 	// queuedPrompt is sent when the next agent is ready (an edited prompt
 	// a fork was made for).
 	queuedPrompt string
-	events       chan queued
-	closed       bool
+	// shown is the session whose history show sent from its file; once
+	// its agent has started, the history is sent again with what only
+	// the agent knows (compactions, file changes, costs).
+	shown  string
+	events chan queued
+	closed bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -106,7 +112,7 @@ type workspace struct {
 func (d *Desktop) Workspace() WorkspaceInfo {
 	ws, err := d.current()
 	if err != nil {
-		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped}}
+		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped, MCPFailures: []agent.MCPFailure{}}}
 	}
 	return ws.info(false)
 }
@@ -200,6 +206,10 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	}
 	s.Model = ws.cfg.Options.Model
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
+	s.MCPFailures = []agent.MCPFailure{}
+	if ws.agent != nil {
+		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
+	}
 	if ws.agent != nil && s.SessionID == "" {
 		s.SessionID = ws.agent.SessionID()
 	}
@@ -223,6 +233,9 @@ func (ws *workspace) show(sessionID string) {
 			for _, ev := range historyEvents(hist, historyExtras{}) {
 				ws.push(queued{raw: ev})
 			}
+			ws.mu.Lock()
+			ws.shown = sessionID
+			ws.mu.Unlock()
 		}
 		_ = st.Close()
 	}
@@ -287,14 +300,20 @@ func (ws *workspace) start(sessionID string) {
 			ws.startFailed(err)
 			return
 		}
-		if sessionID != "" {
-			// The history shown before the start (show), now with what
-			// only the agent knows: compactions, file changes, costs.
+		ws.mu.Lock()
+		full := ws.shown != "" && ws.shown == a.SessionID()
+		ws.shown = ""
+		ws.mu.Unlock()
+		switch {
+		case full:
+			// The history show sent, now with what only the agent knows.
+			// Applied settings and retries carry on without this: the
+			// window already shows the conversation.
 			ws.push(queued{raw: resetEvent})
 			for _, ev := range agentHistory(a) {
 				ws.push(queued{raw: ev})
 			}
-		} else {
+		case sessionID == "":
 			ws.push(queued{ev: a.SessionUsage()})
 		}
 		ws.d.rememberSession(ws.dir, a.SessionID())

@@ -178,19 +178,21 @@ func inspectPython(ctx context.Context, py string, src EnvSource) (*Env, error) 
 		return nil, fmt.Errorf("python %s is too old (need %s or newer); fix: point \"python\" in .freeact/agent.json to a newer interpreter", v.Python, minPython)
 	}
 	var missing []string
-	if v.IPyKernel == nil {
-		missing = append(missing, "ipykernel")
-	} else if !versionAtLeast(*v.IPyKernel, minIPyKernel) {
-		return nil, fmt.Errorf("ipykernel %s is too old (need %s or newer); fix: run: %s -m pip install -U ipykernel", *v.IPyKernel, minIPyKernel, abs)
-	} else {
-		env.IPyKernel = *v.IPyKernel
-	}
-	if v.JupyterServer == nil {
-		missing = append(missing, "jupyter_server")
-	} else if !versionAtLeast(*v.JupyterServer, minJupyterServer) {
-		return nil, fmt.Errorf("jupyter_server %s is too old (need %s or newer); fix: run: %s -m pip install -U jupyter_server", *v.JupyterServer, minJupyterServer, abs)
-	} else {
-		env.JupyterServer = *v.JupyterServer
+	for _, p := range []struct {
+		name, min string
+		have, dst *string
+	}{
+		{"ipykernel", minIPyKernel, v.IPyKernel, &env.IPyKernel},
+		{"jupyter_server", minJupyterServer, v.JupyterServer, &env.JupyterServer},
+	} {
+		switch {
+		case p.have == nil:
+			missing = append(missing, p.name)
+		case !versionAtLeast(*p.have, p.min):
+			return nil, fmt.Errorf("%s %s is too old (need %s or newer); fix: run: %s -m pip install -U %s", p.name, *p.have, p.min, abs, p.name)
+		default:
+			*p.dst = *p.have
+		}
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s not installed for %s; fix: %s", strings.Join(missing, " and "), abs, fix)

@@ -182,3 +182,44 @@ func TestProvisionFailureIsClear(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestInspectPythonVersions checks what inspectPython makes of the versions
+// an interpreter reports, with stand-ins that print the probe's answer.
+func TestInspectPythonVersions(t *testing.T) {
+	cases := []struct {
+		name, probe string
+		want        string // in the error; "" for none
+	}{
+		{"new enough", `{"python": "3.11.2", "ipykernel": "6.29.5", "jupyter_server": "2.14.0"}`, ""},
+		{"old ipykernel", `{"python": "3.11.2", "ipykernel": "5.5.6", "jupyter_server": "2.14.0"}`,
+			"ipykernel 5.5.6 is too old (need 6.17 or newer); fix: run: %s -m pip install -U ipykernel"},
+		{"old jupyter_server", `{"python": "3.11.2", "ipykernel": "6.29.5", "jupyter_server": "1.13.1"}`,
+			"jupyter_server 1.13.1 is too old (need 1.23 or newer); fix: run: %s -m pip install -U jupyter_server"},
+		{"old ipykernel first", `{"python": "3.11.2", "ipykernel": "5.5.6", "jupyter_server": null}`,
+			"ipykernel 5.5.6 is too old"},
+		{"jupyter_server missing", `{"python": "3.11.2", "ipykernel": "6.29.5", "jupyter_server": null}`,
+			"jupyter_server not installed for %s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			py := filepath.Join(t.TempDir(), "python")
+			if err := os.WriteFile(py, []byte("#!/bin/sh\ncat <<'EOF'\n"+c.probe+"\nEOF\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			env, err := inspectPython(context.Background(), py, EnvExplicit)
+			if c.want == "" {
+				if err != nil || env.IPyKernel != "6.29.5" || env.JupyterServer != "2.14.0" {
+					t.Fatalf("got %+v, %v; want the reported versions", env, err)
+				}
+				return
+			}
+			want := c.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, py)
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %v, want one containing %q", err, want)
+			}
+		})
+	}
+}

@@ -151,26 +151,26 @@ func (e *execution) handle(m *message) {
 		if json.Unmarshal(m.Content, &c) == nil && c.Status == "aborted" {
 			e.emit(ChunkError, "The kernel aborted this execution without running it.\n")
 		}
-		e.mu.Lock()
-		e.gotReply = true
-		both := e.gotIdle
-		e.mu.Unlock()
-		if both {
-			e.finish(nil)
-		}
+		e.arrived(&e.gotReply)
 	case "status":
 		var c struct {
 			State string `json:"execution_state"`
 		}
 		if json.Unmarshal(m.Content, &c) == nil && c.State == "idle" {
-			e.mu.Lock()
-			e.gotIdle = true
-			both := e.gotReply
-			e.mu.Unlock()
-			if both {
-				e.finish(nil)
-			}
+			e.arrived(&e.gotIdle)
 		}
+	}
+}
+
+// arrived sets got (e.gotReply or e.gotIdle) and finishes the execution
+// once both the reply and the idle status have come.
+func (e *execution) arrived(got *bool) {
+	e.mu.Lock()
+	*got = true
+	both := e.gotReply && e.gotIdle
+	e.mu.Unlock()
+	if both {
+		e.finish(nil)
 	}
 }
 

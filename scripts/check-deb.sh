@@ -13,6 +13,23 @@ fail() {
 	exit 1
 }
 
+# The package version of each kind of make VERSION (git describe): a valid
+# Debian version that sorts where the commit stands.
+while read -r given want; do
+	got="$("$root/scripts/deb-version.sh" "$given")"
+	[[ "$got" == "$want" ]] || fail "deb-version.sh $given gives $got, want $want"
+	dpkg --validate-version "$got" || fail "deb-version.sh $given gives $got, not a Debian version"
+done <<'VERSIONS'
+v0.2.0 0.2.0
+v0.2.0-57-g1017b3b 0.2.0+57.g1017b3b
+v0.2.0-dirty 0.2.0+dirty
+1017b3b 0.0.0~git1017b3b
+abcdef0-dirty 0.0.0~gitabcdef0+dirty
+dev 0.0.0~gitdev
+VERSIONS
+dpkg --compare-versions 0.2.0+57.g1017b3b gt 0.2.0 && dpkg --compare-versions 0.0.0~git1017b3b lt 0.1.0 ||
+	fail "development versions do not sort between releases"
+
 # check_copyright FILE BINARY checks the machine-readable copyright file
 # (format 1.0): its header, that every Files paragraph has Copyright and
 # License, that every licence named has its text in a License paragraph,

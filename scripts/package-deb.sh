@@ -15,9 +15,7 @@ version="${2:?usage: package-deb.sh BINARY VERSION OUTDIR}"
 outdir="${3:?usage: package-deb.sh BINARY VERSION OUTDIR}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian versions must start with a digit; a bare commit id becomes 0.0.0~git<id>.
-version="${version#v}"
-[[ "$version" =~ ^[0-9] ]] || version="0.0.0~git${version//[^A-Za-z0-9.+~]/.}"
+version="$("$root/scripts/deb-version.sh" "$version")"
 arch="$(dpkg --print-architecture)"
 
 stage="$(mktemp -d)"

@@ -5,8 +5,9 @@
 #
 #   build  compile the desktop binary (GTK 3, WebKitGTK, a C toolchain)
 #   run    open the window on a headless machine (Xvfb)
-#   test   everything the test suites use (chromium, ImageMagick, xdotool, the
-#          sandbox's bubblewrap, socat and ripgrep, stress-ng for make
+#   test   everything the test suites use (chromium, ImageMagick, xdotool and
+#          xprop, the sandbox's bubblewrap, socat and ripgrep, a D-Bus session
+#          with GNOME Keyring for the keyring tests, stress-ng for make
 #          test-stress, and for the journey suite the accessibility bus,
 #          PyGObject with GTK and AT-SPI, dbus-run-session)
 #
@@ -21,8 +22,8 @@ for group in "$@"; do
 	case "$group" in
 	build) want+=(build-essential pkg-config libgtk-3-dev "$("$root/scripts/webkit.sh" package)") ;;
 	run) want+=(xvfb xauth) ;;
-	test) want+=(xvfb xauth imagemagick xdotool chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
-		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon) ;;
+	test) want+=(xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
+		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon gnome-keyring libsecret-tools) ;;
 	*)
 		echo "system-deps: unknown group '$group' (use build, run or test)" >&2
 		exit 2

@@ -318,19 +318,29 @@ func (g *gen) typeOf(s *schema, hint string) (string, string, error) {
 	return typ, shape, nil
 }
 
+// element types the schema under key of s, the items of a list or the
+// values of a dict (container); its shape is wrapped in the container's.
+func (g *gen) element(s *schema, key, hint, container string) (string, string, error) {
+	c, err := s.child(key)
+	if err != nil {
+		return "", "", err
+	}
+	t, sh, err := g.typeOf(c, hint)
+	if err != nil {
+		return "", "", err
+	}
+	if sh != "None" {
+		sh = `("` + container + `", ` + sh + `)`
+	}
+	return t, sh, nil
+}
+
 func (g *gen) single(s *schema, t, hint string) (string, string, error) {
 	switch t {
 	case "array":
-		items, err := s.child("items")
+		it, sh, err := g.element(s, "items", hint+"Item", "list")
 		if err != nil {
 			return "", "", err
-		}
-		it, sh, err := g.typeOf(items, hint+"Item")
-		if err != nil {
-			return "", "", err
-		}
-		if sh != "None" {
-			sh = `("list", ` + sh + `)`
 		}
 		return "list[" + it + "]", sh, nil
 	case "object":
@@ -343,16 +353,9 @@ func (g *gen) single(s *schema, t, hint string) (string, string, error) {
 		}
 		var extra map[string]any
 		if json.Unmarshal(s.raw["additionalProperties"], &extra) == nil && len(extra) > 0 {
-			as, err := s.child("additionalProperties")
+			vt, sh, err := g.element(s, "additionalProperties", hint+"Value", "dict")
 			if err != nil {
 				return "", "", err
-			}
-			vt, sh, err := g.typeOf(as, hint+"Value")
-			if err != nil {
-				return "", "", err
-			}
-			if sh != "None" {
-				sh = `("dict", ` + sh + `)`
 			}
 			return "dict[str, " + vt + "]", sh, nil
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -305,7 +307,7 @@ func (s *Store) net(records []Record) ([]pair, error) {
 		}
 	}
 	out := make([]pair, 0, len(byPath))
-	for _, path := range sortedPaths(byPath) {
+	for _, path := range slices.Sorted(maps.Keys(byPath)) {
 		p := byPath[path]
 		if same(p.old, p.new) {
 			continue // changed and changed back

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -233,15 +232,6 @@ func (f File) Dir() bool { return f.kind == kindDir }
 // Large reports whether the file was above the size limit and so is not
 // kept.
 func (f File) Large() bool { return f.kind == kindLarge }
-
-func sortedPaths[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // forget drops what is remembered of a removed object.
 func (o *objects) forget(h Hash) {

@@ -40,9 +40,7 @@ type PruneResult struct {
 // oldest records while the objects they keep take more than MaxBytes, and
 // the objects no record, nor the last snapshot, uses.
 func (s *Store) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	unlock, err := s.lock.lock(ctx)
+	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return PruneResult{}, err
 	}

@@ -124,9 +124,7 @@ func (o *objects) lookup(root Hash, path string) (*File, error) {
 // PlanRevert says what reverting the records would do now, changing
 // nothing.
 func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	unlock, err := s.lock.lock(ctx)
+	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -145,9 +143,7 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 // changed and the error wraps ErrConflict; with force they are reverted
 // too. The result is nil when there was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	unlock, err := s.lock.lock(ctx)
+	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return nil, Plan{}, err
 	}

@@ -167,11 +167,21 @@ func (s *Store) Flush() error {
 	return nil
 }
 
+// lockAll takes s.mu, then the file lock that other processes using the
+// store respect; the function it returns releases both.
+func (s *Store) lockAll(ctx context.Context) (unlock func(), err error) {
+	s.mu.Lock()
+	unlockFile, err := s.lock.lock(ctx)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	return func() { unlockFile(); s.mu.Unlock() }, nil
+}
+
 // Snapshot records the workspace as it is now.
 func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	unlock, err := s.lock.lock(ctx)
+	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return Snapshot{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -72,21 +73,35 @@ func (s *AppSettings) SetLastSession(workspace, id string) {
 // unset). It reads the environment afresh on every call.
 func DefaultAppDir() string { return filepath.Join(xdgdir.Config(), AppName) }
 
-// AppStore reads and writes the app's settings.json and credentials.json
-// in one directory (normally DefaultAppDir). It is safe for concurrent use.
+// AppStore reads and writes the app's settings.json and its API keys in
+// one directory (normally DefaultAppDir). API keys go to the OS keyring
+// when the store has one that answers, else to credentials.json. It is safe
+// for concurrent use.
 type AppStore struct {
-	dir string
-	mu  sync.Mutex
+	dir     string
+	keyring Keyring // nil: the credentials file only
+	mu      sync.Mutex
 }
 
-// NewAppStore returns the store for directory dir.
+// NewAppStore returns the store for directory dir; it keeps API keys in
+// its credentials file.
 func NewAppStore(dir string) *AppStore { return &AppStore{dir: dir} }
+
+// WithKeyring makes the store keep new API keys in k when k answers.
+func (a *AppStore) WithKeyring(k Keyring) *AppStore {
+	a.keyring = k
+	return a
+}
 
 // Dir returns the store's directory.
 func (a *AppStore) Dir() string { return a.dir }
 
 func (a *AppStore) settingsFile() string    { return filepath.Join(a.dir, "settings.json") }
 func (a *AppStore) credentialsFile() string { return filepath.Join(a.dir, "credentials.json") }
+
+// keyringIndexFile lists the names of the keys kept in the keyring, which
+// cannot list them itself (it holds no secret).
+func (a *AppStore) keyringIndexFile() string { return filepath.Join(a.dir, "keyring-keys.json") }
 
 // Settings loads the app settings; a missing file gives empty settings.
 func (a *AppStore) Settings() (AppSettings, error) {
@@ -118,17 +133,23 @@ func (a *AppStore) SaveSettings(s AppSettings) error {
 }
 
 func (a *AppStore) writeSettings(s AppSettings) error {
-	data, err := json.MarshalIndent(s, "", "  ")
+	if err := a.writeJSON(a.settingsFile(), s, 0o644); err != nil {
+		return fmt.Errorf("save app settings: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v, indented, to file in the app's folder (made when
+// missing), atomically.
+func (a *AppStore) writeJSON(file string, v any, perm os.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
-		return fmt.Errorf("save app settings: %w", err)
+		return err
 	}
-	if err := atomicfile.Write(a.settingsFile(), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save app settings: %w", err)
-	}
-	return nil
+	return atomicfile.Write(file, append(data, '\n'), perm)
 }
 
 // Update reads the settings, lets change edit them and writes them back,
@@ -146,42 +167,171 @@ func (a *AppStore) Update(change func(*AppSettings)) error {
 
 var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
-// SetAPIKey stores an API key under its environment variable name (such as
-// GEMINI_API_KEY) in credentials.json, readable by the user only (0600).
-// An empty key removes it.
-func (a *AppStore) SetAPIKey(name, key string) error {
-	if !envName.MatchString(name) {
-		return fmt.Errorf("store API key: %q is not an environment variable name like GEMINI_API_KEY", name)
+// Where API keys are kept.
+const (
+	InKeyring = "keyring"
+	InFile    = "file"
+)
+
+// KeyStorage says where the store keeps API keys.
+type KeyStorage struct {
+	// Kind is InKeyring when new keys go to the OS keyring, else InFile.
+	Kind string `json:"kind"`
+	// Where names the place: the keyring, or the credentials file's path.
+	Where string `json:"where"`
+	// Reason says why the keyring is not used, when it is not.
+	Reason string `json:"reason,omitempty"`
+}
+
+// keyringProbe is a name no key has, looked up to see whether the keyring
+// answers.
+const keyringProbe = "FREEACT_KEYRING_PROBE"
+
+// KeyStorage says where a key stored now goes: the keyring when it
+// answers, else the credentials file (readable by the user only).
+func (a *AppStore) KeyStorage() KeyStorage {
+	file := KeyStorage{Kind: InFile, Where: a.credentialsFile()}
+	if a.keyring == nil {
+		file.Reason = "this build uses no keyring"
+		return file
 	}
+	if _, err := a.keyring.Get(keyringProbe); err != nil && !errors.Is(err, ErrSecretNotFound) {
+		file.Reason = a.keyring.Name() + " is not available: " + err.Error()
+		return file
+	}
+	return KeyStorage{Kind: InKeyring, Where: a.keyring.Name()}
+}
+
+// SetAPIKey stores an API key under its environment variable name (such as
+// GEMINI_API_KEY): in the keyring when it answers, else in
+// credentials.json, readable by the user only (0600). A key is kept in one
+// place: storing it in the keyring removes it from the file. An empty key
+// removes it from both. It returns where the key went.
+func (a *AppStore) SetAPIKey(name, key string) (KeyStorage, error) {
+	if !envName.MatchString(name) {
+		return KeyStorage{}, fmt.Errorf("store API key: %q is not an environment variable name like GEMINI_API_KEY", name)
+	}
+	storage := a.KeyStorage()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	index, err := a.readIndex()
+	if err != nil {
+		return KeyStorage{}, err
+	}
+	inKeyring := slices.Contains(index, name)
+	switch {
+	case key == "" && inKeyring:
+		if err := a.keyring.Delete(name); err != nil {
+			return KeyStorage{}, fmt.Errorf("remove API key from %s: %w", a.keyring.Name(), err)
+		}
+		index = slices.DeleteFunc(index, func(n string) bool { return n == name })
+	case key != "" && storage.Kind == InKeyring:
+		if err := a.keyring.Set(name, key); err != nil {
+			return KeyStorage{}, fmt.Errorf("store API key in %s: %w", a.keyring.Name(), err)
+		}
+		if !inKeyring {
+			index = append(index, name)
+		}
+	case inKeyring:
+		// The keyring went away: the new key goes to the file, and the
+		// old one in the keyring is no longer read.
+		index = slices.DeleteFunc(index, func(n string) bool { return n == name })
+	}
+	if err := a.writeIndex(index); err != nil {
+		return KeyStorage{}, err
+	}
+	fileKey := key
+	if storage.Kind == InKeyring {
+		fileKey = ""
+	}
+	if err := a.setFileKey(name, fileKey); err != nil {
+		return KeyStorage{}, err
+	}
+	return storage, nil
+}
+
+// setFileKey sets or (with "") removes a key of credentials.json.
+func (a *AppStore) setFileKey(name, key string) error {
 	keys, err := a.readKeys()
 	if err != nil {
 		return err
+	}
+	if _, ok := keys[name]; !ok && key == "" {
+		return nil
 	}
 	if key == "" {
 		delete(keys, name)
 	} else {
 		keys[name] = key
 	}
-	data, err := json.MarshalIndent(keys, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(a.dir, 0o700); err != nil {
-		return fmt.Errorf("store API key: %w", err)
-	}
-	if err := atomicfile.Write(a.credentialsFile(), append(data, '\n'), 0o600); err != nil {
+	if err := a.writeJSON(a.credentialsFile(), keys, 0o600); err != nil {
 		return fmt.Errorf("store API key: %w", err)
 	}
 	return nil
 }
 
-// APIKeys returns the stored keys by environment variable name.
+// StoredKey is where one stored API key is kept.
+type StoredKey struct {
+	Name string `json:"name"`
+	// Kind is InKeyring or InFile.
+	Kind string `json:"kind"`
+	// Problem says why a key of the keyring cannot be read now.
+	Problem string `json:"problem,omitempty"`
+}
+
+// StoredKeys lists the stored API keys (never their values), by name.
+func (a *AppStore) StoredKeys() ([]StoredKey, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	keys, err := a.readKeys()
+	if err != nil {
+		return nil, err
+	}
+	index, err := a.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	var out []StoredKey
+	for _, name := range index {
+		k := StoredKey{Name: name, Kind: InKeyring}
+		if _, err := a.keyringGet(name); err != nil {
+			k.Problem = err.Error()
+		}
+		out = append(out, k)
+	}
+	for name := range keys {
+		out = append(out, StoredKey{Name: name, Kind: InFile})
+	}
+	slices.SortFunc(out, func(x, y StoredKey) int { return strings.Compare(x.Name, y.Name) })
+	return out, nil
+}
+
+// APIKeys returns the stored keys by environment variable name: those of
+// the keyring that it gives, and those of the credentials file.
 func (a *AppStore) APIKeys() (map[string]string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.readKeys()
+	keys, err := a.readKeys()
+	if err != nil {
+		return nil, err
+	}
+	index, err := a.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range index {
+		if v, err := a.keyringGet(name); err == nil {
+			keys[name] = v
+		}
+	}
+	return keys, nil
+}
+
+func (a *AppStore) keyringGet(name string) (string, error) {
+	if a.keyring == nil {
+		return "", errors.New("this build uses no keyring")
+	}
+	return a.keyring.Get(name)
 }
 
 func (a *AppStore) readKeys() (map[string]string, error) {
@@ -197,4 +347,40 @@ func (a *AppStore) readKeys() (map[string]string, error) {
 		return nil, fmt.Errorf("%s: %w (fix or delete the file, then enter the keys again)", a.credentialsFile(), err)
 	}
 	return keys, nil
+}
+
+func (a *AppStore) readIndex() ([]string, error) {
+	var index []string
+	data, err := os.ReadFile(a.keyringIndexFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read API keys: %w", err)
+	}
+	if err := strictjson.Unmarshal(data, &index); err != nil {
+		return nil, fmt.Errorf("%s: %w (delete the file, then enter the keys again)", a.keyringIndexFile(), err)
+	}
+	return index, nil
+}
+
+func (a *AppStore) writeIndex(index []string) error {
+	if len(index) == 0 {
+		if err := os.Remove(a.keyringIndexFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store API key: %w", err)
+		}
+		return nil
+	}
+	slices.Sort(index)
+	data, err := json.Marshal(index)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(a.dir, 0o700); err != nil {
+		return fmt.Errorf("store API key: %w", err)
+	}
+	if err := atomicfile.Write(a.keyringIndexFile(), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("store API key: %w", err)
+	}
+	return nil
 }

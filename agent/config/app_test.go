@@ -54,11 +54,14 @@ func TestAppSettings(t *testing.T) {
 func TestAPIKeys(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg", "freeact")
 	a := NewAppStore(dir)
-	if err := a.SetAPIKey("GEMINI_API_KEY", "secret-1"); err != nil {
+	if _, err := a.SetAPIKey("GEMINI_API_KEY", "secret-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetAPIKey("OPENAI_API_KEY", "secret-2"); err != nil {
+	if _, err := a.SetAPIKey("OPENAI_API_KEY", "secret-2"); err != nil {
 		t.Fatal(err)
+	}
+	if got := a.KeyStorage(); got.Kind != InFile || got.Where != filepath.Join(dir, "credentials.json") {
+		t.Errorf("storage without a keyring = %+v", got)
 	}
 	keys, err := a.APIKeys()
 	if err != nil || keys["GEMINI_API_KEY"] != "secret-1" || keys["OPENAI_API_KEY"] != "secret-2" {
@@ -71,13 +74,13 @@ func TestAPIKeys(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Fatalf("app dir mode %v, %v", st.Mode(), err)
 	}
-	if err := a.SetAPIKey("GEMINI_API_KEY", ""); err != nil {
+	if _, err := a.SetAPIKey("GEMINI_API_KEY", ""); err != nil {
 		t.Fatal(err)
 	}
 	if keys, _ := a.APIKeys(); len(keys) != 1 {
 		t.Fatalf("after removal: %v", keys)
 	}
-	if err := a.SetAPIKey("not a name", "x"); err == nil {
+	if _, err := a.SetAPIKey("not a name", "x"); err == nil {
 		t.Fatal("accepted a bad variable name")
 	}
 	// Keys reach a workspace only through LoadOptions, never its files.

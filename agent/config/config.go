@@ -12,9 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/apigen"
@@ -235,58 +236,74 @@ func Load(dir string, opts LoadOptions) (*Config, error) {
 // of local servers absolute (the workspace by default). Errors name the key,
 // the value and the file.
 func (c *Config) expand(file string) error {
-	o := &c.Options
 	var errs []error
-	exp := func(key string, s *string) {
-		v, err := c.Env.Expand(*s)
+	for _, e := range expandOptions(&c.Options, c.Env, c.Dir) {
+		e.File = file
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// expandOptions replaces the ${VAR} references of o from env (see
+// Config.expand); each reference that cannot be replaced is a KeyError
+// naming its key and where in the value it is.
+func expandOptions(o *Options, env Env, dir string) []*KeyError {
+	var errs []*KeyError
+	exp := func(key, path string, s *string) {
+		v, err := env.Expand(*s)
 		if err != nil {
-			shown := *s
+			msg := fmt.Sprintf("value %q: %v", *s, err)
 			if secretKey(key) {
 				// Not the value: it may hold a token next to the ${VAR}.
-				errs = append(errs, fmt.Errorf("%s: key %q: %w", file, key, err))
-				return
+				msg = err.Error()
 			}
-			errs = append(errs, fmt.Errorf("%s: key %q: value %q: %w", file, key, shown, err))
+			if path != "" {
+				msg = path + ": " + msg
+			}
+			errs = append(errs, &KeyError{Key: key, Path: path, Msg: msg})
 			return
 		}
 		*s = v
 	}
-	expMap := func(key string, m map[string]string) {
-		for _, k := range sortedKeys(m) {
+	expMap := func(key, path string, m map[string]string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			v := m[k]
-			exp(key+"."+k, &v)
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			exp(key, p, &v)
 			m[k] = v
 		}
 	}
-	expMap("kernel_env", o.KernelEnv)
-	expMap("jupyter_headers", o.JupyterHeaders)
+	expMap("kernel_env", "", o.KernelEnv)
+	expMap("jupyter_headers", "", o.JupyterHeaders)
 	for _, group := range []struct {
 		key     string
 		servers map[string]Server
 	}{{"mcp_servers", o.MCPServers}, {"ptc_servers", o.PTCServers}} {
-		for _, name := range sortedKeys(group.servers) {
+		for _, name := range slices.Sorted(maps.Keys(group.servers)) {
 			s := group.servers[name]
-			base := group.key + "." + name
-			exp(base+".command", &s.Command)
+			exp(group.key, name+".command", &s.Command)
 			for i := range s.Args {
-				exp(fmt.Sprintf("%s.args[%d]", base, i), &s.Args[i])
+				exp(group.key, fmt.Sprintf("%s.args[%d]", name, i), &s.Args[i])
 			}
-			expMap(base+".env", s.Env)
-			exp(base+".cwd", &s.Cwd)
-			exp(base+".url", &s.URL)
-			expMap(base+".headers", s.Headers)
+			expMap(group.key, name+".env", s.Env)
+			exp(group.key, name+".cwd", &s.Cwd)
+			exp(group.key, name+".url", &s.URL)
+			expMap(group.key, name+".headers", s.Headers)
 			// A local server runs in the workspace, as under the Python
 			// freeact (which runs there): relative paths in its command
 			// line mean the same in both.
 			if s.Command != "" && !filepath.IsAbs(s.Cwd) {
-				s.Cwd = filepath.Join(c.Dir, s.Cwd)
+				s.Cwd = filepath.Join(dir, s.Cwd)
 			}
 			group.servers[name] = s
 		}
 	}
-	for _, k := range sortedKeys(o.ProviderSettings) {
+	for _, k := range slices.Sorted(maps.Keys(o.ProviderSettings)) {
 		if v, ok := o.ProviderSettings[k].(string); ok {
-			exp("provider_settings."+k, &v)
+			exp("provider_settings", k, &v)
 			o.ProviderSettings[k] = v
 		}
 	}
@@ -298,23 +315,14 @@ func (c *Config) expand(file string) error {
 		{"jupyter_workdir", o.JupyterWorkdir}, {"jupyter_ca_file", o.JupyterCAFile}, {"kernel_name", o.KernelName},
 	} {
 		if kv.p != nil {
-			exp(kv.key, kv.p)
+			exp(kv.key, "", kv.p)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // secretKey tells the keys whose values are not shown in errors: tokens
 // and the headers that carry them.
 func secretKey(key string) bool {
-	return key == "jupyter_url" || key == "jupyter_token" || strings.HasPrefix(key, "jupyter_headers.")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return key == "jupyter_url" || key == "jupyter_token" || key == "jupyter_headers"
 }

@@ -139,48 +139,36 @@ func isOpaque(img image.Image) bool {
 	return false
 }
 
+// imageFormats are the formats an image may come in, by name; its MIME
+// type is "image/" and the name.
+var imageFormats = map[string]struct {
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error)
+}{
+	"png":  {png.DecodeConfig, png.Decode},
+	"jpeg": {jpeg.DecodeConfig, jpeg.Decode},
+	"gif":  {gif.DecodeConfig, gif.Decode},
+	"webp": {webp.DecodeConfig, webp.Decode},
+}
+
 // decodeConfig reads an image's size and format without decoding its pixels.
 func decodeConfig(data []byte) (image.Config, string, error) {
-	var (
-		cfg    image.Config
-		format string
-		err    error
-	)
-	switch kind := http.DetectContentType(data); kind {
-	case "image/png":
-		format = "png"
-		cfg, err = png.DecodeConfig(bytes.NewReader(data))
-	case "image/jpeg":
-		format = "jpeg"
-		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
-	case "image/gif":
-		format = "gif"
-		cfg, err = gif.DecodeConfig(bytes.NewReader(data))
-	case "image/webp":
-		format = "webp"
-		cfg, err = webp.DecodeConfig(bytes.NewReader(data))
-	default:
+	kind := http.DetectContentType(data)
+	format, isImage := strings.CutPrefix(kind, "image/")
+	f, ok := imageFormats[format]
+	if !isImage || !ok {
 		return image.Config{}, "", fmt.Errorf("%w (the data looks like %s)", ErrNotImage, describeKind(data, kind))
 	}
+	cfg, err := f.config(bytes.NewReader(data))
 	if err != nil {
 		return image.Config{}, "", fmt.Errorf("decode %s image: %w", strings.ToUpper(format), err)
 	}
 	return cfg, format, nil
 }
 
+// decode decodes an image of a format decodeConfig returned.
 func decode(data []byte, format string) (image.Image, error) {
-	var decodeFn func(io.Reader) (image.Image, error)
-	switch format {
-	case "png":
-		decodeFn = png.Decode
-	case "jpeg":
-		decodeFn = jpeg.Decode
-	case "gif":
-		decodeFn = gif.Decode
-	case "webp":
-		decodeFn = webp.Decode
-	}
-	img, err := decodeFn(bytes.NewReader(data))
+	img, err := imageFormats[format].decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode %s image: %w", strings.ToUpper(format), err)
 	}

@@ -127,28 +127,19 @@ func (s *Settings) UnmarshalJSON(data []byte) error {
 	}
 	if err := strictjson.Unmarshal(data, &v); err != nil {
 		if uk := (*strictjson.UnknownKeyError)(nil); errors.As(err, &uk) {
-			return fmt.Errorf("model_settings: unknown key %q (known top-level keys: %s)", uk.Key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))
+			return &SettingError{Msg: fmt.Sprintf("unknown key %q (known top-level keys: %s)", uk.Key, strings.Join(jsonKeys(reflect.TypeFor[Settings]()), ", "))}
 		}
-		return fmt.Errorf("model_settings: %w", err)
-	}
-	if g := v.GoogleThinking; g != nil && g.ThinkingLevel != "" &&
-		!slices.Contains([]string{"minimal", "low", "medium", "high"}, strings.ToLower(g.ThinkingLevel)) {
-		return fmt.Errorf("model_settings: google_thinking_config.thinking_level %q: want minimal, low, medium or high", g.ThinkingLevel)
-	}
-	if e := v.OpenAIReasoningEffort; e != "" &&
-		!slices.Contains([]string{"none", "minimal", "low", "medium", "high"}, e) {
-		return fmt.Errorf("model_settings: openai_reasoning_effort %q: want none, minimal, low, medium or high", e)
-	}
-	if t := v.Timeout; t != nil && *t <= 0 {
-		return fmt.Errorf("model_settings: timeout %v: want a positive number of seconds", *t)
-	}
-	if a := v.AnthropicThinking; a != nil {
-		switch {
-		case a.Type != "enabled" && a.Type != "disabled":
-			return fmt.Errorf("model_settings: anthropic_thinking.type %q: want enabled or disabled", a.Type)
-		case a.Type == "enabled" && a.BudgetTokens < 1024:
-			return fmt.Errorf("model_settings: anthropic_thinking.budget_tokens %d: want at least 1024", a.BudgetTokens)
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) && te.Field != "" {
+			msg := "is a " + te.Value
+			if k, ok := settingKey(te.Field); ok {
+				msg += ": want " + k.want()
+			}
+			return &SettingError{te.Field, msg}
 		}
+		return &SettingError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	if err := (*Settings)(&v).check(); err != nil {
+		return err
 	}
 	*s = Settings(v)
 	return nil

@@ -19,7 +19,8 @@ type Info struct {
 	ID         string    `json:"id"`
 	Created    time.Time `json:"created" ts_type:"string"`     // ts of the first message (RFC 3339 in JSON)
 	LastActive time.Time `json:"last_active" ts_type:"string"` // ts of the last message
-	Title      string    `json:"title"`                        // the first user prompt
+	Title      string    `json:"title"`                        // the first user prompt, or the title given by Rename
+	Renamed    bool      `json:"renamed"`                      // Title was given by Rename
 	Messages   int       `json:"messages"`                     // messages in main.jsonl
 }
 
@@ -55,6 +56,9 @@ func List(sessionsDir string, title TitleFunc) ([]Info, error) {
 			continue
 		}
 		if info.Messages > 0 {
+			if t, ok := ownTitle(filepath.Join(sessionsDir, e.Name())); ok {
+				info.Title, info.Renamed = t, true
+			}
 			out = append(out, info)
 		}
 	}

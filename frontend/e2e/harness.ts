@@ -84,6 +84,11 @@ export interface StartOptions {
   /** A HOME (with its XDG folders) to reuse, e.g. to restart the app on the
    * same recent list; it is kept when the app closes. */
   home?: string;
+  /** Runs the app in a D-Bus session of its own with GNOME Keyring
+   * unlocked (a Secret Service, as in a desktop session); its bus address
+   * is written to HOME/dbus-address. Without it the app sees no session
+   * bus, so a test never touches the keyring of whoever runs it. */
+  keyring?: boolean;
 }
 
 const fakeModelBinary = process.env.FREEACT_FAKEMODEL_BIN ?? join(repoRoot, 'build', 'bin', 'fakemodel');
@@ -138,9 +143,15 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
   const args = ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend', 'dist')];
   // The dev build opens a real GTK window too, so it needs a display: use the
   // one we have (make test runs under xvfb-run) or make a virtual one.
-  const [cmd, cmdArgs] = process.env.DISPLAY
+  let [cmd, cmdArgs]: [string, string[]] = process.env.DISPLAY
     ? [devBinary, args]
     : ['xvfb-run', ['-a', '-s', '-screen 0 1280x900x24', devBinary, ...args]];
+  if (opts.keyring) {
+    const script =
+      'echo "$DBUS_SESSION_BUS_ADDRESS" > "$HOME/dbus-address" && ' +
+      'printf e2e-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$@"';
+    [cmd, cmdArgs] = ['dbus-run-session', ['--', 'sh', '-c', script, 'sh', cmd, ...cmdArgs]];
+  }
   const child = spawn(cmd, cmdArgs, {
     cwd: repoRoot,
     detached: true, // own process group, so close() stops every child
@@ -152,6 +163,7 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
       XDG_DATA_HOME: join(home, '.local', 'share'),
       XDG_CACHE_HOME: join(home, '.cache'),
       XDG_STATE_HOME: join(home, '.local', 'state'),
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(home, 'no-session-bus')}`,
       // matplotlib's font cache, built once by scripts/setup-python.sh; with
       // the fresh HOME the first plotting cell would build it, under load
       // for seconds.

@@ -64,7 +64,7 @@ describe('sandbox mode in the desktop client', () => {
     await expect.poll(() => status.textContent(), { timeout: 60_000, message: fail() }).toContain('Kernel ready');
     expect(await page.getByTestId('sandboxed').count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
     await page.getByRole('tab', { name: 'Sandbox' }).click();
     const toggle = page.getByRole('switch', { name: 'Run code in the sandbox' });
     await toggle.check();

@@ -12,6 +12,7 @@ const ready: KernelStatus = {
   sessionId: 's1',
   model: 'gemini-x',
   sandboxed: false,
+  mcpFailures: [],
 };
 const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
   path,
@@ -50,12 +51,23 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     settingsSource: vi.fn(async () => ({ file: '.freeact/agent.json', format: 'agent.json', description: 'Settings read from agent.json.', notes: [] })),
     saveSettings: vi.fn(async () => []),
     pendingRestart: vi.fn(async () => []),
-    setAPIKey: vi.fn(async () => {}),
+    checkSettings: vi.fn(async () => []),
+    settingsSchema: vi.fn(async () => ({ providers: [], model_settings: [], server_timeout: {} })),
+    apiKeys: vi.fn(async () => ({ storage: { kind: 'file', where: 'credentials.json' }, keys: [] })),
+    renameSession: vi.fn(async () => {}),
+    deleteSession: vi.fn(async () => {}),
+    searchSessions: vi.fn(async () => []),
+    setTitle: vi.fn(),
+    quit: vi.fn(),
+    setAPIKey: vi.fn(async () => ({ kind: 'file', where: 'credentials.json' })),
     testMCPServer: vi.fn(async () => []),
     regenerateMCPTools: vi.fn(async () => ''),
     apiKeyNames: vi.fn(async () => []),
     permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     savePermissions: vi.fn(async () => {}),
+    previewRule: vi.fn(async (rule) => ({ rule, summary: '', covers_call: true, matches: [], misses: [] })),
+    previewAlways: vi.fn(async () => ({ rule: { type: 'CodeAction', tool_name: 'x' }, summary: '', covers_call: true, matches: [], misses: [] })),
+    revokeSessionRule: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     sandbox: vi.fn(async () => ({ enabled: false, content: '{}', custom: false, path: '', defaults: '{}' })),
     saveSandbox: vi.fn(async () => []),
     exportConversation: vi.fn(async () => ''),
@@ -380,14 +392,14 @@ describe('App failures and grants', () => {
   it('keeps the conversation when switching sessions fails', async () => {
     const { backend, emit } = fakeBackend({
       workspace: vi.fn(async () => ws()),
-      sessions: vi.fn(async () => [{ id: 's2', created: '', last_active: '', title: 'Other', messages: 2 }]),
+      sessions: vi.fn(async () => [{ id: 's2', created: '', last_active: '', title: 'Other', renamed: false, messages: 2 }]),
       resumeSession: vi.fn(async () => Promise.reject(new Error('a turn is running: stop it before switching sessions'))),
     });
     render(App, { backend });
     await screen.findByText('Kernel ready');
     emit([...turn('keep me'), { type: 'Response', agent_id: 'main', text: 'kept' }]);
     await userEvent.click(screen.getByRole('button', { name: 'Sessions' }));
-    await userEvent.click(await screen.findByRole('button', { name: /Other/ }));
+    await userEvent.click(await screen.findByRole('button', { name: /^Other/ }));
     expect(await screen.findByRole('alert')).toHaveTextContent('stop it before switching');
     expect(screen.getByTestId('user-message')).toHaveTextContent('keep me');
   });
@@ -426,6 +438,84 @@ describe('App kernel status', () => {
     finish({ ...ws('/tmp/w'), kernel: { ...ready, state: 'starting' } });
     expect(await screen.findByText('The kernel did not start.')).toBeInTheDocument();
     expect(screen.getAllByRole('button', { name: 'Retry' }).length).toBeGreaterThan(0);
+  });
+});
+
+describe('App keyboard', () => {
+  async function openApp(over: Partial<Backend> = {}) {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()), ...over });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    return { backend, emit, box };
+  }
+
+  it('opens the shortcut sheet with F1 and Ctrl+/, and Esc returns to the message box', async () => {
+    const { box } = await openApp();
+    await userEvent.keyboard('{F1}');
+    const sheet = screen.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    expect(sheet).toHaveTextContent('New conversation');
+    expect(sheet).toHaveTextContent('Search conversations');
+    expect(screen.getByRole('button', { name: 'Close' })).toHaveFocus();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>}/{/Control}');
+    expect(screen.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeInTheDocument();
+  });
+
+  it('starts a new conversation, searches, opens settings and quits from the keyboard', async () => {
+    const { backend, box } = await openApp();
+    await userEvent.keyboard('{Control>}n{/Control}');
+    expect(backend.newSession).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(box).toHaveFocus());
+    await userEvent.keyboard('{Control>}k{/Control}');
+    await vi.waitFor(() => expect(screen.getByLabelText('Search conversations')).toHaveFocus());
+    await userEvent.keyboard('{Control>}l{/Control}');
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>},{/Control}');
+    expect(await screen.findByRole('dialog', { name: /Settings/ })).toBeInTheDocument();
+    await userEvent.keyboard('{Control>}q{/Control}');
+    expect(backend.quit).not.toHaveBeenCalled(); // the open dialog has the keys
+    await userEvent.keyboard('{Escape}');
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('{Control>}q{/Control}');
+    expect(backend.quit).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops a running turn with Esc, or Ctrl+C when nothing is selected', async () => {
+    const { backend, emit } = await openApp();
+    emit([{ type: 'TurnStarted', agent_id: 'main' }]);
+    await screen.findByRole('button', { name: 'Stop' });
+    await userEvent.keyboard('{Escape}');
+    expect(backend.cancel).toHaveBeenCalledTimes(1);
+    await userEvent.keyboard('{Control>}c{/Control}');
+    expect(backend.cancel).toHaveBeenCalledTimes(2);
+  });
+
+  it('names the conversation and the workspace in the window title', async () => {
+    const { backend, emit } = await openApp();
+    await vi.waitFor(() => expect(backend.setTitle).toHaveBeenLastCalledWith('proj — freeact'));
+    emit([{ type: 'UserMessage', agent_id: 'main', text: 'Plot sin(x)' }]);
+    await vi.waitFor(() => expect(backend.setTitle).toHaveBeenLastCalledWith('Plot sin(x) — proj — freeact'));
+  });
+});
+
+describe('App MCP failures', () => {
+  it('names a server that did not start and opens its settings', async () => {
+    const failed = { ...ready, mcpFailures: [{ group: 'mcp_servers', server: 'files', error: 'exec: "no-such-server": not found' }] };
+    const { backend } = fakeBackend({ workspace: vi.fn(async () => ({ ...ws(), kernel: failed })) });
+    render(App, { backend });
+    const banner = await screen.findByTestId('mcp-failure-files');
+    expect(banner).toHaveTextContent('MCP server “files” did not start');
+    expect(banner).toHaveTextContent('no-such-server');
+    await userEvent.click(screen.getByRole('button', { name: 'Open its settings' }));
+    expect(await screen.findByRole('tab', { name: /MCP/, selected: true })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss the failure of files' }));
+    expect(screen.queryByTestId('mcp-failure-files')).not.toBeInTheDocument();
   });
 });
 
@@ -537,5 +627,25 @@ describe('App long sessions', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Continue (budget $2.00)' }));
     expect(backend.continueBudget).toHaveBeenCalledWith('b1', true);
     expect(screen.queryByTestId('budget-bar')).toBeNull();
+  });
+});
+
+describe('App settings and grants', () => {
+  it('a grant revoked in the settings panel leaves the header too', async () => {
+    const grant = { type: 'ShellAction', tool_name: 'bash', command: 'git *' };
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      permissions: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [grant], ask: [] } })),
+      revokeSessionRule: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
+    });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    emit([{ type: 'SessionGrants', agent_id: 'main', grants: [grant] }]);
+    expect(await screen.findByRole('button', { name: '1 session grant' })).toBeInTheDocument();
+    await userEvent.keyboard('{Control>},{/Control}');
+    await userEvent.click(await screen.findByRole('tab', { name: /Permissions/ }));
+    await userEvent.click(await screen.findByRole('button', { name: /^Revoke .*git \*/ }));
+    expect(backend.revokeSessionRule).toHaveBeenCalledWith(grant);
+    await vi.waitFor(() => expect(screen.queryByRole('button', { name: '1 session grant' })).not.toBeInTheDocument());
   });
 });

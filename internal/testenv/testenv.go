@@ -68,14 +68,7 @@ func Missing(t testing.TB, msg string) {
 func Python(t testing.TB) string {
 	t.Helper()
 	Integration(t, "Python with ipykernel")
-	p := os.Getenv("FREEACT_TEST_PYTHON")
-	if p == "" {
-		p = filepath.Join(RepoRoot(t), ".cache", "python", "venv", "bin", "python")
-	}
-	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
-		Missing(t, "no Python with ipykernel at "+p+": run scripts/setup-python.sh or set FREEACT_TEST_PYTHON")
-	}
-	return p
+	return kernelPython(t, "FREEACT_TEST_PYTHON", filepath.Join(RepoRoot(t), ".cache", "python", "venv", "bin", "python"))
 }
 
 // OldPython returns the oldest supported kernel environment: Debian 12's
@@ -85,12 +78,19 @@ func Python(t testing.TB) string {
 func OldPython(t testing.TB) string {
 	t.Helper()
 	Integration(t, "Debian's python3 with ipykernel 6.17")
-	p := os.Getenv("FREEACT_TEST_OLD_PYTHON")
+	return kernelPython(t, "FREEACT_TEST_OLD_PYTHON", "/usr/bin/python3")
+}
+
+// kernelPython returns $env, else def, after checking that it imports
+// ipykernel and jupyter_server.
+func kernelPython(t testing.TB, env, def string) string {
+	t.Helper()
+	p := os.Getenv(env)
 	if p == "" {
-		p = "/usr/bin/python3"
+		p = def
 	}
 	if exec.Command(p, "-c", "import ipykernel, jupyter_server").Run() != nil {
-		Missing(t, "no Python with ipykernel at "+p+": run scripts/setup-python.sh or set FREEACT_TEST_OLD_PYTHON")
+		Missing(t, "no Python with ipykernel at "+p+": run scripts/setup-python.sh or set "+env)
 	}
 	return p
 }

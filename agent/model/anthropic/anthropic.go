@@ -13,9 +13,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/internal/sse"
@@ -66,70 +64,15 @@ func (b *Backend) Name() string { return "anthropic:" + b.cfg.Model }
 
 // StreamOnce posts one streaming Messages request.
 func (b *Backend) StreamOnce(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
-	return func(yield func(model.Chunk, error) bool) {
-		body, err := json.Marshal(b.request(req))
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: encode request: %w", b.Name(), err))
-			return
-		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, b.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", b.Name(), err))
-			return
-		}
-		hreq.Header.Set("Content-Type", "application/json")
-		hreq.Header.Set("Accept", "text/event-stream")
-		hreq.Header.Set("X-Api-Key", b.cfg.APIKey)
-		hreq.Header.Set("Anthropic-Version", apiVersion)
-		resp, err := b.cfg.HTTPClient.Do(hreq)
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", b.Name(), err))
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			yield(nil, b.apiError(resp))
-			return
-		}
-		for c, err := range readStream(resp.Body) {
-			if err != nil {
-				var apiErr *model.APIError
-				if errors.As(err, &apiErr) {
-					apiErr.Model = b.Name()
-				} else {
-					err = fmt.Errorf("%s: %w", b.Name(), err)
-				}
-				yield(nil, err)
-				return
-			}
-			if !yield(c, nil) {
-				return
-			}
-		}
-	}
-}
-
-type wireError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-// apiError reads {"type": "error", "error": {"type": ..., "message": ...}}.
-func (b *Backend) apiError(resp *http.Response) error {
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &model.APIError{Model: b.Name(), StatusCode: resp.StatusCode}
-	if s, err := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); err == nil && s > 0 {
-		e.RetryAfter = time.Duration(s * float64(time.Second))
-	}
-	var body struct {
-		Error *wireError `json:"error"`
-	}
-	if json.Unmarshal(data, &body) == nil && body.Error != nil {
-		e.Status, e.Message = body.Error.Type, body.Error.Message
-	} else {
-		e.Message = strings.TrimSpace(string(data))
-	}
-	return e
+	return sse.Post(ctx, sse.Request{
+		Name:    b.Name(),
+		Client:  b.cfg.HTTPClient,
+		BaseURL: b.cfg.BaseURL,
+		URL:     b.cfg.BaseURL + "/v1/messages",
+		Header:  http.Header{"X-Api-Key": {b.cfg.APIKey}, "Anthropic-Version": {apiVersion}},
+		Body:    b.request(req),
+		Read:    readStream,
+	})
 }
 
 // The request shape.
@@ -311,8 +254,8 @@ type streamEvent struct {
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
-	Usage *usage     `json:"usage"`
-	Error *wireError `json:"error"`
+	Usage *usage         `json:"usage"`
+	Error *sse.WireError `json:"error"`
 }
 
 type usage struct {

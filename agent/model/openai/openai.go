@@ -4,21 +4,17 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
-	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/internal/sse"
 )
 
 // Config says which model to use and where.
@@ -62,86 +58,19 @@ func (b *Backend) Name() string { return b.cfg.Label }
 
 // StreamOnce posts one streaming chat completion request.
 func (b *Backend) StreamOnce(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
-	return func(yield func(model.Chunk, error) bool) {
-		body, err := json.Marshal(b.request(req))
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: encode request: %w", b.Name(), err))
-			return
-		}
-		url := b.cfg.BaseURL + "/chat/completions"
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", b.Name(), err))
-			return
-		}
-		hreq.Header.Set("Content-Type", "application/json")
-		hreq.Header.Set("Accept", "text/event-stream")
-		if b.cfg.APIKey != "" {
-			hreq.Header.Set("Authorization", "Bearer "+b.cfg.APIKey)
-		}
-		resp, err := b.cfg.HTTPClient.Do(hreq)
-		if err != nil {
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				err = fmt.Errorf("%w (is the server at %s running?)", err, b.cfg.BaseURL)
-			}
-			yield(nil, fmt.Errorf("%s: %w", b.Name(), err))
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			yield(nil, b.apiError(resp))
-			return
-		}
-		for c, err := range readStream(resp.Body) {
-			if err != nil {
-				var apiErr *model.APIError
-				if errors.As(err, &apiErr) {
-					apiErr.Model = b.Name()
-				} else {
-					err = fmt.Errorf("%s: %w", b.Name(), err)
-				}
-				yield(nil, err)
-				return
-			}
-			if !yield(c, nil) {
-				return
-			}
-		}
+	header := http.Header{}
+	if b.cfg.APIKey != "" {
+		header.Set("Authorization", "Bearer "+b.cfg.APIKey)
 	}
-}
-
-// apiError reads an error response: {"error": {"message": ..., "type": ...}}
-// or plain text.
-func (b *Backend) apiError(resp *http.Response) error {
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &model.APIError{Model: b.Name(), StatusCode: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
-	var body struct {
-		Error *wireError `json:"error"`
-	}
-	if json.Unmarshal(data, &body) == nil && body.Error != nil {
-		e.Status, e.Message = body.Error.Type, body.Error.Message
-	} else {
-		e.Message = strings.TrimSpace(string(data))
-	}
-	return e
-}
-
-type wireError struct {
-	Message string `json:"message"`
-	Type    string `json:"type"`
-}
-
-func retryAfter(h string) time.Duration {
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(h, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
+	return sse.Post(ctx, sse.Request{
+		Name:    b.Name(),
+		Client:  b.cfg.HTTPClient,
+		BaseURL: b.cfg.BaseURL,
+		URL:     b.cfg.BaseURL + "/chat/completions",
+		Header:  header,
+		Body:    b.request(req),
+		Read:    readStream,
+	})
 }
 
 // The request shape.

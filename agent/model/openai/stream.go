@@ -41,7 +41,7 @@ type streamChunk struct {
 			CachedTokens int `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
-	Error *wireError `json:"error"`
+	Error *sse.WireError `json:"error"`
 }
 
 // pendingCall is a tool call whose arguments are still arriving.

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { app, checkpoint, permission, session } from '../wailsjs/go/models';
+import type { agent, app, checkpoint, config, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -15,20 +15,30 @@ type Data<T> = T extends (infer E)[]
     ? { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: Data<T[K]> }
     : T;
 export type VersionInfo = Data<app.VersionInfo>;
+export type MCPFailure = Data<agent.MCPFailure>;
 export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<app.Attachment>;
 export type PathEntry = Data<app.PathEntry>;
 export type SettingField = Data<app.SettingField>;
+export type OptionKey = Data<config.OptionKey>;
+export type SettingsSchema = Data<app.SettingsSchema>;
+export type ModelSettingKey = Data<model.SettingKey>;
+export type Provider = Data<model.Provider>;
+export type APIKeys = Data<app.APIKeys>;
+export type APIKeyStatus = Data<app.APIKeyStatus>;
+export type KeyStorage = Data<config.KeyStorage>;
 export type SettingsSource = Data<app.SettingsSource>;
 export type FieldError = Data<app.FieldError>;
 export type SkillInfo = Data<app.SkillInfo>;
 export type SandboxSettings = Data<app.SandboxSettings>;
 export type SessionInfo = Data<session.Info>;
+export type SessionMatch = Data<session.Match>;
 export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
+export type Preview = Data<permission.Preview>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
 export type FileDiff = Data<checkpoint.FileDiff>;
 // Go sends nil slices as null.
@@ -58,6 +68,16 @@ export interface Backend {
   sessions(): Promise<SessionInfo[]>;
   newSession(): Promise<void>;
   resumeSession(id: string): Promise<void>;
+  /** Gives a session a title of its own ("" goes back to its first prompt). */
+  renameSession(id: string, title: string): Promise<void>;
+  /** Deletes a session; deleting the open one starts a new conversation. */
+  deleteSession(id: string): Promise<void>;
+  /** The sessions whose prompts or replies hold query, with a snippet each. */
+  searchSessions(query: string): Promise<SessionMatch[]>;
+  /** Sets the window's title. */
+  setTitle(title: string): void;
+  /** Closes the window and quits. */
+  quit(): void;
   imageData(path: string): Promise<string>;
   openFile(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
@@ -67,15 +87,28 @@ export interface Backend {
   /** Where the settings come from (agent.json, or freeact 0.11's config.toml) and what of them has no effect. */
   settingsSource(): Promise<SettingsSource>;
   saveSettings(values: Record<string, string>): Promise<FieldError[]>;
+  /** Checks form values by agent.json's rules without writing anything. */
+  checkSettings(values: Record<string, string>): Promise<FieldError[]>;
+  /** The providers, model settings and server bounds the forms are built from. */
+  settingsSchema(): Promise<SettingsSchema>;
+  /** Where new API keys go and where each key's value comes from. */
+  apiKeys(): Promise<APIKeys>;
   /** Saved agent.json keys that apply only when the kernel restarts. */
   pendingRestart(): Promise<string[]>;
-  setAPIKey(name: string, key: string): Promise<void>;
+  /** Stores (or with "" removes) an API key; returns where it went. */
+  setAPIKey(name: string, key: string): Promise<KeyStorage>;
   testMCPServer(name: string, json: string): Promise<string[]>;
   /** Generates a saved ptc_servers entry's Python API again; returns its folder. */
   regenerateMCPTools(name: string): Promise<string>;
   apiKeyNames(): Promise<string[]>;
   permissions(): Promise<PermissionRules>;
   savePermissions(rules: Rules): Promise<void>;
+  /** What a new rule of the permissions editor would allow. */
+  previewRule(rule: Rule): Promise<Preview>;
+  /** What the rule of an Always answer to a pending approval would allow. */
+  previewAlways(requestId: string, pattern: string): Promise<Preview>;
+  /** Takes back a Session answer's rule; returns the rules left. */
+  revokeSessionRule(rule: Rule): Promise<PermissionRules>;
   sandbox(): Promise<SandboxSettings>;
   saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
   exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
@@ -184,6 +217,16 @@ export const backend: Backend = {
   sessions: () => call(Desktop.Sessions) as Promise<SessionInfo[]>,
   newSession: () => call(Desktop.NewSession),
   resumeSession: (id) => call(() => Desktop.ResumeSession(id)),
+  renameSession: (id, title) => call(() => Desktop.RenameSession(id, title)),
+  deleteSession: (id) => call(() => Desktop.DeleteSession(id)),
+  searchSessions: (query) => call(() => Desktop.SearchSessions(query)),
+  setTitle(title) {
+    document.title = title;
+    if (hasRuntime()) Runtime.WindowSetTitle(title);
+  },
+  quit() {
+    if (hasRuntime()) Runtime.Quit();
+  },
   imageData: (path) => call(() => Desktop.ImageData(path)),
   openFile: (path) => call(() => Desktop.OpenFile(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
@@ -192,6 +235,9 @@ export const backend: Backend = {
   settings: () => call(Desktop.Settings),
   settingsSource: () => call(Desktop.SettingsSource),
   saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
+  checkSettings: (values) => call(() => Desktop.CheckSettings(values)),
+  settingsSchema: () => call(Desktop.SettingsSchema),
+  apiKeys: () => call(Desktop.APIKeys),
   pendingRestart: () => call(Desktop.PendingRestart),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),
   testMCPServer: (name, json) => call(() => Desktop.TestMCPServer(name, json)),
@@ -199,6 +245,9 @@ export const backend: Backend = {
   apiKeyNames: () => call(Desktop.APIKeyNames),
   permissions: () => call(Desktop.Permissions) as Promise<PermissionRules>,
   savePermissions: (rules) => call(() => Desktop.SavePermissions(rules as permission.Rules)),
+  previewRule: (rule) => call(() => Desktop.PreviewRule(rule as permission.Rule)),
+  previewAlways: (id, pattern) => call(() => Desktop.PreviewAlways(id, pattern)),
+  revokeSessionRule: (rule) => call(() => Desktop.RevokeSessionRule(rule as permission.Rule)) as Promise<PermissionRules>,
   sandbox: () => call(Desktop.Sandbox),
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
   exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),

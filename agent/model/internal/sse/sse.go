@@ -1,5 +1,7 @@
 // Package sse reads server-sent events, as the streaming endpoints of the
-// OpenAI-compatible and Anthropic APIs send them.
+// OpenAI-compatible and Anthropic APIs send them, and posts the requests
+// those endpoints answer (Post), turning error responses into
+// *model.APIError.
 package sse
 
 import (

@@ -48,6 +48,8 @@ describe('ApprovalBar', () => {
 
   it.each([
     ['{Enter}', 'yes', ''],
+    ['y', 'yes', ''],
+    ['Y', 'yes', ''],
     ['n', 'no', ''],
     ['{Escape}', 'no', ''],
     ['s', 'session', 'rm *'],
@@ -67,6 +69,32 @@ describe('ApprovalBar', () => {
     await userEvent.clear(input);
     await userEvent.type(input, 'git push *{Enter}');
     expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r5' }), 'always', 'git push *');
+  });
+
+  it('shows what the Always rule will match before it is saved', async () => {
+    const onanswer = vi.fn();
+    const preview = vi.fn(async (_r: PendingApproval, pattern: string) => ({
+      rule: { type: 'ShellAction', tool_name: 'bash', command: pattern },
+      summary: `Shell commands matching "${pattern}" as a whole`,
+      covers_call: pattern !== 'git pull *',
+      matches: pattern === 'git push *' ? ['git push -v'] : ['git README.md'],
+      misses: ['git push > out.txt'],
+    }));
+    render(ApprovalBar, { pending: [shell('r5', 'git push origin main')], onanswer, preview });
+    await userEvent.keyboard('a');
+    const shown = await screen.findByTestId('rule-preview');
+    expect(shown).toHaveTextContent('Shell commands matching "git *"');
+    expect(shown).toHaveTextContent('git README.md');
+    const input = screen.getByLabelText('Always allow calls matching');
+    await userEvent.clear(input);
+    await userEvent.type(input, 'git pull *');
+    await vi.waitFor(() => expect(screen.getByTestId('rule-preview')).toHaveTextContent('does not cover the call it answers'));
+    await userEvent.clear(input);
+    await userEvent.type(input, 'git push *');
+    await vi.waitFor(() => expect(screen.getByTestId('rule-preview')).toHaveTextContent('git push -v'));
+    expect(screen.getByTestId('rule-preview')).toHaveTextContent('git push > out.txt');
+    expect(preview).toHaveBeenLastCalledWith(expect.objectContaining({ requestId: 'r5' }), 'git push *');
+    expect(onanswer).not.toHaveBeenCalled();
   });
 
   it('ignores keys typed in a text field', async () => {

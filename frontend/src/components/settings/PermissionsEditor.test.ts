@@ -1,50 +1,63 @@
 import { describe, expect, it, vi } from 'vitest';
-import { render, screen } from '@testing-library/svelte';
+import { render, screen, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import PermissionsEditor from './PermissionsEditor.svelte';
+import type { Preview, Rule } from '../../lib/backend';
+
+const rules = {
+  always: {
+    allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'ls *' }],
+    ask: [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
+  },
+  session: { allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'make *' }], ask: [] },
+};
 
 describe('PermissionsEditor', () => {
-  it('edits, adds and deletes rules, then saves them by tier', async () => {
-    const onsave = vi.fn();
-    render(PermissionsEditor, {
-      rules: {
-        always: {
-          allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'ls *' }],
-          ask: [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
-        },
-        session: { allow: [], ask: [] },
-      },
-      onsave,
-    });
-    expect(screen.getByText(/No grants/)).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
-    const patterns = screen.getAllByLabelText<HTMLInputElement>('Command or path pattern');
-    await userEvent.type(patterns[2]!, 'git status *');
-    await userEvent.click(screen.getAllByRole('button', { name: 'Delete rule' })[1]!); // ls *
-    await userEvent.click(screen.getByRole('button', { name: 'Save permissions' }));
-    expect(onsave).toHaveBeenCalledWith(
-      [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }],
-      [{ type: 'FileRead', tool_name: 'filesystem_*', path: '**/.env' }],
-    );
-  });
-
-  it("lists this conversation's grants, each revocable", async () => {
+  it('lists saved rules and grants side by side; deletes, adds after a preview, revokes', async () => {
+    const onchange = vi.fn();
     const onrevoke = vi.fn();
-    const grant = { type: 'ShellAction', tool_name: 'bash', command: 'make *' };
-    render(PermissionsEditor, {
-      rules: { always: { allow: [], ask: [] }, session: { allow: [grant], ask: [] } },
-      grants: [grant],
-      onsave: vi.fn(),
-      onrevoke,
-    });
-    const list = screen.getByRole('list', { name: 'Grants of this conversation' });
-    expect(list).toHaveTextContent('Shell make *');
-    await userEvent.click(screen.getByRole('button', { name: 'Revoke make *' }));
-    expect(onrevoke).toHaveBeenCalledWith(grant);
+    const preview = vi.fn(
+      async (r: Rule): Promise<Preview> => ({
+        rule: r,
+        summary: `Shell commands matching "${r.command}" as a whole`,
+        covers_call: false,
+        matches: ['git status -s'],
+        misses: ['git status > out.txt'],
+      }),
+    );
+    render(PermissionsEditor, { rules, grants: rules.session.allow, onrevoke, preview, onchange });
+    expect(screen.getByTestId('saved-ask')).toHaveTextContent('filesystem_* **/.env');
+    expect(screen.getByTestId('saved-allow')).toHaveTextContent('ls *');
+    expect(screen.getByTestId('saved-grants')).toHaveTextContent('make *');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Delete rule Shell command ls *' }));
+    expect(onchange).toHaveBeenLastCalledWith({ allow: [], ask: [rules.always.ask[0]] });
+
+    await userEvent.type(screen.getByLabelText('Command'), 'git status *');
+    const shown = await screen.findByTestId('rule-preview');
+    expect(shown).toHaveTextContent('Shell commands matching "git status *"');
+    expect(within(shown).getByText('git status -s')).toBeInTheDocument();
+    expect(within(shown).getByText('git status > out.txt')).toBeInTheDocument();
+    expect(preview).toHaveBeenLastCalledWith({ type: 'ShellAction', tool_name: 'bash', command: 'git status *' });
+    await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
+    expect(onchange).toHaveBeenLastCalledWith({ allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }], ask: [rules.always.ask[0]] });
+
+    await userEvent.click(screen.getByRole('button', { name: 'Revoke Shell command make *' }));
+    expect(onrevoke).toHaveBeenCalledWith(rules.session.allow[0]);
   });
 
-  it("shows freeact 0.11's permissions.toml rules read-only, apart from the saved ones", async () => {
-    const onsave = vi.fn();
+  it('will not add a rule the backend cannot read', async () => {
+    const onchange = vi.fn();
+    const preview = vi.fn(async (r: Rule): Promise<Preview> => ({ rule: r, problem: '"path" "src/[ab" is not a valid pattern', summary: '', covers_call: false, matches: [], misses: [] }));
+    render(PermissionsEditor, { rules, preview, onchange });
+    await userEvent.selectOptions(screen.getByLabelText('For'), 'File read');
+    expect(screen.getByLabelText('Tool name')).toHaveValue('filesystem_*');
+    await userEvent.type(screen.getByLabelText('Path'), 'src/[[ab');
+    expect(await screen.findByRole('alert')).toHaveTextContent('not a valid pattern');
+    expect(screen.getByRole('button', { name: 'Add rule' })).toBeDisabled();
+  });
+
+  it("shows freeact 0.11's permissions.toml rules read-only", () => {
     render(PermissionsEditor, {
       rules: {
         always: { allow: [], ask: [] },
@@ -55,14 +68,12 @@ describe('PermissionsEditor', () => {
         },
         imported_file: '.freeact/permissions.toml',
       },
-      onsave,
+      onchange: vi.fn(),
     });
     expect(screen.getByText('.freeact/permissions.toml')).toBeInTheDocument();
     const list = screen.getByTestId('imported-rules');
     expect(list).toHaveTextContent('ask FileRead filesystem_* **/.env');
     expect(list).toHaveTextContent('allow ShellAction bash git status');
-    expect(screen.queryAllByLabelText('Tool name')).toHaveLength(0);
-    await userEvent.click(screen.getByRole('button', { name: 'Save permissions' }));
-    expect(onsave).toHaveBeenCalledWith([], []);
+    expect(screen.getByTestId('saved-grants')).toHaveTextContent('No grants yet');
   });
 });

@@ -16,10 +16,10 @@ function backend(saveErrors: FieldError[] = []) {
 }
 
 describe('SandboxEditor', () => {
-  it('turns the sandbox on with custom rules, saves and applies', async () => {
+  it('turns the sandbox on with custom rules and saves them', async () => {
     const b = backend();
-    const onsaved = vi.fn();
-    render(SandboxEditor, { backend: b, onsaved, onerror: vi.fn() });
+    const ondirty = vi.fn();
+    const { component } = render(SandboxEditor, { backend: b, ondirty, onerror: vi.fn() });
     const toggle = await screen.findByRole('switch', { name: 'Run code in the sandbox' });
     expect(toggle).not.toBeChecked();
     expect(screen.getByText('The defaults; change them to save your own rules')).toBeInTheDocument();
@@ -28,31 +28,27 @@ describe('SandboxEditor', () => {
     await userEvent.clear(rules);
     await userEvent.click(rules);
     await userEvent.paste('{"network": {"allowedDomains": ["example.org"]}}');
-    await userEvent.click(screen.getByRole('button', { name: 'Save sandbox settings' }));
+    expect(ondirty).toHaveBeenLastCalledWith(true);
+    expect(await component.save()).toBe(true);
     expect(b.saveSandbox).toHaveBeenCalledWith(true, '{"network": {"allowedDomains": ["example.org"]}}');
-    expect(onsaved).toHaveBeenCalledWith(expect.stringContaining('Apply now'));
-    await userEvent.click(screen.getByRole('button', { name: 'Apply now (restarts the kernel)' }));
-    expect(b.applySettings).toHaveBeenCalled();
   });
 
   it('shows why invalid rules were not saved, and resets to the defaults', async () => {
-    const b = backend([{ key: 'sandbox_config', message: 'not a JSON object' }]);
-    const onsaved = vi.fn();
-    render(SandboxEditor, { backend: b, onsaved, onerror: vi.fn() });
+    const b = backend([{ key: 'sandbox_config', path: '', message: 'not a JSON object' }]);
+    const { component } = render(SandboxEditor, { backend: b, ondirty: vi.fn(), onerror: vi.fn() });
     const rules = await screen.findByLabelText('Rules');
     await userEvent.clear(rules);
     await userEvent.type(rules, 'nonsense');
-    await userEvent.click(screen.getByRole('button', { name: 'Save sandbox settings' }));
+    expect(await component.save()).toBe(false);
     expect(await screen.findByTestId('sandbox-error')).toHaveTextContent('Nothing was saved: not a JSON object');
     expect(rules).toHaveAttribute('aria-invalid', 'true');
-    expect(onsaved).not.toHaveBeenCalled();
     await userEvent.click(screen.getByRole('button', { name: 'Reset to defaults' }));
     expect((rules as HTMLTextAreaElement).value).toBe(defaults);
   });
 });
 
 describe('Header', () => {
-  const kernel: KernelStatus = { state: 'ready', message: '', progress: 1, sessionId: 's', model: 'm', sandboxed: false };
+  const kernel: KernelStatus = { state: 'ready', message: '', progress: 1, sessionId: 's', model: 'm', sandboxed: false, mcpFailures: [] };
   const workspace = { path: '/w', name: 'w', created: false, model: 'm', kernel, warnings: null };
 
   it('shows the sandbox badge only while the kernel is sandboxed', () => {

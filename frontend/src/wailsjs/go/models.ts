@@ -1,5 +1,78 @@
+export namespace agent {
+	
+	export class MCPFailure {
+	    group: string;
+	    server: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPFailure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = source["group"];
+	        this.server = source["server"];
+	        this.error = source["error"];
+	    }
+	}
+
+}
+
 export namespace app {
 	
+	export class APIKeyStatus {
+	    name: string;
+	    providers: string[];
+	    source: string;
+	    stored: string;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new APIKeyStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.providers = source["providers"];
+	        this.source = source["source"];
+	        this.stored = source["stored"];
+	        this.problem = source["problem"];
+	    }
+	}
+	export class APIKeys {
+	    storage: config.KeyStorage;
+	    keys: APIKeyStatus[];
+	
+	    static createFrom(source: any = {}) {
+	        return new APIKeys(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.storage = this.convertValues(source["storage"], config.KeyStorage);
+	        this.keys = this.convertValues(source["keys"], APIKeyStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Attachment {
 	    name: string;
 	    path?: string;
@@ -38,6 +111,7 @@ export namespace app {
 	}
 	export class FieldError {
 	    key: string;
+	    path: string;
 	    message: string;
 	
 	    static createFrom(source: any = {}) {
@@ -47,6 +121,7 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.key = source["key"];
+	        this.path = source["path"];
 	        this.message = source["message"];
 	    }
 	}
@@ -90,6 +165,7 @@ export namespace app {
 	    sessionId: string;
 	    model: string;
 	    sandboxed: boolean;
+	    mcpFailures: agent.MCPFailure[];
 	
 	    static createFrom(source: any = {}) {
 	        return new KernelStatus(source);
@@ -106,7 +182,26 @@ export namespace app {
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
+	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class LaunchTarget {
 	    path: string;
@@ -198,10 +293,12 @@ export namespace app {
 	}
 	export class SettingField {
 	    key: string;
+	    info: config.OptionKey;
 	    value: string;
 	    default: string;
-	    description: string;
+	    want: string;
 	    read_only: boolean;
+	    restart: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingField(source);
@@ -210,11 +307,65 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.key = source["key"];
+	        this.info = this.convertValues(source["info"], config.OptionKey);
 	        this.value = source["value"];
 	        this.default = source["default"];
-	        this.description = source["description"];
+	        this.want = source["want"];
 	        this.read_only = source["read_only"];
+	        this.restart = source["restart"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SettingsSchema {
+	    providers: model.Provider[];
+	    model_settings: model.SettingKey[];
+	    server_timeout: bounds.Number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsSchema(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.providers = this.convertValues(source["providers"], model.Provider);
+	        this.model_settings = this.convertValues(source["model_settings"], model.SettingKey);
+	        this.server_timeout = this.convertValues(source["server_timeout"], bounds.Number);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SettingsSource {
 	    file: string;
@@ -309,6 +460,31 @@ export namespace app {
 
 }
 
+export namespace bounds {
+	
+	export class Number {
+	    min?: number;
+	    max?: number;
+	    min_exclusive?: boolean;
+	    integer?: boolean;
+	    unit?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Number(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.min = source["min"];
+	        this.max = source["max"];
+	        this.min_exclusive = source["min_exclusive"];
+	        this.integer = source["integer"];
+	        this.unit = source["unit"];
+	    }
+	}
+
+}
+
 export namespace checkpoint {
 	
 	export class Change {
@@ -396,6 +572,172 @@ export namespace checkpoint {
 
 }
 
+export namespace config {
+	
+	export class Choice {
+	    value: string;
+	    label: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Choice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.value = source["value"];
+	        this.label = source["label"];
+	    }
+	}
+	export class KeyStorage {
+	    kind: string;
+	    where: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyStorage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.where = source["where"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class OptionKey {
+	    name: string;
+	    kind: string;
+	    section: string;
+	    group: string;
+	    label: string;
+	    description: string;
+	    nullable: boolean;
+	    null_label?: string;
+	    number: bounds.Number;
+	    choices?: Choice[];
+	    placeholder?: string;
+	    names?: string;
+	    expands?: boolean;
+	    app_only?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new OptionKey(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.section = source["section"];
+	        this.group = source["group"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.nullable = source["nullable"];
+	        this.null_label = source["null_label"];
+	        this.number = this.convertValues(source["number"], bounds.Number);
+	        this.choices = this.convertValues(source["choices"], Choice);
+	        this.placeholder = source["placeholder"];
+	        this.names = source["names"];
+	        this.expands = source["expands"];
+	        this.app_only = source["app_only"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace model {
+	
+	export class Provider {
+	    id: string;
+	    label: string;
+	    family: string;
+	    key_env: string;
+	    key_required: boolean;
+	    models: string[];
+	    local: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.label = source["label"];
+	        this.family = source["family"];
+	        this.key_env = source["key_env"];
+	        this.key_required = source["key_required"];
+	        this.models = source["models"];
+	        this.local = source["local"];
+	    }
+	}
+	export class SettingKey {
+	    path: string;
+	    kind: string;
+	    label: string;
+	    description: string;
+	    number: bounds.Number;
+	    choices?: string[];
+	    families: string[];
+	    want: string;
+	    advanced?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingKey(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.kind = source["kind"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.number = this.convertValues(source["number"], bounds.Number);
+	        this.choices = source["choices"];
+	        this.families = source["families"];
+	        this.want = source["want"];
+	        this.advanced = source["advanced"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace permission {
 	
 	export class Rule {
@@ -416,6 +758,47 @@ export namespace permission {
 	        this.path = source["path"];
 	    }
 	}
+	export class Preview {
+	    rule: Rule;
+	    problem?: string;
+	    summary: string;
+	    covers_call: boolean;
+	    matches: string[];
+	    misses: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Preview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rule = this.convertValues(source["rule"], Rule);
+	        this.problem = source["problem"];
+	        this.summary = source["summary"];
+	        this.covers_call = source["covers_call"];
+	        this.matches = source["matches"];
+	        this.misses = source["misses"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Rules {
 	    allow: Rule[];
 	    ask: Rule[];
@@ -458,6 +841,7 @@ export namespace session {
 	    created: string;
 	    last_active: string;
 	    title: string;
+	    renamed: boolean;
 	    messages: number;
 	
 	    static createFrom(source: any = {}) {
@@ -470,7 +854,22 @@ export namespace session {
 	        this.created = source["created"];
 	        this.last_active = source["last_active"];
 	        this.title = source["title"];
+	        this.renamed = source["renamed"];
 	        this.messages = source["messages"];
+	    }
+	}
+	export class Match {
+	    id: string;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Match(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.snippet = source["snippet"];
 	    }
 	}
 

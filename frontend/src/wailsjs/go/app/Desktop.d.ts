@@ -4,8 +4,11 @@ import {app} from '../models';
 import {checkpoint} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
+import {config} from '../models';
 
 export function APIKeyNames():Promise<Array<string>>;
+
+export function APIKeys():Promise<app.APIKeys>;
 
 export function ApplySettings():Promise<void>;
 
@@ -14,6 +17,8 @@ export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 export function Cancel():Promise<void>;
 
 export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
+
+export function CheckSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
 export function CheckpointDiff(arg1:string):Promise<Array<checkpoint.FileDiff>>;
 
@@ -28,6 +33,8 @@ export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
+
+export function DeleteSession(arg1:string):Promise<void>;
 
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
@@ -57,9 +64,15 @@ export function PickWorkspace():Promise<string>;
 
 export function PlanRevert(arg1:string):Promise<checkpoint.Plan>;
 
+export function PreviewAlways(arg1:string,arg2:string):Promise<permission.Preview>;
+
+export function PreviewRule(arg1:permission.Rule):Promise<permission.Preview>;
+
 export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
+
+export function RenameSession(arg1:string,arg2:string):Promise<void>;
 
 export function ReplyInput(arg1:string,arg2:string):Promise<void>;
 
@@ -73,6 +86,8 @@ export function Revert(arg1:string,arg2:boolean):Promise<void>;
 
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 
+export function RevokeSessionRule(arg1:permission.Rule):Promise<app.PermissionRules>;
+
 export function Sandbox():Promise<app.SandboxSettings>;
 
 export function SaveImage(arg1:string):Promise<string>;
@@ -83,15 +98,19 @@ export function SaveSandbox(arg1:boolean,arg2:string):Promise<Array<app.FieldErr
 
 export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.FieldError>>;
 
+export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
+
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 
 export function SessionGrants():Promise<Array<permission.Rule>>;
 
 export function Sessions():Promise<Array<session.Info>>;
 
-export function SetAPIKey(arg1:string,arg2:string):Promise<void>;
+export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
 
 export function Settings():Promise<Array<app.SettingField>>;
+
+export function SettingsSchema():Promise<app.SettingsSchema>;
 
 export function SettingsSource():Promise<app.SettingsSource>;
 

@@ -6,6 +6,10 @@ export function APIKeyNames() {
   return window['go']['app']['Desktop']['APIKeyNames']();
 }
 
+export function APIKeys() {
+  return window['go']['app']['Desktop']['APIKeys']();
+}
+
 export function ApplySettings() {
   return window['go']['app']['Desktop']['ApplySettings']();
 }
@@ -20,6 +24,10 @@ export function Cancel() {
 
 export function CheckAttachments(arg1) {
   return window['go']['app']['Desktop']['CheckAttachments'](arg1);
+}
+
+export function CheckSettings(arg1) {
+  return window['go']['app']['Desktop']['CheckSettings'](arg1);
 }
 
 export function CheckpointDiff(arg1) {
@@ -48,6 +56,10 @@ export function CopyImage(arg1) {
 
 export function CreateFolder(arg1) {
   return window['go']['app']['Desktop']['CreateFolder'](arg1);
+}
+
+export function DeleteSession(arg1) {
+  return window['go']['app']['Desktop']['DeleteSession'](arg1);
 }
 
 export function ExportConversation(arg1, arg2) {
@@ -106,12 +118,24 @@ export function PlanRevert(arg1) {
   return window['go']['app']['Desktop']['PlanRevert'](arg1);
 }
 
+export function PreviewAlways(arg1, arg2) {
+  return window['go']['app']['Desktop']['PreviewAlways'](arg1, arg2);
+}
+
+export function PreviewRule(arg1) {
+  return window['go']['app']['Desktop']['PreviewRule'](arg1);
+}
+
 export function RecentWorkspaces() {
   return window['go']['app']['Desktop']['RecentWorkspaces']();
 }
 
 export function RegenerateMCPTools(arg1) {
   return window['go']['app']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
+export function RenameSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['RenameSession'](arg1, arg2);
 }
 
 export function ReplyInput(arg1, arg2) {
@@ -138,6 +162,10 @@ export function RevokeGrant(arg1) {
   return window['go']['app']['Desktop']['RevokeGrant'](arg1);
 }
 
+export function RevokeSessionRule(arg1) {
+  return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
+}
+
 export function Sandbox() {
   return window['go']['app']['Desktop']['Sandbox']();
 }
@@ -158,6 +186,10 @@ export function SaveSettings(arg1) {
   return window['go']['app']['Desktop']['SaveSettings'](arg1);
 }
 
+export function SearchSessions(arg1) {
+  return window['go']['app']['Desktop']['SearchSessions'](arg1);
+}
+
 export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
 }
@@ -176,6 +208,10 @@ export function SetAPIKey(arg1, arg2) {
 
 export function Settings() {
   return window['go']['app']['Desktop']['Settings']();
+}
+
+export function SettingsSchema() {
+  return window['go']['app']['Desktop']['SettingsSchema']();
 }
 
 export function SettingsSource() {

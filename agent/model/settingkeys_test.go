@@ -1,0 +1,120 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every field of Settings (and of its thinking objects) is described by a
+// SettingKey, whose getter reads that field: a new setting cannot be left
+// out of the forms or the checks.
+func TestSettingKeysCoverSettings(t *testing.T) {
+	var paths []string
+	for f := range reflect.TypeFor[Settings]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if ft := f.Type; ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+			for sub := range ft.Elem().Fields() {
+				subName, _, _ := strings.Cut(sub.Tag.Get("json"), ",")
+				paths = append(paths, name+"."+subName)
+			}
+			continue
+		}
+		paths = append(paths, name)
+	}
+	var keyed []string
+	for _, k := range SettingKeys() {
+		keyed = append(keyed, k.Path)
+	}
+	slices.Sort(paths)
+	slices.Sort(keyed)
+	if !slices.Equal(paths, keyed) {
+		t.Fatalf("Settings fields %v\ndiffer from SettingKeys %v", paths, keyed)
+	}
+	for _, k := range SettingKeys() {
+		if len(k.Families) == 0 || k.Label == "" || k.Description == "" {
+			t.Errorf("%s: needs families, a label and a description", k.Path)
+		}
+		var sample any
+		switch k.Kind {
+		case "enum":
+			sample = k.Choices[len(k.Choices)-1]
+		case "bool":
+			sample = true
+		case "list":
+			sample = []string{"END"}
+		default:
+			sample = 2048 // valid for every number setting but temperature and top_p
+			if k.Number.Max != nil {
+				sample = *k.Number.Max
+			}
+		}
+		obj := map[string]any{}
+		head, tail, nested := strings.Cut(k.Path, ".")
+		if nested {
+			inner := map[string]any{tail: sample}
+			if head == "anthropic_thinking" && tail != "type" {
+				inner["type"] = "enabled"
+			}
+			obj[head] = inner
+		} else {
+			obj[head] = sample
+		}
+		data, _ := json.Marshal(obj)
+		s, err := ParseSettings(data)
+		if err != nil {
+			t.Errorf("%s: %s does not parse: %v", k.Path, data, err)
+			continue
+		}
+		if v := reflect.ValueOf(k.get(&s)); v.IsZero() {
+			t.Errorf("%s: the getter does not read the field set by %s", k.Path, data)
+		}
+	}
+}
+
+// Each kind of invalid value is an error naming its setting.
+func TestSettingErrorsNameTheSetting(t *testing.T) {
+	for in, path := range map[string]string{
+		`{"temperature": 2.5}`:                "temperature",
+		`{"max_tokens": 0}`:                   "max_tokens",
+		`{"seed": "x"}`:                       "seed",
+		`{"timeout": -1}`:                     "timeout",
+		`{"openai_reasoning_effort": "lots"}`: "openai_reasoning_effort",
+		`{"google_thinking_config": {"thinking_level": "max"}}`:           "google_thinking_config.thinking_level",
+		`{"anthropic_thinking": {"type": "enabled", "budget_tokens": 5}}`: "anthropic_thinking.budget_tokens",
+		`{"presence_penalty": 9}`:                                         "presence_penalty",
+		`{"temprature": 1}`:                                               "",
+	} {
+		_, err := ParseSettings([]byte(in))
+		var se *SettingError
+		if !errors.As(err, &se) || se.Path != path {
+			t.Errorf("%s: err = %#v, want a SettingError for %q", in, err, path)
+		}
+	}
+}
+
+// Every provider of the picker parses with each of its models, into its own
+// prefix, and names the key the model string asks for.
+func TestProviders(t *testing.T) {
+	for _, p := range Providers() {
+		for _, m := range p.Models {
+			spec, err := ParseModelString(p.ID + ":" + m)
+			if err != nil {
+				t.Errorf("%s:%s: %v", p.ID, m, err)
+				continue
+			}
+			if spec.Provider != p.ID || spec.Name != m || spec.KeyEnv != p.KeyEnv || spec.Family() != p.Family {
+				t.Errorf("%s:%s parses to %+v, picker says %+v", p.ID, m, spec, p)
+			}
+		}
+	}
+	if p := Providers()[0]; p.ID != "google" || p.KeyEnv != "GEMINI_API_KEY" || !p.KeyRequired || p.Models[0] != "gemini-3-flash-preview" {
+		t.Errorf("first provider = %+v, want Gemini with the default model first", p)
+	}
+}
