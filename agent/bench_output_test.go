@@ -3,8 +3,11 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +18,8 @@ import (
 // BenchmarkLargeOutput: a code action printing 10 MB (100,000 lines of
 // 100 bytes), from the start of the turn to the CodeExecutionOutput event
 // (the complete output) at the stream's consumer, which also reads every
-// chunk event as it comes.
+// chunk event as it comes. peak-heap/output is the growth of the Go heap
+// during a turn (sampled), as a multiple of the output's size.
 func BenchmarkLargeOutput(b *testing.B) {
 	const lines, width = 100_000, 100
 	code := fmt.Sprintf("line = 'z' * %d\nfor _ in range(%d): print(line)", width-1, lines)
@@ -40,7 +44,32 @@ func BenchmarkLargeOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer a.Stop()
+	var worst float64
 	turn := func() (time.Duration, int) {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		var peak atomic.Uint64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			var m runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+				runtime.ReadMemStats(&m)
+				peak.Store(max(peak.Load(), m.HeapAlloc))
+			}
+		})
+		defer func() {
+			close(stop)
+			wg.Wait()
+			worst = max(worst, float64(peak.Load()-min(base, peak.Load()))/(lines*width))
+		}()
 		t0 := time.Now()
 		var d time.Duration
 		n, chunks := 0, 0
@@ -66,6 +95,7 @@ func BenchmarkLargeOutput(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(median(durs).Microseconds())/1000, "ms-p50")
+	b.ReportMetric(worst, "peak-heap/output")
 }
 
 func median(d []time.Duration) time.Duration {

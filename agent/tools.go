@@ -122,7 +122,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	var (
 		mu      sync.Mutex
 		refused *refusal
-		before  strings.Builder // output up to the rejection
+		before  []string // output up to the rejection, chunk by chunk (no copy)
 	)
 	wasRejected := func() *refusal {
 		mu.Lock()
@@ -160,7 +160,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 				mu.Unlock()
 				return
 			}
-			before.WriteString(c.Text)
+			before = append(before, c.Text)
 			mu.Unlock()
 			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 		})
@@ -173,7 +173,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		}
 		if r := wasRejected(); r != nil {
 			mu.Lock()
-			out.Text, out.Error, out.Rejected = strings.TrimRight(before.String(), "\n"), false, r.what
+			out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.what
 			mu.Unlock()
 			emit(out)
 			// What ran before the "no" may have changed files.
