@@ -148,6 +148,8 @@ type Agent struct {
 	// synthetic are the indexes of history messages that are not in the
 	// session file: results answerDangling added on resume.
 	synthetic []int
+	lost      string                  // why the kernel's state was lost (replay.go); "" while it holds
+	losses    int                     // counts losses, so a replay knows whether it lost the state again
 	cuts      []cut                   // compactions, the last one in force
 	est       tokenEstimate           // the conversation's size as last measured
 	turn      turnInfo                // the running turn
@@ -410,6 +412,7 @@ func (a *Agent) openSession() error {
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	a.lost = LostResumed // a resumed session has a fresh kernel
 	a.synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {
 		if j < len(pos) && pos[j] == i {

@@ -28,11 +28,19 @@ type approver struct {
 // answer, for ctx, or for timeout (zero: no limit). A call that is not
 // approved returns false and, for a timeout, errApprovalTimeout.
 func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (bool, error) {
+	ok, _, err := ap.askEditable(ctx, emit, corr, call, timeout)
+	return ok, err
+}
+
+// askEditable is ask for a call whose approval may bring an edited version
+// (a code action's cell, ApprovalRequest.Edit): edited is it, "" when the
+// call runs as it is.
+func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (ok bool, edited string, err error) {
 	pc := call.Permission()
 	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
 	if ap.skipAll {
 		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: BySkip})
-		return true, nil
+		return true, "", nil
 	}
 	var verdict permission.Verdict
 	if ap.perm != nil {
@@ -42,7 +50,7 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 				by = BySession
 			}
 			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: by, Rule: verdict.Rule.Pattern()})
-			return true, nil
+			return true, "", nil
 		}
 	}
 	suggested := permission.SuggestPattern(pc)
@@ -65,21 +73,24 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 	case ans := <-req.reply.ch:
 		if err := ctx.Err(); err != nil {
 			// The turn ended while the answer came: nothing runs any more.
-			return false, err
+			return false, "", err
 		}
-		return ap.apply(req, ans, emit)
+		ok, err := ap.apply(req, ans, emit)
+		return ok, ans.code, err
 	case <-ctx.Done():
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
 		req.Answer(Reject, "")
 		<-req.reply.ch
-		return false, ctx.Err()
+		return false, "", ctx.Err()
 	case <-expired:
 		if req.Answer(Reject, "") {
 			<-req.reply.ch
-			return false, errApprovalTimeout
+			return false, "", errApprovalTimeout
 		}
-		return ap.apply(req, <-req.reply.ch, emit)
+		ans := <-req.reply.ch
+		ok, err := ap.apply(req, ans, emit)
+		return ok, ans.code, err
 	}
 }
 

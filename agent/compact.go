@@ -123,9 +123,20 @@ func (a *Agent) measured(viewLen int, u model.Usage) {
 	a.mu.Unlock()
 }
 
-// isPrompt reports a user message that starts a turn (not tool results).
-func isPrompt(m model.Message) bool {
-	return m.Role == model.RoleUser && len(m.FunctionResponses()) == 0
+// IsPrompt reports a message the user sent: a user message without tool
+// results that holds more than the agent's notes (the cells the user ran
+// between turns and kernel state changes are recorded as user messages of
+// notes alone). Turns are counted by their prompts.
+func IsPrompt(m model.Message) bool {
+	if m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
+		return false
+	}
+	for _, p := range m.Parts {
+		if p.Image != nil || (p.Text != "" && !IsAgentNote(p.Text)) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitPoint chooses where a compaction of hist (from start) ends: the
@@ -141,7 +152,7 @@ func splitPoint(hist []model.Message, start, keep int, reason string) int {
 	var prompts, models []int
 	for i := start + 1; i < end; i++ {
 		switch {
-		case isPrompt(hist[i]):
+		case IsPrompt(hist[i]):
 			prompts = append(prompts, i)
 		case hist[i].Role == model.RoleModel:
 			models = append(models, i)
@@ -201,7 +212,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 		// The running turn is cut in the middle: its request, word for
 		// word, so nothing of it is lost to the summary.
 		for i := k - 1; i >= start; i-- {
-			if isPrompt(hist[i]) {
+			if IsPrompt(hist[i]) {
 				summary += "\n\n## The user's current request, word for word\n\n" + hist[i].Text()
 				break
 			}
@@ -244,7 +255,7 @@ func (a *Agent) lastCut() *cut {
 
 func hasPromptAfter(hist []model.Message, k int) bool {
 	for _, m := range hist[k:] {
-		if isPrompt(m) {
+		if IsPrompt(m) {
 			return true
 		}
 	}
@@ -287,7 +298,7 @@ func transcript(msgs []model.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		switch {
-		case isPrompt(m):
+		case IsPrompt(m):
 			b.WriteString("\n## User\n")
 		case m.Role == model.RoleUser:
 			b.WriteString("\n## Tool results\n")
@@ -396,13 +407,11 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 // may run meanwhile) and yields Compacting, Usage, Compacted and
 // SessionUsage, or Failed.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		a.streamTurn(ctx, yield, func(ctx context.Context, emit func(Event)) {
-			if err := a.compact(ctx, emit, CompactManual); err != nil {
-				emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
-			}
-		})
-	}
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		if err := a.compact(ctx, emit, CompactManual); err != nil {
+			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		}
+	})
 }
 
 // HistoryCompaction is a compaction of the main conversation placed in

@@ -196,6 +196,7 @@ type ApprovalRequest struct {
 type answer struct {
 	decision Decision
 	pattern  string
+	code     string // a code action's cell as the user edited it
 }
 
 func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
@@ -220,6 +221,17 @@ func (r *ApprovalRequest) Approve(ok bool) bool {
 // It reports whether this was the first answer.
 func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
 	return r.reply.send(answer{decision: d, pattern: pattern})
+}
+
+// Edit approves a code action with the cell as the user edited it: code
+// runs instead of the model's code, and the model's history records the
+// code that ran. It reports whether this was the first answer; a request
+// for anything but a code action is not answered (false).
+func (r *ApprovalRequest) Edit(code string) bool {
+	if _, ok := r.ToolCall.(CodeAction); !ok {
+		return false
+	}
+	return r.reply.send(answer{decision: Once, code: code})
 }
 
 // Who allowed a call without asking (AutoApproved.By).
@@ -272,6 +284,53 @@ type InputRequest struct {
 // Reply sends the user's answer to the cell. Only the first reply counts.
 func (r *InputRequest) Reply(text string) bool {
 	return r.reply.send(text)
+}
+
+// CodeEdited reports that the user edited a code action before approving
+// it: Code runs instead of the model's code (the ApprovalRequest had the
+// model's).
+type CodeEdited struct {
+	Meta
+	Code string `json:"code"`
+}
+
+// CellStarted begins a cell the user runs rather than the model (see
+// Agent.RunCells and Agent.Replay): a past cell run again, a notebook cell,
+// or one of the cells of a replay. Its output, approvals, input requests
+// and complete output (CodeExecutionOutput) follow under its
+// CorrelationID, as for a code action.
+type CellStarted struct {
+	Meta
+	Code string `json:"code"`
+	// Source is CellRerun, CellNotebook or CellReplay.
+	Source string `json:"source"`
+	// Of is the id of the cell run again, or the notebook cell's id.
+	Of string `json:"of,omitempty"`
+	// Index (from 1) and Total place the cell in its batch.
+	Index int `json:"index"`
+	Total int `json:"total"`
+}
+
+// CellsFinished ends a batch of cells the user ran: how many ran and
+// failed of how many; Stopped when a cancel or a "no" ended it early.
+type CellsFinished struct {
+	Meta
+	Source  string `json:"source"`
+	Ran     int    `json:"ran"`
+	Failed  int    `json:"failed"`
+	Total   int    `json:"total"`
+	Stopped bool   `json:"stopped,omitempty"`
+}
+
+// KernelStateNote reports what the conversation now records about the
+// kernel's state (a restart, a replay, a choice not to restore it): Text is
+// what the model is told.
+type KernelStateNote struct {
+	Meta
+	// Event is StateRestarted, StateReplayed, StateSkipped or
+	// StateNotRestored.
+	Event string `json:"event"`
+	Text  string `json:"text"`
 }
 
 // SessionUsage is where the session stands after a model call or a

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
@@ -31,7 +32,7 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 	}
 	n := 0
 	for i, m := range msgs {
-		if !isPrompt(m) {
+		if !IsPrompt(m) {
 			continue
 		}
 		if n++; n < turn {
@@ -64,8 +65,13 @@ func promptOf(m model.Message) Prompt {
 	return p
 }
 
-// IsAgentNote reports text the agent added to a prompt for the model
-// (what the user reverted), which front ends do not show as the prompt.
+// IsAgentNote reports text the agent added to the conversation for the
+// model (what the user reverted, a note ParseNote reads), which front ends
+// do not show as the prompt.
 func IsAgentNote(text string) bool {
-	return len(text) >= len(RevertNotePrefix) && text[:len(RevertNotePrefix)] == RevertNotePrefix
+	if strings.HasPrefix(text, RevertNotePrefix) {
+		return true
+	}
+	_, ok := ParseNote(text)
+	return ok
 }

@@ -80,42 +80,53 @@ var errStreamClosed = errors.New("the event stream was closed")
 // pending approvals. A prompt of the form "/skill args" naming a known skill
 // is sent as a skill invocation.
 func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		a.streamTurn(ctx, yield, func(ctx context.Context, emit func(Event)) {
-			text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
-			a.runTurn(ctx, model.UserMessage(text, prompt.Images...), a.opts.maxTurns, emit)
-		})
-	}
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
+		msg := model.UserMessage(text, prompt.Images...)
+		// Notes go with the prompt: what the user did not restore, and the
+		// variables the prompt mentions.
+		notes := a.variableNotes(ctx, prompt.Text)
+		if note := a.dropOffer(emit); note != "" {
+			notes = append([]string{note}, notes...)
+		}
+		for _, note := range notes {
+			msg.Parts = append(msg.Parts, model.Part{Text: note})
+		}
+		a.runTurn(ctx, msg, a.opts.maxTurns, emit)
+	})
 }
 
-// streamTurn runs work as a turn (no other turn may run meanwhile) and
-// yields the events it emits. When yield returns false, work's context is
-// cancelled and streamTurn returns once work has ended.
-func (a *Agent) streamTurn(ctx context.Context, yield func(Event) bool, work func(ctx context.Context, emit func(Event))) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if err := a.beginTurn(cancel); err != nil {
-		yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
-		return
-	}
-	defer a.endTurn()
-	q := newQueue()
-	go func() {
-		defer a.turns.Done()
-		defer q.close()
-		work(ctx, q.push)
-	}()
-	for {
-		batch, ok := q.next()
-		if !ok {
+// exclusive runs work in the place of a turn (a turn, a compaction, the
+// user's cells, a replay), with its events as a stream: Cancel stops it,
+// breaking out of the loop cancels work's context and returns once work
+// has ended, and nothing else of the kind runs meanwhile.
+func (a *Agent) exclusive(ctx context.Context, work func(ctx context.Context, emit func(Event))) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		if err := a.beginTurn(cancel); err != nil {
+			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
 			return
 		}
-		for _, ev := range batch {
-			if !yield(ev) {
-				cancel(errStreamClosed)
-				for _, ok := q.next(); ok; _, ok = q.next() {
-				}
+		defer a.endTurn()
+		q := newQueue()
+		go func() {
+			defer a.turns.Done()
+			defer q.close()
+			work(ctx, q.push)
+		}()
+		for {
+			batch, ok := q.next()
+			if !ok {
 				return
+			}
+			for _, ev := range batch {
+				if !yield(ev) {
+					cancel(errStreamClosed)
+					for _, ok := q.next(); ok; _, ok = q.next() {
+					}
+					return
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -98,14 +99,20 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
 	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
 	if !ok {
-		if err == nil {
-			return a.result(emit, call, rejectedText, true, nil), true
-		}
-		return a.notRun(ctx, call, emit), false
+		return a.notApproved(ctx, call, emit, err)
 	}
 	a.logRuleError(err)
 	text, isErr, images := do()
 	return a.result(emit, call, a.offload(text), isErr, images), false
+}
+
+// notApproved is the result of a call that was refused (err nil: a "no",
+// which ends the turn) or not answered (the turn ended first).
+func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit func(Event), err error) (model.FunctionResponse, bool) {
+	if err == nil {
+		return a.result(emit, call, rejectedText, true, nil), true
+	}
+	return a.notRun(ctx, call, emit), false
 }
 
 func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(Event)) (model.FunctionResponse, bool) {
@@ -115,83 +122,101 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	// After a "no" the cell is interrupted: what it prints from then on
-	// (the KeyboardInterrupt, the hook's note) is noise, left out for the
-	// window and the model alike. The model gets one line saying what was
-	// rejected; the window the output from before and what was rejected.
+	ok, edited, err := a.approvals.askEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
+	if !ok {
+		return a.notApproved(ctx, call, emit, err)
+	}
+	a.logRuleError(err)
+	code := *args.Code
+	if edited != "" && edited != code {
+		code = edited
+		emit(&CodeEdited{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, Code: code})
+	} else {
+		edited = ""
+	}
+	before := a.checkpointBefore(ctx, emit)
+	out, refused := a.execCell(ctx, emit, call.ID, code)
+	// What ran, before a "no" too, may have changed files.
+	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
+	text, isErr := a.offload(out.Text), out.Error
+	if refused != nil {
+		// The model gets one line saying what was rejected.
+		text, isErr = refused.text()+"\n"+rejectedText, true
+	}
+	if edited != "" {
+		text = editedResult(code, text)
+	}
+	return a.result(emit, call, text, isErr, nil), refused != nil
+}
+
+// execCell runs code in the kernel as the cell corr: its output streams as
+// events and the host asks about its shell commands, tool calls and input
+// under corr. It emits and returns the complete output. When the user
+// rejected something the cell asked for, the cell was interrupted and the
+// refusal is returned: what the cell printed from then on (the
+// KeyboardInterrupt, the hook's note) is noise, left out; the output is
+// what came before, with Rejected saying what was refused.
+func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
+	meta := Meta{AgentID: a.id, CorrelationID: corr}
 	var (
 		mu      sync.Mutex
 		refused *refusal
 		before  []string // output up to the rejection, chunk by chunk (no copy)
 	)
-	wasRejected := func() *refusal {
+	// The kernel hands the context's values to the host methods of this
+	// cell's requests: that is how the host knows which cell asks.
+	cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: corr, rejected: func(r refusal) {
 		mu.Lock()
-		defer mu.Unlock()
-		return refused
+		first := refused == nil
+		if first {
+			refused = &r
+		}
+		mu.Unlock()
+		if first {
+			// Stop the cell before it hears the "no": the rest of it may
+			// depend on what was refused.
+			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := a.kern.Interrupt(ictx); err != nil {
+				a.opts.log.Warn("interrupt after a rejection", "err", err)
+			}
+		}
+	}})
+	if err := a.remote.refresh(ctx, a.cfg); err != nil {
+		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 	}
-	resp, rej := a.approveThen(ctx, call, emit, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, func() (string, bool, []model.Image) {
-		meta := Meta{AgentID: a.id, CorrelationID: call.ID}
-		snap := a.checkpointBefore(ctx, emit)
-		// The kernel hands the context's values to the host methods of
-		// this cell's requests: that is how the host knows which cell asks.
-		cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: call.ID, rejected: func(r refusal) {
-			mu.Lock()
-			first := refused == nil
-			if first {
-				refused = &r
-			}
+	res, err := a.kern.Execute(cctx, code, func(c kernel.Chunk) {
+		mu.Lock()
+		if refused != nil {
 			mu.Unlock()
-			if first {
-				// Stop the cell before it hears the "no": the rest of it may
-				// depend on what was refused.
-				ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				if err := a.kern.Interrupt(ictx); err != nil {
-					a.opts.log.Warn("interrupt after a rejection", "err", err)
-				}
-			}
-		}})
-		if err := a.remote.refresh(ctx, a.cfg); err != nil {
-			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
+			return
 		}
-		res, err := a.kern.Execute(cctx, *args.Code, func(c kernel.Chunk) {
-			mu.Lock()
-			if refused != nil {
-				mu.Unlock()
-				return
-			}
-			before = append(before, c.Text)
-			mu.Unlock()
-			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
-		})
-		out := &CodeExecutionOutput{Meta: meta}
-		if res != nil {
-			out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
-		}
-		if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
-			out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
-		}
-		if r := wasRejected(); r != nil {
-			mu.Lock()
-			out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.what
-			mu.Unlock()
-			emit(out)
-			// What ran before the "no" may have changed files.
-			a.checkpointAfter(ctx, emit, snap, call, actionLabel(call, *args.Code))
-			return r.text() + "\n" + rejectedText, true, nil
-		}
-		if err != nil {
-			out.Error = true
-			out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
-		}
-		emit(out)
-		a.checkpointAfter(ctx, emit, snap, call, actionLabel(call, *args.Code))
-		return out.Text, out.Error, nil
+		before = append(before, c.Text)
+		mu.Unlock()
+		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 	})
-	if wasRejected() != nil {
-		return resp, true
+	out := &CodeExecutionOutput{Meta: meta}
+	if res != nil {
+		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
 	}
-	return resp, rej
+	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
+	}
+	mu.Lock()
+	r := refused
+	if r != nil {
+		out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.what
+	}
+	mu.Unlock()
+	if r == nil && err != nil {
+		out.Error = true
+		out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
+	}
+	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
+		a.stateLost(LostDied)
+	}
+	emit(out)
+	return out, r
 }
 
 func describeExecError(ctx context.Context, err error) string {

@@ -148,7 +148,7 @@ func (a *Agent) beginCheckpointTurn(user model.Message) {
 	defer a.mu.Unlock()
 	n := 1
 	for _, m := range a.history {
-		if isPrompt(m) {
+		if IsPrompt(m) {
 			n++
 		}
 	}
@@ -262,7 +262,7 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (msg model.Mess
 // streamModel sends view to the model and streams the reply.
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Message, error) {
 	meta := Meta{AgentID: a.id}
-	req := &model.Request{System: a.system, Messages: view, Tools: a.tools}
+	req := &model.Request{System: a.system, Messages: mergeUserTurns(view), Tools: a.tools}
 	m := a.currentModel()
 	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {

@@ -488,12 +488,25 @@ turns:
         - {role: user, text: "First question."}
         - {role: model, call: ipybox_execute_ipython_cell}
         - {role: model, text: "First answer."}
-      last: [{role: user, text: "Second question."}]
+      last:
+        - {role: user, text: "Second question."}
+        - {role: user, text: "the user went on without restoring it"}
     reply: [{text: "Second answer."}]
 `, agent.WithSessionID(id))
-		run(t, b, "Second question.", nil)
+		// The resumed session has a fresh kernel; going on without
+		// restoring its state tells the model so, with the prompt.
+		if _, ok := b.ReplayOffer(); !ok {
+			t.Error("no offer to restore the kernel state of the resumed session")
+		}
+		events := run(t, b, "Second question.", nil)
 		if n := len(b.History()); n != 6 {
 			t.Errorf("history has %d messages, want 6", n)
+		}
+		if notes := of[*agent.KernelStateNote](events); len(notes) != 1 || notes[0].Event != agent.StateNotRestored {
+			t.Errorf("KernelStateNote events %+v", notes)
+		}
+		if _, ok := b.ReplayOffer(); ok {
+			t.Error("the offer is still open after the next turn")
 		}
 	})
 }

@@ -45,6 +45,7 @@ func commands() []command {
 	return []command{
 		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
 		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
 		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}

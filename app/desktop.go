@@ -69,8 +69,13 @@ func (d *Desktop) send(name string, data any) {
 type host interface {
 	emit(name string, data any)
 	pickDirectory(title string) (string, error)
-	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
+	// saveFile asks where to save a file named name, starting in dir.
 	saveFile(title, dir, name string) (string, error)
+	// openFile asks for a file to open in dir whose name matches pattern
+	// ("*.ipynb"), described as kind; "" when cancelled.
+	openFile(title, dir, kind, pattern string) (string, error)
+	// pickFiles asks for files to open in dir (several at once).
+	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
 	openURL(url string)
 	setTitle(title string)
 	copyImage(data []byte) error
@@ -116,6 +121,12 @@ func (h *wailsHost) emit(name string, data any) {
 
 func (h *wailsHost) pickDirectory(title string) (string, error) {
 	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+}
+
+func (h *wailsHost) openFile(title, dir, kind, pattern string) (string, error) {
+	return runtime.OpenFileDialog(h.context(), runtime.OpenDialogOptions{
+		Title: title, DefaultDirectory: dir, Filters: []runtime.FileFilter{{DisplayName: kind, Pattern: pattern}},
+	})
 }
 
 func (h *wailsHost) pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error) {

@@ -393,6 +393,10 @@ type fakeHost struct {
 	seq    uint64
 	// outOfOrder is set when a message did not carry the next number.
 	outOfOrder bool
+	// fileToOpen answers the open dialog.
+	fileToOpen string
+	// dialogDirs are the directories the file dialogs started in.
+	dialogDirs []string
 }
 
 func (h *fakeHost) emit(name string, msg any) {
@@ -412,11 +416,20 @@ func (h *fakeHost) emit(name string, msg any) {
 	}
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
+func (h *fakeHost) saveFile(_, dir, _ string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dialogDirs = append(h.dialogDirs, dir)
+	return h.saveTo, nil
+}
+func (h *fakeHost) openFile(_, dir, _, _ string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dialogDirs = append(h.dialogDirs, dir)
+	return h.fileToOpen, nil
+}
 func (h *fakeHost) pickFiles(string, string, []runtime.FileFilter) ([]string, error) {
 	return h.picked, nil
-}
-func (h *fakeHost) saveFile(string, string, string) (string, error) {
-	return h.saveTo, nil
 }
 func (h *fakeHost) copyImage(data []byte) error {
 	h.mu.Lock()

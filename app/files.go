@@ -281,27 +281,6 @@ func (d *Desktop) Sessions() ([]SessionInfo, error) {
 	return list, nil
 }
 
-// ExportConversation asks where to save and writes content (the rendered
-// conversation the window made: Markdown or a self-contained HTML page).
-// It returns the path written, or "" when the dialog was cancelled.
-func (d *Desktop) ExportConversation(format, content string) (string, error) {
-	ext := map[string]string{"markdown": ".md", "html": ".html"}[format]
-	if ext == "" {
-		return "", fmt.Errorf("unknown export format %q: want markdown or html", format)
-	}
-	p, err := d.host.saveFile("Export the conversation", d.workspaceDir(), "conversation"+ext)
-	if err != nil {
-		return "", fmt.Errorf("save dialog: %w", err)
-	}
-	if p == "" {
-		return "", nil
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
-	return p, nil
-}
-
 // workspaceDir is where file dialogs open: the workspace, if one is open.
 func (d *Desktop) workspaceDir() string {
 	if ws, err := d.current(); err == nil {

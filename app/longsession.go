@@ -6,7 +6,6 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
-	"github.com/freeact/desktop/agent/model"
 )
 
 // The window's long-session bindings: compacting, the budget, checkpoint
@@ -16,7 +15,7 @@ import (
 func nextTurn(a *agent.Agent) int {
 	n := 1
 	for _, m := range a.History() {
-		if m.Role == model.RoleUser && len(m.FunctionResponses()) == 0 {
+		if agent.IsPrompt(m) {
 			n++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -139,6 +140,23 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(visible.String(e.Prompt))
 		t.lineStart = false
+	case *agent.CellStarted:
+		t.newline()
+		if e.Source == agent.CellReplay {
+			t.write(t.style.dim(fmt.Sprintf("↻ replaying cell %d of %d", e.Index, e.Total)) + "\n")
+		} else {
+			t.write(t.style.dim(fmt.Sprintf("▶ your cell %d of %d", e.Index, e.Total)) + "\n")
+		}
+	case *agent.CellsFinished:
+		t.newline()
+		msg := fmt.Sprintf("cells run: %d of %d, failed: %d", e.Ran, e.Total, e.Failed)
+		if e.Stopped {
+			msg += "; stopped"
+		}
+		t.write(t.style.dim(msg) + "\n")
+	case *agent.KernelStateNote:
+		t.newline()
+		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
 		t.newline()
 		t.write(t.style.yellow(visible.String(e.Text)))
@@ -324,9 +342,7 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
-		for i, l := range strings.Split(strings.TrimRight(c.Code, "\n"), "\n") {
-			t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + v(l) + "\n")
-		}
+		t.showCode(c.Code)
 	case agent.ShellAction:
 		if c.Interpreter != "" {
 			t.write(t.style.dim("script run by "+c.Interpreter+":") + "\n" + strings.TrimRight(r.Display, "\n") + "\n")
@@ -366,49 +382,143 @@ func outputText(s string) string {
 	return visible.String(strings.ReplaceAll(s, "\r", "\n"))
 }
 
-// approve asks until it gets y, n, a or s (Enter is yes). End of input,
-// Ctrl-C or the end of the turn answer no. In --json mode the request was
-// printed as JSON and the answer is a bare line. A protected call takes y
-// or n only; in --json mode a or s count as y (no rule is saved), so a
-// script's answers stay in step with its requests.
-func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) (agent.Decision, string) {
+// approve asks until it gets y, n, a or s (Enter is yes) and answers r.
+// For a code action e opens the cell in $VISUAL or $EDITOR and asks again
+// for the edited cell, which runs once. End of input, Ctrl-C or the end of
+// the turn answer no. In --json mode the request was printed as JSON and
+// the answer is a bare line. A protected call takes y or n only; in --json
+// mode a or s count as y (no rule is saved), so a script's answers stay in
+// step with its requests.
+func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) {
+	code, editable := r.ToolCall.(agent.CodeAction)
+	editable = editable && !t.json
+	edited := ""
+	yes := func() {
+		if edited != "" {
+			r.Edit(edited)
+		} else {
+			r.Answer(agent.Once, "")
+		}
+	}
+	edit := ""
+	if editable {
+		edit = "/e"
+	}
 	for {
-		if !t.json && r.Protected {
-			t.write("Approve once? [Y/n] ")
+		switch {
+		case t.json:
+		case r.Protected:
+			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
 			t.lineStart = true
-		} else if !t.json {
-			t.write(fmt.Sprintf("Approve? [Y/n/a/s] %s ", t.style.dim(fmt.Sprintf(`(a: always allow "%s", s: for this session)`, visible.String(r.Suggested)))))
+		default:
+			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.String(r.Suggested))
+			if editable {
+				hint += ", e: edit the cell"
+			}
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s%s] %s ", edit, t.style.dim(hint+")")))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
 		if !ok {
-			return agent.Reject, ""
+			r.Answer(agent.Reject, "")
+			return
 		}
 		answer := strings.ToLower(strings.TrimSpace(line))
 		switch answer {
 		case "", "y", "yes":
-			return agent.Once, ""
+			yes()
+			return
 		case "n", "no":
-			return agent.Reject, ""
+			r.Answer(agent.Reject, "")
+			return
 		case "a", "always", "s", "session":
 			switch {
 			case r.Protected && t.json:
 				fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", line)
-				return agent.Once, ""
+				yes()
+				return
 			case r.Protected:
 				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
 				continue
+			case edited != "":
+				t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
+				continue
 			case answer[0] == 'a':
-				return agent.Always, ""
+				r.Answer(agent.Always, "")
 			default:
-				return agent.Session, ""
+				r.Answer(agent.Session, "")
+			}
+			return
+		case "e", "edit":
+			if editable {
+				src := code.Code
+				if edited != "" {
+					src = edited
+				}
+				next, err := editInEditor(src, t.in, t.out)
+				switch {
+				case err != nil:
+					t.write(t.style.red("Could not edit the cell: "+err.Error()) + "\n")
+				case strings.TrimSpace(next) == "":
+					t.write("The edited cell is empty: nothing changed.\n")
+				default:
+					edited = next
+					t.write(t.style.bold("── the cell as you edited it ") + "\n")
+					t.showCode(edited)
+				}
+				continue
 			}
 		}
-		if t.json {
+		switch {
+		case t.json:
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
-		} else {
+		case editable:
+			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
+		default:
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}
+	}
+}
+
+// editInEditor opens code in the user's editor ($VISUAL, else $EDITOR,
+// else vi) on the terminal and returns the file as the editor left it.
+func editInEditor(code string, in io.Reader, out io.Writer) (string, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", "freeact-cell-*.py")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(code); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	// As git does: the variable may hold arguments ("code --wait").
+	cmd := exec.Command("sh", "-c", editor+` "$1"`, "editor", f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: %w", editor, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// showCode prints a cell with line numbers, hidden characters as escapes.
+func (t *terminal) showCode(code string) {
+	for i, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
+		t.write(t.style.dim(fmt.Sprintf("%3d │ ", i+1)) + visible.String(l) + "\n")
 	}
 }
 

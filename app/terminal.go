@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"log"
 	"log/slog"
 	"os"
@@ -100,6 +101,9 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
+		return nil
+	}
 	if f.prompt != "" {
 		code := t.turn(ctx, a, f.prompt)
 		if err := t.inputError(); err != nil {
@@ -175,6 +179,9 @@ func (w slogWriter) Write(p []byte) (int, error) {
 type terminal struct {
 	out, errw  io.Writer
 	lines      chan string   // stdin lines; closed at end of input
+	want       chan struct{} // asks the reader for the next line
+	asked      bool          // a line was asked for and not yet taken
+	in         io.Reader
 	inputErr   error         // why reading stdin stopped early; set before inputDone closes
 	inputDone  chan struct{} // closed when reading stdin stopped
 	interrupts <-chan os.Signal
@@ -194,13 +201,19 @@ type terminal struct {
 
 func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
 	t := &terminal{
-		out: s.Out, errw: s.Err, lines: make(chan string), inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
+		out: s.Out, errw: s.Err, lines: make(chan string), want: make(chan struct{}, 1), in: s.In,
+		inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
 		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
+	// Lines are read only when asked for, so that nothing reads the
+	// terminal while an editor runs on it (the e answer).
 	go func() {
 		sc := bufio.NewScanner(s.In)
 		sc.Buffer(make([]byte, 64*1024), maxInputLine)
-		for sc.Scan() {
+		for range t.want {
+			if !sc.Scan() {
+				break
+			}
 			t.lines <- sc.Text()
 		}
 		switch err := sc.Err(); {
@@ -259,10 +272,38 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			t.grants(a, line)
 			continue
 		}
-		if t.turn(ctx, a, line) == -1 {
+		if t.turn(ctx, a, line) == -1 || (!t.json && t.offerReplay(ctx, a)) {
 			return nil
 		}
 	}
+}
+
+// offerReplay asks whether to restore a kernel that lost its state (a
+// resumed session, a kernel that died) by running the session's cells
+// again, and does what the user says; true means quit.
+func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
+	offer, ok := a.ReplayOffer()
+	if !ok {
+		return false
+	}
+	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
+	t.newline()
+	t.write(fmt.Sprintf("The kernel is fresh (%s). Replay this session's %s to restore its variables? [y/N] ", why, agent.Plural(len(offer.Cells), "successful code cell")))
+	t.lineStart = true
+	line, ok := t.readLine(ctx, nil, t.interrupts)
+	if !ok {
+		return true
+	}
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.Replay(ctx) }) == -1
+	}
+	note, err := a.SkipReplay()
+	if err != nil {
+		fmt.Fprintf(t.errw, "error: %v\n", err)
+	} else if note != nil {
+		t.render(note)
+	}
+	return false
 }
 
 // grants lists this session's grants (/grants) or revokes one by its
@@ -293,8 +334,16 @@ func (t *terminal) grants(a *agent.Agent, line string) {
 // stop closes, at a signal on interrupts (nil during a turn, whose own
 // watcher takes them) or when ctx ends.
 func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupts <-chan os.Signal) (string, bool) {
+	if !t.asked {
+		t.asked = true
+		select {
+		case t.want <- struct{}{}:
+		default: // the reader is done: lines is closed
+		}
+	}
 	select {
 	case l, ok := <-t.lines:
+		t.asked = false
 		return l, ok
 	case <-interrupts:
 		return "", false
@@ -308,6 +357,15 @@ func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupt
 // turn streams one request and returns its exit status; -1 means quit
 // (a second Ctrl-C).
 func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int {
+	return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] {
+		return a.Stream(ctx, agent.Prompt{Text: prompt})
+	})
+}
+
+// stream renders what events streams (a turn, a replay), answering its
+// approvals and input from stdin, and returns the exit status of a turn;
+// -1 means quit (a second Ctrl-C).
+func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(context.Context) iter.Seq[agent.Event]) int {
 	turnCtx, quit := context.WithCancel(ctx)
 	defer quit()
 	stopped := make(chan struct{}) // closed at the first Ctrl-C
@@ -337,12 +395,11 @@ func (t *terminal) turn(ctx context.Context, a *agent.Agent, prompt string) int 
 
 	status := exitDone
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
-	for ev := range a.Stream(turnCtx, agent.Prompt{Text: prompt}) {
+	for ev := range events(turnCtx) {
 		t.render(ev)
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest:
-			d, pattern := t.approve(turnCtx, e, stopped)
-			e.Answer(d, pattern)
+			t.approve(turnCtx, e, stopped)
 		case *agent.BudgetRequest:
 			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
 		case *agent.InputRequest:

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -66,11 +67,18 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 	if err != nil {
 		return err
 	}
+	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}), userEvent(prompt, images, nextTurn(a)))
+	return nil
+}
 
-	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
-	ws.push(queued{raw: userEvent(prompt, images, nextTurn(a))})
-	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
-	go ws.run(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}))
+// startTurn runs what stream starts in the place of a turn (the user's
+// cells, a replay): it refuses while the agent starts or a turn runs.
+func (ws *workspace) startTurn(stream func(a *agent.Agent) iter.Seq[agent.Event]) error {
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
+	}
+	ws.begin(t, stream(a))
 	return nil
 }
 
@@ -89,6 +97,17 @@ func (ws *workspace) claim() (*agent.Agent, *turn, error) {
 	}
 	ws.turn = &turn{done: make(chan struct{})}
 	return ws.agent, ws.turn, nil
+}
+
+// begin tells the window that the claimed turn t started (TurnStarted,
+// then shown) and streams its events in the background.
+func (ws *workspace) begin(t *turn, events iter.Seq[agent.Event], shown ...json.RawMessage) {
+	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
+	for _, ev := range shown {
+		ws.push(queued{raw: ev})
+	}
+	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
+	go ws.run(t, events)
 }
 
 // run streams one turn (or a compaction) to the window.
@@ -189,16 +208,34 @@ func (d *Desktop) Approve(id, decision, pattern string) error {
 	if err != nil {
 		return err
 	}
-	r, ok := ws.take(id)
-	if !ok {
-		return fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
-	}
-	req, ok := r.(*agent.ApprovalRequest)
-	if !ok {
-		return fmt.Errorf("request %s is not an approval", id)
+	req, err := ws.takeApproval(id, nil)
+	if err != nil {
+		return err
 	}
 	req.Answer(dec, strings.TrimSpace(pattern))
 	return nil
+}
+
+// takeApproval removes the approval request id from the pending requests
+// and returns it; a request that accept refuses stays pending.
+func (ws *workspace) takeApproval(id string, accept func(*agent.ApprovalRequest) error) (*agent.ApprovalRequest, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	r, ok := ws.pending[id]
+	if !ok {
+		return nil, fmt.Errorf("approval %s is no longer pending (the turn ended or it was answered)", id)
+	}
+	req, ok := r.(*agent.ApprovalRequest)
+	if !ok {
+		return nil, fmt.Errorf("request %s is not an approval", id)
+	}
+	if accept != nil {
+		if err := accept(req); err != nil {
+			return nil, err
+		}
+	}
+	delete(ws.pending, id)
+	return req, nil
 }
 
 // ReplyInput answers a cell's input() request id.

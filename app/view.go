@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -76,6 +77,18 @@ func marshalEvent(ev agent.Event) json.RawMessage {
 	return b
 }
 
+// notebookOpened shows the cells of a notebook the session started from.
+type notebookOpened struct {
+	Type    string               `json:"type"` // "NotebookOpened"
+	AgentID string               `json:"agent_id"`
+	Path    string               `json:"path"`
+	Cells   []agent.NotebookCell `json:"cells"`
+}
+
+func notebookEvent(path string, cells []agent.NotebookCell) json.RawMessage {
+	return mustJSON(notebookOpened{Type: "NotebookOpened", AgentID: agent.MainAgent, Path: path, Cells: cells})
+}
+
 // historyExtras are what a saved conversation's events show beyond its
 // messages: compactions (before the message at their index), the files
 // each tool call changed (by call id) and where the session stands.
@@ -119,7 +132,9 @@ func agentHistory(a *agent.Agent) []json.RawMessage {
 // historyEvents renders a saved conversation as the events a live turn would
 // have shown: prompts, thoughts, responses, tool calls and their results,
 // the files they changed, compactions, and the token usage of each model
-// message. Each user prompt starts a turn.
+// message. Each user prompt starts a turn. The agent's notes show as what
+// made them: the code a user edited, the cells the user ran, kernel state
+// changes, an opened notebook.
 func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	var out []json.RawMessage
 	open := false
@@ -130,11 +145,11 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 		}
 	}
 	main := agent.Meta{AgentID: agent.MainAgent}
-	turn := 0
+	turn, runs := 0, 0
 	comps := x.compactions
 	for i, m := range msgs {
 		for len(comps) > 0 && comps[0].Index <= i {
-			if m.Role == model.RoleUser && len(m.FunctionResponses()) == 0 {
+			if agent.IsPrompt(m) {
 				end() // compacted between turns
 			}
 			ev := comps[0].Event
@@ -143,10 +158,13 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 		}
 		if len(m.FunctionResponses()) > 0 {
 			for _, r := range m.FunctionResponses() {
-				out = append(out, marshalEvent(&agent.ToolOutput{
-					Meta:     agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID},
-					ToolName: r.Name, Content: r.Output, IsError: r.IsError,
-				}))
+				meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID}
+				content := r.Output
+				if code, output, ok := agent.EditedCode(r.Output); ok && r.Name == agent.ExecuteTool {
+					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
+					content = output
+				}
+				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError}))
 				if fc := x.changes[r.ID]; fc != nil {
 					out = append(out, marshalEvent(fc))
 				}
@@ -154,22 +172,45 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			continue
 		}
 		if m.Role == model.RoleUser {
-			end()
-			turn++
-			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
-			open = true
 			var imgs []model.Image
 			var text []string
+			var notes []json.RawMessage
 			for _, p := range m.Parts {
 				if p.Image != nil {
 					if model.IsImage(p.Image.MIMEType) { // PDFs and audio are not shown inline
 						imgs = append(imgs, *p.Image)
 					}
-				} else if p.Text != "" && !agent.IsAgentNote(p.Text) {
-					text = append(text, p.Text)
+					continue
+				}
+				if p.Text == "" {
+					continue
+				}
+				n, ok := agent.ParseNote(p.Text)
+				switch {
+				case !ok:
+					if !agent.IsAgentNote(p.Text) {
+						text = append(text, p.Text)
+					}
+				case n.Kind == agent.NoteUserCell:
+					runs++
+					meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: fmt.Sprintf("history-run-%d", runs)}
+					notes = append(notes,
+						marshalEvent(&agent.CellStarted{Meta: meta, Code: n.Code, Source: n.Source, Of: n.Of, Index: 1, Total: 1}),
+						marshalEvent(&agent.CodeExecutionOutput{Meta: meta, Text: n.Output, Error: n.Error}))
+				case n.Kind == agent.NoteKernelState:
+					notes = append(notes, marshalEvent(&agent.KernelStateNote{Meta: main, Event: n.Event, Text: n.Text}))
+				case n.Kind == agent.NoteNotebook:
+					notes = append(notes, notebookEvent(n.Path, n.Cells))
 				}
 			}
-			out = append(out, userEvent(strings.Join(text, "\n"), imgs, turn))
+			if agent.IsPrompt(m) {
+				end()
+				turn++
+				out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+				open = true
+				out = append(out, userEvent(strings.Join(text, "\n"), imgs, turn))
+			}
+			out = append(out, notes...)
 			continue
 		}
 		for _, p := range m.Parts {
@@ -200,13 +241,27 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	return out
 }
 
-// sessionTitle is the session list's title function: the first user prompt.
+// sessionTitle is the session list's title function: the first user
+// prompt, or the notebook the session started from.
 func sessionTitle(raw json.RawMessage) (string, bool) {
 	m, ok, err := agent.DecodeSessionMessage(raw)
 	if err != nil || !ok || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
 		return "", false
 	}
-	t := strings.TrimSpace(m.Text())
+	var text []string
+	for _, p := range m.Parts {
+		if p.Text == "" || p.Image != nil {
+			continue
+		}
+		n, ok := agent.ParseNote(p.Text)
+		switch {
+		case !ok:
+			text = append(text, p.Text)
+		case n.Kind == agent.NoteNotebook:
+			return "Notebook " + n.Path, true
+		}
+	}
+	t := strings.TrimSpace(strings.Join(text, ""))
 	if t == "" {
 		return "", false
 	}

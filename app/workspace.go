@@ -52,6 +52,13 @@ type KernelStatus struct {
 	Model     string  `json:"model"`
 	// Sandboxed is set while the kernel runs in the sandbox.
 	Sandboxed bool `json:"sandboxed"`
+	// ReplayCells is, when the kernel lost its state (a resumed session,
+	// a death, a restart), how many of the session's cells Replay would
+	// run again to restore it; 0 when there is nothing to offer.
+	ReplayCells int `json:"replayCells"`
+	// ReplayReason says why the state was lost: resumed, died or
+	// restarted.
+	ReplayReason string `json:"replayReason"`
 	// MCPFailures are the MCP servers that did not start with the agent.
 	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
 }
@@ -97,6 +104,8 @@ type workspace struct {
 	// queuedPrompt is sent when the next agent is ready (an edited prompt
 	// a fork was made for).
 	queuedPrompt string
+	// notebook is opened by the next session that starts (OpenNotebook).
+	notebook string
 	// shown is the session whose history show sent from its file; once
 	// its agent has started, the history is sent again with what only
 	// the agent knows (compactions, file changes, costs).
@@ -213,6 +222,11 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	if ws.agent != nil && s.SessionID == "" {
 		s.SessionID = ws.agent.SessionID()
 	}
+	if ws.agent != nil && s.State == KernelReady {
+		if offer, ok := ws.agent.ReplayOffer(); ok {
+			s.ReplayCells, s.ReplayReason = len(offer.Cells), offer.Reason
+		}
+	}
 	ws.status = s
 	ws.mu.Unlock()
 	ws.d.send(EventKernel, s)
@@ -315,6 +329,11 @@ func (ws *workspace) start(sessionID string) {
 			}
 		case sessionID == "":
 			ws.push(queued{ev: a.SessionUsage()})
+		}
+		if nb := ws.takeNotebook(); nb != "" {
+			if err := ws.openNotebook(a, nb); err != nil {
+				ws.push(queued{raw: mustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})})
+			}
 		}
 		ws.d.rememberSession(ws.dir, a.SessionID())
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
@@ -451,10 +470,12 @@ func (d *Desktop) RestartKernel() error {
 		return d.RetryKernel()
 	}
 	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Restarting the kernel…", Progress: -1})
-	if err := a.Kernel().Restart(ws.d.host.context()); err != nil {
-		ws.setStatus(KernelStatus{State: KernelError, Message: "restart kernel: " + err.Error(), Progress: -1})
-		return fmt.Errorf("restart kernel: %w", err)
+	note, err := a.RestartKernel(ws.d.host.context())
+	if err != nil {
+		ws.setStatus(KernelStatus{State: KernelError, Message: err.Error(), Progress: -1})
+		return err
 	}
+	ws.push(queued{ev: note})
 	ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel restarted", Progress: 1})
 	return nil
 }

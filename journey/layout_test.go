@@ -23,6 +23,10 @@ func TestApprovalBarAndFollowingAt800x600(t *testing.T) {
 	if conv.H < 200 {
 		t.Errorf("the conversation keeps %d px at 800×600, want at least 200", conv.H)
 	}
+	// The header keeps every control in the window, Settings last.
+	if set, ok := app.Find(Button("Settings")); !ok || set.W == 0 || set.X+set.W > conv.X+conv.W {
+		t.Errorf("Settings is at %+v, outside the window (%+v): the header overflows at 800 px", set, conv)
+	}
 	if _, ok := app.Find(Text("value_40 = 40 * 2")); !ok {
 		t.Error("the highlighted card does not show the whole cell")
 	}

@@ -252,28 +252,52 @@ func (c *conn) send(m *message) error {
 // executeSilent runs internal code (hooks, configuration) and waits for its
 // execute_reply; an error reply is returned as an error.
 func (c *conn) executeSilent(ctx context.Context, code string) error {
+	_, err := c.silent(ctx, code, nil)
+	return err
+}
+
+// silentReply is the content of the execute_reply to a silent execution.
+type silentReply struct {
+	Status          string                     `json:"status"`
+	EName           string                     `json:"ename"`
+	EValue          string                     `json:"evalue"`
+	Traceback       []string                   `json:"traceback"`
+	UserExpressions map[string]expressionReply `json:"user_expressions"`
+}
+
+// expressionReply is the value of one user expression: its display data, or
+// the error it raised.
+type expressionReply struct {
+	Status string                     `json:"status"`
+	Data   map[string]json.RawMessage `json:"data"`
+	EName  string                     `json:"ename"`
+	EValue string                     `json:"evalue"`
+}
+
+// silent runs code as a silent execution (no output, no history, no
+// execution count) with user expressions evaluated after it, and returns
+// the reply; an error reply is returned as an error.
+func (c *conn) silent(ctx context.Context, code string, exprs map[string]string) (*silentReply, error) {
+	if exprs == nil {
+		exprs = map[string]string{}
+	}
 	m, err := c.newMessage("shell", "execute_request", map[string]any{
 		"code": code, "silent": true, "store_history": false,
-		"user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": false,
+		"user_expressions": exprs, "allow_stdin": false, "stop_on_error": false,
 	}, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, err := c.await(ctx, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var rep struct {
-		Status    string   `json:"status"`
-		EName     string   `json:"ename"`
-		EValue    string   `json:"evalue"`
-		Traceback []string `json:"traceback"`
-	}
+	var rep silentReply
 	_ = json.Unmarshal(r.Content, &rep)
 	if rep.Status != "ok" {
-		return fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
+		return nil, fmt.Errorf("%s: %s\n%s", rep.EName, rep.EValue, stripANSI(strings.Join(rep.Traceback, "\n")))
 	}
-	return nil
+	return &rep, nil
 }
 
 // loadHooks installs freeact_kernel as a module and IPython extension.

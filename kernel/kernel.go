@@ -153,6 +153,9 @@ type Kernel struct {
 	cbChange chan struct{} // signalled when cbCount changes
 	cbCtx    context.Context
 	cbCancel context.CancelFunc
+	// inspecting is the connection whose kernel process has the inspector
+	// module (inspect.go); a restart or replacement needs it again.
+	inspecting *conn
 }
 
 // StartKernel starts a kernel (from the warm pool when there is one) and

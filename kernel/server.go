@@ -78,7 +78,7 @@ type Server struct {
 	kernelName string
 	warm       bool
 	warmAfter  time.Duration
-	lastUse    atomic.Int64 // unix ns of the last kernel start or cell, for WarmAfter
+	lastUse    atomic.Int64   // unix ns of the last kernel start or cell, for WarmAfter
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt

@@ -3,7 +3,9 @@
 # run it again and it only fills in what is missing.
 #
 #   .cache/python/venv      newest ipykernel, jupyter_server, matplotlib, numpy,
-#                           pandas, pydantic from PyPI (FREEACT_TEST_PYTHON)
+#                           pandas, pydantic from PyPI (FREEACT_TEST_PYTHON),
+#                           and nbformat and nbconvert, which check exported
+#                           notebooks
 #   /usr/bin/python3        Debian 12's python3-ipykernel 6.17 and
 #                           python3-jupyter-server 1.23 (FREEACT_TEST_OLD_PYTHON)
 #   .cache/python/wheels    wheels for an offline provisioning test
@@ -20,6 +22,8 @@ cache="$root/.cache/python"
 mkdir -p "$cache"
 
 packages=(ipykernel jupyter_server matplotlib numpy pandas pydantic)
+# Only the tests need these (not the provisioning wheels below).
+test_packages=(nbformat nbconvert)
 
 apt_need=()
 for p in python3 python3-venv python3-ipykernel python3-jupyter-server; do
@@ -52,9 +56,9 @@ base=/usr/bin/python3
 if [[ ! -x "$cache/venv/bin/python" ]]; then
 	"$base" -m venv "$cache/venv"
 fi
-if ! "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server, matplotlib, numpy, pandas, pydantic' 2>/dev/null; then
+if ! "$cache/venv/bin/python" -c 'import ipykernel, jupyter_server, matplotlib, numpy, pandas, pydantic, nbformat, nbconvert' 2>/dev/null; then
 	"$cache/venv/bin/python" -m pip install -q --upgrade pip
-	"$cache/venv/bin/python" -m pip install -q --upgrade "${packages[@]}"
+	"$cache/venv/bin/python" -m pip install -q --upgrade "${packages[@]}" "${test_packages[@]}"
 fi
 
 # matplotlib builds a font cache on first use, which takes seconds on a

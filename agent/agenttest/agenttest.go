@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -201,6 +202,37 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(kernel.C
 		return res, fmt.Errorf("execute: %w", err)
 	}
 	return res, nil
+}
+
+// Variables lists the variables cells set with Set (implements
+// agent.Inspector): each a str whose repr is its value, sorted by name.
+func (k *Kernel) Variables(ctx context.Context) (*kernel.Namespace, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, errors.New("the kernel is closed")
+	}
+	ns := &kernel.Namespace{Variables: []kernel.Variable{}}
+	for name, v := range k.vars {
+		ns.Variables = append(ns.Variables, variable(name, v))
+	}
+	sort.Slice(ns.Variables, func(i, j int) bool { return ns.Variables[i].Name < ns.Variables[j].Name })
+	ns.Total = len(ns.Variables)
+	return ns, ctx.Err()
+}
+
+// Describe describes a variable a cell set (implements agent.Inspector).
+func (k *Kernel) Describe(ctx context.Context, name string) (*kernel.VariableDetail, error) {
+	v, ok := k.Var(name)
+	if !ok {
+		return nil, fmt.Errorf("describe %s: %w", name, kernel.ErrNoVariable)
+	}
+	return &kernel.VariableDetail{Variable: variable(name, v)}, ctx.Err()
+}
+
+func variable(name, value string) kernel.Variable {
+	n := len(value)
+	return kernel.Variable{Name: name, Type: "str", Len: &n, Bytes: int64(49 + n), Repr: fmt.Sprintf("%q", value)}
 }
 
 // Interrupt interrupts the running cell, if any, and ends its host

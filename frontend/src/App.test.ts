@@ -12,6 +12,8 @@ const ready: KernelStatus = {
   sessionId: 's1',
   model: 'gemini-x',
   sandboxed: false,
+  replayCells: 0,
+  replayReason: '',
   mcpFailures: [],
 };
 const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
@@ -70,7 +72,16 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     revokeSessionRule: vi.fn(async () => ({ always: { allow: [], ask: [] }, session: { allow: [], ask: [] } })),
     sandbox: vi.fn(async () => ({ enabled: false, content: '{}', custom: false, path: '', defaults: '{}' })),
     saveSandbox: vi.fn(async () => []),
-    exportConversation: vi.fn(async () => ''),
+    exportSession: vi.fn(async () => ''),
+    approveEdited: vi.fn(async () => {}),
+    runCell: vi.fn(async () => {}),
+    replay: vi.fn(async () => {}),
+    skipReplay: vi.fn(async () => {}),
+    pickNotebook: vi.fn(async () => ''),
+    openNotebook: vi.fn(async () => {}),
+    runNotebook: vi.fn(async () => {}),
+    variables: vi.fn(async () => ({ variables: [], total: 0, repr_cut: false })),
+    describeVariable: vi.fn(async () => ({ name: 'x', type: 'int', bytes: 28 })),
     compactNow: vi.fn(async () => {}),
     continueBudget: vi.fn(async () => {}),
     checkpointDiff: vi.fn(async () => []),
@@ -202,17 +213,19 @@ describe('App', () => {
     expect(backend.checkAttachments).toHaveBeenCalledWith(['/home/u/a.png', '/home/u/b.jpg']);
   });
 
-  it('exports the conversation as HTML through the backend', async () => {
-    const { backend, emit } = fakeBackend({
+  it('exports the session as a notebook, with thoughts when asked', async () => {
+    const { backend } = fakeBackend({
       workspace: vi.fn(async () => ws()),
-      exportConversation: vi.fn(async () => '/tmp/out.html'),
+      exportSession: vi.fn(async () => '/tmp/out.ipynb'),
     });
     render(App, { backend });
     await screen.findByLabelText('Message to the agent');
-    emit([{ type: 'UserMessage', agent_id: 'main', text: 'hi' }, { type: 'Response', agent_id: 'main', text: 'hello' }]);
-    await userEvent.click(await screen.findByRole('button', { name: 'Export as HTML' }));
-    expect(backend.exportConversation).toHaveBeenCalledWith('html', expect.stringContaining('<p>hello</p>'));
-    expect(await screen.findByText('Exported to /tmp/out.html')).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: '⤓ Export' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: /Include the model’s thoughts/ }));
+    await userEvent.click(screen.getByRole('menuitem', { name: /Jupyter notebook/ }));
+    expect(backend.exportSession).toHaveBeenCalledWith('ipynb', true);
+    expect(await screen.findByText('Exported to /tmp/out.ipynb')).toBeInTheDocument();
+    expect(screen.queryByRole('menu')).toBeNull();
   });
 
   it('puts a failed send in a dismissible banner and keeps the draft', async () => {

@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { agent, app, checkpoint, config, model, permission, session } from '../wailsjs/go/models';
+import type { agent, app, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -40,6 +40,10 @@ export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<app.PermissionRules>;
 export type Preview = Data<permission.Preview>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
+export type Namespace = Data<kernel.Namespace>;
+export type Variable = Data<kernel.Variable>;
+export type VariableDetail = Data<kernel.VariableDetail>;
+export type ExportFormat = 'ipynb' | 'md' | 'html';
 export type FileDiff = Data<checkpoint.FileDiff>;
 // Go sends nil slices as null.
 export type RevertPlan = {
@@ -111,7 +115,25 @@ export interface Backend {
   revokeSessionRule(rule: Rule): Promise<PermissionRules>;
   sandbox(): Promise<SandboxSettings>;
   saveSandbox(enabled: boolean, content: string): Promise<FieldError[]>;
-  exportConversation(format: 'markdown' | 'html', content: string): Promise<string>;
+  /** Saves the session as a notebook, Markdown or HTML (asks where);
+   * returns the path written, "" when cancelled. */
+  exportSession(format: ExportFormat, thoughts: boolean): Promise<string>;
+  /** Answers a code action with the cell as the user edited it. */
+  approveEdited(requestId: string, code: string): Promise<void>;
+  /** Runs code as the user's own action: again (of is the cell it runs
+   * again) or a notebook cell that has not run (of is its id). */
+  runCell(code: string, of: string, source: 'rerun' | 'notebook'): Promise<void>;
+  /** Restores the kernel's lost state by replaying the session's cells. */
+  replay(): Promise<void>;
+  skipReplay(): Promise<void>;
+  /** The native file dialog for a notebook; "" when cancelled. */
+  pickNotebook(): Promise<string>;
+  openNotebook(path: string): Promise<void>;
+  /** Runs the opened notebook's code cells, each approved. */
+  runNotebook(): Promise<void>;
+  /** The kernel's user variables, read without running a cell. */
+  variables(): Promise<Namespace>;
+  describeVariable(name: string): Promise<VariableDetail>;
   /** Summarises the older turns now; events report it. */
   compactNow(): Promise<void>;
   /** Answers a budget request: continue (raising the budget) or stop. */
@@ -250,7 +272,16 @@ export const backend: Backend = {
   revokeSessionRule: (rule) => call(() => Desktop.RevokeSessionRule(rule as permission.Rule)) as Promise<PermissionRules>,
   sandbox: () => call(Desktop.Sandbox),
   saveSandbox: (enabled, content) => call(() => Desktop.SaveSandbox(enabled, content)),
-  exportConversation: (format, content) => call(() => Desktop.ExportConversation(format, content)),
+  exportSession: (format, thoughts) => call(() => Desktop.ExportSession(format, thoughts)),
+  approveEdited: (id, code) => call(() => Desktop.ApproveEdited(id, code)),
+  runCell: (code, of, source) => call(() => Desktop.RunCell(code, of, source)),
+  replay: () => call(Desktop.Replay),
+  skipReplay: () => call(Desktop.SkipReplay),
+  pickNotebook: () => call(Desktop.PickNotebook),
+  openNotebook: (path) => call(() => Desktop.OpenNotebook(path)),
+  runNotebook: () => call(Desktop.RunNotebook),
+  variables: () => call(Desktop.Variables) as Promise<Namespace>,
+  describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
   compactNow: () => call(Desktop.CompactNow),
   continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
   checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),

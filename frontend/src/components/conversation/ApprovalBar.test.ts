@@ -172,3 +172,45 @@ describe('ApprovalBar', () => {
     expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r9' }), 'yes', '');
   });
 });
+
+describe('ApprovalBar: edit before approving', () => {
+  const mainCode: PendingApproval = { ...codeReq, agentId: 'main' };
+
+  it('opens the cell in the editor with e and runs the edited cell with Ctrl+Enter', async () => {
+    const onanswer = vi.fn();
+    const onedit = vi.fn();
+    render(ApprovalBar, { pending: [mainCode], onanswer, onedit });
+    await userEvent.keyboard('e');
+    const editor = screen.getByLabelText<HTMLTextAreaElement>('Edit the cell before it runs');
+    expect(editor.value).toBe('print(42)');
+    expect(screen.getByText('unchanged')).toBeInTheDocument();
+    await userEvent.clear(editor);
+    await userEvent.type(editor, 'print(43)');
+    expect(screen.getByText(/edited: this runs instead/)).toBeInTheDocument();
+    // Keys typed in the editor are code, not answers.
+    expect(onanswer).not.toHaveBeenCalled();
+    await userEvent.keyboard('{Control>}{Enter}{/Control}');
+    expect(onedit).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r1' }), 'print(43)');
+  });
+
+  it('goes back to the cell as it was with Esc, and cannot run an empty cell', async () => {
+    const onedit = vi.fn();
+    render(ApprovalBar, { pending: [mainCode], onanswer: vi.fn(), onedit });
+    await userEvent.click(screen.getByRole('button', { name: /Edit/ }));
+    const editor = screen.getByLabelText<HTMLTextAreaElement>('Edit the cell before it runs');
+    await userEvent.clear(editor);
+    expect(screen.getByRole('button', { name: /Run edited cell/ })).toBeDisabled();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByLabelText('Edit the cell before it runs')).toBeNull();
+    expect(screen.getByTestId('approval-body')).toHaveTextContent('print(42)');
+    expect(onedit).not.toHaveBeenCalled();
+  });
+
+  it('offers no edit for a shell command', async () => {
+    const onedit = vi.fn();
+    render(ApprovalBar, { pending: [shell('r3', 'ls')], onanswer: vi.fn(), onedit });
+    expect(screen.queryByRole('button', { name: /Edit/ })).toBeNull();
+    await userEvent.keyboard('e');
+    expect(screen.queryByLabelText('Edit the cell before it runs')).toBeNull();
+  });
+});

@@ -126,3 +126,25 @@ describe('PromptBox', () => {
     expect(box.value).toBe('@plot.png @data/');
   });
 });
+
+describe('PromptBox: @ for variables', () => {
+  it('completes kernel variables before files, as @name', async () => {
+    const completeVariables = vi.fn(async (p: string) => [{ name: 'df', type: 'pandas.DataFrame' }].filter((v) => v.name.startsWith(p)));
+    const complete = vi.fn(async () => [{ path: 'data.csv', dir: false, image: false }]);
+    render(PromptBox, { onsend: vi.fn(), complete, completeVariables });
+    const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await userEvent.type(box, 'plot @d');
+    const options = await screen.findAllByRole('option');
+    expect(options.map((o) => o.textContent)).toEqual(['dfvariable · pandas.DataFrame', 'data.csv']);
+    await userEvent.keyboard('{Enter}');
+    expect(box.value).toBe('plot @df ');
+    expect(completeVariables).toHaveBeenCalledWith('d');
+  });
+
+  it('asks no variables for a path', async () => {
+    const completeVariables = vi.fn(async () => []);
+    render(PromptBox, { onsend: vi.fn(), complete: vi.fn(async () => []), completeVariables });
+    await userEvent.type(screen.getByLabelText('Message to the agent'), 'read @src/');
+    expect(completeVariables).not.toHaveBeenCalledWith('src/');
+  });
+});

@@ -48,7 +48,17 @@ describe('SandboxEditor', () => {
 });
 
 describe('Header', () => {
-  const kernel: KernelStatus = { state: 'ready', message: '', progress: 1, sessionId: 's', model: 'm', sandboxed: false, mcpFailures: [] };
+  const kernel: KernelStatus = {
+    state: 'ready',
+    message: '',
+    progress: 1,
+    sessionId: 's',
+    model: 'm',
+    sandboxed: false,
+    replayCells: 0,
+    replayReason: '',
+    mcpFailures: [],
+  };
   const workspace = { path: '/w', name: 'w', created: false, model: 'm', kernel, warnings: null };
 
   it('shows the sandbox badge only while the kernel is sandboxed', () => {

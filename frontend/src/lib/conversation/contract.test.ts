@@ -36,6 +36,10 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   Reverted: ['agent_id', 'correlation_id'],
   Cancelled: ['correlation_id'],
   Failed: ['correlation_id'],
+  // A replay restores the main agent's kernel; its progress is one state.
+  CellsFinished: ['agent_id', 'correlation_id'],
+  // The note's text says what happened.
+  KernelStateNote: ['correlation_id', 'event'],
   // Grants belong to the conversation, whichever agent added them.
   SessionGrants: ['agent_id', 'correlation_id'],
   // The app's own events concern the whole conversation.

@@ -32,6 +32,17 @@ export interface UsageFields {
   cached_tokens?: number;
 }
 
+/** Who runs a cell the user started: again, from a notebook, to restore state. */
+export type CellSource = 'rerun' | 'notebook' | 'replay';
+
+export interface NotebookCell {
+  id: string;
+  type: 'markdown' | 'code';
+  source: string;
+  /** The text the cell had when the notebook was saved. */
+  output?: string;
+}
+
 /** A file a checkpointed action (or a revert) changed. */
 export interface FileChange {
   path: string;
@@ -129,7 +140,15 @@ export type AgentEvent =
       /** The provider's HTTP status for cause model; 0 or absent when not reached. */
       status?: number;
     })
+  /** The user edited a code action before approving it: code runs instead. */
+  | (Meta & { type: 'CodeEdited'; code: string })
+  /** A cell the user runs (not the model); its output follows under its id. */
+  | (Meta & { type: 'CellStarted'; code: string; source: CellSource; of?: string; index: number; total: number })
+  | (Meta & { type: 'CellsFinished'; source: CellSource; ran: number; failed: number; total: number; stopped?: boolean })
+  /** What the conversation now records about the kernel's state. */
+  | (Meta & { type: 'KernelStateNote'; event: string; text: string })
   // The app's own events.
+  | (Meta & { type: 'NotebookOpened'; path: string; cells: NotebookCell[] })
   | (Meta & { type: 'UserMessage'; text: string; images?: string[]; turn?: number })
   | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })
   | (Meta & { type: 'TurnStarted' | 'TurnEnded'; history?: boolean })

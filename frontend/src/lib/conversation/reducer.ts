@@ -7,6 +7,7 @@ import {
   REJECTED,
   type AgentEvent,
   type ApprovedBy,
+  type CellSource,
   type FileChange,
   type RuleData,
   type ToolCallData,
@@ -15,7 +16,17 @@ import {
 /** Output kept per code action; older output is dropped (the count stays). */
 export const MAX_OUTPUT_CHARS = 300_000;
 
-export type ToolStatus = 'asking' | 'running' | 'done' | 'error' | 'rejected' | 'interrupted';
+/** idle: a notebook cell that has not run in this kernel. */
+export type ToolStatus = 'idle' | 'asking' | 'running' | 'done' | 'error' | 'rejected' | 'interrupted';
+
+/** A cell the user ran rather than the model: how and of which cell. */
+export interface RunView {
+  source: CellSource;
+  /** The id of the cell it ran again, or of its notebook cell. */
+  of: string;
+  index: number;
+  total: number;
+}
 
 export interface ShellView {
   requestId: string;
@@ -72,6 +83,10 @@ export interface ToolItem {
   endedAt: number | null;
   shell: ShellView[];
   input: InputView | null;
+  /** The model's code, when the user edited it before it ran. */
+  original: string | null;
+  /** Set for a cell the user ran. */
+  run: RunView | null;
   /** Set when a rule or grant allowed the call without asking. */
   approvedBy: Approval | null;
   /** The shell command or tool call the user rejected inside the cell. */
@@ -105,7 +120,8 @@ export interface UsageItem {
 export interface NoticeItem {
   kind: 'notice';
   id: string;
-  level: 'cancelled' | 'failed' | 'retry' | 'info' | 'rejected';
+  /** info: about the session (checkpoints off); kernel: what happened to the kernel's state (restart, replay). */
+  level: 'cancelled' | 'failed' | 'retry' | 'info' | 'rejected' | 'kernel';
   text: string;
   /** Set on a failed turn: what failed and how to fix it. */
   failure?: Failure;
@@ -156,6 +172,19 @@ export interface RevertItem {
   /** It took back an earlier revert (the changes are back). */
   undoes: boolean;
 }
+/** The start of a session opened from a notebook; its cells follow. */
+export interface NotebookItem {
+  kind: 'notebook';
+  id: string;
+  path: string;
+  cells: number;
+}
+/** A markdown cell of an opened notebook. */
+export interface MarkdownCellItem {
+  kind: 'nbmarkdown';
+  id: string;
+  text: string;
+}
 export type Item =
   | UserItem
   | TextItem
@@ -165,7 +194,9 @@ export type Item =
   | NoticeItem
   | CompactionItem
   | TurnChangesItem
-  | RevertItem;
+  | RevertItem
+  | NotebookItem
+  | MarkdownCellItem;
 
 /** Where the session stands: its cost and the context's fill. */
 export interface SessionMeter {
@@ -184,6 +215,19 @@ export interface BudgetPending {
   spent: number;
   budget: number;
   estimate: number;
+}
+
+/** A replay restoring the kernel's state: its progress and outcome. */
+export interface ReplayState {
+  running: boolean;
+  /** The cell running now (from 1), and the cells in all. */
+  index: number;
+  total: number;
+  ran: number;
+  failed: number;
+  stopped: boolean;
+  /** The ids of the replayed cells, whose output is not shown as items. */
+  runs: string[];
 }
 
 export interface PendingApproval {
@@ -220,6 +264,8 @@ export interface ConversationState {
   /** The grants of this conversation (rules its Session answers added). */
   grants: RuleData[];
   seq: number;
+  /** The last replay, while it runs and after. */
+  replay: ReplayState | null;
 }
 
 export function initialState(): ConversationState {
@@ -234,6 +280,7 @@ export function initialState(): ConversationState {
     budget: null,
     grants: [],
     seq: 0,
+    replay: null,
   };
 }
 
@@ -287,6 +334,8 @@ function newTool(id: string, name: string): ToolItem {
     endedAt: null,
     shell: [],
     input: null,
+    original: null,
+    run: null,
     changes: null,
     approvedBy: null,
     rejected: '',
@@ -367,6 +416,83 @@ function isFinished(t: ToolItem): boolean {
   return t.status === 'done' || t.status === 'error' || t.status === 'rejected' || t.status === 'interrupted';
 }
 
+/** A cell the user started: a new run placed after the cell it runs again
+ * (and that cell's earlier runs), a notebook cell run in place, or, for a
+ * replay, progress only. */
+function cellStarted(s: ConversationState, ev: Extract<AgentEvent, { type: 'CellStarted' }>, now: number): ConversationState {
+  const agent = ev.agent_id || MAIN;
+  const corr = ev.correlation_id ?? '';
+  const of = ev.of ?? '';
+  const run: RunView = { source: ev.source, of, index: ev.index, total: ev.total };
+  if (ev.source === 'replay') {
+    const prev = s.replay?.running ? s.replay : null;
+    return {
+      ...s,
+      replay: {
+        running: true,
+        index: ev.index,
+        total: ev.total,
+        ran: prev?.ran ?? 0,
+        failed: prev?.failed ?? 0,
+        stopped: false,
+        runs: [...(prev?.runs ?? []), corr],
+      },
+    };
+  }
+  const items = itemsOf(s, agent);
+  const code = { type: 'CodeAction', tool_name: EXECUTE_TOOL, code: ev.code } as const;
+  if (ev.source === 'notebook') {
+    const i = items.findIndex((it) => it.kind === 'tool' && it.id === notebookCellId(of) && it.status === 'idle');
+    if (i >= 0) {
+      const t = items[i] as ToolItem;
+      // Its time starts when it is approved, or with its first output.
+      return withItems(s, agent, replaceAt(items, i, { ...t, id: corr, call: code, status: 'running', run, result: null }));
+    }
+  }
+  const item: ToolItem = { ...newTool(corr, EXECUTE_TOOL), call: code, status: 'running', startedAt: now, run };
+  let at = -1;
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    if (it?.kind === 'tool' && of !== '' && (it.id === of || it.run?.of === of)) at = i;
+  }
+  if (at < 0) return withItems(s, agent, [...items, item]);
+  const out = items.slice();
+  out.splice(at + 1, 0, item);
+  return withItems(s, agent, out);
+}
+
+/** The item id of a notebook cell that has not run. */
+export function notebookCellId(cellId: string): string {
+  return `nb:${cellId}`;
+}
+
+/** The approval an ApprovalRequest asks for. */
+function pendingOf(ev: Extract<AgentEvent, { type: 'ApprovalRequest' }>): PendingApproval {
+  return {
+    requestId: ev.request_id,
+    agentId: ev.agent_id || MAIN,
+    correlationId: ev.correlation_id ?? '',
+    call: ev.tool_call,
+    display: ev.display ?? '',
+    suggested: ev.suggested_pattern,
+    reason: ev.reason ?? '',
+    protected: !!ev.protected,
+  };
+}
+
+/** Events of a replayed cell update the replay's progress, not the items;
+ * its approvals still wait for an answer. */
+function replayEvent(s: ConversationState, ev: AgentEvent): ConversationState {
+  if (ev.type === 'ApprovalRequest') {
+    if (s.pending.some((p) => p.requestId === ev.request_id)) return s;
+    return { ...s, pending: [...s.pending, pendingOf(ev)] };
+  }
+  if (ev.type === 'CodeExecutionOutput' && s.replay) {
+    return { ...s, replay: { ...s.replay, ran: s.replay.ran + 1, failed: s.replay.failed + (ev.error ? 1 : 0) } };
+  }
+  return s;
+}
+
 /** Marks whatever is still open in a list as ended. */
 function closeOpen(items: Item[], now: number): Item[] {
   let changed = false;
@@ -375,7 +501,7 @@ function closeOpen(items: Item[], now: number): Item[] {
       changed = true;
       return { ...it, done: true };
     }
-    if (it.kind === 'tool' && !isFinished(it)) {
+    if (it.kind === 'tool' && !isFinished(it) && it.status !== 'idle') {
       changed = true;
       return { ...it, status: 'interrupted', endedAt: it.startedAt === null ? null : now };
     }
@@ -388,6 +514,7 @@ function closeOpen(items: Item[], now: number): Item[] {
 export function reduce(s: ConversationState, ev: AgentEvent, now: number): ConversationState {
   const agent = ev.agent_id || MAIN;
   const corr = ev.correlation_id ?? '';
+  if (corr !== '' && s.replay?.runs.includes(corr) && ev.type !== 'CellStarted') return replayEvent(s, ev);
   switch (ev.type) {
     case 'Reset':
       return initialState();
@@ -410,18 +537,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       return streamText(s, agent, 'response', ev.text, true);
     case 'ApprovalRequest': {
       const call = ev.tool_call;
-      const req: PendingApproval = {
-        requestId: ev.request_id,
-        agentId: agent,
-        correlationId: corr,
-        call,
-        display: ev.display ?? '',
-        suggested: ev.suggested_pattern,
-        reason: ev.reason ?? '',
-        protected: !!ev.protected,
-      };
-      if (s.pending.some((p) => p.requestId === req.requestId)) return s;
-      s = { ...s, pending: [...s.pending, req] };
+      if (s.pending.some((p) => p.requestId === ev.request_id)) return s;
+      s = { ...s, pending: [...s.pending, pendingOf(ev)] };
       if (call.type === 'ShellAction') {
         const command = ev.display || call.command;
         return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
@@ -434,7 +551,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         name: call.tool_name,
         call,
         args: call.type === 'GenericCall' ? call.tool_args : t.args,
-        status: t.status === 'asking' ? 'asking' : t.status,
+        // A cell the user started that asks first (a notebook cell) waits.
+        status: t.status === 'asking' || (t.run !== null && t.output === '' && call.type === 'CodeAction') ? 'asking' : t.status,
       }));
     }
     case 'AutoApproved': {
@@ -638,6 +756,48 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         images: user?.images ?? [],
       };
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.summary || ev.error, failure }));
+    }
+    case 'CodeEdited':
+      return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
+        ...t,
+        original: t.original ?? (t.call?.type === 'CodeAction' ? t.call.code : null),
+        call: { type: 'CodeAction', tool_name: EXECUTE_TOOL, code: ev.code },
+      }));
+    case 'CellStarted':
+      return cellStarted(s, ev, now);
+    case 'CellsFinished':
+      if (ev.source !== 'replay') return s;
+      return {
+        ...s,
+        replay: {
+          running: false,
+          index: s.replay?.index ?? ev.ran,
+          total: ev.total,
+          ran: ev.ran,
+          failed: ev.failed,
+          stopped: !!ev.stopped,
+          runs: s.replay?.runs ?? [],
+        },
+      };
+    case 'KernelStateNote':
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'kernel', text: ev.text }));
+    case 'NotebookOpened': {
+      s = push(s, agent, (id) => ({ kind: 'notebook', id, path: ev.path, cells: ev.cells.length }));
+      for (const c of ev.cells) {
+        if (c.type === 'markdown') {
+          s = push(s, agent, (id) => ({ kind: 'nbmarkdown', id, text: c.source }));
+          continue;
+        }
+        if (c.type !== 'code') continue;
+        const t: ToolItem = {
+          ...newTool(notebookCellId(c.id), EXECUTE_TOOL),
+          call: { type: 'CodeAction', tool_name: EXECUTE_TOOL, code: c.source },
+          status: 'idle',
+          result: c.output ?? null,
+        };
+        s = withItems(s, agent, [...itemsOf(s, agent), t]);
+      }
+      return s;
     }
     case 'TurnEnded': {
       let out: ConversationState = { ...s, running: false, pending: [], budget: null };

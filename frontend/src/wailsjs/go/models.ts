@@ -165,6 +165,8 @@ export namespace app {
 	    sessionId: string;
 	    model: string;
 	    sandboxed: boolean;
+	    replayCells: number;
+	    replayReason: string;
 	    mcpFailures: agent.MCPFailure[];
 	
 	    static createFrom(source: any = {}) {
@@ -182,6 +184,8 @@ export namespace app {
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
+	        this.replayCells = source["replayCells"];
+	        this.replayReason = source["replayReason"];
 	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
 	    }
 	
@@ -640,6 +644,128 @@ export namespace config {
 	        this.names = source["names"];
 	        this.expands = source["expands"];
 	        this.app_only = source["app_only"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace kernel {
+	
+	export class Column {
+	    name: string;
+	    dtype: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Column(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.dtype = source["dtype"];
+	    }
+	}
+	export class Variable {
+	    name: string;
+	    type: string;
+	    shape?: number[];
+	    len?: number;
+	    bytes: number;
+	    repr?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Variable(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.type = source["type"];
+	        this.shape = source["shape"];
+	        this.len = source["len"];
+	        this.bytes = source["bytes"];
+	        this.repr = source["repr"];
+	    }
+	}
+	export class Namespace {
+	    variables: Variable[];
+	    total: number;
+	    repr_cut: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Namespace(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.variables = this.convertValues(source["variables"], Variable);
+	        this.total = source["total"];
+	        this.repr_cut = source["repr_cut"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class VariableDetail {
+	    name: string;
+	    type: string;
+	    shape?: number[];
+	    len?: number;
+	    bytes: number;
+	    repr?: string;
+	    dtype?: string;
+	    columns?: Column[];
+	    head?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new VariableDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.type = source["type"];
+	        this.shape = source["shape"];
+	        this.len = source["len"];
+	        this.bytes = source["bytes"];
+	        this.repr = source["repr"];
+	        this.dtype = source["dtype"];
+	        this.columns = this.convertValues(source["columns"], Column);
+	        this.head = source["head"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

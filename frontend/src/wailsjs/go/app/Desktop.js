@@ -18,6 +18,10 @@ export function Approve(arg1, arg2, arg3) {
   return window['go']['app']['Desktop']['Approve'](arg1, arg2, arg3);
 }
 
+export function ApproveEdited(arg1, arg2) {
+  return window['go']['app']['Desktop']['ApproveEdited'](arg1, arg2);
+}
+
 export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
 }
@@ -62,8 +66,12 @@ export function DeleteSession(arg1) {
   return window['go']['app']['Desktop']['DeleteSession'](arg1);
 }
 
-export function ExportConversation(arg1, arg2) {
-  return window['go']['app']['Desktop']['ExportConversation'](arg1, arg2);
+export function DescribeVariable(arg1) {
+  return window['go']['app']['Desktop']['DescribeVariable'](arg1);
+}
+
+export function ExportSession(arg1, arg2) {
+  return window['go']['app']['Desktop']['ExportSession'](arg1, arg2);
 }
 
 export function ForkSession(arg1, arg2) {
@@ -94,6 +102,10 @@ export function OpenFile(arg1) {
   return window['go']['app']['Desktop']['OpenFile'](arg1);
 }
 
+export function OpenNotebook(arg1) {
+  return window['go']['app']['Desktop']['OpenNotebook'](arg1);
+}
+
 export function OpenWorkspace(arg1, arg2) {
   return window['go']['app']['Desktop']['OpenWorkspace'](arg1, arg2);
 }
@@ -108,6 +120,10 @@ export function Permissions() {
 
 export function PickImages() {
   return window['go']['app']['Desktop']['PickImages']();
+}
+
+export function PickNotebook() {
+  return window['go']['app']['Desktop']['PickNotebook']();
 }
 
 export function PickWorkspace() {
@@ -138,6 +154,10 @@ export function RenameSession(arg1, arg2) {
   return window['go']['app']['Desktop']['RenameSession'](arg1, arg2);
 }
 
+export function Replay() {
+  return window['go']['app']['Desktop']['Replay']();
+}
+
 export function ReplyInput(arg1, arg2) {
   return window['go']['app']['Desktop']['ReplyInput'](arg1, arg2);
 }
@@ -164,6 +184,14 @@ export function RevokeGrant(arg1) {
 
 export function RevokeSessionRule(arg1) {
   return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
+}
+
+export function RunCell(arg1, arg2, arg3) {
+  return window['go']['app']['Desktop']['RunCell'](arg1, arg2, arg3);
+}
+
+export function RunNotebook() {
+  return window['go']['app']['Desktop']['RunNotebook']();
 }
 
 export function Sandbox() {
@@ -222,8 +250,16 @@ export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
 
+export function SkipReplay() {
+  return window['go']['app']['Desktop']['SkipReplay']();
+}
+
 export function TestMCPServer(arg1, arg2) {
   return window['go']['app']['Desktop']['TestMCPServer'](arg1, arg2);
+}
+
+export function Variables() {
+  return window['go']['app']['Desktop']['Variables']();
 }
 
 export function Version() {

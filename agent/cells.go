@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// Cell is one execution of code in the main agent's kernel, as the
+// conversation records it.
+type Cell struct {
+	// ID is the code action's call id; "" for a cell the user ran.
+	ID string
+	// By says who ran the cell when it was not the model's code as the
+	// model wrote it: ByEdited (a code action the user edited before
+	// approving it), CellRerun or CellNotebook (the user's own cells).
+	By string
+	// Of is, for a cell the user ran again, the id of the cell it ran
+	// again; for a notebook cell, the cell's id in the notebook.
+	Of string
+	// Code is the code that ran.
+	Code string
+	// Output is the output the model saw (offloaded output as the notice
+	// that points to its file).
+	Output string
+	// Error is set when the cell raised, was rejected or interrupted, or
+	// its kernel died.
+	Error bool
+}
+
+// ByEdited marks a code action the user edited before approving it.
+const ByEdited = "edited"
+
+// Cells lists the code that ran in the main agent's kernel, in order: the
+// model's code actions (with the code that really ran when the user edited
+// it) and the cells the user ran.
+func Cells(history []model.Message) []Cell {
+	var out []Cell
+	walkCells(history, func(c Cell) { out = append(out, c) }, func(model.FunctionResponse) {}, func(Note) {})
+	return out
+}
+
+// walkCells calls cell for each cell of the history in order, other for
+// every other tool result, and note for every note that is not a cell.
+func walkCells(history []model.Message, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
+	code := map[string]string{} // by call id
+	for _, m := range history {
+		for _, p := range m.Parts {
+			switch {
+			case p.FunctionCall != nil && p.FunctionCall.Name == ExecuteTool:
+				code[p.FunctionCall.ID] = callCode(p.FunctionCall.Args)
+			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
+				r := p.FunctionResponse
+				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError}
+				if edited, output, ok := EditedCode(r.Output); ok {
+					c.By, c.Code, c.Output = ByEdited, edited, output
+				}
+				cell(c)
+			case p.FunctionResponse != nil:
+				other(*p.FunctionResponse)
+			case m.Role == model.RoleUser && p.Text != "":
+				n, ok := ParseNote(p.Text)
+				switch {
+				case !ok:
+				case n.Kind == NoteUserCell:
+					cell(Cell{By: n.Source, Of: n.Of, Code: n.Code, Output: n.Output, Error: n.Error})
+				default:
+					note(n)
+				}
+			}
+		}
+	}
+}
+
+// callCode is the code argument of a code action ("" when it has none).
+func callCode(args []byte) string {
+	var a struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return a.Code
+}
+
+// replayPlan is the cells whose effects the kernel held before it lost
+// its state: the cells that succeeded since the state was last cleared on
+// purpose (the model's ipybox_reset, or the user's choice not to restore
+// it). A replay keeps the plan, or the part of it that ran when it was
+// stopped.
+func replayPlan(history []model.Message) []Cell {
+	var plan []Cell
+	walkCells(history,
+		func(c Cell) {
+			if !c.Error {
+				plan = append(plan, c)
+			}
+		},
+		func(r model.FunctionResponse) {
+			if r.Name == ResetTool && !r.IsError {
+				plan = nil
+			}
+		},
+		func(n Note) {
+			if n.Kind != NoteKernelState {
+				return
+			}
+			switch n.Event {
+			case StateSkipped, StateNotRestored:
+				plan = nil
+			case StateReplayed:
+				if n.Ran < n.Planned && n.Ran < len(plan) {
+					plan = plan[:n.Ran]
+				}
+			}
+		})
+	return plan
+}

@@ -1,0 +1,9 @@
+package agent
+
+// Writers of notes, for the tests of package agent_test that build
+// conversations by hand.
+var (
+	ExportedEditedResult = editedResult
+	ExportedUserCellNote = userCellNote
+	ExportedStateNote    = stateNote
+)

@@ -1,0 +1,151 @@
+package notebook
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadWriteRoundTrip(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "notebooks", "analysis.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nb.Cells) != 4 || nb.Cells[0].Source != "# Temperatures\n\nA small analysis." || nb.Cells[3].Outputs[0].Text != "21\n" || *nb.Cells[3].ExecutionCount != 2 {
+		t.Fatalf("read %+v", nb.Cells)
+	}
+	out, err := nb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(nb, again) {
+		t.Errorf("round trip changed the notebook:\n%s", out)
+	}
+	// Jupyter's own layout: one-space indent, sorted keys, final newline,
+	// so a notebook read and written again compares equal to its source.
+	if !bytes.Equal(out, raw) && !bytes.Equal(bytes.TrimSpace(out), bytes.TrimSpace(raw)) {
+		t.Errorf("written differently from Jupyter:\n%s", out)
+	}
+}
+
+func TestMarshalFollowsTheSchema(t *testing.T) {
+	n := 3
+	nb := New()
+	nb.Cells = []Cell{
+		{ID: "m", CellType: Markdown, Source: "# A"},
+		{ID: "c", CellType: Code, Source: "1+1\nprint(2)", ExecutionCount: &n, Outputs: []Output{
+			{OutputType: ExecuteResult, ExecutionCount: &n, Data: map[string]string{"text/plain": "2"}},
+			{OutputType: Error, Ename: "E", Evalue: "v"},
+		}},
+		{ID: "never", CellType: Code, Source: ""},
+	}
+	raw, err := nb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cells []map[string]json.RawMessage `json:"cells"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	md, code, never := doc.Cells[0], doc.Cells[1], doc.Cells[2]
+	if _, ok := md["outputs"]; ok {
+		t.Error("a markdown cell has outputs")
+	}
+	if _, ok := md["execution_count"]; ok {
+		t.Error("a markdown cell has an execution count")
+	}
+	compact := func(raw json.RawMessage) string {
+		var b bytes.Buffer
+		_ = json.Compact(&b, raw)
+		return b.String()
+	}
+	if compact(code["source"]) != `["1+1\n","print(2)"]` {
+		t.Errorf("source %s", code["source"])
+	}
+	if compact(never["execution_count"]) != "null" || compact(never["outputs"]) != "[]" || compact(never["source"]) != "[]" {
+		t.Errorf("a cell that never ran: %s %s %s", never["execution_count"], never["outputs"], never["source"])
+	}
+	if !bytes.Contains(raw, []byte(`"traceback": []`)) {
+		t.Errorf("an error output needs its traceback list:\n%s", raw)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for name, c := range map[string]struct{ doc, want string }{
+		"not json":     {"hello", "not JSON"},
+		"no nbformat":  {`{"cells": []}`, "not a Jupyter notebook"},
+		"version 3":    {`{"nbformat": 3, "worksheets": []}`, "nbformat 3 is not supported"},
+		"bad cell":     {`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "weird", "metadata": {}, "source": ""}]}`, `cell 1 has the unknown type "weird"`},
+		"bad source":   {`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "source": 3}]}`, "want a string or a list of strings"},
+		"byte order":   {"\xef\xbb\xbf{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": []}", ""},
+		"string lines": {`{"nbformat": 4, "nbformat_minor": 0, "metadata": {}, "cells": [{"cell_type": "code", "metadata": {}, "source": "a\nb", "outputs": [], "execution_count": null}]}`, ""},
+	} {
+		_, err := Read(strings.NewReader(c.doc))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+func TestSplitError(t *testing.T) {
+	for _, c := range []struct {
+		out, before, ename, evalue string
+	}{
+		{"printed\n---------------------------------------------------------------------------\nValueError                                Traceback (most recent call last)\nCell In[1], line 1\n----> 1 raise ValueError('boom')\nValueError: boom\n", "printed\n", "ValueError", "boom"},
+		{"  Cell In[4], line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax", "", "SyntaxError", "invalid syntax"},
+		{"a\nb\nError: execute: the kernel died", "a\nb\n", "Error", "execute: the kernel died"},
+		{"Tool call rejected", "", "Error", "Tool call rejected"},
+		{"KeyboardInterrupt", "", "KeyboardInterrupt", ""},
+		{"x\n---------------------------------------------------------------------------\nZeroDivisionError  Traceback (most recent call last)\nZeroDivisionError: division by zero\n", "x\n", "ZeroDivisionError", "division by zero"},
+	} {
+		before, ename, evalue, tb := splitError(c.out)
+		if before != c.before || ename != c.ename || evalue != c.evalue || len(tb) == 0 {
+			t.Errorf("splitError(%q) = %q, %q, %q, %q", c.out, before, ename, evalue, tb)
+		}
+	}
+}
+
+func TestFence(t *testing.T) {
+	for text, want := range map[string]string{"": "```", "a`b": "```", "```": "````", "x ````` y": "``````"} {
+		if got := Fence(text); got != want {
+			t.Errorf("Fence(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestSegments(t *testing.T) {
+	got := segments("before\n![image](/tmp/a.png)\nmiddle\n![image](b c.png)\n")
+	want := []segment{{text: "before\n"}, {image: "/tmp/a.png"}, {text: "middle\n"}, {image: "b c.png"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("segments %+v", got)
+	}
+}
+
+// An image whose file is gone stays a line of text; the export does not
+// fail.
+func TestMissingImage(t *testing.T) {
+	tr := &Transcript{Dir: t.TempDir(), Entries: []Entry{{Kind: KindCode, Code: "show()", Output: "![image](images/gone.png)\ndone\n"}}}
+	nb := tr.Notebook(Options{})
+	outs := nb.Cells[0].Outputs
+	if len(outs) != 1 || outs[0].OutputType != Stream || outs[0].Text != "![image](images/gone.png)\ndone\n" {
+		t.Errorf("outputs %+v", outs)
+	}
+	html, err := tr.HTML(Options{})
+	if err != nil || !strings.Contains(html, "images/gone.png (file not found)") {
+		t.Errorf("html %v %q", err, html)
+	}
+}

@@ -1,0 +1,348 @@
+package notebook
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// Kinds of transcript entries.
+const (
+	KindPrompt  = "prompt"  // what the user asked
+	KindAnswer  = "answer"  // the model's text
+	KindThought = "thought" // the model's thinking
+	KindCode    = "code"    // code that ran in the kernel, with its output
+	KindTool    = "tool"    // any other tool call, summarised
+	KindNote    = "note"    // what happened around the conversation (kernel restored, notebook opened)
+)
+
+// Entry is one piece of a conversation in order.
+type Entry struct {
+	Kind string
+	// Text is the markdown of a prompt, answer, thought or note, or the
+	// one-line summary of a tool call.
+	Text string
+	// Code, Output and Error describe a code cell: the code that ran, the
+	// output the model saw (images as ![image](path) lines) and whether it
+	// raised.
+	Code   string
+	Output string
+	Error  bool
+	// By says who ran a code cell when it was not the model's code as it
+	// wrote it: "edited by the user", "run by the user".
+	By string
+}
+
+// Transcript is a conversation ready to be exported.
+type Transcript struct {
+	Title   string
+	Entries []Entry
+	// Dir resolves relative image paths (the workspace).
+	Dir string
+}
+
+// Options choose what an export holds.
+type Options struct {
+	// Thoughts includes the model's thinking.
+	Thoughts bool
+}
+
+var imageLineRE = regexp.MustCompile(`(?m)^!\[[^\]\n]*\]\(([^)\n]+)\)[ \t]*\n?`)
+
+// segment is a piece of a cell's output: text or an image path.
+type segment struct {
+	text  string
+	image string
+}
+
+// segments splits output at its ![image](path) lines.
+func segments(out string) []segment {
+	var segs []segment
+	last := 0
+	for _, m := range imageLineRE.FindAllStringSubmatchIndex(out, -1) {
+		if m[0] > last {
+			segs = append(segs, segment{text: out[last:m[0]]})
+		}
+		segs = append(segs, segment{image: out[m[2]:m[3]]})
+		last = m[1]
+	}
+	if last < len(out) {
+		segs = append(segs, segment{text: out[last:]})
+	}
+	return segs
+}
+
+var imageMIME = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml", ".gif": "image/gif"}
+
+// image reads a saved image: its MIME type and content, or ok false when
+// it is gone or not an image type notebooks show.
+func (t *Transcript) image(path string) (mime string, data []byte, ok bool) {
+	mime = imageMIME[strings.ToLower(filepath.Ext(path))]
+	if mime == "" {
+		return "", nil, false
+	}
+	if !filepath.IsAbs(path) && t.Dir != "" {
+		path = filepath.Join(t.Dir, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, false
+	}
+	return mime, data, true
+}
+
+var dashesRE = regexp.MustCompile(`(?m)^-{20,}\n`)
+var errorLineRE = regexp.MustCompile(`^([A-Za-z_][\w.]*)(?::\s?(.*))?$`)
+
+// splitError separates the traceback at the end of a failed cell's output
+// from what the cell printed before it, as the kernel formats it: IPython's
+// line of dashes and "Name  Traceback (most recent call last)", or a
+// syntax error's "Cell In[n], line m". The last line names the error.
+func splitError(out string) (before, ename, evalue string, traceback []string) {
+	out = strings.TrimRight(out, "\n")
+	start := -1
+	if locs := dashesRE.FindAllStringIndex(out, -1); len(locs) > 0 {
+		start = locs[len(locs)-1][0]
+	} else if i := strings.LastIndex(out, "  Cell In["); i >= 0 && (i == 0 || out[i-1] == '\n') {
+		start = i
+	} else if i := strings.LastIndex(out, "\n"); i >= 0 {
+		start = i + 1
+	} else {
+		start = 0
+	}
+	before, tb := out[:start], out[start:]
+	tbLines := strings.Split(tb, "\n")
+	last := strings.TrimSpace(tbLines[len(tbLines)-1])
+	if m := errorLineRE.FindStringSubmatch(last); m != nil {
+		ename, evalue = m[1], m[2]
+	} else {
+		ename, evalue = "Error", last
+	}
+	return before, ename, evalue, tbLines
+}
+
+// Notebook renders the transcript as an nbformat 4.5 notebook: prompts,
+// answers, thoughts (with opts.Thoughts), notes and tool calls as markdown
+// cells, code as code cells with their outputs (streams, errors, images as
+// image/png or their own type).
+func (t *Transcript) Notebook(opts Options) *Notebook {
+	nb := New()
+	if t.Title != "" {
+		nb.Metadata["title"] = t.Title
+	}
+	count := 0
+	for _, e := range t.Entries {
+		id := fmt.Sprintf("cell-%d", len(nb.Cells)+1)
+		switch e.Kind {
+		case KindCode:
+			count++
+			n := count
+			c := Cell{ID: id, CellType: Code, Source: e.Code, ExecutionCount: &n, Metadata: map[string]any{}}
+			if e.By != "" {
+				c.Metadata["freeact"] = map[string]any{"by": e.By}
+			}
+			c.Outputs = t.outputs(e)
+			nb.Cells = append(nb.Cells, c)
+		default:
+			md := t.markdown(e, opts)
+			if md == "" {
+				continue
+			}
+			nb.Cells = append(nb.Cells, Cell{ID: id, CellType: Markdown, Source: md, Metadata: map[string]any{}})
+		}
+	}
+	return nb
+}
+
+// outputs turns a code entry's output into notebook outputs.
+func (t *Transcript) outputs(e Entry) []Output {
+	out := e.Output
+	var errOut *Output
+	if e.Error && strings.TrimSpace(out) != "" {
+		before, ename, evalue, tb := splitError(out)
+		errOut = &Output{OutputType: Error, Ename: ename, Evalue: evalue, Traceback: tb}
+		out = before
+	}
+	var outs []Output
+	for _, s := range segments(out) {
+		if s.image == "" {
+			if s.text != "" {
+				outs = append(outs, Output{OutputType: Stream, Name: "stdout", Text: s.text})
+			}
+			continue
+		}
+		mime, data, ok := t.image(s.image)
+		if !ok {
+			outs = append(outs, Output{OutputType: Stream, Name: "stdout", Text: fmt.Sprintf("![image](%s)\n", s.image)})
+			continue
+		}
+		d := map[string]string{"text/plain": "<image>"}
+		if mime == "image/svg+xml" {
+			d[mime] = string(data)
+		} else {
+			d[mime] = base64.StdEncoding.EncodeToString(data)
+		}
+		outs = append(outs, Output{OutputType: DisplayData, Data: d})
+	}
+	if errOut != nil {
+		outs = append(outs, *errOut)
+	}
+	// Adjacent streams (text around a dropped image) become one.
+	var merged []Output
+	for _, o := range outs {
+		if n := len(merged); n > 0 && o.OutputType == Stream && merged[n-1].OutputType == Stream {
+			merged[n-1].Text += o.Text
+			continue
+		}
+		merged = append(merged, o)
+	}
+	return merged
+}
+
+// markdown is the markdown of a non-code entry; "" leaves it out.
+func (t *Transcript) markdown(e Entry, opts Options) string {
+	switch e.Kind {
+	case KindPrompt:
+		return "**You:**\n\n" + e.Text
+	case KindAnswer:
+		return e.Text
+	case KindThought:
+		if !opts.Thoughts || strings.TrimSpace(e.Text) == "" {
+			return ""
+		}
+		return "<details><summary>Thoughts</summary>\n\n" + e.Text + "\n\n</details>"
+	case KindTool:
+		return "*Tool call: " + e.Text + "*"
+	case KindNote:
+		return "> " + strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "\n> ")
+	}
+	return ""
+}
+
+// Fence returns a Markdown code fence for text: three backticks, or more
+// than the longest run of backticks in text.
+func Fence(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+func fenced(text, lang string) string {
+	f := Fence(text)
+	return f + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + f
+}
+
+// Markdown renders the transcript as a Markdown document; images stay
+// links to their files.
+func (t *Transcript) Markdown(opts Options) string {
+	var parts []string
+	if t.Title != "" {
+		parts = append(parts, "# "+t.Title)
+	}
+	for _, e := range t.Entries {
+		if e.Kind != KindCode {
+			if md := t.markdown(e, opts); md != "" {
+				parts = append(parts, md)
+			}
+			continue
+		}
+		head := "**Code**"
+		if e.By != "" {
+			head += " (" + e.By + ")"
+		}
+		parts = append(parts, head+"\n\n"+fenced(e.Code, "python"))
+		for _, s := range segments(e.Output) {
+			switch {
+			case s.image != "":
+				parts = append(parts, fmt.Sprintf("![image](%s)", s.image))
+			case strings.TrimSpace(s.text) != "":
+				parts = append(parts, fenced(s.text, ""))
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// HTML renders the transcript as one self-contained page: Markdown through
+// goldmark (raw HTML in the conversation is left out), images embedded as
+// data URLs.
+func (t *Transcript) HTML(opts Options) (string, error) {
+	var body bytes.Buffer
+	render := func(src string) error { return md.Convert([]byte(src), &body) }
+	if t.Title != "" {
+		fmt.Fprintf(&body, "<h1>%s</h1>\n", html.EscapeString(t.Title))
+	}
+	for _, e := range t.Entries {
+		if e.Kind == KindThought && opts.Thoughts && strings.TrimSpace(e.Text) != "" {
+			body.WriteString("<details class=\"thoughts\"><summary>Thoughts</summary>\n")
+			if err := render(e.Text); err != nil {
+				return "", err
+			}
+			body.WriteString("</details>\n")
+			continue
+		}
+		if e.Kind != KindCode {
+			if src := t.markdown(e, Options{}); src != "" {
+				if err := render(src); err != nil {
+					return "", err
+				}
+			}
+			continue
+		}
+		by := ""
+		if e.By != "" {
+			by = " <span class=\"by\">(" + html.EscapeString(e.By) + ")</span>"
+		}
+		fmt.Fprintf(&body, "<div class=\"cell\"><div class=\"label\">Code%s</div><pre class=\"code\"><code class=\"language-python\">%s</code></pre>\n", by, html.EscapeString(strings.TrimRight(e.Code, "\n")))
+		for _, s := range segments(e.Output) {
+			switch {
+			case s.image != "":
+				if mime, data, ok := t.image(s.image); ok {
+					fmt.Fprintf(&body, "<img alt=\"image\" src=\"data:%s;base64,%s\">\n", mime, base64.StdEncoding.EncodeToString(data))
+				} else {
+					fmt.Fprintf(&body, "<p class=\"missing\">image %s (file not found)</p>\n", html.EscapeString(s.image))
+				}
+			case strings.TrimSpace(s.text) != "":
+				class := "output"
+				if e.Error {
+					class += " error"
+				}
+				fmt.Fprintf(&body, "<pre class=\"%s\">%s</pre>\n", class, html.EscapeString(strings.TrimRight(s.text, "\n")))
+			}
+		}
+		body.WriteString("</div>\n")
+	}
+	title := t.Title
+	if title == "" {
+		title = "freeact conversation"
+	}
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>` + html.EscapeString(title) + `</title>
+<style>
+body{font:15px/1.55 system-ui,sans-serif;max-width:860px;margin:2em auto;padding:0 1em;color:#1c1c1a;background:#fafaf9}
+pre{padding:.6em .9em;overflow:auto;border-radius:8px;font:13px/1.45 ui-monospace,monospace;white-space:pre-wrap}
+pre.code{background:#f1f1ef}pre.output{background:#fff;border:1px solid #e4e4e0}pre.error{color:#b42318}
+.cell{margin:1em 0}.label{font-size:12px;color:#6b6b66}img{max-width:100%;display:block;margin:.5em 0}
+blockquote{border-left:3px solid #8b87f5;margin-left:0;padding-left:1em;color:#4a4a46}
+@media (prefers-color-scheme: dark){body{background:#1c1c1a;color:#e8e8e3}pre.code{background:#2a2a27}pre.output{background:#222220;border-color:#3a3a36}.label,blockquote{color:#a3a39c}}
+</style></head><body>
+` + body.String() + `</body></html>
+`, nil
+}

@@ -1,0 +1,315 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/notebook"
+)
+
+// Notes are what the agent writes into the conversation about what the
+// user did with the kernel, so that the model knows: code the user edited
+// before approving it, cells the user ran, the kernel's state restored or
+// lost, a variable the prompt mentions, a notebook the session started
+// from. Each is a text part in a tagged form the model reads easily and
+// ParseNote reads back exactly (code and output sit in fences longer than
+// any run of backticks inside them), for replays, the window and exports.
+
+// Kinds of notes.
+const (
+	NoteUserCell    = "user-cell"
+	NoteKernelState = "kernel-state"
+	NoteVariable    = "variable"
+	NoteNotebook    = "notebook"
+)
+
+// Kernel state events a NoteKernelState records.
+const (
+	StateRestarted   = "restarted"    // the user restarted the kernel
+	StateReplayed    = "replayed"     // the user replayed the session's cells
+	StateSkipped     = "skipped"      // the user chose not to restore the state
+	StateNotRestored = "not-restored" // the user went on without restoring it
+)
+
+// Note is a note read back from a conversation.
+type Note struct {
+	Kind string
+	// A user cell: its source (CellRerun or CellNotebook), the id of the
+	// cell it ran again or of its notebook cell, the code, its output and
+	// whether it failed.
+	Source, Of   string
+	Code, Output string
+	Error        bool
+	// A kernel state note: the event, and for a replay how many cells ran
+	// of how many planned.
+	Event        string
+	Ran, Planned int
+	// Text is what a kernel state or variable note says.
+	Text string
+	// Name of a variable note.
+	Name string
+	// Path and cells of a notebook note.
+	Path  string
+	Cells []NotebookCell
+}
+
+// NotebookCell is a cell of a notebook the user opened.
+type NotebookCell struct {
+	ID   string `json:"id"`
+	Type string `json:"type"` // "markdown" or "code"
+	// Source is the cell's text.
+	Source string `json:"source"`
+	// Output is the text the cell had when the notebook was saved, cut to
+	// 2,000 characters; images are left out.
+	Output string `json:"output,omitempty"`
+}
+
+func fenced(text, lang string) string {
+	f := notebook.Fence(text)
+	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
+}
+
+// readFence reads a fenced block starting at lines[i] with the info
+// string lang; it returns the content and the index after the closing
+// fence.
+func readFence(lines []string, i int, lang string) (string, int, bool) {
+	if i >= len(lines) {
+		return "", i, false
+	}
+	open := lines[i]
+	ticks := strings.TrimSuffix(open, lang)
+	if len(ticks) < 3 || strings.Trim(ticks, "`") != "" || len(ticks)+len(lang) != len(open) {
+		return "", i, false
+	}
+	for j := i + 1; j < len(lines); j++ {
+		if lines[j] == ticks {
+			return strings.Join(lines[i+1:j], "\n"), j + 1, true
+		}
+	}
+	return "", i, false
+}
+
+const (
+	editedOpen  = "<edited-by-user>"
+	editedClose = "</edited-by-user>"
+	editedSays  = "The user edited your code before running it; this code ran instead of yours:"
+)
+
+// editedResult is the result of a code action the user edited: a note with
+// the code that ran, then its output.
+func editedResult(code, output string) string {
+	return editedOpen + "\n" + editedSays + "\n" + fenced(code, "python") + "\n" + editedClose + "\n" + output
+}
+
+// EditedCode reads the code that ran from the result of a code action the
+// user edited before approving it; ok is false for other results.
+func EditedCode(result string) (code, output string, ok bool) {
+	if !strings.HasPrefix(result, editedOpen+"\n"+editedSays+"\n") {
+		return "", "", false
+	}
+	lines := strings.Split(result, "\n")
+	code, next, ok := readFence(lines, 2, "python")
+	if !ok || next >= len(lines) || lines[next] != editedClose {
+		return "", "", false
+	}
+	return code, strings.Join(lines[next+1:], "\n"), true
+}
+
+// Sources of cells the user runs.
+const (
+	CellRerun    = "rerun"    // a past cell, as it was or edited
+	CellNotebook = "notebook" // a cell of a notebook the user opened
+	CellReplay   = "replay"   // one of the cells replayed to restore the kernel's state
+)
+
+var userCellRE = regexp.MustCompile(`^<user-cell source="([a-z]+)"(?: of="([^"]*)")? status="(ok|error)">$`)
+
+// userCellNote records a cell the user ran.
+func userCellNote(source, of, code, output string, failed bool) string {
+	status := "ok"
+	if failed {
+		status = "error"
+	}
+	attrOf := ""
+	if of != "" {
+		attrOf = fmt.Sprintf(" of=%q", of)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<user-cell source=%q%s status=%q>\n", source, attrOf, status)
+	b.WriteString("The user ran this code in the kernel themselves (it was not a tool call of yours):\n")
+	b.WriteString(fenced(code, "python") + "\n")
+	switch {
+	case failed:
+		b.WriteString("It failed:\n" + fenced(output, "") + "\n")
+	case strings.TrimSpace(output) == "":
+		b.WriteString("It printed nothing.\n")
+	default:
+		b.WriteString("Output:\n" + fenced(output, "") + "\n")
+	}
+	b.WriteString("</user-cell>")
+	return b.String()
+}
+
+var stateRE = regexp.MustCompile(`^<kernel-state event="([a-z-]+)"(?: ran="(\d+)" of="(\d+)")?>([\s\S]*)</kernel-state>$`)
+
+// stateNote records what happened to the kernel's state; ran and planned
+// count a replay's cells.
+func stateNote(event, text string, ran, planned int) string {
+	counts := ""
+	if event == StateReplayed {
+		counts = fmt.Sprintf(" ran=\"%d\" of=\"%d\"", ran, planned)
+	}
+	return fmt.Sprintf("<kernel-state event=%q%s>%s</kernel-state>", event, counts, text)
+}
+
+var variableRE = regexp.MustCompile(`^<variable name="([^"]+)">\n([\s\S]*)\n</variable>$`)
+
+// variableNote tells the model about a variable the prompt mentions.
+func variableNote(name, text string) string {
+	return fmt.Sprintf("<variable name=%q>\n%s\n</variable>", name, strings.TrimRight(text, "\n"))
+}
+
+var (
+	notebookRE     = regexp.MustCompile(`^<notebook path="([^"]*)" cells="(\d+)">$`)
+	notebookCellRE = regexp.MustCompile(`^Cell ([\w.-]+) \((markdown|code)\):$`)
+)
+
+const (
+	notebookSays    = "The user opened this notebook to start the session; its cells follow. Its code has not run in this kernel unless a later message says so."
+	savedOutputSays = "Output when the notebook was saved:"
+)
+
+// notebookNote gives the model the cells of a notebook the user opened.
+func notebookNote(path string, cells []NotebookCell) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<notebook path=%q cells=\"%d\">\n%s\n", path, len(cells), notebookSays)
+	for _, c := range cells {
+		lang := "python"
+		if c.Type != notebook.Code {
+			lang = "markdown"
+		}
+		fmt.Fprintf(&b, "Cell %s (%s):\n%s\n", c.ID, c.Type, fenced(c.Source, lang))
+		if c.Output != "" {
+			b.WriteString(savedOutputSays + "\n" + fenced(c.Output, "") + "\n")
+		}
+	}
+	b.WriteString("</notebook>")
+	return b.String()
+}
+
+// ParseNote reads a note the agent wrote into a user message; ok is false
+// for anything else (what the user typed).
+func ParseNote(text string) (Note, bool) {
+	switch {
+	case strings.HasPrefix(text, "<user-cell "):
+		return parseUserCell(text)
+	case strings.HasPrefix(text, "<kernel-state "):
+		m := stateRE.FindStringSubmatch(text)
+		if m == nil {
+			return Note{}, false
+		}
+		n := Note{Kind: NoteKernelState, Event: m[1], Text: m[4]}
+		n.Ran, _ = strconv.Atoi(m[2])
+		n.Planned, _ = strconv.Atoi(m[3])
+		return n, true
+	case strings.HasPrefix(text, "<variable "):
+		m := variableRE.FindStringSubmatch(text)
+		if m == nil {
+			return Note{}, false
+		}
+		return Note{Kind: NoteVariable, Name: m[1], Text: m[2]}, true
+	case strings.HasPrefix(text, "<notebook "):
+		return parseNotebookNote(text)
+	}
+	return Note{}, false
+}
+
+func parseUserCell(text string) (Note, bool) {
+	lines := strings.Split(text, "\n")
+	if len(lines) < 4 || lines[len(lines)-1] != "</user-cell>" {
+		return Note{}, false
+	}
+	m := userCellRE.FindStringSubmatch(lines[0])
+	if m == nil {
+		return Note{}, false
+	}
+	n := Note{Kind: NoteUserCell, Source: m[1], Of: m[2], Error: m[3] == "error"}
+	code, i, ok := readFence(lines, 2, "python")
+	if !ok || i >= len(lines) {
+		return Note{}, false
+	}
+	n.Code = code
+	switch lines[i] {
+	case "It printed nothing.":
+		i++
+	case "It failed:", "Output:":
+		if n.Output, i, ok = readFence(lines, i+1, ""); !ok {
+			return Note{}, false
+		}
+	default:
+		return Note{}, false
+	}
+	if i != len(lines)-1 {
+		return Note{}, false
+	}
+	return n, true
+}
+
+func parseNotebookNote(text string) (Note, bool) {
+	lines := strings.Split(text, "\n")
+	if len(lines) < 3 || lines[len(lines)-1] != "</notebook>" || lines[1] != notebookSays {
+		return Note{}, false
+	}
+	m := notebookRE.FindStringSubmatch(lines[0])
+	if m == nil {
+		return Note{}, false
+	}
+	n := Note{Kind: NoteNotebook, Path: m[1]}
+	for i := 2; i < len(lines)-1; {
+		cm := notebookCellRE.FindStringSubmatch(lines[i])
+		if cm == nil {
+			return Note{}, false
+		}
+		lang := "python"
+		if cm[2] != notebook.Code {
+			lang = "markdown"
+		}
+		src, next, ok := readFence(lines, i+1, lang)
+		if !ok {
+			return Note{}, false
+		}
+		c := NotebookCell{ID: cm[1], Type: cm[2], Source: src}
+		if next < len(lines) && lines[next] == savedOutputSays {
+			if c.Output, next, ok = readFence(lines, next+1, ""); !ok {
+				return Note{}, false
+			}
+		}
+		n.Cells = append(n.Cells, c)
+		i = next
+	}
+	if want, _ := strconv.Atoi(m[2]); want != len(n.Cells) {
+		return Note{}, false
+	}
+	return n, true
+}
+
+// mergeUserTurns joins adjacent user messages that hold no tool results
+// (notes recorded between turns, then the prompt) into one, so requests
+// alternate between the user and the model as every provider expects.
+func mergeUserTurns(msgs []model.Message) []model.Message {
+	plain := func(m model.Message) bool { return m.Role == model.RoleUser && len(m.FunctionResponses()) == 0 }
+	out := make([]model.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if n := len(out); n > 0 && plain(m) && plain(out[n-1]) {
+			prev := out[n-1]
+			prev.Parts = append(append([]model.Part(nil), prev.Parts...), m.Parts...)
+			out[n-1] = prev
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// trim is what a note keeps of text: one trailing newline goes.
+func trim(s string) string { return strings.TrimSuffix(s, "\n") }
+
+func TestNotesRoundTrip(t *testing.T) {
+	tricky := []string{"", "x = 1", "print('a')\n", "```\nfenced\n```", "````python\n``` ` ``\n", "</user-cell>\nOutput:\n```", "line\n\n\nend\n\n"}
+	for _, code := range tricky {
+		for _, out := range tricky {
+			for _, failed := range []bool{false, true} {
+				n, ok := ParseNote(userCellNote(CellRerun, "call_1", code, out, failed))
+				wantOut := trim(out)
+				if !failed && strings.TrimSpace(out) == "" {
+					wantOut = ""
+				}
+				if !ok || n.Kind != NoteUserCell || n.Source != CellRerun || n.Of != "call_1" || n.Code != trim(code) || n.Output != wantOut || n.Error != failed {
+					t.Errorf("user cell %q / %q / %v: got %+v, %v", code, out, failed, n, ok)
+				}
+			}
+			gotCode, gotOut, ok := EditedCode(editedResult(code, out))
+			if !ok || gotCode != trim(code) || gotOut != out {
+				t.Errorf("edited %q / %q: got %q / %q, %v", code, out, gotCode, gotOut, ok)
+			}
+		}
+	}
+	if n, ok := ParseNote(userCellNote(CellNotebook, "", "a", "b", false)); !ok || n.Of != "" || n.Source != CellNotebook {
+		t.Errorf("without of: %+v %v", n, ok)
+	}
+	n, ok := ParseNote(stateNote(StateReplayed, "Because the kernel had died, ...", 3, 5))
+	if !ok || n.Kind != NoteKernelState || n.Event != StateReplayed || n.Ran != 3 || n.Planned != 5 || n.Text != "Because the kernel had died, ..." {
+		t.Errorf("state note %+v %v", n, ok)
+	}
+	if n, ok := ParseNote(stateNote(StateSkipped, "gone", 0, 0)); !ok || n.Event != StateSkipped || n.Ran != 0 {
+		t.Errorf("skip note %+v %v", n, ok)
+	}
+	if n, ok := ParseNote(variableNote("df", "pandas.DataFrame\nfirst rows:\n  a\n0 1\n")); !ok || n.Name != "df" || n.Text != "pandas.DataFrame\nfirst rows:\n  a\n0 1" {
+		t.Errorf("variable note %+v %v", n, ok)
+	}
+	cells := []NotebookCell{
+		{ID: "a1", Type: "markdown", Source: "# Title\n\nSome ```code``` here"},
+		{ID: "cell-2", Type: "code", Source: "import pandas as pd\ndf = pd.read_csv('x.csv')", Output: "   a\n0  1"},
+		{ID: "c3", Type: "code", Source: "print('Cell c4 (code):')"},
+	}
+	n, ok = ParseNote(notebookNote("work/analysis.ipynb", cells))
+	if !ok || n.Kind != NoteNotebook || n.Path != "work/analysis.ipynb" || !reflect.DeepEqual(n.Cells, cells) {
+		t.Errorf("notebook note %+v %v", n, ok)
+	}
+}
+
+func TestParseNoteRejectsUserText(t *testing.T) {
+	for _, s := range []string{
+		"Plot sin(x)",
+		"<user-cell source=\"rerun\" status=\"ok\">\nnot the format\n</user-cell>",
+		"<kernel-state event=\"skipped\">unclosed",
+		"<variable name=\"x\">no newline</variable>",
+		"<notebook path=\"a\" cells=\"2\">\n" + notebookSays + "\n</notebook>",
+		editedOpen + "\nsomething else",
+	} {
+		if n, ok := ParseNote(s); ok {
+			t.Errorf("ParseNote(%q) = %+v", s, n)
+		}
+		if _, _, ok := EditedCode(s); ok {
+			t.Errorf("EditedCode(%q) matched", s)
+		}
+	}
+}
+
+func FuzzParseNote(f *testing.F) {
+	f.Add("x = 1", "out", true)
+	f.Add("```", "````\n", false)
+	f.Add("</user-cell>", "It failed:", false)
+	f.Fuzz(func(t *testing.T, code, out string, failed bool) {
+		note := userCellNote(CellRerun, "c1", code, out, failed)
+		n, ok := ParseNote(note)
+		if !ok {
+			t.Fatalf("note of %q / %q does not parse:\n%s", code, out, note)
+		}
+		if n.Code != trim(code) {
+			t.Errorf("code %q, want %q", n.Code, trim(code))
+		}
+		// Arbitrary text never panics and is never taken for a note by
+		// accident unless it is one.
+		ParseNote(code)
+		EditedCode(out)
+		if c, o, ok := EditedCode(editedResult(code, out)); !ok || c != trim(code) || o != out {
+			t.Errorf("edited %q / %q: %q / %q %v", code, out, c, o, ok)
+		}
+	})
+}
+
+func msgs(parts ...any) []model.Message {
+	var out []model.Message
+	for _, p := range parts {
+		switch v := p.(type) {
+		case model.FunctionCall:
+			out = append(out, model.Message{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &v}}})
+		case model.FunctionResponse:
+			out = append(out, model.ToolResults(v))
+		case string:
+			out = append(out, model.UserText(v))
+		}
+	}
+	return out
+}
+
+func code(id, src string) model.FunctionCall {
+	return model.FunctionCall{ID: id, Name: ExecuteTool, Args: []byte(`{"code":` + quote(src) + `}`)}
+}
+
+func quote(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\"" }
+
+func ok(id, out string) model.FunctionResponse {
+	return model.FunctionResponse{ID: id, Name: ExecuteTool, Output: out}
+}
+
+func failed(id, out string) model.FunctionResponse {
+	return model.FunctionResponse{ID: id, Name: ExecuteTool, Output: out, IsError: true}
+}
+
+func TestReplayPlan(t *testing.T) {
+	reset := model.FunctionCall{ID: "r", Name: ResetTool, Args: []byte(`{}`)}
+	for _, c := range []struct {
+		name string
+		hist []model.Message
+		want []string
+	}{
+		{"successful cells in order", msgs("go", code("a", "x = 1"), ok("a", ""), code("b", "boom"), failed("b", "E"), code("c", "y = 2"), ok("c", "")), []string{"x = 1", "y = 2"}},
+		{"edited code is what ran", msgs(code("a", "x = 1"), ok("a", editedResult("x = 2", ""))), []string{"x = 2"}},
+		{"the user's own cells count", msgs(code("a", "x = 1"), ok("a", ""), userCellNote(CellRerun, "a", "z = 3", "", false), userCellNote(CellRerun, "a", "oops", "E", true)), []string{"x = 1", "z = 3"}},
+		{"the model's reset clears", msgs(code("a", "x = 1"), ok("a", ""), reset, model.FunctionResponse{ID: "r", Name: ResetTool, Output: "restarted"}, code("b", "y = 2"), ok("b", "")), []string{"y = 2"}},
+		{"a failed reset does not", msgs(code("a", "x = 1"), ok("a", ""), reset, model.FunctionResponse{ID: "r", Name: ResetTool, IsError: true}), []string{"x = 1"}},
+		{"skipping clears", msgs(code("a", "x = 1"), ok("a", ""), stateNote(StateSkipped, "", 0, 0), code("b", "y = 2"), ok("b", "")), []string{"y = 2"}},
+		{"going on without restoring clears", msgs(code("a", "x = 1"), ok("a", ""), stateNote(StateNotRestored, "", 0, 0)), nil},
+		{"a restart keeps the plan", msgs(code("a", "x = 1"), ok("a", ""), stateNote(StateRestarted, "", 0, 0)), []string{"x = 1"}},
+		{"a full replay keeps it", msgs(code("a", "x = 1"), ok("a", ""), code("b", "y = 2"), ok("b", ""), stateNote(StateReplayed, "", 2, 2)), []string{"x = 1", "y = 2"}},
+		{"a stopped replay keeps what ran", msgs(code("a", "x = 1"), ok("a", ""), code("b", "y = 2"), ok("b", ""), stateNote(StateReplayed, "", 1, 2), code("c", "z = 3"), ok("c", "")), []string{"x = 1", "z = 3"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, cell := range replayPlan(c.hist) {
+				got = append(got, cell.Code)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("plan %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestMergeUserTurns(t *testing.T) {
+	hist := msgs("note 1", "note 2", code("a", "x"), ok("a", "done"), "note 3", "prompt")
+	got := mergeUserTurns(hist)
+	if len(got) != 4 {
+		t.Fatalf("%d messages, want 4: %+v", len(got), got)
+	}
+	if got[0].Text() != "note 1note 2" || len(got[0].Parts) != 2 {
+		t.Errorf("first %+v", got[0])
+	}
+	if len(got[2].FunctionResponses()) != 1 || len(got[2].Parts) != 1 {
+		t.Errorf("tool results must stay alone: %+v", got[2])
+	}
+	if got[3].Text() != "note 3prompt" {
+		t.Errorf("last %+v", got[3])
+	}
+	if len(hist[0].Parts) != 1 {
+		t.Error("mergeUserTurns changed its input")
+	}
+}
+
+// A user message of notes alone is not a prompt, so turn numbers, forks
+// and compaction boundaries count what the user sent.
+func TestIsPrompt(t *testing.T) {
+	cell := userCellNote(CellRerun, "c1", "print(1)", "1", false)
+	tests := []struct {
+		name string
+		m    model.Message
+		want bool
+	}{
+		{"typed text", model.UserText("hello"), true},
+		{"an image", model.Message{Role: model.RoleUser, Parts: []model.Part{{Image: &model.Image{MIMEType: "image/png"}}}}, true},
+		{"a user cell", model.UserText(cell), false},
+		{"a revert note and a prompt", model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: RevertNotePrefix + "x</workspace-revert>"}, {Text: "go on"}}}, true},
+		{"a revert note alone", model.UserText(RevertNotePrefix + "x</workspace-revert>"), false},
+		{"tool results", model.ToolResults(model.FunctionResponse{ID: "c", Name: ExecuteTool, Output: "ok"}), false},
+		{"a model message", model.Message{Role: model.RoleModel, Parts: []model.Part{{Text: "hi"}}}, false},
+	}
+	for _, tt := range tests {
+		if got := IsPrompt(tt.m); got != tt.want {
+			t.Errorf("%s: IsPrompt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"iter"
+	"strings"
+
+	"github.com/freeact/desktop/agent/model"
+)
+
+// UserCell is code the user runs in the main agent's kernel themselves:
+// a past cell again (as it was or edited), or a notebook cell.
+type UserCell struct {
+	Code string
+	// Source is CellRerun or CellNotebook.
+	Source string
+	// Of is the id of the cell run again (a code action's call id), or
+	// the notebook cell's id.
+	Of string
+	// Ask approves the cell as a code action before it runs (permission
+	// rules for code actions apply), as for notebook cells the user did
+	// not write; a cell the user typed or chose to run again is not asked.
+	// The shell commands and tool calls inside a cell are asked either way.
+	Ask bool
+}
+
+// RunCells runs cells in the kernel as the user's own action: no model
+// call, one after another, each announced by a CellStarted event and
+// followed by its output like a code action's, the batch ended by
+// CellsFinished. Each cell that ran is recorded in the conversation with
+// its output, so the next model call sees what the user ran. A "no" (to a
+// cell that asks, or to a command inside one) or Cancel stops the batch.
+// It takes the place of a turn: only one of them runs at a time.
+func (a *Agent) RunCells(ctx context.Context, cells []UserCell) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		a.runCells(ctx, cells, emit)
+	})
+}
+
+func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)) {
+	source := CellRerun
+	if len(cells) > 0 {
+		source = cells[0].Source
+	}
+	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: source, Total: len(cells)}
+	defer func() {
+		a.sync()
+		emit(done)
+	}()
+	for i, c := range cells {
+		if ctx.Err() != nil {
+			done.Stopped = true
+			return
+		}
+		corr := newRunID()
+		meta := Meta{AgentID: a.id, CorrelationID: corr}
+		emit(&CellStarted{Meta: meta, Code: c.Code, Source: c.Source, Of: c.Of, Index: i + 1, Total: len(cells)})
+		if c.Ask {
+			ok, edited, err := a.approvals.askEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
+			if !ok {
+				emit(&CodeExecutionOutput{Meta: meta, Text: stopTextFor(err), Error: true})
+				done.Stopped = true
+				return
+			}
+			a.logRuleError(err)
+			if edited != "" && edited != c.Code {
+				c.Code = edited
+				emit(&CodeEdited{Meta: meta, Code: edited})
+			}
+		}
+		out, refused := a.execCell(ctx, emit, corr, c.Code)
+		done.Ran++
+		failed := out.Error || refused != nil
+		if failed {
+			done.Failed++
+		}
+		note := userCellNote(c.Source, c.Of, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
+		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
+			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+			done.Stopped = true
+			return
+		}
+		if refused != nil || ctx.Err() != nil {
+			done.Stopped = i < len(cells)-1 || ctx.Err() != nil
+			return
+		}
+	}
+}
+
+// refusedOutput is a cell's output as its note records it: after a "no",
+// what came before and the line saying what was rejected.
+func refusedOutput(text string, r *refusal) string {
+	if r == nil {
+		return text
+	}
+	return strings.TrimSpace(text + "\n" + r.text() + "\n" + rejectedText)
+}
+
+// stopTextFor says why a cell that asked did not run: a "no", or the
+// batch ended while it waited.
+func stopTextFor(err error) string {
+	if err == nil {
+		return rejectedText
+	}
+	return interruptedText
+}
+
+// newRunID returns the id of a cell the user runs: "run-" and eight hex
+// digits.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "run-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/notebook"
+	"github.com/freeact/desktop/internal/atomicfile"
+)
+
+// exportExt is the file name extension of each export format.
+var exportExt = map[string]string{agent.FormatNotebook: ".ipynb", agent.FormatMarkdown: ".md", agent.FormatHTML: ".html"}
+
+// ExportSession asks where to save the current session and writes it as a
+// Jupyter notebook ("ipynb"), Markdown ("md") or an HTML page ("html"),
+// with the model's thoughts when thoughts is set. It returns the path
+// written, or "" when the dialog was cancelled.
+func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
+	ext, ok := exportExt[format]
+	if !ok {
+		return "", fmt.Errorf("unknown export format %q: want ipynb, md or html", format)
+	}
+	ws, err := d.current()
+	if err != nil {
+		return "", err
+	}
+	ws.mu.Lock()
+	a, cfg := ws.agent, ws.cfg
+	ws.mu.Unlock()
+	if a == nil || a.SessionID() == "" {
+		return "", fmt.Errorf("there is no session to export (enable_persistence is off, or the kernel has not started)")
+	}
+	id := a.SessionID()
+	data, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts})
+	if err != nil {
+		return "", err
+	}
+	p, err := d.host.saveFile("Export the session", ws.dir, "session-"+id[:min(8, len(id))]+ext)
+	if err != nil {
+		return "", fmt.Errorf("save dialog: %w", err)
+	}
+	if p == "" {
+		return "", nil
+	}
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	return p, nil
+}
+
+// runExport is `freeact export`: a saved session as a notebook, Markdown or
+// HTML, to a file or stdout.
+func runExport(_ context.Context, args []string, _ Build, s Streams) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	ws := fs.String("workspace", ".", "the workspace `directory`")
+	id := fs.String("session", "", "the `id` of the session to export (a folder name under .freeact/sessions)")
+	format := fs.String("format", agent.FormatNotebook, "ipynb (a Jupyter notebook), md or html")
+	out := fs.String("o", "", "write to this `file` instead of stdout")
+	thoughts := fs.Bool("thoughts", false, "include the model's thoughts")
+	if err := parseFlags(fs, args, s.Err); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError{fmt.Errorf("export takes no arguments, got %q (use --session ID)", fs.Args())}
+	case *id == "":
+		return usageError{fmt.Errorf("export needs --session ID: the ids are the folder names in %s", filepath.Join(*ws, ".freeact", "sessions"))}
+	}
+	if _, ok := exportExt[*format]; !ok {
+		return usageError{fmt.Errorf("--format %q: use ipynb, md or html", *format)}
+	}
+	dir, err := filepath.Abs(*ws)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", *ws, err)
+	}
+	// Only the sessions are read: agent.json need not load.
+	cfg := &config.Config{Dir: dir, FreeactDir: filepath.Join(dir, config.FreeactDir)}
+	data, err := agent.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts})
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err := s.Out.Write(data)
+		return err
+	}
+	if err := atomicfile.Write(*out, data, 0o644); err != nil {
+		return fmt.Errorf("export to %s: %w", *out, err)
+	}
+	if !strings.HasSuffix(*out, exportExt[*format]) {
+		fmt.Fprintf(s.Err, "note: %s is a %s file but does not end with %s\n", *out, *format, exportExt[*format])
+	}
+	return nil
+}
