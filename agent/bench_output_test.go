@@ -3,16 +3,14 @@ package agent_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // BenchmarkLargeOutput: a code action printing 10 MB (100,000 lines of
@@ -46,30 +44,6 @@ func BenchmarkLargeOutput(b *testing.B) {
 	defer a.Stop()
 	var worst float64
 	turn := func() (time.Duration, int) {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		base := ms.HeapAlloc
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			var m runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(2 * time.Millisecond):
-				}
-				runtime.ReadMemStats(&m)
-				peak.Store(max(peak.Load(), m.HeapAlloc))
-			}
-		})
-		defer func() {
-			close(stop)
-			wg.Wait()
-			worst = max(worst, float64(peak.Load()-min(base, peak.Load()))/(lines*width))
-		}()
 		t0 := time.Now()
 		var d time.Duration
 		n, chunks := 0, 0
@@ -90,8 +64,10 @@ func BenchmarkLargeOutput(b *testing.B) {
 	var durs []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, _ := turn()
+		var d time.Duration
+		grew := testenv.HeapGrowth(func() { d, _ = turn() })
 		durs = append(durs, d)
+		worst = max(worst, float64(grew)/(lines*width))
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(median(durs).Microseconds())/1000, "ms-p50")

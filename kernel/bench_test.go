@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // BenchmarkColdStart: a new server and kernel, from nothing to the first result.
@@ -189,38 +188,12 @@ func BenchmarkOutputMemory(b *testing.B) {
 	code := fmt.Sprintf("import sys\nline = 'z' * 999 + '\\n'\nfor _ in range(%d): sys.stdout.write(line)", size/1000)
 	worst := 0.0
 	for i := 0; i < b.N; i++ {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		base := ms.HeapAlloc
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var m runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(2 * time.Millisecond):
-				}
-				runtime.ReadMemStats(&m)
-				if m.HeapAlloc > peak.Load() {
-					peak.Store(m.HeapAlloc)
-				}
-			}
-		}()
-		res := run(b, k, code)
-		close(stop)
-		wg.Wait()
+		var res *Result
+		grew := testenv.HeapGrowth(func() { res = run(b, k, code) })
 		if len(res.Text) != size {
 			b.Fatalf("got %d bytes", len(res.Text))
 		}
-		if ratio := float64(peak.Load()-min(base, peak.Load())) / size; ratio > worst {
-			worst = ratio
-		}
+		worst = max(worst, float64(grew)/size)
 	}
 	b.ReportMetric(worst, "peak-heap/output")
 }
