@@ -161,6 +161,10 @@ test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 test-package: package ## build the .deb and check it
 	scripts/check-deb.sh dist/freeact_*.deb
 
+.PHONY: bench-compare
+bench-compare: ## this app against freeact 0.11.2/ipybox side by side (installs the reference in .cache/bench; ROUNDS=5)
+	@scripts/bench/compare.sh
+
 .PHONY: clean
 clean: ## remove build outputs (keeps downloaded dependencies)
 	rm -rf build/bin dist test-output frontend/dist/assets frontend/dist/index.html

@@ -451,6 +451,12 @@ func (a *Agent) openSession() error {
 	return nil
 }
 
+// spareAfter is how long a local server's warm pool waits, idle, before it
+// starts its spare kernel: the memory of a second kernel is not spent at
+// start, only once the app has settled or the first subagent starts
+// (newSubagent warms the pool), so the next subagents start at once.
+const spareAfter = time.Minute
+
 // startServer settles where code actions run: the executors of the
 // options, else kernels on the Jupyter server of jupyter_url, else on a
 // local server it starts (provisioning Python when needed).
@@ -494,6 +500,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
 		PythonPath: []string{a.cfg.GeneratedDir()},
 		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
+		WarmAfter: spareAfter,
 	})
 	if err != nil {
 		step := StepServer

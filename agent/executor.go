@@ -46,3 +46,6 @@ func (j jupyter) StartExecutor(ctx context.Context, opts kernel.KernelOptions) (
 	}
 	return k, nil
 }
+
+// Warm starts the server's spare kernel now, if its warm pool holds one back.
+func (j jupyter) Warm() { j.srv.Warm() }

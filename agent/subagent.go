@@ -88,6 +88,11 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 	}
 	sub.startMCP(ctx, search)
 	sub.tools = sub.toolDeclarations()
+	// Subagents are in use: the pool keeps a spare from now on, so the
+	// next one starts without waiting for a kernel.
+	if w, ok := a.executors.(interface{ Warm() }); ok {
+		w.Warm()
+	}
 	if err := sub.startKernel(ctx); err != nil {
 		_ = sub.stopMCP()
 		return nil, err

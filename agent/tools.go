@@ -161,7 +161,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	var (
 		mu      sync.Mutex
 		refused *refusal
-		before  strings.Builder // output up to the rejection
+		before  []string // output up to the rejection, chunk by chunk (no copy)
 	)
 	// The kernel hands the context's values to the host methods of this
 	// cell's requests: that is how the host knows which cell asks.
@@ -191,7 +191,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 			mu.Unlock()
 			return
 		}
-		before.WriteString(c.Text)
+		before = append(before, c.Text)
 		mu.Unlock()
 		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
 	})
@@ -205,7 +205,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	mu.Lock()
 	r := refused
 	if r != nil {
-		out.Text, out.Error, out.Rejected = strings.TrimRight(before.String(), "\n"), false, r.what
+		out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.what
 	}
 	mu.Unlock()
 	if r == nil && err != nil {

@@ -328,12 +328,55 @@ func (c *conn) interrupt(ctx context.Context) error {
 	return nil
 }
 
-// initPool starts the first spare kernel when the warm pool is on.
+// initPool starts the first spare kernel when the warm pool is on, or with
+// WarmAfter the timer that starts it once the server is idle.
 func (s *Server) initPool() {
 	if !s.warm {
 		return
 	}
 	s.spare = make(chan spareKernel, 1)
+	if s.warmAfter <= 0 {
+		s.warmed = true
+		s.refill()
+		return
+	}
+	s.touch()
+	s.mu.Lock()
+	s.idle = time.AfterFunc(s.warmAfter, s.warmWhenIdle)
+	s.mu.Unlock()
+}
+
+// touch notes that the server is in use (a kernel start, a cell).
+func (s *Server) touch() { s.lastUse.Store(time.Now().UnixNano()) }
+
+// warmWhenIdle starts the spare when the server has been idle for
+// WarmAfter, else looks again when it will have been.
+func (s *Server) warmWhenIdle() {
+	if left := s.warmAfter - time.Since(time.Unix(0, s.lastUse.Load())); left > 0 {
+		s.mu.Lock()
+		if !s.closed && !s.warmed {
+			s.idle.Reset(left)
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.Warm()
+}
+
+// Warm starts the warm pool's first spare kernel now, if the pool holds it
+// back (ServerOptions.WarmAfter) and has not started it yet. It does not
+// wait for the kernel. Call it when kernels will soon be wanted (the first
+// subagent).
+func (s *Server) Warm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spare == nil || s.warmed || s.closed {
+		return
+	}
+	s.warmed = true
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	s.refill()
 }
 
@@ -358,7 +401,11 @@ func (s *Server) refill() {
 // takeConn returns a started kernel: the spare one if the pool has one
 // (refilling it), else a new one.
 func (s *Server) takeConn(ctx context.Context) (*conn, error) {
-	if s.spare == nil {
+	s.touch()
+	s.mu.Lock()
+	cold := s.spare == nil || !s.warmed
+	s.mu.Unlock()
+	if cold {
 		return s.startConn(ctx)
 	}
 	select {

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,59 @@ func TestStreamingChunks(t *testing.T) {
 	}
 	if joined.String() != res.Text || chunks[len(chunks)-1].Kind != ChunkStderr {
 		t.Fatalf("chunks %+v do not add up to %q", chunks, res.Text)
+	}
+}
+
+// Writes are batched in the kernel while a cell runs (freeact_kernel's
+// _OutputBatch): output written without a flush still reaches the host while
+// the code runs, whatever writes it (print, a thread, a nested cell), in the
+// order written to each stream, and the streams are themselves again after
+// the cell.
+func TestBatchedOutputStreams(t *testing.T) {
+	for _, py := range []struct {
+		name string
+		py   func(testing.TB) string
+	}{{"new", newPython}, {"old", oldPython}} {
+		t.Run(py.name, func(t *testing.T) { testBatchedOutput(t, sharedServer(t, py.py(t))) })
+	}
+}
+
+func testBatchedOutput(t *testing.T, s *Server) {
+	for _, v := range []struct{ name, code string }{
+		{"print", "print('tick')"},
+		{"write", "import sys; sys.stderr.write('tick\\n')"},
+		{"thread", "import threading; th = threading.Thread(target=print, args=('tick',)); th.start(); th.join()"},
+		{"nested cell", "get_ipython().run_cell(\"print('tick')\")"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			k := startKernel(t, s, KernelOptions{})
+			seen := filepath.Join(t.TempDir(), "seen")
+			// The cell waits, without flushing, until the host has the line.
+			code := v.code + fmt.Sprintf(`
+import os, time
+deadline = time.monotonic() + 60
+while not os.path.exists(%q):
+    if time.monotonic() > deadline:
+        raise SystemExit("the host never saw the output")
+    time.sleep(0.01)
+print('done')`, seen)
+			var once sync.Once
+			res, err := k.Execute(context.Background(), code, func(c Chunk) {
+				if strings.Contains(c.Text, "tick") {
+					once.Do(func() { _ = os.WriteFile(seen, nil, 0o644) })
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Error != nil || res.Text != "tick\ndone\n" {
+				t.Fatalf("text %q, error %v", res.Text, res.Error)
+			}
+			res = run(t, k, "import freeact_kernel as f; print(f._output.depth, len(f._output.saved))")
+			if res.Text != "1 2\n" {
+				t.Fatalf("cells running, streams batched: %s, want 1 2 (one cell, both streams)", res.Text)
+			}
+		})
 	}
 }
 

@@ -233,6 +233,7 @@ func (k *Kernel) ID() string {
 func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(Chunk)) (*Result, error) {
 	k.execMu.Lock()
 	defer k.execMu.Unlock()
+	k.srv.touch()
 	if err := k.ensureAlive(ctx); err != nil {
 		return nil, err
 	}

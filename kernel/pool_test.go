@@ -23,28 +23,7 @@ func TestWarmPool(t *testing.T) {
 	}
 	defer s.Close()
 
-	// kernelsWhen waits until the server runs want kernels and returns their ids.
-	kernelsWhen := func(want int) []string {
-		t.Helper()
-		var ids []string
-		testenv.Eventually(t, time.Minute, func() error {
-			var list []struct {
-				ID string `json:"id"`
-			}
-			if err := s.rest(context.Background(), http.MethodGet, "api/kernels", nil, &list); err != nil {
-				return err
-			}
-			ids = ids[:0]
-			for _, k := range list {
-				ids = append(ids, k.ID)
-			}
-			if len(ids) != want {
-				return fmt.Errorf("the server runs %d kernels, want %d", len(ids), want)
-			}
-			return nil
-		})
-		return ids
-	}
+	kernelsWhen := func(want int) []string { t.Helper(); return kernelsWhen(t, s, want) }
 
 	spare := kernelsWhen(1) // the pool's spare, before anyone asked
 	a := startKernel(t, s, KernelOptions{})
@@ -68,4 +47,74 @@ func TestWarmPool(t *testing.T) {
 	if r := run(t, b, "print('v' in dir())"); r.Text != "False\n" {
 		t.Errorf("pool kernels share state: %q", r.Text)
 	}
+}
+
+// kernelsWhen waits until s runs want kernels and returns their ids.
+func kernelsWhen(t *testing.T, s *Server, want int) []string {
+	t.Helper()
+	var ids []string
+	testenv.Eventually(t, time.Minute, func() error {
+		var list []struct {
+			ID string `json:"id"`
+		}
+		if err := s.rest(context.Background(), http.MethodGet, "api/kernels", nil, &list); err != nil {
+			return err
+		}
+		ids = ids[:0]
+		for _, k := range list {
+			ids = append(ids, k.ID)
+		}
+		if len(ids) != want {
+			return fmt.Errorf("the server runs %d kernels, want %d", len(ids), want)
+		}
+		return nil
+	})
+	return ids
+}
+
+// TestWarmPoolHeldBack checks WarmAfter: no spare at start nor with the
+// first kernel; Warm starts it and the next StartKernel takes it; left
+// idle, the server starts it by itself.
+func TestWarmPoolHeldBack(t *testing.T) {
+	py := newPython(t)
+	start := func(after time.Duration) *Server {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		s, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), WarmPool: true, WarmAfter: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	t.Run("warm", func(t *testing.T) {
+		s := start(time.Hour)
+		a := startKernel(t, s, KernelOptions{})
+		if ids := kernelsWhen(t, s, 1); ids[0] != a.ID() {
+			t.Fatalf("the server runs %v, want only the first kernel %s", ids, a.ID())
+		}
+		s.mu.Lock()
+		warmed := s.warmed
+		s.mu.Unlock()
+		if warmed {
+			t.Fatal("the pool started a spare before Warm or WarmAfter")
+		}
+		s.Warm()
+		ids := kernelsWhen(t, s, 2)
+		spare := ids[0]
+		if spare == a.ID() {
+			spare = ids[1]
+		}
+		b := startKernel(t, s, KernelOptions{})
+		if b.ID() != spare {
+			t.Errorf("kernel %s after Warm is not the spare %s", b.ID(), spare)
+		}
+		kernelsWhen(t, s, 3) // and the pool refilled
+	})
+	t.Run("idle", func(t *testing.T) {
+		s := start(200 * time.Millisecond)
+		a := startKernel(t, s, KernelOptions{})
+		run(t, a, "1+1")
+		kernelsWhen(t, s, 2) // the spare, once the server was idle
+	})
 }

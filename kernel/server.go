@@ -57,6 +57,12 @@ type ServerOptions struct {
 	PythonPath []string
 	// WarmPool keeps one spare kernel started, so StartKernel returns at once.
 	WarmPool bool
+	// WarmAfter, with WarmPool, holds the first spare back (a kernel is
+	// some 50 MB): it is started when Warm is called, or once the server
+	// has started no kernel and run no cell for this long, whichever comes
+	// first; until then StartKernel starts its kernel directly. 0 starts
+	// the spare with the server.
+	WarmAfter time.Duration
 	// Log, if set, receives the server's output.
 	Log io.Writer
 	// Sandbox, if set, runs every kernel under sandbox-runtime (srt);
@@ -71,6 +77,8 @@ type Server struct {
 	tls        *tls.Config
 	kernelName string
 	warm       bool
+	warmAfter  time.Duration
+	lastUse    atomic.Int64   // unix ns of the last kernel start or cell, for WarmAfter
 	maxMessage int64          // largest message the server accepts on a websocket
 	local      *ServerOptions // nil for a remote server
 	sandbox    *sandboxPaths  // set when kernels run under srt
@@ -82,6 +90,8 @@ type Server struct {
 	mu       sync.Mutex
 	launchMu sync.Mutex       // one relaunch at a time
 	spare    chan spareKernel // at most one spare kernel (warm pool)
+	warmed   bool             // the pool has started its first spare
+	idle     *time.Timer      // WarmAfter's timer while the pool is not warmed
 	closed   bool
 	live     map[string]*Kernel
 	wg       sync.WaitGroup
@@ -295,6 +305,7 @@ func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ 
 		http:       &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}},
 		kernelName: kernelName,
 		warm:       opts.WarmPool,
+		warmAfter:  opts.WarmAfter,
 		maxMessage: 1 << 30, // websocket_max_message_size in serverConfig
 		local:      &opts,
 		sandbox:    sandbox,
@@ -571,6 +582,9 @@ func (s *Server) Close() error {
 		kernels = append(kernels, k)
 	}
 	spare := s.spare
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	s.mu.Unlock()
 
 	var wg sync.WaitGroup

@@ -36,7 +36,7 @@ func (o Offloader) Text(s string) (string, bool) {
 	if len(s) <= o.MaxInlineBytes {
 		return s, false
 	}
-	rel, err := o.save([]byte(s), ".txt")
+	rel, err := save(o, s, ".txt") // as a string: a big output is not copied
 	if err != nil {
 		return s, false
 	}
@@ -51,7 +51,7 @@ func (o Offloader) JSON(v any) (string, bool) {
 	if err != nil || len(data) <= o.MaxInlineBytes {
 		return "", false
 	}
-	rel, err := o.save(data, ".json")
+	rel, err := save(o, data, ".json")
 	if err != nil {
 		return "", false
 	}
@@ -65,7 +65,7 @@ func (o Offloader) Binary(data []byte, mimeType string) (string, bool) {
 	if len(data) <= o.MaxInlineBytes {
 		return "", false
 	}
-	rel, err := o.save(data, Extension(mimeType))
+	rel, err := save(o, data, Extension(mimeType))
 	if err != nil {
 		return "", false
 	}
@@ -118,7 +118,7 @@ func lastRunes(s string, n int) string {
 
 // save writes data to a new file <8 hex><ext> in o.Dir and returns its path
 // relative to the workspace (forward slashes).
-func (o Offloader) save(data []byte, ext string) (string, error) {
+func save[T string | []byte](o Offloader, data T, ext string) (string, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return "", err
 	}
@@ -133,7 +133,13 @@ func (o Offloader) save(data []byte, ext string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		_, werr := f.Write(data)
+		var werr error
+		switch d := any(data).(type) {
+		case string:
+			_, werr = f.WriteString(d)
+		case []byte:
+			_, werr = f.Write(d)
+		}
 		cerr := f.Close()
 		if err := errors.Join(werr, cerr); err != nil {
 			os.Remove(name)
@@ -144,7 +150,7 @@ func (o Offloader) save(data []byte, ext string) (string, error) {
 			rel = filepath.ToSlash(r)
 		}
 		if o.Mirror != nil {
-			if err := o.Mirror(rel, data); err != nil {
+			if err := o.Mirror(rel, []byte(data)); err != nil {
 				os.Remove(name)
 				return "", err
 			}

@@ -33,6 +33,7 @@ import atexit
 import builtins
 import codecs
 import collections
+import contextvars
 import errno
 import json
 import os
@@ -1169,6 +1170,144 @@ def _split_stream_messages(session, limit=1 << 20):
     session.send = send
 
 
+class _OutputBatch:
+    """Gathers what a cell prints to stdout and stderr and hands it on in
+    batches.
+
+    Each write to an ipykernel stream costs several microseconds: IPython's
+    output capture for its history (``InteractiveShell._tee``, which replaces
+    the streams' write while a cell runs), then ipykernel's OutStream.write
+    (the parent header, a frozenset of it, a lock, a flush scheduled on the IO
+    thread). print() writes twice, so a loop printing 100,000 lines spent over
+    a second there. While a cell runs (pre_run_cell to post_run_cell) the
+    streams' write is replaced, on the instances as IPython does it, by one
+    that appends to a list; the batch goes to the write it replaced (so
+    IPython's history still gets all of it), in the context of the code that
+    wrote it (its parent header), when it holds `limit` characters, when the
+    other stream is written to (so ipykernel gets the writes in their order),
+    when anything flushes a stream (ipykernel does before every display,
+    input request and reply; the host requests here do too), at the end of
+    the cell, and at most `interval` seconds after its first write (a
+    background thread), so output still streams while the code runs. A
+    forked child writes straight through. ipykernel's own flush interval is
+    shortened from 0.2 s to 0.02 s meanwhile, so that a big output is on its
+    way to the host while the code is still printing it."""
+
+    def __init__(self, interval=0.02, limit=1 << 16):
+        self.interval, self.limit = interval, limit
+        self.lock = threading.Lock()
+        self.parts = []
+        self.size = 0
+        self.target = None  # the write the parts go to
+        self.context = None  # the writer's context when the batch began
+        self.due = threading.Event()
+        self.thread = None
+        self.forked = False
+        self.depth = 0  # cells running (run_cell can nest)
+        self.saved = []  # (stream, its instance attributes before begin)
+        os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self):
+        self.forked = True
+        self.lock = threading.Lock()
+        self.parts, self.size, self.target = [], 0, None
+
+    def begin(self):
+        """Batch the streams' writes until end()."""
+        self.depth += 1
+        if self.depth > 1 or self.forked:
+            return
+        try:
+            from ipykernel.iostream import OutStream
+        except ImportError:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, OutStream):
+                self.saved.append((stream, {n: vars(stream)[n] for n in ("write", "flush", "flush_interval") if n in vars(stream)}))
+                self._wrap(stream)
+                stream.flush_interval = 0.02
+
+    def end(self):
+        """Deliver what is gathered and give the streams their writes back."""
+        self.depth = max(0, self.depth - 1)
+        if self.depth:
+            return
+        self.flush()
+        for stream, attrs in self.saved:
+            for name in ("write", "flush", "flush_interval"):
+                if name in attrs:
+                    setattr(stream, name, attrs[name])
+                else:
+                    vars(stream).pop(name, None)
+        self.saved = []
+
+    def _wrap(self, stream):
+        write, flush = stream.write, stream.flush
+        batch = self
+
+        def batched_write(string):
+            if type(string) is not str or batch.forked:
+                return write(string)
+            with batch.lock:
+                if batch.target is not write:
+                    if batch.parts:
+                        batch._send_locked()
+                    batch.target, batch.context = write, contextvars.copy_context()
+                    batch.parts.append(string)
+                    batch.size = len(string)
+                    batch._arm()
+                else:
+                    batch.parts.append(string)
+                    batch.size += len(string)
+                    if batch.size >= batch.limit:
+                        batch._send_locked()
+            return len(string)
+
+        def batched_flush():
+            batch.flush()
+            flush()
+
+        stream.write, stream.flush = batched_write, batched_flush
+
+    def _arm(self):
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="freeact-output", daemon=True)
+            self.thread.start()
+        self.due.set()
+
+    def _run(self):
+        while True:
+            self.due.wait()
+            time.sleep(self.interval)
+            self.due.clear()
+            try:
+                self.flush()
+            except Exception:  # a closed stream: nothing left to write to
+                pass
+
+    def flush(self):
+        with self.lock:
+            if self.parts:
+                self._send_locked()
+
+    def _send_locked(self):
+        text = "".join(self.parts)
+        target, context = self.target, self.context
+        self.parts, self.size, self.target, self.context = [], 0, None, None
+        context.run(target, text)
+
+
+_output = _OutputBatch()
+
+
+def _begin_output(*_args):
+    _output.begin()
+
+
+def _end_output(*_args):
+    _output.end()
+
+
 def configure(workspace=None, timeout=None, env=None, python_path=None):
     """Set the workspace the cwd returns to after each cell, the default
     deadline (seconds) of host requests, environment variables and sys.path
@@ -1214,6 +1353,8 @@ def load_ipython_extension(ip):
     ip.events.register("pre_execute", _before_cell)
     ip.events.register("pre_run_cell", _before_cell)
     ip.events.register("post_run_cell", _post_run_cell)
+    ip.events.register("pre_run_cell", _begin_output)
+    ip.events.register("post_run_cell", _end_output)
 
     runtime = types.ModuleType("freeact_runtime")
     runtime.__doc__ = "Calls into the freeact host from code running in the kernel."

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make bench-compare: this app against the Python freeact 0.11.2 (its ipybox
+# 0.9.2), interleaved round by round on the same interpreter and the same
+# stdio MCP server (scripts/bench/echo_server.py); prints each figure of
+# issue 15's table, the ratio ours/theirs and the load average beside it.
+#
+#   scripts/bench/compare.sh [ROUNDS]        (default 5; or ROUNDS=n)
+#
+# The reference is installed from PyPI into a venv under .cache/bench (never
+# into the product), with Python 3.13 from pyenv (or PYTHON). Both systems'
+# kernels run on that venv's interpreter: it has ipykernel and jupyter_server,
+# which is all this app's kernels need. CI does not run this: it needs PyPI
+# once and takes minutes.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+venv="$root/.cache/bench/freeact-0.11.2"
+pins="freeact==0.11.2 ipybox==0.9.2"
+is313() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; }
+
+if ! "$venv/bin/python" -c "from importlib.metadata import version as v; assert v('freeact') == '0.11.2' and v('ipybox') == '0.9.2'" 2>/dev/null; then
+	python=${PYTHON:-}
+	if [[ -z $python ]]; then
+		for p in "$HOME"/.pyenv/versions/3.13*/bin/python python3.13; do
+			if is313 "$p"; then python=$p; break; fi
+		done
+	fi
+	if [[ -z $python ]] || ! is313 "$python"; then
+		echo "bench-compare: the reference needs Python >= 3.13: install it (pyenv install 3.13) or set PYTHON" >&2
+		exit 1
+	fi
+	echo "bench-compare: installing $pins into $venv" >&2
+	rm -rf "$venv"
+	"$python" -m venv "$venv"
+	# shellcheck disable=SC2086 # the pins are separate words
+	"$venv/bin/python" -m pip install -q --disable-pip-version-check $pins
+fi
+
+ours="$root/.cache/bench/ours"
+(cd "$root" && go build -o "$ours" ./scripts/bench/ours)
+exec "$venv/bin/python" "$root/scripts/bench/compare.py" --rounds "${1:-${ROUNDS:-5}}" \
+	--ours "$ours" --python "$venv/bin/python" --echo-server "$root/scripts/bench/echo_server.py"
