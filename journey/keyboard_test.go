@@ -32,10 +32,7 @@ func TestKeyboardOnly(t *testing.T) {
 	app.Shot("workspace-open")
 
 	// A turn; its code action approved with y.
-	app.Key("ctrl+l")
-	app.WaitFocus(Field("Message to the agent"))
-	app.Type("What is six times seven?")
-	app.Key("Return")
+	sendByKeys(app, "What is six times seven?")
 	app.WaitFor(Role("landmark", "Approval request"))
 	app.WaitFor(Text("print(6 * 7)"))
 	app.Shot("approval")
@@ -63,9 +60,7 @@ func TestKeyboardOnly(t *testing.T) {
 	app.Wait("execution_timeout 45 in agent.json", func() bool { return timeoutOnDisk(ws) == 45.0 })
 	app.WaitFor(Text("Agent saved"))
 	app.Shot("settings-saved")
-	app.Key("Escape")
-	app.WaitGone(Role("dialog", "Settings"))
-	app.WaitFocus(Field("Message to the agent"))
+	closeByEsc(app, Role("dialog", "Settings"))
 
 	// Ctrl+N: a new conversation, whose first request carries nothing of
 	// the first one.
@@ -73,13 +68,7 @@ func TestKeyboardOnly(t *testing.T) {
 	app.WaitFor(Text("What should we work on?"))
 	app.WaitGone(Text("Six times seven is 42."))
 	app.Shot("new-conversation")
-	app.Key("ctrl+l")
-	app.WaitFocus(Field("Message to the agent"))
-	app.Type("A fresh start")
-	// The new conversation's kernel starts first: Enter sends once Send
-	// can be pressed.
-	app.WaitEnabled(Query{Role: "push button", Name: "Send", Exact: true})
-	app.Key("Return")
+	sendByKeys(app, "A fresh start")
 	app.WaitFor(Text("A new conversation, as asked."))
 	reqs = app.Model.WaitRequests(3)
 	if n := len(reqs[2].Messages); n != 1 {
@@ -99,14 +88,33 @@ func TestKeyboardOnly(t *testing.T) {
 	app.WaitFor(Text("New conversation"))
 	app.WaitFocus(Button("Close"))
 	app.Shot("shortcut-sheet")
-	app.Key("Escape")
-	app.WaitGone(Role("dialog", "Keyboard shortcuts"))
-	app.WaitFocus(Field("Message to the agent"))
+	closeByEsc(app, Role("dialog", "Keyboard shortcuts"))
 	app.Shot("sheet-closed")
 
 	if got := timeoutOnDisk(ws); got != 45.0 {
 		t.Errorf("agent.json has execution_timeout %v at the end, want 45", got)
 	}
+}
+
+// sendByKeys goes to the message box with Ctrl+L, types the prompt and
+// sends it with Enter, once Send can be pressed (a new conversation's
+// kernel may still be starting, and Enter does nothing until then).
+func sendByKeys(app *App, prompt string) {
+	app.t.Helper()
+	app.Key("ctrl+l")
+	app.WaitFocus(Field("Message to the agent"))
+	app.Type(prompt)
+	app.WaitEnabled(Query{Role: "push button", Name: "Send", Exact: true})
+	app.Key("Return")
+}
+
+// closeByEsc closes the dialog with Esc; the message box has the focus
+// after.
+func closeByEsc(app *App, dialog Query) {
+	app.t.Helper()
+	app.Key("Escape")
+	app.WaitGone(dialog)
+	app.WaitFocus(Field("Message to the agent"))
 }
 
 // timeoutOnDisk is execution_timeout in the workspace's agent.json (nil
