@@ -116,19 +116,13 @@ func (d *Desktop) PlanRevert(id string) (checkpoint.Plan, error) {
 // Reverted event reports it in the conversation; the model hears of it
 // with the next prompt. Not while a turn runs.
 func (d *Desktop) Revert(id string, force bool) error {
-	ws, err := d.current()
+	ws, err := d.idle("a turn is running: revert when it has ended")
 	if err != nil {
 		return err
 	}
 	a, _, err := ws.checkpoints()
 	if err != nil {
 		return err
-	}
-	ws.mu.Lock()
-	busy := ws.turn != nil
-	ws.mu.Unlock()
-	if busy {
-		return errors.New("a turn is running: revert when it has ended")
 	}
 	rev, _, err := a.Revert(ws.d.host.context(), id, force)
 	if err != nil {
