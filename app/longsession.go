@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
@@ -43,17 +42,9 @@ func (d *Desktop) CompactNow() error {
 // ContinueBudget answers a BudgetRequest: ok raises the budget by
 // max_cost_per_session and makes the call; no stops the turn.
 func (d *Desktop) ContinueBudget(id string, ok bool) error {
-	ws, err := d.current()
+	req, err := takeRequest[*agent.BudgetRequest](d, id, "budget request")
 	if err != nil {
 		return err
-	}
-	r, found := ws.take(id)
-	if !found {
-		return fmt.Errorf("budget request %s is no longer pending (the turn ended or it was answered)", id)
-	}
-	req, isBudget := r.(*agent.BudgetRequest)
-	if !isBudget {
-		return fmt.Errorf("request %s is not a budget request", id)
 	}
 	req.Continue(ok)
 	return nil

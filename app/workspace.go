@@ -547,6 +547,25 @@ func (ws *workspace) take(id string) (any, bool) {
 	return r, ok
 }
 
+// takeRequest removes the pending request id of the open workspace and
+// returns it as a T; kind names a T in the errors ("input request").
+func takeRequest[T any](d *Desktop, id, kind string) (T, error) {
+	var none T
+	ws, err := d.current()
+	if err != nil {
+		return none, err
+	}
+	r, ok := ws.take(id)
+	if !ok {
+		return none, fmt.Errorf("%s %s is no longer pending (the turn ended or it was answered)", kind, id)
+	}
+	req, ok := r.(T)
+	if !ok {
+		return none, fmt.Errorf("request %s is no %s", id, kind)
+	}
+	return req, nil
+}
+
 // sessionExists reports whether the session has a main file to resume.
 func sessionExists(cfg *config.Config, id string) bool {
 	st, err := session.Open[json.RawMessage](cfg.SessionsDir(), id)
