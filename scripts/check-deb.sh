@@ -21,13 +21,13 @@ while read -r given want; do
 	dpkg --validate-version "$got" || fail "deb-version.sh $given gives $got, not a Debian version"
 done <<'VERSIONS'
 v0.2.0 0.2.0
-v0.2.0-57-g1017b3b 0.2.0+57.g1017b3b
+v0.2.0-57-g1017b3b 0.2.0+git57.1017b3b
 v0.2.0-dirty 0.2.0+dirty
 1017b3b 0.0.0~git1017b3b
 abcdef0-dirty 0.0.0~gitabcdef0+dirty
 dev 0.0.0~gitdev
 VERSIONS
-dpkg --compare-versions 0.2.0+57.g1017b3b gt 0.2.0 && dpkg --compare-versions 0.0.0~git1017b3b lt 0.1.0 ||
+dpkg --compare-versions 0.2.0+git57.1017b3b gt 0.2.0 && dpkg --compare-versions 0.0.0~git1017b3b lt 0.1.0 ||
 	fail "development versions do not sort between releases"
 
 # check_copyright FILE BINARY checks the machine-readable copyright file
