@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
@@ -43,17 +42,9 @@ func (d *Desktop) CompactNow() error {
 // ContinueBudget answers a BudgetRequest: ok raises the budget by
 // max_cost_per_session and makes the call; no stops the turn.
 func (d *Desktop) ContinueBudget(id string, ok bool) error {
-	ws, err := d.current()
+	req, err := takeRequest[*agent.BudgetRequest](d, id, "budget request")
 	if err != nil {
 		return err
-	}
-	r, found := ws.take(id)
-	if !found {
-		return fmt.Errorf("budget request %s is no longer pending (the turn ended or it was answered)", id)
-	}
-	req, isBudget := r.(*agent.BudgetRequest)
-	if !isBudget {
-		return fmt.Errorf("request %s is not a budget request", id)
 	}
 	req.Continue(ok)
 	return nil
@@ -116,19 +107,13 @@ func (d *Desktop) PlanRevert(id string) (checkpoint.Plan, error) {
 // Reverted event reports it in the conversation; the model hears of it
 // with the next prompt. Not while a turn runs.
 func (d *Desktop) Revert(id string, force bool) error {
-	ws, err := d.current()
+	ws, err := d.idle("a turn is running: revert when it has ended")
 	if err != nil {
 		return err
 	}
 	a, _, err := ws.checkpoints()
 	if err != nil {
 		return err
-	}
-	ws.mu.Lock()
-	busy := ws.turn != nil
-	ws.mu.Unlock()
-	if busy {
-		return errors.New("a turn is running: revert when it has ended")
 	}
 	rev, _, err := a.Revert(ws.d.host.context(), id, force)
 	if err != nil {

@@ -107,21 +107,13 @@ func (t *terminal) render(ev agent.Event) {
 		if e.ToolName == agent.ExecuteTool {
 			return // its output streamed already
 		}
-		t.newline()
-		t.write(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
-		t.newline()
+		t.line(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
 	case *agent.ModelRetry:
-		t.newline()
-		t.write(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
-		t.newline()
+		t.line(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 	case *agent.Cancelled:
-		t.newline()
-		t.write(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
-		t.newline()
+		t.line(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
 	case *agent.Failed:
-		t.newline()
-		t.write(t.style.red("error: " + visible.String(e.Error)))
-		t.newline()
+		t.line(t.style.red("error: " + visible.String(e.Error)))
 	case *agent.ApprovalRequest:
 		t.endThinking()
 		t.newline()
@@ -158,28 +150,17 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
-		t.newline()
-		t.write(t.style.yellow(visible.String(e.Text)))
-		t.newline()
+		t.line(t.style.yellow(visible.String(e.Text)))
 	case *agent.Compacting:
-		t.newline()
-		t.write(t.style.dim(fmt.Sprintf("Compacting the conversation: summarising %d earlier messages (%s)…", e.Messages, compactReason(e.Reason))))
-		t.newline()
+		t.line(t.style.dim(fmt.Sprintf("Compacting the conversation: summarising %d earlier messages (%s)…", e.Messages, compactReason(e.Reason))))
 	case *agent.Compacted:
-		t.newline()
-		t.write(t.style.dim(fmt.Sprintf("Compacted %d messages: about %s → %s tokens. The model now sees this summary:", e.Messages, thousands(e.TokensBefore), thousands(e.TokensAfter))))
-		t.newline()
-		t.write(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
-		t.newline()
+		t.line(t.style.dim(fmt.Sprintf("Compacted %d messages: about %s → %s tokens. The model now sees this summary:", e.Messages, thousands(e.TokensBefore), thousands(e.TokensAfter))))
+		t.line(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
 	case *agent.FilesChanged:
-		t.newline()
-		t.write(t.style.dim("files changed: " + describeChanges(e.Files)))
-		t.newline()
+		t.line(t.style.dim("files changed: " + describeChanges(e.Files)))
 	case *agent.BudgetRequest:
-		t.newline()
-		t.write(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
+		t.line(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
 			agent.FormatUSD(e.Spent), agent.FormatUSD(e.Budget), agent.FormatUSD(e.Estimate))))
-		t.newline()
 	}
 }
 
@@ -297,6 +278,13 @@ func (t *terminal) write(text string) {
 		t.lineStart = r == '\n'
 	}
 	io.WriteString(t.out, b.String())
+}
+
+// line prints text on a line of its own.
+func (t *terminal) line(text string) {
+	t.newline()
+	t.write(text)
+	t.newline()
 }
 
 func (t *terminal) newline() {

@@ -240,17 +240,9 @@ func (ws *workspace) takeApproval(id string, accept func(*agent.ApprovalRequest)
 
 // ReplyInput answers a cell's input() request id.
 func (d *Desktop) ReplyInput(id, text string) error {
-	ws, err := d.current()
+	req, err := takeRequest[*agent.InputRequest](d, id, "input request")
 	if err != nil {
 		return err
-	}
-	r, ok := ws.take(id)
-	if !ok {
-		return fmt.Errorf("input request %s is no longer pending (the turn ended or it was answered)", id)
-	}
-	req, ok := r.(*agent.InputRequest)
-	if !ok {
-		return fmt.Errorf("request %s is not an input request", id)
 	}
 	req.Reply(text)
 	return nil

@@ -426,18 +426,28 @@ func (d *Desktop) ApplySettings() error {
 	return d.restartAgent("a turn is running: stop it before applying settings")
 }
 
-// restartAgent reloads the settings and restarts the agent on the open
-// conversation; busy is the error while a turn runs.
-func (d *Desktop) restartAgent(busy string) error {
+// idle returns the open workspace when no turn runs there; busy is the
+// error while one does.
+func (d *Desktop) idle(busy string) (*workspace, error) {
 	ws, err := d.current()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ws.mu.Lock()
 	running := ws.turn != nil
 	ws.mu.Unlock()
 	if running {
-		return errors.New(busy)
+		return nil, errors.New(busy)
+	}
+	return ws, nil
+}
+
+// restartAgent reloads the settings and restarts the agent on the open
+// conversation; busy is the error while a turn runs.
+func (d *Desktop) restartAgent(busy string) error {
+	ws, err := d.idle(busy)
+	if err != nil {
+		return err
 	}
 	cfg, err := ws.open.Load()
 	if err != nil {
@@ -494,15 +504,9 @@ func (d *Desktop) ResumeSession(id string) error {
 }
 
 func (d *Desktop) switchSession(id string) error {
-	ws, err := d.current()
+	ws, err := d.idle("a turn is running: stop it before switching sessions")
 	if err != nil {
 		return err
-	}
-	ws.mu.Lock()
-	busy := ws.turn != nil
-	ws.mu.Unlock()
-	if busy {
-		return errors.New("a turn is running: stop it before switching sessions")
 	}
 	// The status first: the window must not take the emptied conversation
 	// for a ready one.
@@ -541,6 +545,25 @@ func (ws *workspace) take(id string) (any, bool) {
 	r, ok := ws.pending[id]
 	delete(ws.pending, id)
 	return r, ok
+}
+
+// takeRequest removes the pending request id of the open workspace and
+// returns it as a T; kind names a T in the errors ("input request").
+func takeRequest[T any](d *Desktop, id, kind string) (T, error) {
+	var none T
+	ws, err := d.current()
+	if err != nil {
+		return none, err
+	}
+	r, ok := ws.take(id)
+	if !ok {
+		return none, fmt.Errorf("%s %s is no longer pending (the turn ended or it was answered)", kind, id)
+	}
+	req, ok := r.(T)
+	if !ok {
+		return none, fmt.Errorf("request %s is no %s", id, kind)
+	}
+	return req, nil
 }
 
 // sessionExists reports whether the session has a main file to resume.

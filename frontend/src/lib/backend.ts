@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { agent, app, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
+import type { agent, app, bounds, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 
@@ -23,6 +23,8 @@ export type Attachment = Data<app.Attachment>;
 export type PathEntry = Data<app.PathEntry>;
 export type SettingField = Data<app.SettingField>;
 export type OptionKey = Data<config.OptionKey>;
+/** A number setting's bounds: min, max, whole or not, its unit. */
+export type NumberBounds = Data<bounds.Number>;
 export type SettingsSchema = Data<app.SettingsSchema>;
 export type ModelSettingKey = Data<model.SettingKey>;
 export type Provider = Data<model.Provider>;

@@ -3,7 +3,7 @@
 // agent.json's own rules), what a control could not even read (a number
 // typed as words), and which tabs have unsaved changes. Each tab saves its
 // own keys.
-import type { Backend, FieldError, SettingField } from '../backend';
+import type { Backend, FieldError, NumberBounds, SettingField } from '../backend';
 
 export type Section = 'model' | 'agent' | 'kernel' | 'mcp' | 'sandbox';
 
@@ -179,7 +179,7 @@ export function parseNumber(text: string, integer: boolean, unit: string): { val
 }
 
 /** Whether v lies inside a key's bounds (the same rule as the backend's). */
-export function inBounds(v: number, b: { min?: number; max?: number; min_exclusive?: boolean }): boolean {
+export function inBounds(v: number, b: NumberBounds): boolean {
   if (!Number.isFinite(v)) return false;
   if (b.min !== undefined && b.min !== null && (v < b.min || (b.min_exclusive && v === b.min))) return false;
   if (b.max !== undefined && b.max !== null && v > b.max) return false;
