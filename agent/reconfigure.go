@@ -44,7 +44,13 @@ var restartKeys = []struct {
 // agent runs with and next, among those only a new agent (Stop, New, Start)
 // takes over.
 func (a *Agent) RestartNeeded(next config.Options) []string {
-	cur := a.cfg.Options
+	return RestartDiff(a.cfg.Options, next)
+}
+
+// RestartDiff lists the keys whose values differ between cur and next,
+// among those only a new agent takes over: what a start with cur (one that
+// failed, or is still under way) would not have of next.
+func RestartDiff(cur, next config.Options) []string {
 	var keys []string
 	for _, k := range restartKeys {
 		if !reflect.DeepEqual(reflect.ValueOf(k.field(&cur)).Elem().Interface(), reflect.ValueOf(k.field(&next)).Elem().Interface()) {

@@ -183,3 +183,44 @@ func TestRegenerateMCPTools(t *testing.T) {
 		t.Errorf("no generated module for echo in %s: %v", dir, err)
 	}
 }
+
+// TestFailedStartKeepsPendingKeys turns the sandbox on where srt is
+// missing, so the restart fails and no agent runs; turning it off again is
+// still a key that needs a restart (the panel's Apply now), not one the
+// next turn takes over: no turn can run.
+func TestFailedStartKeepsPendingKeys(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:/bin") // no srt
+	t.Setenv("GEMINI_API_KEY", "fake-key")
+	d, h, ws := testDesktop(t)
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.waitState(t, KernelReady)
+	s, err := d.Sandbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs, err := d.SaveSandbox(true, s.Defaults); err != nil || len(errs) > 0 {
+		t.Fatalf("turn on: %+v %v", errs, err)
+	}
+	if err := d.ApplySettings(); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.waitState(t, KernelError); !strings.Contains(st.Message, "srt") {
+		t.Errorf("the failed start says %q, want srt named", st.Message)
+	}
+	if errs, err := d.SaveSandbox(false, s.Defaults); err != nil || len(errs) > 0 {
+		t.Fatalf("turn off: %+v %v", errs, err)
+	}
+	if keys, err := d.PendingRestart(); err != nil || len(keys) != 1 || keys[0] != "sandbox" {
+		t.Errorf("PendingRestart after the failed start = %q, %v, want [sandbox]", keys, err)
+	}
+	if err := d.ApplySettings(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(t, KernelReady)
+	if keys, err := d.PendingRestart(); err != nil || len(keys) != 0 {
+		t.Errorf("PendingRestart after applying = %q, %v, want none", keys, err)
+	}
+}

@@ -600,12 +600,18 @@ func (d *Desktop) PendingRestart() ([]string, error) {
 		return nil, err
 	}
 	ws.mu.Lock()
-	a := ws.agent
+	a, started := ws.agent, ws.cfg
 	ws.mu.Unlock()
-	if a == nil {
-		return []string{}, nil
+	var keys []string
+	switch {
+	case a != nil:
+		keys = a.RestartNeeded(cfg.Options)
+	case started != nil:
+		// No agent runs: its start failed (the sandbox could not be set
+		// up) or is under way, with the settings it was given; a key
+		// saved since needs Apply (or Retry) as much as a running one.
+		keys = agent.RestartDiff(started.Options, cfg.Options)
 	}
-	keys := a.RestartNeeded(cfg.Options)
 	if keys == nil {
 		keys = []string{}
 	}
