@@ -84,7 +84,8 @@ func TestImagesDroppedPastedReferencedAndChosen(t *testing.T) {
 	app.Click(Query{Role: "table cell", Name: "purple.png", Exact: true})
 	app.ClickWith("ctrl", Query{Role: "table cell", Name: "yellow.png", Exact: true})
 	app.Shot("chooser")
-	app.Click(Button("Open"))
+	// Exact: the window's header has an "Open notebook" button too.
+	app.Click(Query{Role: "push button", Name: "Open", Exact: true})
 	app.WaitFor(Role("list item", "purple.png"))
 	app.WaitFor(Role("list item", "yellow.png"))
 	app.Shot("chosen")
