@@ -506,6 +506,31 @@ func (a *App) ScrollUp(q Query, pages int) {
 	}
 }
 
+// ScrollUpToSee scrolls the conversation up from the element from (plain
+// text in it: a click there, then the Up key, a line at a time, as a
+// keyboard user scrolls) until the nth element q selects (0 the first) is
+// wholly inside the conversation, and returns it. Only an element on
+// screen can be clicked where it is.
+func (a *App) ScrollUpToSee(from, q Query, nth int) Node {
+	a.t.Helper()
+	conv := a.WaitFor(Role("landmark", "Conversation"))
+	a.Click(from)
+	var n Node
+	a.until(fmt.Sprintf("%s number %d in view", q, nth+1), func() bool {
+		all := a.FindAll(q)
+		if len(all) <= nth {
+			return false
+		}
+		n = all[nth]
+		if n.Y >= conv.Y && n.Y+n.H <= conv.Y+conv.H {
+			return true
+		}
+		a.Key("Up")
+		return false
+	})
+	return n
+}
+
 func (a *App) xdotool(args ...string) {
 	a.t.Helper()
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {

@@ -54,7 +54,9 @@ func TestAutoApprovedCellsAndSessionGrants(t *testing.T) {
 	if len(copies) < 2 {
 		t.Fatalf("%d Copy code buttons, want one per cell", len(copies))
 	}
-	app.ClickAt(copies[1])
+	// The second cell's code is above the fold (its card ends with the
+	// run again and changed-files rows): scroll up to its button first.
+	app.ClickAt(app.ScrollUpToSee(Text("Both cells ran."), Button("Copy code"), 1))
 	const code = "import matplotlib.pyplot as plt\nprint('second cell')\nplt.plot([1, 2, 1])\nplt.show()"
 	app.Wait("the cell's code on the clipboard", func() bool { return app.Clipboard().Text == code })
 
@@ -89,7 +91,7 @@ func TestAutoApprovedCellsAndSessionGrants(t *testing.T) {
 
 	// A new conversation has no grants: its first cell is asked.
 	app.Click(Button("Sessions"))
-	app.Click(Button("New session"))
+	app.Click(Button("New conversation"))
 	app.WaitFor(Text("What should we work on?"))
 	app.WaitFor(Text("Kernel ready"))
 	app.Send("A new conversation")
