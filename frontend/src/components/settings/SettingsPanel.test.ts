@@ -131,6 +131,22 @@ describe('SettingsPanel', () => {
     });
   });
 
+  it('applies saved keys that need a restart; closing at once asks for no Apply', async () => {
+    const b = settingsBackend();
+    vi.mocked(b.pendingRestart).mockResolvedValue(['execution_timeout']);
+    let applied = () => {};
+    vi.mocked(b.applySettings).mockReturnValue(new Promise<void>((resolve) => (applied = resolve)));
+    const { onclose, onsaved } = open(b, { tab: 'kernel' });
+    await userEvent.type(await screen.findByLabelText('Python interpreter'), '/usr/bin/python3');
+    await userEvent.click(screen.getByRole('button', { name: 'Save kernel settings' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Apply now (restarts the kernel)' }));
+    expect(b.applySettings).toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Close settings' }));
+    expect(onclose).toHaveBeenCalled();
+    expect(onsaved).not.toHaveBeenCalled();
+    applied();
+  });
+
   it('flags unsaved tabs and asks before closing', async () => {
     const { onclose } = open(settingsBackend(), { tab: 'agent' });
     await userEvent.click(await screen.findByRole('switch', { name: 'Subagents' }));
