@@ -151,9 +151,12 @@ test-e2e: $(DEV_BIN) $(FAKEMODEL) ## browser end-to-end suite (dev build + chrom
 	cd frontend && FREEACT_DEV_BIN=$(CURDIR)/$(DEV_BIN) FREEACT_FAKEMODEL_BIN=$(CURDIR)/$(FAKEMODEL) $(XVFB) npm run e2e
 
 # The journeys need a session bus for the accessibility tree they read
-# (dbus-run-session) and a display (xvfb-run).
+# (dbus-run-session) and a display (xvfb-run). The accessibility bus puts
+# its socket in $XDG_RUNTIME_DIR, else in ~/.cache/at-spi, where a second
+# run at the same time would take it over: each run gets its own folder.
 test-journey: $(BIN) $(FAKEMODEL) ## the production app driven by xdotool under Xvfb (journey/)
-	dbus-run-session -- $(XVFB) $(GO) test -tags journey -count=1 -timeout 30m ./journey/
+	rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
+	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey -count=1 -timeout 30m ./journey/
 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 	scripts/smoke.sh $(BIN)

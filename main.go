@@ -17,8 +17,13 @@ import (
 //go:embed all:frontend/dist
 var frontendAssets embed.FS
 
-//go:embed build/appicon.png
-var appIcon []byte
+// windowIcon is the window's own icon (the taskbar shows it without the
+// .desktop file): build/appicon.png at 256×256. GDK leaves out a window
+// icon as large as the 1024×1024 original (4 MiB of pixels), so the
+// window would have none.
+//
+//go:embed build/windowicon.png
+var windowIcon []byte
 
 // version is set at link time: -ldflags "-X main.version=1.2.3".
 var version = "dev"
@@ -30,7 +35,7 @@ func main() {
 	code := app.Main(ctx, os.Args[1:], app.Build{
 		Version: version,
 		Assets:  frontendAssets,
-		Icon:    appIcon,
+		Icon:    windowIcon,
 	}, app.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
