@@ -39,7 +39,8 @@ func TestLaunchPickerAndRecentWorkspaces(t *testing.T) {
 	// Launched again without a path: the last workspace, with its
 	// conversation.
 	app = Start(t, Options{Home: app.Home})
-	app.WaitTitle("demo — freeact")
+	// The title names the resumed conversation, then the workspace.
+	app.WaitTitle("Hello — demo — freeact")
 	app.WaitFor(Text("Hi from the demo workspace."))
 	app.WaitFor(Text("Kernel ready"))
 	app.Shot("reopened")
