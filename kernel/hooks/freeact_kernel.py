@@ -29,6 +29,7 @@ IPython extension; ``freeact_runtime`` is the small module generated tool APIs
 import (``call_tool``).
 """
 
+import _signal
 import atexit
 import builtins
 import codecs
@@ -1170,6 +1171,60 @@ def _split_stream_messages(session, limit=1 << 20):
     session.send = send
 
 
+class _InterruptHold:
+    """Holds off the KeyboardInterrupt of a SIGINT while state is changed
+    that must change whole (a batch of output handed on, the streams
+    wrapped or given back), then raises it.
+
+    A KeyboardInterrupt can be raised between any two bytecodes of the main
+    thread: inside the code a batch is handed to (IPython's history tee,
+    ipykernel's OutStream.write) it would lose the batch, and putting the
+    batch back instead would repeat whatever part of it had arrived; inside
+    threading's Event.set it can leave the Event's lock taken for good. While
+    held, SIGINT's Python handler only notes the signal; on release the
+    handler that was there is put back and the signal raised again, so that
+    handler (KeyboardInterrupt, or the user's own) sees it after the change.
+    Python runs signal handlers in the main thread only, so other threads
+    hold nothing. The C module _signal is used: the signal module's wrappers
+    cost ten times as much (enum conversions)."""
+
+    def __init__(self):
+        self.main = threading.main_thread().ident
+        self.previous = None  # SIGINT's handler while held
+        self.pending = False
+
+    def _note(self, signum, frame):
+        self.pending = True
+
+    def hold(self):
+        """Hold interrupts off; returns whether this call holds them (False
+        when already held, or not the main thread). A SIGINT already pending
+        raises here, before anything changed."""
+        if self.previous is not None or threading.get_ident() != self.main:
+            return False
+        previous = _signal.getsignal(signal.SIGINT)
+        if previous is None:  # installed outside Python: cannot be put back
+            return False
+        _signal.signal(signal.SIGINT, self._note)
+        self.previous = previous
+        return True
+
+    def release(self, held):
+        """End a hold begun by hold() returning held, raising the interrupt
+        that came meanwhile."""
+        if not held:
+            return
+        try:
+            _signal.signal(signal.SIGINT, self.previous)
+        finally:
+            pending, self.pending, self.previous = self.pending, False, None
+        if pending:
+            _signal.raise_signal(signal.SIGINT)
+
+
+_interrupts = _InterruptHold()
+
+
 class _OutputBatch:
     """Gathers what a cell prints to stdout and stderr and hands it on in
     batches.
@@ -1191,7 +1246,10 @@ class _OutputBatch:
     background thread), so output still streams while the code runs. A
     forked child writes straight through. ipykernel's own flush interval is
     shortened from 0.2 s to 0.02 s meanwhile, so that a big output is on its
-    way to the host while the code is still printing it."""
+    way to the host while the code is still printing it. An interrupt waits
+    while a batch is begun or handed on (_InterruptHold), so what was written
+    before it arrives once, and a write it stops is not written at all, or
+    whole."""
 
     def __init__(self, interval=0.02, limit=1 << 16):
         self.interval, self.limit = interval, limit
@@ -1214,32 +1272,42 @@ class _OutputBatch:
 
     def begin(self):
         """Batch the streams' writes until end()."""
-        self.depth += 1
-        if self.depth > 1 or self.forked:
-            return
+        held = _interrupts.hold()
         try:
-            from ipykernel.iostream import OutStream
-        except ImportError:
-            return
-        for stream in (sys.stdout, sys.stderr):
-            if isinstance(stream, OutStream):
-                self.saved.append((stream, {n: vars(stream)[n] for n in ("write", "flush", "flush_interval") if n in vars(stream)}))
-                self._wrap(stream)
-                stream.flush_interval = 0.02
+            self.depth += 1
+            if self.depth > 1 or self.forked:
+                return
+            try:
+                from ipykernel.iostream import OutStream
+            except ImportError:
+                return
+            for stream in (sys.stdout, sys.stderr):
+                if isinstance(stream, OutStream):
+                    self.saved.append((stream, {n: vars(stream)[n] for n in ("write", "flush", "flush_interval") if n in vars(stream)}))
+                    self._wrap(stream)
+                    stream.flush_interval = 0.02
+        finally:
+            _interrupts.release(held)
 
     def end(self):
         """Deliver what is gathered and give the streams their writes back."""
-        self.depth = max(0, self.depth - 1)
-        if self.depth:
-            return
-        self.flush()
-        for stream, attrs in self.saved:
-            for name in ("write", "flush", "flush_interval"):
-                if name in attrs:
-                    setattr(stream, name, attrs[name])
-                else:
-                    vars(stream).pop(name, None)
-        self.saved = []
+        held = _interrupts.hold()
+        try:
+            self.depth = max(0, self.depth - 1)
+            if self.depth:
+                return
+            try:
+                self.flush()
+            finally:
+                for stream, attrs in self.saved:
+                    for name in ("write", "flush", "flush_interval"):
+                        if name in attrs:
+                            setattr(stream, name, attrs[name])
+                        else:
+                            vars(stream).pop(name, None)
+                self.saved = []
+        finally:
+            _interrupts.release(held)
 
     def _wrap(self, stream):
         write, flush = stream.write, stream.flush
@@ -1250,12 +1318,7 @@ class _OutputBatch:
                 return write(string)
             with batch.lock:
                 if batch.target is not write:
-                    if batch.parts:
-                        batch._send_locked()
-                    batch.target, batch.context = write, contextvars.copy_context()
-                    batch.parts.append(string)
-                    batch.size = len(string)
-                    batch._arm()
+                    batch._start_locked(write, string)
                 else:
                     batch.parts.append(string)
                     batch.size += len(string)
@@ -1269,11 +1332,22 @@ class _OutputBatch:
 
         stream.write, stream.flush = batched_write, batched_flush
 
-    def _arm(self):
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._run, name="freeact-output", daemon=True)
-            self.thread.start()
-        self.due.set()
+    def _start_locked(self, target, string):
+        """Begin a batch for target with string, after handing on the other
+        stream's batch; an interrupt waits until the batch is armed."""
+        held = _interrupts.hold()
+        try:
+            if self.parts:
+                self._send_locked()
+            self.target, self.context = target, contextvars.copy_context()
+            self.parts.append(string)
+            self.size = len(string)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="freeact-output", daemon=True)
+                self.thread.start()
+            self.due.set()
+        finally:
+            _interrupts.release(held)
 
     def _run(self):
         while True:
@@ -1291,10 +1365,15 @@ class _OutputBatch:
                 self._send_locked()
 
     def _send_locked(self):
-        text = "".join(self.parts)
-        target, context = self.target, self.context
-        self.parts, self.size, self.target, self.context = [], 0, None, None
-        context.run(target, text)
+        """Hand the batch on, whole: an interrupt waits until it is."""
+        held = _interrupts.hold()
+        try:
+            text = "".join(self.parts)
+            target, context = self.target, self.context
+            self.parts, self.size, self.target, self.context = [], 0, None, None
+            context.run(target, text)
+        finally:
+            _interrupts.release(held)
 
 
 _output = _OutputBatch()
