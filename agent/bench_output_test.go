@@ -17,7 +17,9 @@ import (
 // 100 bytes), from the start of the turn to the CodeExecutionOutput event
 // (the complete output) at the stream's consumer, which also reads every
 // chunk event as it comes. peak-heap/output is the growth of the Go heap
-// during a turn (sampled), as a multiple of the output's size.
+// during a turn (sampled), as a multiple of the output's size;
+// host-cpu-ms/MB the processor time of this process (the agent, and the
+// fake model server beside it) per MB of output.
 func BenchmarkLargeOutput(b *testing.B) {
 	const lines, width = 100_000, 100
 	code := fmt.Sprintf("line = 'z' * %d\nfor _ in range(%d): print(line)", width-1, lines)
@@ -63,6 +65,7 @@ func BenchmarkLargeOutput(b *testing.B) {
 	turn() // warm up: imports, first snapshot
 	var durs []time.Duration
 	b.ResetTimer()
+	cpu := testenv.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		var d time.Duration
 		grew := testenv.HeapGrowth(func() { d, _ = turn() })
@@ -72,6 +75,7 @@ func BenchmarkLargeOutput(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(median(durs).Microseconds())/1000, "ms-p50")
 	b.ReportMetric(worst, "peak-heap/output")
+	b.ReportMetric(float64((testenv.ProcessCPU()-cpu).Microseconds())/1000/float64(b.N*lines*width/1e6), "host-cpu-ms/MB")
 }
 
 func median(d []time.Duration) time.Duration {
