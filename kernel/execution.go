@@ -103,37 +103,18 @@ func (e *execution) notice(s string) {
 
 const cwdResetMIME = "application/x.freeact.cwd-reset+json"
 
-func (e *execution) handle(m *message) {
+func (e *execution) handle(m *received) {
+	c := &m.Content
 	switch m.Header.MsgType {
 	case "stream":
-		var c struct {
-			Name string `json:"name"`
-			Text string `json:"text"`
+		kind := ChunkStdout
+		if c.Name == "stderr" {
+			kind = ChunkStderr
 		}
-		if json.Unmarshal(m.Content, &c) == nil {
-			kind := ChunkStdout
-			if c.Name == "stderr" {
-				kind = ChunkStderr
-			}
-			e.emit(kind, c.Text)
-		}
+		e.emit(kind, c.Text)
 	case "execute_result", "display_data":
-		var c struct {
-			Data map[string]json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(m.Content, &c) != nil {
-			return
-		}
 		e.display(c.Data)
 	case "error":
-		var c struct {
-			EName     string   `json:"ename"`
-			EValue    string   `json:"evalue"`
-			Traceback []string `json:"traceback"`
-		}
-		if json.Unmarshal(m.Content, &c) != nil {
-			return
-		}
 		xe := &ExecError{Name: c.EName, Message: c.EValue, Traceback: cleanTraceback(c.Traceback)}
 		e.mu.Lock()
 		quiet := e.quiet && c.EName == "KeyboardInterrupt"
@@ -145,18 +126,12 @@ func (e *execution) handle(m *message) {
 			e.emit(ChunkError, formatError(xe))
 		}
 	case "execute_reply":
-		var c struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(m.Content, &c) == nil && c.Status == "aborted" {
+		if c.Status == "aborted" {
 			e.emit(ChunkError, "The kernel aborted this execution without running it.\n")
 		}
 		e.arrived(&e.gotReply)
 	case "status":
-		var c struct {
-			State string `json:"execution_state"`
-		}
-		if json.Unmarshal(m.Content, &c) == nil && c.State == "idle" {
+		if c.ExecutionState == "idle" {
 			e.arrived(&e.gotIdle)
 		}
 	}

@@ -432,47 +432,27 @@ del __freeact_module
 // evaluate evaluates the Python expression expr in the kernel (as a user
 // expression of a silent execution) and returns its text/plain form.
 func (c *conn) evaluate(ctx context.Context, expr string) (string, error) {
-	m, err := c.newMessage("shell", "execute_request", map[string]any{
-		"code": "", "silent": true, "store_history": false,
-		"user_expressions": map[string]any{"r": expr}, "allow_stdin": false, "stop_on_error": false,
-	}, nil)
+	rep, err := c.silent(ctx, "", map[string]any{"r": expr})
 	if err != nil {
 		return "", err
 	}
-	r, err := c.await(ctx, m)
-	if err != nil {
-		return "", err
-	}
-	var rep struct {
-		Status string `json:"status"`
-		EName  string `json:"ename"`
-		EValue string `json:"evalue"`
-		Exprs  map[string]struct {
-			Status string            `json:"status"`
-			Data   map[string]string `json:"data"`
-			EName  string            `json:"ename"`
-			EValue string            `json:"evalue"`
-		} `json:"user_expressions"`
-	}
-	if err := json.Unmarshal(r.Content, &rep); err != nil {
-		return "", fmt.Errorf("bad execute_reply: %w", err)
-	}
-	if rep.Status != "ok" {
-		return "", fmt.Errorf("%s: %s", rep.EName, rep.EValue)
-	}
-	v, ok := rep.Exprs["r"]
+	v, ok := rep.UserExpressions["r"]
 	switch {
 	case !ok:
 		return "", errors.New("the kernel returned no value")
 	case v.Status != "ok":
 		return "", fmt.Errorf("%s: %s", v.EName, v.EValue)
 	}
-	return v.Data["text/plain"], nil
+	var text string
+	if err := json.Unmarshal(v.Data["text/plain"], &text); err != nil {
+		return "", fmt.Errorf("bad execute_reply: %w", err)
+	}
+	return text, nil
 }
 
 // await sends the shell request m and waits for its reply.
-func (c *conn) await(ctx context.Context, m *message) (*message, error) {
-	ch := make(chan *message, 1)
+func (c *conn) await(ctx context.Context, m *message) (*received, error) {
+	ch := make(chan *received, 1)
 	c.mu.Lock()
 	c.waiters[m.Header.MsgID] = ch
 	c.mu.Unlock()

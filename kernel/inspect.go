@@ -119,7 +119,7 @@ func (k *Kernel) inspect(ctx context.Context, call string, out any) error {
 	if !installed {
 		code = moduleCode("freeact_inspect", inspectSource)
 	}
-	rep, err := c.silent(ctx, code, map[string]string{"r": "__import__('freeact_inspect')." + call})
+	rep, err := c.silent(ctx, code, map[string]any{"r": "__import__('freeact_inspect')." + call})
 	if err != nil {
 		return err
 	}

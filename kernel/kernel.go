@@ -519,7 +519,7 @@ func (k *Kernel) onClosed(c *conn, err error) {
 }
 
 // onMessage routes one message from the kernel.
-func (k *Kernel) onMessage(c *conn, m *message) {
+func (k *Kernel) onMessage(c *conn, m *received) {
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
@@ -534,11 +534,7 @@ func (k *Kernel) onMessage(c *conn, m *message) {
 		return
 	case "iopub":
 		if m.Header.MsgType == "status" {
-			var st struct {
-				State string `json:"execution_state"`
-			}
-			_ = json.Unmarshal(m.Content, &st)
-			if st.State == "restarting" || st.State == "dead" {
+			if st := m.Content.ExecutionState; st == "restarting" || st == "dead" {
 				k.markDead(c, ErrKernelDied)
 				return
 			}
@@ -547,7 +543,7 @@ func (k *Kernel) onMessage(c *conn, m *message) {
 	k.mu.Lock()
 	e := k.cur
 	k.mu.Unlock()
-	if e != nil && m.parentID() == e.msgID {
+	if e != nil && m.ParentHeader.MsgID == e.msgID {
 		e.handle(m)
 	}
 }
@@ -557,17 +553,11 @@ func (k *Kernel) onMessage(c *conn, m *message) {
 // are the user's input(). A request whose parent is not the running cell
 // (it comes from a thread, task or callback of a cell that has ended) is
 // refused without asking the Host.
-func (k *Kernel) startCallback(c *conn, m *message) {
-	var req struct {
-		Prompt   string `json:"prompt"`
-		Password bool   `json:"password"`
-	}
-	if err := json.Unmarshal(m.Content, &req); err != nil {
-		return
-	}
+func (k *Kernel) startCallback(c *conn, m *received) {
+	req := &m.Content
 	k.mu.Lock()
 	e := k.cur
-	if e == nil || m.parentID() != e.msgID {
+	if e == nil || m.ParentHeader.MsgID != e.msgID {
 		k.mu.Unlock()
 		go func() { _ = c.reply(m, refusal(req.Prompt, errCellEnded)) }()
 		return
@@ -629,7 +619,7 @@ func refusal(prompt string, err error) string {
 }
 
 // reply answers input_request m with value.
-func (c *conn) reply(m *message, value string) error {
+func (c *conn) reply(m *received, value string) error {
 	r, err := c.newMessage("stdin", "input_reply", map[string]any{"status": "ok", "value": value}, &m.Header)
 	if err != nil {
 		return err

@@ -20,14 +20,10 @@ type rawErrors struct {
 	tb [][]string
 }
 
-func (r *rawErrors) onMessage(c *conn, m *message) {
+func (r *rawErrors) onMessage(c *conn, m *received) {
 	if m.Header.MsgType == "error" {
-		var e struct {
-			Traceback []string `json:"traceback"`
-		}
-		json.Unmarshal(m.Content, &e)
 		r.mu.Lock()
-		r.tb = append(r.tb, e.Traceback)
+		r.tb = append(r.tb, m.Content.Traceback)
 		r.mu.Unlock()
 	}
 	r.k.onMessage(c, m)
