@@ -1192,6 +1192,15 @@ class _InterruptHold:
         self.main = threading.main_thread().ident
         self.previous = None  # SIGINT's handler while held
         self.pending = False
+        os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self):
+        # The forking thread is the child's main thread, and a hold of the
+        # parent's main thread must not stay in the child.
+        self.main = threading.get_ident()
+        if self.previous is not None:
+            _signal.signal(signal.SIGINT, self.previous)
+        self.previous, self.pending = None, False
 
     def _note(self, signum, frame):
         self.pending = True
