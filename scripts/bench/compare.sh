@@ -14,11 +14,17 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-venv="$root/.cache/bench/freeact-0.11.2"
+# The real path: .cache of a worktree is a link to the main checkout's, and
+# the venv's scripts name the path it was made at.
+mkdir -p "$root/.cache"
+venv="$(cd "$root/.cache" && pwd -P)/bench/freeact-0.11.2"
 pins="freeact==0.11.2 ipybox==0.9.2"
 is313() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; }
 
-if ! "$venv/bin/python" -c "from importlib.metadata import version as v; assert v('freeact') == '0.11.2' and v('ipybox') == '0.9.2'" 2>/dev/null; then
+# ipybox starts the venv's jupyter script: a venv made through a worktree
+# that is gone (its #! names a python that is no more) is made again.
+if ! "$venv/bin/python" -c "from importlib.metadata import version as v; assert v('freeact') == '0.11.2' and v('ipybox') == '0.9.2'" 2>/dev/null ||
+	! "$venv/bin/jupyter" --version >/dev/null 2>&1; then
 	python=${PYTHON:-}
 	if [[ -z $python ]]; then
 		for p in "$HOME"/.pyenv/versions/3.13*/bin/python python3.13; do
