@@ -111,7 +111,8 @@ test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install wha
 	$(MAKE) test-package
 	@echo "make test: all suites passed"
 
-lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings up to date
+lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings, commit subjects
+	scripts/check-commits.sh
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
