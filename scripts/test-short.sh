@@ -6,6 +6,12 @@
 # (so a test that looked for a missing program would fail, not skip). The
 # run fails when the tests fail or when any stub was called.
 #
+# Speed (the tier must stay well under a minute on 2 loaded cores): most of
+# its time is linking some 30 test binaries, so they are linked without
+# symbol tables and DWARF (-s -w; panics still show file:line), and -p 4
+# lets packages that wait (on timeouts, servers) overlap the links instead
+# of holding one of two slots.
+#
 #   scripts/test-short.sh [go test flags...]     e.g. -race, -run X
 set -euo pipefail
 
@@ -30,7 +36,7 @@ cd "$root"
 start=$(date +%s%N)
 status=0
 env -u DISPLAY -u WAYLAND_DISPLAY PATH="$stubs:$PATH" FREEACT_TEST_PYTHON="$stubs/python3" CI=true \
-	go test -short -count=1 "$@" ./... || status=$?
+	go test -short -count=1 -p 4 -ldflags='-s -w' "$@" ./... || status=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 printf 'test-short: go test -short took %d.%d s\n' $((ms / 1000)) $((ms % 1000 / 100))
 if [[ -s "$stubs/calls" ]]; then
