@@ -165,6 +165,11 @@ test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 test-package: package ## build the .deb and check it
 	scripts/check-deb.sh dist/freeact_*.deb
 
+.PHONY: bench-memory
+bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK window
+	rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
+	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/
+
 .PHONY: bench-compare
 bench-compare: ## this app against freeact 0.11.2/ipybox side by side (installs the reference in .cache/bench; ROUNDS=5)
 	@scripts/bench/compare.sh
