@@ -111,7 +111,8 @@ test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install wha
 	$(MAKE) test-package
 	@echo "make test: all suites passed"
 
-lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings up to date
+lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings, commit subjects
+	scripts/check-commits.sh
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
@@ -163,6 +164,11 @@ test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 
 test-package: package ## build the .deb and check it
 	scripts/check-deb.sh dist/freeact_*.deb
+
+.PHONY: bench-memory
+bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK window
+	rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
+	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/
 
 .PHONY: bench-compare
 bench-compare: ## this app against freeact 0.11.2/ipybox side by side (installs the reference in .cache/bench; ROUNDS=5)

@@ -3,7 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/config"
@@ -109,11 +110,7 @@ func argsSummary(args json.RawMessage) string {
 	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		v, _ := json.Marshal(m[k])

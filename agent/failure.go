@@ -133,39 +133,37 @@ func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Summary says in plain words what failed.
-func (e *StartError) Summary() string {
-	switch e.Step {
-	case StepPrompt:
-		return "The system prompt could not be made from the workspace's skills and AGENTS.md."
-	case StepModel:
-		return "The model setting is not valid."
-	case StepSession:
-		return "The session could not be opened."
-	case StepSandbox:
-		return "The sandbox could not be set up."
-	case StepPython:
-		return "The kernel's Python could not be used."
-	case StepServer:
-		return "The Jupyter server did not start."
-	}
-	return "The kernel did not start."
-}
+func (e *StartError) Summary() string { return startStep(e.Step).summary }
 
 // Fix says what to do about it.
-func (e *StartError) Fix() string {
-	switch e.Step {
+func (e *StartError) Fix() string { return startStep(e.Step).fix }
+
+// stepWords say what failed at a step of Start, in plain words, and how to
+// fix it.
+type stepWords struct{ summary, fix string }
+
+// startStep returns the words for step; an unknown step is the kernel's.
+func startStep(step string) stepWords {
+	switch step {
 	case StepPrompt:
-		return "Fix the skill or AGENTS.md named above, then retry."
+		return stepWords{"The system prompt could not be made from the workspace's skills and AGENTS.md.",
+			"Fix the skill or AGENTS.md named above, then retry."}
 	case StepModel:
-		return "Correct the model in Settings → Agent, then retry."
+		return stepWords{"The model setting is not valid.",
+			"Correct the model in Settings → Agent, then retry."}
 	case StepSession:
-		return "Start a new session, or check the files under .freeact/sessions."
+		return stepWords{"The session could not be opened.",
+			"Start a new session, or check the files under .freeact/sessions."}
 	case StepSandbox:
-		return "Check that sandbox-runtime (srt) and bubblewrap are installed, or turn the sandbox off in Settings → Sandbox, then retry."
+		return stepWords{"The sandbox could not be set up.",
+			"Check that sandbox-runtime (srt) and bubblewrap are installed, or turn the sandbox off in Settings → Sandbox, then retry."}
 	case StepPython:
-		return "Correct the python setting (the kernel's interpreter) in Settings → Agent, or clear it to use the workspace's .venv or the app's own Python, then retry."
+		return stepWords{"The kernel's Python could not be used.",
+			"Correct the python setting (the kernel's interpreter) in Settings → Agent, or clear it to use the workspace's .venv or the app's own Python, then retry."}
 	case StepServer:
-		return "Check jupyter_url and jupyter_token in Settings → Agent, or that the interpreter has jupyter_server 1.23 or newer, then retry."
+		return stepWords{"The Jupyter server did not start.",
+			"Check jupyter_url and jupyter_token in Settings → Agent, or that the interpreter has jupyter_server 1.23 or newer, then retry."}
 	}
-	return "Check that the interpreter has ipykernel 6.17 or newer, then retry."
+	return stepWords{"The kernel did not start.",
+		"Check that the interpreter has ipykernel 6.17 or newer, then retry."}
 }

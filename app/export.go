@@ -40,17 +40,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := d.host.saveFile("Export the session", ws.dir, "session-"+id[:min(8, len(id))]+ext)
-	if err != nil {
-		return "", fmt.Errorf("save dialog: %w", err)
-	}
-	if p == "" {
-		return "", nil
-	}
-	if err := atomicfile.Write(p, data, 0o644); err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
-	return p, nil
+	return d.saveAs("Export the session", ws.dir, "session-"+id[:min(8, len(id))]+ext, data, "export")
 }
 
 // runExport is `freeact export`: a saved session as a notebook, Markdown or

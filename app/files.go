@@ -9,6 +9,7 @@ import (
 	_ "image/gif" // CopyImage checks GIFs
 	_ "image/jpeg"
 	_ "image/png"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -46,7 +47,14 @@ func (d *Desktop) SaveImage(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := d.host.saveFile("Save the image", d.workspaceDir(), name)
+	return d.saveAs("Save the image", d.workspaceDir(), name, data, "save image")
+}
+
+// saveAs asks where to save data, in a dialog titled title that opens in
+// dir and suggests name, and writes it there. It returns the path written,
+// "" when the dialog was cancelled; what names the write in its error.
+func (d *Desktop) saveAs(title, dir, name string, data []byte, what string) (string, error) {
+	p, err := d.host.saveFile(title, dir, name)
 	if err != nil {
 		return "", fmt.Errorf("save dialog: %w", err)
 	}
@@ -54,7 +62,7 @@ func (d *Desktop) SaveImage(src string) (string, error) {
 		return "", nil
 	}
 	if err := atomicfile.Write(p, data, 0o644); err != nil {
-		return "", fmt.Errorf("save image: %w", err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	return p, nil
 }
@@ -269,16 +277,23 @@ func (d *Desktop) Sessions() ([]SessionInfo, error) {
 		return nil, err
 	}
 	list, err := session.List(ws.cfg.SessionsDir(), sessionTitle)
-	if list == nil {
-		list = []session.Info{}
+	return skipUnreadable(d.log, list, err, "list sessions")
+}
+
+// skipUnreadable returns what a pass over the saved sessions found, never
+// nil. Its error, about sessions it could not read, fails the call when
+// nothing was found; otherwise it is logged and the rest is shown.
+func skipUnreadable[T any](log *slog.Logger, found []T, err error, what string) ([]T, error) {
+	if found == nil {
+		found = []T{}
 	}
-	if err != nil && len(list) == 0 {
-		return list, fmt.Errorf("list sessions: %w", err)
+	if err != nil && len(found) == 0 {
+		return found, fmt.Errorf("%s: %w", what, err)
 	}
 	if err != nil {
-		d.log.Warn("some sessions could not be read", "err", err)
+		log.Warn(what+": some sessions could not be read", "err", err)
 	}
-	return list, nil
+	return found, nil
 }
 
 // workspaceDir is where file dialogs open: the workspace, if one is open.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/session"
@@ -47,14 +46,5 @@ func (d *Desktop) SearchSessions(query string) ([]session.Match, error) {
 		return nil, err
 	}
 	found, err := session.Search(ws.cfg.SessionsDir(), query, agent.SessionText)
-	if found == nil {
-		found = []session.Match{}
-	}
-	if err != nil && len(found) == 0 {
-		return found, fmt.Errorf("search sessions: %w", err)
-	}
-	if err != nil {
-		d.log.Warn("some sessions could not be searched", "err", err)
-	}
-	return found, nil
+	return skipUnreadable(d.log, found, err, "search sessions")
 }

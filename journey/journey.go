@@ -77,7 +77,7 @@ type Options struct {
 
 // App is a running app under test.
 type App struct {
-	t *testing.T
+	t testing.TB
 	// Home is the app's HOME; XDG folders are below it.
 	Home string
 	// Model is the fake model, nil without a scenario.
@@ -95,7 +95,7 @@ type App struct {
 // Start starts the production binary (build/bin/freeact, or
 // $FREEACT_BIN) on the display of $DISPLAY and waits for its window. The
 // app, the model and the helpers stop when the test ends.
-func Start(t *testing.T, o Options) *App {
+func Start(t testing.TB, o Options) *App {
 	t.Helper()
 	if os.Getenv("DISPLAY") == "" {
 		t.Skip("no X display: run under xvfb-run (make test-journey)")
@@ -704,7 +704,7 @@ func (a *App) Send(prompt string) {
 
 // Model is the fake model server.
 type Model struct {
-	t   *testing.T
+	t   testing.TB
 	URL string
 	// LogPath is its request log, one JSON object a line.
 	LogPath string
@@ -715,7 +715,7 @@ type Model struct {
 // Request is one request the model received (a line of its log).
 type Request = modeltest.Logged
 
-func startModel(t *testing.T, bin, scenario string) *Model {
+func startModel(t testing.TB, bin, scenario string) *Model {
 	t.Helper()
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("no fake model at %s: run make build/bin/fakemodel", bin)
@@ -805,7 +805,7 @@ type eyes struct {
 	err *lockedBuffer
 }
 
-func startEyes(t *testing.T, script string) *eyes {
+func startEyes(t testing.TB, script string) *eyes {
 	t.Helper()
 	e := &eyes{err: &lockedBuffer{}}
 	e.cmd = exec.Command("/usr/bin/python3", script)
@@ -863,7 +863,7 @@ func (e *eyes) request(req map[string]any, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
-func (e *eyes) ask(t *testing.T, req map[string]any, v any) {
+func (e *eyes) ask(t testing.TB, req map[string]any, v any) {
 	t.Helper()
 	if err := e.request(req, v); err != nil {
 		t.Fatalf("accessibility query %v: %v", req, err)
@@ -925,7 +925,7 @@ func (a *App) Wait(what string, cond func() bool) {
 // Workspace makes a workspace folder whose kernel runs the test Python
 // (.cache/python/venv, see testenv.Python), with opts added to its
 // agent.json.
-func Workspace(t *testing.T, opts map[string]any) string {
+func Workspace(t testing.TB, opts map[string]any) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "project")
 	if err := os.MkdirAll(filepath.Join(dir, ".freeact"), 0o755); err != nil {
@@ -943,7 +943,7 @@ func Workspace(t *testing.T, opts map[string]any) string {
 }
 
 // PNG writes a w×h PNG image of one colour and returns its path.
-func PNG(t *testing.T, path string, w, h int, c color.RGBA) string {
+func PNG(t testing.TB, path string, w, h int, c color.RGBA) string {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {

@@ -3,6 +3,7 @@ package apigen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -115,11 +116,7 @@ func pyLiteral(v any) (string, error) {
 		}
 		return "[" + strings.Join(parts, ", ") + "]", nil
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			s, err := pyLiteral(v[k])

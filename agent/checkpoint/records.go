@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // Kinds of records.
@@ -167,10 +169,7 @@ func (l *recordLog) rewrite(rs []Record) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(l.path+".tmp", b.Bytes(), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(l.path+".tmp", l.path)
+	return atomicfile.Write(l.path, b.Bytes(), 0o600)
 }
 
 func newID() string {

@@ -112,17 +112,27 @@ func (a *AppStore) Settings() (AppSettings, error) {
 
 func (a *AppStore) readSettings() (AppSettings, error) {
 	var s AppSettings
-	data, err := os.ReadFile(a.settingsFile())
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
-	if err != nil {
-		return s, fmt.Errorf("read app settings: %w", err)
-	}
-	if err := strictjson.Unmarshal(data, &s); err != nil {
-		return AppSettings{}, fmt.Errorf("%s: %w (fix or delete the file)", a.settingsFile(), err)
+	if err := readJSON(a.settingsFile(), "app settings", "fix or delete the file", &s); err != nil {
+		return AppSettings{}, err
 	}
 	return s, nil
+}
+
+// readJSON decodes the JSON file at path into v, strictly; a missing file
+// leaves v as it is. what names the content in errors, fix says how to
+// repair a file that does not decode.
+func readJSON(path, what, fix string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	if err := strictjson.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w (%s)", path, err, fix)
+	}
+	return nil
 }
 
 // SaveSettings writes the app settings atomically.
@@ -283,11 +293,7 @@ type StoredKey struct {
 func (a *AppStore) StoredKeys() ([]StoredKey, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keys, err := a.readKeys()
-	if err != nil {
-		return nil, err
-	}
-	index, err := a.readIndex()
+	keys, index, err := a.readStored()
 	if err != nil {
 		return nil, err
 	}
@@ -311,11 +317,7 @@ func (a *AppStore) StoredKeys() ([]StoredKey, error) {
 func (a *AppStore) APIKeys() (map[string]string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keys, err := a.readKeys()
-	if err != nil {
-		return nil, err
-	}
-	index, err := a.readIndex()
+	keys, index, err := a.readStored()
 	if err != nil {
 		return nil, err
 	}
@@ -334,32 +336,31 @@ func (a *AppStore) keyringGet(name string) (string, error) {
 	return a.keyring.Get(name)
 }
 
+// readStored reads the credentials file and the keyring's index.
+func (a *AppStore) readStored() (map[string]string, []string, error) {
+	keys, err := a.readKeys()
+	if err != nil {
+		return nil, nil, err
+	}
+	index, err := a.readIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	return keys, index, nil
+}
+
 func (a *AppStore) readKeys() (map[string]string, error) {
 	keys := map[string]string{}
-	data, err := os.ReadFile(a.credentialsFile())
-	if errors.Is(err, fs.ErrNotExist) {
-		return keys, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read API keys: %w", err)
-	}
-	if err := strictjson.Unmarshal(data, &keys); err != nil {
-		return nil, fmt.Errorf("%s: %w (fix or delete the file, then enter the keys again)", a.credentialsFile(), err)
+	if err := readJSON(a.credentialsFile(), "API keys", "fix or delete the file, then enter the keys again", &keys); err != nil {
+		return nil, err
 	}
 	return keys, nil
 }
 
 func (a *AppStore) readIndex() ([]string, error) {
 	var index []string
-	data, err := os.ReadFile(a.keyringIndexFile())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read API keys: %w", err)
-	}
-	if err := strictjson.Unmarshal(data, &index); err != nil {
-		return nil, fmt.Errorf("%s: %w (delete the file, then enter the keys again)", a.keyringIndexFile(), err)
+	if err := readJSON(a.keyringIndexFile(), "API keys", "delete the file, then enter the keys again", &index); err != nil {
+		return nil, err
 	}
 	return index, nil
 }

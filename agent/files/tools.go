@@ -234,26 +234,14 @@ type Result struct {
 // outside the workspace. The error's text is written for the model: return
 // it to the model as the tool's (error) result.
 func (w *Workspace) Run(ctx context.Context, args Args, approved bool) (Result, error) {
-	switch a := args.(type) {
-	case ReadTextArgs:
-		text, err := w.ReadText(ctx, a, approved)
-		return Result{Text: text}, err
-	case ReadMediaArgs:
-		img, text, err := w.ReadMedia(ctx, a, approved)
-		if err != nil {
-			return Result{}, err
-		}
-		return Result{Text: text, Image: &img}, nil
-	case WriteArgs:
-		text, err := w.Write(ctx, a, approved)
-		return Result{Text: text}, err
-	case EditArgs:
-		text, err := w.Edit(ctx, a, approved)
-		return Result{Text: text}, err
-	case nil:
+	if args == nil {
 		return Result{}, errors.New("no file tool arguments given")
 	}
-	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)
+	p, err := w.resolve(ctx, args.FilePath(), approved)
+	if err != nil {
+		return Result{}, err
+	}
+	return w.run(ctx, args, p)
 }
 
 // RunApproved executes a call that was approved for the path approved (as
@@ -273,21 +261,26 @@ func (w *Workspace) RunApproved(ctx context.Context, args Args, approved Path) (
 		return Result{}, fmt.Errorf("%s changed after it was approved: it was %s and now leads to %s (a symbolic link was changed); nothing was done",
 			args.FilePath(), approved.Abs, now.Abs)
 	}
+	return w.run(ctx, args, approved)
+}
+
+// run executes a call on its resolved path p.
+func (w *Workspace) run(ctx context.Context, args Args, p Path) (Result, error) {
 	switch a := args.(type) {
 	case ReadTextArgs:
-		text, err := w.readText(ctx, a, approved)
+		text, err := w.readText(ctx, a, p)
 		return Result{Text: text}, err
 	case ReadMediaArgs:
-		img, text, err := w.readMedia(ctx, approved)
+		img, text, err := w.readMedia(ctx, p)
 		if err != nil {
 			return Result{}, err
 		}
 		return Result{Text: text, Image: &img}, nil
 	case WriteArgs:
-		text, err := w.write(ctx, a, approved)
+		text, err := w.write(ctx, a, p)
 		return Result{Text: text}, err
 	case EditArgs:
-		text, err := w.edit(ctx, a, approved)
+		text, err := w.edit(ctx, a, p)
 		return Result{Text: text}, err
 	}
 	return Result{}, fmt.Errorf("unsupported file tool arguments %T", args)

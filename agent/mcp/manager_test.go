@@ -241,8 +241,10 @@ func TestCrashRestarts(t *testing.T) {
 // the next call works. The servers are connected first: the call timeout
 // does not cover connecting, and a cancel must reach a call in the server.
 func TestHungCall(t *testing.T) {
+	t.Parallel() // it waits on timeouts
 	for _, tr := range transports(t) {
 		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
 			m, _ := newManager(t, map[string]config.Server{"test": tr.cfg}, mcp.Options{CallTimeout: 300 * time.Millisecond})
 			ctx := context.Background()
 			if err := m.Connect(ctx); err != nil {
@@ -286,6 +288,7 @@ func TestHungCall(t *testing.T) {
 // A server's read_timeout (pydantic-ai's name, from the Python freeact's
 // files) bounds its calls instead of the Manager's call timeout.
 func TestServerReadTimeout(t *testing.T) {
+	t.Parallel() // it waits on a timeout
 	cfg := mcptest.HTTP(t)
 	limit := 0.3
 	cfg.ReadTimeout = &limit
@@ -335,6 +338,7 @@ func TestHTTPHeadersAreSent(t *testing.T) {
 // its connection within the connect timeout, and the error names it and
 // quotes what it printed.
 func TestBrokenServerFailsFast(t *testing.T) {
+	t.Parallel() // it waits on connect timeouts
 	one := 1.0
 	// The garbage case waits for the default timeout, except in the fast
 	// tier, which gives it a second.

@@ -199,7 +199,7 @@ func TestTruncateAtEveryByteOffset(t *testing.T) {
 	s := openStore(t, src, "real")
 	want := []msg{
 		{"user", "Résumé the file ünïcode ✓ and \"quotes\"\nnew line"},
-		{"model", strings.Repeat("long answer ", 20)},
+		{"model", strings.Repeat("long answer ", 3)},
 		{"user", "short"},
 		{"model", "{\"json\": [1, 2]}"},
 	}

@@ -513,7 +513,19 @@ func (w *walker) plainName(word *syntax.Word) (string, bool) {
 
 // staticValue returns a word's value after quote removal when it contains no
 // expansions at all.
-func staticValue(word *syntax.Word) (string, bool) {
+func staticValue(word *syntax.Word) (string, bool) { return quoteRemoved(word, true) }
+
+// unquote returns a here-document delimiter without its quotes; expansions
+// in it, which the shell does not expand there, are left out.
+func unquote(word *syntax.Word) string {
+	v, _ := quoteRemoved(word, false)
+	return v
+}
+
+// quoteRemoved returns a word's literal text after quote removal. Strict, a
+// word with an expansion ($'...', $x, $(...)) has no static value (false);
+// otherwise expansions are skipped.
+func quoteRemoved(word *syntax.Word, strict bool) (string, bool) {
 	if word == nil {
 		return "", true
 	}
@@ -523,20 +535,23 @@ func staticValue(word *syntax.Word) (string, bool) {
 		case *syntax.Lit:
 			b.WriteString(unescape(p.Value, false))
 		case *syntax.SglQuoted:
-			if p.Dollar {
+			if p.Dollar && strict {
 				return "", false
 			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, dp := range p.Parts {
 				lit, ok := dp.(*syntax.Lit)
-				if !ok {
+				if ok {
+					b.WriteString(unescape(lit.Value, true))
+				} else if strict {
 					return "", false
 				}
-				b.WriteString(unescape(lit.Value, true))
 			}
 		default:
-			return "", false
+			if strict {
+				return "", false
+			}
 		}
 	}
 	return b.String(), true
@@ -563,29 +578,6 @@ func unescape(s string, dquoted bool) string {
 		i++
 		if next != '\n' {
 			b.WriteByte(next)
-		}
-	}
-	return b.String()
-}
-
-// unquote returns a here-document delimiter without its quotes.
-func unquote(word *syntax.Word) string {
-	if word == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, part := range word.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(p.Value, false))
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, dp := range p.Parts {
-				if lit, ok := dp.(*syntax.Lit); ok {
-					b.WriteString(lit.Value)
-				}
-			}
 		}
 	}
 	return b.String()

@@ -103,9 +103,10 @@ func escapedRanges() [][2]rune {
 func TestEscapedRanges(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("[\n")
-	for i, r := range escapedRanges() {
+	ranges := escapedRanges()
+	for i, r := range ranges {
 		sep := ","
-		if i == len(escapedRanges())-1 {
+		if i == len(ranges)-1 {
 			sep = ""
 		}
 		fmt.Fprintf(&b, "  [%d, %d]%s\n", r[0], r[1], sep)
