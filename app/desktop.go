@@ -25,6 +25,13 @@ const (
 	EventAgent = "agent:events"
 	// EventKernel carries a KernelStatus.
 	EventKernel = "kernel:status"
+	// EventWorkspace carries the WorkspaceInfo of a workspace just opened,
+	// sent before any event of its agent (its kernel status follows as
+	// EventKernel). Every page on the backend shows the workspace the
+	// backend has open, whichever page opened it: a page that asked
+	// Workspace and Launch while another page (the window, or a browser
+	// on the dev server) was opening the launch workspace got neither.
+	EventWorkspace = "workspace:open"
 )
 
 // Desktop is the object bound to the frontend: each exported method becomes

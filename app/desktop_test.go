@@ -384,9 +384,13 @@ type fakeHost struct {
 	mu     sync.Mutex
 	events []json.RawMessage
 	status []KernelStatus
-	opened []string
-	titles []string
-	copied []byte
+	// workspaces are those of EventWorkspace; sent names every event in
+	// the order sent.
+	workspaces []WorkspaceInfo
+	sent       []string
+	opened     []string
+	titles     []string
+	copied     []byte
 	// picked and saveTo answer the file chooser and the save dialog.
 	picked []string
 	saveTo string
@@ -407,12 +411,15 @@ func (h *fakeHost) emit(name string, msg any) {
 		h.outOfOrder = true
 	}
 	h.seq = m.Seq
+	h.sent = append(h.sent, name)
 	data := m.Data
 	switch name {
 	case EventAgent:
 		h.events = append(h.events, data.([]json.RawMessage)...)
 	case EventKernel:
 		h.status = append(h.status, data.(KernelStatus))
+	case EventWorkspace:
+		h.workspaces = append(h.workspaces, data.(WorkspaceInfo))
 	}
 }
 func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }

@@ -21,7 +21,9 @@ type LaunchTarget struct {
 }
 
 // Launch returns what to open at start. It answers once per window; later
-// calls (a reloaded page) return an empty target.
+// calls (a reloaded page, or a second page on the dev server) return an
+// empty target, and learn of the workspace the first page opens from
+// EventWorkspace.
 func (d *Desktop) Launch() (LaunchTarget, error) {
 	var t LaunchTarget
 	var err error

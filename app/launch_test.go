@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +95,41 @@ func TestLaunchReopensTheLastConversation(t *testing.T) {
 	d4 := &Desktop{host: &fakeHost{}, store: d.store, log: d.log}
 	if got, _ := d4.Launch(); got.Path != other {
 		t.Errorf("launch after the last workspace was removed = %+v, want %s", got, other)
+	}
+}
+
+// Two pages start on one backend: the window and a browser on the dev
+// server (as in the e2e suite), or a page reloaded while the launch
+// workspace opens. The first page is given the launch target; the second
+// asks while the first is opening it, so it finds no open workspace and
+// an empty target, and would stay on the picker. EventWorkspace tells it
+// what opened, before any event or status of the workspace's agent.
+func TestLaunchWorkspaceReachesEveryPage(t *testing.T) {
+	d, h, ws := testDesktop(t)
+	if err := d.store.Update(func(s *config.AppSettings) { s.AddRecent(ws) }); err != nil {
+		t.Fatal(err)
+	}
+	first, err := d.Launch()
+	if err != nil || first.Path != ws {
+		t.Fatalf("first page's launch = %+v, %v; want %s", first, err, ws)
+	}
+	if w := d.Workspace(); w.Path != "" {
+		t.Fatalf("workspace before it opened = %+v", w)
+	}
+	if second, err := d.Launch(); err != nil || second.Path != "" {
+		t.Fatalf("second page's launch = %+v, %v; want nothing: only one page opens the launch workspace", second, err)
+	}
+	if _, err := d.OpenWorkspace(first.Path, first.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.mu.Lock()
+	sent, opened := slices.Clone(h.sent), slices.Clone(h.workspaces)
+	h.mu.Unlock()
+	if len(opened) != 1 || opened[0].Path != ws || opened[0].Name != filepath.Base(ws) {
+		t.Fatalf("workspace events %+v; want one for %s", opened, ws)
+	}
+	if len(sent) == 0 || sent[0] != EventWorkspace {
+		t.Errorf("events sent %v; want %s first", sent, EventWorkspace)
 	}
 }

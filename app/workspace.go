@@ -187,6 +187,9 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if old != nil {
 		go old.close()
 	}
+	// Before the agent's events, so a page that did not open it (another
+	// window, a reload) knows what they belong to.
+	d.send(EventWorkspace, ws.info(open.Created))
 	ws.show(sessionID)
 	ws.start(sessionID)
 	d.setTitle(filepath.Base(dir))

@@ -3,7 +3,7 @@
 // driving the page the way a person would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { repoRoot, screenshotDir, startApp, startFakeModel, type App, type FakeModel } from './harness';
@@ -60,47 +60,121 @@ async function approvalFor(page: Page, text: string, exact = false) {
 
 const lastTool = (page: Page) => page.getByTestId('tool').last();
 
-/** Starts recording the longest gap between animation frames. */
-async function startFrames(page: Page) {
+/** The animation frames of a period and the work of the page's main
+ * thread in it. */
+interface Frames {
+  /** Every gap between two animation frames, in ms. */
+  gaps: number[];
+  /** The period's length, in ms. */
+  ms: number;
+  /** The CPU time of each task the page's main thread ran, in ms (trace
+   * events' thread duration): the work the page did, which a loaded
+   * machine delays but does not make longer. */
+  tasks: number[];
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+/** The CPU time, in ms, of every top-level task of the renderers' main
+ * threads in a Chromium trace (a task the trace gives no thread time,
+ * such as one cut by the end of tracing, counts its wall time: more, never
+ * less). */
+function mainThreadTasks(trace: Buffer): number[] {
+  const parsed = JSON.parse(trace.toString()) as { traceEvents: TraceEvent[] } | TraceEvent[];
+  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
+  const main = new Set(
+    events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}/${e.tid}`),
+  );
+  if (main.size === 0) throw new Error('the trace names no renderer main thread (CrRendererMain)');
+  return events
+    .filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && main.has(`${e.pid}/${e.tid}`))
+    .map((e) => (e.tdur ?? e.dur ?? 0) / 1000);
+}
+
+/** Starts recording frames and tasks; the function it returns stops and
+ * returns them. */
+async function startFrames(page: Page): Promise<() => Promise<Frames>> {
+  const browser = page.context().browser();
+  if (!browser) throw new Error('the page has no browser to trace');
+  await browser.startTracing(page, { categories: ['toplevel'] });
   await page.evaluate(() => {
-    const w = window as unknown as { __frames: { max: number; last: number; on: boolean; n: number } };
-    w.__frames = { max: 0, last: performance.now(), on: true, n: 0 };
+    const w = window as unknown as { __frames: { gaps: number[]; t0: number; last: number; on: boolean } };
+    const f = (w.__frames = { gaps: [] as number[], t0: performance.now(), last: performance.now(), on: true });
     const tick = (t: number) => {
-      const f = w.__frames;
-      f.max = Math.max(f.max, t - f.last);
+      f.gaps.push(t - f.last);
       f.last = t;
-      f.n++;
       if (f.on) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
   });
+  return async () => {
+    const r = await page.evaluate(() => {
+      const w = window as unknown as { __frames: { gaps: number[]; t0: number; on: boolean } };
+      w.__frames.on = false;
+      return { gaps: w.__frames.gaps, ms: performance.now() - w.__frames.t0 };
+    });
+    return { ...r, tasks: mainThreadTasks(await browser.stopTracing()) };
+  };
 }
 
-async function stopFrames(page: Page): Promise<{ max: number; n: number }> {
-  return page.evaluate(() => {
-    const w = window as unknown as { __frames: { max: number; on: boolean; n: number } };
-    w.__frames.on = false;
-    return { max: w.__frames.max, n: w.__frames.n };
-  });
+/** The p-th percentile (nearest rank) of xs. */
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)] ?? 0;
 }
 
-/** The longest frame while the page does nothing, over ms milliseconds:
- * what the machine's load alone costs a frame now. */
-async function idleFrames(page: Page, ms: number): Promise<{ max: number; n: number }> {
-  await startFrames(page);
+const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
+const longest = (xs: number[]) => Math.max(0, ...xs);
+
+function describeFrames(f: Frames): string {
+  const ms = (x: number) => x.toFixed(1);
+  return (
+    `${f.gaps.length} frames in ${f.ms.toFixed(0)} ms: p50 ${ms(percentile(f.gaps, 50))}, ` +
+    `p90 ${ms(percentile(f.gaps, 90))}, max ${ms(longest(f.gaps))} ms, ` +
+    `${f.gaps.filter((g) => g > 50).length} over 50 ms; main thread ${f.tasks.length} tasks, ` +
+    `CPU ${sum(f.tasks).toFixed(0)} ms, longest task ${ms(longest(f.tasks))} ms CPU`
+  );
+}
+
+/** The page doing nothing for ms milliseconds: what the load alone costs. */
+async function idleFrames(page: Page, ms: number): Promise<Frames> {
+  const stop = await startFrames(page);
   await new Promise((r) => setTimeout(r, ms)); // a sampling period, not a wait for an event
-  return stopFrames(page);
+  return stop();
 }
 
-/** Printing must not make frames longer than 100 ms, or than half again the
- * longest frame of the idle page when the machine's load makes those longer
- * (a loaded machine delays frames whatever the page does). */
-async function expectResponsive(page: Page, what: string, printing: { max: number; n: number }) {
+/** Printing must leave the page responsive. A single long frame proves
+ * nothing on a loaded machine, which delays frames whatever the page does
+ * (under load we saw 100 and 270 ms frames in prints that cost the page's
+ * main thread 75 and 150 ms of CPU in all), so the test judges what the
+ * page does:
+ * - no task of its main thread takes 50 ms of CPU time (a long task, as
+ *   browsers call it; about 10 ms is usual), which load does not stretch:
+ *   nothing the page does freezes it;
+ * - most frames come as often as the idle page's, sampled for 2 s
+ *   afterwards under the same load: the 90th percentile frame is under 50
+ *   ms, or twice the idle page's when load makes those longer. A page busy
+ *   with the output makes most frames long.
+ * The figures go to the log and to test-output/e2e/frames.txt. */
+async function expectResponsive(page: Page, what: string, printing: Frames) {
   const idle = await idleFrames(page, 2000);
-  const line = `${what}: ${printing.max.toFixed(1)} ms (${printing.n} frames); idle afterwards ${idle.max.toFixed(1)} ms`;
-  console.log(`longest frame while printing ${line}`);
-  appendFileSync(join(screenshotDir, 'longest-frame.txt'), `${line}\n`);
-  expect(printing.max).toBeLessThan(Math.max(100, 1.5 * idle.max));
+  const line =
+    `${what}: printing ${describeFrames(printing)}; idle afterwards ${describeFrames(idle)}; ` +
+    `load ${(loadavg()[0] ?? 0).toFixed(1)}`;
+  console.log(`frames while ${line}`);
+  appendFileSync(join(screenshotDir, 'frames.txt'), `${line}\n`);
+  expect(longest(printing.tasks), `the longest task, in CPU ms; ${line}`).toBeLessThan(50);
+  expect(percentile(printing.gaps, 90), `the 90th percentile frame; ${line}`).toBeLessThan(
+    Math.max(50, 2 * percentile(idle.gaps, 90)),
+  );
 }
 
 describe('the desktop client against a real kernel and a fake model', () => {
@@ -234,13 +308,13 @@ describe('the desktop client against a real kernel and a fake model', () => {
     const { page } = app;
     await send(page, 'Print a lot');
     await approvalFor(page, 'range(100000)');
-    await startFrames(page);
+    const stop = await startFrames(page);
     await page.keyboard.press('Enter');
     await page.getByText('Printed them.').waitFor({ timeout: 60_000 });
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('99999');
-    const frames = await stopFrames(page);
+    const frames = await stop();
     await app.screenshot('large-output');
-    writeFileSync(join(screenshotDir, 'longest-frame.txt'), '');
+    writeFileSync(join(screenshotDir, 'frames.txt'), '');
     await expectResponsive(page, '100,000 lines', frames);
     // It followed the output to the bottom; scrolling up stops following.
     const conv = page.getByTestId('conversation');
@@ -255,11 +329,11 @@ describe('the desktop client against a real kernel and a fake model', () => {
     const { page } = app;
     await send(page, 'Print ten megabytes');
     await approvalFor(page, "'x' * 91");
-    await startFrames(page);
+    const stop = await startFrames(page);
     await page.keyboard.press('Enter');
     await page.getByText('Printed ten megabytes.').waitFor({ timeout: 120_000 });
     await expect.poll(() => lastTool(page).getByTestId('output').textContent()).toContain('00099999 x');
-    const frames = await stopFrames(page);
+    const frames = await stop();
     await app.screenshot('large-output-10mb');
     await expectResponsive(page, '10 MB', frames);
   }, 150_000);

@@ -153,7 +153,10 @@ export async function startApp(opts: StartOptions = {}): Promise<App> {
   const removeHome = () => ownHome && rmSync(home, { recursive: true, force: true });
   const args = ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend', 'dist')];
   // The dev build opens a real GTK window too, so it needs a display: use the
-  // one we have (make test runs under xvfb-run) or make a virtual one.
+  // one we have (make test runs under xvfb-run) or make a virtual one. That
+  // window runs the frontend as well: two pages share one backend, and the
+  // window, loading first, usually opens the launch workspace, which the
+  // browser's page then learns of (Workspace, or the workspace:open event).
   let [cmd, cmdArgs]: [string, string[]] = process.env.DISPLAY
     ? [devBinary, args]
     : ['xvfb-run', ['-a', '-s', '-screen 0 1280x900x24', devBinary, ...args]];

@@ -28,6 +28,7 @@ const ws = (path = '/home/u/proj'): WorkspaceInfo => ({
 function fakeBackend(overrides: Partial<Backend> = {}) {
   let emit: (b: AgentEvent[]) => void = () => {};
   let drop: (x: number, y: number, paths: string[]) => void = () => {};
+  let opened: (w: WorkspaceInfo) => void = () => {};
   const b: Backend = {
     version: vi.fn(async () => ({ version: '1.2.3', goVersion: 'go1.26', platform: 'linux/amd64', commit: '' })),
     workspace: vi.fn(async () => ({ ...ws(''), kernel: { ...ready, state: 'stopped' } })),
@@ -117,13 +118,23 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
       return () => {};
     },
     onKernel: () => () => {},
+    onWorkspace: (cb) => {
+      opened = cb;
+      return () => {};
+    },
     onFileDrop: (cb) => {
       drop = cb;
       return () => {};
     },
     ...overrides,
   };
-  return { backend: b, emit: (batch: AgentEvent[]) => emit(batch), drop: (paths: string[]) => drop(0, 0, paths) };
+  return {
+    backend: b,
+    emit: (batch: AgentEvent[]) => emit(batch),
+    drop: (paths: string[]) => drop(0, 0, paths),
+    /** A workspace:open event: the backend opened w, for any page. */
+    opened: (w: WorkspaceInfo) => opened(w),
+  };
 }
 
 describe('App', () => {
@@ -270,6 +281,35 @@ describe('App at launch and in the picker', () => {
     render(App, { backend });
     await vi.waitFor(() => expect(backend.openWorkspace).toHaveBeenCalledWith('/home/u/proj', 's-last'));
     expect(await screen.findByTestId('workspace')).toHaveTextContent('proj');
+  });
+
+  // Two pages start on one backend (the window and a browser on the dev
+  // server, or a page reloaded while the launch workspace opens). Only the
+  // first is given the launch target; the second asks while the first is
+  // opening it, so it hears of no open workspace and an empty target.
+  // Whenever the open finishes, its workspace:open event reaches the page.
+  it.each([
+    ['while the page asks for the open workspace', 'workspace'],
+    ['after the launch target came back empty', 'launch'],
+  ] as const)('shows the launch workspace another page opens %s', async (_when, during) => {
+    const none = { ...ws(''), kernel: { ...ready, state: 'stopped' } };
+    const empty = { path: '', sessionId: '', fromCommandLine: false };
+    const f = fakeBackend({
+      workspace: vi.fn(async () => {
+        if (during === 'workspace') f.opened(ws());
+        return none;
+      }),
+      launch: vi.fn(async () => {
+        if (during === 'launch') setTimeout(() => f.opened(ws()));
+        return empty;
+      }),
+    });
+    render(App, { backend: f.backend });
+    await vi.waitFor(() => expect(f.backend.launch).toHaveBeenCalled());
+    await vi.waitFor(() => expect(screen.getByTestId('workspace')).toHaveTextContent('proj'));
+    expect(f.backend.openWorkspace).not.toHaveBeenCalled();
+    expect(f.backend.sessions).toHaveBeenCalled();
+    expect(screen.queryByRole('heading', { name: 'Open a workspace' })).not.toBeInTheDocument();
   });
 
   it('shows the picker with the reason when the launch workspace cannot open', async () => {

@@ -174,6 +174,10 @@ export interface Backend {
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
+  /** Subscribes to workspaces opened by any page on the backend (this one,
+   * the window, a browser on the dev server), each before its agent's
+   * events; its kernel status is not yet known (onKernel follows). */
+  onWorkspace(cb: (w: WorkspaceInfo) => void): () => void;
   /** Files dropped on the window (Wails OnFileDrop). */
   onFileDrop(cb: (x: number, y: number, paths: string[]) => void): () => void;
 }
@@ -205,24 +209,35 @@ function hasRuntime(): boolean {
   return (window as unknown as { runtime?: unknown }).runtime !== undefined;
 }
 
-// Both event channels share one numbering, so one sequencer orders them.
-type Incoming = { name: 'agent:events'; data: AgentEvent[] } | { name: 'kernel:status'; data: KernelStatus };
+// The event channels share one numbering, so one sequencer orders them.
+type Incoming =
+  | { name: 'agent:events'; data: AgentEvent[] }
+  | { name: 'kernel:status'; data: KernelStatus }
+  | { name: 'workspace:open'; data: WorkspaceInfo };
 const eventHandlers = new Set<(b: AgentEvent[]) => void>();
 const kernelHandlers = new Set<(s: KernelStatus) => void>();
+const workspaceHandlers = new Set<(w: WorkspaceInfo) => void>();
 const sequencer = new Sequencer<Incoming>((m) => {
   if (m.name === 'agent:events') eventHandlers.forEach((h) => h(m.data));
-  else kernelHandlers.forEach((h) => h(m.data));
+  else if (m.name === 'kernel:status') kernelHandlers.forEach((h) => h(m.data));
+  else workspaceHandlers.forEach((h) => h(m.data));
 });
 let listening = false;
 function listen() {
   if (listening || !hasRuntime()) return;
   listening = true;
-  Runtime.EventsOn('agent:events', (m: Numbered<AgentEvent[]>) =>
-    sequencer.push({ seq: m.seq, data: { name: 'agent:events', data: m.data } }),
-  );
-  Runtime.EventsOn('kernel:status', (m: Numbered<KernelStatus>) =>
-    sequencer.push({ seq: m.seq, data: { name: 'kernel:status', data: m.data } }),
-  );
+  for (const name of ['agent:events', 'kernel:status', 'workspace:open'] as const) {
+    Runtime.EventsOn(name, (m: Numbered<Incoming['data']>) =>
+      sequencer.push({ seq: m.seq, data: { name, data: m.data } as Incoming }),
+    );
+  }
+}
+
+/** Adds cb to handlers until the returned function is called. */
+function subscribe<T>(handlers: Set<T>, cb: T): () => void {
+  listen();
+  handlers.add(cb);
+  return () => handlers.delete(cb);
 }
 
 export const backend: Backend = {
@@ -306,16 +321,9 @@ export const backend: Backend = {
   },
   copyImage: (src) => call(() => Desktop.CopyImage(src)),
   clipboardImage: () => call(Desktop.ClipboardImage),
-  onEvents(cb) {
-    listen();
-    eventHandlers.add(cb);
-    return () => eventHandlers.delete(cb);
-  },
-  onKernel(cb) {
-    listen();
-    kernelHandlers.add(cb);
-    return () => kernelHandlers.delete(cb);
-  },
+  onEvents: (cb) => subscribe(eventHandlers, cb),
+  onKernel: (cb) => subscribe(kernelHandlers, cb),
+  onWorkspace: (cb) => subscribe(workspaceHandlers, cb),
   onFileDrop(cb) {
     if (!hasRuntime()) return () => {};
     Runtime.OnFileDrop(cb, true);
