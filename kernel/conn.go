@@ -159,6 +159,7 @@ func (s *Server) dialWS(ctx context.Context, id, session string) (*websocket.Con
 		ReadBufferSize:   64 << 10,
 		WriteBufferSize:  64 << 10,
 		NetDialContext:   s.netDial(),
+		Subprotocols:     []string{wsProtocolV1},
 	}
 	hdr := http.Header{}
 	ep.authorize(hdr)
@@ -190,7 +191,7 @@ func (c *conn) read() {
 		}
 		ws := c.socket()
 		c.armDeadline(ws)
-		_, r, err := ws.NextReader()
+		typ, r, err := ws.NextReader()
 		if err == nil {
 			_, err = buf.ReadFrom(r)
 		}
@@ -201,7 +202,11 @@ func (c *conn) read() {
 			}
 			return
 		}
-		m, err := decodeReceived(data)
+		decode := decodeReceived
+		if typ == websocket.BinaryMessage {
+			decode = decodeV1
+		}
+		m, err := decode(data)
 		if err != nil {
 			continue // not a protocol message; nothing to route it to
 		}
@@ -257,19 +262,19 @@ func (c *conn) newMessage(channel, msgType string, content any, parent *header) 
 var errTooBig = errors.New("message exceeds the Jupyter server's websocket message limit")
 
 func (c *conn) send(m *message) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	if int64(len(b)) > c.srv.maxMessage {
-		return fmt.Errorf("send %s of %d bytes: %w (%d bytes)", m.Header.MsgType, len(b), errTooBig, c.srv.maxMessage)
-	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	for retried := false; ; retried = true {
 		ws := c.socket()
+		typ, b, err := encodeFor(ws, m)
+		if err != nil {
+			return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+		}
+		if int64(len(b)) > c.srv.maxMessage {
+			return fmt.Errorf("send %s of %d bytes: %w (%d bytes)", m.Header.MsgType, len(b), errTooBig, c.srv.maxMessage)
+		}
 		_ = ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
-		err := ws.WriteMessage(websocket.TextMessage, b)
+		err = ws.WriteMessage(typ, b)
 		if err == nil {
 			return nil
 		}
@@ -279,6 +284,16 @@ func (c *conn) send(m *message) error {
 			return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
 		}
 	}
+}
+
+// encodeFor frames m in the protocol the server chose for ws.
+func encodeFor(ws *websocket.Conn, m *message) (int, []byte, error) {
+	if ws.Subprotocol() == wsProtocolV1 {
+		b, err := encodeV1(m)
+		return websocket.BinaryMessage, b, err
+	}
+	b, err := json.Marshal(m)
+	return websocket.TextMessage, b, err
 }
 
 // executeSilent runs internal code (hooks, configuration) and waits for its

@@ -188,6 +188,7 @@ c.ServerApp.iopub_data_rate_limit = 0
 c.ServerApp.iopub_msg_rate_limit = 0
 c.ZMQChannelsWebsocketConnection.iopub_data_rate_limit = 0
 c.ZMQChannelsWebsocketConnection.iopub_msg_rate_limit = 0
+c.ZMQChannelsWebsocketConnection.limit_rate = False
 c.ServerApp.allow_root = True
 c.ServerApp.terminals_enabled = False
 c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
