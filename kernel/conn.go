@@ -74,11 +74,17 @@ type content struct {
 func decodeReceived(frame []byte) (*received, error) {
 	m := new(received)
 	err := json.Unmarshal(frame, m)
-	var typeErr *json.UnmarshalTypeError
-	if err != nil && (!errors.As(err, &typeErr) || m.Header.MsgType == "") {
+	if !wrongFieldType(err) || err != nil && m.Header.MsgType == "" {
 		return nil, err
 	}
 	return m, nil
+}
+
+// wrongFieldType reports whether err is nil or only says that a field had
+// another type than the host expects (the rest is decoded).
+func wrongFieldType(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	return err == nil || errors.As(err, &typeErr)
 }
 
 // handler receives what a conn reads. All methods run on the conn's reader

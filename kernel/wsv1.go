@@ -67,26 +67,26 @@ func decodeV1(frame []byte) (*received, error) {
 	if n < 6 || n > uint64(len(frame))/8-1 {
 		return nil, fmt.Errorf("%w: %d offsets", errV1Frame, n)
 	}
-	offs := make([]int, n)
+	// The offsets start after themselves, never decrease and stay in the
+	// frame.
+	off := func(i int) int { return int(binary.LittleEndian.Uint64(frame[8*(i+1):])) }
 	prev := 8 * (int(n) + 1)
-	for i := range offs {
+	for i := range int(n) {
 		o := binary.LittleEndian.Uint64(frame[8*(i+1):])
 		if o < uint64(prev) || o > uint64(len(frame)) {
 			return nil, fmt.Errorf("%w: offset %d out of order", errV1Frame, i)
 		}
-		offs[i] = int(o)
 		prev = int(o)
 	}
-	part := func(i int) []byte { return frame[offs[i+1]:offs[i+2]] } // i: 0 header .. 3 content
-	m := &received{Channel: string(frame[offs[0]:offs[1]])}
+	part := func(i int) []byte { return frame[off(i+1):off(i+2)] } // i: 0 header .. 3 content
+	m := &received{Channel: string(frame[off(0):off(1)])}
 	if err := json.Unmarshal(part(0), &m.Header); err != nil || m.Header.MsgType == "" {
 		return nil, fmt.Errorf("%w: bad header", errV1Frame)
 	}
-	var typeErr *json.UnmarshalTypeError
-	if err := json.Unmarshal(part(1), &m.ParentHeader); err != nil && !errors.As(err, &typeErr) {
+	if err := json.Unmarshal(part(1), &m.ParentHeader); !wrongFieldType(err) {
 		return nil, fmt.Errorf("%w: bad parent header", errV1Frame)
 	}
-	if err := json.Unmarshal(part(3), &m.Content); err != nil && !errors.As(err, &typeErr) {
+	if err := json.Unmarshal(part(3), &m.Content); !wrongFieldType(err) {
 		return nil, fmt.Errorf("%w: bad content", errV1Frame)
 	}
 	return m, nil
