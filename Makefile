@@ -155,9 +155,11 @@ test-e2e: $(DEV_BIN) $(FAKEMODEL) ## browser end-to-end suite (dev build + chrom
 # (dbus-run-session) and a display (xvfb-run). The accessibility bus puts
 # its socket in $XDG_RUNTIME_DIR, else in ~/.cache/at-spi, where a second
 # run at the same time would take it over: each run gets its own folder.
+JOURNEY_TEST = rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
+	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey
+
 test-journey: $(BIN) $(FAKEMODEL) ## the production app driven by xdotool under Xvfb (journey/)
-	rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
-	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey -count=1 -timeout 30m ./journey/
+	$(JOURNEY_TEST) -count=1 -timeout 30m ./journey/
 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 	scripts/smoke.sh $(BIN)
@@ -167,8 +169,7 @@ test-package: package ## build the .deb and check it
 
 .PHONY: bench-memory
 bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK window
-	rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
-	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/
+	$(JOURNEY_TEST) -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/
 
 .PHONY: bench-compare
 bench-compare: ## this app against freeact 0.11.2/ipybox side by side (installs the reference in .cache/bench; ROUNDS=5)
