@@ -9,7 +9,8 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
 GO        ?= go
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The release in VERSION, plus commits since it (scripts/version.sh); no tags needed.
+VERSION   ?= $(shell scripts/version.sh)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 XVFB      := xvfb-run -a -s "-screen 0 1280x900x24"
 BIN       := build/bin/freeact
@@ -21,8 +22,9 @@ STATICCHECK_VERSION := v0.7.0
 NPM_STAMP := frontend/node_modules/.package-lock.json
 # sandbox-runtime (srt) for the sandbox tests; users install it with npm -g.
 SRT_STAMP := scripts/srt/node_modules/.package-lock.json
-# Wails selects WebKitGTK 4.1 (Ubuntu 24.04) with a build tag; 4.0 (Debian 12) is the default.
-webkit_tags = $(shell scripts/webkit.sh tags)
+# WebKitGTK 4.1 (Wails's webkit2_41 tag): Debian 12 and 13, Ubuntu 22.04 and
+# 24.04 all ship it, so one .deb installs on each; 4.0 is gone from the newer ones.
+webkit_tags := ,webkit2_41
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './.cache/*' 2>/dev/null) go.mod go.sum
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
@@ -67,7 +69,14 @@ frontend/dist/index.html: $(NPM_STAMP) $(FRONTEND_SOURCES)
 frontend: frontend/dist/index.html ## build the frontend into frontend/dist
 
 build: $(BIN) ## build the desktop binary
-$(BIN): frontend/dist/index.html $(GO_SOURCES)
+# Rebuilt when the version changes too (a commit that touches no Go file).
+VERSION_STAMP := build/bin/.version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" >$@
+.PHONY: FORCE
+FORCE:
+
+$(BIN): frontend/dist/index.html $(GO_SOURCES) $(VERSION_STAMP)
 	$(GO) build -tags desktop,production$(webkit_tags) -trimpath -ldflags '$(LDFLAGS)' -o $@ .
 
 build-dev: $(DEV_BIN) ## build the dev binary the browser tests drive
@@ -164,8 +173,11 @@ test-journey: $(BIN) $(FAKEMODEL) ## the production app driven by xdotool under 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it
 	scripts/smoke.sh $(BIN)
 
-test-package: package ## build the .deb and check it
-	scripts/check-deb.sh dist/freeact_*.deb
+# The clean Debian 12 root and the .debs it installs are kept in DEB_ROOT.
+DEB_ROOT ?= .cache/debian12
+test-package: package ## build the .deb, check it, install and run it in a clean Debian 12 root
+	scripts/check-deb.sh dist/freeact_*.deb $(VERSION)
+	scripts/deb-chroot.sh dist/freeact_*.deb $(VERSION) $(DEB_ROOT)
 
 .PHONY: bench-memory
 bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK window

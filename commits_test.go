@@ -9,8 +9,9 @@ import (
 )
 
 // scripts/check-commits.sh, run by make lint, on a repository built here:
-// only non-merge commits after the tag count, length is in characters, and
-// a clone without the tag is skipped, not failed.
+// only non-merge commits after the base commit count, length is in
+// characters, and a clone without that commit is skipped, not failed. The
+// default base is in this repository's history, so the check runs here.
 func TestCheckCommits(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git is needed: %v", err)
@@ -50,13 +51,13 @@ func TestCheckCommits(t *testing.T) {
 	long := func(n int) string { return "x: " + strings.Repeat("→", n-3) }
 
 	git("init", "-q", "-b", "main")
-	commit(long(90)) // before the tag: history is left alone
-	if out, ok := check(); !ok || !strings.Contains(out, "tag v0.2.0 is not in this clone") {
-		t.Fatalf("without the tag: ok=%v, output %q; want a skip with a note", ok, out)
+	commit(long(90)) // before the base: history is left alone
+	if out, ok := check(); !ok || !strings.Contains(out, "is not in this clone") {
+		t.Fatalf("without the default base commit: ok=%v, output %q; want a skip with a note", ok, out)
 	}
-	git("tag", "v0.2.0")
+	base := git("rev-parse", "HEAD")
 	commit(long(72)) // 72 characters, 214 bytes
-	if out, ok := check(); !ok {
+	if out, ok := check(base); !ok {
 		t.Fatalf("a 72-character subject failed the check:\n%s", out)
 	}
 
@@ -64,13 +65,25 @@ func TestCheckCommits(t *testing.T) {
 	commit("side: fine")
 	git("checkout", "-q", "main")
 	git("merge", "-q", "--no-ff", "-m", "Merge "+strings.Repeat("m", 80), "side") // merges are not checked
-	if out, ok := check(); !ok {
+	if out, ok := check(base); !ok {
 		t.Fatalf("a long merge subject failed the check:\n%s", out)
 	}
 
 	hash := commit(long(73))
-	out, ok := check()
+	out, ok := check(base)
 	if ok || !strings.Contains(out, hash+": subject is 73 characters") || strings.Count(out, "subject is") != 1 {
 		t.Fatalf("a 73-character subject: ok=%v, output:\n%s\nwant a failure naming %s and its length, and nothing else", ok, out, hash)
+	}
+}
+
+// The default base commit is in this repository, so make lint checks here
+// and in every full clone instead of skipping.
+func TestCheckCommitsBaseIsHere(t *testing.T) {
+	if out, _ := exec.Command("git", "rev-parse", "--is-shallow-repository").Output(); strings.TrimSpace(string(out)) == "true" {
+		t.Skip("a shallow clone may lack the base commit")
+	}
+	out, err := exec.Command("bash", "scripts/check-commits.sh").CombinedOutput()
+	if err != nil || strings.Contains(string(out), "not checked") {
+		t.Fatalf("scripts/check-commits.sh in this repository: %v\n%s", err, out)
 	}
 }

@@ -25,8 +25,15 @@ var frontendAssets embed.FS
 //go:embed build/windowicon.png
 var windowIcon []byte
 
-// version is set at link time: -ldflags "-X main.version=1.2.3".
-var version = "dev"
+// version is set at link time by make: -ldflags "-X main.version=0.3.0".
+// A plain go build leaves it empty and reports release with the commit Go
+// records.
+var version string
+
+// release is the tracked VERSION file: the release this tree is, or follows.
+//
+//go:embed VERSION
+var release string
 
 func main() {
 	// SIGTERM ends every command; app.Main decides what Ctrl-C does (the
@@ -34,6 +41,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	code := app.Main(ctx, os.Args[1:], app.Build{
 		Version: version,
+		Release: release,
 		Assets:  frontendAssets,
 		Icon:    windowIcon,
 	}, app.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})

@@ -18,7 +18,12 @@ import (
 // Build is what the binary hands the front ends: its version and the assets
 // embedded at compile time.
 type Build struct {
+	// Version is what the build named (make passes scripts/version.sh
+	// through -ldflags); empty for a plain go build.
 	Version string
+	// Release is the tracked VERSION file, embedded: what a plain go build
+	// reports, with the commit Go records.
+	Release string
 	Assets  fs.FS  // the built frontend, rooted above frontend/dist
 	Icon    []byte // PNG window icon
 }
@@ -178,18 +183,49 @@ type VersionInfo struct {
 }
 
 func versionInfo(b Build) VersionInfo {
-	v := VersionInfo{Version: b.Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if v.Version == "" {
-		v.Version = "dev"
-	}
+	v := VersionInfo{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v.Commit = s.Value[:12]
-			}
+		settings = bi.Settings
+	}
+	v.Version, v.Commit = buildVersion(b.Version, b.Release, settings)
+	return v
+}
+
+// buildVersion is the version a binary reports and the commit it was built
+// from. A version set at link time wins; without one (a plain go build) it
+// is the embedded release plus the commit Go's build info records, in the
+// form scripts/version.sh uses: 0.3.0+git.1a2b3c4, ".dirty" when the tree
+// had changes. Without either it is "dev".
+func buildVersion(linked, release string, settings []debug.BuildSetting) (version, commit string) {
+	var revision string
+	modified := false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	return v
+	if len(revision) >= 12 {
+		commit = revision[:12]
+	}
+	release = strings.TrimSpace(release)
+	switch {
+	case linked != "":
+		return linked, commit
+	case release == "":
+		return "dev", commit
+	case len(revision) >= 7:
+		version = release + "+git." + revision[:7]
+		if modified {
+			version += ".dirty"
+		}
+		return version, commit
+	default:
+		return release + "+dev", commit
+	}
 }
 
 func (v VersionInfo) String() string {

@@ -3,32 +3,36 @@
 # contents, a valid launcher entry, a binary that runs from the package, and
 # a copyright file that covers what the binary contains.
 #
-#   scripts/check-deb.sh dist/freeact_*.deb
+#   scripts/check-deb.sh dist/freeact_*.deb VERSION
 set -euo pipefail
 
-deb="${1:?usage: check-deb.sh DEB}"
+deb="${1:?usage: check-deb.sh DEB VERSION}"
+want="${2:?usage: check-deb.sh DEB VERSION}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fail() {
 	echo "check-deb: FAIL: $*" >&2
 	exit 1
 }
 
-# The package version of each kind of make VERSION (git describe): a valid
-# Debian version that sorts where the commit stands.
-while read -r given want; do
-	got="$("$root/scripts/deb-version.sh" "$given")"
-	[[ "$got" == "$want" ]] || fail "deb-version.sh $given gives $got, want $want"
-	dpkg --validate-version "$got" || fail "deb-version.sh $given gives $got, not a Debian version"
-done <<'VERSIONS'
-v0.2.0 0.2.0
-v0.2.0-57-g1017b3b 0.2.0+git57.1017b3b
-v0.2.0-dirty 0.2.0+dirty
-1017b3b 0.0.0~git1017b3b
-abcdef0-dirty 0.0.0~gitabcdef0+dirty
-dev 0.0.0~gitdev
-VERSIONS
-dpkg --compare-versions 0.2.0+git57.1017b3b gt 0.2.0 && dpkg --compare-versions 0.0.0~git1017b3b lt 0.1.0 ||
-	fail "development versions do not sort between releases"
+# The version: what the package says, what its binary prints and what a
+# clone of this commit without tags computes (scripts/version.sh) are the
+# one make passed.
+check_version() {
+	local deb_version="$1" printed="$2" tagless clone
+	[[ "$deb_version" == "$want" ]] || fail "the package's version is $deb_version, want $want"
+	[[ "$printed" == "freeact $want "* ]] || fail "the packaged binary says '$printed', want 'freeact $want ...'"
+	clone="$(mktemp -d)"
+	git -C "$clone" init -q
+	git -C "$clone" fetch -q --no-tags "$root" HEAD
+	git -C "$clone" checkout -q FETCH_HEAD
+	[[ -z "$(git -C "$clone" tag)" ]] || fail "the clone for the version check has tags"
+	tagless="$("$clone/scripts/version.sh")"
+	rm -rf "$clone"
+	local clean="${want%.dirty}"
+	clean="${clean%+dirty}"
+	[[ "$tagless" == "$clean" ]] || fail "a clone of HEAD without tags says $tagless, the package $want"
+	dpkg --compare-versions "$want" gt "$(tr -d '\n' <"$root/VERSION")~" || fail "$want sorts before the release in VERSION"
+}
 
 # check_copyright FILE BINARY checks the machine-readable copyright file
 # (format 1.0): its header, that every Files paragraph has Copyright and
@@ -70,7 +74,11 @@ check_copyright() {
 
 dpkg-deb --info "$deb" >/dev/null || fail "not a valid .deb: $deb"
 [[ "$(dpkg-deb --field "$deb" Package)" == freeact ]] || fail "package name is not freeact"
-dpkg-deb --field "$deb" Depends | grep -q libwebkit2gtk || fail "no WebKitGTK dependency"
+# One package for Debian 12 and 13 and Ubuntu 22.04 and 24.04: each has
+# these, and none of the newer ones has WebKitGTK 4.0.
+depends="$(dpkg-deb --field "$deb" Depends)"
+[[ "$depends" == "libgtk-3-0, libwebkit2gtk-4.1-0, python3 (>= 3.10), python3-venv" ]] ||
+	fail "Depends is '$depends', want 'libgtk-3-0, libwebkit2gtk-4.1-0, python3 (>= 3.10), python3-venv'"
 
 contents="$(dpkg-deb --contents "$deb")"
 for f in ./usr/bin/freeact ./usr/share/applications/freeact.desktop ./usr/share/doc/freeact/copyright \
@@ -86,6 +94,7 @@ dpkg-deb --extract "$deb" "$x"
 desktop-file-validate "$x/usr/share/applications/freeact.desktop" || fail "invalid .desktop file"
 grep -q '^Exec=freeact$' "$x/usr/share/applications/freeact.desktop" || fail ".desktop does not start freeact"
 grep -q '^Icon=freeact$' "$x/usr/share/applications/freeact.desktop" || fail ".desktop does not name the freeact icon"
-"$x/usr/bin/freeact" version | grep -q '^freeact ' || fail "the packaged binary does not run"
+printed="$("$x/usr/bin/freeact" version)" || fail "the packaged binary does not run"
+check_version "$(dpkg-deb --field "$deb" Version)" "$printed"
 check_copyright "$x/usr/share/doc/freeact/copyright" "$x/usr/bin/freeact"
 echo "check-deb: ok: $deb ($(dpkg-deb --field "$deb" Version), $(du -h "$deb" | cut -f1))"

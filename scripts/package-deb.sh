@@ -15,7 +15,11 @@ version="${2:?usage: package-deb.sh BINARY VERSION OUTDIR}"
 outdir="${3:?usage: package-deb.sh BINARY VERSION OUTDIR}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-version="$("$root/scripts/deb-version.sh" "$version")"
+# scripts/version.sh's versions are Debian versions already.
+dpkg --validate-version "$version" || {
+	echo "package-deb: '$version' is not a Debian version (make passes scripts/version.sh)" >&2
+	exit 1
+}
 arch="$(dpkg --print-architecture)"
 
 stage="$(mktemp -d)"
@@ -30,9 +34,13 @@ for size in 512 256 128 64 48; do
 done
 
 # Runtime libraries: what the binary links against, as package names.
-depends="libgtk-3-0, $(
-	if ldd "$bin" | grep -q 'webkit2gtk-4.1'; then echo libwebkit2gtk-4.1-0; else echo libwebkit2gtk-4.0-37; fi
-), python3 (>= 3.10), python3-venv"
+# WebKitGTK 4.1 is in Debian 12 and 13 and Ubuntu 22.04 and 24.04; 4.0 left
+# the newer ones, so a binary linked to it would install nowhere current.
+if ! ldd "$bin" | grep -q 'libwebkit2gtk-4\.1\.so'; then
+	echo "package-deb: $bin does not link WebKitGTK 4.1; build it with the webkit2_41 tag (make build)" >&2
+	exit 1
+fi
+depends="libgtk-3-0, libwebkit2gtk-4.1-0, python3 (>= 3.10), python3-venv"
 installed_kb="$(du -sk "$pkg/usr" | cut -f1)"
 
 mkdir -p "$pkg/DEBIAN"

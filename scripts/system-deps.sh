@@ -3,26 +3,26 @@
 #
 #   scripts/system-deps.sh build [run] [test]
 #
-#   build  compile the desktop binary (GTK 3, WebKitGTK, a C toolchain)
+#   build  compile the desktop binary (GTK 3, WebKitGTK 4.1, a C toolchain)
 #   run    open the window on a headless machine (Xvfb)
-#   test   everything the test suites use (chromium, ImageMagick, xdotool and
+#   test   everything the test suites use (debootstrap for the .deb's clean
+#          install, chromium, ImageMagick, xdotool and
 #          xprop, the sandbox's bubblewrap, socat and ripgrep, a D-Bus session
 #          with GNOME Keyring for the keyring tests, stress-ng for make
 #          test-stress, and for the journey suite the accessibility bus,
 #          PyGObject with GTK and AT-SPI, dbus-run-session)
 #
-# Debian 12 and Ubuntu 24.04. As root (or with passwordless sudo) it runs apt;
+# Debian 12 and 13, Ubuntu 22.04 and 24.04. As root (or with passwordless sudo) it runs apt;
 # otherwise it prints the exact apt line and stops. It also checks the Go and
 # Node.js versions, which it does not install.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 want=()
 for group in "$@"; do
 	case "$group" in
-	build) want+=(build-essential pkg-config libgtk-3-dev "$("$root/scripts/webkit.sh" package)") ;;
+	build) want+=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev) ;;
 	run) want+=(xvfb xauth) ;;
-	test) want+=(xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
+	test) want+=(debootstrap xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
 		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon gnome-keyring libsecret-tools) ;;
 	*)
 		echo "system-deps: unknown group '$group' (use build, run or test)" >&2
