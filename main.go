@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/freeact/desktop/app"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 //go:embed all:frontend/dist
@@ -42,6 +43,7 @@ func main() {
 	code := app.Main(ctx, os.Args[1:], app.Build{
 		Version: version,
 		Release: release,
+		Dirs:    appdirs.FromXDG(),
 		Assets:  frontendAssets,
 		Icon:    windowIcon,
 	}, app.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -21,7 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
-	"github.com/freeact/desktop/internal/xdgdir"
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -54,6 +53,7 @@ type options struct {
 	progress     func(kernel.Progress)
 	maxTurns     int
 	kernelDir    string
+	dirs         appdirs.Dirs
 	noProvision  bool
 	subagentOnly bool // set on subagents: no subagent_task
 	// hidden are paths sandboxed code may not read: the app's folder of
@@ -108,6 +108,12 @@ func WithMaxTurns(n int) Option { return func(o *options) { o.maxTurns = n } }
 // IPython profile) under dir instead of the XDG state directory, in a
 // directory of the agent's own that Stop removes.
 func WithKernelDir(dir string) Option { return func(o *options) { o.kernelDir = dir } }
+
+// WithDirs puts the agent's files (the provisioned Python, checkpoints,
+// the Jupyter server's runtime files) in the folders d; without it they go
+// in the user's (appdirs.FromXDG). WithCheckpointRoot and WithKernelDir
+// override a part.
+func WithDirs(d appdirs.Dirs) Option { return func(o *options) { o.dirs = d } }
 
 // WithoutProvisioning makes a missing Python environment an error instead of
 // creating one with pip.
@@ -179,9 +185,12 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
+	if o.dirs.Data == "" {
+		o.dirs = appdirs.FromXDG()
+	}
 	root := o.checkpointRoot
 	if root == "" {
-		root = checkpoint.DefaultRoot()
+		root = o.dirs.Checkpoints()
 	}
 	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
 	var conv *permission.Conversation
@@ -484,7 +493,8 @@ func (a *Agent) startServer(ctx context.Context) error {
 		python = *o.Python
 	}
 	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
-		Python: python, Workspace: a.cfg.Dir, Provision: !a.opts.noProvision, Progress: a.opts.progress,
+		Python: python, Workspace: a.cfg.Dir, DataDir: a.opts.dirs.Data, SharedDirs: a.opts.dirs.DataDirs,
+		Provision: !a.opts.noProvision, Progress: a.opts.progress,
 	})
 	if err != nil {
 		return &StartError{Step: StepPython, Err: err}
@@ -492,7 +502,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
-		dir = filepath.Join(xdgdir.State(), config.AppName, "jupyter")
+		dir = a.opts.dirs.Jupyter()
 	}
 	// Isolate: every agent (and every freeact process) keeps its kernelspec,
 	// sandbox settings and runtime files in a directory of its own there.

@@ -85,7 +85,7 @@ turns:
 		b.Fatal(err)
 	}
 	modeltest.UseGemini(b, sc)
-	a, err := agent.New(load(b, ws), append([]agent.Option{agent.WithKernelServer(server(b)), agent.WithSkipPermissions()}, opts...)...)
+	a, err := agent.New(load(b, ws), append([]agent.Option{agent.WithDirs(testDirs), agent.WithKernelServer(server(b)), agent.WithSkipPermissions()}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}

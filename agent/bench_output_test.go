@@ -33,7 +33,7 @@ func BenchmarkLargeOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	modeltest.UseGemini(b, s)
-	a, err := agent.New(load(b, workspace(b, "")), agent.WithKernelServer(server(b)), agent.WithSkipPermissions())
+	a, err := agent.New(load(b, workspace(b, "")), agent.WithDirs(testDirs), agent.WithKernelServer(server(b)), agent.WithSkipPermissions())
 	if err != nil {
 		b.Fatal(err)
 	}

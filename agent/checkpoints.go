@@ -16,7 +16,7 @@ import (
 )
 
 // WithCheckpointRoot keeps checkpoints under root instead of the app's
-// data folder (checkpoint.DefaultRoot).
+// data folder (appdirs.Dirs.Checkpoints).
 func WithCheckpointRoot(root string) Option { return func(o *options) { o.checkpointRoot = root } }
 
 // checkpoints is the checkpoint store of the agent's workspace, opened at

@@ -137,7 +137,7 @@ turns:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a, err := w.StartAgent(ctx, w.Config, agent.WithKernelServer(server(t)), agent.WithSessionID(id))
+	a, err := w.StartAgent(ctx, w.Config, agent.WithDirs(testDirs), agent.WithKernelServer(server(t)), agent.WithSessionID(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := w2.StartAgent(ctx, w2.Config, agent.WithKernelServer(server(t)), agent.WithSessionID(id))
+	a2, err := w2.StartAgent(ctx, w2.Config, agent.WithDirs(testDirs), agent.WithKernelServer(server(t)), agent.WithSessionID(id))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ turns:
 	if err := agent.CheckModel(cfg); err == nil || !asMissing(err, &missing) || missing.KeyEnv != "GEMINI_API_KEY" {
 		t.Fatalf("CheckModel = %v, want a MissingKeyError for GEMINI_API_KEY", err)
 	}
-	a, err := agent.New(cfg, fakeKernels(nil).executors(t))
+	a, err := agent.New(cfg, agent.WithDirs(testDirs), fakeKernels(nil).executors(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 		ws := workspace(t, "")
 		t.Setenv("GOOGLE_GEMINI_BASE_URL", "http://"+addr)
 		t.Setenv("GEMINI_API_KEY", "k")
-		a, err := agent.New(load(t, ws), fakeKernels(nil).executors(t))
+		a, err := agent.New(load(t, ws), agent.WithDirs(testDirs), fakeKernels(nil).executors(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/kernel"
 )
@@ -31,6 +32,10 @@ var shared struct {
 	err  error
 }
 
+// testDirs are the folders every test's agent keeps its files in (set
+// once, before the tests run).
+var testDirs appdirs.Dirs
+
 func TestMain(m *testing.M) {
 	mcptest.Main() // serves MCP when the binary runs as a test server
 	// Checkpoints (and anything else kept in the data folder) go to a
@@ -40,7 +45,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Setenv("XDG_DATA_HOME", data)
+	testDirs = appdirs.In(data)
 	code := m.Run()
 	_ = os.RemoveAll(data)
 	if shared.srv != nil {
@@ -166,7 +171,7 @@ func (x tier) startIn(t *testing.T, ws, scenario string, opts ...agent.Option) (
 // started returns an agent over ws, started; the test stops it.
 func started(t *testing.T, ws string, opts ...agent.Option) *agent.Agent {
 	t.Helper()
-	a, err := agent.New(load(t, ws), opts...)
+	a, err := agent.New(load(t, ws), append([]agent.Option{agent.WithDirs(testDirs)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ turns:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(cfg, agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
+	a, err := agent.New(cfg, agent.WithDirs(testDirs), agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func startRemoteAgent(t *testing.T, ws string, calls remoteCalls, opts ...agent.
 		t.Fatalf("scenario: %v", err)
 	}
 	fake := modeltest.UseGemini(t, sc)
-	a, err := agent.New(load(t, ws), opts...)
+	a, err := agent.New(load(t, ws), append([]agent.Option{agent.WithDirs(testDirs)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

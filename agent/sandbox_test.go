@@ -44,7 +44,7 @@ turns:
 		t.Fatal(err)
 	}
 	modeltest.UseGemini(t, sc)
-	a, err := agent.New(load(t, ws), agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
+	a, err := agent.New(load(t, ws), agent.WithDirs(testDirs), agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning())
 	if err != nil {
 		t.Fatal(err)
 	}

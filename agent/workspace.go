@@ -12,6 +12,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 // Workspace is a folder opened for agents: scaffolded, its configuration
@@ -32,6 +33,7 @@ type Workspace struct {
 
 	keys *config.AppStore
 	log  *slog.Logger
+	dirs appdirs.Dirs
 }
 
 // WorkspaceOptions adjust OpenWorkspace.
@@ -42,6 +44,9 @@ type WorkspaceOptions struct {
 	// Log receives the warnings that do not stop the opening (stored keys
 	// that could not be read) and is the agents' logger. Nil discards.
 	Log *slog.Logger
+	// Dirs are where the agents keep their files (WithDirs); zero: the
+	// user's folders.
+	Dirs appdirs.Dirs
 }
 
 // OpenWorkspace opens the folder dir: it scaffolds what is missing of
@@ -55,7 +60,7 @@ func OpenWorkspace(dir string, o WorkspaceOptions) (*Workspace, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a folder: create it or choose an existing folder", abs)
 	}
-	w := &Workspace{Dir: abs, keys: o.Keys, log: o.Log}
+	w := &Workspace{Dir: abs, keys: o.Keys, log: o.Log, dirs: o.Dirs}
 	if w.log == nil {
 		w.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -111,6 +116,9 @@ func (w *Workspace) LoadOptions() config.LoadOptions {
 // again, so nothing it started outlives the error.
 func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...Option) (*Agent, error) {
 	first := []Option{WithPermissions(w.Permissions), WithLogger(w.log)}
+	if w.dirs.Data != "" {
+		first = append(first, WithDirs(w.dirs))
+	}
 	if w.keys != nil {
 		// The stored API keys are as hidden from sandboxed code as .env.
 		first = append(first, func(o *options) { o.hidden = append(o.hidden, w.keys.Dir()) })

@@ -193,7 +193,7 @@ func restoreLine(c checkpoint.Change) string {
 }
 
 // runCheckpoints is `freeact checkpoints list|diff|revert`.
-func runCheckpoints(ctx context.Context, args []string, _ Build, s Streams) error {
+func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) error {
 	usage := func() error {
 		return usageError{errors.New("checkpoints takes list, diff [ID] or revert [ID]: e.g. freeact checkpoints revert --workspace DIR")}
 	}
@@ -224,7 +224,7 @@ func runCheckpoints(ctx context.Context, args []string, _ Build, s Streams) erro
 	if cfg, err := config.Load(dir, config.LoadOptions{}); err == nil {
 		opts.MaxFileBytes = cfg.Options.CheckpointMaxFileBytes
 	}
-	store, err := checkpoint.Open(checkpoint.Dir(checkpoint.DefaultRoot(), dir), dir, opts)
+	store, err := checkpoint.Open(checkpoint.Dir(b.Dirs.Checkpoints(), dir), dir, opts)
 	if err != nil {
 		return err
 	}

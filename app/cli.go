@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 // Build is what the binary hands the front ends: its version and the assets
@@ -24,8 +26,11 @@ type Build struct {
 	// Release is the tracked VERSION file, embedded: what a plain go build
 	// reports, with the commit Go records.
 	Release string
-	Assets  fs.FS  // the built frontend, rooted above frontend/dist
-	Icon    []byte // PNG window icon
+	// Dirs are the folders the app keeps its files in, read once at start
+	// (appdirs.FromXDG); tests give folders of their own.
+	Dirs   appdirs.Dirs
+	Assets fs.FS  // the built frontend, rooted above frontend/dist
+	Icon   []byte // PNG window icon
 }
 
 // AppName is the product's name as users see it.

@@ -75,7 +75,9 @@ func (d *Desktop) send(name string, data any) {
 // context of the app. Tests replace it.
 type host interface {
 	emit(name string, data any)
-	pickDirectory(title string) (string, error)
+	// pickDirectory asks for a folder, starting in dir ("": the dialog's
+	// choice).
+	pickDirectory(title, dir string) (string, error)
 	// saveFile asks where to save a file named name, starting in dir.
 	saveFile(title, dir, name string) (string, error)
 	// openFile asks for a file to open in dir whose name matches pattern
@@ -95,7 +97,7 @@ func NewDesktop(b Build) *Desktop {
 	return &Desktop{
 		build: b,
 		host:  &wailsHost{ctx: context.Background()},
-		store: config.NewAppStore(config.DefaultAppDir()).WithKeyring(config.SecretService()),
+		store: config.NewAppStore(b.Dirs.Config).WithKeyring(config.SecretService()),
 		log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 }
@@ -126,8 +128,8 @@ func (h *wailsHost) emit(name string, data any) {
 	runtime.EventsEmit(ctx, name, data)
 }
 
-func (h *wailsHost) pickDirectory(title string) (string, error) {
-	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+func (h *wailsHost) pickDirectory(title, dir string) (string, error) {
+	return runtime.OpenDirectoryDialog(h.context(), runtime.OpenDialogOptions{Title: title, DefaultDirectory: dir, CanCreateDirectories: true})
 }
 
 func (h *wailsHost) openFile(title, dir, kind, pattern string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -364,9 +366,7 @@ func TestCompletePath(t *testing.T) {
 func testDesktop(t *testing.T) (*Desktop, *fakeHost, string) {
 	t.Helper()
 	opts := map[string]any{"python": testPython(t), "enable_subagents": false}
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(xdg, "data"))
+	dirs := appdirs.In(t.TempDir())
 	ws := t.TempDir()
 	cfg, _ := json.Marshal(opts)
 	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
@@ -376,7 +376,7 @@ func testDesktop(t *testing.T) (*Desktop, *fakeHost, string) {
 		t.Fatal(err)
 	}
 	h := &fakeHost{}
-	return &Desktop{host: h, store: config.NewAppStore(filepath.Join(xdg, "config")), log: NewDesktop(Build{}).log}, h, ws
+	return &Desktop{build: Build{Dirs: dirs}, host: h, store: config.NewAppStore(dirs.Config), log: NewDesktop(Build{}).log}, h, ws
 }
 
 // fakeHost records what the bindings send to the window.
@@ -391,6 +391,8 @@ type fakeHost struct {
 	opened     []string
 	titles     []string
 	copied     []byte
+	// pickedIn are the folders the folder dialog started in.
+	pickedIn []string
 	// picked and saveTo answer the file chooser and the save dialog.
 	picked []string
 	saveTo string
@@ -422,7 +424,12 @@ func (h *fakeHost) emit(name string, msg any) {
 		h.workspaces = append(h.workspaces, data.(WorkspaceInfo))
 	}
 }
-func (h *fakeHost) pickDirectory(string) (string, error) { return "", nil }
+func (h *fakeHost) pickDirectory(_, dir string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pickedIn = append(h.pickedIn, dir)
+	return "", nil
+}
 func (h *fakeHost) saveFile(_, dir, _ string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -583,6 +590,11 @@ turns:
 		t.Errorf("recent = %v", recent)
 	}
 	ready := h.waitState(t, KernelReady)
+	// The agent keeps its Jupyter files in the folders the desktop was
+	// given, not the user's.
+	if st, err := os.Stat(d.build.Dirs.Jupyter()); err != nil || !st.IsDir() {
+		t.Errorf("no Jupyter folder in the desktop's own state folder: %v", err)
+	}
 	if ready.SessionID == "" {
 		t.Error("no session id in the ready status")
 	}
@@ -647,7 +659,7 @@ turns:
 	// A new window resumes the session and re-renders its history.
 	d.shutdown()
 	h2 := &fakeHost{}
-	d2 := &Desktop{host: h2, store: d.store, log: d.log}
+	d2 := &Desktop{build: d.build, host: h2, store: d.store, log: d.log}
 	if _, err := d2.OpenWorkspace(ws, list[0].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -774,5 +786,25 @@ turns:
 	out, _ := h.waitEvent(t, "CodeExecutionOutput", next)
 	if !strings.Contains(out["text"].(string), "alive") {
 		t.Errorf("output after the restart = %v", out["text"])
+	}
+}
+
+// The workspace folder dialog starts in the user's documents folder
+// (xdg.UserDirs), when it is there.
+func TestPickWorkspaceStartsInDocuments(t *testing.T) {
+	dirs := appdirs.In(t.TempDir())
+	h := &fakeHost{}
+	d := &Desktop{build: Build{Dirs: dirs}, host: h, store: config.NewAppStore(dirs.Config), log: NewDesktop(Build{}).log}
+	if _, err := d.PickWorkspace(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dirs.Documents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PickWorkspace(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", dirs.Documents}; !slices.Equal(h.pickedIn, want) {
+		t.Errorf("the dialog started in %q, want %q (none while Documents is missing)", h.pickedIn, want)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -60,7 +61,7 @@ type runFlags struct {
 	json, skipPermissions, sandbox                        bool
 }
 
-func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
+func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace `directory`")
@@ -87,7 +88,7 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	log.SetOutput(slogWriter{logger})
 	defer log.SetOutput(os.Stderr)
 
-	a, err := newTerminalAgent(ctx, f, logger, s)
+	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s)
 	if err != nil {
 		return err
 	}
@@ -119,8 +120,8 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
-func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams) (*agent.Agent, error) {
-	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(config.DefaultAppDir()).WithKeyring(config.SecretService()), Log: logger})
+func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams) (*agent.Agent, error) {
+	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(dirs.Config).WithKeyring(config.SecretService()), Log: logger, Dirs: dirs})
 	if err != nil {
 		return nil, err
 	}

@@ -152,9 +152,14 @@ func (d *Desktop) RecentWorkspaces() ([]string, error) {
 	return out, nil
 }
 
-// PickWorkspace opens the native folder dialog; "" means it was cancelled.
+// PickWorkspace opens the native folder dialog, in the user's documents
+// folder when there is one; "" means it was cancelled.
 func (d *Desktop) PickWorkspace() (string, error) {
-	p, err := d.host.pickDirectory("Open a workspace folder")
+	start := d.build.Dirs.Documents
+	if st, err := os.Stat(start); start != "" && (err != nil || !st.IsDir()) {
+		start = ""
+	}
+	p, err := d.host.pickDirectory("Open a workspace folder", start)
 	if err != nil {
 		return "", fmt.Errorf("folder dialog: %w", err)
 	}
@@ -169,7 +174,7 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if path == "" {
 		return WorkspaceInfo{}, errors.New("no folder given: choose a workspace folder")
 	}
-	open, err := agent.OpenWorkspace(expandHome(path), agent.WorkspaceOptions{Keys: d.store, Log: d.log})
+	open, err := agent.OpenWorkspace(expandHome(path), agent.WorkspaceOptions{Keys: d.store, Log: d.log, Dirs: d.build.Dirs})
 	if err != nil {
 		return WorkspaceInfo{}, err
 	}

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // provisionPackages is what a provisioned environment gets from the package
@@ -63,9 +61,13 @@ type EnvOptions struct {
 	Python string
 	// Workspace whose .venv is tried next.
 	Workspace string
-	// DataDir is where the app provisions its own environment; default
-	// $XDG_DATA_HOME/freeact.
+	// DataDir is where the app provisions its own environment
+	// (appdirs.Dirs.Data); "" for none.
 	DataDir string
+	// SharedDirs are searched after DataDir for an environment an
+	// administrator provisioned for every user (appdirs.Dirs.DataDirs);
+	// they are only read.
+	SharedDirs []string
 	// Provision allows creating the app's environment with pip when nothing
 	// else works. Without it a missing environment is an error naming the fix.
 	Provision bool
@@ -84,15 +86,14 @@ func ProvisionedPython(dataDir string) string {
 	return filepath.Join(dataDir, "python", "venv", "bin", "python")
 }
 
-func defaultDataDir() string { return filepath.Join(xdgdir.Data(), "freeact") }
-
 // ResolveEnv finds the Python environment: the explicit interpreter, else
-// the workspace .venv, else the app's environment under the data directory
-// (created with pip if opts.Provision). The error, if any, names what is
+// the workspace .venv, else the app's environment under the data directory,
+// else one under a shared data directory, else the app's environment
+// created with pip (if opts.Provision). The error, if any, names what is
 // missing and the command that fixes it.
 func ResolveEnv(ctx context.Context, opts EnvOptions) (*Env, error) {
-	if opts.DataDir == "" {
-		opts.DataDir = defaultDataDir()
+	if opts.Provision && opts.DataDir == "" {
+		return nil, errors.New("python environment: no data folder to provision in (EnvOptions.DataDir)")
 	}
 	if opts.Python != "" {
 		env, err := inspectPython(ctx, opts.Python, EnvExplicit)
@@ -113,13 +114,20 @@ func ResolveEnv(ctx context.Context, opts EnvOptions) (*Env, error) {
 		}
 	}
 	py := ProvisionedPython(opts.DataDir)
-	if _, err := os.Stat(py); err == nil {
-		env, err := inspectPython(ctx, py, EnvProvisioned)
+	for i, dir := range append([]string{opts.DataDir}, opts.SharedDirs...) {
+		if dir == "" {
+			continue
+		}
+		shared := ProvisionedPython(dir)
+		if _, err := os.Stat(shared); err != nil {
+			continue
+		}
+		env, err := inspectPython(ctx, shared, EnvProvisioned)
 		if err == nil {
 			return env, nil
 		}
-		if !opts.Provision {
-			reasons = append(reasons, fmt.Sprintf("app environment %s: %v", py, err))
+		if i > 0 || !opts.Provision { // the app's own is provisioned again below
+			reasons = append(reasons, fmt.Sprintf("app environment %s: %v", shared, err))
 		}
 	}
 	if opts.Provision {

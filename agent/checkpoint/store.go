@@ -35,7 +35,6 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
-	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // Options adjust a store.
@@ -71,11 +70,6 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
-
-// DefaultRoot is where the app keeps the stores of all workspaces:
-// $XDG_DATA_HOME/freeact/checkpoints (~/.local/share/freeact/checkpoints),
-// as the environment says now.
-func DefaultRoot() string { return filepath.Join(xdgdir.Data(), "freeact", "checkpoints") }
 
 // Dir returns the store folder of the workspace (an absolute path) under
 // root: a folder named by a hash of the path.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/freeact/desktop/internal/atomicfile"
 	"github.com/freeact/desktop/internal/strictjson"
-	"github.com/freeact/desktop/internal/xdgdir"
 )
 
 // AppName is the folder name of the app under the XDG directories.
@@ -69,12 +68,8 @@ func (s *AppSettings) SetLastSession(workspace, id string) {
 	}
 }
 
-// DefaultAppDir returns $XDG_CONFIG_HOME/freeact (~/.config/freeact when
-// unset). It reads the environment afresh on every call.
-func DefaultAppDir() string { return filepath.Join(xdgdir.Config(), AppName) }
-
 // AppStore reads and writes the app's settings.json and its API keys in
-// one directory (normally DefaultAppDir). API keys go to the OS keyring
+// one directory (normally appdirs.Dirs.Config). API keys go to the OS keyring
 // when the store has one that answers, else to credentials.json. It is safe
 // for concurrent use.
 type AppStore struct {

@@ -8,19 +8,6 @@ import (
 	"testing"
 )
 
-func TestDefaultAppDir(t *testing.T) {
-	base := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", base)
-	if got := DefaultAppDir(); got != filepath.Join(base, "freeact") {
-		t.Fatalf("DefaultAppDir = %s, want under %s", got, base)
-	}
-	other := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", other)
-	if got := DefaultAppDir(); got != filepath.Join(other, "freeact") {
-		t.Fatalf("DefaultAppDir did not follow the environment: %s", got)
-	}
-}
-
 func TestAppSettings(t *testing.T) {
 	a := NewAppStore(filepath.Join(t.TempDir(), "freeact"))
 	s, err := a.Settings()
