@@ -1337,7 +1337,14 @@ class _OutputBatch:
 
         def batched_flush():
             batch.flush()
-            flush()
+            # ipykernel's flush queues the send on its IO thread, then wakes
+            # the thread: an interrupt between the two would leave the
+            # output queued until something else wakes it.
+            held = _interrupts.hold()
+            try:
+                flush()
+            finally:
+                _interrupts.release(held)
 
         stream.write, stream.flush = batched_write, batched_flush
 
@@ -1392,7 +1399,20 @@ def _begin_output(*_args):
     _output.begin()
 
 
+def _late_interrupt(signum, frame):
+    """SIGINT's handler from the end of a cell's code (post_run_cell) to
+    the end of ipykernel's execute request: a SIGINT then, with nothing
+    left to interrupt, is dropped. Raised, the KeyboardInterrupt would land
+    in ipykernel's own work after the cell (the flush of the cell's output,
+    the reply): inside its flush it left the output queued and the reply
+    unsent, so the host saw the kernel hang. ipykernel sets its handler
+    again before each request (pre_handler_hook) and puts the one from
+    before back after it."""
+
+
 def _end_output(*_args):
+    if _output.depth <= 1 and threading.get_ident() == _interrupts.main:
+        _signal.signal(signal.SIGINT, _late_interrupt)
     _output.end()
 
 
