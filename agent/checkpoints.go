@@ -196,6 +196,33 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), before *c
 	}
 }
 
+// beginUserCheckpoints names a batch of the user's own cells (Run again,
+// a notebook's cells, a replay) for checkpoint records, as a turn of its
+// own: a new id, so the batch can be reverted as one, the number of the
+// session's last prompt, and what the user did as its prompt.
+func (a *Agent) beginUserCheckpoints(what string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, m := range a.history {
+		if IsPrompt(m) {
+			n++
+		}
+	}
+	a.turn = turnInfo{id: newTurnID(), number: n, prompt: what}
+}
+
+// execUserCell runs a cell of the user's like a code action of the
+// model's: checkpointed before and after, so what it changed is reported
+// (FilesChanged) and can be reviewed and reverted.
+func (a *Agent) execUserCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
+	before := a.checkpointBefore(ctx, emit)
+	out, refused := a.execCell(ctx, emit, corr, code)
+	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
+	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
+	return out, refused
+}
+
 func (a *Agent) currentTurn() turnInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()

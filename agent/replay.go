@@ -77,6 +77,8 @@ func (a *Agent) replay(ctx context.Context, emit func(Event)) {
 	a.mu.Unlock()
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: CellReplay, Total: len(offer.Cells)}
 	var failed []string
+	a.beginUserCheckpoints(userCellsWhat(CellReplay, len(offer.Cells)))
+	defer a.ckpt.flush()
 	for i, c := range offer.Cells {
 		if ctx.Err() != nil {
 			done.Stopped = true
@@ -84,7 +86,7 @@ func (a *Agent) replay(ctx context.Context, emit func(Event)) {
 		}
 		corr := newRunID()
 		emit(&CellStarted{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Code: c.Code, Source: CellReplay, Of: c.ID, Index: i + 1, Total: len(offer.Cells)})
-		out, refused := a.execCell(ctx, emit, corr, c.Code)
+		out, refused := a.execUserCell(ctx, emit, corr, c.Code)
 		done.Ran++
 		if out.Error || refused != nil {
 			done.Failed++

@@ -45,7 +45,9 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		source = cells[0].Source
 	}
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: source, Total: len(cells)}
+	a.beginUserCheckpoints(userCellsWhat(source, len(cells)))
 	defer func() {
+		a.ckpt.flush()
 		a.sync()
 		emit(done)
 	}()
@@ -70,7 +72,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 				emit(&CodeEdited{Meta: meta, Code: edited})
 			}
 		}
-		out, refused := a.execCell(ctx, emit, corr, c.Code)
+		out, refused := a.execUserCell(ctx, emit, corr, c.Code)
 		done.Ran++
 		failed := out.Error || refused != nil
 		if failed {
@@ -86,6 +88,19 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			done.Stopped = i < len(cells)-1 || ctx.Err() != nil
 			return
 		}
+	}
+}
+
+// userCellsWhat says what the user did, as the prompt of its checkpoint
+// records.
+func userCellsWhat(source string, n int) string {
+	switch source {
+	case CellNotebook:
+		return "Ran " + Plural(n, "notebook cell")
+	case CellReplay:
+		return "Replayed " + Plural(n, "cell") + " to restore the kernel"
+	default:
+		return "Ran a cell again"
 	}
 }
 
