@@ -5,6 +5,7 @@
 # issue 15's table, the ratio ours/theirs and the load average beside it.
 #
 #   scripts/bench/compare.sh [ROUNDS]        (default 5; or ROUNDS=n)
+#   scripts/bench/compare.sh --binary        where this checkout builds its binary
 #
 # The reference is installed from PyPI into a venv under .cache/bench (never
 # into the product), with Python 3.13 from pyenv (or PYTHON). Both systems'
@@ -14,6 +15,16 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# ours_binary ROOT: where the checkout at ROOT builds its side of the
+# comparison: under its .cache, named after the checkout's path.
+ours_binary() {
+	mkdir -p "$1/.cache"
+	echo "$(cd "$1/.cache" && pwd -P)/bench/ours-$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+}
+if [[ "${1:-}" == --binary ]]; then # where this checkout's binary goes (the test asks)
+	ours_binary "$root"
+	exit 0
+fi
 # The real path: .cache of a worktree is a link to the main checkout's, and
 # the venv's scripts name the path it was made at.
 mkdir -p "$root/.cache"
@@ -42,7 +53,12 @@ if ! "$venv/bin/python" -c "from importlib.metadata import version as v; assert 
 	"$venv/bin/python" -m pip install -q --disable-pip-version-check $pins
 fi
 
-ours="$root/.cache/bench/ours"
-(cd "$root" && go build -o "$ours" ./scripts/bench/ours)
+# This checkout's own binary: .cache may be a link shared with other
+# checkouts (a worktree's is the main checkout's), so the name carries this
+# checkout's path, and it is built beside and renamed into place, so two
+# checkouts never run each other's build, nor a half-written one.
+ours="$(ours_binary "$root")"
+mkdir -p "$(dirname "$ours")"
+(cd "$root" && go build -o "$ours.tmp.$$" ./scripts/bench/ours && mv -f "$ours.tmp.$$" "$ours")
 exec "$venv/bin/python" "$root/scripts/bench/compare.py" --rounds "${1:-${ROUNDS:-5}}" \
 	--ours "$ours" --python "$venv/bin/python" --echo-server "$root/scripts/bench/echo_server.py"
