@@ -2,11 +2,16 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/notebook"
@@ -26,15 +31,56 @@ const (
 	byUserText   = "run by the user"
 )
 
+// SessionRecord is what a session keeps besides its messages, for
+// Transcript.
+type SessionRecord struct {
+	// Times are when each message of the history was saved; nil leaves
+	// the turns' durations out.
+	Times []time.Time
+	// Compactions are the summaries that replaced the history before
+	// them for the model.
+	Compactions []session.Compaction
+	// Changes are the files each action changed, by call id.
+	Changes map[string][]checkpoint.Change
+	// Price is what a model call cost; nil leaves costs out.
+	Price func(modelName string, u model.Usage) *float64
+}
+
 // Transcript turns a conversation into what exports render: prompts,
 // answers and thoughts, the code that ran (the user's edits and own cells
-// included) with its output, other tool calls in a line, and notes on the
-// kernel's state. dir is the workspace, against which image paths resolve.
-func Transcript(history []model.Message, title, dir string) *notebook.Transcript {
+// included) with its output and the files it changed, other tool calls in
+// a line, notes on the kernel's state, the summaries that replaced history,
+// and after each turn its duration and cost. dir is the workspace, against
+// which image paths resolve.
+func Transcript(history []model.Message, title, dir string, rec SessionRecord) *notebook.Transcript {
 	t := &notebook.Transcript{Title: title, Dir: dir}
 	add := func(e notebook.Entry) { t.Entries = append(t.Entries, e) }
 	calls := map[string]model.FunctionCall{}
-	for _, m := range history {
+	files := func(id string) []notebook.FileChange {
+		var out []notebook.FileChange
+		for _, c := range rec.Changes[id] {
+			out = append(out, notebook.FileChange{Path: c.Path, Status: c.Status})
+		}
+		return out
+	}
+	summaries := map[int][]session.Compaction{}
+	for _, c := range rec.Compactions {
+		summaries[c.Upto] = append(summaries[c.Upto], c)
+	}
+	turns := turnSpans(history, rec)
+	// before adds what comes before message i: the end of the turn before
+	// it, and the summaries that replaced the messages before it.
+	before := func(i int) {
+		if turn, ok := turns[i]; ok {
+			add(turn)
+		}
+		for _, c := range summaries[i] {
+			add(notebook.Entry{Kind: notebook.KindSummary, Text: c.Reason})
+			add(notebook.Entry{Kind: notebook.KindNote, Text: c.Summary})
+		}
+	}
+	for i, m := range history {
+		before(i)
 		if m.Role == model.RoleModel {
 			for _, p := range m.Parts {
 				switch {
@@ -59,7 +105,7 @@ func Transcript(history []model.Message, title, dir string) *notebook.Transcript
 			switch {
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
-				e := notebook.Entry{Kind: notebook.KindCode, Code: callCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError}
+				e := notebook.Entry{Kind: notebook.KindCode, Code: callCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError, Files: files(r.ID)}
 				if code, out, ok := EditedCode(r.Output); ok {
 					e.Code, e.Output, e.By = code, out, byEditedText
 				}
@@ -70,7 +116,7 @@ func Transcript(history []model.Message, title, dir string) *notebook.Transcript
 				if r.IsError {
 					line += " (failed)"
 				}
-				add(notebook.Entry{Kind: notebook.KindTool, Text: line})
+				add(notebook.Entry{Kind: notebook.KindTool, Text: line, Files: files(r.ID)})
 			case p.Image != nil:
 				prompt = append(prompt, "*(an image was attached)*")
 			case p.Text != "":
@@ -101,7 +147,60 @@ func Transcript(history []model.Message, title, dir string) *notebook.Transcript
 		}
 		flush()
 	}
+	before(len(history))
 	return t
+}
+
+// turnSpans returns the KindTurn entry of each turn, by the index of the
+// message it goes before: a turn runs from a prompt to its last model
+// message or tool result, before the next prompt or note. Its duration
+// needs rec.Times, its cost rec.Price; without either it has no entry.
+func turnSpans(history []model.Message, rec SessionRecord) map[int]notebook.Entry {
+	if rec.Price == nil && rec.Times == nil {
+		return nil
+	}
+	out := map[int]notebook.Entry{}
+	start, last := -1, -1
+	var e notebook.Entry
+	end := func(at int) {
+		if start < 0 {
+			return
+		}
+		if len(rec.Times) == len(history) && last > start && !rec.Times[start].IsZero() && !rec.Times[last].IsZero() {
+			e.Duration = rec.Times[last].Sub(rec.Times[start])
+		}
+		if e.Duration > 0 || e.Cost != nil || e.Unpriced > 0 {
+			out[at] = e
+		}
+		start, last, e = -1, -1, notebook.Entry{Kind: notebook.KindTurn}
+	}
+	for i, m := range history {
+		switch {
+		case IsPrompt(m):
+			end(i)
+			start, last = i, i
+			e = notebook.Entry{Kind: notebook.KindTurn}
+		case start < 0:
+		case m.Role == model.RoleModel:
+			last = i
+			if m.Usage != nil && rec.Price != nil {
+				if c := rec.Price(m.Model, *m.Usage); c != nil {
+					if e.Cost == nil {
+						e.Cost = new(float64)
+					}
+					*e.Cost += *c
+				} else {
+					e.Unpriced++
+				}
+			}
+		case len(m.FunctionResponses()) > 0:
+			last = i
+		default: // a note after the turn (a cell the user ran, the kernel's state)
+			end(i)
+		}
+	}
+	end(len(history))
+	return out
 }
 
 // argsSummary shows a tool call's arguments in a line: " (key: value, ...)".
@@ -143,8 +242,11 @@ func Render(t *notebook.Transcript, format string, opts notebook.Options) ([]byt
 }
 
 // ExportSession renders the saved session id of the workspace cfg in
-// format, titled "freeact session <id>".
-func ExportSession(cfg *config.Config, id, format string, opts notebook.Options) ([]byte, error) {
+// format, titled "freeact session <id>", with each turn's duration and
+// cost, the summaries that replaced history, and the files each action
+// changed as the checkpoint stores under checkpoints (appdirs.Dirs.
+// Checkpoints; "" leaves files out) recorded them.
+func ExportSession(cfg *config.Config, id, format string, opts notebook.Options, checkpoints string) ([]byte, error) {
 	if _, err := Render(&notebook.Transcript{}, format, opts); err != nil {
 		return nil, err
 	}
@@ -155,9 +257,45 @@ func ExportSession(cfg *config.Config, id, format string, opts notebook.Options)
 	if !st.Exists() {
 		return nil, fmt.Errorf("export session: no session %q in %s: the session list (freeact's window, or the folder) has the ids", id, cfg.SessionsDir())
 	}
-	hist, err := st.Load(MainAgent)
+	hist, times, err := st.LoadTimed(MainAgent)
 	if err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
-	return Render(Transcript(hist, "freeact session "+id, cfg.Dir), format, opts)
+	rec := SessionRecord{Times: times, Price: func(name string, u model.Usage) *float64 { return priceOf(cfg, name, u) }}
+	if rec.Compactions, err = st.Compactions(MainAgent); err != nil {
+		return nil, fmt.Errorf("export session %s: %w", id, err)
+	}
+	if rec.Changes, err = sessionChanges(cfg.Dir, checkpoints, id); err != nil {
+		return nil, fmt.Errorf("export session %s: the files its actions changed: %w", id, err)
+	}
+	return Render(Transcript(hist, "freeact session "+id, cfg.Dir, rec), format, opts)
+}
+
+// sessionChanges returns the files each action of session id changed, by
+// call id, from the workspace's checkpoint store under root; none when
+// there is no store.
+func sessionChanges(ws, root, id string) (map[string][]checkpoint.Change, error) {
+	if root == "" {
+		return nil, nil
+	}
+	dir := checkpoint.Dir(root, ws)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	s, err := checkpoint.Open(dir, ws, checkpoint.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	rs, err := s.Records()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]checkpoint.Change{}
+	for _, r := range rs {
+		if r.Kind == checkpoint.KindAction && r.Session == id && r.Call != "" {
+			out[r.Call] = append(out[r.Call], r.Changes...)
+		}
+	}
+	return out, nil
 }

@@ -2,14 +2,17 @@ package agent_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/notebook"
@@ -30,7 +33,7 @@ func goldenSession() []model.Message {
 		return model.Part{FunctionResponse: &model.FunctionResponse{ID: id, Name: name, Output: out, IsError: isErr}}
 	}
 	codeArgs := func(code string) string { b, _ := json.Marshal(map[string]string{"code": code}); return string(b) }
-	model1 := model.Message{Role: model.RoleModel, Parts: []model.Part{
+	model1 := model.Message{Role: model.RoleModel, Model: goldenModel, Usage: &model.Usage{InputTokens: 12000, OutputTokens: 800}, Parts: []model.Part{
 		{Text: "A sine wave over one period; then the name.", Thought: true},
 		{Text: "I'll plot it first."},
 		call("c1", agent.ExecuteTool, codeArgs(plotCode)),
@@ -39,7 +42,7 @@ func goldenSession() []model.Message {
 		model.UserText("Plot a sine wave, then print `undefined_name`."),
 		model1,
 		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "![image](images/plot.png)\nplotted\n"}),
-		{Role: model.RoleModel, Parts: []model.Part{call("c2", agent.ExecuteTool, codeArgs("print(undefined_name)"))}},
+		{Role: model.RoleModel, Model: goldenModel, Usage: &model.Usage{InputTokens: 14000, OutputTokens: 200}, Parts: []model.Part{call("c2", agent.ExecuteTool, codeArgs("print(undefined_name)"))}},
 		{Role: model.RoleUser, Parts: []model.Part{resp("c2", agent.ExecuteTool, "---------------------------------------------------------------------------\n"+
 			"NameError                                 Traceback (most recent call last)\nCell In[2], line 1\n----> 1 print(undefined_name)\n"+
 			"NameError: name 'undefined_name' is not defined\n", true)}},
@@ -51,13 +54,89 @@ func goldenSession() []model.Message {
 		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedUserCellNote(agent.CellRerun, "c2", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
 		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedStateNote(agent.StateReplayed, "The kernel lost its state (the session was resumed in a fresh kernel); the user restored it by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
 		model.UserText("Thanks <b>a lot</b>!"),
-		{Role: model.RoleModel, Parts: []model.Part{{Text: "You're welcome."}}},
+		{Role: model.RoleModel, Model: "acme:unpriced-model", Usage: &model.Usage{InputTokens: 300, OutputTokens: 10}, Parts: []model.Part{{Text: "You're welcome."}}},
+	}
+}
+
+// goldenModel is a model of the catalog, with a price.
+const goldenModel = "google:gemini-2.5-flash"
+
+// goldenSeconds are the seconds after the start at which each message of
+// the golden session was saved: the first turn takes 12.5 s, the second
+// 1.2 s.
+var goldenSeconds = []float64{0, 3, 5, 6, 7, 8, 9, 10, 11, 12.5, 30, 31, 60, 61.2}
+
+// writeGoldenSession writes the golden session as the session store does,
+// with the times of goldenSeconds, and a compaction that replaced its
+// first turn.
+func writeGoldenSession(t *testing.T, cfg *config.Config, id string) {
+	t.Helper()
+	msgs := goldenSession()
+	if len(msgs) != len(goldenSeconds) {
+		t.Fatalf("%d messages, %d times", len(msgs), len(goldenSeconds))
+	}
+	st, err := session.Open[model.Message](cfg.SessionsDir(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendCompaction(agent.MainAgent, session.Compaction{Upto: 10, Reason: "manual",
+		Summary: "## Done so far\n\nThe user asked for a sine plot; it is in `images/plot.png`."}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	for i, m := range msgs {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := start.Add(time.Duration(goldenSeconds[i] * float64(time.Second))).Format(session.TimeFormat)
+		line, _ := json.Marshal(session.Envelope{V: session.Version, Message: raw, Meta: session.Meta{TS: ts}})
+		b.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(cfg.SessionsDir(), id, agent.MainAgent+".jsonl"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordGoldenChanges records in a checkpoint store under root what the
+// golden session's first code action changed: it added sine.csv.
+func recordGoldenChanges(t *testing.T, root, ws, id string) {
+	t.Helper()
+	s, err := checkpoint.Open(checkpoint.Dir(root, ws), ws, checkpoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	before, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "sine.csv"), []byte("x,y\n0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(ctx, checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "c1", Tool: agent.ExecuteTool, Label: "plot"}, before, after); err != nil {
+		t.Fatal(err)
+	}
+	// Another session's action on the same call id is not this one's.
+	if _, err := s.Record(ctx, checkpoint.Info{Session: "other", Agent: agent.MainAgent, Call: "c2", Tool: agent.ExecuteTool, Label: "x"}, before, after); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // exportWorkspace writes the golden session into a workspace with its
-// plot, and returns the workspace's configuration and the session id.
-func exportWorkspace(t *testing.T) (*config.Config, string) {
+// plot, the files its first action changed in a checkpoint store, and
+// returns the workspace's configuration, the session id and the store's
+// root.
+func exportWorkspace(t *testing.T) (*config.Config, string, string) {
 	t.Helper()
 	ws := workspace(t, "")
 	png, err := os.ReadFile(filepath.Join("testdata", "export", "plot.png"))
@@ -72,24 +151,17 @@ func exportWorkspace(t *testing.T) (*config.Config, string) {
 	}
 	cfg := load(t, ws)
 	const id = "5f0c8e1a-0000-4000-8000-000000000001"
-	st, err := session.Open[model.Message](cfg.SessionsDir(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Append(agent.MainAgent, goldenSession()...); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return cfg, id
+	writeGoldenSession(t, cfg, id)
+	root := t.TempDir()
+	recordGoldenChanges(t, root, ws, id)
+	return cfg, id, root
 }
 
 func TestExportGolden(t *testing.T) {
-	cfg, id := exportWorkspace(t)
+	cfg, id, root := exportWorkspace(t)
 	for _, format := range []string{agent.FormatNotebook, agent.FormatMarkdown, agent.FormatHTML} {
 		t.Run(format, func(t *testing.T) {
-			got, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: true})
+			got, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: true}, root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,9 +174,9 @@ func TestExportGolden(t *testing.T) {
 // code as code cells with stream, error and image/png outputs, thoughts
 // only when asked for; the user's edit and own cell are the code that ran.
 func TestExportNotebookCells(t *testing.T) {
-	cfg, id := exportWorkspace(t)
+	cfg, id, root := exportWorkspace(t)
 	for _, thoughts := range []bool{false, true} {
-		raw, err := agent.ExportSession(cfg, id, agent.FormatNotebook, notebook.Options{Thoughts: thoughts})
+		raw, err := agent.ExportSession(cfg, id, agent.FormatNotebook, notebook.Options{Thoughts: thoughts}, root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,15 +213,43 @@ func TestExportNotebookCells(t *testing.T) {
 		if !strings.HasPrefix(code[3].Source, "undefined_name = 'now defined'") {
 			t.Errorf("user cell %+v", code[3])
 		}
+		// What happened besides the messages: the files the plot cell
+		// changed (metadata and a line after it), each turn's time and
+		// cost, and the summary that replaced the first turn.
+		files, _ := json.Marshal(code[0].Metadata["freeact"])
+		if string(files) != `{"files_changed":[{"path":"sine.csv","status":"added"}]}` {
+			t.Errorf("plot cell metadata %s", files)
+		}
+		var md []string
+		for _, c := range nb.Cells {
+			if c.CellType == notebook.Markdown {
+				md = append(md, c.Source)
+			}
+		}
+		all := strings.Join(md, "\n---\n")
+		for _, want := range []string{
+			"*Files changed: `sine.csv` (added)*",
+			"*Turn took 12.5s, cost $0.0103.*",
+			"*Turn took 1.2s, cost unknown (no price for the model).*",
+			"> **Summary that replaced the conversation above for the model** (manual)",
+			"> The user asked for a sine plot",
+		} {
+			if !strings.Contains(all, want) {
+				t.Errorf("the notebook's markdown lacks %q:\n%s", want, all)
+			}
+		}
+		if strings.Count(all, "Files changed") != 1 {
+			t.Errorf("files listed for actions that changed none, or another session's:\n%s", all)
+		}
 	}
 }
 
 func TestExportErrors(t *testing.T) {
-	cfg, id := exportWorkspace(t)
-	if _, err := agent.ExportSession(cfg, id, "pdf", notebook.Options{}); err == nil || !strings.Contains(err.Error(), "ipynb, md or html") {
+	cfg, id, _ := exportWorkspace(t)
+	if _, err := agent.ExportSession(cfg, id, "pdf", notebook.Options{}, ""); err == nil || !strings.Contains(err.Error(), "ipynb, md or html") {
 		t.Errorf("unknown format: %v", err)
 	}
-	if _, err := agent.ExportSession(cfg, "no-such-session", agent.FormatNotebook, notebook.Options{}); err == nil || !strings.Contains(err.Error(), "no session") {
+	if _, err := agent.ExportSession(cfg, "no-such-session", agent.FormatNotebook, notebook.Options{}, ""); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("unknown session: %v", err)
 	}
 }
@@ -199,7 +299,7 @@ turns:
   - reply: [{text: "Done: a sine wave, and an error."}]
 `)
 	run(t, a, "Plot, then fail.", nil)
-	raw, err := agent.ExportSession(load(t, ws), a.SessionID(), agent.FormatNotebook, notebook.Options{})
+	raw, err := agent.ExportSession(load(t, ws), a.SessionID(), agent.FormatNotebook, notebook.Options{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +325,7 @@ turns:
 		t.Errorf("outputs %q, want the plot, its print and the error", kinds)
 	}
 	for _, f := range []string{agent.FormatMarkdown, agent.FormatHTML} {
-		if _, err := agent.ExportSession(load(t, ws), a.SessionID(), f, notebook.Options{}); err != nil {
+		if _, err := agent.ExportSession(load(t, ws), a.SessionID(), f, notebook.Options{}, ""); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -236,7 +336,7 @@ turns:
 func TestTranscriptRevertNote(t *testing.T) {
 	note := agent.RevertNotePrefix + "The user reverted changes.\n- write a.txt: a.txt (deleted)\n</workspace-revert>"
 	hist := []model.Message{{Role: model.RoleUser, Parts: []model.Part{{Text: note}, {Text: "Write it again."}}}}
-	tr := agent.Transcript(hist, "t", t.TempDir())
+	tr := agent.Transcript(hist, "t", t.TempDir(), agent.SessionRecord{})
 	if len(tr.Entries) != 2 {
 		t.Fatalf("entries %+v", tr.Entries)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -73,7 +74,12 @@ func (a *Agent) modelName() string {
 // priceOf returns what a call of modelName counted by u cost; nil when the
 // model's price is unknown.
 func (a *Agent) priceOf(modelName string, u model.Usage) *float64 {
-	info, ok := model.Lookup(modelName, a.cfg.Options.Models)
+	return priceOf(a.cfg, modelName, u)
+}
+
+// priceOf prices a call by the catalog and the models of cfg's agent.json.
+func priceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
+	info, ok := model.Lookup(modelName, cfg.Options.Models)
 	if !ok {
 		return nil
 	}

@@ -36,7 +36,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 		return "", fmt.Errorf("there is no session to export (enable_persistence is off, or the kernel has not started)")
 	}
 	id := a.SessionID()
-	data, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts})
+	data, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, d.build.Dirs.Checkpoints())
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +45,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 
 // runExport is `freeact export`: a saved session as a notebook, Markdown or
 // HTML, to a file or stdout.
-func runExport(_ context.Context, args []string, _ Build, s Streams) error {
+func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
 	id := fs.String("session", "", "the `id` of the session to export (a folder name under .freeact/sessions)")
@@ -68,9 +68,13 @@ func runExport(_ context.Context, args []string, _ Build, s Streams) error {
 	if err != nil {
 		return fmt.Errorf("workspace %s: %w", *ws, err)
 	}
-	// Only the sessions are read: agent.json need not load.
+	// The sessions are what is read: agent.json need not load (its models'
+	// prices are used when it does).
 	cfg := &config.Config{Dir: dir, FreeactDir: filepath.Join(dir, config.FreeactDir)}
-	data, err := agent.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts})
+	if loaded, err := config.Load(dir, config.LoadOptions{}); err == nil {
+		cfg.Options = loaded.Options
+	}
+	data, err := agent.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, b.Dirs.Checkpoints())
 	if err != nil {
 		return err
 	}

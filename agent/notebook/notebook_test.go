@@ -149,3 +149,14 @@ func TestMissingImage(t *testing.T) {
 		t.Errorf("html %v %q", err, html)
 	}
 }
+
+// The files line cannot be broken out of by a file's name.
+func TestFilesLine(t *testing.T) {
+	got := filesLine([]FileChange{{Path: "a`b\n# not a heading.txt", Status: "added"}, {Path: "c.csv", Status: "deleted"}})
+	if want := "*Files changed: `a'b # not a heading.txt` (added), `c.csv` (deleted)*"; got != want {
+		t.Errorf("filesLine = %q, want %q", got, want)
+	}
+	if filesLine(nil) != "" {
+		t.Error("a line for no files")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -22,6 +23,8 @@ const (
 	KindCode    = "code"    // code that ran in the kernel, with its output
 	KindTool    = "tool"    // any other tool call, summarised
 	KindNote    = "note"    // what happened around the conversation (kernel restored, notebook opened)
+	KindSummary = "summary" // the summary that replaced the history before it for the model
+	KindTurn    = "turn"    // how long the turn before it took and what it cost
 )
 
 // Entry is one piece of a conversation in order.
@@ -39,6 +42,59 @@ type Entry struct {
 	// By says who ran a code cell when it was not the model's code as it
 	// wrote it: "edited by the user", "run by the user".
 	By string
+	// Files are the workspace files a code cell or tool call changed, as
+	// its checkpoint recorded them.
+	Files []FileChange
+	// Duration, Cost and Unpriced describe a turn (KindTurn): its time
+	// from the prompt to its last message, and what its model calls cost
+	// (Cost is nil when none had a known price; Unpriced counts the calls
+	// without one).
+	Duration time.Duration
+	Cost     *float64
+	Unpriced int
+}
+
+// FileChange is a file an action changed: its path in the workspace and
+// "added", "modified" or "deleted".
+type FileChange struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+}
+
+// filesLine says in one line which files an action changed; "" for none.
+func filesLine(fs []FileChange) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		// A file's name may hold a backtick or a line break: neither ends
+		// the code span or the line.
+		parts[i] = "`" + pathText.Replace(f.Path) + "` (" + f.Status + ")"
+	}
+	return "*Files changed: " + strings.Join(parts, ", ") + "*"
+}
+
+var pathText = strings.NewReplacer("`", "'", "\n", " ", "\r", " ")
+
+// turnLine says how long a turn took and what it cost.
+func turnLine(e Entry) string {
+	var parts []string
+	if e.Duration > 0 {
+		parts = append(parts, "took "+e.Duration.Round(100*time.Millisecond).String())
+	}
+	switch {
+	case e.Cost != nil && e.Unpriced > 0:
+		parts = append(parts, fmt.Sprintf("cost $%.4f (and %d model calls of unknown price)", *e.Cost, e.Unpriced))
+	case e.Cost != nil:
+		parts = append(parts, fmt.Sprintf("cost $%.4f", *e.Cost))
+	case e.Unpriced > 0:
+		parts = append(parts, "cost unknown (no price for the model)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "*Turn " + strings.Join(parts, ", ") + ".*"
 }
 
 // Transcript is a conversation ready to be exported.
@@ -150,7 +206,13 @@ func (t *Transcript) Notebook(opts Options) *Notebook {
 				c.Metadata["freeact"] = map[string]any{"by": e.By}
 			}
 			c.Outputs = t.outputs(e)
+			if len(e.Files) > 0 {
+				c.Metadata["freeact"] = withFiles(c.Metadata["freeact"], e.Files)
+			}
 			nb.Cells = append(nb.Cells, c)
+			if line := filesLine(e.Files); line != "" {
+				nb.Cells = append(nb.Cells, Cell{ID: fmt.Sprintf("cell-%d", len(nb.Cells)+1), CellType: Markdown, Source: line, Metadata: map[string]any{}})
+			}
 		default:
 			md := t.markdown(e, opts)
 			if md == "" {
@@ -160,6 +222,16 @@ func (t *Transcript) Notebook(opts Options) *Notebook {
 		}
 	}
 	return nb
+}
+
+// withFiles adds the files a cell changed to its freeact metadata.
+func withFiles(meta any, files []FileChange) map[string]any {
+	m, _ := meta.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	m["files_changed"] = files
+	return m
 }
 
 // outputs turns a code entry's output into notebook outputs.
@@ -220,11 +292,23 @@ func (t *Transcript) markdown(e Entry, opts Options) string {
 		}
 		return "<details><summary>Thoughts</summary>\n\n" + e.Text + "\n\n</details>"
 	case KindTool:
-		return "*Tool call: " + e.Text + "*"
+		line := "*Tool call: " + e.Text + "*"
+		if files := filesLine(e.Files); files != "" {
+			line += "\n\n" + files
+		}
+		return line
 	case KindNote:
-		return "> " + strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "\n> ")
+		return quote(e.Text)
+	case KindSummary:
+		return quote("**Summary that replaced the conversation above for the model** (" + e.Text + ")")
+	case KindTurn:
+		return turnLine(e)
 	}
 	return ""
+}
+
+func quote(text string) string {
+	return "> " + strings.ReplaceAll(strings.TrimSpace(text), "\n", "\n> ")
 }
 
 // Fence returns a Markdown code fence for text: three backticks, or more
@@ -273,6 +357,9 @@ func (t *Transcript) Markdown(opts Options) string {
 			case strings.TrimSpace(s.text) != "":
 				parts = append(parts, fenced(s.text, ""))
 			}
+		}
+		if files := filesLine(e.Files); files != "" {
+			parts = append(parts, files)
 		}
 	}
 	return strings.Join(parts, "\n\n") + "\n"
@@ -325,6 +412,11 @@ func (t *Transcript) HTML(opts Options) (string, error) {
 					class += " error"
 				}
 				fmt.Fprintf(&body, "<pre class=\"%s\">%s</pre>\n", class, html.EscapeString(strings.TrimRight(s.text, "\n")))
+			}
+		}
+		if files := filesLine(e.Files); files != "" {
+			if err := render(files); err != nil {
+				return "", err
 			}
 		}
 		body.WriteString("</div>\n")

@@ -364,33 +364,42 @@ func (s *Store[M]) Close() error {
 // malformed earlier line, another version or a missing ts is an error
 // naming the file and line.
 func (s *Store[M]) Load(agentID string) ([]M, error) {
+	msgs, _, err := s.LoadTimed(agentID)
+	return msgs, err
+}
+
+// LoadTimed is Load with when each message was saved (meta.ts; the zero
+// time where it does not parse).
+func (s *Store[M]) LoadTimed(agentID string) ([]M, []time.Time, error) {
 	if err := checkName("agent id", agentID); err != nil {
-		return nil, fmt.Errorf("load session %s: %w", s.id, err)
+		return nil, nil, fmt.Errorf("load session %s: %w", s.id, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name := s.File(agentID)
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+		return nil, nil, fmt.Errorf("load session: %w", err)
 	}
 	format := s.formatOf(agentID)
 	var out []M
+	var times []time.Time
 	err = scanLines(data, name, func(line []byte, last bool) error {
 		var m M
+		var ts string
 		keep := true
 		if format != nil {
 			var raw json.RawMessage
-			if raw, _, err = decodeLine[json.RawMessage](line); err == nil {
+			if raw, ts, err = decodeLine[json.RawMessage](line); err == nil {
 				if m, keep, err = format.Decode(raw); err != nil {
 					err = fmt.Errorf("%s message: %w", format.Name, err)
 				}
 			}
 		} else {
-			m, _, err = decodeLine[M](line)
+			m, ts, err = decodeLine[M](line)
 		}
 		var malformed *malformedError
 		if err != nil && last && errors.As(err, &malformed) {
@@ -398,10 +407,11 @@ func (s *Store[M]) Load(agentID string) ([]M, error) {
 		}
 		if err == nil && keep {
 			out = append(out, m)
+			times = append(times, parseTS(ts))
 		}
 		return err
 	})
-	return out, err
+	return out, times, err
 }
 
 // LineError reports a bad line in a session file.

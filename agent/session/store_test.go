@@ -549,3 +549,32 @@ func mustRollback(t *testing.T, s *Store[msg], m Mark) {
 		t.Fatal(err)
 	}
 }
+
+// LoadTimed gives each message the time it was saved, in step with the
+// messages even where an interrupted last line is left out.
+func TestLoadTimed(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir, "s1")
+	start := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	for i, text := range []string{"a", "b", "c"} {
+		s.now = func() time.Time { return start.Add(time.Duration(i) * 1500 * time.Millisecond) }
+		if err := s.Append(MainAgent, msg{Role: "user", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "s1", "main.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"message":{"role":"us`)
+	f.Close()
+	msgs, times, err := s.LoadTimed(MainAgent)
+	if err != nil || len(msgs) != 3 || len(times) != 3 {
+		t.Fatalf("LoadTimed = %v, %v, %v", msgs, times, err)
+	}
+	for i, ts := range times {
+		if want := start.Add(time.Duration(i) * 1500 * time.Millisecond); !ts.Equal(want) || msgs[i].Text != string(rune('a'+i)) {
+			t.Errorf("message %d: %q at %v, want %v", i, msgs[i].Text, ts, want)
+		}
+	}
+}
