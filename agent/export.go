@@ -135,7 +135,7 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 				switch n.Kind {
 				case NoteUserCell:
 					flush()
-					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText})
+					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: files(n.Run)})
 				case NoteKernelState:
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: n.Text})

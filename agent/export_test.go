@@ -51,7 +51,7 @@ func goldenSession() []model.Message {
 		{Role: model.RoleModel, Parts: []model.Part{call("c4", "filesystem_read_text_file", `{"path":"notes.md"}`)}},
 		{Role: model.RoleUser, Parts: []model.Part{resp("c4", "filesystem_read_text_file", "# Notes", false)}},
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "The plot shows **sin(x)** from 0 to 6.3; `undefined_name` is not defined."}}},
-		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedUserCellNote(agent.CellRerun, "c2", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
+		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedUserCellNote(agent.CellRerun, "c2", "run-0000beef", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
 		{Role: model.RoleUser, Parts: []model.Part{{Text: agent.ExportedStateNote(agent.StateReplayed, "The kernel lost its state (the session was resumed in a fresh kernel); the user restored it by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
 		model.UserText("Thanks <b>a lot</b>!"),
 		{Role: model.RoleModel, Model: "acme:unpriced-model", Usage: &model.Usage{InputTokens: 300, OutputTokens: 10}, Parts: []model.Part{{Text: "You're welcome."}}},
@@ -124,6 +124,17 @@ func recordGoldenChanges(t *testing.T, root, ws, id string) {
 		t.Fatal(err)
 	}
 	if _, err := s.Record(ctx, checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "c1", Tool: agent.ExecuteTool, Label: "plot"}, before, after); err != nil {
+		t.Fatal(err)
+	}
+	// The cell the user ran again (run-0000beef) deleted it.
+	if err := os.Remove(filepath.Join(ws, "sine.csv")); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(ctx, checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "run-0000beef", Tool: agent.ExecuteTool, Label: "again"}, after, gone); err != nil {
 		t.Fatal(err)
 	}
 	// Another session's action on the same call id is not this one's.
@@ -238,7 +249,10 @@ func TestExportNotebookCells(t *testing.T) {
 				t.Errorf("the notebook's markdown lacks %q:\n%s", want, all)
 			}
 		}
-		if strings.Count(all, "Files changed") != 1 {
+		if !strings.Contains(all, "*Files changed: `sine.csv` (deleted)*") {
+			t.Errorf("the user's own cell's files are missing:\n%s", all)
+		}
+		if strings.Count(all, "Files changed") != 2 {
 			t.Errorf("files listed for actions that changed none, or another session's:\n%s", all)
 		}
 	}

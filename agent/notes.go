@@ -43,6 +43,8 @@ type Note struct {
 	Source, Of   string
 	Code, Output string
 	Error        bool
+	// Run is the id the cell ran under (its checkpoint records' call).
+	Run string
 	// A kernel state note: the event, and for a replay how many cells ran
 	// of how many planned.
 	Event        string
@@ -125,10 +127,11 @@ const (
 	CellReplay   = "replay"   // one of the cells replayed to restore the kernel's state
 )
 
-var userCellRE = regexp.MustCompile(`^<user-cell source="([a-z]+)"(?: of="([^"]*)")? status="(ok|error)">$`)
+var userCellRE = regexp.MustCompile(`^<user-cell source="([a-z]+)"(?: of="([^"]*)")? status="(ok|error)"(?: run="(run-[0-9a-f]+)")?>$`)
 
-// userCellNote records a cell the user ran.
-func userCellNote(source, of, code, output string, failed bool) string {
+// userCellNote records a cell the user ran; run is the id it ran under
+// (its checkpoint records' call), "" for none.
+func userCellNote(source, of, run, code, output string, failed bool) string {
 	status := "ok"
 	if failed {
 		status = "error"
@@ -138,7 +141,11 @@ func userCellNote(source, of, code, output string, failed bool) string {
 		attrOf = fmt.Sprintf(" of=%q", of)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<user-cell source=%q%s status=%q>\n", source, attrOf, status)
+	attrRun := ""
+	if run != "" {
+		attrRun = fmt.Sprintf(" run=%q", run)
+	}
+	fmt.Fprintf(&b, "<user-cell source=%q%s status=%q%s>\n", source, attrOf, status, attrRun)
 	b.WriteString("The user ran this code in the kernel themselves (it was not a tool call of yours):\n")
 	b.WriteString(fenced(code, "python") + "\n")
 	switch {
@@ -236,7 +243,7 @@ func parseUserCell(text string) (Note, bool) {
 	if m == nil {
 		return Note{}, false
 	}
-	n := Note{Kind: NoteUserCell, Source: m[1], Of: m[2], Error: m[3] == "error"}
+	n := Note{Kind: NoteUserCell, Source: m[1], Of: m[2], Error: m[3] == "error", Run: m[4]}
 	code, i, ok := readFence(lines, 2, "python")
 	if !ok || i >= len(lines) {
 		return Note{}, false

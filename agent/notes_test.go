@@ -16,7 +16,7 @@ func TestNotesRoundTrip(t *testing.T) {
 	for _, code := range tricky {
 		for _, out := range tricky {
 			for _, failed := range []bool{false, true} {
-				n, ok := ParseNote(userCellNote(CellRerun, "call_1", code, out, failed))
+				n, ok := ParseNote(userCellNote(CellRerun, "call_1", "", code, out, failed))
 				wantOut := trim(out)
 				if !failed && strings.TrimSpace(out) == "" {
 					wantOut = ""
@@ -31,7 +31,7 @@ func TestNotesRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if n, ok := ParseNote(userCellNote(CellNotebook, "", "a", "b", false)); !ok || n.Of != "" || n.Source != CellNotebook {
+	if n, ok := ParseNote(userCellNote(CellNotebook, "", "", "a", "b", false)); !ok || n.Of != "" || n.Source != CellNotebook {
 		t.Errorf("without of: %+v %v", n, ok)
 	}
 	n, ok := ParseNote(stateNote(StateReplayed, "Because the kernel had died, ...", 3, 5))
@@ -78,7 +78,7 @@ func FuzzParseNote(f *testing.F) {
 	f.Add("```", "````\n", false)
 	f.Add("</user-cell>", "It failed:", false)
 	f.Fuzz(func(t *testing.T, code, out string, failed bool) {
-		note := userCellNote(CellRerun, "c1", code, out, failed)
+		note := userCellNote(CellRerun, "c1", "", code, out, failed)
 		n, ok := ParseNote(note)
 		if !ok {
 			t.Fatalf("note of %q / %q does not parse:\n%s", code, out, note)
@@ -134,7 +134,7 @@ func TestReplayPlan(t *testing.T) {
 	}{
 		{"successful cells in order", msgs("go", code("a", "x = 1"), ok("a", ""), code("b", "boom"), failed("b", "E"), code("c", "y = 2"), ok("c", "")), []string{"x = 1", "y = 2"}},
 		{"edited code is what ran", msgs(code("a", "x = 1"), ok("a", editedResult("x = 2", ""))), []string{"x = 2"}},
-		{"the user's own cells count", msgs(code("a", "x = 1"), ok("a", ""), userCellNote(CellRerun, "a", "z = 3", "", false), userCellNote(CellRerun, "a", "oops", "E", true)), []string{"x = 1", "z = 3"}},
+		{"the user's own cells count", msgs(code("a", "x = 1"), ok("a", ""), userCellNote(CellRerun, "a", "", "z = 3", "", false), userCellNote(CellRerun, "a", "", "oops", "E", true)), []string{"x = 1", "z = 3"}},
 		{"the model's reset clears", msgs(code("a", "x = 1"), ok("a", ""), reset, model.FunctionResponse{ID: "r", Name: ResetTool, Output: "restarted"}, code("b", "y = 2"), ok("b", "")), []string{"y = 2"}},
 		{"a failed reset does not", msgs(code("a", "x = 1"), ok("a", ""), reset, model.FunctionResponse{ID: "r", Name: ResetTool, IsError: true}), []string{"x = 1"}},
 		{"skipping clears", msgs(code("a", "x = 1"), ok("a", ""), stateNote(StateSkipped, "", 0, 0), code("b", "y = 2"), ok("b", "")), []string{"y = 2"}},
@@ -178,7 +178,7 @@ func TestMergeUserTurns(t *testing.T) {
 // A user message of notes alone is not a prompt, so turn numbers, forks
 // and compaction boundaries count what the user sent.
 func TestIsPrompt(t *testing.T) {
-	cell := userCellNote(CellRerun, "c1", "print(1)", "1", false)
+	cell := userCellNote(CellRerun, "c1", "", "print(1)", "1", false)
 	tests := []struct {
 		name string
 		m    model.Message

@@ -78,7 +78,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		if failed {
 			done.Failed++
 		}
-		note := userCellNote(c.Source, c.Of, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
+		note := userCellNote(c.Source, c.Of, corr, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
 		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
 			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
 			done.Stopped = true
