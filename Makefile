@@ -9,8 +9,10 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
 GO        ?= go
-# The release in VERSION, plus commits since it (scripts/version.sh); no tags needed.
+# The release in VERSION, plus commits since it (scripts/version.sh); no tags
+# needed. Computed once: the build and the package checks must name the same.
 VERSION   ?= $(shell scripts/version.sh)
+VERSION   := $(VERSION)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 XVFB      := xvfb-run -a -s "-screen 0 1280x900x24"
 BIN       := build/bin/freeact

@@ -21,13 +21,12 @@ check_version() {
 	local deb_version="$1" printed="$2" tagless clone
 	[[ "$deb_version" == "$want" ]] || fail "the package's version is $deb_version, want $want"
 	[[ "$printed" == "freeact $want "* ]] || fail "the packaged binary says '$printed', want 'freeact $want ...'"
-	clone="$(mktemp -d)"
-	git -C "$clone" init -q
+	clone="$x/.tagless-clone" # removed with $x
+	git init -q "$clone"
 	git -C "$clone" fetch -q --no-tags "$root" HEAD
 	git -C "$clone" checkout -q FETCH_HEAD
 	[[ -z "$(git -C "$clone" tag)" ]] || fail "the clone for the version check has tags"
 	tagless="$("$clone/scripts/version.sh")"
-	rm -rf "$clone"
 	local clean="${want%.dirty}"
 	clean="${clean%+dirty}"
 	[[ "$tagless" == "$clean" ]] || fail "a clone of HEAD without tags says $tagless, the package $want"
