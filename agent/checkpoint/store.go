@@ -49,6 +49,14 @@ type Options struct {
 	// Ignore are gitignore patterns left out besides DefaultIgnore and the
 	// workspace's own .gitignore files.
 	Ignore []string
+	// Secret are doublestar patterns (relative to the workspace, with
+	// forward slashes) of files whose content is not kept, besides
+	// DefaultSecret: the files the read-protection rules name.
+	Secret []string
+	// Protected are files (relative, forward slashes) that change what the
+	// agent may do without asking, besides DefaultProtected: a revert
+	// that would change one reports it in Plan.Protected and needs force.
+	Protected []string
 	// MaxAge: older records are pruned (default 30 days).
 	MaxAge time.Duration
 	// MaxBytes: beyond this much stored content the oldest records are

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -35,6 +36,23 @@ var DefaultIgnore = []string{
 	".mypy_cache/",
 	".pytest_cache/",
 	".ruff_cache/",
+}
+
+// DefaultSecret are the files whose content no snapshot keeps, whatever
+// Options.Secret adds: .env files hold API keys. They are recorded as
+// present (kind, size, time), so a revert knows they are there, but a
+// revert cannot restore them either.
+var DefaultSecret = []string{"**/.env", "**/.env.*"}
+
+// isSecret reports whether the file rel (slash-separated) matches one of
+// the secret patterns.
+func isSecret(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrTooManyFiles is the error of a snapshot of a workspace with more files
@@ -72,6 +90,7 @@ type walker struct {
 	objects *objects
 	maxFile int64
 	maxN    int64
+	secret  []string // doublestar patterns of files whose content is not kept
 	prev    map[string]cached // the index of the previous snapshot
 	now     int64
 	racy    int64 // the file system's timestamp resolution, ns
@@ -89,6 +108,7 @@ type walker struct {
 func newWalker(ctx context.Context, o *objects, prev map[string]cached, opts Options, racy int64) *walker {
 	return &walker{
 		ctx: ctx, objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
+		secret: append(append([]string(nil), DefaultSecret...), opts.Secret...),
 		now: time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		next: make(map[string]cached, len(prev)),
 	}
@@ -225,7 +245,8 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 // index when its stat is unchanged and it was not modified close to when
 // it was hashed.
 func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error) {
-	if c, ok := w.prev[rel]; ok && c.key == st && st.mtime < c.at-w.racy && st.ctime < c.at-w.racy {
+	secret := st.mode.IsRegular() && isSecret(w.secret, rel)
+	if c, ok := w.prev[rel]; ok && c.key == st && st.mtime < c.at-w.racy && st.ctime < c.at-w.racy && secret == (c.kind == kindSecret) {
 		w.mu.Lock()
 		w.next[rel] = c
 		w.mu.Unlock()
@@ -242,6 +263,9 @@ func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error)
 		if err := w.objects.put(c.hash, []byte(target)); err != nil {
 			return c, err
 		}
+	case secret:
+		c.kind = kindSecret
+		c.hash = sha256.Sum256(fmt.Appendf(nil, "secret %d %d %d", st.size, st.mtime, st.ino))
 	case st.size > w.maxFile:
 		c.kind = kindLarge
 		c.hash = sha256.Sum256(fmt.Appendf(nil, "large %d %d %d", st.size, st.mtime, st.ino))
