@@ -90,7 +90,7 @@ type walker struct {
 	objects *objects
 	maxFile int64
 	maxN    int64
-	secret  []string // doublestar patterns of files whose content is not kept
+	secret  []string          // doublestar patterns of files whose content is not kept
 	prev    map[string]cached // the index of the previous snapshot
 	now     int64
 	racy    int64 // the file system's timestamp resolution, ns
@@ -109,7 +109,7 @@ func newWalker(ctx context.Context, o *objects, prev map[string]cached, opts Opt
 	return &walker{
 		ctx: ctx, objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
 		secret: append(append([]string(nil), DefaultSecret...), opts.Secret...),
-		now: time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		now:    time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		next: make(map[string]cached, len(prev)),
 	}
 }
