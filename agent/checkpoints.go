@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 )
 
 // WithCheckpointRoot keeps checkpoints under root instead of the app's
@@ -42,7 +44,7 @@ type turnInfo struct {
 
 // open opens the store (once) and takes a first snapshot in the
 // background, so that the first action's is quick.
-func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
+func (c *checkpoints) open(o config.Options, opts checkpoint.Options) (*checkpoint.Store, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.off != "" {
@@ -52,7 +54,8 @@ func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
 		c.store.SetMaxFileBytes(o.CheckpointMaxFileBytes)
 		return c.store, nil
 	}
-	s, err := checkpoint.Open(checkpoint.Dir(c.root, c.ws), c.ws, checkpoint.Options{MaxFileBytes: o.CheckpointMaxFileBytes})
+	opts.MaxFileBytes = o.CheckpointMaxFileBytes
+	s, err := checkpoint.Open(checkpoint.Dir(c.root, c.ws), c.ws, opts)
 	if err != nil {
 		c.off = err.Error()
 		return nil, err
@@ -131,7 +134,7 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 		}
 		return nil
 	}
-	s, err := a.ckpt.open(a.cfg.Options)
+	s, err := a.ckpt.open(a.cfg.Options, a.checkpointOptions())
 	if err != nil {
 		if emit != nil && a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
@@ -139,6 +142,38 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 		return nil
 	}
 	return s
+}
+
+// checkpointOptions names the files whose content the store never keeps
+// (those the FileRead ask rules name, besides .env) and the protected
+// files a revert asks for (besides .freeact's, the file sandbox_config
+// names when it lies in the workspace).
+func (a *Agent) checkpointOptions() checkpoint.Options {
+	var o checkpoint.Options
+	rel := func(p string) (string, bool) {
+		if !filepath.IsAbs(p) {
+			return filepath.ToSlash(p), true
+		}
+		r, err := filepath.Rel(a.cfg.Dir, p)
+		if err != nil || !filepath.IsLocal(r) {
+			return "", false
+		}
+		return filepath.ToSlash(r), true
+	}
+	if a.opts.perm != nil {
+		for _, r := range a.opts.perm.Rules().Ask {
+			if r.Type != permission.TypeFileRead || r.Path == "" {
+				continue
+			}
+			if p, ok := rel(r.Path); ok {
+				o.Secret = append(o.Secret, p)
+			}
+		}
+	}
+	if p, ok := rel(sandboxConfig(a.cfg)); ok && p != "" {
+		o.Protected = append(o.Protected, p)
+	}
+	return o
 }
 
 func (a *Agent) checkpointsFailed(emit func(Event), err error) {
