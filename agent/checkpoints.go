@@ -284,8 +284,9 @@ func (a *Agent) PlanRevert(ctx context.Context, id string) (checkpoint.Plan, err
 // or a revert's (which redoes what it reverted). Files changed since are
 // conflicts, reverted only with force. The model is told at the next
 // prompt. No turn may run meanwhile. The result is nil when there was
-// nothing left to revert.
-func (a *Agent) Revert(ctx context.Context, id string, force bool) (*Reverted, checkpoint.Plan, error) {
+// nothing left to revert. Files the changes created whose content was not
+// kept (Plan.Unkept) are deleted only when deleteUnkept names them.
+func (a *Agent) Revert(ctx context.Context, id string, force bool, deleteUnkept ...string) (*Reverted, checkpoint.Plan, error) {
 	s := a.Checkpoints()
 	if s == nil {
 		return nil, checkpoint.Plan{}, errNoCheckpoints
@@ -300,7 +301,7 @@ func (a *Agent) Revert(ctx context.Context, id string, force bool) (*Reverted, c
 	if err != nil {
 		return nil, checkpoint.Plan{}, err
 	}
-	r, plan, err := s.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Agent: MainAgent, Turn: rs[0].Turn}, force)
+	r, plan, err := s.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Agent: MainAgent, Turn: rs[0].Turn, DeleteUnkept: deleteUnkept}, force)
 	if err != nil || r == nil {
 		return nil, plan, err
 	}
