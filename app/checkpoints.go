@@ -13,8 +13,8 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
-	"github.com/freeact/desktop/internal/visible"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // kernelNote is said wherever files are reverted.
