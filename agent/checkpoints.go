@@ -144,24 +144,30 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 	return s
 }
 
-// checkpointOptions names the files whose content the store never keeps
-// (those the FileRead ask rules name, besides .env) and the protected
-// files a revert asks for (besides .freeact's, the file sandbox_config
-// names when it lies in the workspace).
+// checkpointOptions returns the store options of the agent's workspace.
 func (a *Agent) checkpointOptions() checkpoint.Options {
-	var o checkpoint.Options
+	return CheckpointOptions(a.cfg, a.opts.perm)
+}
+
+// CheckpointOptions names, for the checkpoint store of cfg's workspace,
+// the files whose content the store never keeps (those the FileRead ask
+// rules of perm name, besides .env) and the protected files a revert asks
+// for (besides .freeact's, the file sandbox_config names when it lies in
+// the workspace). perm may be nil.
+func CheckpointOptions(cfg *config.Config, perm *permission.Manager) checkpoint.Options {
+	o := checkpoint.Options{MaxFileBytes: cfg.Options.CheckpointMaxFileBytes}
 	rel := func(p string) (string, bool) {
 		if !filepath.IsAbs(p) {
 			return filepath.ToSlash(p), true
 		}
-		r, err := filepath.Rel(a.cfg.Dir, p)
+		r, err := filepath.Rel(cfg.Dir, p)
 		if err != nil || !filepath.IsLocal(r) {
 			return "", false
 		}
 		return filepath.ToSlash(r), true
 	}
-	if a.opts.perm != nil {
-		for _, r := range a.opts.perm.Rules().Ask {
+	if perm != nil {
+		for _, r := range perm.Rules().Ask {
 			if r.Type != permission.TypeFileRead || r.Path == "" {
 				continue
 			}
@@ -170,7 +176,7 @@ func (a *Agent) checkpointOptions() checkpoint.Options {
 			}
 		}
 	}
-	if p, ok := rel(sandboxConfig(a.cfg)); ok && p != "" {
+	if p, ok := rel(sandboxConfig(cfg)); ok && p != "" {
 		o.Protected = append(o.Protected, p)
 	}
 	return o

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -274,9 +276,16 @@ func runCheckpoints(ctx context.Context, args []string, _ Build, s Streams) erro
 	if err != nil {
 		return err
 	}
+	// The same secrets and protected files as the agent's store.
 	opts := checkpoint.Options{}
 	if cfg, err := config.Load(dir, config.LoadOptions{}); err == nil {
-		opts.MaxFileBytes = cfg.Options.CheckpointMaxFileBytes
+		var perm *permission.Manager
+		// Open writes the default rules where there are none (their ask
+		// rules are .env's, secrets anyway): only open existing ones.
+		if _, err := os.Stat(filepath.Join(cfg.FreeactDir, permission.FileName)); err == nil {
+			perm, _ = permission.Open(dir)
+		}
+		opts = agent.CheckpointOptions(cfg, perm)
 	}
 	store, err := checkpoint.Open(checkpoint.Dir(checkpoint.DefaultRoot(), dir), dir, opts)
 	if err != nil {
