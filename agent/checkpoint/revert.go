@@ -82,9 +82,9 @@ type step struct {
 	conflict bool
 }
 
-// plan compares the current workspace (snapshot cur, and root for what
+// plan compares the current workspace (snapshot cur, and the disk for what
 // the snapshot left out) with the records.
-func (s *Store) plan(root *beneath.Root, records []Record, cur Hash) ([]step, Plan, error) {
+func (s *Store) plan(records []Record, cur Hash) ([]step, Plan, error) {
 	net, err := s.net(records)
 	if err != nil {
 		return nil, Plan{}, err
@@ -93,6 +93,11 @@ func (s *Store) plan(root *beneath.Root, records []Record, cur Hash) ([]step, Pl
 	if err != nil {
 		return nil, Plan{}, err
 	}
+	root, err := beneath.Open(s.ws)
+	if err != nil {
+		return nil, Plan{}, fmt.Errorf("plan revert: %w", err)
+	}
+	defer root.Close()
 	var steps []step
 	var pl Plan
 	for _, p := range net {
@@ -217,16 +222,11 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 		return Plan{}, err
 	}
 	defer unlock()
-	root, err := beneath.Open(s.ws)
-	if err != nil {
-		return Plan{}, fmt.Errorf("plan revert: %w", err)
-	}
-	defer root.Close()
 	cur, err := s.snapshot(ctx)
 	if err != nil {
 		return Plan{}, err
 	}
-	_, pl, err := s.plan(root, records, cur.Root)
+	_, pl, err := s.plan(records, cur.Root)
 	return pl, err
 }
 
@@ -246,16 +246,11 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, Plan{}, err
 	}
 	defer unlock()
-	root, err := beneath.Open(s.ws)
-	if err != nil {
-		return nil, Plan{}, fmt.Errorf("revert: %w", err)
-	}
-	defer root.Close()
 	before, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, Plan{}, err
 	}
-	steps, pl, err := s.plan(root, records, before.Root)
+	steps, pl, err := s.plan(records, before.Root)
 	if err != nil {
 		return nil, pl, err
 	}
@@ -269,14 +264,8 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		}
 		return nil, pl, fmt.Errorf("%w: %s (revert anyway to change them)", ErrProtected, changedPaths(cs))
 	}
-	kept := steps[:0]
-	for _, st := range steps {
-		if st.old == nil && st.cur.unkept() && !slices.Contains(info.DeleteUnkept, st.path) {
-			continue // left in place: its content could not be brought back
-		}
-		kept = append(kept, st)
-	}
-	if err := s.apply(root, kept); err != nil {
+	steps = leaveUnkept(steps, info.DeleteUnkept)
+	if err := s.apply(steps); err != nil {
 		return nil, pl, err
 	}
 	after, err := s.snapshot(context.WithoutCancel(ctx))
@@ -304,6 +293,19 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, pl, err
 	}
 	return &r, pl, nil
+}
+
+// leaveUnkept drops the steps that would delete a file whose content was
+// not kept, unless del names it: such a file stays in place.
+func leaveUnkept(steps []step, del []string) []step {
+	kept := steps[:0:0]
+	for _, st := range steps {
+		if st.old == nil && st.cur.unkept() && !slices.Contains(del, st.path) {
+			continue
+		}
+		kept = append(kept, st)
+	}
+	return kept
 }
 
 func changedPaths(cs []Change) string {
@@ -335,8 +337,13 @@ func revertLabel(records []Record) string {
 // apply makes the workspace match the steps' old entries: files and links
 // removed first (deepest first), then folders removed, then folders
 // created (shallowest first), then files and links written. Each path is
-// reached from root without following links.
-func (s *Store) apply(root *beneath.Root, steps []step) error {
+// reached from the workspace without following links.
+func (s *Store) apply(steps []step) error {
+	root, err := beneath.Open(s.ws)
+	if err != nil {
+		return fmt.Errorf("revert: %w", err)
+	}
+	defer root.Close()
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].path < steps[j].path })
 	isDir := func(f *File) bool { return f != nil && f.kind == kindDir }
 	var errs []error
