@@ -80,6 +80,16 @@ func (c *checkpoints) open(o config.Options, opts checkpoint.Options) (*checkpoi
 	return s, nil
 }
 
+// beginTurn tells the store that a turn begins: a .gitignore the turn
+// writes hides nothing from its later records.
+func (c *checkpoints) beginTurn() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.store != nil {
+		c.store.BeginTurn()
+	}
+}
+
 // turnOff stops checkpoints for this run after err; it reports whether
 // they were on.
 func (c *checkpoints) turnOff(err error) bool {

@@ -364,3 +364,33 @@ func TestGitignoreWrittenByActionDoesNotHideEdits(t *testing.T) {
 		t.Errorf("data/f.txt = %q", v)
 	}
 }
+
+// A .gitignore an action of the turn writes hides nothing from the turn's
+// later records; the next turn follows it.
+func TestGitignoreOfTheTurnKeepsItsFilesRecorded(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"data/f.txt": "v1"})
+	s := open(t, ws, Options{})
+	s.BeginTurn()
+	r1 := action(t, s, Info{TurnID: "t1"}, func() { write(t, ws, map[string]string{".gitignore": "data/\n", "data/f.txt": "v2"}) })
+	r2 := action(t, s, Info{TurnID: "t1"}, func() { write(t, ws, map[string]string{"data/f.txt": "v3"}) })
+	if got := statuses(r1.Changes); !slices.Equal(got, []string{"added .gitignore", "modified data/f.txt"}) {
+		t.Errorf("first action: %q", got)
+	}
+	if r2 == nil || !slices.Equal(statuses(r2.Changes), []string{"modified data/f.txt"}) {
+		t.Fatalf("second action: %+v", r2)
+	}
+	if _, _, err := s.Revert(context.Background(), []Record{*r1, *r2}, Info{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := read(t, ws, "data/f.txt"); v != "v1" {
+		t.Errorf("data/f.txt = %q after reverting the turn", v)
+	}
+	s.BeginTurn()
+	write(t, ws, map[string]string{".gitignore": "data/\n"})
+	snap(t, s)
+	r3 := action(t, s, Info{TurnID: "t2"}, func() { write(t, ws, map[string]string{"data/f.txt": "v4"}) })
+	if r3 != nil {
+		t.Errorf("the next turn recorded an ignored file: %q", statuses(r3.Changes))
+	}
+}

@@ -92,8 +92,14 @@ type walker struct {
 	maxN    int64
 	secret  []string          // doublestar patterns of files whose content is not kept
 	prev    map[string]cached // the index of the previous snapshot
-	now     int64
-	racy    int64 // the file system's timestamp resolution, ns
+	// keep is the tree of a snapshot whose files are recorded even where
+	// the workspace's .gitignore files now exclude them (zero: none).
+	keep Hash
+	// fixed are DefaultIgnore and Options.Ignore, which apply to kept
+	// files too.
+	fixed gitignore.Matcher
+	now   int64
+	racy  int64 // the file system's timestamp resolution, ns
 	// slots bounds the folders walked at once beyond the first.
 	slots chan struct{}
 
@@ -109,6 +115,7 @@ func newWalker(ctx context.Context, o *objects, prev map[string]cached, opts Opt
 	return &walker{
 		ctx: ctx, objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
 		secret: append(append([]string(nil), DefaultSecret...), opts.Secret...),
+		fixed:  fixedMatcher(opts.Ignore),
 		now:    time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		next: make(map[string]cached, len(prev)),
 	}
@@ -121,7 +128,7 @@ func (w *walker) walk(root string, ignore ignoreRules) (Hash, error) {
 		return Hash{}, err
 	}
 	defer d.close()
-	h, err := w.dir(d, "", nil, ignore)
+	h, err := w.dir(d, "", nil, ignore, w.keep)
 	if err != nil {
 		return Hash{}, err
 	}
@@ -130,8 +137,9 @@ func (w *walker) walk(root string, ignore ignoreRules) (Hash, error) {
 }
 
 // dir snapshots the open folder d at rel ("" for the root) and returns its
-// tree. Subfolders are walked in other goroutines while slots allow.
-func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules) (Hash, error) {
+// tree; keepTree is the folder's tree in w.keep (zero when it had none).
+// Subfolders are walked in other goroutines while slots allow.
+func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules, keepTree Hash) (Hash, error) {
 	if err := w.ctx.Err(); err != nil {
 		return Hash{}, err
 	}
@@ -144,6 +152,10 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 		ignore = ignore.with(data, comps)
 	}
 	dirMatcher, fileMatcher := gitignore.NewMatcher(ignore.all), gitignore.NewMatcher(ignore.files)
+	var kept []entry // the entries of keepTree
+	if !keepTree.IsZero() {
+		kept, _ = w.objects.tree(keepTree)
+	}
 	entries := make([]entry, len(names))
 	keep := make([]bool, len(names))
 	var (
@@ -172,8 +184,15 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 		}
 		isDir := st.mode.IsDir()
 		path := append(comps[:len(comps):len(comps)], name)
+		ke := findEntry(kept, name)
 		if (isDir && dirMatcher.Match(path, true)) || (!isDir && fileMatcher.Match(path, false)) {
-			continue
+			if ke == nil || (ke.kind == kindDir) != isDir || w.fixed.Match(path, isDir) {
+				continue
+			}
+		}
+		var subKeep Hash
+		if ke != nil && ke.kind == kindDir {
+			subKeep = ke.hash
 		}
 		entries[i] = entry{name: name, perm: uint32(st.mode.Perm())}
 		if isDir {
@@ -187,7 +206,7 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 			}
 			run := func() {
 				defer sub.close()
-				h, err := w.dir(sub, p, path, ignore)
+				h, err := w.dir(sub, p, path, ignore, subKeep)
 				switch {
 				case err == nil:
 					entries[i].kind, entries[i].hash, keep[i] = kindDir, h, true
@@ -289,6 +308,15 @@ func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error)
 	return c, nil
 }
 
+// findEntry returns the entry named name of the sorted entries es, or nil.
+func findEntry(es []entry, name string) *entry {
+	k := sort.Search(len(es), func(j int) bool { return es[j].name >= name })
+	if k == len(es) || es[k].name != name {
+		return nil
+	}
+	return &es[k]
+}
+
 // ignoreRules are the gitignore patterns that apply in a folder: all of
 // them for folders, and for files those that are not for folders only
 // ("build/"), since the walk never enters an ignored folder. Most patterns
@@ -320,6 +348,15 @@ func (r ignoreRules) add(line string, domain []string) ignoreRules {
 		r.files = append(r.files[:len(r.files):len(r.files)], p)
 	}
 	return r
+}
+
+// fixedMatcher matches DefaultIgnore and the extra patterns.
+func fixedMatcher(extra []string) gitignore.Matcher {
+	var ps []gitignore.Pattern
+	for _, p := range append(append([]string(nil), DefaultIgnore...), extra...) {
+		ps = append(ps, gitignore.ParsePattern(p, nil))
+	}
+	return gitignore.NewMatcher(ps)
 }
 
 // rootIgnore returns the rules every snapshot of root starts with:
