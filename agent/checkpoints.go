@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/permission"
 )
 
 // WithCheckpointRoot keeps checkpoints under root instead of the app's
@@ -42,7 +44,7 @@ type turnInfo struct {
 
 // open opens the store (once) and takes a first snapshot in the
 // background, so that the first action's is quick.
-func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
+func (c *checkpoints) open(o config.Options, opts checkpoint.Options) (*checkpoint.Store, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.off != "" {
@@ -52,7 +54,8 @@ func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
 		c.store.SetMaxFileBytes(o.CheckpointMaxFileBytes)
 		return c.store, nil
 	}
-	s, err := checkpoint.Open(checkpoint.Dir(c.root, c.ws), c.ws, checkpoint.Options{MaxFileBytes: o.CheckpointMaxFileBytes})
+	opts.MaxFileBytes = o.CheckpointMaxFileBytes
+	s, err := checkpoint.Open(checkpoint.Dir(c.root, c.ws), c.ws, opts)
 	if err != nil {
 		c.off = err.Error()
 		return nil, err
@@ -75,6 +78,16 @@ func (c *checkpoints) open(o config.Options) (*checkpoint.Store, error) {
 		_, _ = s.Snapshot(ctx)
 	}()
 	return s, nil
+}
+
+// beginTurn tells the store that a turn begins: a .gitignore the turn
+// writes hides nothing from its later records.
+func (c *checkpoints) beginTurn() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.store != nil {
+		c.store.BeginTurn()
+	}
 }
 
 // turnOff stops checkpoints for this run after err; it reports whether
@@ -131,7 +144,7 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 		}
 		return nil
 	}
-	s, err := a.ckpt.open(a.cfg.Options)
+	s, err := a.ckpt.open(a.cfg.Options, a.checkpointOptions())
 	if err != nil {
 		if emit != nil && a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
@@ -139,6 +152,44 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 		return nil
 	}
 	return s
+}
+
+// checkpointOptions returns the store options of the agent's workspace.
+func (a *Agent) checkpointOptions() checkpoint.Options {
+	return CheckpointOptions(a.cfg, a.opts.perm)
+}
+
+// CheckpointOptions names, for the checkpoint store of cfg's workspace,
+// the files whose content the store never keeps (those the FileRead ask
+// rules of perm name, besides .env) and the protected files a revert asks
+// for (besides .freeact's, the file sandbox_config names when it lies in
+// the workspace). perm may be nil.
+func CheckpointOptions(cfg *config.Config, perm *permission.Manager) checkpoint.Options {
+	o := checkpoint.Options{MaxFileBytes: cfg.Options.CheckpointMaxFileBytes}
+	rel := func(p string) (string, bool) {
+		if !filepath.IsAbs(p) {
+			return filepath.ToSlash(p), true
+		}
+		r, err := filepath.Rel(cfg.Dir, p)
+		if err != nil || !filepath.IsLocal(r) {
+			return "", false
+		}
+		return filepath.ToSlash(r), true
+	}
+	if perm != nil {
+		for _, r := range perm.Rules().Ask {
+			if r.Type != permission.TypeFileRead || r.Path == "" {
+				continue
+			}
+			if p, ok := rel(r.Path); ok {
+				o.Secret = append(o.Secret, p)
+			}
+		}
+	}
+	if p, ok := rel(sandboxConfig(cfg)); ok && p != "" {
+		o.Protected = append(o.Protected, p)
+	}
+	return o
 }
 
 func (a *Agent) checkpointsFailed(emit func(Event), err error) {
@@ -276,8 +327,9 @@ func (a *Agent) PlanRevert(ctx context.Context, id string) (checkpoint.Plan, err
 // or a revert's (which redoes what it reverted). Files changed since are
 // conflicts, reverted only with force. The model is told at the next
 // prompt. No turn may run meanwhile. The result is nil when there was
-// nothing left to revert.
-func (a *Agent) Revert(ctx context.Context, id string, force bool) (*Reverted, checkpoint.Plan, error) {
+// nothing left to revert. Files the changes created whose content was not
+// kept (Plan.Unkept) are deleted only when deleteUnkept names them.
+func (a *Agent) Revert(ctx context.Context, id string, force bool, deleteUnkept ...string) (*Reverted, checkpoint.Plan, error) {
 	s := a.Checkpoints()
 	if s == nil {
 		return nil, checkpoint.Plan{}, errNoCheckpoints
@@ -292,7 +344,7 @@ func (a *Agent) Revert(ctx context.Context, id string, force bool) (*Reverted, c
 	if err != nil {
 		return nil, checkpoint.Plan{}, err
 	}
-	r, plan, err := s.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Agent: MainAgent, Turn: rs[0].Turn}, force)
+	r, plan, err := s.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Agent: MainAgent, Turn: rs[0].Turn, DeleteUnkept: deleteUnkept}, force)
 	if err != nil || r == nil {
 		return nil, plan, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
@@ -20,6 +21,10 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
 	}
+	// The checkpoint stores hold earlier versions of every workspace's
+	// files: hidden like .env. Made now so the sandbox has a folder to
+	// hide even before the first checkpoint.
+	_ = os.MkdirAll(a.ckpt.root, 0o700)
 	return &kernel.Sandbox{
 		Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg),
 		// .freeact holds the settings, the permission rules and freeact
@@ -35,7 +40,7 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 			filepath.Join(a.cfg.Dir, config.DotEnvFile),
 			filepath.Join(a.cfg.Dir, ".venv") + string(filepath.Separator),
 		},
-		Hide: a.opts.hidden,
+		Hide: append(slices.Clone(a.opts.hidden), a.ckpt.root),
 	}, nil
 }
 

@@ -304,3 +304,77 @@ turns:
 		})
 	}
 }
+
+// TestSandboxHidesTheCheckpoints: the checkpoint stores (earlier versions
+// of every workspace's files) are as hidden from sandboxed code as .env,
+// and the workspace's .env is never copied into them.
+func TestSandboxHidesTheCheckpoints(t *testing.T) {
+	srtOnPath(t)
+	py := testPython(t)
+	cfgJSON, _ := json.Marshal(map[string]any{"python": py, "sandbox": true, "enable_subagents": false, "checkpoints": true})
+	ws := workspace(t, string(cfgJSON))
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=env-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	// Another workspace's store, as an older version left it.
+	other := filepath.Join(root, "0123456789abcdef", "objects", "ab")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "cdef"), []byte("TOKEN=other-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code := "import os\nfor root, _, files in os.walk(" + jsonString(root) + "):\n" +
+		"    for f in files:\n        print(f, open(os.path.join(root, f), errors='replace').read())\n" +
+		"open('a.txt', 'w').write('a')\nprint('listed')"
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(code) + `}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(code) + `}}}]
+  - reply: [{text: "Done."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	cfg, err := config.Load(ws, config.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.New(cfg, agent.WithKernelDir(t.TempDir()), agent.WithoutProvisioning(), agent.WithCheckpointRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	out := of[*agent.CodeExecutionOutput](run(t, a, "Read the checkpoints.", nil))
+	if len(out) != 2 {
+		t.Fatalf("outputs: %+v", out)
+	}
+	for _, o := range out {
+		if !strings.Contains(o.Text, "listed") || strings.Contains(o.Text, "secret") {
+			t.Errorf("the cell saw: %q", o.Text)
+		}
+	}
+	// The store exists and was used, and holds no .env content.
+	found := false
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		if strings.Contains(string(data), "env-secret") {
+			t.Errorf("%s holds the .env content", p)
+		}
+		found = found || strings.HasSuffix(p, "records.jsonl")
+		return nil
+	})
+	if err != nil || !found {
+		t.Fatalf("no checkpoint records under %s (%v)", root, err)
+	}
+}

@@ -37,6 +37,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	var told []string // reverts the note tells of
 	if a.id == MainAgent {
 		a.beginCheckpointTurn(user)
+		a.ckpt.beginTurn()
 		var note string
 		if note, told = a.revertNote(); note != "" {
 			user.Parts = append([]model.Part{{Text: note}}, user.Parts...)

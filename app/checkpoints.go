@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // kernelNote is said wherever files are reverted.
@@ -51,12 +54,12 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			return
 		}
 		t.write(t.style.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, records[0].Prompt)) + "\n")
-		force, proceed := confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirm(ctx, nil, q) })
+		force, proceed, del := confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirm(ctx, nil, q) })
 		if !proceed {
 			t.write("Nothing was reverted.\n")
 			return
 		}
-		rev, _, err := a.Revert(ctx, records[0].TurnID, force)
+		rev, _, err := a.Revert(ctx, records[0].TurnID, force, del...)
 		switch {
 		case err != nil:
 			t.write(t.style.red("error: "+err.Error()) + "\n")
@@ -150,21 +153,24 @@ func writeDiffs(w io.Writer, st style, diffs []checkpoint.FileDiff) {
 }
 
 // confirmPlan shows what a revert would do and asks; force is set when the
-// user also overwrites files changed since.
-func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) bool) (force, proceed bool) {
-	if len(plan.Restore)+len(plan.Conflicts) == 0 {
+// user agreed to overwrite files changed since, or to change protected
+// files after their warning. del lists the files the reverted changes
+// created whose content was not kept and that the user chose to delete;
+// the others stay.
+func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) bool) (force, proceed bool, del []string) {
+	if len(plan.Restore)+len(plan.Conflicts)+len(plan.Unkept) == 0 {
 		if len(plan.Unrestorable) > 0 {
-			fmt.Fprintf(w, "Only files too large to keep changed (%s): nothing can be reverted.\n", strings.Join(plan.Unrestorable, ", "))
+			fmt.Fprintf(w, "Only files whose content was not kept changed (%s): nothing can be reverted.\n", visible.String(strings.Join(plan.Unrestorable, ", ")))
 		} else {
 			fmt.Fprintln(w, "The files are already as they were.")
 		}
-		return false, false
+		return false, false, nil
 	}
 	for _, c := range plan.Restore {
 		fmt.Fprintf(w, "  %s\n", restoreLine(c))
 	}
 	for _, p := range plan.Unrestorable {
-		fmt.Fprintf(w, "  %s %s (too large, was not kept: left as it is)\n", st.yellow("!"), p)
+		fmt.Fprintf(w, "  %s %s (its earlier content was not kept: left as it is)\n", st.yellow("!"), visible.String(p))
 	}
 	fmt.Fprintln(w, st.dim(kernelNote))
 	if len(plan.Conflicts) > 0 {
@@ -172,12 +178,62 @@ func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) b
 		for _, c := range plan.Conflicts {
 			fmt.Fprintf(w, "  %s\n", restoreLine(c))
 		}
-		if !ask(fmt.Sprintf("Revert %d files, overwriting the %d changed since?", len(plan.Restore)+len(plan.Conflicts), len(plan.Conflicts))) {
-			return false, false
-		}
-		return true, true
 	}
-	return false, ask(fmt.Sprintf("Revert %d files?", len(plan.Restore)))
+	for _, u := range plan.Unkept {
+		fmt.Fprintf(w, "  %s %s (%s) was created by these changes and its content was not kept: deleting it cannot be undone.\n",
+			st.yellow("!"), visible.String(u.Path), sizeText(u.Size))
+		if ask(fmt.Sprintf("Delete %s?", visible.String(u.Path))) {
+			del = append(del, u.Path)
+		}
+	}
+	for _, p := range plan.Protected {
+		fmt.Fprintf(w, "%s %s: %s\n", st.yellow("Protected file"), visible.String(p.Path), checkpoint.ProtectedWarning)
+		fmt.Fprintf(w, "  now:\n%s  after the revert:\n%s", indentText(p.Current), indentText(p.Restored))
+	}
+	n := len(plan.Restore) + len(plan.Conflicts)
+	switch {
+	case n == 0 && len(del) == 0:
+		fmt.Fprintln(w, "Nothing else to revert.")
+		return false, false, nil
+	case len(plan.Conflicts) > 0:
+		force = true
+		proceed = ask(fmt.Sprintf("Revert %d files, overwriting the %d changed since?", n, len(plan.Conflicts)))
+	case len(plan.Protected) > 0:
+		force = true
+		proceed = ask(fmt.Sprintf("Revert %d files, changing %d protected files?", n, len(plan.Protected)))
+	default:
+		proceed = ask(fmt.Sprintf("Revert %d files?", n+len(del)))
+	}
+	if !proceed {
+		return false, false, nil
+	}
+	return force, true, del
+}
+
+// indentText shows a protected file's version, escaped, indented, one
+// line per line ("(none)" for a missing file).
+func indentText(s string) string {
+	if s == "" {
+		return "    (none)\n"
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString("    " + visible.String(l) + "\n")
+	}
+	return b.String()
+}
+
+// sizeText says a file size for people.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // restoreLine says what reverting does to one file: the change is from its
@@ -220,9 +276,16 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 	if err != nil {
 		return err
 	}
+	// The same secrets and protected files as the agent's store.
 	opts := checkpoint.Options{}
 	if cfg, err := config.Load(dir, config.LoadOptions{}); err == nil {
-		opts.MaxFileBytes = cfg.Options.CheckpointMaxFileBytes
+		var perm *permission.Manager
+		// Open writes the default rules where there are none (their ask
+		// rules are .env's, secrets anyway): only open existing ones.
+		if _, err := os.Stat(filepath.Join(cfg.FreeactDir, permission.FileName)); err == nil {
+			perm, _ = permission.Open(dir)
+		}
+		opts = agent.CheckpointOptions(cfg, perm)
 	}
 	store, err := checkpoint.Open(checkpoint.Dir(b.Dirs.Checkpoints(), dir), dir, opts)
 	if err != nil {
@@ -283,12 +346,15 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 		if *yes && len(plan.Conflicts) > 0 && !*force {
 			return fmt.Errorf("%d files changed since (%s): add --force to overwrite them", len(plan.Conflicts), conflictPaths(plan))
 		}
-		f, proceed := confirmPlan(s.Out, st, plan, ask)
+		if *yes && len(plan.Protected) > 0 && !*force {
+			return fmt.Errorf("the revert changes protected files (%s): add --force to change them", protectedPaths(plan))
+		}
+		f, proceed, del := confirmPlan(s.Out, st, plan, ask)
 		if !proceed {
 			fmt.Fprintln(s.Out, "Nothing was reverted.")
 			return nil
 		}
-		rec, _, err := store.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Turn: rs[0].Turn}, f || *force)
+		rec, _, err := store.Revert(ctx, rs, checkpoint.Info{Session: rs[0].Session, Turn: rs[0].Turn, DeleteUnkept: del}, f || *force)
 		if err != nil {
 			return err
 		}
@@ -300,6 +366,14 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 		return nil
 	}
 	return usage()
+}
+
+func protectedPaths(p checkpoint.Plan) string {
+	var out []string
+	for _, c := range p.Protected {
+		out = append(out, visible.String(c.Path))
+	}
+	return strings.Join(out, ", ")
 }
 
 func conflictPaths(p checkpoint.Plan) string {

@@ -103,10 +103,12 @@ func (d *Desktop) PlanRevert(id string) (checkpoint.Plan, error) {
 }
 
 // Revert takes back checkpoint id (an action, a turn, or a revert, which
-// redoes what it reverted); force also reverts files changed since. A
+// redoes what it reverted); force also reverts files changed since and
+// protected files (after the dialog showed their warning). deleteUnkept
+// are the files of the plan's Unkept the user ticked; the others stay. A
 // Reverted event reports it in the conversation; the model hears of it
 // with the next prompt. Not while a turn runs.
-func (d *Desktop) Revert(id string, force bool) error {
+func (d *Desktop) Revert(id string, force bool, deleteUnkept []string) error {
 	ws, err := d.idle("a turn is running: revert when it has ended")
 	if err != nil {
 		return err
@@ -115,7 +117,7 @@ func (d *Desktop) Revert(id string, force bool) error {
 	if err != nil {
 		return err
 	}
-	rev, _, err := a.Revert(ws.d.host.context(), id, force)
+	rev, _, err := a.Revert(ws.d.host.context(), id, force, deleteUnkept...)
 	if err != nil {
 		return err
 	}

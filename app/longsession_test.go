@@ -239,7 +239,7 @@ turns:
 	if err != nil || len(plan.Restore) != 3 || len(plan.Conflicts) != 0 {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
-	if err := d.Revert(turnID, false); err != nil {
+	if err := d.Revert(turnID, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	rev, _ := h.waitEvent(t, "Reverted", 0)

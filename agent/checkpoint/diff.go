@@ -146,7 +146,7 @@ func (s *Store) changes(a, b Hash) ([]Change, error) {
 		if !ok {
 			continue
 		}
-		if !c.Binary && !c.Large {
+		if !c.Binary && !c.Large && !c.Secret {
 			old, new := s.content(p.old), s.content(p.new)
 			if len(old) <= maxDiffBytes && len(new) <= maxDiffBytes {
 				c.Added, c.Removed = countLines(string(old), string(new))
@@ -175,8 +175,9 @@ func (s *Store) change(p pair) (Change, bool) {
 		if !isFile(f) {
 			continue
 		}
-		if f.kind == kindLarge {
-			c.Large = true
+		if f.unkept() {
+			c.Large = c.Large || f.kind == kindLarge
+			c.Secret = c.Secret || f.kind == kindSecret
 		} else if f.kind == kindFile && isBinary(s.content(f)) {
 			c.Binary = true
 		}
@@ -248,7 +249,7 @@ func (s *Store) Diff(ctx context.Context, records []Record) ([]FileDiff, error) 
 			continue
 		}
 		d := FileDiff{Change: c}
-		if !c.Binary && !c.Large {
+		if !c.Binary && !c.Large && !c.Secret {
 			old, new := s.content(p.old), s.content(p.new)
 			if len(old) > maxDiffBytes || len(new) > maxDiffBytes {
 				d.TooLarge = true

@@ -44,6 +44,10 @@ const (
 	// kindLarge is a file above the size limit: its content is not kept,
 	// its hash stands for its size and modification time.
 	kindLarge byte = 'L'
+	// kindSecret is a file the secret patterns name (.env): listed as
+	// present, its content never kept; its hash stands for its size and
+	// modification time.
+	kindSecret byte = 'S'
 )
 
 // entry is one child of a folder in a tree.
@@ -232,6 +236,9 @@ func (f File) Dir() bool { return f.kind == kindDir }
 // Large reports whether the file was above the size limit and so is not
 // kept.
 func (f File) Large() bool { return f.kind == kindLarge }
+
+// unkept reports whether the entry is a file whose content is not kept.
+func (f *File) unkept() bool { return f != nil && (f.kind == kindLarge || f.kind == kindSecret) }
 
 // forget drops what is remembered of a removed object.
 func (o *objects) forget(h Hash) {

@@ -21,6 +21,9 @@ const pruneEvery = 24 * time.Hour
 const keepFresh = time.Hour
 
 func (s *Store) pruneDue() bool {
+	if _, err := os.Stat(filepath.Join(s.dir, secretsPruned)); err != nil {
+		return true // kept .env content from before DefaultSecret: remove it now
+	}
 	data, err := os.ReadFile(filepath.Join(s.dir, "pruned"))
 	if err != nil {
 		return true
@@ -28,6 +31,10 @@ func (s *Store) pruneDue() bool {
 	sec, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	return err != nil || time.Since(time.Unix(sec, 0)) > pruneEvery
 }
+
+// secretsPruned marks a store pruned since secret files are no longer
+// kept.
+const secretsPruned = "pruned-secrets"
 
 // PruneResult says what Prune removed.
 type PruneResult struct {
@@ -80,60 +87,76 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
 	}
 	res.Objects, res.Bytes = n, b
 	_ = atomicfile.WriteCache(filepath.Join(s.dir, "pruned"), []byte(strconv.FormatInt(now.Unix(), 10)), 0o600)
+	_ = atomicfile.WriteCache(filepath.Join(s.dir, secretsPruned), nil, 0o600)
 	return res, nil
 }
 
 // live marks every object the records, the index in memory and the index
-// on disk use.
-func (s *Store) live(keep []Record) (map[Hash]bool, error) {
-	seen := map[Hash]bool{}
-	var mark func(h Hash) error
-	mark = func(h Hash) error {
+// on disk use. The content of secret files (.env) kept by older versions
+// is not marked, so it is removed: the trees still list those files, as
+// present but not kept.
+func (s *Store) live(keep []Record) (seen, secrets map[Hash]bool) {
+	seen, secrets = map[Hash]bool{}, map[Hash]bool{}
+	var mark func(dir string, h Hash)
+	mark = func(dir string, h Hash) {
 		if h.IsZero() || seen[h] {
-			return nil
+			return
 		}
 		seen[h] = true
 		es, err := s.obj.tree(h)
 		if err != nil {
-			return nil // a missing tree has nothing to keep
+			return // a missing tree has nothing to keep
 		}
 		for _, e := range es {
+			p := joinPath(dir, e.name)
 			switch e.kind {
 			case kindDir:
-				if err := mark(e.hash); err != nil {
-					return err
+				mark(p, e.hash)
+			case kindFile:
+				if s.secret(p) {
+					secrets[e.hash] = true
+				} else {
+					seen[e.hash] = true
 				}
-			case kindFile, kindSymlink:
+			case kindSymlink:
 				seen[e.hash] = true
 			}
 		}
-		return nil
 	}
 	for _, r := range keep {
-		if err := mark(r.Before); err != nil {
-			return nil, err
-		}
-		if err := mark(r.After); err != nil {
-			return nil, err
-		}
+		mark("", r.Before)
+		mark("", r.After)
 	}
 	head, disk := s.loadIndex()
 	for _, idx := range []map[string]cached{s.index, disk} {
-		for _, c := range idx {
-			seen[c.hash] = true
+		for p, c := range idx {
+			if c.kind == kindFile && s.secret(p) {
+				secrets[c.hash] = true
+			} else {
+				seen[c.hash] = true
+			}
 		}
 	}
-	_ = mark(head)
-	_ = mark(s.head)
-	return seen, nil
+	mark("", head)
+	mark("", s.head)
+	return seen, secrets
+}
+
+// secret reports whether the file rel's content is not kept.
+func (s *Store) secret(rel string) bool {
+	return isSecret(DefaultSecret, rel) || isSecret(s.opts.Secret, rel)
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // measure returns the bytes of the objects the records keep.
 func (s *Store) measure(ctx context.Context, keep []Record, now time.Time) (kept int64, err error) {
-	seen, err := s.live(keep)
-	if err != nil {
-		return 0, err
-	}
+	seen, _ := s.live(keep)
 	err = s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
 		if seen[h] || now.Sub(info.ModTime()) < keepFresh {
 			kept += info.Size()
@@ -144,14 +167,13 @@ func (s *Store) measure(ctx context.Context, keep []Record, now time.Time) (kept
 
 // collect removes the objects the records do not use.
 func (s *Store) collect(ctx context.Context, keep []Record, now time.Time) (int, int64, error) {
-	seen, err := s.live(keep)
-	if err != nil {
-		return 0, 0, err
-	}
+	seen, secrets := s.live(keep)
 	var n int
 	var bytes int64
-	err = s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
-		if seen[h] || now.Sub(info.ModTime()) < keepFresh {
+	err := s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
+		// A secret's content goes whatever its age: no snapshot in
+		// progress writes one.
+		if seen[h] || (!secrets[h] && now.Sub(info.ModTime()) < keepFresh) {
 			return
 		}
 		if os.Remove(s.obj.path(h)) == nil {

@@ -57,6 +57,9 @@ type Change struct {
 	// not kept, so they cannot be restored.
 	Binary bool `json:"binary,omitempty"`
 	Large  bool `json:"large,omitempty"`
+	// Secret files (.env, and what the read-protection rules name) are
+	// recorded as present, but their content is never kept.
+	Secret bool `json:"secret,omitempty"`
 	// Added and Removed count lines of text files.
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
@@ -184,6 +187,9 @@ type Info struct {
 	Turn                   int
 	Prompt                 string
 	Call, Tool, Label      string
+	// DeleteUnkept, for Revert: the files of Plan.Unkept the user ticked
+	// for deletion; the others are left in place.
+	DeleteUnkept []string
 }
 
 // Record saves the change from before to after as a record of the action

@@ -2,17 +2,17 @@ package checkpoint
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/beneath"
 )
 
 // Plan says what reverting records would do.
@@ -25,13 +25,54 @@ type Plan struct {
 	// are only reverted when forced.
 	Conflicts []Change `json:"conflicts"`
 	// Unrestorable are files whose earlier content was not kept (above
-	// the size limit); they are left as they are.
+	// the size limit, or a secret such as .env); they are left as they
+	// are.
 	Unrestorable []string `json:"unrestorable"`
+	// Protected are the files among Restore and Conflicts that change
+	// what the agent may do without asking (.freeact/permissions.json,
+	// agent.json, the sandbox settings), with both versions: they are only
+	// reverted when forced, after the protected-file warning.
+	Protected []ProtectedChange `json:"protected"`
+	// Unkept are files the records created whose content is not kept
+	// (large, or secret): deleting them could not be undone, so they stay
+	// unless Info.DeleteUnkept names them. They are not in Restore.
+	Unkept []Unkept `json:"unkept"`
+}
+
+// ProtectedChange is a protected file a revert would change: Current is
+// its content now, Restored what the revert writes ("" when it deletes
+// the file or the file is missing now).
+type ProtectedChange struct {
+	Change
+	Current  string `json:"current"`
+	Restored string `json:"restored"`
+}
+
+// Unkept is a file a revert would delete whose content is not kept.
+type Unkept struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	Secret bool   `json:"secret,omitempty"`
+}
+
+// ProtectedWarning is the warning shown with a revert of protected files,
+// the same as for any write of them.
+const ProtectedWarning = "this changes what the agent may do without asking"
+
+// DefaultProtected are the files that change what the agent may do
+// without asking, relative to the workspace.
+var DefaultProtected = []string{
+	".freeact/permissions.json", ".freeact/permissions.toml", ".freeact/agent.json",
+	".freeact/config.toml", ".freeact/sandbox-config.json",
 }
 
 // ErrConflict is the error of a revert that would overwrite changes made
 // after the reverted records; Revert's force takes them back anyway.
 var ErrConflict = errors.New("files changed since")
+
+// ErrProtected is the error of a revert that would change a protected
+// file without force (the user's yes to the protected-file warning).
+var ErrProtected = errors.New("the revert changes protected files (" + ProtectedWarning + ")")
 
 // step is one path of a revert: what it should become and whether it may
 // be touched.
@@ -41,7 +82,8 @@ type step struct {
 	conflict bool
 }
 
-// plan compares the current workspace (snapshot cur) with the records.
+// plan compares the current workspace (snapshot cur, and the disk for what
+// the snapshot left out) with the records.
 func (s *Store) plan(records []Record, cur Hash) ([]step, Plan, error) {
 	net, err := s.net(records)
 	if err != nil {
@@ -51,19 +93,31 @@ func (s *Store) plan(records []Record, cur Hash) ([]step, Plan, error) {
 	if err != nil {
 		return nil, Plan{}, err
 	}
+	root, err := beneath.Open(s.ws)
+	if err != nil {
+		return nil, Plan{}, fmt.Errorf("plan revert: %w", err)
+	}
+	defer root.Close()
 	var steps []step
 	var pl Plan
 	for _, p := range net {
 		st := step{pair: p, cur: now[p.path]}
+		if st.cur == nil {
+			// Left out of the snapshot (a .gitignore written since may
+			// hide it) is not absent: what is on disk counts.
+			st.cur = s.onDisk(root, p.path)
+		}
 		if same(st.cur, p.old) {
 			continue // already as it was
 		}
 		st.conflict = !same(st.cur, p.new)
 		c, isFile := s.change(pair{path: p.path, old: st.cur, new: p.old})
 		switch {
-		case p.old != nil && p.old.kind == kindLarge:
+		case p.old.unkept() || (p.old != nil && p.old.kind == kindFile && s.secret(p.path)):
 			pl.Unrestorable = append(pl.Unrestorable, p.path)
 			continue
+		case p.old == nil && st.cur.unkept():
+			pl.Unkept = append(pl.Unkept, Unkept{Path: p.path, Size: st.cur.Size, Secret: st.cur.kind == kindSecret})
 		case !isFile && st.conflict && p.old == nil && st.cur != nil && st.cur.kind == kindDir:
 			// A folder the records created that now holds other files:
 			// the files are steps of their own; the folder stays.
@@ -73,9 +127,48 @@ func (s *Store) plan(records []Record, cur Hash) ([]step, Plan, error) {
 		case isFile:
 			pl.Restore = append(pl.Restore, c)
 		}
+		if isFile && s.protected(p.path) {
+			pl.Protected = append(pl.Protected, ProtectedChange{Change: c, Current: string(s.content(st.cur)), Restored: string(s.content(p.old))})
+		}
 		steps = append(steps, st)
 	}
 	return steps, pl, nil
+}
+
+// protected reports whether rel is a protected file.
+func (s *Store) protected(rel string) bool {
+	return slices.Contains(DefaultProtected, rel) || slices.Contains(s.opts.Protected, rel)
+}
+
+// onDisk describes what is at rel now, read without following links; nil
+// when nothing (or a folder) is there. Its content is hashed but not kept.
+func (s *Store) onDisk(root *beneath.Root, rel string) *File {
+	mode, size, err := root.Lstat(rel)
+	if err != nil || mode.IsDir() {
+		return nil
+	}
+	f := &File{Path: rel, perm: uint32(mode.Perm()), Size: size}
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		target, err := root.Readlink(rel)
+		if err != nil {
+			return nil
+		}
+		f.kind, f.hash = kindSymlink, sha256.Sum256([]byte(target))
+	case !mode.IsRegular():
+		return nil
+	case s.secret(rel):
+		f.kind = kindSecret
+	case size > s.opts.MaxFileBytes:
+		f.kind = kindLarge
+	default:
+		data, err := root.ReadFile(rel, s.opts.MaxFileBytes+1)
+		if err != nil {
+			return nil
+		}
+		f.kind, f.hash = kindFile, sha256.Sum256(data)
+	}
+	return f
 }
 
 // flattenPaths returns the entries of the tree root at the given paths.
@@ -139,9 +232,14 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 
 // Revert puts every file the records changed back as it was before them,
 // and records that as a revert (info says who asked; its Label is set when
-// empty). Files changed again since are conflicts: without force nothing is
-// changed and the error wraps ErrConflict; with force they are reverted
-// too. The result is nil when there was nothing to revert.
+// empty). Files changed since are conflicts, and protected files need the
+// user's yes to their warning: without force nothing is changed and the
+// error wraps ErrConflict or ErrProtected; with force they are reverted
+// too. Files the records created whose content is not kept (Plan.Unkept)
+// are deleted only when info.DeleteUnkept names them. Every file is
+// reached from the workspace without following links (internal/beneath),
+// so a folder swapped for a link meanwhile is refused, never followed.
+// The result is nil when there was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
 	unlock, err := s.lockAll(ctx)
 	if err != nil {
@@ -159,6 +257,14 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 	if len(pl.Conflicts) > 0 && !force {
 		return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
 	}
+	if len(pl.Protected) > 0 && !force {
+		var cs []Change
+		for _, p := range pl.Protected {
+			cs = append(cs, p.Change)
+		}
+		return nil, pl, fmt.Errorf("%w: %s (revert anyway to change them)", ErrProtected, changedPaths(cs))
+	}
+	steps = leaveUnkept(steps, info.DeleteUnkept)
 	if err := s.apply(steps); err != nil {
 		return nil, pl, err
 	}
@@ -189,6 +295,19 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 	return &r, pl, nil
 }
 
+// leaveUnkept drops the steps that would delete a file whose content was
+// not kept, unless del names it: such a file stays in place.
+func leaveUnkept(steps []step, del []string) []step {
+	kept := steps[:0:0]
+	for _, st := range steps {
+		if st.old == nil && st.cur.unkept() && !slices.Contains(del, st.path) {
+			continue
+		}
+		kept = append(kept, st)
+	}
+	return kept
+}
+
 func changedPaths(cs []Change) string {
 	var ps []string
 	for _, c := range cs {
@@ -217,10 +336,15 @@ func revertLabel(records []Record) string {
 
 // apply makes the workspace match the steps' old entries: files and links
 // removed first (deepest first), then folders removed, then folders
-// created (shallowest first), then files and links written.
+// created (shallowest first), then files and links written. Each path is
+// reached from the workspace without following links.
 func (s *Store) apply(steps []step) error {
+	root, err := beneath.Open(s.ws)
+	if err != nil {
+		return fmt.Errorf("revert: %w", err)
+	}
+	defer root.Close()
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].path < steps[j].path })
-	abs := func(p string) string { return filepath.Join(s.ws, filepath.FromSlash(p)) }
 	isDir := func(f *File) bool { return f != nil && f.kind == kindDir }
 	var errs []error
 	// Remove what should not be there (or is of another kind).
@@ -229,7 +353,7 @@ func (s *Store) apply(steps []step) error {
 		if st.cur == nil || isDir(st.cur) || (st.old != nil && !isDir(st.old) && st.cur.kind == st.old.kind) {
 			continue
 		}
-		if err := os.Remove(abs(st.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := root.Remove(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove %s: %w", st.path, err))
 		}
 	}
@@ -237,17 +361,15 @@ func (s *Store) apply(steps []step) error {
 		st := steps[i]
 		if isDir(st.cur) && !isDir(st.old) {
 			// Only when empty: whatever else is in it stays.
-			if err := os.Remove(abs(st.path)); err != nil && !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) {
+			if err := root.RemoveDir(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) && !isNotEmpty(err) {
 				errs = append(errs, fmt.Errorf("remove folder %s: %w", st.path, err))
 			}
 		}
 	}
 	for _, st := range steps {
 		if isDir(st.old) {
-			if err := os.MkdirAll(abs(st.path), fs.FileMode(st.old.perm)); err != nil {
+			if err := root.MkdirAll(st.path, fs.FileMode(st.old.perm)); err != nil {
 				errs = append(errs, fmt.Errorf("create folder %s: %w", st.path, err))
-			} else if err := os.Chmod(abs(st.path), fs.FileMode(st.old.perm)); err != nil {
-				errs = append(errs, err)
 			}
 		}
 	}
@@ -261,19 +383,14 @@ func (s *Store) apply(steps []step) error {
 			errs = append(errs, fmt.Errorf("restore %s: %w", st.path, err))
 			continue
 		}
-		p := abs(st.path)
 		switch f.kind {
 		case kindSymlink:
-			_ = os.Remove(p)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				errs = append(errs, fmt.Errorf("restore %s: %w", st.path, err))
-			} else if err := os.Symlink(string(data), p); err != nil {
-				errs = append(errs, fmt.Errorf("restore %s: %w", st.path, err))
-			}
+			err = root.Symlink(string(data), st.path)
 		case kindFile:
-			if err := atomicfile.Write(p, data, fs.FileMode(f.perm)); err != nil {
-				errs = append(errs, fmt.Errorf("restore %s: %w", st.path, err))
-			}
+			err = root.WriteFile(st.path, data, fs.FileMode(f.perm))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("restore %s: %w", st.path, err))
 		}
 	}
 	return errors.Join(errs...)

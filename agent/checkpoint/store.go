@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -48,6 +49,14 @@ type Options struct {
 	// Ignore are gitignore patterns left out besides DefaultIgnore and the
 	// workspace's own .gitignore files.
 	Ignore []string
+	// Secret are doublestar patterns (relative to the workspace, with
+	// forward slashes) of files whose content is not kept, besides
+	// DefaultSecret: the files the read-protection rules name.
+	Secret []string
+	// Protected are files (relative, forward slashes) that change what the
+	// agent may do without asking, besides DefaultProtected: a revert
+	// that would change one reports it in Plan.Protected and needs force.
+	Protected []string
 	// MaxAge: older records are pruned (default 30 days).
 	MaxAge time.Duration
 	// MaxBytes: beyond this much stored content the oldest records are
@@ -88,12 +97,18 @@ type Store struct {
 	racy int64
 	lock *fileLock
 
-	mu      sync.Mutex // serialises snapshots and reverts in this process
-	index   map[string]cached
-	head    Hash // the last snapshot
-	dirty   bool // index changed since it was saved
-	records recordLog
-	pruning sync.WaitGroup
+	mu    sync.Mutex // serialises snapshots and reverts in this process
+	index map[string]cached
+	head  Hash // the last snapshot
+	// keep is the first snapshot of the running turn: files it recorded
+	// stay recorded where a .gitignore written since excludes them.
+	// keepNext: the next snapshot becomes keep (a turn began).
+	keep     Hash
+	keepNext bool
+	began    atomic.Bool // BeginTurn was called since the last snapshot
+	dirty    bool        // index changed since it was saved
+	records  recordLog
+	pruning  sync.WaitGroup
 }
 
 // Snapshot is the state of the workspace at one moment.
@@ -121,10 +136,11 @@ func Open(dir, ws string, opts Options) (*Store, error) {
 	_ = atomicfile.WriteCache(filepath.Join(dir, "workspace"), []byte(ws+"\n"), 0o600)
 	s := &Store{
 		dir: dir, ws: ws, opts: opts.withDefaults(),
-		obj:     newObjects(filepath.Join(dir, "objects")),
-		racy:    timestampResolution(ws),
-		lock:    &fileLock{path: filepath.Join(dir, "lock")},
-		records: recordLog{path: filepath.Join(dir, "records.jsonl")},
+		obj:      newObjects(filepath.Join(dir, "objects")),
+		racy:     timestampResolution(ws),
+		lock:     &fileLock{path: filepath.Join(dir, "lock")},
+		records:  recordLog{path: filepath.Join(dir, "records.jsonl")},
+		keepNext: true,
 	}
 	s.head, s.index = s.loadIndex()
 	if s.pruneDue() {
@@ -183,12 +199,27 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	return s.snapshot(ctx)
 }
 
+// BeginTurn starts a turn: its first snapshot is the turn's baseline and,
+// until the next BeginTurn, files the baseline recorded stay recorded
+// where a .gitignore (or .git/info/exclude) written since excludes them,
+// so a turn's own .gitignore hides nothing it changes afterwards from its
+// records. DefaultIgnore and Options.Ignore apply as always.
+// It does not wait for a snapshot running meanwhile.
+func (s *Store) BeginTurn() { s.began.Store(true) }
+
 // snapshot walks the workspace; s.mu and the file lock are held.
 func (s *Store) snapshot(ctx context.Context) (Snapshot, error) {
+	if s.began.Swap(false) {
+		s.keep, s.keepNext = Hash{}, true
+	}
 	w := newWalker(ctx, s.obj, s.index, s.opts, s.racy)
+	w.keep = s.keep
 	root, err := w.walk(s.ws, rootIgnore(s.ws, s.opts.Ignore))
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint %s: %w", s.ws, err)
+	}
+	if s.keepNext {
+		s.keep, s.keepNext = root, false
 	}
 	s.index, s.head, s.dirty = w.next, root, true
 	return Snapshot{Root: root, Files: int(w.files.Load()), Hashed: int(w.hashed.Load()), Large: w.large}, nil

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -35,6 +36,23 @@ var DefaultIgnore = []string{
 	".mypy_cache/",
 	".pytest_cache/",
 	".ruff_cache/",
+}
+
+// DefaultSecret are the files whose content no snapshot keeps, whatever
+// Options.Secret adds: .env files hold API keys. They are recorded as
+// present (kind, size, time), so a revert knows they are there, but a
+// revert cannot restore them either.
+var DefaultSecret = []string{"**/.env", "**/.env.*"}
+
+// isSecret reports whether the file rel (slash-separated) matches one of
+// the secret patterns.
+func isSecret(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrTooManyFiles is the error of a snapshot of a workspace with more files
@@ -72,9 +90,16 @@ type walker struct {
 	objects *objects
 	maxFile int64
 	maxN    int64
+	secret  []string          // doublestar patterns of files whose content is not kept
 	prev    map[string]cached // the index of the previous snapshot
-	now     int64
-	racy    int64 // the file system's timestamp resolution, ns
+	// keep is the tree of a snapshot whose files are recorded even where
+	// the workspace's .gitignore files now exclude them (zero: none).
+	keep Hash
+	// fixed are DefaultIgnore and Options.Ignore, which apply to kept
+	// files too.
+	fixed gitignore.Matcher
+	now   int64
+	racy  int64 // the file system's timestamp resolution, ns
 	// slots bounds the folders walked at once beyond the first.
 	slots chan struct{}
 
@@ -89,7 +114,9 @@ type walker struct {
 func newWalker(ctx context.Context, o *objects, prev map[string]cached, opts Options, racy int64) *walker {
 	return &walker{
 		ctx: ctx, objects: o, maxFile: opts.MaxFileBytes, maxN: int64(opts.MaxFiles), prev: prev, racy: racy,
-		now: time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		secret: append(append([]string(nil), DefaultSecret...), opts.Secret...),
+		fixed:  fixedMatcher(opts.Ignore),
+		now:    time.Now().UnixNano(), slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		next: make(map[string]cached, len(prev)),
 	}
 }
@@ -101,7 +128,7 @@ func (w *walker) walk(root string, ignore ignoreRules) (Hash, error) {
 		return Hash{}, err
 	}
 	defer d.close()
-	h, err := w.dir(d, "", nil, ignore)
+	h, err := w.dir(d, "", nil, ignore, w.keep)
 	if err != nil {
 		return Hash{}, err
 	}
@@ -110,8 +137,9 @@ func (w *walker) walk(root string, ignore ignoreRules) (Hash, error) {
 }
 
 // dir snapshots the open folder d at rel ("" for the root) and returns its
-// tree. Subfolders are walked in other goroutines while slots allow.
-func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules) (Hash, error) {
+// tree; keepTree is the folder's tree in w.keep (zero when it had none).
+// Subfolders are walked in other goroutines while slots allow.
+func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules, keepTree Hash) (Hash, error) {
 	if err := w.ctx.Err(); err != nil {
 		return Hash{}, err
 	}
@@ -124,6 +152,10 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 		ignore = ignore.with(data, comps)
 	}
 	dirMatcher, fileMatcher := gitignore.NewMatcher(ignore.all), gitignore.NewMatcher(ignore.files)
+	var kept []entry // the entries of keepTree
+	if !keepTree.IsZero() {
+		kept, _ = w.objects.tree(keepTree)
+	}
 	entries := make([]entry, len(names))
 	keep := make([]bool, len(names))
 	var (
@@ -152,8 +184,15 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 		}
 		isDir := st.mode.IsDir()
 		path := append(comps[:len(comps):len(comps)], name)
+		ke := findEntry(kept, name)
 		if (isDir && dirMatcher.Match(path, true)) || (!isDir && fileMatcher.Match(path, false)) {
-			continue
+			if ke == nil || (ke.kind == kindDir) != isDir || w.fixed.Match(path, isDir) {
+				continue
+			}
+		}
+		var subKeep Hash
+		if ke != nil && ke.kind == kindDir {
+			subKeep = ke.hash
 		}
 		entries[i] = entry{name: name, perm: uint32(st.mode.Perm())}
 		if isDir {
@@ -167,7 +206,7 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 			}
 			run := func() {
 				defer sub.close()
-				h, err := w.dir(sub, p, path, ignore)
+				h, err := w.dir(sub, p, path, ignore, subKeep)
 				switch {
 				case err == nil:
 					entries[i].kind, entries[i].hash, keep[i] = kindDir, h, true
@@ -225,7 +264,8 @@ func (w *walker) dir(d dirHandle, rel string, comps []string, ignore ignoreRules
 // index when its stat is unchanged and it was not modified close to when
 // it was hashed.
 func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error) {
-	if c, ok := w.prev[rel]; ok && c.key == st && st.mtime < c.at-w.racy && st.ctime < c.at-w.racy {
+	secret := st.mode.IsRegular() && isSecret(w.secret, rel)
+	if c, ok := w.prev[rel]; ok && c.key == st && st.mtime < c.at-w.racy && st.ctime < c.at-w.racy && secret == (c.kind == kindSecret) {
 		w.mu.Lock()
 		w.next[rel] = c
 		w.mu.Unlock()
@@ -242,6 +282,9 @@ func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error)
 		if err := w.objects.put(c.hash, []byte(target)); err != nil {
 			return c, err
 		}
+	case secret:
+		c.kind = kindSecret
+		c.hash = sha256.Sum256(fmt.Appendf(nil, "secret %d %d %d", st.size, st.mtime, st.ino))
 	case st.size > w.maxFile:
 		c.kind = kindLarge
 		c.hash = sha256.Sum256(fmt.Appendf(nil, "large %d %d %d", st.size, st.mtime, st.ino))
@@ -263,6 +306,15 @@ func (w *walker) file(d dirHandle, rel, name string, st statKey) (cached, error)
 	w.next[rel] = c
 	w.mu.Unlock()
 	return c, nil
+}
+
+// findEntry returns the entry named name of the sorted entries es, or nil.
+func findEntry(es []entry, name string) *entry {
+	k := sort.Search(len(es), func(j int) bool { return es[j].name >= name })
+	if k == len(es) || es[k].name != name {
+		return nil
+	}
+	return &es[k]
 }
 
 // ignoreRules are the gitignore patterns that apply in a folder: all of
@@ -296,6 +348,15 @@ func (r ignoreRules) add(line string, domain []string) ignoreRules {
 		r.files = append(r.files[:len(r.files):len(r.files)], p)
 	}
 	return r
+}
+
+// fixedMatcher matches DefaultIgnore and the extra patterns.
+func fixedMatcher(extra []string) gitignore.Matcher {
+	var ps []gitignore.Pattern
+	for _, p := range append(append([]string(nil), DefaultIgnore...), extra...) {
+		ps = append(ps, gitignore.ParsePattern(p, nil))
+	}
+	return gitignore.NewMatcher(ps)
 }
 
 // rootIgnore returns the rules every snapshot of root starts with:

@@ -86,7 +86,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     compactNow: vi.fn(async () => {}),
     continueBudget: vi.fn(async () => {}),
     checkpointDiff: vi.fn(async () => []),
-    planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [] })),
+    planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [], protected: [], unkept: [] })),
     revert: vi.fn(async () => {}),
     forkSession: vi.fn(async () => ({ sessionId: 'fork-1', prompt: '' })),
     launch: vi.fn(async () => ({ path: '', sessionId: '', fromCommandLine: false })),
@@ -606,6 +606,8 @@ describe('App long sessions', () => {
         restore: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1 }],
         conflicts: null,
         unrestorable: null,
+        protected: null,
+        unkept: null,
       })),
     });
     render(App, { backend });
@@ -620,7 +622,7 @@ describe('App long sessions', () => {
     const confirm = await screen.findByTestId('revert-dialog');
     await userEvent.click(await within(confirm).findByRole('button', { name: 'Revert 1 file' }));
     expect(backend.planRevert).toHaveBeenCalledWith('t1');
-    expect(backend.revert).toHaveBeenCalledWith('t1', false);
+    expect(backend.revert).toHaveBeenCalledWith('t1', false, []);
     await vi.waitFor(() => expect(screen.queryByTestId('revert-dialog')).toBeNull());
     emit([
       {

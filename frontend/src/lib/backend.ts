@@ -52,6 +52,8 @@ export type RevertPlan = {
   restore: Data<checkpoint.Change>[] | null;
   conflicts: Data<checkpoint.Change>[] | null;
   unrestorable: string[] | null;
+  protected: Data<checkpoint.ProtectedChange>[] | null;
+  unkept: Data<checkpoint.Unkept>[] | null;
 };
 export type ForkResult = Data<app.ForkResult>;
 export type LaunchTarget = Data<app.LaunchTarget>;
@@ -144,8 +146,9 @@ export interface Backend {
   checkpointDiff(id: string): Promise<FileDiff[]>;
   /** What reverting a checkpoint would do now. */
   planRevert(id: string): Promise<RevertPlan>;
-  /** Reverts a checkpoint; force also overwrites files changed since. */
-  revert(id: string, force: boolean): Promise<void>;
+  /** Reverts a checkpoint; force also overwrites files changed since and
+   * changes protected files; deleteUnkept are the unkept files ticked. */
+  revert(id: string, force: boolean, deleteUnkept: string[]): Promise<void>;
   /** Forks the session before prompt number turn; edited, when given, is
    * sent there once the new session is ready. */
   forkSession(turn: number, edited: string): Promise<ForkResult>;
@@ -303,7 +306,7 @@ export const backend: Backend = {
   continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
   checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),
   planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
-  revert: (id, force) => call(() => Desktop.Revert(id, force)),
+  revert: (id, force, deleteUnkept) => call(() => Desktop.Revert(id, force, deleteUnkept)),
   forkSession: (turn, edited) => call(() => Desktop.ForkSession(turn, edited)),
   launch: () => call(Desktop.Launch),
   inspectFolder: (path) => call(() => Desktop.InspectFolder(path)),

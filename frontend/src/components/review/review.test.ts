@@ -86,6 +86,8 @@ describe('RevertDialog', () => {
     ],
     conflicts: [{ path: 'data.csv', status: 'modified', added: 2, removed: 0 }],
     unrestorable: ['big.bin'],
+    protected: null,
+    unkept: null,
   };
 
   it('lists what goes back, asks before overwriting later changes and says the kernel keeps its variables', async () => {
@@ -99,14 +101,46 @@ describe('RevertDialog', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: /Revert these too/ }));
     expect(button).toHaveTextContent('Revert 3 files');
     await userEvent.click(button);
-    expect(onconfirm).toHaveBeenCalledWith(true);
+    expect(onconfirm).toHaveBeenCalledWith(true, []);
+  });
+
+  it('shows protected files with both versions and unkept files, changing them only when ticked', async () => {
+    const onconfirm = vi.fn(async () => {});
+    const pp = '.freeact/permissions.json';
+    render(RevertDialog, {
+      title: 'Revert this turn?',
+      what: 'this turn',
+      load: async () => ({
+        restore: [{ path: pp, status: 'modified', added: 1, removed: 1 }],
+        conflicts: null,
+        unrestorable: null,
+        protected: [{ path: pp, status: 'modified', added: 1, removed: 1, current: '{"allow": ["*"]}', restored: '{"allow": []}' }],
+        unkept: [
+          { path: 'results.bin', size: 11 << 20 },
+          { path: 'keep.bin', size: 2048 },
+        ],
+      }),
+      onconfirm,
+      onclose: () => {},
+    });
+    const button = await screen.findByRole('button', { name: 'Revert 1 file' });
+    expect(screen.getByText(/this changes what the agent may do without asking/)).toBeInTheDocument();
+    expect(screen.getByText('{"allow": ["*"]}')).toBeInTheDocument();
+    expect(screen.getByText('{"allow": []}')).toBeInTheDocument();
+    expect(screen.getByText('11.0 MiB')).toBeInTheDocument();
+    expect(button).toBeDisabled();
+    await userEvent.click(screen.getByRole('checkbox', { name: /Change this protected file/ }));
+    await userEvent.click(screen.getByRole('checkbox', { name: /results.bin/ }));
+    expect(button).toHaveTextContent('Revert 2 files');
+    await userEvent.click(button);
+    expect(onconfirm).toHaveBeenCalledWith(true, ['results.bin']);
   });
 
   it('keeps the dialog open with the error when the revert fails', async () => {
     render(RevertDialog, {
       title: 'Revert this action?',
       what: 'this action',
-      load: async () => ({ restore: plan.restore, conflicts: null, unrestorable: null }),
+      load: async () => ({ restore: plan.restore, conflicts: null, unrestorable: null, protected: null, unkept: null }),
       onconfirm: async () => {
         throw new Error('a turn is running: revert when it has ended');
       },
@@ -121,7 +155,7 @@ describe('RevertDialog', () => {
     render(RevertDialog, {
       title: 'Revert?',
       what: 'this action',
-      load: async () => ({ restore: null, conflicts: null, unrestorable: null }),
+      load: async () => ({ restore: null, conflicts: null, unrestorable: null, protected: null, unkept: null }),
       onconfirm: async () => {},
       onclose: () => {},
     });

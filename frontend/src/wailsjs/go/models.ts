@@ -496,6 +496,7 @@ export namespace checkpoint {
 	    status: string;
 	    binary?: boolean;
 	    large?: boolean;
+	    secret?: boolean;
 	    added: number;
 	    removed: number;
 	
@@ -509,6 +510,7 @@ export namespace checkpoint {
 	        this.status = source["status"];
 	        this.binary = source["binary"];
 	        this.large = source["large"];
+	        this.secret = source["secret"];
 	        this.added = source["added"];
 	        this.removed = source["removed"];
 	    }
@@ -518,6 +520,7 @@ export namespace checkpoint {
 	    status: string;
 	    binary?: boolean;
 	    large?: boolean;
+	    secret?: boolean;
 	    added: number;
 	    removed: number;
 	    diff: string;
@@ -533,16 +536,63 @@ export namespace checkpoint {
 	        this.status = source["status"];
 	        this.binary = source["binary"];
 	        this.large = source["large"];
+	        this.secret = source["secret"];
 	        this.added = source["added"];
 	        this.removed = source["removed"];
 	        this.diff = source["diff"];
 	        this.too_large = source["too_large"];
 	    }
 	}
+	export class Unkept {
+	    path: string;
+	    size: number;
+	    secret?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Unkept(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.size = source["size"];
+	        this.secret = source["secret"];
+	    }
+	}
+	export class ProtectedChange {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    secret?: boolean;
+	    added: number;
+	    removed: number;
+	    current: string;
+	    restored: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProtectedChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.secret = source["secret"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.current = source["current"];
+	        this.restored = source["restored"];
+	    }
+	}
 	export class Plan {
 	    restore: Change[];
 	    conflicts: Change[];
 	    unrestorable: string[];
+	    protected: ProtectedChange[];
+	    unkept: Unkept[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Plan(source);
@@ -553,6 +603,8 @@ export namespace checkpoint {
 	        this.restore = this.convertValues(source["restore"], Change);
 	        this.conflicts = this.convertValues(source["conflicts"], Change);
 	        this.unrestorable = source["unrestorable"];
+	        this.protected = this.convertValues(source["protected"], ProtectedChange);
+	        this.unkept = this.convertValues(source["unkept"], Unkept);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -573,6 +625,7 @@ export namespace checkpoint {
 		    return a;
 		}
 	}
+	
 
 }
 

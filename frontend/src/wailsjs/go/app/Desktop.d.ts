@@ -93,7 +93,7 @@ export function ResumeSession(arg1:string):Promise<void>;
 
 export function RetryKernel():Promise<void>;
 
-export function Revert(arg1:string,arg2:boolean):Promise<void>;
+export function Revert(arg1:string,arg2:boolean,arg3:Array<string>):Promise<void>;
 
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 

@@ -174,8 +174,8 @@ export function RetryKernel() {
   return window['go']['app']['Desktop']['RetryKernel']();
 }
 
-export function Revert(arg1, arg2) {
-  return window['go']['app']['Desktop']['Revert'](arg1, arg2);
+export function Revert(arg1, arg2, arg3) {
+  return window['go']['app']['Desktop']['Revert'](arg1, arg2, arg3);
 }
 
 export function RevokeGrant(arg1) {
