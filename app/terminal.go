@@ -101,6 +101,9 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	if t.recover(ctx, a, f.prompt == "" && !f.json) {
+		return nil
+	}
 	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
 		return nil
 	}

@@ -44,3 +44,34 @@ func (l *fileLock) lock(ctx context.Context) (func(), error) {
 		}
 	}
 }
+
+// holdOwner creates and locks the file that says this process is alive
+// while it holds the store open; the kernel drops the lock when the
+// process dies, however it dies.
+func holdOwner(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
+	return f, nil
+}
+
+// ownerAlive reports whether the owner file at path is locked by a living
+// process. A missing file is a dead owner.
+func ownerAlive(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return err == syscall.EWOULDBLOCK
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

@@ -125,6 +125,10 @@ func (s *Store) live(keep []Record) (map[Hash]bool, error) {
 	}
 	_ = mark(head)
 	_ = mark(s.head)
+	if j, _ := s.readJournal(); j != nil {
+		// An interrupted revert's files before it, for RollbackRevert.
+		_ = mark(j.Before)
+	}
 	return seen, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/crashpoint"
 )
 
 // Plan says what reverting records would do.
@@ -148,6 +149,9 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, Plan{}, err
 	}
 	defer unlock()
+	if err := s.interrupted(); err != nil {
+		return nil, Plan{}, err
+	}
 	before, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, Plan{}, err
@@ -159,34 +163,33 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 	if len(pl.Conflicts) > 0 && !force {
 		return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
 	}
-	if err := s.apply(steps); err != nil {
-		return nil, pl, err
-	}
-	after, err := s.snapshot(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, pl, err
-	}
-	if before.Root == after.Root {
+	if len(steps) == 0 {
 		return nil, pl, nil
 	}
-	changes, err := s.changes(before.Root, after.Root)
-	if err != nil {
-		return nil, pl, err
-	}
-	r := Record{
-		ID: newID(), Kind: KindRevert, Session: info.Session, Agent: info.Agent, Turn: info.Turn,
-		Label: info.Label, Before: before.Root, After: after.Root, Time: time.Now().UTC(), Changes: changes,
-	}
-	if r.Label == "" {
-		r.Label = revertLabel(records)
+	j := &journal{ID: newID(), Owner: s.owner, Info: info, Label: info.Label, Before: before.Root, Time: time.Now().UTC()}
+	if j.Label == "" {
+		j.Label = revertLabel(records)
 	}
 	for _, x := range records {
-		r.Reverts = append(r.Reverts, x.ID)
+		j.Reverts = append(j.Reverts, x.ID)
 	}
-	if err := s.records.add(r); err != nil {
+	for _, st := range steps {
+		j.Steps = append(j.Steps, journalStep{Path: st.path, From: toEntry(st.cur), To: toEntry(st.old)})
+	}
+	if err := s.writeJournal(j); err != nil {
 		return nil, pl, err
 	}
-	return &r, pl, nil
+	crashpoint.Hit("revert.journal")
+	if err := s.apply(steps); err != nil {
+		// Half a revert is worse than none: put back what it changed.
+		if rerr := s.rollback(context.WithoutCancel(ctx), j); rerr != nil {
+			return nil, pl, fmt.Errorf("the revert failed halfway (%w) and could not be rolled back (%v): "+
+				"the next start offers to finish it or roll it back", err, rerr)
+		}
+		return nil, pl, fmt.Errorf("the revert failed, so the files were put back as they were: %w", err)
+	}
+	r, err := s.recordJournal(ctx, j)
+	return r, pl, err
 }
 
 func changedPaths(cs []Change) string {

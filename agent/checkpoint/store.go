@@ -93,6 +93,11 @@ type Store struct {
 	obj  *objects
 	racy int64
 	lock *fileLock
+	// owner names this open store in pending records and revert journals;
+	// ownerFile, locked while the store is open, tells other processes
+	// that it is alive.
+	owner     string
+	ownerFile *os.File
 
 	mu      sync.Mutex // serialises snapshots and reverts in this process
 	index   map[string]cached
@@ -132,6 +137,13 @@ func Open(dir, ws string, opts Options) (*Store, error) {
 		lock:    &fileLock{path: filepath.Join(dir, "lock")},
 		records: recordLog{path: filepath.Join(dir, "records.jsonl")},
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "owners"), 0o700); err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
+	s.owner = newID() + newID()
+	if s.ownerFile, err = holdOwner(filepath.Join(dir, "owners", s.owner)); err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
 	s.head, s.index = s.loadIndex()
 	if s.pruneDue() {
 		s.pruning.Add(1)
@@ -149,7 +161,15 @@ func (s *Store) Workspace() string { return s.ws }
 // Close saves the index and waits for a running prune.
 func (s *Store) Close() error {
 	s.pruning.Wait()
-	return s.Flush()
+	err := s.Flush()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ownerFile != nil {
+		_ = os.Remove(s.ownerFile.Name())
+		s.ownerFile.Close()
+		s.ownerFile = nil
+	}
+	return err
 }
 
 // Flush saves the index, so the next process need not read every file
