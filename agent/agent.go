@@ -392,6 +392,11 @@ func (a *Agent) openSession() error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
+	// One writer a session: a second process would interleave its turns
+	// with ours in the same file.
+	if err := st.Lock(); err != nil {
+		return err
+	}
 	a.store, a.ownStore = st, true
 	a.offloader = &session.Offloader{
 		Dir: st.ResultsDir(), Workspace: a.cfg.Dir,

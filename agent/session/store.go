@@ -76,6 +76,7 @@ type Store[M any] struct {
 	mu      sync.Mutex
 	files   map[string]*os.File // open for appending, by agent id
 	summary *summary            // of main.jsonl, once it is open
+	lock    *os.File            // the writer lock (Lock), held until Close
 }
 
 // NewID returns a new random session id (a UUID version 4).
@@ -355,6 +356,10 @@ func (s *Store[M]) Close() error {
 			err = cerr
 		}
 		delete(s.files, id)
+	}
+	if s.lock != nil {
+		s.lock.Close() // releases the flock
+		s.lock = nil
 	}
 	return err
 }
