@@ -142,6 +142,9 @@ type Agent struct {
 
 	costs *costs       // what the session cost; shared with subagents
 	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+	// repairs are what a crash left torn in the resumed session's files,
+	// cut off at start and not yet reported (Recover).
+	repairs []session.Repair
 
 	mu      sync.Mutex
 	history []model.Message
@@ -407,6 +410,10 @@ func (a *Agent) openSession() error {
 	}
 	if !st.Exists() {
 		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
+	}
+	// Lines a crash cut off are dropped now, and said (Recover), once.
+	if a.repairs, err = st.Repair(); err != nil {
+		return err
 	}
 	hist, err := st.Load(a.id)
 	if err != nil {

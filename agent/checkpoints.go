@@ -214,19 +214,27 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), p *pendin
 	}
 }
 
-// Recover finishes what a freeact process that died left of the
-// workspace's checkpoints, and says so: each action that was running gets
+// Recover finishes what a freeact process that died left, and says so:
+// lines of the resumed session a crash cut off (dropped at Start, a
+// Notice each, once), and in the workspace's checkpoints: each action that was running gets
 // its record completed now (a FilesChanged marked Late, after a Notice),
 // so its changes can be reviewed and reverted. A revert that was cut short
 // is returned, to be finished (FinishRevert) or rolled back
 // (RollbackRevert); nil when there is none. Front ends call it at start.
 func (a *Agent) Recover(ctx context.Context) ([]Event, *checkpoint.Interrupted, error) {
+	var evs []Event
+	a.mu.Lock()
+	repairs := a.repairs
+	a.repairs = nil
+	a.mu.Unlock()
+	for _, r := range repairs {
+		evs = append(evs, &Notice{Meta: Meta{AgentID: MainAgent}, Text: r.String()})
+	}
 	s := a.Checkpoints()
 	if s == nil {
-		return nil, nil, nil
+		return evs, nil, nil
 	}
 	done, err := s.Recover(ctx)
-	var evs []Event
 	for _, r := range done {
 		evs = append(evs,
 			&Notice{Meta: Meta{AgentID: MainAgent}, Text: fmt.Sprintf(
