@@ -148,10 +148,11 @@ func (a *Agent) checkpointsFailed(emit func(Event), err error) {
 // pendingAction is an action whose record was begun: its snapshot
 // before, and its pending record's id.
 type pendingAction struct {
-	before checkpoint.Snapshot
-	id     string
-	info   checkpoint.Info
-	call   string
+	before  checkpoint.Snapshot
+	id      string
+	info    checkpoint.Info
+	call    string
+	release func() // the action lock
 }
 
 // checkpointBefore snapshots the workspace before an action and writes its
@@ -162,20 +163,31 @@ func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event), call mod
 	if s == nil {
 		return nil
 	}
+	release, err := s.LockActions(ctx, func(pid int) {
+		emit(&Notice{Meta: Meta{AgentID: a.id}, Text: fmt.Sprintf("Waiting for an action of another freeact process on this workspace (pid %d) to end, so that each action's changes are recorded apart.", pid)})
+	})
+	if err != nil {
+		if ctx.Err() == nil && a.ckpt.turnOff(err) {
+			a.checkpointsFailed(emit, err)
+		}
+		return nil // cancelled while waiting: the action does not run either
+	}
 	ctx = context.WithoutCancel(ctx)
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
+		release()
 		if a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil
 	}
 	t := a.currentTurn()
-	p := &pendingAction{before: snap, call: call.ID, info: checkpoint.Info{
+	p := &pendingAction{before: snap, call: call.ID, release: release, info: checkpoint.Info{
 		Session: a.SessionID(), Agent: a.id, TurnID: t.id, Turn: t.number, Prompt: t.prompt,
 		Call: call.ID, Tool: call.Name, Label: label,
 	}}
 	if p.id, err = s.Begin(ctx, p.info, snap); err != nil {
+		release()
 		if a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
@@ -190,6 +202,7 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), p *pendin
 	if p == nil {
 		return
 	}
+	defer p.release()
 	s := a.checkpointStore(emit)
 	if s == nil {
 		return

@@ -125,6 +125,10 @@ func (s *Store) InterruptedRevert() (*Interrupted, error) {
 	if j.Owner != s.owner && s.alive(j.Owner) {
 		return nil, nil
 	}
+	if s.recorded(j.ID) {
+		// It was recorded, only its journal was left: it is done.
+		return nil, s.RollbackRevert(context.Background())
+	}
 	return &Interrupted{ID: j.ID, Label: j.Label, Time: j.Time, Files: len(j.Steps)}, nil
 }
 
@@ -157,6 +161,17 @@ func (s *Store) takeJournal() (*journal, error) {
 	return j, nil
 }
 
+// recorded reports whether the revert id has its record.
+func (s *Store) recorded(id string) bool {
+	all, _ := s.records.all()
+	for _, r := range all {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // FinishRevert completes an interrupted revert: every path it was
 // changing is put as the revert makes it, and the revert is recorded
 // (from the workspace before it, so its Undo restores all it changed).
@@ -169,6 +184,9 @@ func (s *Store) FinishRevert(ctx context.Context) (*Record, error) {
 	j, err := s.takeJournal()
 	if err != nil {
 		return nil, err
+	}
+	if s.recorded(j.ID) {
+		return s.recordJournal(ctx, j) // done: only its journal was left
 	}
 	if err := s.applyJournal(ctx, j, func(st journalStep) *journalEntry { return st.To }); err != nil {
 		return nil, fmt.Errorf("finish the interrupted revert: %w", err)
@@ -187,6 +205,9 @@ func (s *Store) RollbackRevert(ctx context.Context) error {
 	j, err := s.takeJournal()
 	if err != nil {
 		return err
+	}
+	if s.recorded(j.ID) {
+		return s.removeJournal() // done: only its journal was left
 	}
 	return s.rollback(ctx, j)
 }
@@ -266,7 +287,7 @@ func (s *Store) recordJournal(ctx context.Context, j *journal) (*Record, error) 
 		return nil, err
 	}
 	for _, r := range all {
-		if r.ID == j.ID {
+		if r.ID == j.ID { // the process died before removing the journal
 			return &r, s.removeJournal()
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -74,4 +76,40 @@ func ownerAlive(path string) bool {
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
+}
+
+// lockWait takes an flock on path, waiting while another process holds
+// it: waiting is called once, with the pid the file names, when it must
+// wait. The lock is held until the file is closed.
+func lockWait(ctx context.Context, path string, waiting func(pid int)) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	told := false
+	for delay := time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			if f.Truncate(0) == nil {
+				_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			}
+			return f, nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			f.Close()
+			return nil, err
+		}
+		if !told && waiting != nil {
+			told = true
+			data, _ := os.ReadFile(path)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			waiting(pid)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
 }

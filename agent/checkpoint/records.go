@@ -280,7 +280,7 @@ func (s *Store) Record(ctx context.Context, pending string, info Info, before, a
 		return nil, err
 	}
 	defer unlock()
-	crashpoint.Hit("checkpoint.record")
+	crashpoint.Hit("checkpoint.completing")
 	if err := s.records.add(r); err != nil {
 		return nil, err
 	}

@@ -144,6 +144,13 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 // changed and the error wraps ErrConflict; with force they are reverted
 // too. The result is nil when there was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
+	// An action running in another process would record the revert's
+	// changes as its own.
+	release, err := s.LockActions(ctx, nil)
+	if err != nil {
+		return nil, Plan{}, err
+	}
+	defer release()
 	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return nil, Plan{}, err

@@ -105,6 +105,38 @@ type Store struct {
 	dirty   bool // index changed since it was saved
 	records recordLog
 	pruning sync.WaitGroup
+
+	// The action lock (LockActions): held while any action of this
+	// process runs.
+	actMu   sync.Mutex
+	actN    int
+	actFile *os.File
+}
+
+// LockActions keeps other processes' actions on the workspace from
+// running until the function it returns is called: an action's snapshots
+// before and after must not take in another process's changes, or its
+// record (and its revert) would hold them. Actions of this process share
+// the lock. waiting is told the pid of the process it waits for, once.
+func (s *Store) LockActions(ctx context.Context, waiting func(pid int)) (func(), error) {
+	s.actMu.Lock()
+	defer s.actMu.Unlock()
+	if s.actN == 0 {
+		f, err := lockWait(ctx, filepath.Join(s.dir, "actions.lock"), waiting)
+		if err != nil {
+			return nil, fmt.Errorf("wait for another freeact process's action on %s: %w", s.ws, err)
+		}
+		s.actFile = f
+	}
+	s.actN++
+	return sync.OnceFunc(func() {
+		s.actMu.Lock()
+		defer s.actMu.Unlock()
+		if s.actN--; s.actN == 0 {
+			s.actFile.Close()
+			s.actFile = nil
+		}
+	}), nil
 }
 
 // Snapshot is the state of the workspace at one moment.
