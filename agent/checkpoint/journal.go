@@ -172,6 +172,44 @@ func (s *Store) recorded(id string) bool {
 	return false
 }
 
+// journaled runs a revert's steps from the workspace before (a snapshot
+// holding every file they overwrite or delete): plan written, steps
+// applied, revert recorded, plan removed. A failure halfway is rolled
+// back. The caller holds the locks. The result is nil when there was
+// nothing to do.
+func (s *Store) journaled(ctx context.Context, records []Record, info Info, before Hash, steps []step) (*Record, error) {
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	j := &journal{ID: newID(), Owner: s.owner, Info: info, Label: info.Label, Before: before, Time: time.Now().UTC()}
+	if j.Label == "" {
+		j.Label = revertLabel(records)
+	}
+	for _, x := range records {
+		j.Reverts = append(j.Reverts, x.ID)
+	}
+	for _, st := range steps {
+		j.Steps = append(j.Steps, journalStep{Path: st.path, From: toEntry(st.cur), To: toEntry(st.old)})
+	}
+	if err := s.writeJournal(j); err != nil {
+		return nil, err
+	}
+	crashpoint.Hit("revert.journal")
+	if err := s.applySteps(steps); err != nil {
+		// Half a revert is worse than none: put back what it changed.
+		if rerr := s.rollback(context.WithoutCancel(ctx), j); rerr != nil {
+			return nil, fmt.Errorf("the revert failed halfway (%w) and could not be rolled back (%v): "+
+				"the next start offers to finish it or roll it back", err, rerr)
+		}
+		return nil, fmt.Errorf("the revert failed, so the files were put back as they were: %w", err)
+	}
+	return s.recordJournal(ctx, j)
+}
+
+// applySteps changes the workspace as the steps say (apply, in revert.go,
+// owns how files are reached).
+func (s *Store) applySteps(steps []step) error { return s.apply(steps) }
+
 // FinishRevert completes an interrupted revert: every path it was
 // changing is put as the revert makes it, and the revert is recorded
 // (from the workspace before it, so its Undo restores all it changed).
@@ -250,7 +288,7 @@ func (s *Store) applyJournal(ctx context.Context, j *journal, pick func(journalS
 		}
 		steps = append(steps, step{pair: pair{path: js.Path, old: want}, cur: cur})
 	}
-	return s.apply(steps)
+	return s.applySteps(steps)
 }
 
 // removeTemps removes the temporary files a write to path that was cut

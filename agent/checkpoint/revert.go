@@ -10,10 +10,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
-	"github.com/freeact/desktop/internal/crashpoint"
 )
 
 // Plan says what reverting records would do.
@@ -170,32 +168,7 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 	if len(pl.Conflicts) > 0 && !force {
 		return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
 	}
-	if len(steps) == 0 {
-		return nil, pl, nil
-	}
-	j := &journal{ID: newID(), Owner: s.owner, Info: info, Label: info.Label, Before: before.Root, Time: time.Now().UTC()}
-	if j.Label == "" {
-		j.Label = revertLabel(records)
-	}
-	for _, x := range records {
-		j.Reverts = append(j.Reverts, x.ID)
-	}
-	for _, st := range steps {
-		j.Steps = append(j.Steps, journalStep{Path: st.path, From: toEntry(st.cur), To: toEntry(st.old)})
-	}
-	if err := s.writeJournal(j); err != nil {
-		return nil, pl, err
-	}
-	crashpoint.Hit("revert.journal")
-	if err := s.apply(steps); err != nil {
-		// Half a revert is worse than none: put back what it changed.
-		if rerr := s.rollback(context.WithoutCancel(ctx), j); rerr != nil {
-			return nil, pl, fmt.Errorf("the revert failed halfway (%w) and could not be rolled back (%v): "+
-				"the next start offers to finish it or roll it back", err, rerr)
-		}
-		return nil, pl, fmt.Errorf("the revert failed, so the files were put back as they were: %w", err)
-	}
-	r, err := s.recordJournal(ctx, j)
+	r, err := s.journaled(ctx, records, info, before.Root, steps)
 	return r, pl, err
 }
 
