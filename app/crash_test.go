@@ -134,14 +134,16 @@ func (r *crashRig) run(env []string, stdin string, args ...string) (out string, 
 			killed, err = true, nil
 		}
 	}
-	// The kernel dies with freeact (Pdeathsig): wait for it, so that no
-	// writer is left when the next run starts.
-	testenv.Eventually(r.t, 30*time.Second, func() error {
-		if pids := processesWith(r.home); len(pids) > 0 {
-			return fmt.Errorf("processes of the killed run left: %v", pids)
-		}
-		return nil
-	})
+	if killed {
+		// The kernel dies with freeact (Pdeathsig): wait for it, so that
+		// no writer is left when the next run starts.
+		testenv.Eventually(r.t, 30*time.Second, func() error {
+			if pids := processesWith(r.home); len(pids) > 0 {
+				return fmt.Errorf("processes of the killed run left: %v", pids)
+			}
+			return nil
+		})
+	}
 	return b.String(), killed, err
 }
 

@@ -201,3 +201,42 @@ func TestInterruptedRevert(t *testing.T) {
 		})
 	}
 }
+
+// Actions of two stores of one workspace (as of two processes) take
+// turns: the second waits, is told whom for, and goes once the first
+// ends; actions of one store share the lock.
+func TestLockActions(t *testing.T) {
+	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	a, b := reopen(t, dir, ws), reopen(t, dir, ws)
+	ctx := context.Background()
+	release, err := a.LockActions(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.LockActions(ctx, func(int) { t.Error("a store waited for itself") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan int, 1)
+	got := make(chan error, 1)
+	go func() {
+		rel, err := b.LockActions(ctx, func(pid int) { waited <- pid })
+		if err == nil {
+			rel()
+		}
+		got <- err
+	}()
+	if pid := <-waited; pid != os.Getpid() {
+		t.Errorf("waited for pid %d, want %d", pid, os.Getpid())
+	}
+	again()
+	select {
+	case err := <-got:
+		t.Fatalf("b went while a still acted: %v", err)
+	default:
+	}
+	release()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+}

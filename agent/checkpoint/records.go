@@ -300,6 +300,7 @@ func (s *Store) Recover(ctx context.Context) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.removeDeadOwners(all)
 	if !s.anyDead(all) {
 		return nil, nil
 	}
@@ -340,6 +341,30 @@ func (s *Store) Recover(ctx context.Context) ([]Record, error) {
 		}
 	}
 	return done, nil
+}
+
+// removeDeadOwners removes the owner files of processes that died with
+// nothing left to finish. A file younger than a minute is left alone: its
+// process may not have locked it yet.
+func (s *Store) removeDeadOwners(all []Record) {
+	needed := map[string]bool{}
+	for _, r := range all {
+		if r.State == statePending {
+			needed[r.Owner] = true
+		}
+	}
+	if j, _ := s.readJournal(); j != nil {
+		needed[j.Owner] = true
+	}
+	dir := filepath.Join(s.dir, "owners")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || needed[e.Name()] || time.Since(info.ModTime()) < time.Minute || s.alive(e.Name()) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
 }
 
 func (s *Store) anyDead(all []Record) bool {

@@ -119,6 +119,9 @@ func (d folder) sync() {
 }
 
 func write(d folder, base string, data []byte, perm fs.FileMode, f flags) (err error) {
+	if f&durable != 0 {
+		crashpoint.Hit("atomicfile.begin")
+	}
 	tmp, tmpBase, err := createTemp(d, base, perm)
 	if err != nil {
 		return err
