@@ -240,3 +240,21 @@ func TestLockActions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A record line a crash cut does not swallow the next record.
+func TestRecordAfterTornLine(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a\n"})
+	s := open(t, ws, Options{})
+	f, err := os.OpenFile(s.records.path, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(`{"id":"cut","kind":"action","lab`)
+	f.Close()
+	r := action(t, s, Info{Label: "write"}, func() { write(t, ws, map[string]string{"a.txt": "b\n"}) })
+	rs, err := s.Records()
+	if err != nil || len(rs) != 1 || rs[0].ID != r.ID {
+		t.Fatalf("records %v, %v; want the new one", rs, err)
+	}
+}

@@ -180,11 +180,16 @@ func (l *recordLog) add(r Record) error {
 	if err != nil {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
 	line = append(line, '\n')
+	if endsTorn(f) {
+		// A line a crash cut stays a bad line of its own (all skips it)
+		// instead of swallowing this one.
+		line = append([]byte{'\n'}, line...)
+	}
 	if cut := crashpoint.Tear("checkpoint.record", line); cut != nil {
 		_, _ = f.Write(cut)
 		crashpoint.Die()
@@ -197,6 +202,17 @@ func (l *recordLog) add(r Record) error {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
 	return nil
+}
+
+// endsTorn reports whether f's last byte is not a newline.
+func endsTorn(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err = f.ReadAt(b[:], st.Size()-1)
+	return err == nil && b[0] != '\n'
 }
 
 // rewrite replaces the log with rs (after pruning).
