@@ -276,8 +276,8 @@ func (s *Store) applyJournal(ctx context.Context, j *journal, pick func(journalS
 		if err != nil {
 			return err
 		}
-		if want != nil && want.kind == kindLarge {
-			continue // not kept: it was never touched
+		if want != nil && want.kind != kindDir && !s.obj.has(want.hash) {
+			continue // its content was not kept (large, say): the revert never touched it
 		}
 		cur, err := s.obj.lookup(now.Root, js.Path)
 		if err != nil {
