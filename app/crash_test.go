@@ -452,7 +452,7 @@ func TestCrashCodeAction(t *testing.T) {
 }
 
 // revertRow finds the id of the newest revert in `checkpoints list`.
-var revertRow = regexp.MustCompile(`(?m)^([0-9a-f]{8})\s.*Revert turn`)
+var revertRow = regexp.MustCompile(`(?m)^([0-9a-f]{8})\s.*\sRevert`)
 
 // undo reverts the revert id and checks that it gives want.
 func (r *crashRig) undo(env []string, id string, want map[string]string) {
