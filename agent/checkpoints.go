@@ -229,11 +229,12 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), p *pendin
 
 // Recover finishes what a freeact process that died left, and says so:
 // lines of the resumed session a crash cut off (dropped at Start, a
-// Notice each, once), and in the workspace's checkpoints: each action that was running gets
-// its record completed now (a FilesChanged marked Late, after a Notice),
-// so its changes can be reviewed and reverted. A revert that was cut short
-// is returned, to be finished (FinishRevert) or rolled back
-// (RollbackRevert); nil when there is none. Front ends call it at start.
+// Notice each, once), and in the workspace's checkpoints each action that
+// was running, whose record is completed now (a Notice, and for this
+// session's actions a FilesChanged marked Late), so its changes can be
+// reviewed and reverted. A revert that was cut short is returned, to be
+// finished (FinishRevert) or rolled back (RollbackRevert); nil when there
+// is none. Front ends call it at start.
 func (a *Agent) Recover(ctx context.Context) ([]Event, *checkpoint.Interrupted, error) {
 	var evs []Event
 	a.mu.Lock()
@@ -249,11 +250,12 @@ func (a *Agent) Recover(ctx context.Context) ([]Event, *checkpoint.Interrupted, 
 	}
 	done, err := s.Recover(ctx)
 	for _, r := range done {
-		evs = append(evs,
-			&Notice{Meta: Meta{AgentID: MainAgent}, Text: fmt.Sprintf(
-				"freeact stopped while an action was running (turn %d: %s). What it changed in %d files was recorded now, "+
-					"with the files as they are now; review it or revert checkpoint %s.", r.Turn, r.Label, len(r.Changes), r.ID)},
-			&FilesChanged{Meta: Meta{AgentID: r.Agent, CorrelationID: r.Call}, Checkpoint: r.ID, TurnID: r.TurnID, Files: r.Changes, Late: true})
+		evs = append(evs, &Notice{Meta: Meta{AgentID: MainAgent}, Text: fmt.Sprintf(
+			"freeact stopped while an action was running (turn %d: %s). What it changed in %d files was recorded now, "+
+				"with the files as they are now; review it or revert checkpoint %s.", r.Turn, r.Label, len(r.Changes), r.ID)})
+		if r.Session == a.SessionID() {
+			evs = append(evs, &FilesChanged{Meta: Meta{AgentID: r.Agent, CorrelationID: r.Call}, Checkpoint: r.ID, TurnID: r.TurnID, Files: r.Changes, Late: true})
+		}
 	}
 	if err != nil {
 		return evs, nil, err
