@@ -110,7 +110,7 @@ package: deps-build build ## build a .deb into dist/
 
 # ---------------------------------------------------------------- test
 
-.PHONY: test lint check-bindings test-short test-go test-stress test-frontend test-e2e test-smoke test-package
+.PHONY: test lint check-bindings test-short test-go test-stress test-crash test-frontend test-e2e test-smoke test-package
 test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
 	$(MAKE) lint
 	$(MAKE) test-short
@@ -155,6 +155,13 @@ test-stress: deps-test deps-python deps-remote $(SRT_STAMP) ## go test -race ./.
 	start=$$(date +%s); \
 	$(GO) test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...; \
 	echo "test-stress: the Go suite passed under stress-ng $(STRESS) in $$(( $$(date +%s) - start )) s"
+
+# The crash harness (app/crash_test.go): the real binary, built with
+# -tags crashtest, killed at CRASH_POINTS kill points of each operation
+# (besides those reached once or twice), then started again and checked.
+CRASH_POINTS ?= 6
+test-crash: deps-test deps-python ## kill -9 freeact at kill points of actions, reverts, compaction, session writes, exports
+	FREEACT_CRASH_POINTS=$(CRASH_POINTS) $(GO) test -count=1 -timeout 3h -v -run 'TestCrash|TestTwoProcesses' ./app/
 
 test-frontend: $(NPM_STAMP) ## type check and unit tests of the frontend
 	cd frontend && npm run check && npm test

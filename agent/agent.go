@@ -148,6 +148,9 @@ type Agent struct {
 
 	costs *costs       // what the session cost; shared with subagents
 	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+	// repairs are what a crash left torn in the resumed session's files,
+	// cut off at start and not yet reported (Recover).
+	repairs []session.Repair
 
 	mu      sync.Mutex
 	history []model.Message
@@ -401,6 +404,11 @@ func (a *Agent) openSession() error {
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
+	// One writer a session: a second process would interleave its turns
+	// with ours in the same file.
+	if err := st.Lock(); err != nil {
+		return err
+	}
 	a.store, a.ownStore = st, true
 	a.offloader = &session.Offloader{
 		Dir: st.ResultsDir(), Workspace: a.cfg.Dir,
@@ -411,6 +419,10 @@ func (a *Agent) openSession() error {
 	}
 	if !st.Exists() {
 		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
+	}
+	// Lines a crash cut off are dropped now, and said (Recover), once.
+	if a.repairs, err = st.Repair(); err != nil {
+		return err
 	}
 	hist, err := st.Load(a.id)
 	if err != nil {

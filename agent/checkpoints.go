@@ -196,29 +196,64 @@ func (a *Agent) checkpointsFailed(emit func(Event), err error) {
 	emit(&Notice{Meta: Meta{AgentID: a.id}, Text: "Checkpoints are off for the rest of this session, so changes cannot be reverted: " + err.Error()})
 }
 
-// checkpointBefore snapshots the workspace before an action; nil when
-// checkpoints are off.
-func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event)) *checkpoint.Snapshot {
+// pendingAction is an action whose record was begun: its snapshot
+// before, and its pending record's id.
+type pendingAction struct {
+	before  checkpoint.Snapshot
+	id      string
+	info    checkpoint.Info
+	call    string
+	release func() // the action lock
+}
+
+// checkpointBefore snapshots the workspace before an action and writes its
+// pending record, so that no action runs unrecorded; nil when checkpoints
+// are off.
+func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event), call model.FunctionCall, label string) *pendingAction {
 	s := a.checkpointStore(emit)
 	if s == nil {
 		return nil
 	}
-	snap, err := s.Snapshot(context.WithoutCancel(ctx))
+	release, err := s.LockActions(ctx, func(pid int) {
+		emit(&Notice{Meta: Meta{AgentID: a.id}, Text: fmt.Sprintf("Waiting for an action of another freeact process on this workspace (pid %d) to end, so that each action's changes are recorded apart.", pid)})
+	})
 	if err != nil {
+		if ctx.Err() == nil && a.ckpt.turnOff(err) {
+			a.checkpointsFailed(emit, err)
+		}
+		return nil // cancelled while waiting: the action does not run either
+	}
+	ctx = context.WithoutCancel(ctx)
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		release()
 		if a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil
 	}
-	return &snap
+	t := a.currentTurn()
+	p := &pendingAction{before: snap, call: call.ID, release: release, info: checkpoint.Info{
+		Session: a.SessionID(), Agent: a.id, TurnID: t.id, Turn: t.number, Prompt: t.prompt,
+		Call: call.ID, Tool: call.Name, Label: label,
+	}}
+	if p.id, err = s.Begin(ctx, p.info, snap); err != nil {
+		release()
+		if a.ckpt.turnOff(err) {
+			a.checkpointsFailed(emit, err)
+		}
+		return nil
+	}
+	return p
 }
 
-// checkpointAfter snapshots the workspace after an action and records
-// what it changed, reporting it as FilesChanged.
-func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), before *checkpoint.Snapshot, call model.FunctionCall, label string) {
-	if before == nil {
+// checkpointAfter snapshots the workspace after an action and completes
+// its record, reporting what it changed as FilesChanged.
+func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), p *pendingAction) {
+	if p == nil {
 		return
 	}
+	defer p.release()
 	s := a.checkpointStore(emit)
 	if s == nil {
 		return
@@ -231,11 +266,7 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), before *c
 		}
 		return
 	}
-	t := a.currentTurn()
-	r, err := s.Record(ctx, checkpoint.Info{
-		Session: a.SessionID(), Agent: a.id, TurnID: t.id, Turn: t.number, Prompt: t.prompt,
-		Call: call.ID, Tool: call.Name, Label: label,
-	}, *before, after)
+	r, err := s.Record(ctx, p.id, p.info, p.before, after)
 	if err != nil {
 		if a.ckpt.turnOff(err) {
 			a.checkpointsFailed(emit, err)
@@ -243,7 +274,7 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), before *c
 		return
 	}
 	if r != nil {
-		emit(&FilesChanged{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, Checkpoint: r.ID, TurnID: r.TurnID, Files: r.Changes})
+		emit(&FilesChanged{Meta: Meta{AgentID: a.id, CorrelationID: p.call}, Checkpoint: r.ID, TurnID: r.TurnID, Files: r.Changes})
 	}
 }
 
@@ -267,11 +298,71 @@ func (a *Agent) beginUserCheckpoints(what string) {
 // model's: checkpointed before and after, so what it changed is reported
 // (FilesChanged) and can be reviewed and reverted.
 func (a *Agent) execUserCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
-	before := a.checkpointBefore(ctx, emit)
-	out, refused := a.execCell(ctx, emit, corr, code)
 	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
-	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
+	p := a.checkpointBefore(ctx, emit, call, actionLabel(call, code))
+	out, refused := a.execCell(ctx, emit, corr, code)
+	a.checkpointAfter(ctx, emit, p)
 	return out, refused
+}
+
+// Recover finishes what a freeact process that died left, and says so:
+// lines of the resumed session a crash cut off (dropped at Start, a
+// Notice each, once), and in the workspace's checkpoints each action that
+// was running, whose record is completed now (a Notice, and for this
+// session's actions a FilesChanged marked Late), so its changes can be
+// reviewed and reverted. A revert that was cut short is returned, to be
+// finished (FinishRevert) or rolled back (RollbackRevert); nil when there
+// is none. Front ends call it at start.
+func (a *Agent) Recover(ctx context.Context) ([]Event, *checkpoint.Interrupted, error) {
+	var evs []Event
+	a.mu.Lock()
+	repairs := a.repairs
+	a.repairs = nil
+	a.mu.Unlock()
+	for _, r := range repairs {
+		evs = append(evs, &Notice{Meta: Meta{AgentID: MainAgent}, Text: r.String()})
+	}
+	s := a.Checkpoints()
+	if s == nil {
+		return evs, nil, nil
+	}
+	done, err := s.Recover(ctx)
+	for _, r := range done {
+		evs = append(evs, &Notice{Meta: Meta{AgentID: MainAgent}, Text: fmt.Sprintf(
+			"freeact stopped while an action was running (turn %d: %s). What it changed in %d files was recorded now, "+
+				"with the files as they are now; review it or revert checkpoint %s.", r.Turn, r.Label, len(r.Changes), r.ID)})
+		if r.Session == a.SessionID() {
+			evs = append(evs, &FilesChanged{Meta: Meta{AgentID: r.Agent, CorrelationID: r.Call}, Checkpoint: r.ID, TurnID: r.TurnID, Files: r.Changes, Late: true})
+		}
+	}
+	if err != nil {
+		return evs, nil, err
+	}
+	in, err := s.InterruptedRevert()
+	return evs, in, err
+}
+
+// FinishRevert completes a revert that was cut short, recording it so
+// that its Undo restores all it changed.
+func (a *Agent) FinishRevert(ctx context.Context) (*Reverted, error) {
+	s := a.Checkpoints()
+	if s == nil {
+		return nil, errNoCheckpoints
+	}
+	r, err := s.FinishRevert(ctx)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return revertedEvent(r, checkpoint.Plan{}), nil
+}
+
+// RollbackRevert puts back the files a revert that was cut short changed.
+func (a *Agent) RollbackRevert(ctx context.Context) error {
+	s := a.Checkpoints()
+	if s == nil {
+		return errNoCheckpoints
+	}
+	return s.RollbackRevert(ctx)
 }
 
 func (a *Agent) currentTurn() turnInfo {

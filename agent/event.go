@@ -421,6 +421,10 @@ type FilesChanged struct {
 	// RevertedBy names the revert that took the change back, when the
 	// event is replayed from history.
 	RevertedBy string `json:"reverted_by,omitempty"`
+	// Late: the process died during the action, and its record was
+	// completed at the next start (Agent.Recover), with the workspace as
+	// it was then.
+	Late bool `json:"late,omitempty"`
 }
 
 // Reverted reports that the user took changes back: Reverts are the

@@ -123,7 +123,7 @@ func recordGoldenChanges(t *testing.T, root, ws, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Record(ctx, checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "c1", Tool: agent.ExecuteTool, Label: "plot"}, before, after); err != nil {
+	if _, err := s.Record(ctx, "", checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "c1", Tool: agent.ExecuteTool, Label: "plot"}, before, after); err != nil {
 		t.Fatal(err)
 	}
 	// The cell the user ran again (run-0000beef) deleted it.
@@ -134,11 +134,11 @@ func recordGoldenChanges(t *testing.T, root, ws, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Record(ctx, checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "run-0000beef", Tool: agent.ExecuteTool, Label: "again"}, after, gone); err != nil {
+	if _, err := s.Record(ctx, "", checkpoint.Info{Session: id, Agent: agent.MainAgent, Call: "run-0000beef", Tool: agent.ExecuteTool, Label: "again"}, after, gone); err != nil {
 		t.Fatal(err)
 	}
 	// Another session's action on the same call id is not this one's.
-	if _, err := s.Record(ctx, checkpoint.Info{Session: "other", Agent: agent.MainAgent, Call: "c2", Tool: agent.ExecuteTool, Label: "x"}, before, after); err != nil {
+	if _, err := s.Record(ctx, "", checkpoint.Info{Session: "other", Agent: agent.MainAgent, Call: "c2", Tool: agent.ExecuteTool, Label: "x"}, before, after); err != nil {
 		t.Fatal(err)
 	}
 }

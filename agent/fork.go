@@ -47,6 +47,28 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 	return "", Prompt{}, fmt.Errorf("fork session %s: it has %d prompts, not %d", src, n, turn)
 }
 
+// CopySession starts a new session of the workspace cfg with all of
+// session src's main conversation, for continuing it while src is open in
+// another process, and returns the new id.
+func CopySession(cfg *config.Config, src string) (string, error) {
+	st, err := session.Open(cfg.SessionsDir(), src, freeactSessions)
+	if err != nil {
+		return "", err
+	}
+	msgs, err := st.Load(MainAgent)
+	if err != nil {
+		return "", fmt.Errorf("copy session %s: %w", src, err)
+	}
+	if len(msgs) == 0 {
+		return "", fmt.Errorf("no session %q in %s", src, cfg.SessionsDir())
+	}
+	id := session.NewID()
+	if err := st.Fork(id, len(msgs)); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
 // promptOf returns what the user sent in a prompt message, without what
 // the agent added (a note on reverted files).
 func promptOf(m model.Message) Prompt {

@@ -134,10 +134,10 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	} else {
 		edited = ""
 	}
-	before := a.checkpointBefore(ctx, emit)
+	before := a.checkpointBefore(ctx, emit, call, actionLabel(call, code))
 	out, refused := a.execCell(ctx, emit, call.ID, code)
 	// What ran, before a "no" too, may have changed files.
-	a.checkpointAfter(ctx, emit, before, call, actionLabel(call, code))
+	a.checkpointAfter(ctx, emit, before)
 	text, isErr := a.offload(out.Text), out.Error
 	if refused != nil {
 		// The model gets one line saying what was rejected.
@@ -250,8 +250,8 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		if _, read := tc.(FileRead); !read {
-			before := a.checkpointBefore(ctx, emit)
-			defer a.checkpointAfter(ctx, emit, before, call, actionLabel(call, args))
+			before := a.checkpointBefore(ctx, emit, call, actionLabel(call, args))
+			defer a.checkpointAfter(ctx, emit, before)
 		}
 		res, err := a.ws.RunApproved(ctx, args, p)
 		if err != nil {

@@ -71,6 +71,59 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 	}
 }
 
+// recover tells what a freeact process that died left of the workspace's
+// checkpoints: actions recorded late, a revert cut short. When ask is set
+// it offers to finish or roll back such a revert; true means quit.
+func (t *terminal) recover(ctx context.Context, a *agent.Agent, ask bool) bool {
+	evs, in, err := a.Recover(ctx)
+	for _, ev := range evs {
+		t.render(ev)
+	}
+	if err != nil {
+		t.write(t.style.red("error: "+err.Error()) + "\n")
+	}
+	if in == nil {
+		return false
+	}
+	t.newline()
+	t.write(t.style.yellow(interruptedText(in)) + "\n")
+	if !ask {
+		return false
+	}
+	t.write("Finish the revert (f), roll it back (r), or decide later (Enter)? ")
+	t.lineStart = true
+	line, ok := t.readLine(ctx, nil, t.interrupts)
+	if !ok {
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "f":
+		rev, err := a.FinishRevert(ctx)
+		switch {
+		case err != nil:
+			t.write(t.style.red("error: "+err.Error()) + "\n")
+		case rev == nil:
+			t.write("The revert is finished; it changed nothing.\n")
+		default:
+			t.write(fmt.Sprintf("The revert is finished: %d files (checkpoint %s; `freeact checkpoints revert %s` takes it back).\n", len(rev.Files), rev.Checkpoint, rev.Checkpoint))
+		}
+	case "r":
+		if err := a.RollbackRevert(ctx); err != nil {
+			t.write(t.style.red("error: "+err.Error()) + "\n")
+		} else {
+			t.write("The revert was rolled back: the files are as they were before it.\n")
+		}
+	}
+	return false
+}
+
+// interruptedText says that a revert was cut short and what to do.
+func interruptedText(in *checkpoint.Interrupted) string {
+	return fmt.Sprintf("A revert was interrupted (%s, %s, %s): some files may be reverted and others not. "+
+		"`freeact checkpoints finish` completes it; `freeact checkpoints rollback` puts the files back as they were before it.",
+		in.Label, agent.Plural(in.Files, "path"), in.Time.Local().Format(time.DateOnly+" 15:04"))
+}
+
 // lastTurn finds the session's latest turn with changes not reverted.
 func (t *terminal) lastTurn(a *agent.Agent) (*checkpoint.Store, []checkpoint.Record, bool) {
 	store := a.Checkpoints()
@@ -251,11 +304,11 @@ func restoreLine(c checkpoint.Change) string {
 // runCheckpoints is `freeact checkpoints list|diff|revert`.
 func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) error {
 	usage := func() error {
-		return usageError{errors.New("checkpoints takes list, diff [ID] or revert [ID]: e.g. freeact checkpoints revert --workspace DIR")}
+		return usageError{errors.New("checkpoints takes list, diff [ID], revert [ID], finish or rollback: e.g. freeact checkpoints revert --workspace DIR")}
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(s.Out, "Usage: freeact checkpoints list|diff|revert [--workspace DIR] [--yes] [--force] [ID]")
+			fmt.Fprintln(s.Out, "Usage: freeact checkpoints list|diff|revert|finish|rollback [--workspace DIR] [--yes] [--force] [ID]")
 			return nil
 		}
 		return usage()
@@ -293,6 +346,20 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 	}
 	defer store.Close()
 	st := newStyle(s.Out)
+	late, err := store.Recover(ctx)
+	for _, r := range late {
+		fmt.Fprintln(s.Out, st.yellow(fmt.Sprintf("freeact stopped while action %s was running (turn %d: %s); what it changed was recorded now.", r.ID, r.Turn, r.Label)))
+	}
+	if err != nil {
+		return err
+	}
+	in, err := store.InterruptedRevert()
+	if err != nil {
+		return err
+	}
+	if in != nil && sub != "finish" && sub != "rollback" {
+		fmt.Fprintln(s.Out, st.yellow(interruptedText(in)))
+	}
 	records, err := store.Records()
 	if err != nil {
 		return err
@@ -306,6 +373,27 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 		return store.Find(id)
 	}
 	switch sub {
+	case "finish", "rollback":
+		if id != "" {
+			return usageError{fmt.Errorf("checkpoints %s takes no ID", sub)}
+		}
+		if sub == "rollback" {
+			if err := store.RollbackRevert(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintln(s.Out, "The revert was rolled back: the files are as they were before it.")
+			return nil
+		}
+		rec, err := store.FinishRevert(ctx)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			fmt.Fprintln(s.Out, "The revert is finished; it changed nothing.")
+			return nil
+		}
+		fmt.Fprintf(s.Out, "The revert is finished: %d files, checkpoint %s (revert it to take this back).\n", len(rec.Changes), rec.ID)
+		return nil
 	case "list":
 		if id != "" {
 			return usageError{errors.New("checkpoints list takes no ID")}
@@ -458,8 +546,11 @@ func writeRecords(w io.Writer, st style, rs []checkpoint.Record) {
 			fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.TurnID, session, when, len(files), st.bold(fmt.Sprintf("turn %d: %s", r.Turn, r.Prompt)), state)
 			for _, a := range g.actions {
 				s := ""
+				if a.Late {
+					s = st.yellow(" (recorded late: freeact stopped during it)")
+				}
 				if reverted[a.ID] != "" {
-					s = st.dim(" (reverted)")
+					s += st.dim(" (reverted)")
 				}
 				fmt.Fprintf(w, "  %-8s %-9s %-16s %5d  %s%s\n", a.ID, "", "", len(a.Changes), a.Label, s)
 			}

@@ -48,7 +48,7 @@ func contractEvents() []queued {
 		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
 		{ev: &agent.Compacting{Meta: meta, Reason: agent.CompactThreshold, Messages: 731}},
 		{ev: &agent.Compacted{Meta: meta, Reason: agent.CompactManual, Summary: "the summary", Messages: 732, TokensBefore: 733, TokensAfter: 734}},
-		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Files: []checkpoint.Change{
+		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Late: true, Files: []checkpoint.Change{
 			{Path: "a.txt", Status: checkpoint.Modified, Binary: true, Large: true, Added: 741, Removed: 742},
 		}}},
 		{ev: &agent.Reverted{Meta: meta, Checkpoint: "ckpt0009", Reverts: []string{"ckpt0001"}, Label: "Revert turn 1", Unrestorable: []string{"big.bin"}, Files: []checkpoint.Change{

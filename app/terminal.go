@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/kernel"
 )
@@ -58,7 +59,7 @@ func runInit(_ context.Context, args []string, _ Build, s Streams) error {
 
 type runFlags struct {
 	workspace, sessionID, prompt, logLevel, sandboxConfig string
-	json, skipPermissions, sandbox                        bool
+	json, skipPermissions, sandbox, fork                  bool
 }
 
 func runRun(ctx context.Context, args []string, b Build, s Streams) error {
@@ -66,6 +67,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	var f runFlags
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace `directory`")
 	fs.StringVar(&f.sessionID, "session-id", "", "resume the session with this `id`")
+	fs.BoolVar(&f.fork, "fork", false, "with --session-id: continue in a copy of the session (for one open in another window)")
 	fs.StringVar(&f.prompt, "prompt", "", "run this one request and exit: status 0 answered, 1 failed, 3 rejected, 4 cancelled")
 	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; approvals are answered by lines y, n, a or s on stdin")
 	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
@@ -78,6 +80,9 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("run takes no arguments, got %q (use --prompt TEXT)", fs.Args())}
 	}
+	if f.fork && f.sessionID == "" {
+		return usageError{errors.New("--fork copies the session --session-id names: give both")}
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", f.logLevel)}
@@ -89,6 +94,9 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	defer log.SetOutput(os.Stderr)
 
 	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s)
+	if errors.Is(err, session.ErrBusy) {
+		return fmt.Errorf("%w\n`freeact run --session-id %s --fork` continues in a copy; `freeact export --session %s` shows it", err, f.sessionID, f.sessionID)
+	}
 	if err != nil {
 		return err
 	}
@@ -102,6 +110,9 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	if t.recover(ctx, a, f.prompt == "" && !f.json) {
+		return nil
+	}
 	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
 		return nil
 	}
@@ -146,6 +157,14 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 	}
 	opts := []agent.Option{
 		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
+	}
+	if f.fork {
+		id, err := agent.CopySession(cfg, f.sessionID)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
+		f.sessionID = id
 	}
 	if f.sessionID != "" {
 		opts = append(opts, agent.WithSessionID(f.sessionID))

@@ -121,7 +121,7 @@ func agentHistory(a *agent.Agent) []json.RawMessage {
 				}
 				x.changes[r.Call] = &agent.FilesChanged{
 					Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.Call}, Checkpoint: r.ID, TurnID: r.TurnID,
-					Files: r.Changes, RevertedBy: reverted[r.ID],
+					Files: r.Changes, RevertedBy: reverted[r.ID], Late: r.Late,
 				}
 			}
 		}

@@ -240,6 +240,21 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	ws.d.send(EventKernel, s)
 }
 
+// recover tells the window what a freeact process that died left of the
+// workspace's checkpoints: actions recorded late, a revert cut short.
+func (ws *workspace) recover(ctx context.Context, a *agent.Agent) {
+	evs, in, err := a.Recover(ctx)
+	for _, ev := range evs {
+		ws.push(queued{ev: ev})
+	}
+	if err != nil {
+		ws.push(queued{ev: &agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: "Checkpoints: " + err.Error()}})
+	}
+	if in != nil {
+		ws.push(queued{ev: &agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: interruptedText(in)}})
+	}
+}
+
 // show empties the conversation in the window and, for a saved session,
 // sends its history, read from the session file: the conversation shows
 // at once, before the agent has started.
@@ -343,6 +358,7 @@ func (ws *workspace) start(sessionID string) {
 				ws.push(queued{raw: mustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})})
 			}
 		}
+		ws.recover(ctx, a)
 		ws.d.rememberSession(ws.dir, a.SessionID())
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
 		ws.sendQueued()

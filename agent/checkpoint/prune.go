@@ -139,6 +139,10 @@ func (s *Store) live(keep []Record) (seen, secrets map[Hash]bool) {
 	}
 	mark("", head)
 	mark("", s.head)
+	if j, _ := s.readJournal(); j != nil {
+		// An interrupted revert's files before it, for RollbackRevert.
+		mark("", j.Before)
+	}
 	return seen, secrets
 }
 

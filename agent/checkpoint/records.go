@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/crashpoint"
 )
 
 // Kinds of records.
@@ -46,7 +48,23 @@ type Record struct {
 	After   Hash      `json:"-"`
 	Time    time.Time `json:"time"`
 	Changes []Change  `json:"changes"`
+	// State is "" for a complete record. A record is written "pending"
+	// before its action runs (with only Before) and written again, under
+	// the same id, complete or "void" (the action changed nothing) after.
+	// Owner names the process that wrote a pending record, so that the
+	// next start knows it died (see Recover).
+	State string `json:"state,omitempty"`
+	Owner string `json:"owner,omitempty"`
+	// Late: the process died during the action, so After was taken at the
+	// next start and may hold later changes too.
+	Late bool `json:"late,omitempty"`
 }
+
+// Record states.
+const (
+	statePending = "pending"
+	stateVoid    = "void"
+)
 
 // Change is one file a record changed.
 type Change struct {
@@ -128,17 +146,35 @@ func (l *recordLog) all() ([]Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read checkpoint records: %w", err)
 		}
-		var rs []Record
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			var r Record
-			if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &r) != nil {
-				continue // a line cut by a crash
-			}
-			rs = append(rs, r)
-		}
-		l.size, l.records = int64(len(data)), rs
+		l.size, l.records = int64(len(data)), foldRecords(data)
 	}
 	return append([]Record(nil), l.records...), nil
+}
+
+// foldRecords reads the lines of records.jsonl: a later line of an id
+// replaces the earlier one in its place, and a void one removes it.
+func foldRecords(data []byte) []Record {
+	var rs []Record
+	at := map[string]int{}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var r Record
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &r) != nil {
+			continue // a line cut by a crash
+		}
+		if i, ok := at[r.ID]; ok {
+			rs[i] = r
+			continue
+		}
+		at[r.ID] = len(rs)
+		rs = append(rs, r)
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r.State != stateVoid {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // add appends a record; the caller holds the store's file lock.
@@ -147,11 +183,21 @@ func (l *recordLog) add(r Record) error {
 	if err != nil {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
-	_, err = f.Write(append(line, '\n'))
+	line = append(line, '\n')
+	if endsTorn(f) {
+		// A line a crash cut stays a bad line of its own (all skips it)
+		// instead of swallowing this one.
+		line = append([]byte{'\n'}, line...)
+	}
+	if cut := crashpoint.Tear("checkpoint.record", line); cut != nil {
+		_, _ = f.Write(cut)
+		crashpoint.Die()
+	}
+	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -159,6 +205,17 @@ func (l *recordLog) add(r Record) error {
 		return fmt.Errorf("save checkpoint record: %w", err)
 	}
 	return nil
+}
+
+// endsTorn reports whether f's last byte is not a newline.
+func endsTorn(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err = f.ReadAt(b[:], st.Size()-1)
+	return err == nil && b[0] != '\n'
 }
 
 // rewrite replaces the log with rs (after pruning).
@@ -192,37 +249,187 @@ type Info struct {
 	DeleteUnkept []string
 }
 
-// Record saves the change from before to after as a record of the action
-// info. An action that changed nothing is not recorded: the result is nil.
-func (s *Store) Record(ctx context.Context, info Info, before, after Snapshot) (*Record, error) {
-	if before.Root == after.Root {
-		return nil, nil
-	}
-	changes, err := s.changes(before.Root, after.Root)
+// Begin writes the pending record of an action about to run, from the
+// snapshot before it, and returns its id for Record. Whatever happens to
+// the process during the action, the next start finds it (Recover).
+func (s *Store) Begin(ctx context.Context, info Info, before Snapshot) (string, error) {
+	r := s.newRecord(info)
+	r.State, r.Owner, r.Before = statePending, s.owner, before.Root
+	unlock, err := s.lock.lock(ctx)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if len(changes) == 0 {
-		return nil, nil // only folders changed
+	defer unlock()
+	if err := s.records.add(r); err != nil {
+		return "", err
 	}
-	r := Record{
+	crashpoint.Hit("checkpoint.begun")
+	return r.ID, nil
+}
+
+func (s *Store) newRecord(info Info) Record {
+	return Record{
 		ID: newID(), Kind: KindAction, Session: info.Session, Agent: info.Agent, TurnID: info.TurnID, Turn: info.Turn,
 		Prompt: oneLine(info.Prompt, 120), Call: info.Call, Tool: info.Tool, Label: oneLine(info.Label, 120),
-		Before: before.Root, After: after.Root, Time: time.Now().UTC(), Changes: changes,
+		Time: time.Now().UTC(),
+	}
+}
+
+// Record saves the change from before to after as a record of the action
+// info, completing the pending record of Begin when pending names one. An
+// action that changed nothing is not recorded: the result is nil.
+func (s *Store) Record(ctx context.Context, pending string, info Info, before, after Snapshot) (*Record, error) {
+	var changes []Change
+	if before.Root != after.Root {
+		var err error
+		if changes, err = s.changes(before.Root, after.Root); err != nil {
+			return nil, err
+		}
+	}
+	r := s.newRecord(info)
+	if pending != "" {
+		r.ID = pending
+	}
+	r.Before, r.After, r.Changes = before.Root, after.Root, changes
+	if len(changes) == 0 { // nothing, or only folders, changed
+		if pending == "" {
+			return nil, nil
+		}
+		r.State = stateVoid
 	}
 	unlock, err := s.lock.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	crashpoint.Hit("checkpoint.completing")
 	if err := s.records.add(r); err != nil {
 		return nil, err
+	}
+	if r.State == stateVoid {
+		return nil, nil
 	}
 	return &r, nil
 }
 
-// Records returns every record, oldest first.
-func (s *Store) Records() ([]Record, error) { return s.records.all() }
+// Recover finishes what processes that died left of this store: an
+// action's pending record gets its after-snapshot now (marked Late), so
+// that what the action changed can be reviewed and reverted. It returns
+// the records it completed. An interrupted revert is left to
+// InterruptedRevert.
+func (s *Store) Recover(ctx context.Context) ([]Record, error) {
+	all, err := s.records.all()
+	if err != nil {
+		return nil, err
+	}
+	s.removeDeadOwners(all)
+	if !s.anyDead(all) {
+		return nil, nil
+	}
+	unlock, err := s.lockAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if all, err = s.records.all(); err != nil { // another process may have recovered them
+		return nil, err
+	}
+	var now *Snapshot
+	var done []Record
+	for _, r := range all {
+		if r.State != statePending || s.alive(r.Owner) {
+			continue
+		}
+		if now == nil {
+			snap, err := s.snapshot(ctx)
+			if err != nil {
+				return done, fmt.Errorf("finish the record of an interrupted action: %w", err)
+			}
+			now = &snap
+		}
+		changes, err := s.changes(r.Before, now.Root)
+		if err != nil {
+			return done, err
+		}
+		r.State, r.Owner, r.Late, r.After, r.Changes = "", "", true, now.Root, changes
+		if len(changes) == 0 {
+			r.State = stateVoid
+		}
+		if err := s.records.add(r); err != nil {
+			return done, err
+		}
+		if r.State == "" {
+			done = append(done, r)
+		}
+	}
+	return done, nil
+}
+
+// removeDeadOwners removes the owner files of processes that died with
+// nothing left to finish. A file younger than a minute is left alone: its
+// process may not have locked it yet.
+func (s *Store) removeDeadOwners(all []Record) {
+	needed := map[string]bool{}
+	for _, r := range all {
+		if r.State == statePending {
+			needed[r.Owner] = true
+		}
+	}
+	if j, _ := s.readJournal(); j != nil {
+		needed[j.Owner] = true
+	}
+	dir := filepath.Join(s.dir, "owners")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || needed[e.Name()] || time.Since(info.ModTime()) < time.Minute || s.alive(e.Name()) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+func (s *Store) anyDead(all []Record) bool {
+	for _, r := range all {
+		if r.State == statePending && !s.alive(r.Owner) {
+			return true
+		}
+	}
+	return false
+}
+
+// alive reports whether the process that owns id still has the store
+// open.
+func (s *Store) alive(id string) bool {
+	return id == s.owner || (id != "" && checkName(id) && ownerAlive(filepath.Join(s.dir, "owners", id)))
+}
+
+// checkName reports whether an owner id from a file is a plain name.
+func checkName(id string) bool { return !strings.ContainsAny(id, `/\.`) && len(id) <= 64 }
+
+// Pending returns the actions running now, in this process or another.
+func (s *Store) Pending() ([]Record, error) {
+	all, err := s.records.all()
+	var out []Record
+	for _, r := range all {
+		if r.State == statePending {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// Records returns every complete record, oldest first.
+func (s *Store) Records() ([]Record, error) {
+	all, err := s.records.all()
+	out := all[:0]
+	for _, r := range all {
+		if r.State == "" {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
 
 // Find returns the records an id names: a record's id, or a turn's id (all
 // the records of that turn).

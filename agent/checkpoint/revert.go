@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/freeact/desktop/internal/beneath"
 )
@@ -241,11 +240,21 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 // so a folder swapped for a link meanwhile is refused, never followed.
 // The result is nil when there was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
+	// An action running in another process would record the revert's
+	// changes as its own.
+	release, err := s.LockActions(ctx, nil)
+	if err != nil {
+		return nil, Plan{}, err
+	}
+	defer release()
 	unlock, err := s.lockAll(ctx)
 	if err != nil {
 		return nil, Plan{}, err
 	}
 	defer unlock()
+	if err := s.interrupted(); err != nil {
+		return nil, Plan{}, err
+	}
 	before, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, Plan{}, err
@@ -265,34 +274,8 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, pl, fmt.Errorf("%w: %s (revert anyway to change them)", ErrProtected, changedPaths(cs))
 	}
 	steps = leaveUnkept(steps, info.DeleteUnkept)
-	if err := s.apply(steps); err != nil {
-		return nil, pl, err
-	}
-	after, err := s.snapshot(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, pl, err
-	}
-	if before.Root == after.Root {
-		return nil, pl, nil
-	}
-	changes, err := s.changes(before.Root, after.Root)
-	if err != nil {
-		return nil, pl, err
-	}
-	r := Record{
-		ID: newID(), Kind: KindRevert, Session: info.Session, Agent: info.Agent, Turn: info.Turn,
-		Label: info.Label, Before: before.Root, After: after.Root, Time: time.Now().UTC(), Changes: changes,
-	}
-	if r.Label == "" {
-		r.Label = revertLabel(records)
-	}
-	for _, x := range records {
-		r.Reverts = append(r.Reverts, x.ID)
-	}
-	if err := s.records.add(r); err != nil {
-		return nil, pl, err
-	}
-	return &r, pl, nil
+	r, err := s.journaled(ctx, records, info, before.Root, steps)
+	return r, pl, err
 }
 
 // leaveUnkept drops the steps that would delete a file whose content was

@@ -21,8 +21,8 @@ import (
 	"github.com/freeact/desktop/internal/beneath"
 )
 
-// tree lists every entry below dir with its mode and content.
-func tree(t *testing.T, dir string) string {
+// listTree lists every entry below dir with its mode and content.
+func listTree(t *testing.T, dir string) string {
 	t.Helper()
 	var lines []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -111,11 +111,11 @@ func TestRevertDoesNotChmodThroughLink(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "d")); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, out)
+	before := listTree(t, out)
 	if _, _, err := s.Revert(context.Background(), []Record{*r}, Info{}, true); err != nil {
 		t.Logf("revert: %v", err)
 	}
-	if got := tree(t, out); got != before {
+	if got := listTree(t, out); got != before {
 		t.Errorf("outside changed:\n%s\nwas\n%s", got, before)
 	}
 }
@@ -135,7 +135,7 @@ func TestRevertSwapRace(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "swap")); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, out)
+	before := listTree(t, out)
 	s := open(t, ws, Options{})
 	r := action(t, s, Info{}, func() { write(t, ws, map[string]string{"cfg/a.txt": "v1", "cfg/b.txt": "new"}) })
 	root, err := beneath.Open(ws)
@@ -180,7 +180,7 @@ func TestRevertSwapRace(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
-	if got := tree(t, out); got != before {
+	if got := listTree(t, out); got != before {
 		t.Fatalf("outside changed after %d flips:\n%s\nwas\n%s", flips, got, before)
 	}
 	if flips < 1000 || reverted == 0 {

@@ -96,6 +96,11 @@ type Store struct {
 	obj  *objects
 	racy int64
 	lock *fileLock
+	// owner names this open store in pending records and revert journals;
+	// ownerFile, locked while the store is open, tells other processes
+	// that it is alive.
+	owner     string
+	ownerFile *os.File
 
 	mu    sync.Mutex // serialises snapshots and reverts in this process
 	index map[string]cached
@@ -109,6 +114,37 @@ type Store struct {
 	dirty    bool        // index changed since it was saved
 	records  recordLog
 	pruning  sync.WaitGroup
+	// The action lock (LockActions): held while any action of this
+	// process runs.
+	actMu   sync.Mutex
+	actN    int
+	actFile *os.File
+}
+
+// LockActions keeps other processes' actions on the workspace from
+// running until the function it returns is called: an action's snapshots
+// before and after must not take in another process's changes, or its
+// record (and its revert) would hold them. Actions of this process share
+// the lock. waiting is told the pid of the process it waits for, once.
+func (s *Store) LockActions(ctx context.Context, waiting func(pid int)) (func(), error) {
+	s.actMu.Lock()
+	defer s.actMu.Unlock()
+	if s.actN == 0 {
+		f, err := lockWait(ctx, filepath.Join(s.dir, "actions.lock"), waiting)
+		if err != nil {
+			return nil, fmt.Errorf("wait for another freeact process's action on %s: %w", s.ws, err)
+		}
+		s.actFile = f
+	}
+	s.actN++
+	return sync.OnceFunc(func() {
+		s.actMu.Lock()
+		defer s.actMu.Unlock()
+		if s.actN--; s.actN == 0 {
+			s.actFile.Close()
+			s.actFile = nil
+		}
+	}), nil
 }
 
 // Snapshot is the state of the workspace at one moment.
@@ -142,6 +178,13 @@ func Open(dir, ws string, opts Options) (*Store, error) {
 		records:  recordLog{path: filepath.Join(dir, "records.jsonl")},
 		keepNext: true,
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "owners"), 0o700); err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
+	s.owner = newID() + newID()
+	if s.ownerFile, err = holdOwner(filepath.Join(dir, "owners", s.owner)); err != nil {
+		return nil, fmt.Errorf("open checkpoints: %w", err)
+	}
 	s.head, s.index = s.loadIndex()
 	if s.pruneDue() {
 		s.pruning.Add(1)
@@ -159,7 +202,15 @@ func (s *Store) Workspace() string { return s.ws }
 // Close saves the index and waits for a running prune.
 func (s *Store) Close() error {
 	s.pruning.Wait()
-	return s.Flush()
+	err := s.Flush()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ownerFile != nil {
+		_ = os.Remove(s.ownerFile.Name())
+		s.ownerFile.Close()
+		s.ownerFile = nil
+	}
+	return err
 }
 
 // Flush saves the index, so the next process need not read every file

@@ -64,7 +64,7 @@ func action(t testing.TB, s *Store, info Info, change func()) *Record {
 	t.Helper()
 	before := snap(t, s)
 	change()
-	r, err := s.Record(context.Background(), info, before, snap(t, s))
+	r, err := s.Record(context.Background(), "", info, before, snap(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestTwoStoresShareAFolder(t *testing.T) {
 				errs <- err
 				return
 			}
-			if _, err := s.Record(context.Background(), Info{Label: name}, before, after); err != nil {
+			if _, err := s.Record(context.Background(), "", Info{Label: name}, before, after); err != nil {
 				errs <- err
 			}
 		}()

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/freeact/desktop/internal/crashpoint"
 )
 
 // Compaction records that an agent's older messages were summarised: from
@@ -85,6 +87,10 @@ func appendRecords[T any](name string, recs ...T) error {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
+	}
+	if cut := crashpoint.Tear("session.record", buf.Bytes()); cut != nil {
+		_, _ = f.Write(cut)
+		crashpoint.Die()
 	}
 	_, err = f.Write(buf.Bytes())
 	if err == nil {

@@ -79,9 +79,19 @@ func Delete(sessionsDir, id string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
+	lock := filepath.Join(sessionsDir, id+".lock")
+	f, err := lockFile(lock)
+	switch {
+	case isOurs(err): // this process closes it
+	case err != nil:
+		return fmt.Errorf("delete session %s: %w", id, err)
+	default:
+		defer f.Close()
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
+	_ = os.Remove(lock)
 	return nil
 }
 

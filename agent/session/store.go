@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freeact/desktop/internal/crashpoint"
 )
 
 // Version is the envelope version this package writes and reads.
@@ -76,6 +78,8 @@ type Store[M any] struct {
 	mu      sync.Mutex
 	files   map[string]*os.File // open for appending, by agent id
 	summary *summary            // of main.jsonl, once it is open
+	lock    *os.File            // the writer lock (Lock), held until Close
+	repairs []Repair            // not yet reported (Repair)
 }
 
 // NewID returns a new random session id (a UUID version 4).
@@ -233,6 +237,10 @@ func (s *Store[M]) Append(agentID string, msgs ...M) error {
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", f.Name(), err)
 	}
+	if cut := crashpoint.Tear("session.append", buf.Bytes()); cut != nil {
+		_, _ = f.Write(cut)
+		crashpoint.Die()
+	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		// Take back a partial write (a full disk) so the next append does
 		// not follow half a line.
@@ -275,9 +283,13 @@ func (s *Store[M]) open(agentID string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := repairTail(f); err != nil {
+	dropped, err := repairTail(f)
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("repair %s: %w", f.Name(), err)
+	}
+	if len(dropped) > 0 {
+		s.repairs = append(s.repairs, s.keepDropped(f.Name(), dropped, "message"))
 	}
 	if agentID == MainAgent {
 		s.summary, _ = loadSummary(s.dir, f.Name()) // nil: rebuilt on the next append
@@ -290,30 +302,34 @@ func (s *Store[M]) open(agentID string) (*os.File, error) {
 // it at the end: a partial last line left by a crash is cut off (or
 // completed with a newline when it is a whole envelope), and a malformed
 // last line, which Load ignores, is cut off too. Otherwise the next append
-// would turn it into a malformed earlier line that fails every load.
-func repairTail(f *os.File) error {
+// would turn it into a malformed earlier line that fails every load. It
+// returns what it cut off.
+func repairTail(f *os.File) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	complete, at, partial, err := lastLines(f, info.Size())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var malformed *malformedError
+	var dropped []byte
 	switch {
 	case len(partial) > 0 && validEnvelope(partial):
 		_, err = f.WriteAt([]byte{'\n'}, info.Size())
 	case len(complete) > 0 && errors.As(parseErr(complete), &malformed):
+		dropped = append(append([]byte(nil), complete...), partial...)
 		err = f.Truncate(at)
 	case len(partial) > 0:
+		dropped = partial
 		err = f.Truncate(info.Size() - int64(len(partial)))
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = f.Seek(0, io.SeekEnd)
-	return err
+	return dropped, err
 }
 
 func validEnvelope(line []byte) bool { return parseErr(line) == nil }
@@ -355,6 +371,10 @@ func (s *Store[M]) Close() error {
 			err = cerr
 		}
 		delete(s.files, id)
+	}
+	if s.lock != nil {
+		s.lock.Close() // releases the flock
+		s.lock = nil
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/freeact/desktop/internal/crashpoint"
 	"github.com/freeact/desktop/internal/nofollow"
 )
 
@@ -118,6 +119,9 @@ func (d folder) sync() {
 }
 
 func write(d folder, base string, data []byte, perm fs.FileMode, f flags) (err error) {
+	if f&durable != 0 {
+		crashpoint.Hit("atomicfile.begin")
+	}
 	tmp, tmpBase, err := createTemp(d, base, perm)
 	if err != nil {
 		return err
@@ -143,6 +147,11 @@ func write(d folder, base string, data []byte, perm fs.FileMode, f flags) (err e
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if f&durable != 0 {
+		crashpoint.Hit("atomicfile.write")
+	} else {
+		crashpoint.Hit("atomicfile.cache")
 	}
 	if err := d.rename(tmpBase, base); err != nil {
 		return err // a *LinkError naming both paths

@@ -117,7 +117,7 @@ export type AgentEvent =
       tokens_before: number;
       tokens_after: number;
     })
-  | (Meta & { type: 'FilesChanged'; checkpoint: string; turn_id: string; files: FileChange[]; reverted_by?: string })
+  | (Meta & { type: 'FilesChanged'; checkpoint: string; turn_id: string; files: FileChange[]; reverted_by?: string; late?: boolean })
   | (Meta & {
       type: 'Reverted';
       checkpoint: string;

@@ -1,0 +1,35 @@
+//go:build unix
+
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// lockFile takes the session's writer lock: an flock on <id>.lock beside
+// the session's folder, which holds the writer's pid. The kernel releases
+// it when the process dies, however it dies.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			data, _ := os.ReadFile(path)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			return nil, &BusyError{PID: pid}
+		}
+		return nil, err
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
+	}
+	return f, nil
+}
