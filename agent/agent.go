@@ -20,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
@@ -59,6 +60,9 @@ type options struct {
 	// hidden are paths sandboxed code may not read: the app's folder of
 	// settings and stored API keys (set by Workspace.StartAgent).
 	hidden []string
+	// keyDir is the folder of the key that seals records of code that
+	// ran (agent/seal); "" is the app's folder.
+	keyDir string
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
@@ -136,6 +140,7 @@ type Agent struct {
 	tools     []model.Tool
 	subagents chan struct{}    // max_subagents slots
 	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
+	seal      *seal.Key        // signs the records of code that ran (nil: none can be checked)
 	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
@@ -183,7 +188,17 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if root == "" {
 		root = checkpoint.DefaultRoot()
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
+	if o.keyDir == "" {
+		o.keyDir = config.DefaultAppDir()
+	}
+	// Sandboxed code must not read the key and sign records itself.
+	o.hidden = append(o.hidden, filepath.Join(o.keyDir, seal.Folder))
+	key, err := seal.Load(o.keyDir, cfg.Dir)
+	if err != nil {
+		// Nothing is trusted then: every replay shows its code first.
+		o.log.Warn("records of code that ran cannot be sealed", "err", err)
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}, seal: key}
 	var conv *permission.Conversation
 	if o.perm != nil {
 		conv = o.perm.NewConversation()

@@ -60,7 +60,7 @@ func Transcript(history []model.Message, title, dir string) *notebook.Transcript
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
 				e := notebook.Entry{Kind: notebook.KindCode, Code: callCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError}
-				if code, out, ok := EditedCode(r.Output); ok {
+				if code, out, ok := EditedCode(*r); ok {
 					e.Code, e.Output, e.By = code, out, byEditedText
 				}
 				add(e)

@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_DATA_HOME", data)
+	os.Setenv("XDG_CONFIG_HOME", data) // the keys that seal cell records
 	code := m.Run()
 	_ = os.RemoveAll(data)
 	if shared.srv != nil {

@@ -143,10 +143,15 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		// The model gets one line saying what was rejected.
 		text, isErr = refused.text()+"\n"+rejectedText, true
 	}
+	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
 		text = editedResult(code, text)
+		ran.By = ByEdited
 	}
-	return a.result(emit, call, text, isErr, nil), refused != nil
+	a.seal.Sign(ran, call.ID)
+	resp := a.result(emit, call, text, isErr, nil)
+	resp.Ran = ran
+	return resp, refused != nil
 }
 
 // execCell runs code in the kernel as the cell corr: its output streams as

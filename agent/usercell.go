@@ -77,7 +77,9 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			done.Failed++
 		}
 		note := userCellNote(c.Source, c.Of, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
-		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
+		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
+		a.seal.Sign(ran, "")
+		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note, Ran: ran}}}); err != nil {
 			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
 			done.Stopped = true
 			return
