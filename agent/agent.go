@@ -22,6 +22,7 @@ import (
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/xdgdir"
 	"github.com/freeact/desktop/kernel"
 )
@@ -490,7 +491,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)}
+			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Why a kernel lost its state (ReplayOffer.Reason).
@@ -121,7 +122,7 @@ func (a *Agent) replay(ctx context.Context, emit func(Event), reviewed bool) {
 		}
 	}
 	if ev, err := a.recordState(StateReplayed, replaySummary(offer.Reason, done, failed), done.Ran, done.Total); err != nil {
-		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 	} else {
 		emit(ev)
 	}
