@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freeact/desktop/agent/checkpoint"
@@ -20,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/protect"
 	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/redact"
@@ -142,6 +144,8 @@ type Agent struct {
 	subagents chan struct{}    // max_subagents slots
 	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
 	seal      *seal.Key        // signs the records of code that ran (nil: none can be checked)
+	guard     *protect.Guard   // the protected files as last written or approved (nil: none)
+	guardYes  atomic.Int64     // approvals.protectedYes when the running cell started
 	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
@@ -206,6 +210,12 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	}
 	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id}
 	protectConfig(o.perm, cfg)
+	if o.perm != nil && !o.skipPerms {
+		a.guard = protect.New(o.perm.ProtectedFiles()...)
+		a.approvals.protectedYes = new(atomic.Int64)
+		file := o.perm.File()
+		a.approvals.saved = func() { a.guard.Accept(file) }
+	}
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))
 	}

@@ -100,6 +100,9 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, Dir: dir})
 		}
 	}
+	if len(calls) > 0 {
+		h.a.guardShell(c.emit, c.corr, permission.SuggestDisplay(calls[0].Permission()))
+	}
 	for _, call := range calls {
 		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
 		if !ok {

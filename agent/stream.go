@@ -146,6 +146,9 @@ func (a *Agent) beginTurn(cancel context.CancelCauseFunc) error {
 	}
 	a.cancel = cancel
 	a.turns.Add(1)
+	// Between turns the user and the app's settings may change the
+	// protected files: what they hold now is the record (agent/protect).
+	a.guard.Accept()
 	return nil
 }
 

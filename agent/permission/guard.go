@@ -94,6 +94,19 @@ func (m *Manager) Protect(files ...string) {
 	}
 }
 
+// ProtectedFiles returns the protected files, absolute.
+func (m *Manager) ProtectedFiles() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []string
+	for _, f := range m.protectedFiles() {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func (m *Manager) protectedFiles() []string {
 	return append([]string{m.file, m.tomlFile}, m.protected...)
 }
