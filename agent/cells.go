@@ -29,7 +29,7 @@ type Cell struct {
 	// Changed: the session's record of the cell is not one this app wrote
 	// (the file was edited outside it, or written before records were
 	// sealed). Set only where the records are checked (ReplayOffer).
-	Changed bool `json:",omitempty"`
+	Changed bool
 }
 
 // ByEdited marks a code action the user edited before approving it.

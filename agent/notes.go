@@ -16,7 +16,9 @@ import (
 // lost, a variable the prompt mentions, a notebook the session started
 // from. Each is a text part in a tagged form the model reads easily and
 // ParseNote reads back exactly (code and output sit in fences longer than
-// any run of backticks inside them), for replays, the window and exports.
+// any run of backticks inside them), for the window and exports. Replays
+// read the code that ran from the sealed record beside a note
+// (model.Ran), never from its text.
 
 // Kinds of notes.
 const (
