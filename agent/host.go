@@ -91,13 +91,13 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 	dir := h.a.localDir(req.Dir)
 	switch {
 	case len(req.Argv) > 0:
-		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true, Dir: dir}}
+		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true, dir: dir}}
 	case req.Interpreter != "":
-		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter, Dir: dir}}
+		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter, dir: dir}}
 	default:
 		split := shell.Split(req.Command)
 		for _, cmd := range split.Commands {
-			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, Dir: dir})
+			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, dir: dir})
 		}
 	}
 	if len(calls) > 0 {
