@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
@@ -19,8 +20,11 @@ import (
 	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/protect"
+	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -59,6 +63,9 @@ type options struct {
 	// hidden are paths sandboxed code may not read: the app's folder of
 	// settings and stored API keys (set by Workspace.StartAgent).
 	hidden []string
+	// keyDir is the folder of the key that seals records of code that
+	// ran (agent/seal); "" is the app's folder.
+	keyDir string
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
@@ -142,6 +149,9 @@ type Agent struct {
 	tools     []model.Tool
 	subagents chan struct{}    // max_subagents slots
 	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
+	seal      *seal.Key        // signs the records of code that ran (nil: none can be checked)
+	guard     *protect.Guard   // the protected files as last written or approved (nil: none)
+	guardYes  atomic.Int64     // approvals.protectedYes when the running cell started
 	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
@@ -195,13 +205,29 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if root == "" {
 		root = o.dirs.Checkpoints()
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}}
+	if o.keyDir == "" {
+		o.keyDir = o.dirs.Config
+	}
+	// Sandboxed code must not read the key and sign records itself.
+	o.hidden = append(o.hidden, filepath.Join(o.keyDir, seal.Folder))
+	key, err := seal.Load(o.keyDir, cfg.Dir)
+	if err != nil {
+		// Nothing is trusted then: every replay shows its code first.
+		o.log.Warn("records of code that ran cannot be sealed", "err", err)
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}, seal: key}
 	var conv *permission.Conversation
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id}
 	protectConfig(o.perm, cfg)
+	if o.perm != nil && !o.skipPerms {
+		a.guard = protect.New(o.perm.ProtectedFiles()...)
+		a.approvals.protectedYes = new(atomic.Int64)
+		file := o.perm.File()
+		a.approvals.saved = func() { a.guard.Accept(file) }
+	}
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))
 	}
@@ -496,7 +522,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", *o.JupyterURL, err)}
+			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
 		}
 		return nil
 	}

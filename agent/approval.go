@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/freeact/desktop/agent/permission"
@@ -20,6 +21,11 @@ type approver struct {
 	perm    *permission.Conversation // nil: every call is asked
 	skipAll bool                     // approve everything without asking
 	agentID string
+	// protectedYes counts the writes of protected files the user approved
+	// (see Agent.guarded); saved is called after a rule was saved to the
+	// permissions file. Both may be nil.
+	protectedYes *atomic.Int64
+	saved        func()
 }
 
 // ask returns whether call may run. Rules that allow it answer at once (an
@@ -100,6 +106,9 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (b
 	if ans.decision == Reject {
 		return false, nil
 	}
+	if req.Protected && ap.protectedYes != nil {
+		ap.protectedYes.Add(1)
+	}
 	if ans.decision == Once || ap.perm == nil || req.Protected {
 		return true, nil
 	}
@@ -115,6 +124,9 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (b
 	if err := ap.perm.Add(scope, false, rule); err != nil {
 		// The call itself was approved; only the rule could not be kept.
 		return true, fmt.Errorf("save permission rule %s: %w", rule, err)
+	}
+	if scope == permission.Always && ap.saved != nil {
+		ap.saved()
 	}
 	if scope == permission.Session {
 		emit(&SessionGrants{Meta: Meta{AgentID: ap.agentID}, Grants: ap.perm.Grants().Allow})

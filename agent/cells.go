@@ -26,6 +26,10 @@ type Cell struct {
 	// Error is set when the cell raised, was rejected or interrupted, or
 	// its kernel died.
 	Error bool
+	// Changed: the session's record of the cell is not one this app wrote
+	// (the file was edited outside it, or written before records were
+	// sealed). Set only where the records are checked (ReplayOffer).
+	Changed bool
 }
 
 // ByEdited marks a code action the user edited before approving it.
@@ -36,14 +40,19 @@ const ByEdited = "edited"
 // it) and the cells the user ran.
 func Cells(history []model.Message) []Cell {
 	var out []Cell
-	walkCells(history, func(c Cell) { out = append(out, c) }, func(model.FunctionResponse) {}, func(Note) {})
+	walkCells(history, nil, func(c Cell) { out = append(out, c) }, func(model.FunctionResponse) {}, func(Note) {})
 	return out
 }
 
 // walkCells calls cell for each cell of the history in order, other for
 // every other tool result, and note for every note that is not a cell.
-func walkCells(history []model.Message, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
+// The code of a cell comes from its record (model.Ran), which no output
+// can write; a result without one (a session written before records
+// were kept) has the model's code. With sealed, a cell whose record is
+// missing or fails the check is Changed.
+func walkCells(history []model.Message, sealed func(r model.Ran, callID string) bool, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
 	code := map[string]string{} // by call id
+	changed := func(r *model.Ran, id string) bool { return sealed != nil && (r == nil || !sealed(*r, id)) }
 	for _, m := range history {
 		for _, p := range m.Parts {
 			switch {
@@ -51,9 +60,12 @@ func walkCells(history []model.Message, cell func(Cell), other func(model.Functi
 				code[p.FunctionCall.ID] = callCode(p.FunctionCall.Args)
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
-				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError}
-				if edited, output, ok := EditedCode(r.Output); ok {
-					c.By, c.Code, c.Output = ByEdited, edited, output
+				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError, Changed: changed(r.Ran, r.ID)}
+				if r.Ran != nil {
+					c.By, c.Code, c.Error = r.Ran.By, r.Ran.Code, r.Ran.Error
+				}
+				if edited, output, ok := EditedCode(*r); ok {
+					c.Code, c.Output = edited, output
 				}
 				cell(c)
 			case p.FunctionResponse != nil:
@@ -61,9 +73,11 @@ func walkCells(history []model.Message, cell func(Cell), other func(model.Functi
 			case m.Role == model.RoleUser && p.Text != "":
 				n, ok := ParseNote(p.Text)
 				switch {
+				case p.Ran != nil:
+					cell(Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, "")})
 				case !ok:
 				case n.Kind == NoteUserCell:
-					cell(Cell{By: n.Source, Of: n.Of, Code: n.Code, Output: n.Output, Error: n.Error})
+					cell(Cell{By: n.Source, Of: n.Of, Code: n.Code, Output: n.Output, Error: n.Error, Changed: changed(nil, "")})
 				default:
 					note(n)
 				}
@@ -86,9 +100,9 @@ func callCode(args []byte) string {
 // purpose (the model's ipybox_reset, or the user's choice not to restore
 // it). A replay keeps the plan, or the part of it that ran when it was
 // stopped.
-func replayPlan(history []model.Message) []Cell {
+func replayPlan(history []model.Message, sealed func(model.Ran, string) bool) []Cell {
 	var plan []Cell
-	walkCells(history,
+	walkCells(history, sealed,
 		func(c Cell) {
 			if !c.Error {
 				plan = append(plan, c)

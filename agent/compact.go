@@ -9,6 +9,7 @@ import (
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Compaction reasons.
@@ -409,7 +410,7 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 		}
 	})
 }

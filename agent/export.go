@@ -106,7 +106,7 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
 				e := notebook.Entry{Kind: notebook.KindCode, Code: callCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError, Files: files(r.ID)}
-				if code, out, ok := EditedCode(r.Output); ok {
+				if code, out, ok := EditedCode(*r); ok {
 					e.Code, e.Output, e.By = code, out, byEditedText
 				}
 				add(e)

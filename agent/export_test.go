@@ -47,7 +47,8 @@ func goldenSession() []model.Message {
 			"NameError                                 Traceback (most recent call last)\nCell In[2], line 1\n----> 1 print(undefined_name)\n"+
 			"NameError: name 'undefined_name' is not defined\n", true)}},
 		{Role: model.RoleModel, Parts: []model.Part{call("c3", agent.ExecuteTool, codeArgs("print(x.max())"))}},
-		{Role: model.RoleUser, Parts: []model.Part{resp("c3", agent.ExecuteTool, agent.ExportedEditedResult("print(round(x.max(), 2))", "6.3\n"), false)}},
+		model.ToolResults(model.FunctionResponse{ID: "c3", Name: agent.ExecuteTool, Output: agent.ExportedEditedResult("print(round(x.max(), 2))", "6.3\n"),
+			Ran: &model.Ran{By: agent.ByEdited, Code: "print(round(x.max(), 2))"}}),
 		{Role: model.RoleModel, Parts: []model.Part{call("c4", "filesystem_read_text_file", `{"path":"notes.md"}`)}},
 		{Role: model.RoleUser, Parts: []model.Part{resp("c4", "filesystem_read_text_file", "# Notes", false)}},
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "The plot shows **sin(x)** from 0 to 6.3; `undefined_name` is not defined."}}},

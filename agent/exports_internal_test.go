@@ -4,6 +4,7 @@ package agent
 // conversations by hand.
 var (
 	ExportedEditedResult = editedResult
+	ExportedReplayPlan   = replayPlan
 	ExportedUserCellNote = userCellNote
 	ExportedStateNote    = stateNote
 )

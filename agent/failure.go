@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Causes of a failed turn (Failed.Cause): what failed, so that a front end
@@ -28,7 +29,8 @@ const (
 // failure describes err, which ended a turn, as a Failed event: the cause,
 // a summary in plain words and what to do about it.
 func (a *Agent) failure(err error) *Failed {
-	f := &Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()}
+	// URLs in errors (jupyter_url, a model's base URL) lose their secrets.
+	f := &Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())}
 	spec, _ := model.ParseModelString(a.cfg.Options.Model)
 	var (
 		missing *MissingKeyError
@@ -129,7 +131,7 @@ type StartError struct {
 	Err  error
 }
 
-func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Error() string { return redact.Text(e.Err.Error()) }
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Summary says in plain words what failed.

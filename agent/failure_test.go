@@ -3,10 +3,13 @@ package agent_test
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
@@ -136,6 +139,48 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 		if len(f) != 1 || f[0].Cause != agent.CauseModel || f[0].Status != 0 ||
 			!strings.Contains(f[0].Summary, "could not be reached") || !strings.Contains(f[0].Summary, addr) {
 			t.Fatalf("failed events %+v, want an unreachable model at %s", f, addr)
+		}
+	})
+}
+
+// Secrets in URLs (a token in jupyter_url's query, a password in its
+// userinfo, a key in a model's base URL) never reach an error or a Failed
+// event.
+func TestURLSecretsRedacted(t *testing.T) {
+	t.Run("jupyter_url", func(t *testing.T) {
+		ws := workspace(t, `{"jupyter_url": "http://me:hunter2@127.0.0.1:1/?token=s3cr3t-tok", "jupyter_reconnect_timeout": 0}`)
+		a, err := agent.New(load(t, ws))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = a.Start(ctx)
+		_ = a.Stop()
+		if err == nil {
+			t.Fatal("started against a closed port")
+		}
+		if msg := err.Error(); strings.Contains(msg, "hunter2") || strings.Contains(msg, "s3cr3t-tok") || !strings.Contains(msg, "127.0.0.1:1") {
+			t.Errorf("start error %q", msg)
+		}
+	})
+	t.Run("model base_url", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hj, _ := w.(http.Hijacker)
+			conn, _, _ := hj.Hijack()
+			conn.Close() // the connection drops: the client's error names the URL
+		}))
+		defer srv.Close()
+		ws := workspace(t, `{"model": "openai:gpt-5-mini", "provider_settings": {"api_key": "k", "base_url": "`+strings.Replace(srv.URL, "http://", "http://user:pw-secret@", 1)+`/v1?api-key=key-secret"}}`)
+		a := started(t, ws, fakeKernels(nil).executors(t))
+		failed := of[*agent.Failed](run(t, a, "hi", nil))
+		if len(failed) == 0 {
+			t.Fatal("no Failed event")
+		}
+		for _, f := range failed {
+			if strings.Contains(f.Error, "key-secret") || strings.Contains(f.Error, "pw-secret") {
+				t.Errorf("Failed event %q", f.Error)
+			}
 		}
 	})
 }

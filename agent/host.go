@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
@@ -87,16 +88,20 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
 	var calls []ShellAction
+	dir := h.a.localDir(req.Dir)
 	switch {
 	case len(req.Argv) > 0:
-		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true}}
+		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true, dir: dir}}
 	case req.Interpreter != "":
-		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter}}
+		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter, dir: dir}}
 	default:
 		split := shell.Split(req.Command)
 		for _, cmd := range split.Commands {
-			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque})
+			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, dir: dir})
 		}
+	}
+	if len(calls) > 0 {
+		h.a.guardShell(c.emit, c.corr, permission.SuggestDisplay(calls[0].Permission()))
 	}
 	for _, call := range calls {
 		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
@@ -113,6 +118,29 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 		h.a.logRuleError(err)
 	}
 	return true, nil
+}
+
+// localDir is the folder on this machine that the kernel's current folder
+// dir stands for: dir itself for a local kernel; for a remote one, the
+// same place below the local workspace when dir lies below the remote
+// workspace, else the workspace (""). A relative or empty dir is the
+// workspace too.
+func (a *Agent) localDir(dir string) string {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return ""
+	}
+	r := a.remote
+	if r == nil {
+		return filepath.Clean(dir)
+	}
+	if r.files == nil {
+		return ""
+	}
+	rel, err := filepath.Rel(r.files.Root(), dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return filepath.Join(a.cfg.Dir, rel)
 }
 
 // CallTool approves and runs a programmatic tool call; approval_timeout

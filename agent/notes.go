@@ -16,7 +16,9 @@ import (
 // lost, a variable the prompt mentions, a notebook the session started
 // from. Each is a text part in a tagged form the model reads easily and
 // ParseNote reads back exactly (code and output sit in fences longer than
-// any run of backticks inside them), for replays, the window and exports.
+// any run of backticks inside them), for the window and exports. Replays
+// read the code that ran from the sealed record beside a note
+// (model.Ran), never from its text.
 
 // Kinds of notes.
 const (
@@ -106,18 +108,16 @@ func editedResult(code, output string) string {
 	return editedOpen + "\n" + editedSays + "\n" + fenced(code, "python") + "\n" + editedClose + "\n" + output
 }
 
-// EditedCode reads the code that ran from the result of a code action the
-// user edited before approving it; ok is false for other results.
-func EditedCode(result string) (code, output string, ok bool) {
-	if !strings.HasPrefix(result, editedOpen+"\n"+editedSays+"\n") {
+// EditedCode returns the code that ran for the result r of a code action
+// the user edited before approving it, and the output that followed the
+// note saying so; ok is false for other results. It reads the result's
+// record (model.Ran), never its text: output that imitates the note is
+// output.
+func EditedCode(r model.FunctionResponse) (code, output string, ok bool) {
+	if r.Ran == nil || r.Ran.By != ByEdited {
 		return "", "", false
 	}
-	lines := strings.Split(result, "\n")
-	code, next, ok := readFence(lines, 2, "python")
-	if !ok || next >= len(lines) || lines[next] != editedClose {
-		return "", "", false
-	}
-	return code, strings.Join(lines[next+1:], "\n"), true
+	return r.Ran.Code, strings.TrimPrefix(r.Output, editedResult(r.Ran.Code, "")), true
 }
 
 // Sources of cells the user runs.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Why a kernel lost its state (ReplayOffer.Reason).
@@ -23,8 +24,13 @@ type ReplayOffer struct {
 	Reason string
 	// Cells would run, in order: the code actions and the user's own cells
 	// that succeeded since the state was last cleared on purpose (the
-	// model's ipybox_reset, or a choice not to restore it).
+	// model's ipybox_reset, or a choice not to restore it). Show their
+	// code before the user answers.
 	Cells []Cell
+	// Changed counts the Cells whose record in the session is not one
+	// this app wrote (Cell.Changed): Replay does not run them, only
+	// ReplayReviewed, once the user has looked at their code.
+	Changed int
 }
 
 // stateLost records that the kernel's state is gone.
@@ -47,11 +53,17 @@ func (a *Agent) ReplayOffer() (ReplayOffer, bool) {
 	if reason == "" {
 		return ReplayOffer{}, false
 	}
-	plan := replayPlan(a.History())
+	plan := replayPlan(a.History(), a.seal.Valid)
 	if len(plan) == 0 {
 		return ReplayOffer{}, false
 	}
-	return ReplayOffer{Reason: reason, Cells: plan}, true
+	offer := ReplayOffer{Reason: reason, Cells: plan}
+	for _, c := range plan {
+		if c.Changed {
+			offer.Changed++
+		}
+	}
+	return offer, true
 }
 
 // Replay accepts the ReplayOffer: it runs the offer's cells again, in
@@ -62,14 +74,28 @@ func (a *Agent) ReplayOffer() (ReplayOffer, bool) {
 // CellsFinished ends the batch. Cancel stops it after the running cell,
 // and a "no" stops it too. The conversation records what happened for the
 // model: how many cells ran, which failed, whether it was stopped.
+//
+// When the session's record of any of the cells was changed outside the
+// app (ReplayOffer.Changed), Replay runs nothing and fails: show the
+// user those cells' code, then call ReplayReviewed.
 func (a *Agent) Replay(ctx context.Context) iter.Seq[Event] {
-	return a.exclusive(ctx, a.replay)
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) { a.replay(ctx, emit, false) })
 }
 
-func (a *Agent) replay(ctx context.Context, emit func(Event)) {
+// ReplayReviewed is Replay for an offer whose cells, changed ones
+// included, the user has seen and accepted.
+func (a *Agent) ReplayReviewed(ctx context.Context) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) { a.replay(ctx, emit, true) })
+}
+
+func (a *Agent) replay(ctx context.Context, emit func(Event), reviewed bool) {
 	offer, ok := a.ReplayOffer()
 	if !ok {
 		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: "there is no kernel state to restore"})
+		return
+	}
+	if offer.Changed > 0 && !reviewed {
+		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: fmt.Sprintf("nothing was replayed: the session file's record of %s was changed outside the app; look at their code before replaying them", Plural(offer.Changed, "cell"))})
 		return
 	}
 	a.mu.Lock()
@@ -98,7 +124,7 @@ func (a *Agent) replay(ctx context.Context, emit func(Event)) {
 		}
 	}
 	if ev, err := a.recordState(StateReplayed, replaySummary(offer.Reason, done, failed), done.Ran, done.Total); err != nil {
-		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 	} else {
 		emit(ev)
 	}

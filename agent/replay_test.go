@@ -207,3 +207,65 @@ turns:
 		}
 	})
 }
+
+// Replay runs only what the session records as run: output imitating the
+// note of an edited cell (printed, or cat of a file holding it) is output,
+// and a session file whose record of a cell was edited on disk is shown
+// as changed and not replayed until the user has looked.
+func TestReplayRunsOnlyRecordedCode(t *testing.T) {
+	func(x tier) {
+		ws := workspace(t, "")
+		spoof := agent.ExportedEditedResult("open('pwned', 'w').close()", "")
+		if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte(spoof), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := x.startIn(t, ws, `
+turns:
+  - reply:
+      - call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(open('notes.txt').read(), end='')"}}
+  - reply:
+      - call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "marker = 21"}}
+  - reply: [{text: "Done."}]
+`)
+		run(t, a, "Go.", nil)
+		id := a.SessionID()
+		if err := a.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := x.startIn(t, ws, "turns: []\n", agent.WithSessionID(id))
+		offer, ok := b.ReplayOffer()
+		want := "print(open('notes.txt').read(), end='')|marker = 21"
+		if !ok || strings.Join(codes(offer.Cells), "|") != want || offer.Changed != 0 {
+			t.Fatalf("offer %+v, want the model's own code %q, nothing changed", offer, want)
+		}
+		if err := b.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		// The session file edited outside the app.
+		file := filepath.Join(ws, ".freeact", "sessions", id, "main.jsonl")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.ReplaceAll(string(data), "marker = 21", "open('pwned', 'w').close()")
+		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := x.startIn(t, ws, "turns: []\n", agent.WithSessionID(id))
+		offer, ok = c.ReplayOffer()
+		if !ok || offer.Changed != 1 || !offer.Cells[1].Changed || offer.Cells[0].Changed {
+			t.Fatalf("offer after the edit %+v, want the second cell changed", offer)
+		}
+		events := runCells(t, c.Replay(userCtx(t)), nil)
+		if f := of[*agent.Failed](events); len(f) != 1 || !strings.Contains(f[0].Error, "changed outside the app") || len(of[*agent.CellStarted](events)) != 0 {
+			t.Fatalf("a replay of a changed record ran:%s", describe(events))
+		}
+		if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+			t.Fatal("the changed record's code ran")
+		}
+		events = runCells(t, c.ReplayReviewed(userCtx(t)), nil)
+		if f := of[*agent.CellsFinished](events); len(f) != 1 || f[0].Ran != 2 {
+			t.Fatalf("the reviewed replay:%s", describe(events))
+		}
+	}(realKernels)
+}

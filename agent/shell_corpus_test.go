@@ -116,20 +116,26 @@ func ownServer(t *testing.T, python string) *kernel.Server {
 	return s
 }
 
-// playCase sends the case's cells as one turn (a tool call per model reply)
-// and answers shell requests with approve. It returns the shell requests and
-// the cells' output.
-func playCase(t *testing.T, a *agent.Agent, m *switchModel, c corpusCase, approve bool) ([]agent.ShellAction, string) {
-	t.Helper()
+// corpusScenario is a model turn that sends cells, one tool call per
+// reply, then says it is done.
+func corpusScenario(name string, cells []string) modeltest.Scenario {
 	var sc modeltest.Scenario
-	sc.Name, sc.AllowUnplayed = c.Name, true
-	for i, code := range c.Cells {
+	sc.Name, sc.AllowUnplayed = name, true
+	for i, code := range cells {
 		sc.Turns = append(sc.Turns, modeltest.Turn{Reply: []modeltest.ReplyPart{{Call: &modeltest.CallReply{
 			ID: fmt.Sprintf("c%d", i+1), Name: agent.ExecuteTool, Args: map[string]any{"code": code},
 		}}}})
 	}
 	sc.Turns = append(sc.Turns, modeltest.Turn{Reply: []modeltest.ReplyPart{{Text: "done"}}})
-	m.use(t, sc)
+	return sc
+}
+
+// playCase sends the case's cells as one turn (a tool call per model reply)
+// and answers shell requests with approve. It returns the shell requests and
+// the cells' output.
+func playCase(t *testing.T, a *agent.Agent, m *switchModel, c corpusCase, approve bool) ([]agent.ShellAction, string) {
+	t.Helper()
+	m.use(t, corpusScenario(c.Name, c.Cells))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	var asks []agent.ShellAction

@@ -8,6 +8,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Prompt is what the user sends: text, optionally with images.
@@ -105,7 +106,7 @@ func (a *Agent) exclusive(ctx context.Context, work func(ctx context.Context, em
 		ctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		if err := a.beginTurn(cancel); err != nil {
-			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 			return
 		}
 		defer a.endTurn()
@@ -145,6 +146,9 @@ func (a *Agent) beginTurn(cancel context.CancelCauseFunc) error {
 	}
 	a.cancel = cancel
 	a.turns.Add(1)
+	// Between turns the user and the app's settings may change the
+	// protected files: what they hold now is the record (agent/protect).
+	a.guard.Accept()
 	return nil
 }
 

@@ -38,6 +38,9 @@ type ShellAction struct {
 	// Opaque marks a line that could not be split safely; it is asked as a
 	// whole and never allowed by a rule.
 	Opaque bool `json:"opaque,omitempty"`
+	// dir is the folder the command runs in, on this machine (see
+	// permission.Call.Dir); "" is the workspace.
+	dir string
 }
 
 // GenericCall is any other tool call: an MCP tool, a programmatic call from
@@ -102,7 +105,7 @@ func (c ShellAction) Permission() permission.Call {
 		base := path.Base(c.Interpreter)
 		opaque = opaque || strings.ContainsAny(c.Interpreter, " \t'\"") || (base != "bash" && base != "sh")
 	}
-	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: opaque}
+	return permission.Call{Type: permission.TypeShellAction, ToolName: c.ToolName, Command: c.Command, Opaque: opaque, Dir: c.dir}
 }
 
 // Display is what an approval prompt shows for the call: for a script cell

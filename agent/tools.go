@@ -143,10 +143,15 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		// The model gets one line saying what was rejected.
 		text, isErr = refused.text()+"\n"+rejectedText, true
 	}
+	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
 		text = editedResult(code, text)
+		ran.By = ByEdited
 	}
-	return a.result(emit, call, text, isErr, nil), refused != nil
+	a.seal.Sign(ran, call.ID)
+	resp := a.result(emit, call, text, isErr, nil)
+	resp.Ran = ran
+	return resp, refused != nil
 }
 
 // execCell runs code in the kernel as the cell corr: its output streams as
@@ -185,15 +190,21 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	if err := a.remote.refresh(ctx, a.cfg); err != nil {
 		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 	}
-	res, err := a.kern.Execute(cctx, code, func(c kernel.Chunk) {
-		mu.Lock()
-		if refused != nil {
+	var (
+		res *kernel.Result
+		err error
+	)
+	guardNote := a.guarded(emit, corr, func() {
+		res, err = a.kern.Execute(cctx, code, func(c kernel.Chunk) {
+			mu.Lock()
+			if refused != nil {
+				mu.Unlock()
+				return
+			}
+			before = append(before, c.Text)
 			mu.Unlock()
-			return
-		}
-		before = append(before, c.Text)
-		mu.Unlock()
-		emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
+			emit(&CodeExecutionOutputChunk{Meta: meta, Kind: string(c.Kind), Text: c.Text})
+		})
 	})
 	out := &CodeExecutionOutput{Meta: meta}
 	if res != nil {
@@ -214,6 +225,9 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	}
 	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
 		a.stateLost(LostDied)
+	}
+	if guardNote != "" {
+		out.Text = strings.TrimSpace(out.Text + "\n[" + guardNote + "]")
 	}
 	emit(out)
 	return out, r

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // UserCell is code the user runs in the main agent's kernel themselves:
@@ -79,8 +80,10 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			done.Failed++
 		}
 		note := userCellNote(c.Source, c.Of, corr, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
-		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
-			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()})
+		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
+		a.seal.Sign(ran, "")
+		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note, Ran: ran}}}); err != nil {
+			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 			done.Stopped = true
 			return
 		}

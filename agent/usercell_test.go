@@ -103,10 +103,10 @@ turns:
 			t.Fatalf("outputs:%s", describe(events))
 		}
 		resp := fake.Requests()[1].Messages
-		got := resp[len(resp)-1].FunctionResponses()[0].Output
+		got := resp[len(resp)-1].FunctionResponses()[0]
 		code, out, ok := agent.EditedCode(got)
 		if !ok || code != "print('user')" || strings.TrimSpace(out) != "user" {
-			t.Errorf("the model got %q", got)
+			t.Errorf("the model got %q", got.Output)
 		}
 		cells := agent.Cells(a.History())
 		if len(cells) != 1 || cells[0].By != agent.ByEdited || cells[0].Code != "print('user')" || cells[0].ID != "c1" {

@@ -121,7 +121,7 @@ func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...
 	}
 	if w.keys != nil {
 		// The stored API keys are as hidden from sandboxed code as .env.
-		first = append(first, func(o *options) { o.hidden = append(o.hidden, w.keys.Dir()) })
+		first = append(first, func(o *options) { o.hidden, o.keyDir = append(o.hidden, w.keys.Dir()), w.keys.Dir() })
 	}
 	a, err := New(cfg, append(first, opts...)...)
 	if err != nil {

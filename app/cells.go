@@ -65,14 +65,16 @@ func (d *Desktop) RunCell(code, of, source string) error {
 
 // Replay accepts the offer to restore the kernel's state (KernelStatus
 // ReplayCells): the session's successful cells run again, with their
-// progress as events; Cancel stops it.
+// progress as events; Cancel stops it. The offer listed their code
+// (KernelStatus.ReplayCode), the changed ones open, so the user has seen
+// what runs.
 func (d *Desktop) Replay() error {
 	ws, err := d.current()
 	if err != nil {
 		return err
 	}
 	return ws.startTurn(func(a *agent.Agent) iter.Seq[agent.Event] {
-		return a.Replay(ws.d.host.context())
+		return a.ReplayReviewed(ws.d.host.context())
 	})
 }
 

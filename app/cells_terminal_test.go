@@ -46,7 +46,13 @@ turns:
 		t.Fatalf("sessions: %v %v", sessions, err)
 	}
 	scr, send, exited = startTerminal(t, exec.Command(bin, "run", "--workspace", ws, "--session-id", sessions[0].Name()), env, 120)
-	scr.expect(t, "Replay this session's 1 successful code cell to restore its variables? [y/N]")
+	scr.expect(t, "This session's 1 successful code cell would run again:")
+	scr.expect(t, "Cell 1:")
+	scr.expect(t, "word = 'user'") // the code that ran, as the user edited it
+	scr.expect(t, "Replay them to restore its variables? [y/N, v shows all their code]")
+	send("v\r")
+	scr.expect(t, "print(word)")
+	scr.expect(t, "Replay them")
 	send("y\r")
 	scr.expect(t, "replaying cell 1 of 1")
 	scr.expect(t, "cells run: 1 of 1, failed: 0")

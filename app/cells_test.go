@@ -261,7 +261,8 @@ func agentWithNotes(t *testing.T) []model.Message {
 		text("<notebook path=\"analysis.ipynb\" cells=\"1\">\nThe user opened this notebook to start the session; its cells follow. Its code has not run in this kernel unless a later message says so.\nCell c1 (code):\n```python\nx = 1\n```\n</notebook>"),
 		{Role: model.RoleUser, Parts: []model.Part{{Text: "Look at @df."}, {Text: "<variable name=\"df\">\npandas.DataFrame, shape (2, 2)\n</variable>"}}},
 		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "c1", Name: agent.ExecuteTool, Args: json.RawMessage(`{"code":"x = 1"}`)}}}},
-		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "<edited-by-user>\nThe user edited your code before running it; this code ran instead of yours:\n```python\nx = 2\n```\n</edited-by-user>\n"}),
+		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "<edited-by-user>\nThe user edited your code before running it; this code ran instead of yours:\n```python\nx = 2\n```\n</edited-by-user>\n",
+			Ran: &model.Ran{By: agent.ByEdited, Code: "x = 2"}}),
 		text("<user-cell source=\"rerun\" of=\"c1\" status=\"ok\">\nThe user ran this code in the kernel themselves (it was not a tool call of yours):\n```python\nprint(x)\n```\nOutput:\n```\n2\n```\n</user-cell>"),
 		text("<kernel-state event=\"restarted\">The user restarted the kernel.</kernel-state>"),
 	}

@@ -41,7 +41,7 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			t.write(t.style.red("error: "+err.Error()) + "\n")
 			return
 		}
-		t.write(t.style.bold(fmt.Sprintf("Turn %d: %s", records[0].Turn, records[0].Prompt)) + "\n")
+		t.write(t.style.bold(fmt.Sprintf("Turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n")
 		writeDiffs(t.out, t.style, diffs)
 	case "/undo":
 		store, records, ok := t.lastTurn(a)
@@ -53,7 +53,7 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			t.write(t.style.red("error: "+err.Error()) + "\n")
 			return
 		}
-		t.write(t.style.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, records[0].Prompt)) + "\n")
+		t.write(t.style.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n")
 		force, proceed, del := confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirm(ctx, nil, q) })
 		if !proceed {
 			t.write("Nothing was reverted.\n")
@@ -175,7 +175,7 @@ func writeDiffs(w io.Writer, st style, diffs []checkpoint.FileDiff) {
 		return
 	}
 	for _, d := range diffs {
-		head := fmt.Sprintf("%s %s", d.Status, d.Path)
+		head := fmt.Sprintf("%s %s", d.Status, visible.Line(d.Path))
 		switch {
 		case d.Large:
 			fmt.Fprintln(w, st.bold(head)+" (larger than checkpoint_max_file_bytes: not kept, no diff)")
@@ -188,7 +188,9 @@ func writeDiffs(w io.Writer, st style, diffs []checkpoint.FileDiff) {
 			continue
 		}
 		fmt.Fprintln(w, st.bold(head))
+		// A file's lines are the model's: every hidden character escaped.
 		for _, l := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
+			l = visible.String(l)
 			switch {
 			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 				fmt.Fprintln(w, st.dim(l))
@@ -294,11 +296,11 @@ func sizeText(n int64) string {
 func restoreLine(c checkpoint.Change) string {
 	switch c.Status {
 	case checkpoint.Added:
-		return "restore " + c.Path + " (deleted since)"
+		return "restore " + visible.Line(c.Path) + " (deleted since)"
 	case checkpoint.Deleted:
-		return "delete  " + c.Path + " (it did not exist before)"
+		return "delete  " + visible.Line(c.Path) + " (it did not exist before)"
 	}
-	return "restore " + c.Path
+	return "restore " + visible.Line(c.Path)
 }
 
 // runCheckpoints is `freeact checkpoints list|diff|revert`.
@@ -467,7 +469,7 @@ func protectedPaths(p checkpoint.Plan) string {
 func conflictPaths(p checkpoint.Plan) string {
 	var out []string
 	for _, c := range p.Conflicts {
-		out = append(out, c.Path)
+		out = append(out, visible.Line(c.Path))
 	}
 	return strings.Join(out, ", ")
 }
@@ -485,11 +487,11 @@ func describeRecords(id string, rs []checkpoint.Record) string {
 	r := rs[0]
 	switch {
 	case r.TurnID == id:
-		return fmt.Sprintf("Turn %d (%s): %s", r.Turn, r.TurnID, r.Prompt)
+		return fmt.Sprintf("Turn %d (%s): %s", r.Turn, r.TurnID, visible.Line(r.Prompt))
 	case r.Kind == checkpoint.KindRevert:
-		return "Undo the revert " + r.ID + ": " + r.Label
+		return "Undo the revert " + r.ID + ": " + visible.Line(r.Label)
 	}
-	return "Action " + r.ID + ": " + r.Label
+	return "Action " + r.ID + ": " + visible.Line(r.Label)
 }
 
 // writeRecords lists checkpoints by turn, newest first, with their
@@ -543,7 +545,7 @@ func writeRecords(w io.Writer, st style, rs []checkpoint.Record) {
 					files[c.Path] = true
 				}
 			}
-			fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.TurnID, session, when, len(files), st.bold(fmt.Sprintf("turn %d: %s", r.Turn, r.Prompt)), state)
+			fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.TurnID, session, when, len(files), st.bold(fmt.Sprintf("turn %d: %s", r.Turn, visible.Line(r.Prompt))), state)
 			for _, a := range g.actions {
 				s := ""
 				if a.Late {
@@ -552,14 +554,14 @@ func writeRecords(w io.Writer, st style, rs []checkpoint.Record) {
 				if reverted[a.ID] != "" {
 					s += st.dim(" (reverted)")
 				}
-				fmt.Fprintf(w, "  %-8s %-9s %-16s %5d  %s%s\n", a.ID, "", "", len(a.Changes), a.Label, s)
+				fmt.Fprintf(w, "  %-8s %-9s %-16s %5d  %s%s\n", a.ID, "", "", len(a.Changes), visible.Line(a.Label), s)
 			}
 			continue
 		}
 		if reverted[r.ID] != "" {
 			state = st.dim(" (undone)")
 		}
-		fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.ID, session, when, len(r.Changes), r.Label, state)
+		fmt.Fprintf(w, "%-10s %-9s %-16s %5d  %s%s\n", r.ID, session, when, len(r.Changes), visible.Line(r.Label), state)
 	}
 	fmt.Fprintln(w, st.dim("`freeact checkpoints diff ID` shows a turn or action, `revert ID` takes it back (a revert's ID undoes it)."))
 }

@@ -308,14 +308,24 @@ func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
 	}
 	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
 	t.newline()
-	t.write(fmt.Sprintf("The kernel is fresh (%s). Replay this session's %s to restore its variables? [y/N] ", why, agent.Plural(len(offer.Cells), "successful code cell")))
-	t.lineStart = true
-	line, ok := t.readLine(ctx, nil, t.interrupts)
-	if !ok {
-		return true
+	t.write(fmt.Sprintf("The kernel is fresh (%s). This session's %s would run again:\n", why, agent.Plural(len(offer.Cells), "successful code cell")))
+	t.listReplay(offer, false)
+	var ans string
+	for {
+		t.write("Replay them to restore its variables? [y/N, v shows all their code] ")
+		t.lineStart = true
+		line, ok := t.readLine(ctx, nil, t.interrupts)
+		if !ok {
+			return true
+		}
+		if ans = strings.ToLower(strings.TrimSpace(line)); ans != "v" {
+			break
+		}
+		t.listReplay(offer, true)
 	}
-	if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
-		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.Replay(ctx) }) == -1
+	if ans == "y" || ans == "yes" {
+		// The user saw every cell: the changed ones in full.
+		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.ReplayReviewed(ctx) }) == -1
 	}
 	note, err := a.SkipReplay()
 	if err != nil {
@@ -324,6 +334,24 @@ func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
 		t.render(note)
 	}
 	return false
+}
+
+// listReplay shows the cells of a replay offer: each one's first line, or
+// with all its whole code. A cell whose record the session file no longer
+// holds as the app wrote it is marked and always shown whole.
+func (t *terminal) listReplay(offer agent.ReplayOffer, all bool) {
+	for i, c := range offer.Cells {
+		mark := ""
+		if c.Changed {
+			mark = t.style.red(" (changed outside the app: check it)")
+		}
+		t.write(fmt.Sprintf("Cell %d%s:\n", i+1, mark))
+		if all || c.Changed {
+			t.showCode(c.Code)
+			continue
+		}
+		t.showCode(clip(c.Code, 1))
+	}
 }
 
 // grants lists this session's grants (/grants) or revokes one by its

@@ -160,7 +160,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			for _, r := range m.FunctionResponses() {
 				meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID}
 				content := r.Output
-				if code, output, ok := agent.EditedCode(r.Output); ok && r.Name == agent.ExecuteTool {
+				if code, output, ok := agent.EditedCode(r); ok && r.Name == agent.ExecuteTool {
 					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
 					content = output
 				}

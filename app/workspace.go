@@ -56,11 +56,21 @@ type KernelStatus struct {
 	// a death, a restart), how many of the session's cells Replay would
 	// run again to restore it; 0 when there is nothing to offer.
 	ReplayCells int `json:"replayCells"`
+	// ReplayCode is the code of those cells, in order, for the offer to
+	// list; Changed marks one whose record the session file no longer
+	// holds as the app wrote it (edited outside the app).
+	ReplayCode []ReplayCell `json:"replayCode"`
 	// ReplayReason says why the state was lost: resumed, died or
 	// restarted.
 	ReplayReason string `json:"replayReason"`
 	// MCPFailures are the MCP servers that did not start with the agent.
 	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
+}
+
+// ReplayCell is a cell a replay would run (KernelStatus.ReplayCode).
+type ReplayCell struct {
+	Code    string `json:"code"`
+	Changed bool   `json:"changed"`
 }
 
 // WorkspaceInfo is what the header shows about the open workspace.
@@ -233,6 +243,9 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	if ws.agent != nil && s.State == KernelReady {
 		if offer, ok := ws.agent.ReplayOffer(); ok {
 			s.ReplayCells, s.ReplayReason = len(offer.Cells), offer.Reason
+			for _, c := range offer.Cells {
+				s.ReplayCode = append(s.ReplayCode, ReplayCell{Code: c.Code, Changed: c.Changed})
+			}
 		}
 	}
 	ws.status = s

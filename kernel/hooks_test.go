@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,20 @@ func TestShellInterception(t *testing.T) {
 						t.Errorf("output %q does not contain %q", res.Text, c.wantOut)
 					}
 				})
+			}
+			// The host learns the folder each command runs in.
+			if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := len(h.commands())
+			run(t, k, "import os\n!true\n%cd sub\n!true\nos.chdir('/')\n!true")
+			var dirs []string
+			for _, c := range h.commands()[before:] {
+				dirs = append(dirs, c.Dir)
+			}
+			real, _ := filepath.EvalSymlinks(ws)
+			if want := []string{real, filepath.Join(real, "sub"), "/"}; !slices.Equal(dirs, want) {
+				t.Errorf("folders of the commands: %q, want %q", dirs, want)
 			}
 			for _, f := range []string{"forbidden.txt", "forbidden2.txt", "forbidden3.txt"} {
 				if _, err := os.Stat(filepath.Join(ws, f)); err == nil {

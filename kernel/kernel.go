@@ -52,6 +52,10 @@ type ShellRequest struct {
 	// arguments exactly. No shell parses Command then, so it must be asked
 	// as a whole and never allowed by a rule.
 	Argv []string
+	// Dir is the kernel's current folder when the command was asked for
+	// (os.getcwd() in the kernel), where its relative paths lead; "" when
+	// the kernel did not say.
+	Dir string
 }
 
 // ErrRejected is what a Host returns (wrapped) for a rejected tool call.
@@ -643,6 +647,7 @@ type callbackRequest struct {
 	Command     string          `json:"command"`
 	Interpreter string          `json:"interpreter"`
 	Argv        []string        `json:"argv"`
+	Cwd         string          `json:"cwd"`
 	Server      string          `json:"server"`
 	Tool        string          `json:"tool"`
 	Args        json.RawMessage `json:"args"`
@@ -703,7 +708,7 @@ func (k *Kernel) answerMarker(ctx, cellCtx context.Context, req callbackRequest)
 		if h == nil {
 			return encodeReply(callbackReply{OK: true, Result: false})
 		}
-		ok, err := h.ApproveShell(ctx, ShellRequest{Command: req.Command, Interpreter: req.Interpreter, Argv: req.Argv})
+		ok, err := h.ApproveShell(ctx, ShellRequest{Command: req.Command, Interpreter: req.Interpreter, Argv: req.Argv, Dir: req.Cwd})
 		if err != nil {
 			if cellCtx.Err() != nil {
 				return fail(cellEndedKind, errCellEndedWhileAsking)

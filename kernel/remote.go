@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // RemoteOptions configure a connection to an existing server: a
@@ -163,7 +165,7 @@ func (s *Server) HasContents() bool { return s.remote != nil && s.remote.content
 func parseServerURL(rawURL, token string) (*url.URL, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", fmt.Errorf("%q is not an http(s) URL (example: https://host:8888/)", redactQuery(rawURL))
+		return nil, "", fmt.Errorf("%q is not an http(s) URL (example: https://host:8888/)", redact.URL(rawURL))
 	}
 	if q := u.Query(); q.Has("token") {
 		inURL := q.Get("token")
@@ -184,14 +186,6 @@ func parseServerURL(rawURL, token string) (*url.URL, string, error) {
 		u.Path += "/"
 	}
 	return u, token, nil
-}
-
-// redactQuery hides the query of a URL that did not parse as one we use.
-func redactQuery(raw string) string {
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		return raw[:i] + "?…"
-	}
-	return raw
 }
 
 // caConfig trusts the system's certificates and those of file.

@@ -50,6 +50,31 @@ type Part struct {
 	// requests; Gemini 3 rejects a function call from the current turn that
 	// comes back without it.
 	Signature []byte `json:"signature,omitempty"`
+
+	// Ran records, on the text part of a note of a cell the user ran, the
+	// code that ran in the main kernel (FunctionResponse.Ran does for a
+	// code action).
+	// The agent writes it; no model, tool or cell output can produce it,
+	// so replays read the code that ran from here, never from text.
+	// Providers do not send it.
+	Ran *Ran `json:"ran,omitempty"`
+}
+
+// Ran is the record of code that ran in the kernel (Part.Ran).
+type Ran struct {
+	// By is who ran it when not the model as it wrote it: "edited" (the
+	// user edited the code action before approving it), "rerun" or
+	// "notebook" (the user's own cells); "" for the model's code.
+	By string `json:"by,omitempty"`
+	// Of is the cell a rerun ran again, or a notebook cell's id.
+	Of   string `json:"of,omitempty"`
+	Code string `json:"code"`
+	// Error: it raised, was rejected or interrupted.
+	Error bool `json:"error,omitempty"`
+	// Seal is a MAC over the record under a key of the workspace kept
+	// outside it (agent/seal): a record changed outside the app no longer
+	// matches it.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Image is inline media: raw bytes plus their MIME type. Mostly an image;
@@ -78,6 +103,8 @@ type FunctionResponse struct {
 	Output  string  `json:"output"`
 	Images  []Image `json:"images,omitempty"`
 	IsError bool    `json:"is_error,omitempty"`
+	// Ran records, for a code action, the code that ran (see Part.Ran).
+	Ran *Ran `json:"ran,omitempty"`
 }
 
 // Usage counts the tokens of one model call. OutputTokens excludes

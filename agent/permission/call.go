@@ -50,6 +50,10 @@ type Call struct {
 	// Opaque marks a shell command that could not be split safely (see
 	// agent/shell): it is never auto-allowed, only ask rules apply to it.
 	Opaque bool
+	// Dir is the absolute folder a shell command runs in (the kernel's
+	// current folder when the line ran); "" is the workspace. Its relative
+	// paths are taken from there.
+	Dir string
 }
 
 // Rule is one permission rule: a call type and glob patterns for its fields.

@@ -94,6 +94,19 @@ func (m *Manager) Protect(files ...string) {
 	}
 }
 
+// ProtectedFiles returns the protected files, absolute.
+func (m *Manager) ProtectedFiles() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []string
+	for _, f := range m.protectedFiles() {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func (m *Manager) protectedFiles() []string {
 	return append([]string{m.file, m.tomlFile}, m.protected...)
 }
@@ -155,6 +168,10 @@ func (m *Manager) protectedCall(c Call, acc []shell.Access) string {
 			if !a.Write {
 				continue
 			}
+			if a.Unnamed {
+				return fmt.Sprintf("%s writes files named only inside what it reads (an archive, a patch, commits), which could be %s: %s",
+					a.By, m.protectedList(), protectedWarning)
+			}
 			if a.Dynamic {
 				return fmt.Sprintf("it writes to %s, a file only known when it runs, which could be %s: %s",
 					a.Path, m.protectedList(), protectedWarning)
@@ -180,6 +197,43 @@ func (m *Manager) protectedList() string {
 		names = append(names, NormalizePath(f, m.workspace))
 	}
 	return strings.Join(names, " or ")
+}
+
+// place makes the files of a shell command that runs in folder dir (the
+// kernel's current folder; "" is the workspace) paths the rules can meet:
+// a relative path is taken from dir, and every path is resolved the way
+// the kernel walks it (resolveIn), so /proc/self/cwd/.env, /dev/fd/../cwd
+// and link/../x are the files they reach. A path inside the workspace
+// stays relative to it. One that cannot be known before the command runs
+// (another process's folder, a path through an open descriptor) becomes
+// Dynamic.
+func (m *Manager) place(acc []shell.Access, dir string) []shell.Access {
+	if dir == "" {
+		dir = m.workspace
+	}
+	ws := resolve(m.workspace)
+	out := make([]shell.Access, 0, len(acc))
+	for _, a := range acc {
+		if a.Dynamic || a.Unnamed || a.Path == "" {
+			out = append(out, a)
+			continue
+		}
+		abs := a.Path
+		if !filepath.IsAbs(abs) {
+			abs = dir + "/" + abs // not cleaned: ".." is taken after links
+		}
+		real, ok := resolveIn(abs, dir)
+		switch rel, err := filepath.Rel(ws, real); {
+		case !ok:
+			a.Dynamic = true
+		case err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+			a.Path = filepath.ToSlash(rel)
+		default:
+			a.Path = real
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // writeMarkers returns what makes command write files: the words a rule
@@ -254,6 +308,10 @@ func (m *Manager) askReason(grants Rules, c Call, acc []shell.Access) string {
 			continue
 		}
 		switch {
+		case a.Unnamed && !a.Write:
+			return fmt.Sprintf("%s prints file content from git history, which may hold a file the rule %s asks for", a.By, rules[0])
+		case a.Unnamed:
+			continue // a protected-file question, answered already
 		case a.Dynamic:
 			if a.Write {
 				continue // a protected-file question, answered already

@@ -31,6 +31,11 @@ func guardWorkspace(t *testing.T) (*Manager, string) {
 	write(".freeact/agent.json", "{}\n")
 	write(".freeact/sandbox-config.json", "{}\n")
 	write("settings/my-srt.json", "{}\n")
+	write("deep/.env", "KEY=third\n")
+	write("deep/inner/x", "")
+	if err := os.Symlink("deep/inner", filepath.Join(ws, "src-link")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(".env", filepath.Join(ws, "env-link")); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +50,7 @@ func guardWorkspace(t *testing.T) (*Manager, string) {
 }
 
 func TestShellArgumentsMeetFileRules(t *testing.T) {
-	m, _ := guardWorkspace(t)
+	m, ws := guardWorkspace(t)
 	tests := []struct {
 		command string
 		want    Decision
@@ -55,8 +60,8 @@ func TestShellArgumentsMeetFileRules(t *testing.T) {
 		{"cat .env", Ask, `the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for`},
 		{"head .env", Ask, "it reads .env"},
 		{"head -n 5 .env", Ask, "it reads .env"},
-		{"tail -f ./.env", Ask, "it reads ./.env"},
-		{"cat src/../.env", Ask, "it reads src/../.env"},
+		{"tail -f ./.env", Ask, "it reads .env,"},
+		{"cat src/../.env", Ask, "it reads .env,"},
 		{"cat .e*", Ask, "it reads .env"},
 		{"cat {x,.env}", Ask, "it reads .env"},
 		{`cat ".env"`, Ask, "it reads .env"},
@@ -65,7 +70,7 @@ func TestShellArgumentsMeetFileRules(t *testing.T) {
 		{"git show HEAD:.env", Ask, "it reads .env"},
 		{"git diff HEAD -- .env", Ask, "it reads .env"},
 		{"diff .env src/a.go", Ask, "it reads .env"},
-		{"cat env-link", Ask, "it reads env-link"},
+		{"cat env-link", Ask, "it reads .env,"},
 		{"cat docs/notes.txt", Ask, "docs/notes.txt, a hard link to .env"},
 		// Recursive readers over a folder holding such a file.
 		{"grep -r KEY .", Ask, "grep reads everything below ., including .env"},
@@ -84,7 +89,29 @@ func TestShellArgumentsMeetFileRules(t *testing.T) {
 		// Files that are not protected are fine.
 		{"cat src/a.go docs/readme.md", Allow, ""},
 		{"git log --oneline -5", Allow, ""},
-		{"git diff HEAD~1 src/a.go", Allow, ""},
+		// Paths the kernel resolves through /proc, /dev/fd and links.
+		{"cat /proc/self/cwd/.env", Ask, "it reads .env,"},
+		{"cat /proc/thread-self/cwd/.env", Ask, "it reads .env,"},
+		{"cat /dev/fd/../cwd/.env", Ask, "it reads .env,"},
+		{"cat /proc/self/root" + ws + "/.env", Ask, "it reads .env,"},
+		{"cat /proc/1/cwd/.env", Ask, "cat gets /proc/1/cwd/.env only when it runs"},
+		{"cat /proc/self/fd/3/../.env", Ask, "only when it runs"},
+		{"cat src-link/../.env", Ask, "it reads deep/.env,"},
+		// Options whose value is a file read, in programs that read no
+		// other file content.
+		{"file -f .env", Ask, "it reads .env,"},
+		{"file -f.env", Ask, "it reads .env,"},
+		{"du --files0-from=.env", Ask, "it reads .env,"},
+		{"du --files0-from .env", Ask, "it reads .env,"},
+		// Git history holds files no word names.
+		{"git show HEAD", Ask, "git prints file content from git history"},
+		{"git diff HEAD~1 src/a.go", Ask, "git history"},
+		{"git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD", Ask, "git history"},
+		{"git log -p", Ask, "git history"},
+		{"git log -np1", Ask, "git history"},
+		{"git log --patch -1", Ask, "git history"},
+		{"git cat-file -p HEAD:x", Ask, "git history"},
+		{"git cat-file --batch-all-objects --batch", Ask, "git history"},
 		// Options that write are not covered by a read-only rule.
 		{"git diff --output=out.txt", NoMatch, `the rule ShellAction bash "git diff *" allows the command but not how it writes files: the rule does not name --output`},
 		{"git log --output out.txt", NoMatch, "does not name --output"},
@@ -100,6 +127,31 @@ func TestShellArgumentsMeetFileRules(t *testing.T) {
 				t.Fatalf("Evaluate(%q) = %+v, want %v with reason containing %q", tt.command, v, tt.want, tt.reason)
 			}
 		})
+	}
+}
+
+// A shell command's relative paths lead from the folder it runs in, the
+// kernel's current folder (%cd, os.chdir), not from the workspace.
+func TestShellCommandInAnotherFolder(t *testing.T) {
+	m, ws := guardWorkspace(t)
+	sub := filepath.Join(ws, "src")
+	call := func(cmd string) Call { c := shellCall(cmd); c.Dir = sub; return c }
+	for _, tt := range []struct {
+		command string
+		want    Decision
+		reason  string
+	}{
+		{"cat ../.env", Ask, "it reads .env,"},
+		{"cat a.go", Allow, ""},
+		{"cat /proc/self/cwd/../.env", Ask, "it reads .env,"},
+		{"grep -r KEY ..", Ask, "including .env"},
+	} {
+		if v := m.Evaluate(call(tt.command)); v.Decision != tt.want || !strings.Contains(v.Reason, tt.reason) {
+			t.Errorf("Evaluate(%q in src) = %+v, want %v with %q", tt.command, v, tt.want, tt.reason)
+		}
+	}
+	if v := m.Evaluate(call("cp x ../.freeact/permissions.json")); !v.Protected {
+		t.Errorf("a write of ../.freeact/permissions.json from src is not protected: %+v", v)
 	}
 }
 
@@ -157,6 +209,26 @@ func TestProtectedFiles(t *testing.T) {
 		{"bash -c", shellCall("bash -c 'echo x > .freeact/permissions.json'"), ".freeact/permissions.json"},
 		{"other file", shellCall("echo x > notes.txt"), ""},
 		{"reading is fine", shellCall("cat .freeact/permissions.json"), ""},
+		// Writes whose targets are named inside an archive, a patch or
+		// commits: never allowed by a rule.
+		{"git checkout a file", shellCall("git checkout HEAD~1 -- .freeact/permissions.json"), "git writes files named only inside what it reads"},
+		{"git restore", shellCall("git restore --source=HEAD~1 ."), "git writes files named only"},
+		{"git reset --hard", shellCall("git reset --hard HEAD~1"), "git writes files named only"},
+		{"git stash pop", shellCall("git stash pop"), "git writes files named only"},
+		{"git apply", shellCall("git apply x.patch"), "git writes files named only"},
+		{"git am", shellCall("git am x.mbox"), "git writes files named only"},
+		{"git merge", shellCall("git merge other"), "git writes files named only"},
+		{"git cherry-pick", shellCall("git cherry-pick abc"), "git writes files named only"},
+		{"git switch -f", shellCall("git switch -f other"), "git writes files named only"},
+		{"git -C . checkout", shellCall("git -C . checkout other"), "git writes files named only"},
+		{"patch", shellCall("patch -p1 < x.patch"), "patch writes files named only"},
+		{"tar x", shellCall("tar xf x.tar"), "tar writes files named only"},
+		{"tar -x", shellCall("tar -C . -xzf x.tgz"), "tar writes files named only"},
+		{"tar --extract", shellCall("tar --extract --file=x.tar"), "tar writes files named only"},
+		{"unzip -o", shellCall("unzip -o x.zip"), "unzip writes files named only"},
+		{"cp through /proc/self/cwd", shellCall("cp x /proc/self/cwd/.freeact/permissions.json"), "it writes (cp) .freeact/permissions.json"},
+		{"cp through /dev/fd", shellCall("cp x /dev/fd/../cwd/.freeact/permissions.json"), ".freeact/permissions.json"},
+		{"cp through another process", shellCall("cp x /proc/1/cwd/.freeact/permissions.json"), "a file only known when it runs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -174,7 +174,11 @@ func (m *Manager) Evaluate(c Call) Verdict {
 func (m *Manager) evaluate(grants Rules, c Call) Verdict {
 	var acc []shell.Access
 	if c.Type == TypeShellAction && (c.ToolName == ShellTool || c.ToolName == ShellMagicTool) {
-		acc = shell.FileAccesses(c.Command, m.workspace)
+		dir := c.Dir
+		if dir == "" {
+			dir = m.workspace
+		}
+		acc = m.place(shell.FileAccesses(c.Command, dir), dir)
 	}
 	if reason := m.protectedCall(c, acc); reason != "" {
 		return Verdict{Decision: Ask, Reason: reason, Protected: true}

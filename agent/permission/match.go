@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -155,9 +157,9 @@ func NormalizePath(p, ws string) string {
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(ws, abs)
+		abs = ws + "/" + abs // not cleaned: ".." is taken after links
 	}
-	abs = resolve(filepath.Clean(abs))
+	abs, _ = resolveIn(abs, ws)
 	ws = resolve(ws)
 	if rel, err := filepath.Rel(ws, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
@@ -165,21 +167,118 @@ func NormalizePath(p, ws string) string {
 	return filepath.ToSlash(abs)
 }
 
-// resolve follows symbolic links in the longest existing prefix of the
-// clean absolute path p.
+// resolve follows symbolic links in the clean absolute path p as far as
+// it exists; /proc/self/cwd is taken to be the workspace-less process's
+// own folder (see resolveIn).
 func resolve(p string) string {
-	rest := ""
-	for dir := p; ; {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
+	r, _ := resolveIn(p, "")
+	return r
+}
+
+// maxLinks is the most symbolic links resolveIn follows, as Linux's
+// path walk (ELOOP past 40).
+const maxLinks = 40
+
+// resolveIn resolves the absolute path p the way the kernel walks it for
+// a process whose current folder is cwd: one component at a time, each
+// symbolic link replaced by its target before the next component (so
+// "link/../x" is x beside the link's target, not beside the link), ".."
+// taken after that; the rest of a path that does not exist is joined
+// lexically. /proc/self/cwd and /proc/thread-self/cwd (and /dev/fd/../cwd,
+// which is the same) are cwd, their root is /; the cwd or root of another
+// process, and anything reached through an open descriptor
+// (/proc/self/fd/N/...), cannot be known: ok is false then. With cwd ""
+// those are followed as this process sees them.
+func resolveIn(p, cwd string) (real string, ok bool) {
+	comps := strings.Split(filepath.ToSlash(p), "/")
+	cur := "/"
+	links := 0
+	for i := 0; i < len(comps); i++ {
+		c := comps[i]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
+		if cur == "/proc" && cwd != "" {
+			rest, known, special := procPath(c, comps[i+1:], cwd)
+			if !known {
+				return p, false
+			}
+			if special {
+				comps, i, cur = rest, -1, "/"
+				continue
+			}
 		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
+		next := filepath.Join(cur, c)
+		info, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(next, filepath.Join(comps[i+1:]...)), true
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return p, false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return p, false
+		}
+		if !filepath.IsAbs(target) {
+			target = cur + "/" + target
+		}
+		comps, i, cur = append(strings.Split(filepath.ToSlash(target), "/"), comps[i+1:]...), -1, "/"
 	}
+	return cur, true
+}
+
+// procPath reads the component after /proc (proc) and those that follow
+// (rest) for a process in folder cwd: special when they lead to a
+// process's cwd or root, with the path to walk instead; known is false
+// when the path leads to another process's folders or through an open
+// descriptor, which only the running command could tell.
+func procPath(proc string, rest []string, cwd string) (walk []string, known, special bool) {
+	self := proc == "self" || proc == "thread-self"
+	rest = slices.DeleteFunc(slices.Clone(rest), func(c string) bool { return c == "" || c == "." })
+	// fd, task and the like are folders: "fd/.." is /proc/self again.
+	for len(rest) > 1 && rest[1] == ".." && !slices.Contains([]string{"cwd", "root", "exe"}, rest[0]) && rest[0] != ".." {
+		rest = rest[2:]
+	}
+	j := 0
+	if len(rest) > 1 && rest[0] == "task" {
+		j = 2 // /proc/PID/task/TID/...
+	}
+	if j >= len(rest) {
+		return nil, true, false
+	}
+	if !self && !isDigits(proc) {
+		return nil, true, false
+	}
+	switch rest[j] {
+	case "cwd":
+		if !self {
+			return nil, false, false
+		}
+		return append(strings.Split(filepath.ToSlash(cwd), "/"), rest[j+1:]...), true, true
+	case "root":
+		if !self {
+			return nil, false, false
+		}
+		return append([]string{""}, rest[j+1:]...), true, true
+	case "fd", "map_files":
+		if len(rest) > j+2 {
+			return nil, false, false
+		}
+	}
+	return nil, true, false
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // PathMatch reports whether the path p of a call in workspace ws matches

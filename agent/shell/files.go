@@ -29,6 +29,12 @@ type Access struct {
 	// holds a parameter expansion, a command substitution or a tilde, or
 	// the arguments come from elsewhere (xargs).
 	Dynamic bool
+	// Unnamed: the files are named by data, not by the command's words:
+	// the entries of an archive or patch it applies, files git checks out
+	// or merges (Write), or git history it prints (a read of every file the
+	// repository ever held). Path is empty then; nothing short of running
+	// the command tells which files.
+	Unnamed bool
 	// By names what makes the access: for writes the word a permission
 	// rule must name to cover it (">" for a redirection, "--output",
 	// "-i", "tee"); for reads the program.
@@ -69,7 +75,7 @@ type collector struct {
 }
 
 func (c *collector) add(a Access) {
-	if a.Path == "" && !a.Write && !a.Dynamic {
+	if a.Path == "" && !a.Write && !a.Dynamic && !a.Unnamed {
 		return
 	}
 	if c.seen == nil {
@@ -195,8 +201,11 @@ func (c *collector) command(args []*syntax.Word, src string) {
 		words[i] = c.word(w, src)
 	}
 	p := programs[base]
-	if base == "git" {
+	switch base {
+	case "git":
 		p = gitProgram(words)
+	case "tar", "bsdtar":
+		p.extracts = tarExtracts(words)
 	}
 	if !p.noFiles {
 		for _, a := range words {
@@ -271,6 +280,14 @@ type program struct {
 	moves bool
 	// singleDashLong: its options are words like -name or -out (find, openssl).
 	singleDashLong bool
+	// extracts: it writes files named inside its input (an archive, a
+	// patch, git objects): Access.Unnamed.
+	extracts bool
+	// history: it prints file content from git history (Access.Unnamed).
+	history bool
+	// readOpts are options whose value is a file it reads, even for a
+	// program that reads no other files (file -f, du --files0-from).
+	readOpts []string
 }
 
 // program records writes and recursive reads by p's rules.
@@ -287,6 +304,21 @@ func (c *collector) program(name string, p program, words []arg) {
 	literal := func(v string) arg { return arg{text: v, value: v, static: true, fields: []string{v}} }
 	if p.alwaysWrites {
 		c.add(Access{Write: true, By: name})
+	}
+	if p.extracts {
+		c.add(Access{Write: true, Unnamed: true, By: name})
+	}
+	if p.history {
+		c.add(Access{Unnamed: true, By: name})
+	}
+	reads := func(a arg) {
+		if !a.static {
+			c.add(Access{Path: a.text, Dynamic: true, By: name})
+			return
+		}
+		for _, f := range a.fields {
+			c.add(Access{Path: f, By: name})
+		}
 	}
 	var (
 		operands     []arg
@@ -336,7 +368,7 @@ func (c *collector) program(name string, p program, words []arg) {
 			switch {
 			case hasVal:
 				value = literal(val)
-			case matchOpt(p.writeOpts, opt) || matchOpt(p.valueOpts, opt) || (p.copies && matchOpt([]string{"--target-directory"}, opt)):
+			case matchOpt(p.writeOpts, opt) || matchOpt(p.valueOpts, opt) || matchOpt(p.readOpts, opt) || (p.copies && matchOpt([]string{"--target-directory"}, opt)):
 				if value, hasVal = next(); !hasVal {
 					continue
 				}
@@ -346,6 +378,8 @@ func (c *collector) program(name string, p program, words []arg) {
 			switch {
 			case matchOpt(p.writeOpts, opt):
 				writes(value, opt, false)
+			case matchOpt(p.readOpts, opt):
+				reads(value)
 			case p.copies && matchOpt([]string{"--target-directory"}, opt):
 				target = &value
 			case opt == "--directories" && value.value == "recurse":
@@ -358,7 +392,7 @@ func (c *collector) program(name string, p program, words []arg) {
 		for j := 1; j < len(v); j++ {
 			o := "-" + v[j:j+1]
 			flag(o)
-			if !slices.Contains(p.writeOpts, o) && !slices.Contains(p.valueOpts, o) && (o != "-t" || !p.copies) {
+			if !slices.Contains(p.writeOpts, o) && !slices.Contains(p.valueOpts, o) && !slices.Contains(p.readOpts, o) && (o != "-t" || !p.copies) {
 				continue
 			}
 			value := literal(v[j+1:])
@@ -371,6 +405,8 @@ func (c *collector) program(name string, p program, words []arg) {
 			switch {
 			case slices.Contains(p.writeOpts, o):
 				writes(value, o, false)
+			case slices.Contains(p.readOpts, o):
+				reads(value)
 			case o == "-t" && p.copies:
 				target = &value
 			case o == "-d" && value.value == "recurse":
@@ -478,29 +514,118 @@ func (c *collector) abs(p string) string {
 
 // gitProgram returns the rules of a git command by its subcommand: --output
 // writes for every command that takes diff options; format-patch and
-// archive take -o; grep searches recursively.
+// archive take -o; grep searches recursively; the subcommands that write
+// files named by commits, patches or stashes (gitExtracts) and those that
+// print file content from history (gitHistory) have Unnamed accesses.
 func gitProgram(words []arg) program {
 	p := program{writeOpts: []string{"--output"}, valueOpts: []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace"}}
-	for _, a := range words {
+	for i, a := range words {
 		if !a.static {
+			// A subcommand only known at run time could be any of them.
+			p.extracts, p.history = true, true
 			break
 		}
-		switch a.value {
-		case "format-patch":
+		switch {
+		case a.value == "-C" || a.value == "-c" || a.value == "--git-dir" || a.value == "--work-tree" || a.value == "--namespace":
+			continue // its value follows; skipped as an option word below
+		case strings.HasPrefix(a.value, "-"):
+			continue
+		case i > 0 && slices.Contains([]string{"-C", "-c", "--git-dir", "--work-tree", "--namespace"}, words[i-1].value):
+			continue
+		}
+		switch sub := a.value; {
+		case sub == "format-patch":
 			p.writeOpts = append(p.writeOpts, "-o", "--output-directory")
-		case "archive":
+			p.history = true
+		case sub == "archive":
 			p.writeOpts = append(p.writeOpts, "-o")
-		case "grep":
+			p.history = true
+		case sub == "grep":
 			p.recursive, p.patternFirst = true, true
 			p.valueOpts = append(p.valueOpts, "-e", "-f", "-m", "-A", "-B", "-C", "--max-depth")
-		default:
-			if strings.HasPrefix(a.value, "-") {
-				continue
-			}
+			p.history = true // git grep PATTERN REV searches history
+		case gitExtracts[sub]:
+			p.extracts = true
+			p.history = sub == "stash" // stash show -p
+		case gitHistory[sub]:
+			p.history = !strings.HasPrefix(sub, "diff") || !summaryOnly(words[i+1:])
+		case sub == "log" || sub == "reflog" || sub == "whatchanged":
+			p.history = slices.ContainsFunc(words[i+1:], func(w arg) bool { return !w.static || printsPatch(w.value) })
 		}
 		break
 	}
 	return p
+}
+
+// gitExtracts are the git subcommands that write files of the work tree
+// (or .git) whose names come from commits, patches or stashes.
+var gitExtracts = map[string]bool{
+	"apply": true, "am": true, "checkout": true, "restore": true, "reset": true, "stash": true, "merge": true,
+	"cherry-pick": true, "switch": true, "pull": true, "rebase": true, "revert": true, "read-tree": true,
+	"checkout-index": true, "clone": true, "worktree": true, "submodule": true, "bisect": true,
+	"sparse-checkout": true, "mv": true, "rm": true, "clean": true, "update-index": true, "merge-file": true,
+	"bundle": true, "fetch": true, "init": true, "filter-branch": true, "replace": true,
+}
+
+// gitHistory are the git subcommands that print file content from
+// commits, trees or blobs.
+var gitHistory = map[string]bool{
+	"show": true, "diff": true, "cat-file": true, "diff-tree": true, "diff-index": true, "diff-files": true,
+	"range-diff": true, "fast-export": true, "blame": true, "annotate": true, "notes": true, "difftool": true,
+	"show-index": true, "unpack-objects": true, "verify-pack": true, "archive": true, "instaweb": true, "send-email": true,
+}
+
+// summaryOnly reports git diff options that print names and counts, not
+// content (--stat, --name-only...), with nothing asking for a patch.
+func summaryOnly(words []arg) bool {
+	summary := false
+	for _, w := range words {
+		opt, _, _ := strings.Cut(w.value, "=")
+		switch {
+		case !w.static || printsPatch(w.value) && opt != "--patch-with-stat":
+			return false
+		case slices.Contains([]string{"--stat", "--numstat", "--shortstat", "--dirstat", "--name-only", "--name-status", "--quiet", "--summary", "--compact-summary", "--raw"}, opt):
+			summary = true
+		}
+	}
+	return summary
+}
+
+// printsPatch reports a git log option that prints file content (a patch,
+// a line history) or searches it.
+func printsPatch(o string) bool {
+	for _, p := range []string{"-p", "-u", "-U", "--patch", "-L", "--word-diff", "--color-words", "-S", "-G",
+		"--pickaxe", "-c", "--cc", "--unified", "--diff-merges", "--remerge-diff", "--dd", "-m", "--full-diff", "--ext-diff", "--textconv"} {
+		if o == p || strings.HasPrefix(o, p) && (len(p) == 2 || strings.HasPrefix(o, p+"=")) {
+			return true
+		}
+	}
+	// A cluster of one-letter options holding p or u (-np).
+	return len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsAny(o[1:], "puLSGcm")
+}
+
+// tarExtracts reports a tar command that extracts (x, --extract, --get;
+// also --to-command, which runs a program on each entry), with the mode
+// letters in the first word or in any cluster of one-letter options. A
+// word only known at run time could be such a mode.
+func tarExtracts(words []arg) bool {
+	for i, a := range words {
+		v := a.value
+		switch {
+		case !a.static:
+			return true
+		case strings.HasPrefix(v, "--"):
+			opt, _, _ := strings.Cut(v, "=")
+			if matchOpt([]string{"--extract", "--get", "--to-command"}, opt) {
+				return true
+			}
+		case strings.HasPrefix(v, "-") || i == 0:
+			if strings.Contains(strings.TrimPrefix(v, "-"), "x") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var grepValueOpts = []string{"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count",
@@ -526,7 +651,9 @@ func init() {
 		programs[n] = program{noFiles: true}
 	}
 	programs["tree"] = program{noFiles: true, writeOpts: []string{"-o"}, valueOpts: []string{"-L", "-P", "-I", "--charset", "--filelimit", "--timefmt"}}
-	programs["file"] = program{noFiles: true, writeFlags: []string{"-C", "--compile"}, valueOpts: []string{"-m", "-F", "-e", "-P", "--magic-file", "--separator", "--exclude", "--parameter"}}
+	programs["file"] = program{noFiles: true, writeFlags: []string{"-C", "--compile"}, valueOpts: []string{"-F", "-e", "-P", "--separator", "--exclude", "--parameter"},
+		readOpts: []string{"-f", "--files-from", "-m", "--magic-file"}} // their errors print the lines read
+	programs["du"] = program{noFiles: true, readOpts: []string{"--files0-from", "-X", "--exclude-from"}}
 	for _, n := range []string{"tee", "unlink", "shred", "mkfifo", "mknod", "chattr"} {
 		programs[n] = program{writesOperands: true, valueOpts: []string{"-m", "--mode", "-n", "--iterations", "-s", "--size"}}
 	}
@@ -580,8 +707,13 @@ func init() {
 	// may be the archive it writes, and extracting writes names it reads.
 	programs["tar"] = program{alwaysWrites: true, writesOperands: true, recursive: true, writeOpts: []string{"-f", "--file"}, valueOpts: []string{"-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "--exclude"}}
 	programs["zip"] = program{writesOperand: 1, recurseFlags: []string{"-r", "--recurse-paths"}}
-	programs["unzip"] = program{alwaysWrites: true, valueOpts: []string{"-d", "-x"}}
-	for _, n := range []string{"split", "csplit", "patch"} {
+	programs["unzip"] = program{alwaysWrites: true, extracts: true, valueOpts: []string{"-d", "-x"}}
+	programs["patch"] = program{alwaysWrites: true, extracts: true, writeOpts: []string{"-o", "--output", "-r", "--reject-file"},
+		valueOpts: []string{"-p", "-d", "--directory", "-i", "--input", "-B", "-F", "-D", "-z", "-V"}}
+	for _, n := range []string{"cpio", "7z", "7za", "7zr", "unrar", "pax", "ar", "unar"} {
+		programs[n] = program{alwaysWrites: true, extracts: true}
+	}
+	for _, n := range []string{"split", "csplit"} {
 		programs[n] = program{alwaysWrites: true}
 	}
 	for _, n := range []string{"cc", "gcc", "g++", "c++", "clang", "clang++", "ld"} {

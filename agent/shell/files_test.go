@@ -23,6 +23,7 @@ func TestFileAccesses(t *testing.T) {
 	rec := func(p, by string) Access { return Access{Path: p, Recursive: true, By: by} }
 	w := func(p, by string) Access { return Access{Path: p, Write: true, By: by} }
 	rw := func(p, by string) Access { return Access{Path: p, Write: true, Recursive: true, By: by} }
+	un := func(by string, write bool) Access { return Access{Write: write, Unnamed: true, By: by} }
 	dyn := func(p, by string, write bool) Access { return Access{Path: p, Dynamic: true, Write: write, By: by} }
 	tests := []struct {
 		line string
@@ -43,6 +44,23 @@ func TestFileAccesses(t *testing.T) {
 		{"bash -c 'cat .env'", []Access{r(".env", "cat")}, nil},
 		{"echo $(cat .env)", []Access{r(".env", "cat")}, nil},
 		{"ls -la .env", nil, []Access{r(".env", "ls")}},
+		// Writes named inside an archive, a patch or commits; reads of
+		// git history; options naming a file read.
+		{"tar xf a.tar", []Access{un("tar", true)}, nil},
+		{"tar -C out -xzf a.tgz", []Access{un("tar", true)}, nil},
+		{"tar --get -f a.tar", []Access{un("tar", true)}, nil},
+		{"tar czf out.tgz src", nil, []Access{un("tar", true)}},
+		{"tar -tvf a.tar", nil, []Access{un("tar", true)}},
+		{"unzip -o a.zip", []Access{un("unzip", true)}, nil},
+		{"patch -p1 < a.patch", []Access{un("patch", true)}, nil},
+		{"git -C . checkout x -- f", []Access{un("git", true)}, nil},
+		{"git stash pop", []Access{un("git", true)}, nil},
+		{"git -c a=b show HEAD", []Access{un("git", false)}, nil},
+		{"git log --oneline", nil, []Access{un("git", false)}},
+		{"git log -p", []Access{un("git", false)}, nil},
+		{"git status", nil, []Access{un("git", false), un("git", true)}},
+		{"file -f .env", []Access{r(".env", "file")}, nil},
+		{"du --files0-from=.env", []Access{r(".env", "du")}, nil},
 		{"echo .env", nil, []Access{r(".env", "echo")}},
 		// Recursive readers.
 		{"grep -r KEY .", []Access{rec(".", "grep")}, nil},
@@ -122,7 +140,7 @@ func FuzzFileAccesses(f *testing.F) {
 			if a.Dynamic && (a.Path == "" || !strings.Contains(line, a.Path) && a.By != "xargs") {
 				t.Fatalf("dynamic access %+v does not show its word", a)
 			}
-			if !a.Write && !a.Dynamic && a.Path == "" {
+			if !a.Write && !a.Dynamic && !a.Unnamed && a.Path == "" {
 				t.Fatalf("read access without a path: %+v", a)
 			}
 		}

@@ -14,6 +14,7 @@ const ready: KernelStatus = {
   sandboxed: false,
   replayCells: 0,
   replayReason: '',
+  replayCode: [],
   mcpFailures: [],
 };
 const ws = (path = '/home/u/proj'): WorkspaceInfo => ({

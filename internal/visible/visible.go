@@ -53,6 +53,17 @@ func String(s string) string {
 	return b.String()
 }
 
+// Line is String for text shown on one line, such as a file name or a
+// prompt in a list: newlines and tabs are escaped as well (\n, \t), so a
+// name cannot add lines of its own to a plan the user confirms.
+func Line(s string) string {
+	s = String(s)
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s)
+}
+
 // Escape returns the escape String writes for r.
 func Escape(r rune) string {
 	switch {

@@ -272,6 +272,11 @@ def approve_shell(command, script=None, argv=None):
     __tracebackhide__ = True
     _flush()
     fields = {"command": command}
+    try:
+        # Where the command's relative paths lead (%cd, os.chdir).
+        fields["cwd"] = os.getcwd()
+    except OSError:
+        pass
     if script is not None:
         fields["interpreter"] = script
     if argv is not None:

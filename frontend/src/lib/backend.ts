@@ -333,3 +333,9 @@ export const backend: Backend = {
     return () => Runtime.OnFileDropOff();
   },
 };
+
+/** Opens an http(s) address in the user's browser, never in the window
+ * (a remote image of an answer is shown as such a link). */
+export function openInBrowser(url: string): void {
+  if (/^https?:\/\//i.test(url) && hasRuntime()) Runtime.BrowserOpenURL(url);
+}

@@ -14,6 +14,7 @@ const kernel = (cells: number, reason = 'resumed'): KernelStatus => ({
   sandboxed: false,
   replayCells: cells,
   replayReason: reason,
+  replayCode: [],
   mcpFailures: [],
 });
 const replay = (over: Partial<ReplayState>): ReplayState => ({
@@ -37,6 +38,18 @@ describe('ReplayBanner', () => {
     expect(h.onreplay).toHaveBeenCalledOnce();
     await userEvent.click(screen.getByRole('button', { name: 'Skip' }));
     expect(h.onskip).toHaveBeenCalledOnce();
+  });
+
+  it('lists the code that would run, a cell changed outside the app open and marked', () => {
+    const k = { ...kernel(2), replayCode: [{ code: 'x = 1\ny = 2', changed: false }, { code: "import os\nos.remove('a')", changed: true }] };
+    render(ReplayBanner, { kernel: k, replay: null, ...handlers() });
+    const items = screen.getByTestId('replay-cells').querySelectorAll('li');
+    expect(items).toHaveLength(2);
+    expect(items[0]).toHaveTextContent('Cell 1 x = 1');
+    expect(items[0]?.querySelector('details')?.open).toBe(false);
+    expect(items[1]).toHaveTextContent('changed outside the app');
+    expect(items[1]?.querySelector('details')?.open).toBe(true);
+    expect(items[1]?.querySelector('pre')).toHaveTextContent("os.remove('a')");
   });
 
   it('offers nothing without cells to run', () => {

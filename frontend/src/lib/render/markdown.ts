@@ -54,6 +54,15 @@ export function highlight(code: string, lang: string): string {
   return escapeHTML(code);
 }
 
+/** Whether an image address would load from another host: anything but a
+ * path of the app itself, a data: or a blob: URL. */
+export function isRemote(href: string): boolean {
+  // Browsers drop tabs and newlines inside a URL and read "\\" as "/".
+  const h = href.replace(/[\t\n\r]/g, '').trim().toLowerCase();
+  if (/^[a-z][a-z0-9+.-]*:/.test(h)) return !h.startsWith('data:') && !h.startsWith('blob:');
+  return /^[\\/]{2}/.test(h);
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -62,6 +71,14 @@ const marked = new Marked({
     // Raw HTML in a response is shown as text, never interpreted.
     html({ text }: Tokens.HTML | Tokens.Tag) {
       return escapeHTML(text);
+    },
+    // A remote image is never loaded (it could carry data out in its
+    // address, and the page's Content-Security-Policy blocks it anyway):
+    // it shows as a link the user can open in the browser.
+    image({ href, title, text }: Tokens.Image) {
+      if (!isRemote(href)) return false;
+      const label = text ? `image: ${text}` : 'image';
+      return `<a href="${escapeHTML(href)}" class="remote-image" title="${escapeHTML(title ?? href)}">🖼 ${escapeHTML(label)} (remote, not loaded)</a>`;
     },
     code({ text, lang }: Tokens.Code) {
       const l = (lang ?? '').split(/\s/)[0] ?? '';

@@ -155,6 +155,20 @@ export namespace app {
 	        this.prompt = source["prompt"];
 	    }
 	}
+	export class ReplayCell {
+	    code: string;
+	    changed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReplayCell(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.code = source["code"];
+	        this.changed = source["changed"];
+	    }
+	}
 	export class KernelStatus {
 	    state: string;
 	    message: string;
@@ -166,6 +180,7 @@ export namespace app {
 	    model: string;
 	    sandboxed: boolean;
 	    replayCells: number;
+	    replayCode: ReplayCell[];
 	    replayReason: string;
 	    mcpFailures: agent.MCPFailure[];
 	
@@ -185,6 +200,7 @@ export namespace app {
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
 	        this.replayCells = source["replayCells"];
+	        this.replayCode = this.convertValues(source["replayCode"], ReplayCell);
 	        this.replayReason = source["replayReason"];
 	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
 	    }
@@ -275,6 +291,7 @@ export namespace app {
 		    return a;
 		}
 	}
+	
 	export class SandboxSettings {
 	    enabled: boolean;
 	    content: string;
