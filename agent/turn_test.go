@@ -275,9 +275,12 @@ turns:
 	}
 }
 
-func TestParallelCallsRunTogether(t *testing.T) {
+// Calls that only read may overlap, but they are asked for in the
+// model's order, each once the one before it was answered, and their
+// results come in that order too.
+func TestReadCallsAskAndAnswerInOrder(t *testing.T) {
 	ws := workspace(t, "")
-	for _, f := range []string{"a.txt", "b.txt"} {
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("content of "+f), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -287,42 +290,30 @@ turns:
   - reply:
       - call: {id: r1, name: filesystem_read_text_file, args: {path: a.txt}}
       - call: {id: r2, name: filesystem_read_text_file, args: {path: b.txt}}
+      - call: {id: r3, name: filesystem_read_text_file, args: {path: c.txt}}
   - expect:
       last:
         - {role: user, response: filesystem_read_text_file, output: "content of a.txt"}
         - {role: user, response: filesystem_read_text_file, output: "content of b.txt"}
-    reply: [{text: "Read both."}]
+        - {role: user, response: filesystem_read_text_file, output: "content of c.txt"}
+    reply: [{text: "Read all."}]
 `)
-	// Both requests must be out before either is answered: the calls wait
-	// for their approvals side by side.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var pending []*agent.ApprovalRequest
-	var events []agent.Event
-	for ev := range a.Stream(ctx, agent.Text("Read both.")) {
-		events = append(events, ev)
-		if r, ok := ev.(*agent.ApprovalRequest); ok {
-			if fr, ok := r.ToolCall.(agent.FileRead); !ok || (fr.Path != "a.txt" && fr.Path != "b.txt") {
-				t.Errorf("request %+v", r.ToolCall)
+	events := run(t, a, "Read all.", nil)
+	var asked, answered []string
+	for _, ev := range events {
+		switch e := ev.(type) {
+		case *agent.ApprovalRequest:
+			asked = append(asked, e.CorrelationID)
+		case *agent.ToolOutput:
+			if !strings.Contains(e.Content, "content of") {
+				t.Errorf("output %+v", e)
 			}
-			pending = append(pending, r)
-			if len(pending) == 2 {
-				pending[1].Approve(true)
-				pending[0].Approve(true)
-			}
+			answered = append(answered, e.CorrelationID)
 		}
 	}
-	if len(pending) != 2 {
-		t.Fatalf("got %d requests:%s", len(pending), describe(events))
-	}
-	outs := of[*agent.ToolOutput](events)
-	if len(outs) != 2 {
-		t.Fatalf("outputs:%s", describe(events))
-	}
-	for _, o := range outs {
-		if !strings.Contains(o.Content, "content of") || (o.CorrelationID != "r1" && o.CorrelationID != "r2") {
-			t.Errorf("output %+v", o)
-		}
+	want := []string{"r1", "r2", "r3"}
+	if !slices.Equal(asked, want) || !slices.Equal(answered, want) {
+		t.Fatalf("asked %v, answered %v, want both %v:%s", asked, answered, want, describe(events))
 	}
 }
 

@@ -151,6 +151,8 @@ func (t *terminal) render(ev agent.Event) {
 		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
 		t.line(t.style.yellow(visible.String(e.Text)))
+	case *agent.ReplyCut:
+		t.line(t.style.yellow(visible.String(e.Text)))
 	case *agent.Compacting:
 		t.line(t.style.dim(fmt.Sprintf("Compacting the conversation: summarising %d earlier messages (%s)…", e.Messages, compactReason(e.Reason))))
 	case *agent.Compacted:

@@ -127,6 +127,14 @@ export type AgentEvent =
       unrestorable?: string[];
     })
   | (Meta & { type: 'Notice'; text: string })
+  | (Meta & {
+      type: 'ReplyCut';
+      text: string;
+      output_tokens?: number;
+      max_tokens?: number;
+      setting: string;
+      dropped?: string[];
+    })
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
   | (Meta & { type: 'Cancelled'; phase: string })
   | (Meta & {
