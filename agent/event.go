@@ -140,6 +140,10 @@ type Failed struct {
 	// Status is the provider's HTTP status (CauseModel); 0 when the
 	// provider was not reached.
 	Status int `json:"status,omitempty"`
+	// Kept is set when the turn failed after some of its actions ran: the
+	// turn stays in the history and the session, with a note to the model
+	// saying how it ended, instead of being taken back.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Decision is an answer to an ApprovalRequest.

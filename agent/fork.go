@@ -69,7 +69,7 @@ func promptOf(m model.Message) Prompt {
 // model (what the user reverted, a note ParseNote reads), which front ends
 // do not show as the prompt.
 func IsAgentNote(text string) bool {
-	if strings.HasPrefix(text, RevertNotePrefix) || strings.HasPrefix(text, CutNotePrefix) {
+	if strings.HasPrefix(text, RevertNotePrefix) || strings.HasPrefix(text, CutNotePrefix) || strings.HasPrefix(text, FailedNotePrefix) {
 		return true
 	}
 	_, ok := ParseNote(text)

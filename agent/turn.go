@@ -46,7 +46,19 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	defer a.ckpt.flush()
 	// A failed turn goes back out of the history and the session file
 	// alike, so that resuming the session gives the history the agent has.
+	// Once actions ran, though, the kernel and the files went through
+	// them: the turn stays, with a note saying how it ended, so that the
+	// model's history matches what happened.
 	fail := func(err error) turnResult {
+		if a.actionsRan(start) {
+			if rerr := a.record(model.UserText(failedNote(err))); rerr != nil {
+				err = fmt.Errorf("%w (and noting it in the session failed: %v)", err, rerr)
+			}
+			f := a.failure(err)
+			f.Kept = true
+			emit(f)
+			return turnResult{failed: err}
+		}
 		a.ckpt.untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
 		dropped := slices.Clone(a.history[start:])
@@ -150,6 +162,30 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			return cancelled(PhaseTools)
 		}
 	}
+}
+
+// actionsRan reports whether the history from start holds results of
+// calls, which ran (or were refused) in this turn.
+func (a *Agent) actionsRan(start int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range a.history[start:] {
+		if len(m.FunctionResponses()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedNotePrefix starts the note that ends a turn which failed after
+// its actions ran.
+const FailedNotePrefix = "<turn-failed>\n"
+
+// failedNote tells the model that the turn ended early and why, and that
+// the actions above it did happen.
+func failedNote(err error) string {
+	return FailedNotePrefix + "The turn ended early: the next step failed (" + clipText(err.Error(), 300) + "). " +
+		"The actions above ran and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
 }
 
 // beginCheckpointTurn names the turn for checkpoint records: a new id, the
@@ -262,6 +298,9 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 	reply, err = a.streamModel(ctx, emit, view)
 	if err == nil || !model.IsContextOverflow(err) || ctx.Err() != nil {
 		return reply, "", err
+	}
+	if n := model.OverflowWindow(err); n > 0 {
+		a.learnWindow(n)
 	}
 	if cerr := a.compact(ctx, emit, CompactOverflow); cerr != nil {
 		return model.Done{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)

@@ -113,10 +113,24 @@ func (a *Agent) updateContext(tokens int) {
 func (a *Agent) window() (window, compactAt int) {
 	info, _ := a.modelInfo()
 	window = info.ContextWindow
+	a.mu.Lock()
+	served := a.served
+	a.mu.Unlock()
+	if served > 0 && (window == 0 || served < window) {
+		window = served // what the server runs the model with
+	}
 	if t := a.cfg.Options.CompactionThreshold; t != nil && window > 0 {
 		compactAt = int(*t * float64(window))
 	}
 	return window, compactAt
+}
+
+// learnWindow takes n as the model's context window, as its server
+// reported it (in an overflow error or when asked at start).
+func (a *Agent) learnWindow(n int) {
+	a.mu.Lock()
+	a.served = n
+	a.mu.Unlock()
 }
 
 // SessionUsage returns where the session stands: its cost and the main

@@ -59,7 +59,7 @@ func contractEvents() []queued {
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
 		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
-			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404}},
+			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404, Kept: true}},
 		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
 			Display: "git status", By: agent.BySession, Rule: "git status *"}},
 		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},

@@ -109,6 +109,9 @@ type ErrorReply struct {
 	Status     int           `yaml:"status"`
 	Message    string        `yaml:"message"`
 	RetryAfter time.Duration `yaml:"retry_after"`
+	// Body, when set, is sent as the response body as it is, such as one
+	// a real server sent (JSON; Message is then not used).
+	Body string `yaml:"body"`
 }
 
 // Usage is the token count the server reports.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -147,7 +148,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("scenario %q turn %d: %s", s.sc.Name, n+1, e)
 	}
 	if turn.Error != nil {
-		s.wire.writeError(w, *turn.Error)
+		if e := turn.Error; e.Body != "" {
+			if e.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(e.Status)
+			_, _ = io.WriteString(w, e.Body)
+		} else {
+			s.wire.writeError(w, *turn.Error)
+		}
 		return
 	}
 	s.stream(w, r, turn, n)
