@@ -255,6 +255,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 	}
 	a.acceptMedia()
+	a.askWindow(ctx)
 	if err := a.openSession(); err != nil {
 		return &StartError{Step: StepSession, Err: err}
 	}

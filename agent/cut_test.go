@@ -1,9 +1,11 @@
 package agent_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
@@ -94,4 +96,37 @@ turns:
 	if r := of[*agent.Response](events); len(r) != 1 || r[0].Text != "The answer begins and" {
 		t.Errorf("responses:%s", describe(events))
 	}
+}
+
+// A compaction summary cut at max_tokens fails visibly and is not kept:
+// the next request still carries the whole history.
+func TestCutSummaryIsNotKept(t *testing.T) {
+	a, _, _ := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{text: "One."}]
+  - reply: [{text: "Two."}]
+  - expect: {system_contains: "You summarise"}
+    reply: [{text: "## Request\nThe user asked for"}]
+    finish: max_tokens
+    usage: {input: 100, output: 30}
+  - expect: {messages: 5, has: [{role: user, text: "First."}], last: [{role: user, text: "Third."}]}
+    reply: [{text: "Three."}]
+`)
+	run(t, a, "First.", nil)
+	run(t, a, "Second.", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var events []agent.Event
+	for ev := range a.Compact(ctx) {
+		events = append(events, ev)
+	}
+	f := of[*agent.Failed](events)
+	if len(f) != 1 || f[0].Cause != agent.CauseModel || !strings.Contains(f[0].Summary, "cut off at 30 output tokens") ||
+		!strings.Contains(f[0].Fix, agent.MaxTokensSetting) {
+		t.Fatalf("failed %+v:%s", f, describe(events))
+	}
+	if c := of[*agent.Compacted](events); len(c) != 0 || len(a.Compactions()) != 0 {
+		t.Fatalf("a cut summary was kept: %+v", c)
+	}
+	run(t, a, "Third.", nil)
 }

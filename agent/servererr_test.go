@@ -1,6 +1,10 @@
 package agent_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -86,5 +90,30 @@ turns:
 	f := of[*agent.Failed](events)
 	if len(f) != 1 || f[0].Cause != agent.CauseModel || !strings.Contains(f[0].Summary, "lost in the middle") || f[0].Fix == "" {
 		t.Fatalf("failed events %+v:%s", f, describe(events))
+	}
+}
+
+// At start the agent asks a server of the user's own for the window it
+// runs the model with (llama.cpp's /props here).
+func TestWindowFromTheServerAtStart(t *testing.T) {
+	fake := modeltest.NewOpenAI(t, mustScenario(t, "turns:\n  - reply: [{text: \"Hi.\"}]\n    usage: {input: 10, output: 2}\n"))
+	target, _ := url.Parse(fake.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/props" {
+			_, _ = w.Write([]byte(`{"default_generation_settings":{"n_ctx":8192},"total_slots":1}`))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ws := workspace(t, `{"model": "`+srv.URL+`/v1#SmolLM2"}`)
+	a := started(t, ws, fakeKernels(nil).executors(t))
+	if w := a.SessionUsage().ContextWindow; w != 8192 {
+		t.Errorf("context window at start %d, want the server's 8192", w)
+	}
+	events := run(t, a, "Hello.", nil)
+	if su := of[*agent.SessionUsage](events); len(su) == 0 || su[len(su)-1].ContextWindow != 8192 {
+		t.Errorf("SessionUsage:%s", describe(events))
 	}
 }

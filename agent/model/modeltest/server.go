@@ -118,6 +118,13 @@ func (s *Server) finish() {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.URL.Path == "/api/show" {
+		// What a client asks a server about itself (/v1/models, llama.cpp's
+		// /props, Ollama's /api/show) is not there, as on a provider's
+		// own API; it is not a model request.
+		http.NotFound(w, r)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
