@@ -114,6 +114,9 @@ func (t *terminal) render(ev agent.Event) {
 		t.line(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
 	case *agent.Failed:
 		t.line(t.style.red("error: " + visible.String(e.Error)))
+		if e.Summary != "" {
+			t.line(t.style.yellow(visible.String(e.Summary + " " + e.Fix)))
+		}
 	case *agent.ApprovalRequest:
 		t.endThinking()
 		t.newline()
