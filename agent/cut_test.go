@@ -66,6 +66,21 @@ turns:
 			if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "I will send it again." {
 				t.Fatalf("the turn did not go on:%s", describe(events))
 			}
+			// The note is the agent's, not a prompt of the user's.
+			notes := 0
+			for _, m := range a.History() {
+				for _, p := range m.Parts {
+					if strings.HasPrefix(p.Text, agent.CutNotePrefix) {
+						notes++
+						if !agent.IsAgentNote(p.Text) {
+							t.Errorf("the cut note is not an agent note: %q", p.Text)
+						}
+					}
+				}
+			}
+			if notes != 1 {
+				t.Errorf("%d cut notes in the history, want 1", notes)
+			}
 			// The history sent back holds no call with broken arguments.
 			for _, req := range fake.Requests() {
 				for _, m := range req.Messages {

@@ -67,6 +67,10 @@ func (a *Agent) failure(err error) *Failed {
 		f.Cause = CauseModel
 		f.Summary = "The conversation was not compacted: " + cutErr.Error() + "."
 		f.Fix = fmt.Sprintf("Raise %s in Settings → Agent (or choose a model with a longer output), then compact again.", MaxTokensSetting)
+	case errors.Is(err, ErrNothingToCompact):
+		f.Cause = CauseOther
+		f.Summary = "There is nothing to compact yet: the conversation is short."
+		f.Fix = "Compact once the conversation has grown; it happens by itself near the context window."
 	case connectionLost(err):
 		f.Cause = CauseModel
 		f.Summary = "The connection to the model service was lost in the middle of its reply."
