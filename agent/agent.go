@@ -171,6 +171,7 @@ type Agent struct {
 	losses    int                     // counts losses, so a replay knows whether it lost the state again
 	cuts      []cut                   // compactions, the last one in force
 	est       tokenEstimate           // the conversation's size as last measured
+	served    int                     // the context window the model's server reported; 0 when unknown
 	turn      turnInfo                // the running turn
 	cancel    context.CancelCauseFunc // of the running turn
 	turns     sync.WaitGroup          // the running turn's goroutine
@@ -292,6 +293,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 	}
 	a.acceptMedia()
+	a.askWindow(ctx)
 	if err := a.openSession(); err != nil {
 		return &StartError{Step: StepSession, Err: err}
 	}
@@ -362,15 +364,31 @@ func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
 		}
 	}
 	// provider_settings (pydantic-ai's provider arguments) win over the
-	// environment, as they do in the Python freeact.
-	if k, ok := cfg.Options.ProviderSettings["api_key"].(string); ok && k != "" {
+	// environment, as they do in the Python freeact; api_key_env names the
+	// variable with this endpoint's own key.
+	ps := cfg.Options.ProviderSettings
+	keyEnv := spec.KeyEnv
+	if v, ok := ps["api_key_env"].(string); ok && v != "" {
+		keyEnv, po.APIKey = v, cfg.Env.FirstNonEmpty(v)
+		if po.APIKey == "" {
+			return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: v, EnvFile: filepath.Join(cfg.Dir, ".env")}
+		}
+	}
+	if k, ok := ps["api_key"].(string); ok && k != "" {
 		po.APIKey = k
 	}
-	if u, ok := cfg.Options.ProviderSettings["base_url"].(string); ok && u != "" {
+	if u, ok := ps["base_url"].(string); ok && u != "" {
 		po.BaseURL = u
 	}
+	switch v := ps["allow_http_key"].(type) {
+	case nil:
+	case bool:
+		po.AllowHTTPKey = v
+	default:
+		return spec, po, fmt.Errorf("provider_settings in %s: allow_http_key is %v, want true or false", cfg.SettingsFile(), v)
+	}
 	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
-		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: spec.KeyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
+		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: keyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
 	}
 	return spec, po, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
-	"github.com/freeact/desktop/internal/redact"
 )
 
 // Compaction reasons.
@@ -386,7 +385,20 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 	return prev, usages, nil
 }
 
-// ask makes one call without tools and returns its answer text.
+// SummaryCutError is the error of a compaction whose summary was cut off
+// at the output token limit: it is not kept, and the history stays whole.
+type SummaryCutError struct{ OutputTokens int }
+
+func (e *SummaryCutError) Error() string {
+	at := "at the output token limit"
+	if e.OutputTokens > 0 {
+		at = fmt.Sprintf("at %d output tokens", e.OutputTokens)
+	}
+	return fmt.Sprintf("the summary was cut off %s, so it was not kept; raise %s to compact", at, MaxTokensSetting)
+}
+
+// ask makes one call without tools and returns its answer text; an
+// answer cut at the output token limit is a *SummaryCutError.
 func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.Usage, error) {
 	req := &model.Request{System: system, Messages: []model.Message{model.UserText(prompt)}}
 	for ch, err := range a.currentModel().Stream(ctx, req) {
@@ -394,6 +406,14 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 			return "", nil, err
 		}
 		if d, ok := ch.(model.Done); ok {
+			if d.Message.Cut() {
+				// Half a summary would stand for the whole history.
+				e := &SummaryCutError{}
+				if u := d.Message.Usage; u != nil {
+					e.OutputTokens = u.OutputTokens + u.ThinkingTokens
+				}
+				return "", d.Message.Usage, e
+			}
 			return d.Message.Text(), d.Message.Usage, nil
 		}
 	}
@@ -410,7 +430,7 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
+			emit(a.failure(err))
 		}
 	})
 }

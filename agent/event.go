@@ -140,6 +140,10 @@ type Failed struct {
 	// Status is the provider's HTTP status (CauseModel); 0 when the
 	// provider was not reached.
 	Status int `json:"status,omitempty"`
+	// Kept is set when the turn failed after some of its actions ran: the
+	// turn stays in the history and the session, with a note to the model
+	// saying how it ended, instead of being taken back.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Decision is an answer to an ApprovalRequest.
@@ -438,6 +442,23 @@ type Reverted struct {
 	Files      []checkpoint.Change `json:"files"`
 	// Unrestorable files were too large to keep; they were left alone.
 	Unrestorable []string `json:"unrestorable,omitempty"`
+}
+
+// ReplyCut tells that the model's reply was cut off at the output token
+// limit: its text may end mid-sentence, and the calls it had begun whose
+// arguments did not arrive whole (Dropped, by tool name) were not run; the
+// model is told so. Text says it in plain words, with the setting that
+// raises the limit.
+type ReplyCut struct {
+	Meta
+	Text string `json:"text"`
+	// OutputTokens is the reply's length, 0 when the provider did not say.
+	OutputTokens int `json:"output_tokens,omitempty"`
+	// MaxTokens is the limit set, 0 for the provider's default.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Setting names the setting that raises the limit.
+	Setting string   `json:"setting"`
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Notice tells the user something about the session that is not an

@@ -120,11 +120,11 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 			case p.Image != nil:
 				prompt = append(prompt, "*(an image was attached)*")
 			case p.Text != "":
-				if strings.HasPrefix(p.Text, RevertNotePrefix) {
-					// The files the user reverted, as the model was told.
+				if note, ok := taggedNote(p.Text); ok {
+					// What the model was told: the files the user
+					// reverted, a reply cut, a turn that failed.
 					flush()
-					note := strings.TrimSuffix(strings.TrimPrefix(p.Text, RevertNotePrefix), "</workspace-revert>")
-					add(notebook.Entry{Kind: notebook.KindNote, Text: strings.TrimSpace(note)})
+					add(notebook.Entry{Kind: notebook.KindNote, Text: note})
 					continue
 				}
 				n, ok := ParseNote(p.Text)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -24,6 +25,8 @@ const (
 	CauseModel = "model"
 	// CauseSession: the session file could not be written.
 	CauseSession = "session"
+	// CauseOther: anything else; Summary and Fix still say what to do.
+	CauseOther = "other"
 )
 
 // failure describes err, which ended a turn, as a Failed event: the cause,
@@ -36,6 +39,7 @@ func (a *Agent) failure(err error) *Failed {
 		missing *MissingKeyError
 		apiErr  *model.APIError
 		sessErr *sessionError
+		cutErr  *SummaryCutError
 	)
 	switch {
 	case errors.As(err, &missing):
@@ -61,8 +65,30 @@ func (a *Agent) failure(err error) *Failed {
 		f.Cause = CauseModel
 		f.Summary = "The model service stopped answering in the middle of its reply."
 		f.Fix = "Try again in a moment."
+	case errors.As(err, &cutErr):
+		f.Cause = CauseModel
+		f.Summary = "The conversation was not compacted: " + cutErr.Error() + "."
+		f.Fix = fmt.Sprintf("Raise %s in Settings → Agent (or choose a model with a longer output), then compact again.", MaxTokensSetting)
+	case errors.Is(err, ErrNothingToCompact):
+		f.Cause = CauseOther
+		f.Summary = "There is nothing to compact yet: the conversation is short."
+		f.Fix = "Compact once the conversation has grown; it happens by itself near the context window."
+	case connectionLost(err):
+		f.Cause = CauseModel
+		f.Summary = "The connection to the model service was lost in the middle of its reply."
+		f.Fix = "Check that the model server is still running (a local server may have stopped or crashed), then try again."
+	default:
+		f.Cause = CauseOther
+		f.Summary = "The turn failed."
+		f.Fix = "Read the error above; try again, and if it fails again, check the model's settings and the log."
 	}
 	return f
+}
+
+// connectionLost reports a connection that broke after it was made.
+func connectionLost(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // describeAPIError says in plain words what a provider's error response
@@ -70,6 +96,13 @@ func (a *Agent) failure(err error) *Failed {
 func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) {
 	name := spec.String()
 	switch c := e.StatusCode; {
+	case model.IsContextOverflow(e):
+		what := "the model's context window"
+		if n := model.OverflowWindow(e); n > 0 {
+			what = fmt.Sprintf("the model's context window of %d tokens", n)
+		}
+		return fmt.Sprintf("The conversation is larger than %s, even after compacting (HTTP %d).", what, c),
+			"Start a new session, or give the model a larger window (for llama.cpp, --ctx-size), then try again."
 	case c == 401 || c == 403:
 		return fmt.Sprintf("The provider refused the API key for %s (HTTP %d).", name, c),
 			fmt.Sprintf("Check %s: enter a valid key, then try again.", spec.KeyEnv)
@@ -79,6 +112,9 @@ func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) 
 	case c == 429:
 		return fmt.Sprintf("The provider's rate limit or quota for %s is used up (HTTP 429).", name),
 			"Wait a moment and try again, or check the plan and quota of your API key."
+	case c == 500 && model.IsMalformedRequest(e):
+		return fmt.Sprintf("The model server refused the request as malformed (HTTP 500: %s); it was not retried, since the same request would fail again.", clipText(e.Message, 160)),
+			"The server could not read what the conversation holds (often a chat template without tool calls, or a model that wrote broken tool arguments): try another model or chat template, or start a new session."
 	case c >= 500:
 		return fmt.Sprintf("The provider had a server error (HTTP %d).", c),
 			"This is on the provider's side: try again in a moment."
@@ -86,6 +122,14 @@ func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) 
 		return fmt.Sprintf("The provider rejected the request (HTTP %d).", c),
 			"Check the model and its settings (model_settings) in Settings → Agent, then try again."
 	}
+}
+
+// clipText shortens s to n bytes, marking the cut.
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // unreachable reports a failure to reach the model service at all.

@@ -91,9 +91,23 @@ func promptOf(m model.Message) Prompt {
 // model (what the user reverted, a note ParseNote reads), which front ends
 // do not show as the prompt.
 func IsAgentNote(text string) bool {
-	if strings.HasPrefix(text, RevertNotePrefix) {
+	if _, ok := taggedNote(text); ok {
 		return true
 	}
 	_, ok := ParseNote(text)
 	return ok
+}
+
+// taggedNote returns the text inside a note the agent wrote for the model
+// in a tag of its own: what the user reverted (<workspace-revert>), a reply
+// cut at max_tokens (<reply-cut>), a turn that failed after its actions
+// (<turn-failed>).
+func taggedNote(text string) (string, bool) {
+	for _, prefix := range []string{RevertNotePrefix, CutNotePrefix, FailedNotePrefix} {
+		if inner, ok := strings.CutPrefix(text, prefix); ok {
+			tag := strings.TrimSuffix(strings.TrimPrefix(prefix, "<"), ">\n")
+			return strings.TrimSpace(strings.TrimSuffix(inner, "</"+tag+">")), true
+		}
+	}
+	return "", false
 }

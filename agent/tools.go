@@ -98,6 +98,7 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 // approveThen asks for tc and runs do when it is approved.
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
 	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
+	approvalAnswered(ctx)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
 )
@@ -46,7 +47,19 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	defer a.ckpt.flush()
 	// A failed turn goes back out of the history and the session file
 	// alike, so that resuming the session gives the history the agent has.
+	// Once actions ran, though, the kernel and the files went through
+	// them: the turn stays, with a note saying how it ended, so that the
+	// model's history matches what happened.
 	fail := func(err error) turnResult {
+		if a.actionsRan(start) {
+			if rerr := a.record(model.UserText(failedNote(err))); rerr != nil {
+				err = fmt.Errorf("%w (and noting it in the session failed: %v)", err, rerr)
+			}
+			f := a.failure(err)
+			f.Kept = true
+			emit(f)
+			return turnResult{failed: err}
+		}
 		a.ckpt.untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
 		dropped := slices.Clone(a.history[start:])
@@ -90,7 +103,8 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			a.sync()
 			return turnResult{response: text}
 		}
-		msg, stop, err := a.callModel(ctx, emit)
+		reply, stop, err := a.callModel(ctx, emit)
+		msg := reply.Message
 		if stop != "" {
 			emit(&Response{Meta: meta, Text: stop})
 			a.sync()
@@ -119,16 +133,25 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			emit(&Thoughts{Meta: meta, Text: t})
 		}
 		calls := msg.FunctionCalls()
-		if t := msg.Text(); t != "" || len(calls) == 0 {
+		if t := msg.Text(); t != "" || len(calls) == 0 && len(reply.Cut) == 0 {
 			last = t
 			emit(&Response{Meta: meta, Text: t})
 		}
-		if len(calls) == 0 {
+		if msg.Cut() {
+			emit(a.replyCut(msg, reply.Cut))
+		}
+		if len(calls) == 0 && len(reply.Cut) == 0 {
 			a.sync()
 			return turnResult{response: last}
 		}
 		results, rejected := a.runTools(ctx, calls, emit)
-		if err := a.record(model.ToolResults(results...)); err != nil {
+		next := model.ToolResults(results...)
+		if msg.Cut() {
+			// The model must learn that the calls it began were not run,
+			// or it takes their effects for done.
+			next.Parts = append(next.Parts, model.Part{Text: cutNote(msg, reply.Cut, a.cfg.Options.ModelSettings.MaxTokens)})
+		}
+		if err := a.record(next); err != nil {
 			return fail(err)
 		}
 		if rejected {
@@ -140,6 +163,30 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			return cancelled(PhaseTools)
 		}
 	}
+}
+
+// actionsRan reports whether the history from start holds results of
+// calls, which ran (or were refused) in this turn.
+func (a *Agent) actionsRan(start int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range a.history[start:] {
+		if len(m.FunctionResponses()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedNotePrefix starts the note that ends a turn which failed after
+// its actions ran.
+const FailedNotePrefix = "<turn-failed>\n"
+
+// failedNote tells the model that the turn ended early and why, and that
+// the actions above it did happen.
+func failedNote(err error) string {
+	return FailedNotePrefix + "The turn ended early: the next step failed (" + clipText(err.Error(), 300) + "). " +
+		"The actions above ran and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
 }
 
 // beginCheckpointTurn names the turn for checkpoint records: a new id, the
@@ -230,7 +277,7 @@ func (a *Agent) sync() {
 // compaction_threshold of the window, and the budget is checked (stop is
 // then the text that ends the turn); a request the provider refuses as too
 // large is compacted and sent once more.
-func (a *Agent) callModel(ctx context.Context, emit func(Event)) (msg model.Message, stop string, err error) {
+func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Done, stop string, err error) {
 	view := a.view()
 	tokens := a.requestTokens(view)
 	if _, at := a.window(); at > 0 && tokens > at {
@@ -240,34 +287,37 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (msg model.Mess
 			tokens = a.requestTokens(view)
 		case errors.Is(err, ErrNothingToCompact):
 		case ctx.Err() != nil:
-			return model.Message{}, "", err
+			return model.Done{}, "", err
 		default:
 			// The request may still fit; the provider says when not.
 			emit(&Notice{Meta: Meta{AgentID: a.id}, Text: err.Error()})
 		}
 	}
 	if ok, text := a.checkBudget(ctx, emit, tokens); !ok {
-		return model.Message{}, text, nil
+		return model.Done{}, text, nil
 	}
-	msg, err = a.streamModel(ctx, emit, view)
+	reply, err = a.streamModel(ctx, emit, view)
 	if err == nil || !model.IsContextOverflow(err) || ctx.Err() != nil {
-		return msg, "", err
+		return reply, "", err
+	}
+	if n := model.OverflowWindow(err); n > 0 {
+		a.learnWindow(n)
 	}
 	if cerr := a.compact(ctx, emit, CompactOverflow); cerr != nil {
-		return model.Message{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
+		return model.Done{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
 	}
-	msg, err = a.streamModel(ctx, emit, a.view())
-	return msg, "", err
+	reply, err = a.streamModel(ctx, emit, a.view())
+	return reply, "", err
 }
 
 // streamModel sends view to the model and streams the reply.
-func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Message, error) {
+func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Done, error) {
 	meta := Meta{AgentID: a.id}
 	req := &model.Request{System: a.system, Messages: mergeUserTurns(view), Tools: a.tools}
 	m := a.currentModel()
 	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {
-			return model.Message{}, err
+			return model.Done{}, err
 		}
 		switch c := ch.(type) {
 		case model.ThoughtDelta:
@@ -284,32 +334,106 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:
-			return c.Message, nil
+			return c, nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return model.Message{}, err
+		return model.Done{}, err
 	}
-	return model.Message{}, errors.New("the model stream ended without a message")
+	return model.Done{}, errors.New("the model stream ended without a message")
 }
 
-// runTools runs the calls of one model reply, in parallel up to
-// maxParallelCalls, and returns their results in call order. A rejection cancels
-// the calls still waiting or running: the turn ends.
+// runTools runs the calls of one model reply in the model's order and
+// returns their results in that order: each call is asked for, run and
+// answered before the next begins, because code actions, shell commands
+// and file writes change the state the next one sees. File reads and
+// subagent tasks (each in its own kernel) change nothing another call
+// sees: a run of them in a row is asked for in order, runs in parallel up
+// to maxParallelCalls, and reports its results in order. A rejection ends
+// the turn: the calls after it do not run.
 func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit func(Event)) ([]model.FunctionResponse, bool) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	results := make([]model.FunctionResponse, len(calls))
+	rejected := false
+	for i := 0; i < len(calls); {
+		j := i + 1
+		for a.parallelCall(calls[i]) && j < len(calls) && a.parallelCall(calls[j]) {
+			j++
+		}
+		if ctx.Err() != nil {
+			for k := i; k < j; k++ {
+				results[k] = a.notRun(ctx, calls[k], emit)
+			}
+			i = j
+			continue
+		}
+		if a.runBatch(ctx, cancel, calls[i:j], results[i:j], emit) {
+			rejected = true
+			cancel(errRejected)
+		}
+		i = j
+	}
+	return results, rejected
+}
+
+// parallelCall reports a call that may run beside its neighbours: a file
+// read, or a subagent task, which has a kernel of its own.
+func (a *Agent) parallelCall(call model.FunctionCall) bool {
+	switch call.Name {
+	case files.ReadTextFile, files.ReadMediaFile:
+		return true
+	case SubagentTool:
+		return a.subagentsAllowed()
+	}
+	return false
+}
+
+// runBatch runs calls, one call or a run of parallel ones, into results.
+// The approvals of a run are asked in order: each call waits until the
+// one before it was answered; so are its results: a call's ToolOutput
+// waits for the one before it. A rejection cancels the others, which
+// answer as rejected. It reports whether one was rejected.
+func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, calls []model.FunctionCall, results []model.FunctionResponse, emit func(Event)) bool {
+	if len(calls) == 1 {
+		res, rej := a.runTool(ctx, calls[0], emit)
+		results[0] = res
+		return rej
+	}
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		rejected bool
 	)
 	slots := make(chan struct{}, maxParallelCalls)
+	prev, prevOut := make(chan struct{}), make(chan struct{})
+	close(prev)
+	close(prevOut)
 	for i, call := range calls {
+		turn, done := prev, make(chan struct{})
+		outTurn, out := prevOut, make(chan struct{})
+		prev, prevOut = done, out
+		var once, outOnce sync.Once
+		answered := func() { once.Do(func() { close(done) }) }
+		reported := func() { outOnce.Do(func() { close(out) }) }
+		emit := func(ev Event) {
+			if _, ok := ev.(*ToolOutput); ok && ev.Agent() == a.id && ev.Correlation() == call.ID {
+				<-outTurn
+				defer reported()
+			}
+			emit(ev)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer reported()
+			defer answered()
+			select {
+			case <-turn:
+			case <-ctx.Done():
+				results[i] = a.notRun(ctx, call, emit)
+				return
+			}
 			select {
 			case slots <- struct{}{}:
 				defer func() { <-slots }()
@@ -317,11 +441,7 @@ func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit f
 				results[i] = a.notRun(ctx, call, emit)
 				return
 			}
-			if ctx.Err() != nil {
-				results[i] = a.notRun(ctx, call, emit)
-				return
-			}
-			res, rej := a.runTool(ctx, call, emit)
+			res, rej := a.runTool(withAnswered(ctx, answered), call, emit)
 			results[i] = res
 			if rej {
 				mu.Lock()
@@ -332,7 +452,23 @@ func (a *Agent) runTools(ctx context.Context, calls []model.FunctionCall, emit f
 		}()
 	}
 	wg.Wait()
-	return results, rejected
+	return rejected
+}
+
+// answeredKey carries the function approveThen calls once its approval
+// was answered, so that the next call of a parallel run may ask.
+type answeredKey struct{}
+
+func withAnswered(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, answeredKey{}, f)
+}
+
+// approvalAnswered tells a parallel run that this call's approval was
+// answered.
+func approvalAnswered(ctx context.Context) {
+	if f, ok := ctx.Value(answeredKey{}).(func()); ok {
+		f()
+	}
 }
 
 // errRejected is the cause that ends the other calls of a reply when one

@@ -17,7 +17,6 @@ import (
 	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
-	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/kernel"
 )
@@ -275,9 +274,12 @@ turns:
 	}
 }
 
-func TestParallelCallsRunTogether(t *testing.T) {
+// Calls that only read may overlap, but they are asked for in the
+// model's order, each once the one before it was answered, and their
+// results come in that order too.
+func TestReadCallsAskAndAnswerInOrder(t *testing.T) {
 	ws := workspace(t, "")
-	for _, f := range []string{"a.txt", "b.txt"} {
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("content of "+f), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -287,42 +289,30 @@ turns:
   - reply:
       - call: {id: r1, name: filesystem_read_text_file, args: {path: a.txt}}
       - call: {id: r2, name: filesystem_read_text_file, args: {path: b.txt}}
+      - call: {id: r3, name: filesystem_read_text_file, args: {path: c.txt}}
   - expect:
       last:
         - {role: user, response: filesystem_read_text_file, output: "content of a.txt"}
         - {role: user, response: filesystem_read_text_file, output: "content of b.txt"}
-    reply: [{text: "Read both."}]
+        - {role: user, response: filesystem_read_text_file, output: "content of c.txt"}
+    reply: [{text: "Read all."}]
 `)
-	// Both requests must be out before either is answered: the calls wait
-	// for their approvals side by side.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var pending []*agent.ApprovalRequest
-	var events []agent.Event
-	for ev := range a.Stream(ctx, agent.Text("Read both.")) {
-		events = append(events, ev)
-		if r, ok := ev.(*agent.ApprovalRequest); ok {
-			if fr, ok := r.ToolCall.(agent.FileRead); !ok || (fr.Path != "a.txt" && fr.Path != "b.txt") {
-				t.Errorf("request %+v", r.ToolCall)
+	events := run(t, a, "Read all.", nil)
+	var asked, answered []string
+	for _, ev := range events {
+		switch e := ev.(type) {
+		case *agent.ApprovalRequest:
+			asked = append(asked, e.CorrelationID)
+		case *agent.ToolOutput:
+			if !strings.Contains(e.Content, "content of") {
+				t.Errorf("output %+v", e)
 			}
-			pending = append(pending, r)
-			if len(pending) == 2 {
-				pending[1].Approve(true)
-				pending[0].Approve(true)
-			}
+			answered = append(answered, e.CorrelationID)
 		}
 	}
-	if len(pending) != 2 {
-		t.Fatalf("got %d requests:%s", len(pending), describe(events))
-	}
-	outs := of[*agent.ToolOutput](events)
-	if len(outs) != 2 {
-		t.Fatalf("outputs:%s", describe(events))
-	}
-	for _, o := range outs {
-		if !strings.Contains(o.Content, "content of") || (o.CorrelationID != "r1" && o.CorrelationID != "r2") {
-			t.Errorf("output %+v", o)
-		}
+	want := []string{"r1", "r2", "r3"}
+	if !slices.Equal(asked, want) || !slices.Equal(answered, want) {
+		t.Fatalf("asked %v, answered %v, want both %v:%s", asked, answered, want, describe(events))
 	}
 }
 
@@ -678,13 +668,13 @@ turns:
 	})
 }
 
-// TestFailedTurnLeavesNoTrace: a turn that fails after it has written to
-// the session (its prompt, a model reply, a code action's result) is taken
-// back out of the session file as well as the history, so resuming gives
-// the history the agent had: in this app's format, in the Python
-// freeact's (whose file stays byte for byte what it was), and for a first
-// turn, which leaves no session behind.
-func TestFailedTurnLeavesNoTrace(t *testing.T) {
+// TestFailedTurnKeepsItsActions: a turn that fails after a code action ran
+// stays in the history and the session file, with a note to the model
+// saying how it ended, because the kernel went through the action; resumed,
+// the session has the same history, and the next request carries it: in
+// this app's format, in the Python freeact's, and for a first turn. (A turn
+// that fails before any action ran is taken back: TestModelFailureRollsBack.)
+func TestFailedTurnKeepsItsActions(t *testing.T) {
 	failing := `
   - reply: [{call: {id: c9, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - error: {status: 400, message: "bad request"}
@@ -727,42 +717,36 @@ func TestFailedTurnLeavesNoTrace(t *testing.T) {
 			if !tt.first {
 				run(t, a, "First.", nil)
 			}
-			file := filepath.Join(ws, ".freeact", "sessions", a.SessionID(), "main.jsonl")
-			before, _ := os.ReadFile(file)
-			want := a.History()
+			before := len(a.History())
 			events := run(t, a, "Fail.", nil)
-			if f := of[*agent.Failed](events); len(f) != 1 || !strings.Contains(f[0].Error, "bad request") {
+			f := of[*agent.Failed](events)
+			if len(f) != 1 || !strings.Contains(f[0].Error, "bad request") || !f[0].Kept || f[0].Summary == "" || f[0].Fix == "" {
 				t.Fatalf("events:%s", describe(events))
 			}
 			if len(of[*agent.CodeExecutionOutput](events)) != 1 {
 				t.Fatalf("the turn failed before it wrote a code action's result:%s", describe(events))
 			}
-			if got := a.History(); !sameMessages(got, want) {
-				t.Fatalf("history after the failure: %d messages, want %d", len(got), len(want))
+			want := a.History()
+			// The prompt, the call, its result and the note.
+			if len(want) != before+4 {
+				t.Fatalf("history after the failure: %d messages, want %d", len(want), before+4)
+			}
+			if r := want[before+2].FunctionResponses(); len(r) != 1 || !strings.Contains(r[0].Output, "1") {
+				t.Errorf("the action's result is not kept: %+v", want[before+2])
+			}
+			if note := want[before+3].Text(); !strings.HasPrefix(note, agent.FailedNotePrefix) || !strings.Contains(note, "bad request") {
+				t.Errorf("note %q", note)
 			}
 			id := a.SessionID()
 			if err := a.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			after, err := os.ReadFile(file)
-			switch {
-			case tt.first:
-				if err == nil {
-					t.Errorf("a session file is left after a failed first turn: %s", after)
-				}
-				infos, _ := session.List(filepath.Join(ws, ".freeact", "sessions"), nil)
-				if len(infos) != 0 {
-					t.Errorf("sessions listed: %+v", infos)
-				}
-				return
-			case string(after) != string(before):
-				t.Errorf("the session file is not what it was before the failed turn:\n%s\nwant\n%s", after, before)
-			}
 			// Resumed, the session has the history the agent had, and the
-			// next request holds it and the new prompt only.
+			// next request holds it and the new prompt.
 			b, fake := x.startIn(t, ws, `
 turns:
   - expect:
+      has: [{role: user, response: ipybox_execute_ipython_cell, output: "1"}, {role: user, text: "turn-failed"}]
       last: [{role: user, text: "Again."}]
     reply: [{text: "Fine."}]
 `, agent.WithSessionID(id))
@@ -770,8 +754,8 @@ turns:
 				t.Errorf("resumed history: %d messages, want %d", len(got), len(want))
 			}
 			run(t, b, "Again.", nil)
-			if reqs := fake.Requests(); len(reqs) != 1 || len(reqs[0].Messages) != len(want)+1 {
-				t.Errorf("the next request holds %d messages, want %d", len(reqs[0].Messages), len(want)+1)
+			if reqs := fake.Requests(); len(reqs) != 1 {
+				t.Errorf("%d requests", len(reqs))
 			}
 		})
 	}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/local"
+	"github.com/freeact/desktop/agent/model/provider"
 )
 
 // costs is what a session's model calls have cost. The main agent and its
@@ -119,10 +122,61 @@ func (a *Agent) updateContext(tokens int) {
 func (a *Agent) window() (window, compactAt int) {
 	info, _ := a.modelInfo()
 	window = info.ContextWindow
+	a.mu.Lock()
+	served := a.served
+	a.mu.Unlock()
+	if served > 0 && (window == 0 || served < window) {
+		window = served // what the server runs the model with
+	}
 	if t := a.cfg.Options.CompactionThreshold; t != nil && window > 0 {
 		compactAt = int(*t * float64(window))
 	}
 	return window, compactAt
+}
+
+// askWindow asks the model's server, when it is the user's own (a base
+// URL, Ollama, LM Studio, or any server on this machine), for the context
+// window it runs the model with: llama.cpp's /props, Ollama's /api/show or
+// a /v1/models entry. It waits at most 3 s; a server that does not say
+// leaves the window as the table (or agent.json's models) has it.
+func (a *Agent) askWindow(ctx context.Context) {
+	if a.opts.model != nil || a.currentModel() == nil {
+		return
+	}
+	spec, po, err := modelOptions(a.cfg)
+	if err != nil || spec.Gemini() || spec.Provider == "anthropic" {
+		return
+	}
+	base := po.BaseURL
+	if base == "" {
+		base = spec.BaseURL
+	}
+	loopback := provider.SafeForKey(base) && !strings.HasPrefix(base, "https://")
+	if spec.Provider != "url" && spec.Provider != "ollama" && spec.Provider != "lmstudio" && !loopback {
+		return
+	}
+	srv := local.Server{BaseURL: base}
+	if provider.SafeForKey(base) || po.AllowHTTPKey {
+		srv.APIKey = po.APIKey
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	n, err := srv.Window(ctx, spec.Name)
+	if err != nil {
+		a.opts.log.Info("the model server did not say its context window", "err", err)
+		return
+	}
+	if n > 0 {
+		a.learnWindow(n)
+	}
+}
+
+// learnWindow takes n as the model's context window, as its server
+// reported it (in an overflow error or when asked at start).
+func (a *Agent) learnWindow(n int) {
+	a.mu.Lock()
+	a.served = n
+	a.mu.Unlock()
 }
 
 // SessionUsage returns where the session stands: its cost and the main

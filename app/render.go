@@ -114,6 +114,9 @@ func (t *terminal) render(ev agent.Event) {
 		t.line(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
 	case *agent.Failed:
 		t.line(t.style.red("error: " + visible.String(e.Error)))
+		if e.Summary != "" {
+			t.line(t.style.yellow(visible.String(e.Summary + " " + e.Fix)))
+		}
 	case *agent.ApprovalRequest:
 		t.endThinking()
 		t.newline()
@@ -150,6 +153,8 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
+		t.line(t.style.yellow(visible.String(e.Text)))
+	case *agent.ReplyCut:
 		t.line(t.style.yellow(visible.String(e.Text)))
 	case *agent.Compacting:
 		t.line(t.style.dim(fmt.Sprintf("Compacting the conversation: summarising %d earlier messages (%s)…", e.Messages, compactReason(e.Reason))))

@@ -14,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/local"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/bounds"
 	"github.com/freeact/desktop/internal/strictjson"
@@ -467,4 +468,47 @@ func (d *Desktop) RevokeSessionRule(rule permission.Rule) (PermissionRules, erro
 		return PermissionRules{}, err
 	}
 	return d.Permissions()
+}
+
+// LocalModels is what a model server of the user's own lists, for the
+// model picker.
+type LocalModels struct {
+	Models []local.Model `json:"models"`
+	// Error says why the server could not be asked; "" when it answered.
+	Error string `json:"error"`
+}
+
+// LocalModels asks the server of a local provider ("ollama", "lmstudio")
+// or of a base URL (provider "url", base given) which models it offers:
+// Ollama's /api/tags, else /v1/models. base "" means the provider's own
+// endpoint (or its *_BASE_URL variable). It waits at most 3 s.
+func (d *Desktop) LocalModels(providerID, base string) LocalModels {
+	if base == "" {
+		spec, err := model.ParseModelString(providerID + ":x")
+		if err != nil || spec.BaseURL == "" {
+			return LocalModels{Models: []local.Model{}, Error: fmt.Sprintf("the provider %q has no server to ask", providerID)}
+		}
+		base = spec.BaseURL
+		if spec.BaseURLEnv != "" {
+			u := os.Getenv(spec.BaseURLEnv)
+			if ws, err := d.current(); err == nil {
+				if cfg, err := ws.open.Load(); err == nil {
+					u = cfg.Env.Getenv(spec.BaseURLEnv) // the workspace's .env too
+				}
+			}
+			if u != "" {
+				base = u
+			}
+		}
+	}
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return LocalModels{Models: []local.Model{}, Error: fmt.Sprintf("%q is not a base URL like http://localhost:8080/v1", base)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	ms, err := local.Server{BaseURL: base}.Models(ctx)
+	if err != nil {
+		return LocalModels{Models: []local.Model{}, Error: fmt.Sprintf("could not list the models at %s: %v", base, err)}
+	}
+	return LocalModels{Models: ms}
 }

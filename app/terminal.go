@@ -30,6 +30,7 @@ const (
 	exitFailed    = 1 // the turn (or the start) failed
 	exitRejected  = 3 // a tool call was rejected
 	exitCancelled = 4 // the turn was cancelled (Ctrl-C)
+	exitCut       = 5 // the answer was cut off at the output token limit
 )
 
 // exitStatus ends the program with a status whose reason was already shown.
@@ -456,6 +457,12 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 		case *agent.Response:
 			if e.AgentID == agent.MainAgent && e.Text == "Tool call rejected" {
 				status = exitRejected
+			} else if e.AgentID == agent.MainAgent && status == exitCut {
+				status = exitDone // a later answer after a cut one
+			}
+		case *agent.ReplyCut:
+			if e.AgentID == agent.MainAgent && status == exitDone {
+				status = exitCut
 			}
 		case *agent.Failed:
 			if e.AgentID == agent.MainAgent {

@@ -270,6 +270,17 @@ turns:
 turns:
   - error: {status: 400, message: "the request is bad"}
 `, 1},
+		{"answer cut at max_tokens", "", `
+turns:
+  - reply: [{text: "It is"}]
+    finish: max_tokens
+`, 5},
+		{"cut reply, then an answer", "y\n", `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+    finish: max_tokens
+  - reply: [{text: "It is 42."}]
+`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -483,3 +483,20 @@ func TestAgentJSONByteOrderMark(t *testing.T) {
 		t.Errorf("max_subagents = %d, want 2", c.Options.MaxSubagents)
 	}
 }
+
+// The provider_settings row of docs/behaviour.md names every key of
+// provider_settings the app uses.
+func TestDocumentedProviderSettings(t *testing.T) {
+	for _, row := range testenv.DocTable(t, "docs/behaviour.md", "Configuration keys") {
+		if strings.Trim(row[0], "`") != "provider_settings" {
+			continue
+		}
+		for _, k := range ProviderSettingKeys {
+			if !strings.Contains(row[len(row)-1], "`"+k+"`") {
+				t.Errorf("the provider_settings row of docs/behaviour.md does not name %q", k)
+			}
+		}
+		return
+	}
+	t.Fatal("docs/behaviour.md has no provider_settings row")
+}

@@ -319,12 +319,12 @@ func (o Options) ignoredNotes() []string {
 	}
 	var unused []string
 	for _, k := range slices.Sorted(maps.Keys(o.ProviderSettings)) {
-		if k != "api_key" && k != "base_url" {
+		if !slices.Contains(ProviderSettingKeys, k) {
 			unused = append(unused, k)
 		}
 	}
 	if len(unused) > 0 {
-		notes = append(notes, fmt.Sprintf("provider_settings: %s: no effect in this app (ignored; api_key and base_url are used)", strings.Join(unused, ", ")))
+		notes = append(notes, fmt.Sprintf("provider_settings: %s: no effect in this app (ignored; %s are used)", strings.Join(unused, ", "), strings.Join(ProviderSettingKeys, ", ")))
 	}
 	for _, group := range []struct {
 		key     string

@@ -152,7 +152,7 @@ func TestIgnoredKeysNoted(t *testing.T) {
 	}
 	for _, want := range [][]string{
 		{"model_settings: logit_bias", "ignored"},
-		{"provider_settings: http_client", "api_key and base_url are used"},
+		{"provider_settings: http_client", "api_key, api_key_env, base_url, allow_http_key are used"},
 		{"mcp_servers.s: log_level, tool_prefix", "ignored"},
 	} {
 		if !noteWith(c.Source.Notes, want...) {

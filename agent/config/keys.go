@@ -135,6 +135,12 @@ func (k OptionKey) Want() string {
 	return w
 }
 
+// ProviderSettingKeys are the keys of provider_settings the app uses:
+// the endpoint's own key (api_key, or api_key_env naming its variable),
+// its base URL, and allow_http_key, which lets the key go over plain
+// http:// to another host.
+var ProviderSettingKeys = []string{"api_key", "api_key_env", "base_url", "allow_http_key"}
+
 var keys = []OptionKey{
 	{Name: "model", Kind: KindModel, Section: SectionModel, Label: "Model",
 		Description: `The model, as "provider:name" (google:, anthropic:, openai:, ollama:, ...) or a bare Gemini name.`,
@@ -151,9 +157,9 @@ var keys = []OptionKey{
 		want:        "an object of model settings",
 		dst:         func(o *Options) any { return &o.ModelSettings }},
 	{Name: "provider_settings", Kind: KindProviderSettings, Section: SectionModel, Label: "Provider connection",
-		Description: "The provider's API key and base URL, with ${VAR} references; they win over the environment.",
+		Description: "The provider's API key (api_key, or api_key_env naming the variable that holds it) and base URL, with ${VAR} references; they win over the environment. A key goes over plain http:// only to this machine unless allow_http_key is true.",
 		Nullable:    true, NullLabel: "the environment", Expands: true,
-		want: `an object such as {"api_key": "${MY_KEY}", "base_url": "https://..."}`,
+		want: `an object such as {"api_key_env": "MY_KEY", "base_url": "https://..."}`,
 		dst:  func(o *Options) any { return &o.ProviderSettings }},
 	{Name: "tool_search", Kind: KindEnum, Section: SectionAgent, Group: "Tools", Label: "Python tool discovery",
 		Description: "How the agent finds the Python tools under .freeact/generated.",

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -229,7 +231,8 @@ var ErrContextOverflow = errors.New("the request is larger than the model's cont
 // request too large for the model's context window: OpenAI's
 // context_length_exceeded, Claude's "prompt is too long", Gemini's "input
 // token count ... exceeds the maximum", HTTP 413, and the wording of the
-// common local servers.
+// common local servers: llama.cpp's exceed_context_size_error, vLLM's
+// "maximum context length is", Ollama's "exceeds the context length".
 func IsContextOverflow(err error) bool {
 	if errors.Is(err, ErrContextOverflow) {
 		return true
@@ -247,6 +250,7 @@ func IsContextOverflow(err error) bool {
 	text := strings.ToLower(apiErr.Status + " " + apiErr.Message)
 	for _, s := range []string{
 		"context_length_exceeded", "maximum context length", "context length", "context window",
+		"exceed_context_size", "context size",
 		"prompt is too long", "input is too long", "too many tokens", "exceeds the maximum number of tokens",
 		"input token count", "tokens exceed", "exceeds the context", "request_too_large",
 	} {
@@ -255,4 +259,28 @@ func IsContextOverflow(err error) bool {
 		}
 	}
 	return false
+}
+
+// windowWords find the window in the text of an overflow error: OpenAI and
+// vLLM ("maximum context length is 4096 tokens"), Gemini ("exceeds the
+// maximum number of tokens allowed (1048576)"), llama.cpp's message
+// ("context size (4096)").
+var windowWords = regexp.MustCompile(`(?i)(?:maximum context length is|maximum number of tokens allowed \(|context size \(|context length of|n_ctx[": =]+)\s*(\d{3,9})`)
+
+// OverflowWindow returns the context window a context overflow error
+// names, from a field of the error (llama.cpp's n_ctx) or its text; 0
+// when it names none.
+func OverflowWindow(err error) int {
+	var apiErr *APIError
+	if !IsContextOverflow(err) || !errors.As(err, &apiErr) {
+		return 0
+	}
+	if apiErr.ContextWindow > 0 {
+		return apiErr.ContextWindow
+	}
+	if m := windowWords.FindStringSubmatch(apiErr.Message); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
 }

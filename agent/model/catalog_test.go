@@ -118,6 +118,10 @@ func TestIsContextOverflow(t *testing.T) {
 		{&APIError{StatusCode: 400, Status: "INVALID_ARGUMENT", Message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."}, true},
 		{&APIError{StatusCode: 413, Status: "request_too_large"}, true},
 		{fmt.Errorf("call: %w", &APIError{StatusCode: 400, Message: "Input tokens exceed the configured limit of 272000 tokens."}), true},
+		// llama.cpp (b6xxx), vLLM and Ollama.
+		{&APIError{StatusCode: 400, Status: "exceed_context_size_error", Message: "the request exceeds the available context size, try increasing it", ContextWindow: 4096}, true},
+		{&APIError{StatusCode: 400, Status: "BadRequestError", Message: "This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (2000 in the messages, 100 in the completion)."}, true},
+		{&APIError{StatusCode: 400, Message: `{"error":"the input length exceeds the context length"}`}, true},
 		{&APIError{StatusCode: 400, Message: "invalid tool schema"}, false},
 		{&APIError{StatusCode: 429, Message: "too many tokens per minute"}, false},
 		{errors.New("connection reset"), false},
@@ -125,6 +129,25 @@ func TestIsContextOverflow(t *testing.T) {
 	for _, tt := range tests {
 		if got := IsContextOverflow(tt.err); got != tt.want {
 			t.Errorf("IsContextOverflow(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestOverflowWindow(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{&APIError{StatusCode: 400, Status: "exceed_context_size_error", Message: "the request exceeds the available context size, try increasing it", ContextWindow: 4096}, 4096},
+		{&APIError{StatusCode: 400, Message: "This model's maximum context length is 2048 tokens. However, you requested 2100 tokens."}, 2048},
+		{fmt.Errorf("call: %w", &APIError{StatusCode: 400, Status: "INVALID_ARGUMENT", Message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."}), 1048576},
+		{&APIError{StatusCode: 400, Message: "prompt is too long: 208000 tokens > 200000 maximum"}, 0},
+		// A rate limit is no overflow, whatever numbers it names.
+		{&APIError{StatusCode: 429, Message: "maximum context length is 4096 tokens"}, 0},
+	}
+	for _, tt := range tests {
+		if got := OverflowWindow(tt.err); got != tt.want {
+			t.Errorf("OverflowWindow(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 }

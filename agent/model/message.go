@@ -116,6 +116,10 @@ type Usage struct {
 	CachedTokens   int `json:"cached_tokens,omitempty"`
 }
 
+// Cut reports whether the reply was cut off at the output token limit
+// (max_tokens): it may be incomplete.
+func (m Message) Cut() bool { return m.Stop == StopMaxTokens }
+
 // StopReason says why a model stopped producing output.
 type StopReason string
 

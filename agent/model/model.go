@@ -92,7 +92,17 @@ var ErrIncomplete = fmt.Errorf("the response ended without a finish reason, so i
 
 // Done carries the complete model message; it is always the last chunk of a
 // successful stream.
-type Done struct{ Message Message }
+//
+// Message.Stop says why the model stopped. StopMaxTokens (OpenAI's finish
+// reason "length", Gemini's MAX_TOKENS, Claude's max_tokens) means the
+// reply was cut off at the output token limit (Message.Cut): its text may
+// end mid-sentence, and Cut holds the calls the model had begun whose
+// arguments did not arrive whole. Those calls are not in Message, so they
+// are never run nor sent back to the provider.
+type Done struct {
+	Message Message
+	Cut     []FunctionCall
+}
 
 func (ThoughtDelta) isChunk()      {}
 func (TextDelta) isChunk()         {}
@@ -195,7 +205,8 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 						return
 					}
 				}
-				yield(Done{Message: acc.finish()}, nil)
+				msg, cut := splitCut(acc.finish())
+				yield(Done{Message: msg, Cut: cut}, nil)
 				return
 			}
 			if ctx.Err() != nil {
@@ -324,6 +335,33 @@ func (a *accumulator) finish() Message {
 		m.Stop = StopEnd
 	}
 	return m
+}
+
+// splitCut takes the calls whose arguments are not a JSON object out of a
+// reply cut at the output token limit: the cut fell inside them.
+func splitCut(m Message) (Message, []FunctionCall) {
+	if !m.Cut() {
+		return m, nil
+	}
+	var cut []FunctionCall
+	parts := m.Parts[:0:0]
+	for _, p := range m.Parts {
+		if c := p.FunctionCall; c != nil && !ArgsComplete(c.Args) {
+			cut = append(cut, *c)
+			continue
+		}
+		parts = append(parts, p)
+	}
+	m.Parts = parts
+	return m, cut
+}
+
+// ArgsComplete reports whether args, a call's arguments as ArgsJSON made
+// them, are a JSON object: arguments that did not parse are kept as a
+// JSON string, and no tool takes anything but an object.
+func ArgsComplete(args json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(args, &obj) == nil && obj != nil
 }
 
 // NewCallID returns a fresh function call ID for providers that send none.

@@ -104,8 +104,17 @@ func TestIsTransient(t *testing.T) {
 	}{
 		{&APIError{StatusCode: 429}, true},
 		{&APIError{StatusCode: 500}, true},
+		{&APIError{StatusCode: 500, Message: "internal error"}, true},
+		// llama.cpp's answer to a request with broken tool call arguments.
+		{&APIError{StatusCode: 500, Status: "server_error", Message: "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]"}, false},
+		{&APIError{StatusCode: 500, Message: "Invalid 'messages[2].tool_calls'"}, false},
+		{&APIError{StatusCode: 501}, false},
+		{&APIError{StatusCode: 502}, true},
 		{&APIError{StatusCode: 503}, true},
-		{&APIError{StatusCode: 408}, true},
+		{&APIError{StatusCode: 504}, true},
+		{&APIError{StatusCode: 529, Status: "overloaded_error"}, true},
+		{&APIError{StatusCode: 408}, false},
+		{&APIError{StatusCode: 413}, false},
 		{&APIError{StatusCode: 400}, false},
 		{&APIError{StatusCode: 401}, false},
 		{&APIError{StatusCode: 404}, false},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -58,6 +59,32 @@ func (p RetryPolicy) delay(attempt int, err error) time.Duration {
 	return half + rand.N(step-half+1)
 }
 
+// requestFaults are words with which servers that answer HTTP 500 for a
+// bad request (llama.cpp, some proxies) say the request was at fault.
+var requestFaults = []string{
+	"parse", "invalid", "malformed", "bad request", "validation", "not supported", "unsupported",
+	"schema", "unexpected token", "must be", "required",
+}
+
+// IsMalformedRequest reports an error response in which the server says
+// the request itself was wrong, whatever its status: a 4xx other than 408
+// and 429, or a 500 whose message names a request fault, such as
+// llama.cpp's "Failed to parse tool call arguments as JSON".
+func IsMalformedRequest(e *APIError) bool {
+	switch c := e.StatusCode; {
+	case c == 400 || c == 422:
+		return true
+	case c == 500:
+		text := strings.ToLower(e.Status + " " + e.Message)
+		for _, w := range requestFaults {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // APIError is an error response from a provider.
 type APIError struct {
 	Model      string // "provider:name"
@@ -65,6 +92,9 @@ type APIError struct {
 	Status     string // the provider's status word, e.g. RESOURCE_EXHAUSTED
 	Message    string
 	RetryAfter time.Duration // from a Retry-After header, when given
+	// ContextWindow is the window the server named in a context overflow
+	// error as a field of its own (llama.cpp's n_ctx); 0 when it did not.
+	ContextWindow int
 }
 
 func (e *APIError) Error() string {
@@ -84,13 +114,23 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// IsTransient reports whether err is worth retrying: rate limits (429),
-// server errors (5xx), timeouts (408), stalls and dropped or reset
-// connections.
+// IsTransient reports whether err is worth retrying, because sending the
+// same request again can give another answer: rate limits (429, after the
+// server's Retry-After), a gateway or an overloaded server (502, 503, 504,
+// 529), a 500 that does not blame the request (IsMalformedRequest), stalls
+// and dropped or reset connections. Other statuses are the request's
+// fault or the setup's, which a retry of the identical request cannot
+// change.
 func IsTransient(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode == 408 || apiErr.StatusCode == 429 || apiErr.StatusCode >= 500
+		switch apiErr.StatusCode {
+		case 429, 502, 503, 504, 529:
+			return true
+		case 500:
+			return !IsMalformedRequest(apiErr) && !IsContextOverflow(apiErr)
+		}
+		return false
 	}
 	if errors.Is(err, ErrStalled) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

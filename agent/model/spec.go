@@ -82,7 +82,9 @@ func ParseModelString(s string) (Spec, error) {
 		if u, err := url.ParseRequestURI(base); err != nil || u.Host == "" {
 			return Spec{}, fmt.Errorf("model %q: %q is not a base URL like http://host:8000/v1", s, base)
 		}
-		return Spec{Provider: "url", Name: name, BaseURL: strings.TrimRight(base, "/"), KeyEnv: "OPENAI_API_KEY"}, nil
+		// No key variable: a server of the user's own gets only the key
+		// assigned to it (provider_settings), never OPENAI_API_KEY.
+		return Spec{Provider: "url", Name: name, BaseURL: strings.TrimRight(base, "/")}, nil
 	}
 	prefix, name, ok := strings.Cut(s, ":")
 	if !ok {

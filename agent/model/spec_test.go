@@ -22,7 +22,7 @@ func TestParseModelString(t *testing.T) {
 		{"openrouter:anthropic/claude-sonnet-4", "openrouter", "anthropic/claude-sonnet-4", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openrouter:anthropic/claude-sonnet-4"},
 		{"anthropic:claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"},
 		{"lmstudio:local", "lmstudio", "local", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", "lmstudio:local"},
-		{" http://gpu-box:8000/v1/#Qwen/Qwen3-8B ", "url", "Qwen/Qwen3-8B", "http://gpu-box:8000/v1", "OPENAI_API_KEY", "http://gpu-box:8000/v1#Qwen/Qwen3-8B"},
+		{" http://gpu-box:8000/v1/#Qwen/Qwen3-8B ", "url", "Qwen/Qwen3-8B", "http://gpu-box:8000/v1", "", "http://gpu-box:8000/v1#Qwen/Qwen3-8B"},
 	}
 	for _, tt := range tests {
 		s, err := ParseModelString(tt.in)

@@ -57,6 +57,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     pendingRestart: vi.fn(async () => []),
     checkSettings: vi.fn(async () => []),
     settingsSchema: vi.fn(async () => ({ providers: [], model_settings: [], server_timeout: {} })),
+    localModels: vi.fn(async () => ({ models: [], error: '' })),
     apiKeys: vi.fn(async () => ({ storage: { kind: 'file', where: 'credentials.json' }, keys: [] })),
     renameSession: vi.fn(async () => {}),
     deleteSession: vi.fn(async () => {}),

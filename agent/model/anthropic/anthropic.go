@@ -183,8 +183,7 @@ func convert(m model.Message, thinkingOn bool) (message, bool) {
 		switch {
 		case p.FunctionCall != nil:
 			input := p.FunctionCall.Args
-			var obj map[string]any
-			if json.Unmarshal(input, &obj) != nil {
+			if !model.ArgsComplete(input) {
 				input, _ = json.Marshal(map[string]any{"arguments": string(p.FunctionCall.Args)})
 			}
 			out.Content = append(out.Content, block{Type: "tool_use", ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Input: input})

@@ -237,10 +237,7 @@ func (anthropicWire) events(turn Turn, n int) []string {
 				id = fmt.Sprintf("toolu_fake_%d_%d", n+1, i)
 			}
 			start = map[string]any{"type": "tool_use", "id": id, "name": p.Call.Name, "input": map[string]any{}}
-			args, _ := json.Marshal(p.Call.Args)
-			if p.Call.Args == nil {
-				args = []byte("{}")
-			}
+			args := p.Call.argsText()
 			half := len(args) / 2
 			for _, piece := range []string{"", string(args[:half]), string(args[half:])} {
 				deltas = append(deltas, delta(i, map[string]any{"type": "input_json_delta", "partial_json": piece}))

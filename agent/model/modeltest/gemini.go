@@ -168,6 +168,8 @@ func (geminiWire) events(turn Turn, n int) []string {
 		switch {
 		case p.Thought != "":
 			gp.Text, gp.Thought = p.Thought, true
+		case p.Call != nil && p.Call.Raw != "":
+			// Gemini sends a call whole or not at all.
 		case p.Call != nil:
 			gp.FunctionCall = &gCall{ID: p.Call.ID, Name: p.Call.Name, Args: p.Call.Args}
 		}

@@ -233,10 +233,7 @@ func (openAIWire) events(turn Turn, n int) []string {
 			if id == "" {
 				id = fmt.Sprintf("call_%d_%d", n+1, calls)
 			}
-			args, _ := json.Marshal(p.Call.Args)
-			if p.Call.Args == nil {
-				args = []byte("{}")
-			}
+			args := p.Call.argsText()
 			half := len(args) / 2
 			add(map[string]any{"delta": map[string]any{"tool_calls": []any{map[string]any{
 				"index": calls, "id": id, "type": "function", "function": map[string]any{"name": p.Call.Name, "arguments": ""},

@@ -86,6 +86,22 @@ type CallReply struct {
 	ID   string         `yaml:"id"`
 	Name string         `yaml:"name"`
 	Args map[string]any `yaml:"args"`
+	// Raw, instead of Args, is the argument text as streamed, such as
+	// half an object from a reply cut at max_tokens (OpenAI and Anthropic
+	// wires; Gemini sends calls whole, so it leaves such a call out).
+	Raw string `yaml:"raw"`
+}
+
+// argsText is the call's argument text on the wire.
+func (c *CallReply) argsText() []byte {
+	if c.Raw != "" {
+		return []byte(c.Raw)
+	}
+	if c.Args == nil {
+		return []byte("{}")
+	}
+	args, _ := json.Marshal(c.Args)
+	return args
 }
 
 // ErrorReply is an HTTP error answer.
@@ -93,6 +109,9 @@ type ErrorReply struct {
 	Status     int           `yaml:"status"`
 	Message    string        `yaml:"message"`
 	RetryAfter time.Duration `yaml:"retry_after"`
+	// Body, when set, is sent as the response body as it is, such as one
+	// a real server sent (JSON; Message is then not used).
+	Body string `yaml:"body"`
 }
 
 // Usage is the token count the server reports.

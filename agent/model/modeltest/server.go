@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,6 +118,13 @@ func (s *Server) finish() {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.URL.Path == "/api/show" {
+		// What a client asks a server about itself (/v1/models, llama.cpp's
+		// /props, Ollama's /api/show) is not there, as on a provider's
+		// own API; it is not a model request.
+		http.NotFound(w, r)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -147,7 +155,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("scenario %q turn %d: %s", s.sc.Name, n+1, e)
 	}
 	if turn.Error != nil {
-		s.wire.writeError(w, *turn.Error)
+		if e := turn.Error; e.Body != "" {
+			if e.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(e.Status)
+			_, _ = io.WriteString(w, e.Body)
+		} else {
+			s.wire.writeError(w, *turn.Error)
+		}
 		return
 	}
 	s.stream(w, r, turn, n)

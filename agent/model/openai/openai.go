@@ -186,9 +186,12 @@ func messages(m model.Message) []chatMessage {
 		text := m.Text()
 		for _, c := range m.FunctionCalls() {
 			args := string(c.Args)
-			var raw string
-			if json.Unmarshal(c.Args, &raw) == nil {
-				args = raw // arguments that were not JSON go back as written
+			if !model.ArgsComplete(c.Args) {
+				// Arguments that were not a JSON object go back wrapped,
+				// as Claude's do: servers refuse a request whose
+				// arguments do not parse (llama.cpp answers 500).
+				wrapped, _ := json.Marshal(map[string]string{"arguments": string(c.Args)})
+				args = string(wrapped)
 			}
 			cm.ToolCalls = append(cm.ToolCalls, toolCall{ID: c.ID, Type: "function", Function: functionCall{Name: c.Name, Arguments: args}})
 		}

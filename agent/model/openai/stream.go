@@ -59,9 +59,15 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 	return func(yield func(model.Chunk, error) bool) {
 		var calls []*pendingCall
 		finished := false
-		flushCalls := func() bool {
+		// cut is set when the reply ended at max_tokens: a call without
+		// any argument text was cut before it, not made without arguments.
+		flushCalls := func(cut bool) bool {
 			for _, c := range calls {
-				call := model.FunctionCall{ID: c.id, Name: c.name, Args: model.ArgsJSON(c.args.Bytes())}
+				args := model.ArgsJSON(c.args.Bytes())
+				if cut && len(bytes.TrimSpace(c.args.Bytes())) == 0 {
+					args = json.RawMessage(`""`)
+				}
+				call := model.FunctionCall{ID: c.id, Name: c.name, Args: args}
 				if !yield(model.FunctionCallChunk{Call: call}, nil) {
 					return false
 				}
@@ -101,7 +107,8 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 					calls = addCallDelta(calls, tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
 				}
 				if choice.FinishReason != nil && *choice.FinishReason != "" {
-					if !flushCalls() || !yield(model.Finish{Reason: stopReason(*choice.FinishReason)}, nil) {
+					reason := stopReason(*choice.FinishReason)
+					if !flushCalls(reason == model.StopMaxTokens) || !yield(model.Finish{Reason: reason}, nil) {
 						return
 					}
 					finished = true
@@ -127,7 +134,7 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 		}
 		// [DONE] without a finish reason: the Model reports the stream as
 		// incomplete (model.ErrIncomplete).
-		flushCalls()
+		flushCalls(false)
 	}
 }
 

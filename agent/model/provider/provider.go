@@ -7,8 +7,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/anthropic"
@@ -24,9 +27,13 @@ type Options struct {
 	// APIKey overrides the provider's key variable.
 	APIKey string
 	// BaseURL overrides the provider's endpoint and its variable.
-	BaseURL    string
-	HTTPClient *http.Client
-	Retry      model.RetryPolicy
+	BaseURL string
+	// AllowHTTPKey lets the API key go over plain http:// to a host that
+	// is not this machine; without it New refuses, as anyone on the way
+	// could read the key.
+	AllowHTTPKey bool
+	HTTPClient   *http.Client
+	Retry        model.RetryPolicy
 }
 
 // New parses the model string and returns the model, ready to stream. It
@@ -64,6 +71,9 @@ func New(ctx context.Context, modelString string, opts Options) (model.Model, er
 	if base == "" {
 		base = spec.BaseURL
 	}
+	if key != "" && !opts.AllowHTTPKey && !SafeForKey(base) {
+		return nil, fmt.Errorf("%s: refusing to send the API key over plain HTTP to %s: use https://, or allow it for this endpoint (provider_settings \"allow_http_key\": true)", spec, base)
+	}
 	if spec.Provider == "anthropic" {
 		b, err := anthropic.New(anthropic.Config{Model: spec.Name, BaseURL: base, APIKey: key, Settings: settings, HTTPClient: opts.HTTPClient})
 		if err != nil {
@@ -84,4 +94,25 @@ func New(ctx context.Context, modelString string, opts Options) (model.Model, er
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	return model.New(b, opts.Retry), nil
+}
+
+// SafeForKey reports whether an API key may go to base: over https, or
+// over http to this machine (localhost or a loopback address).
+func SafeForKey(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "https" {
+		return true
+	}
+	if u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

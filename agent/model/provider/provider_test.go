@@ -3,6 +3,7 @@ package provider_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,6 +211,47 @@ func TestStreamWithoutFinishReasonFails(t *testing.T) {
 					t.Errorf("error %q, want ErrIncomplete", last)
 				}
 			})
+		}
+	}
+}
+
+// A server of the user's own (a base URL model string) never gets
+// OPENAI_API_KEY; it gets the key assigned to it.
+func TestCustomURLGetsOnlyItsOwnKey(t *testing.T) {
+	srv := modeltest.NewOpenAI(t, modeltest.LoadScenario(t, "testdata/hello.yaml"))
+	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
+	m, err := provider.New(t.Context(), srv.URL()+"/v1#local", provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello(t, m)
+	if key := srv.Requests()[0].APIKey; key != "" {
+		t.Errorf("the custom server got the key %q", key)
+	}
+}
+
+// A key goes over plain HTTP only to this machine, unless allowed.
+func TestKeyNeverOverPlainHTTPToAnotherHost(t *testing.T) {
+	_, err := provider.New(t.Context(), "http://gpu-box.lan:8000/v1#qwen", provider.Options{APIKey: "sk-secret"})
+	if err == nil || !strings.Contains(err.Error(), "plain HTTP") || !strings.Contains(err.Error(), "allow_http_key") {
+		t.Errorf("New with a key to a plain-HTTP host: %v, want a refusal naming allow_http_key", err)
+	}
+	if strings.Contains(fmt.Sprint(err), "sk-secret") {
+		t.Error("the error shows the key")
+	}
+	if _, err := provider.New(t.Context(), "http://gpu-box.lan:8000/v1#qwen", provider.Options{APIKey: "sk-secret", AllowHTTPKey: true}); err != nil {
+		t.Errorf("allowed: %v", err)
+	}
+	if _, err := provider.New(t.Context(), "http://gpu-box.lan:8000/v1#qwen", provider.Options{}); err != nil {
+		t.Errorf("no key at all: %v", err)
+	}
+	for base, want := range map[string]bool{
+		"https://api.openai.com/v1": true, "http://localhost:8080/v1": true, "http://127.0.0.1:8080/v1": true,
+		"http://[::1]:8080/v1": true, "http://127.9.9.9/v1": true, "http://gpu-box.lan:8000/v1": false,
+		"http://192.168.1.10:11434/v1": false, "http://localhost.evil.com/v1": false, "ftp://localhost/": false,
+	} {
+		if got := provider.SafeForKey(base); got != want {
+			t.Errorf("SafeForKey(%q) = %v, want %v", base, got, want)
 		}
 	}
 }

@@ -26,6 +26,7 @@ export type OptionKey = Data<config.OptionKey>;
 /** A number setting's bounds: min, max, whole or not, its unit. */
 export type NumberBounds = Data<bounds.Number>;
 export type SettingsSchema = Data<app.SettingsSchema>;
+export type LocalModels = Data<app.LocalModels>;
 export type ModelSettingKey = Data<model.SettingKey>;
 export type Provider = Data<model.Provider>;
 export type APIKeys = Data<app.APIKeys>;
@@ -99,6 +100,8 @@ export interface Backend {
   checkSettings(values: Record<string, string>): Promise<FieldError[]>;
   /** The providers, model settings and server bounds the forms are built from. */
   settingsSchema(): Promise<SettingsSchema>;
+  /** The models a local provider's server (or the base URL's) offers. */
+  localModels(provider: string, base: string): Promise<LocalModels>;
   /** Where new API keys go and where each key's value comes from. */
   apiKeys(): Promise<APIKeys>;
   /** Saved agent.json keys that apply only when the kernel restarts. */
@@ -279,6 +282,7 @@ export const backend: Backend = {
   saveSettings: (values) => call(() => Desktop.SaveSettings(values)),
   checkSettings: (values) => call(() => Desktop.CheckSettings(values)),
   settingsSchema: () => call(Desktop.SettingsSchema),
+  localModels: (provider, base) => call(() => Desktop.LocalModels(provider, base)),
   apiKeys: () => call(Desktop.APIKeys),
   pendingRestart: () => call(Desktop.PendingRestart),
   setAPIKey: (name, key) => call(() => Desktop.SetAPIKey(name, key)),

@@ -51,6 +51,11 @@ func Post(ctx context.Context, r Request) iter.Seq2[model.Chunk, error] {
 		}
 		hreq.Header.Set("Content-Type", "application/json")
 		hreq.Header.Set("Accept", "text/event-stream")
+		// Replayable: when a kept-alive connection turns out closed by
+		// the server before any byte of the answer came, net/http sends
+		// the request again on a new one instead of failing with EOF. The
+		// empty value marks the request without sending the header.
+		hreq.Header["X-Idempotency-Key"] = nil
 		resp, err := r.Client.Do(hreq)
 		if err != nil {
 			if errors.Is(err, syscall.ECONNREFUSED) {
@@ -86,6 +91,9 @@ func Post(ctx context.Context, r Request) iter.Seq2[model.Chunk, error] {
 type WireError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
+	// NCtx is the context window llama.cpp names in its
+	// exceed_context_size_error.
+	NCtx int `json:"n_ctx"`
 }
 
 // apiError reads an error response: {"error": {"type": ..., "message": ...}}
@@ -97,7 +105,7 @@ func apiError(name string, resp *http.Response) error {
 		Error *WireError `json:"error"`
 	}
 	if json.Unmarshal(data, &body) == nil && body.Error != nil {
-		e.Status, e.Message = body.Error.Type, body.Error.Message
+		e.Status, e.Message, e.ContextWindow = body.Error.Type, body.Error.Message, body.Error.NCtx
 	} else {
 		e.Message = strings.TrimSpace(string(data))
 	}

@@ -46,6 +46,20 @@ describe('SettingsPanel', () => {
     await vi.waitFor(() => expect(screen.getByLabelText('New value of ANTHROPIC_API_KEY')).toHaveFocus());
   });
 
+  it('lists the models a local server offers, or says why it could not', async () => {
+    const { b } = open();
+    const provider = await screen.findByLabelText<HTMLSelectElement>('Provider');
+    await userEvent.selectOptions(provider, 'ollama');
+    expect(b.localModels).toHaveBeenCalledWith('ollama', '');
+    const name = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Model' });
+    await vi.waitFor(() => expect(within(name).getByRole('option', { name: 'qwen3:8b-on-server (on the server)' })).toBeInTheDocument());
+    await userEvent.selectOptions(name, 'qwen3:8b-on-server');
+    expect(screen.getByTestId('model-string')).toHaveTextContent('ollama:qwen3:8b-on-server');
+    vi.mocked(b.localModels).mockResolvedValueOnce({ models: [], error: 'could not list the models at http://localhost:1234/v1: connection refused' });
+    await userEvent.selectOptions(provider, 'lmstudio');
+    expect(await screen.findByTestId('model-offered-error')).toHaveTextContent('connection refused');
+  });
+
   it('edits model settings by their bounds and removes one back to the provider default', async () => {
     const { b } = open();
     const temp = await screen.findByLabelText('Temperature');

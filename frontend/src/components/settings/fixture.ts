@@ -32,6 +32,7 @@ export function settingsBackend(opts: { fields?: SettingField[]; errors?: FieldE
   return {
     settings: vi.fn(async () => opts.fields ?? withValues()),
     settingsSchema: vi.fn(async () => schema),
+    localModels: vi.fn(async () => ({ models: [{ name: 'qwen3:8b-on-server' }], error: '' })),
     settingsSource: vi.fn(async () => ({ file: '.freeact/agent.json', format: 'agent.json', description: 'Settings read from agent.json.', notes: [] })),
     apiKeys: vi.fn(async () => opts.keys ?? apiKeys),
     permissions: vi.fn(async () => opts.rules ?? noRules),

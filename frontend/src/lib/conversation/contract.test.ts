@@ -32,10 +32,13 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   Compacting: ['correlation_id'],
   Compacted: ['correlation_id'],
   Notice: ['correlation_id'],
+  // The text says it all: the tokens, the setting and the calls not run.
+  ReplyCut: ['correlation_id', 'output_tokens', 'max_tokens', 'setting', 'dropped'],
   // The user reverts in the main conversation, outside any call.
   Reverted: ['agent_id', 'correlation_id'],
   Cancelled: ['correlation_id'],
-  Failed: ['correlation_id'],
+  // kept: the turn's actions stay in the session; the card looks the same.
+  Failed: ['correlation_id', 'kept'],
   // A replay restores the main agent's kernel; its progress is one state.
   CellsFinished: ['agent_id', 'correlation_id'],
   // The note's text says what happened.

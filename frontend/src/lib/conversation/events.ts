@@ -127,18 +127,28 @@ export type AgentEvent =
       unrestorable?: string[];
     })
   | (Meta & { type: 'Notice'; text: string })
+  | (Meta & {
+      type: 'ReplyCut';
+      text: string;
+      output_tokens?: number;
+      max_tokens?: number;
+      setting: string;
+      dropped?: string[];
+    })
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
   | (Meta & { type: 'Cancelled'; phase: string })
   | (Meta & {
       type: 'Failed';
       error: string;
-      /** What failed: api_key, model, session, or absent. */
+      /** What failed: api_key, model, session or other. */
       cause?: string;
       summary?: string;
       fix?: string;
       key_env?: string;
       /** The provider's HTTP status for cause model; 0 or absent when not reached. */
       status?: number;
+      /** The turn failed after actions ran: it stays in the session, with a note to the model. */
+      kept?: boolean;
     })
   /** The user edited a code action before approving it: code runs instead. */
   | (Meta & { type: 'CodeEdited'; code: string })

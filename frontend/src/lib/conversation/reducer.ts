@@ -120,8 +120,8 @@ export interface UsageItem {
 export interface NoticeItem {
   kind: 'notice';
   id: string;
-  /** info: about the session (checkpoints off); kernel: what happened to the kernel's state (restart, replay). */
-  level: 'cancelled' | 'failed' | 'retry' | 'info' | 'rejected' | 'kernel';
+  /** info: about the session (checkpoints off); kernel: what happened to the kernel's state (restart, replay); cut: a reply cut at the output token limit. */
+  level: 'cancelled' | 'failed' | 'retry' | 'info' | 'rejected' | 'kernel' | 'cut';
   text: string;
   /** Set on a failed turn: what failed and how to fix it. */
   failure?: Failure;
@@ -723,6 +723,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     }
     case 'Notice':
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'info', text: ev.text }));
+    case 'ReplyCut':
+      return push(s, agent, (id) => ({ kind: 'notice', id, level: 'cut', text: ev.text }));
     case 'ModelRetry':
       return push(s, agent, (id) => ({
         kind: 'notice',

@@ -239,6 +239,38 @@ export namespace app {
 	        this.fromCommandLine = source["fromCommandLine"];
 	    }
 	}
+	export class LocalModels {
+	    models: local.Model[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new LocalModels(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.models = this.convertValues(source["models"], local.Model);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class PathEntry {
 	    path: string;
 	    dir: boolean;
@@ -855,6 +887,25 @@ export namespace kernel {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace local {
+	
+	export class Model {
+	    name: string;
+	    context_window?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Model(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.context_window = source["context_window"];
+	    }
 	}
 
 }

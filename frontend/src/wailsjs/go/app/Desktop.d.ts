@@ -53,6 +53,8 @@ export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 
 export function Launch():Promise<app.LaunchTarget>;
 
+export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
+
 export function NewSession():Promise<void>;
 
 export function OpenFile(arg1:string):Promise<void>;

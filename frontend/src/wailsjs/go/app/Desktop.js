@@ -94,6 +94,10 @@ export function Launch() {
   return window['go']['app']['Desktop']['Launch']();
 }
 
+export function LocalModels(arg1, arg2) {
+  return window['go']['app']['Desktop']['LocalModels'](arg1, arg2);
+}
+
 export function NewSession() {
   return window['go']['app']['Desktop']['NewSession']();
 }
