@@ -11,9 +11,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/freeact/desktop/agent/model"
 )
+
+// probeTimeout bounds asking the server: one that does not answer in time
+// keeps tool calls.
+const probeTimeout = 10 * time.Second
 
 // Probe asks the server whether the model can call tools; known is false
 // when the server does not say.
@@ -29,22 +34,32 @@ func Auto(m model.Model, tool string, probe Probe) model.Model {
 type auto struct {
 	tools, blocks model.Model
 	probe         Probe
-	once          sync.Once
-	chosen        model.Model
+	mu            sync.Mutex
+	chosen        model.Model // nil until the server answered
 }
 
 func (a *auto) Name() string { return a.tools.Name() }
 
 func (a *auto) AcceptsMedia(mimeType string) bool { return model.AcceptsMedia(a.tools, mimeType) }
 
+// Stream asks the server first, unless it already has; an answer cut short
+// by a cancelled request is asked again the next time.
 func (a *auto) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
-	a.once.Do(func() {
-		a.chosen = a.tools
-		if tools, known := a.probe(ctx); known && !tools {
-			a.chosen = a.blocks
+	a.mu.Lock()
+	m := a.chosen
+	if m == nil {
+		m = a.tools
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		if tools, known := a.probe(pctx); known && !tools {
+			m = a.blocks
 		}
-	})
-	return a.chosen.Stream(ctx, req)
+		cancel()
+		if ctx.Err() == nil {
+			a.chosen = m
+		}
+	}
+	a.mu.Unlock()
+	return m.Stream(ctx, req)
 }
 
 // ServerProbe asks an OpenAI-compatible server at baseURL (".../v1")
