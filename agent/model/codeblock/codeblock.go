@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
@@ -48,14 +49,17 @@ func (b *blocks) AcceptsMedia(mimeType string) bool { return model.AcceptsMedia(
 
 // Stream sends the request with blocks instead of tools and turns the
 // complete python blocks of the reply into calls of the code action tool.
+// A request that does not offer that tool (a compaction's) asks for no
+// blocks and runs none.
 func (b *blocks) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Chunk, error] {
+	code := slices.ContainsFunc(req.Tools, func(t model.Tool) bool { return t.Name == b.tool })
 	return func(yield func(model.Chunk, error) bool) {
-		for ch, err := range b.m.Stream(ctx, b.request(req)) {
+		for ch, err := range b.m.Stream(ctx, b.request(req, code)) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if d, ok := ch.(model.Done); ok {
+			if d, ok := ch.(model.Done); ok && code {
 				d.Message.Parts = Calls(d.Message.Parts, b.tool)
 				ch = d
 			}
@@ -67,11 +71,12 @@ func (b *blocks) Stream(ctx context.Context, req *model.Request) iter.Seq2[model
 }
 
 // request rewrites req for a model without tools: the instructions join the
-// system prompt, tools are left out, and calls and results become text.
-func (b *blocks) request(req *model.Request) *model.Request {
-	out := &model.Request{System: Instructions}
-	if req.System != "" {
-		out.System = req.System + "\n\n" + Instructions
+// system prompt (when code runs), tools are left out, and calls and
+// results become text.
+func (b *blocks) request(req *model.Request, code bool) *model.Request {
+	out := &model.Request{System: req.System}
+	if code {
+		out.System = strings.TrimLeft(req.System+"\n\n"+Instructions, "\n")
 	}
 	for _, m := range req.Messages {
 		out.Messages = append(out.Messages, b.message(m))

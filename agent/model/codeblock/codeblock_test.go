@@ -258,3 +258,21 @@ func TestServerProbeOllama(t *testing.T) {
 		t.Errorf("Ollama model without the tools capability: tools=%v known=%v", tools, known)
 	}
 }
+
+// A request without the code action tool (a compaction's summary) gets no
+// instructions, and a block in its reply stays text.
+func TestWrapWithoutTheCodeTool(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte("turns:\n  - reply: [{text: \"Summary:\\n```python\\nx = 6\\n```\\n\"}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewOpenAI(t, sc)
+	m := codeblock.Wrap(newModel(t, srv.URL()), tool)
+	msg := reply(t, m, &model.Request{System: "Summarise.", Messages: []model.Message{model.UserText("The conversation.")}})
+	if len(msg.FunctionCalls()) != 0 || !strings.Contains(msg.Text(), "x = 6") {
+		t.Errorf("summary reply %+v: want its block as text", msg)
+	}
+	if s := srv.Requests()[0].System; s != "Summarise." {
+		t.Errorf("system prompt %q", s)
+	}
+}
