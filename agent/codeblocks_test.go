@@ -1,11 +1,6 @@
 package agent_test
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -26,20 +21,7 @@ func llamaServer(t *testing.T, scenario string, tools bool) (string, *modeltest.
 		t.Fatalf("scenario: %v", err)
 	}
 	srv := modeltest.NewOpenAI(t, sc)
-	target, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/props" {
-			_ = json.NewEncoder(w).Encode(map[string]any{"chat_template_caps": map[string]bool{"supports_tools": tools, "supports_tool_calls": tools}})
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(h.Close)
-	return h.URL + "/v1#smollm2", srv
+	return modeltest.WithProps(t, srv, tools) + "/v1#smollm2", srv
 }
 
 // A model whose server has no tool calls writes python blocks; each runs

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -184,26 +182,6 @@ func TestWrapOnTheWire(t *testing.T) {
 	}
 }
 
-// props serves llama.cpp's /props with the given template capabilities and
-// passes everything else to the scenario server.
-func props(t *testing.T, srv *modeltest.Server, tools bool) string {
-	t.Helper()
-	target, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/props" {
-			_ = json.NewEncoder(w).Encode(map[string]any{"chat_template_caps": map[string]bool{"supports_tools": tools, "supports_tool_calls": tools}})
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(h.Close)
-	return h.URL
-}
-
 // Auto asks llama.cpp's /props once: a template without tool calls gets
 // blocks, one with them gets tools.
 func TestAuto(t *testing.T) {
@@ -218,7 +196,7 @@ turns:
 			t.Fatal(err)
 		}
 		srv := modeltest.NewOpenAI(t, parsed)
-		base := props(t, srv, tools)
+		base := modeltest.WithProps(t, srv, tools)
 		m := codeblock.Auto(newModel(t, base), tool, codeblock.ServerProbe(nil, base+"/v1", "smollm2"))
 		req := &model.Request{Messages: []model.Message{model.UserText("Go.")}, Tools: []model.Tool{{Name: tool}}}
 		first := reply(t, m, req)
