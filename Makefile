@@ -188,6 +188,10 @@ test-package: package ## build the .deb, check it, install and run it in a clean
 	scripts/check-deb.sh dist/freeact_*.deb $(VERSION)
 	scripts/deb-chroot.sh dist/freeact_*.deb $(VERSION) $(DEB_ROOT)
 
+.PHONY: test-local-model
+test-local-model: deps-python ## a real llama.cpp server (built once into .cache/llama) and SmolLM2-135M, end to end; RECORD=1 rewrites its wire fixtures
+	scripts/local-model/test.sh
+
 .PHONY: bench-memory
 bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK window
 	$(JOURNEY_TEST) -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/

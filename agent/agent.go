@@ -403,7 +403,7 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open model %s: %w", spec, err)
 	}
-	return m, nil
+	return codeActions(cfg, spec, po, m), nil
 }
 
 // freeactSessions is the format of the Python freeact's session files

@@ -288,7 +288,7 @@ var keys = []OptionKey{
 		want: "the path of an srt settings file",
 		dst:  func(o *Options) any { return &o.SandboxConfig }},
 	{Name: "models", Kind: KindObject, Section: SectionModel, Group: "Custom models", Label: "Context windows and prices",
-		Description: `Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}.`,
+		Description: `Context windows and prices (US dollars per million tokens) for custom and local models, e.g. {"ollama:qwen3": {"context_window": 32768}}; "code_actions": "code_blocks" for a model without tool calls.`,
 		AppOnly:     true,
 		want:        `an object of models, e.g. {"ollama:qwen3": {"context_window": 32768, "input_price": 0, "output_price": 0}}`,
 		dst:         func(o *Options) any { return &o.Models },

@@ -63,10 +63,25 @@ type Override struct {
 	ThinkingPrice *float64 `json:"thinking_price,omitempty"`
 	// CachedPrice defaults to the input price.
 	CachedPrice *float64 `json:"cached_price,omitempty"`
+	// CodeActions says how the model writes code actions: CodeActionsTools
+	// or CodeActionsBlocks; empty asks a local server (auto).
+	CodeActions string `json:"code_actions,omitempty"`
 }
+
+// The values of Override.CodeActions.
+const (
+	// CodeActionsTools: code actions are tool calls.
+	CodeActionsTools = "tool_calls"
+	// CodeActionsBlocks: code actions are fenced python blocks in the
+	// reply, for models without tool calling.
+	CodeActionsBlocks = "code_blocks"
+)
 
 // Validate reports a value that cannot be right.
 func (o Override) Validate() error {
+	if o.CodeActions != "" && o.CodeActions != CodeActionsTools && o.CodeActions != CodeActionsBlocks {
+		return fmt.Errorf("code_actions %q: want %q, %q, or leave it out to ask the server", o.CodeActions, CodeActionsTools, CodeActionsBlocks)
+	}
 	if o.ContextWindow != nil && *o.ContextWindow < 1 {
 		return fmt.Errorf("context_window %d: want a positive number of tokens", *o.ContextWindow)
 	}
@@ -124,12 +139,25 @@ func Lookup(s string, overrides map[string]Override) (info Info, ok bool) {
 		return Info{}, false
 	}
 	info, ok = catalogEntry(spec)
-	for _, k := range []string{s, spec.String(), spec.Name} {
-		if o, found := overrides[k]; found {
-			return o.apply(info), true
-		}
+	if o, found := FindOverride(s, overrides); found {
+		return o.apply(info), true
 	}
 	return info, ok
+}
+
+// FindOverride returns the override of the model string s: the one under
+// s as written, its canonical form or the bare model name.
+func FindOverride(s string, overrides map[string]Override) (Override, bool) {
+	spec, err := ParseModelString(s)
+	if err != nil {
+		return Override{}, false
+	}
+	for _, k := range []string{s, spec.String(), spec.Name} {
+		if o, found := overrides[k]; found {
+			return o, true
+		}
+	}
+	return Override{}, false
 }
 
 // catalogEntry finds the catalog's entry for spec: the longest listed name

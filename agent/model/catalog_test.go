@@ -101,9 +101,14 @@ func TestCost(t *testing.T) {
 
 func TestOverrideValidate(t *testing.T) {
 	neg, zero := -1.0, 0
-	for _, o := range []Override{{InputPrice: &neg}, {ContextWindow: &zero}, {CachedPrice: func() *float64 { v := math.NaN(); return &v }()}} {
+	for _, o := range []Override{{InputPrice: &neg}, {ContextWindow: &zero}, {CachedPrice: func() *float64 { v := math.NaN(); return &v }()}, {CodeActions: "blocks"}} {
 		if o.Validate() == nil {
 			t.Errorf("%+v is valid", o)
+		}
+	}
+	for _, v := range []string{"", CodeActionsTools, CodeActionsBlocks} {
+		if err := (Override{CodeActions: v}).Validate(); err != nil {
+			t.Errorf("code_actions %q: %v", v, err)
 		}
 	}
 }

