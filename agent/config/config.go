@@ -253,7 +253,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		v, err := env.Expand(*s)
 		if err != nil {
 			msg := fmt.Sprintf("value %q: %v", *s, err)
-			if secretKey(key) {
+			if secretKey(key) || strings.HasSuffix(path, ".oauth.client_secret") {
 				// Not the value: it may hold a token next to the ${VAR}.
 				msg = err.Error()
 			}
@@ -292,6 +292,13 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 			exp(group.key, name+".cwd", &s.Cwd)
 			exp(group.key, name+".url", &s.URL)
 			expMap(group.key, name+".headers", s.Headers)
+			if s.OAuth != nil {
+				o := *s.OAuth
+				exp(group.key, name+".oauth.client_id", &o.ClientID)
+				exp(group.key, name+".oauth.client_secret", &o.ClientSecret)
+				exp(group.key, name+".oauth.private_key_file", &o.PrivateKeyFile)
+				s.OAuth = &o
+			}
 			// A local server runs in the workspace, as under the Python
 			// freeact (which runs there): relative paths in its command
 			// line mean the same in both.

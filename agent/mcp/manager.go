@@ -10,7 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/oauth"
 )
 
 // Default limits of Options.
@@ -53,6 +56,25 @@ type Options struct {
 	// server's tools (excluded tools left out), e.g. to regenerate code
 	// when they changed. It runs before the call that connected.
 	OnConnect func(ctx context.Context, server string, tools []Tool)
+	// SignIn configures the sign-in to OAuth-protected HTTP servers.
+	SignIn SignInOptions
+}
+
+// SignInOptions configures the OAuth sign-in (package oauth) of HTTP
+// servers. Zero values mean the defaults.
+type SignInOptions struct {
+	// Store keeps registrations and tokens; nil means the system keyring
+	// when it answers, else 0600 files in Dir.
+	Store config.Keyring
+	// Dir holds the token files (without a keyring) and the refresh
+	// locks; "" means $XDG_STATE_HOME/freeact/mcp-oauth.
+	Dir string
+	// Browser shows the user the authorization URL; nil opens the system
+	// browser ($BROWSER, else xdg-open). The desktop shows a sign-in card,
+	// the terminal prints the link.
+	Browser func(ctx context.Context, server, authURL string) error
+	// Timeout bounds the browser step (0: five minutes).
+	Timeout time.Duration
 }
 
 // Tool is a tool of a server as listed by it.
@@ -144,8 +166,24 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 	}
 	life, stop := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, servers: map[string]*server{}, life: life, stop: stop}
+	storeOnce := sync.OnceValue(func() config.Keyring {
+		if opts.SignIn.Store != nil {
+			return opts.SignIn.Store
+		}
+		return oauth.NewStore(config.SecretService(), filepath.Join(signInDir(opts.SignIn), "tokens"))
+	})
 	for name, cfg := range servers {
-		m.servers[name] = &server{name: name, cfg: cfg, m: m}
+		s := &server{name: name, cfg: cfg, m: m}
+		if cfg.URL != "" {
+			s.auth = oauth.New(oauth.Options{
+				Server: name, URL: cfg.URL, Config: cfg.OAuth,
+				Store:   lazyStore{get: storeOnce},
+				LockDir: filepath.Join(signInDir(opts.SignIn), "locks"),
+				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout,
+				ClientName: opts.ClientName, Log: opts.Log,
+			})
+		}
+		m.servers[name] = s
 	}
 	return m
 }
@@ -334,6 +372,8 @@ type server struct {
 	closed bool
 	// starting serialises connection attempts without holding mu.
 	starting sync.Mutex
+	// auth signs in to an HTTP server; it outlives connections.
+	auth *oauth.Client
 }
 
 // conn is one running connection.
@@ -402,7 +442,8 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log))
+		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
+			transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
 		if err != nil {
 			return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
 		}

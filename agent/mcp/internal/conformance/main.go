@@ -18,10 +18,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/mcp/oauth"
 )
 
 func main() {
@@ -40,7 +42,35 @@ func main() {
 func run(ctx context.Context, url string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := config.Server{URL: url}
-	m := mcp.NewManager(map[string]config.Server{"conf": srv}, mcp.Options{Log: log, ClientName: "freeact-conformance"})
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		var c struct {
+			ClientID      string `json:"client_id"`
+			ClientSecret  string `json:"client_secret"`
+			PrivateKeyPEM string `json:"private_key_pem"`
+			Algorithm     string `json:"signing_algorithm"`
+		}
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+		srv.OAuth = &config.OAuth{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKeyPEM: c.PrivateKeyPEM, SigningAlgorithm: c.Algorithm}
+		if strings.HasPrefix(os.Getenv("MCP_CONFORMANCE_SCENARIO"), "auth/client-credentials") {
+			srv.OAuth.Grant = "client_credentials"
+		}
+	} else {
+		// The scenario's authorization server accepts this client ID
+		// metadata document (it stands for one the user hosts).
+		srv.OAuth = &config.OAuth{ClientMetadataURL: "https://conformance-test.local/client-metadata.json"}
+	}
+	dir, err := os.MkdirTemp("", "mcp-conformance-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	m := mcp.NewManager(map[string]config.Server{"conf": srv}, mcp.Options{
+		Log: log, ClientName: "freeact-conformance",
+		// A fresh store: the run must not read or write the user's keyring.
+		SignIn: mcp.SignInOptions{Dir: dir, Store: oauth.FileStore(dir)},
+	})
 	defer m.Close()
 	tools, err := m.ServerTools(ctx, "conf")
 	if err != nil {
