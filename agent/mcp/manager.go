@@ -56,6 +56,10 @@ type Options struct {
 	// server's tools (excluded tools left out), e.g. to regenerate code
 	// when they changed. It runs before the call that connected.
 	OnConnect func(ctx context.Context, server string, tools []Tool)
+	// Elicit, if set, asks the user to fill in a server's form or open a
+	// page (elicitation); the servers are told the client can. A call
+	// waits for the answer.
+	Elicit func(ctx context.Context, f Form) (Answer, error)
 	// SignIn configures the sign-in to OAuth-protected HTTP servers.
 	SignIn SignInOptions
 }
@@ -442,10 +446,9 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
-			transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
+		h, err := s.httpTransport(log, false)
 		if err != nil {
-			return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+			return nil, nil, err
 		}
 		tr = h
 	case s.cfg.Command != "":
@@ -458,7 +461,7 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	default:
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
-	c.cli = client.NewClient(tr)
+	c.cli = client.NewClient(tr, s.clientOptions()...)
 	// The transport keeps the context given to Start for requests from the
 	// server: give it the Manager's lifetime.
 	if err := c.cli.Start(s.m.life); err != nil {
@@ -470,6 +473,15 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		err = s.startFailure(ctx, c, err)
 		c.close(log)
 		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
+	}
+	if s.cfg.URL != "" && !mcp.IsModernProtocol(version) {
+		// Before 2026-07-28 the server's own requests (elicitation) and
+		// notifications outside a call come on the GET stream, which
+		// mcp-go opens only on a transport that never speaks the modern
+		// protocol: connect again on one at the version just agreed.
+		if c, version, err = s.reconnectListening(ctx, c, version, log); err != nil {
+			return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
+		}
 	}
 	c.protocol = version
 	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
@@ -493,6 +505,54 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
+}
+
+// httpTransport is the streamable HTTP transport of the server, signed in
+// through s.auth; listening opens the GET stream (legacy protocols only).
+func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, error) {
+	opts := []transport.StreamableHTTPCOption{
+		transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
+		transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}),
+	}
+	if listening {
+		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
+	}
+	h, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+	}
+	return h, nil
+}
+
+// reconnectListening replaces the legacy HTTP connection c with one that
+// also listens on the GET stream, shaking hands at version.
+func (s *server) reconnectListening(ctx context.Context, c *conn, version string, log *slog.Logger) (*conn, string, error) {
+	c.close(log)
+	h, err := s.httpTransport(log, true)
+	if err != nil {
+		return nil, "", err
+	}
+	n := &conn{cli: client.NewClient(h, s.clientOptions()...)}
+	if err := n.cli.Start(s.m.life); err != nil {
+		return nil, "", err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
+	init.Params.ProtocolVersion = version
+	res, err := n.cli.Initialize(ctx, init)
+	if err != nil {
+		n.close(log)
+		return nil, "", err
+	}
+	return n, res.ProtocolVersion, nil
+}
+
+func (s *server) clientOptions() []client.ClientOption {
+	var copts []client.ClientOption
+	if s.m.opts.Elicit != nil {
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit}))
+	}
+	return copts
 }
 
 func (s *server) describe() string {

@@ -70,6 +70,8 @@ func run(ctx context.Context, url string) error {
 		Log: log, ClientName: "freeact-conformance",
 		// A fresh store: the run must not read or write the user's keyring.
 		SignIn: mcp.SignInOptions{Dir: dir, Store: oauth.FileStore(dir)},
+		// A user who accepts each form as it is shown, with its defaults.
+		Elicit: func(context.Context, mcp.Form) (mcp.Answer, error) { return mcp.Answer{Action: "accept"}, nil },
 	})
 	defer m.Close()
 	tools, err := m.ServerTools(ctx, "conf")
