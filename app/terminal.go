@@ -146,6 +146,7 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	opts := []agent.Option{
 		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
 	}
+	opts = append(opts, agent.WithMCPUser(terminalSignIn(s), nil))
 	if f.sessionID != "" {
 		opts = append(opts, agent.WithSessionID(f.sessionID))
 	}
