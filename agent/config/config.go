@@ -253,7 +253,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		v, err := env.Expand(*s)
 		if err != nil {
 			msg := fmt.Sprintf("value %q: %v", *s, err)
-			if secretKey(key) || strings.HasSuffix(path, ".oauth.client_secret") {
+			if secretKey(key) || strings.HasSuffix(path, "_secret") || strings.HasSuffix(path, ".oauth.id_token") {
 				// Not the value: it may hold a token next to the ${VAR}.
 				msg = err.Error()
 			}
@@ -297,6 +297,8 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 				exp(group.key, name+".oauth.client_id", &o.ClientID)
 				exp(group.key, name+".oauth.client_secret", &o.ClientSecret)
 				exp(group.key, name+".oauth.private_key_file", &o.PrivateKeyFile)
+				exp(group.key, name+".oauth.idp_client_secret", &o.IDPClientSecret)
+				exp(group.key, name+".oauth.id_token", &o.IDToken)
 				s.OAuth = &o
 			}
 			// A local server runs in the workspace, as under the Python

@@ -140,8 +140,8 @@ type OAuth struct {
 	// Scopes replace the scopes discovery would ask for.
 	Scopes []string `json:"scopes,omitempty"`
 	// Grant is "authorization_code" (the default: the user signs in in the
-	// browser) or "client_credentials" (no user; client_secret or
-	// private_key_file).
+	// browser), "client_credentials" (no user; client_secret or
+	// private_key_file) or "enterprise" (see IDPTokenEndpoint).
 	Grant string `json:"grant,omitempty"`
 	// PrivateKeyFile and SigningAlgorithm (ES256, RS256) authenticate a
 	// client_credentials client by private_key_jwt.
@@ -151,6 +151,16 @@ type OAuth struct {
 	// describing this client, used as its client_id where the
 	// authorization server accepts such documents.
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	// IDPTokenEndpoint, IDPClientID, IDPClientSecret and IDToken
+	// configure "grant": "enterprise" (enterprise-managed authorization,
+	// SEP-990): the ID token the company's identity provider issued to
+	// the user (e.g. "${IDP_ID_TOKEN}") is exchanged there for an ID-JAG
+	// (RFC 8693), which the authorization server takes for a token
+	// (RFC 7523 jwt-bearer grant) from the client_id and client_secret.
+	IDPTokenEndpoint string `json:"idp_token_endpoint,omitempty"`
+	IDPClientID      string `json:"idp_client_id,omitempty"`
+	IDPClientSecret  string `json:"idp_client_secret,omitempty"`
+	IDToken          string `json:"id_token,omitempty"`
 	// PrivateKeyPEM is a key given in code (SDK), not read from JSON.
 	PrivateKeyPEM string `json:"-"`
 }

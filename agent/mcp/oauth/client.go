@@ -325,12 +325,22 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 		return wrap("read the kept registration", err)
 	}
 	scope := c.scope(d, challenge, held)
-	if c.grant() == "client_credentials" {
+	switch c.grant() {
+	case "client_credentials":
 		tok, err := c.clientCredentials(ctx, d, scope)
 		if err != nil {
 			return wrap("client credentials", err)
 		}
 		return c.keep(rec, d, tok)
+	case "enterprise":
+		tok, err := c.enterprise(ctx, d, scope)
+		if err != nil {
+			return wrap("enterprise-managed authorization", err)
+		}
+		return c.keep(rec, d, tok)
+	case "authorization_code":
+	default:
+		return wrap("configuration", fmt.Errorf("grant %q is not one of authorization_code, client_credentials, enterprise", c.grant()))
 	}
 	if d.Server.AuthorizationEndpoint == "" {
 		return wrap("discovery", errors.New("the authorization server has no authorization endpoint"))
@@ -518,10 +528,12 @@ func (c *Client) tokenRequest(ctx context.Context, d *Discovery, rec *record, fo
 	default:
 		form.Set("client_id", rec.ClientID)
 	}
-	return c.postToken(ctx, d.Server.TokenEndpoint, form, user, pass)
+	return c.postToken(ctx, d.Server.TokenEndpoint, form, user, pass, true)
 }
 
-func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values, user, pass string) (*tokenResponse, error) {
+// postToken sends a token request; bearer requires a bearer token back
+// (an ID-JAG from a token exchange is not one).
+func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values, user, pass string, bearer bool) (*tokenResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, err
@@ -547,7 +559,7 @@ func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values
 	if t.AccessToken == "" {
 		return nil, fmt.Errorf("%s answered without an access token: %s", endpoint, oauthError(b))
 	}
-	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer") {
+	if bearer && t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer") {
 		return nil, fmt.Errorf("%s issued a %q token; only bearer tokens are supported", endpoint, t.TokenType)
 	}
 	return &t, nil

@@ -57,6 +57,43 @@ func (c *Client) clientCredentials(ctx context.Context, d *Discovery, scope stri
 	return c.tokenRequest(ctx, d, rec, form)
 }
 
+// enterprise gets a token by enterprise-managed authorization (SEP-990):
+// the user's ID token is exchanged at the identity provider for an ID-JAG
+// (RFC 8693), and that at the authorization server for an access token
+// (RFC 7523 jwt-bearer grant).
+func (c *Client) enterprise(ctx context.Context, d *Discovery, scope string) (*tokenResponse, error) {
+	cfg := c.opts.Config
+	if cfg == nil || cfg.IDPTokenEndpoint == "" || cfg.IDToken == "" || cfg.ClientID == "" {
+		return nil, errors.New(`the enterprise grant needs "idp_token_endpoint", "id_token" and "client_id" in the server's "oauth" object`)
+	}
+	form := url.Values{
+		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
+		"requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"},
+		"subject_token":        {cfg.IDToken},
+		"subject_token_type":   {"urn:ietf:params:oauth:token-type:id_token"},
+		"audience":             {d.Server.Issuer},
+		"resource":             {d.Resource},
+	}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
+	if cfg.IDPClientID != "" {
+		form.Set("client_id", cfg.IDPClientID)
+	}
+	if cfg.IDPClientSecret != "" {
+		form.Set("client_secret", cfg.IDPClientSecret)
+	}
+	jag, err := c.postToken(ctx, cfg.IDPTokenEndpoint, form, "", "", false)
+	if err != nil {
+		return nil, fmt.Errorf("token exchange at the identity provider: %w", err)
+	}
+	rec := &record{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, AuthMethod: authMethod(d.Server, cfg.ClientSecret != "", "")}
+	return c.tokenRequest(ctx, d, rec, url.Values{
+		"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"},
+		"assertion":  {jag.AccessToken},
+	})
+}
+
 // SignAssertion makes a client assertion JWT (iss and sub: the client, aud:
 // the issuer) signed with the PEM key by alg, ES256 or RS256.
 func SignAssertion(pemKey []byte, alg, clientID, audience string, now time.Time) (string, error) {

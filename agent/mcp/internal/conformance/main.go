@@ -48,13 +48,20 @@ func run(ctx context.Context, url string) error {
 			ClientSecret  string `json:"client_secret"`
 			PrivateKeyPEM string `json:"private_key_pem"`
 			Algorithm     string `json:"signing_algorithm"`
+			IDPClientID   string `json:"idp_client_id"`
+			IDToken       string `json:"idp_id_token"`
+			IDPTokenURL   string `json:"idp_token_endpoint"`
 		}
 		if err := json.Unmarshal([]byte(raw), &c); err != nil {
 			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 		srv.OAuth = &config.OAuth{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKeyPEM: c.PrivateKeyPEM, SigningAlgorithm: c.Algorithm}
-		if strings.HasPrefix(os.Getenv("MCP_CONFORMANCE_SCENARIO"), "auth/client-credentials") {
+		switch {
+		case strings.HasPrefix(os.Getenv("MCP_CONFORMANCE_SCENARIO"), "auth/client-credentials"):
 			srv.OAuth.Grant = "client_credentials"
+		case c.IDToken != "":
+			srv.OAuth.Grant = "enterprise"
+			srv.OAuth.IDPClientID, srv.OAuth.IDToken, srv.OAuth.IDPTokenEndpoint = c.IDPClientID, c.IDToken, c.IDPTokenURL
 		}
 	} else {
 		// The scenario's authorization server accepts this client ID
