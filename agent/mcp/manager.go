@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -60,6 +61,17 @@ type Options struct {
 	// page (elicitation); the servers are told the client can. A call
 	// waits for the answer.
 	Elicit func(ctx context.Context, f Form) (Answer, error)
+	// Sample, if set, answers a server's sampling/createMessage (the
+	// caller asks the user and runs its model); servers are told the
+	// client can sample.
+	Sample func(ctx context.Context, r SampleRequest) (SampleResult, error)
+	// Roots, if set, gives the folders the servers may work in (the
+	// workspace); RootsChanged tells them when it changes.
+	Roots func() []string
+	// OnNotify, if set, receives the servers' progress and log
+	// notifications and changes of their tool lists (the tools are listed
+	// again and OnConnect called).
+	OnNotify func(n Notification)
 	// SignIn configures the sign-in to OAuth-protected HTTP servers.
 	SignIn SignInOptions
 }
@@ -150,6 +162,7 @@ type Manager struct {
 	opts    Options
 	servers map[string]*server
 	life    context.Context // ends at Close
+	calls   atomic.Int64    // numbers the progress tokens of calls
 	stop    context.CancelFunc
 }
 
@@ -290,6 +303,10 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
+	if s.m.opts.OnNotify != nil {
+		// Ask for progress notifications of this call.
+		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1)))}
+	}
 	res, err := c.cli.CallTool(cctx, req)
 	if err != nil {
 		switch {
@@ -484,11 +501,28 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		}
 	}
 	c.protocol = version
-	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
+	tools, err := s.listTools(ctx, c)
 	if err != nil {
-		err = s.startFailure(ctx, c, err)
+		var terr toolError
+		if !errors.As(err, &terr) {
+			err = s.startFailure(ctx, c, err)
+		}
 		c.close(log)
 		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
+	}
+	c.cli.OnNotification(s.notifications(c))
+	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
+	return c, tools, nil
+}
+
+// toolError is a tool whose schemas cannot be read.
+type toolError struct{ error }
+
+// listTools lists the tools of c, sorted, excluded ones left out.
+func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
+	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, err
 	}
 	tools := make([]Tool, 0, len(list.Tools))
 	for _, t := range list.Tools {
@@ -497,14 +531,12 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		}
 		tool, err := toTool(s.name, t)
 		if err != nil {
-			c.close(log)
-			return nil, nil, fmt.Errorf("tool %q of %s: %w", t.Name, s.describe(), err)
+			return nil, toolError{fmt.Errorf("tool %q: %w", t.Name, err)}
 		}
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
-	return c, tools, nil
+	return tools, nil
 }
 
 // httpTransport is the streamable HTTP transport of the server, signed in
@@ -551,6 +583,12 @@ func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
 		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit}))
+	}
+	if s.m.opts.Sample != nil {
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample}))
+	}
+	if s.m.opts.Roots != nil {
+		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
 	}
 	return copts
 }
