@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -87,7 +88,9 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	log.SetOutput(slogWriter{logger})
 	defer log.SetOutput(os.Stderr)
 
-	a, err := newTerminalAgent(ctx, f, logger, s)
+	// MCP servers' forms are asked in the terminal, once it exists.
+	forms := &terminalForms{}
+	a, err := newTerminalAgent(ctx, f, logger, s, forms)
 	if err != nil {
 		return err
 	}
@@ -101,6 +104,9 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	forms.mu.Lock()
+	forms.t = t
+	forms.mu.Unlock()
 	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
 		return nil
 	}
@@ -119,7 +125,7 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
-func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams) (*agent.Agent, error) {
+func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s Streams, forms *terminalForms) (*agent.Agent, error) {
 	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(config.DefaultAppDir()).WithKeyring(config.SecretService()), Log: logger})
 	if err != nil {
 		return nil, err
@@ -146,7 +152,11 @@ func newTerminalAgent(ctx context.Context, f runFlags, logger *slog.Logger, s St
 	opts := []agent.Option{
 		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
 	}
-	opts = append(opts, agent.WithMCPUser(terminalSignIn(s), nil))
+	var elicit func(context.Context, mcp.Form) (mcp.Answer, error)
+	if !f.json {
+		elicit = forms.ask
+	}
+	opts = append(opts, agent.WithMCPUser(terminalSignIn(s), elicit))
 	if f.sessionID != "" {
 		opts = append(opts, agent.WithSessionID(f.sessionID))
 	}
