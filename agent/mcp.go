@@ -39,7 +39,9 @@ type mcpTools struct {
 func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
-	mopts := mcp.Options{Log: a.opts.log, SignIn: a.opts.mcpSignIn, Elicit: a.opts.mcpElicit}
+	mopts := mcp.Options{Log: a.opts.log, SignIn: a.opts.mcpSignIn, Elicit: a.opts.mcpElicit,
+		// The workspace is the servers' root.
+		Roots: func() []string { return []string{a.cfg.Dir} }}
 	if len(o.MCPServers) > 0 {
 		m.json = mcp.NewManager(o.MCPServers, mopts)
 		if err := m.json.Connect(ctx); err != nil {

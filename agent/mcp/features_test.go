@@ -62,6 +62,11 @@ func TestReferenceServerEverythingFeatures(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			sum := m.Tools()[slices.IndexFunc(m.Tools(), func(t mcp.Tool) bool { return t.Name == "get-sum" })]
+			if sum.ReadOnly == nil || !*sum.ReadOnly || sum.Destructive == nil || *sum.Destructive {
+				t.Errorf("get-sum annotations read-only %v destructive %v, want true and false", sum.ReadOnly, sum.Destructive)
+			}
+
 			res, err := m.Call(ctx, "everything", "trigger-elicitation-request", nil)
 			if err != nil || !strings.Contains(res.ModelText(), "Ada Lovelace") {
 				t.Fatalf("trigger-elicitation-request: %+v %v", res, err)

@@ -104,6 +104,10 @@ type Tool struct {
 	// OutputSchema is the JSON schema of the structured result, or nil when
 	// the tool declares none.
 	OutputSchema json.RawMessage
+	// ReadOnly and Destructive are the tool's readOnlyHint and
+	// destructiveHint annotations (nil: not given). They are hints from
+	// the server, to show on an approval, not to trust.
+	ReadOnly, Destructive *bool
 }
 
 // Image is an image a tool returned.
@@ -705,7 +709,8 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return Tool{}, fmt.Errorf("decode schemas: %w", err)
 	}
-	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema}
+	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema,
+		ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint}
 	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
 		tool.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
