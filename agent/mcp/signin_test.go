@@ -217,7 +217,8 @@ func TestSignInLogoutAndFailure(t *testing.T) {
 	if opened != 1 {
 		t.Errorf("the browser was opened %d times, want once per server", opened)
 	}
-	// Login after the failure signs in; Logout forgets the tokens.
+	// Login in another process (freeact mcp login) after the failure:
+	// the first manager takes its tokens instead of staying stuck.
 	m2 := signInManager(t, a, dir, follow)
 	if err := m2.Login(ctx, "secured"); err != nil {
 		t.Fatal(err)
@@ -225,6 +226,13 @@ func TestSignInLogoutAndFailure(t *testing.T) {
 	if st, _ := m2.SignInStatus("secured"); !st.SignedIn {
 		t.Fatal("not signed in after Login")
 	}
+	if res, err := m.Call(ctx, "secured", "echo", json.RawMessage(`{"text":"after login"}`)); err != nil || res.Text != "echo: after login" {
+		t.Fatalf("the manager whose sign-in failed, after a login elsewhere: %v, %v", res, err)
+	}
+	if opened != 1 {
+		t.Errorf("the browser was opened %d times, want once", opened)
+	}
+	// Logout forgets the tokens.
 	if err := m2.Logout("secured"); err != nil {
 		t.Fatal(err)
 	}

@@ -268,12 +268,16 @@ func (c *Client) expired(rec *record) bool {
 func (c *Client) authorize(ctx context.Context, sent string, status int, challenge map[string]string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.rec = nil // read again: another process may have signed in
 	rec, err := c.load()
 	if err != nil {
 		return "", err
 	}
 	if rec.AccessToken != "" && rec.AccessToken != sent && status == http.StatusUnauthorized {
-		return rec.AccessToken, nil // another request signed in meanwhile
+		// Another request or process signed in meanwhile (freeact mcp
+		// login after a failed sign-in here, too).
+		c.failed = nil
+		return rec.AccessToken, nil
 	}
 	if status == http.StatusUnauthorized && rec.RefreshToken != "" {
 		if err := c.refresh(ctx, sent); err == nil {
@@ -557,7 +561,8 @@ func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values
 		return nil, fmt.Errorf("%s answered with something that is not a token response: %w", endpoint, err)
 	}
 	if t.AccessToken == "" {
-		return nil, fmt.Errorf("%s answered without an access token: %s", endpoint, oauthError(b))
+		// Not the body: it may hold a refresh token.
+		return nil, fmt.Errorf("%s answered without an access token", endpoint)
 	}
 	if bearer && t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer") {
 		return nil, fmt.Errorf("%s issued a %q token; only bearer tokens are supported", endpoint, t.TokenType)
