@@ -253,3 +253,42 @@ func (a *Agent) MCPFailures() []MCPFailure {
 	}
 	return slices.Clone(a.mcp.failures)
 }
+
+// ExpandMCP turns a request into what the model gets: a prompt slash
+// command /server:prompt key=value ... into the server's prompt, and
+// @server:uri mentions into the resources attached after the text. Text
+// with neither comes back as it is.
+func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
+	var managers []*mcp.Manager
+	if a.mcp != nil {
+		for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
+			if m != nil {
+				managers = append(managers, m)
+			}
+		}
+	}
+	p, ok, err := mcp.ParseSlashPrompt(text)
+	switch {
+	case err != nil:
+		return "", err
+	case ok:
+		for _, m := range managers {
+			if slices.Contains(m.Servers(), p.Server) {
+				if text, err = m.PromptText(ctx, p); err != nil {
+					return "", err
+				}
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return "", fmt.Errorf("/%s:%s: no MCP server %q is configured", p.Server, p.Prompt, p.Server)
+		}
+	}
+	for _, m := range managers {
+		if text, err = m.ExpandMentions(ctx, text); err != nil {
+			return "", err
+		}
+	}
+	return text, nil
+}

@@ -111,7 +111,11 @@ func runRun(ctx context.Context, args []string, _ Build, s Streams) error {
 		return nil
 	}
 	if f.prompt != "" {
-		code := t.turn(ctx, a, f.prompt)
+		request, err := a.ExpandMCP(ctx, f.prompt)
+		if err != nil {
+			return err
+		}
+		code := t.turn(ctx, a, request)
 		if err := t.inputError(); err != nil {
 			return err // an approval answer could not be read
 		}
@@ -283,7 +287,13 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			t.grants(a, line)
 			continue
 		}
-		if t.turn(ctx, a, line) == -1 || (!t.json && t.offerReplay(ctx, a)) {
+		// /server:prompt and @server:uri reach MCP servers.
+		request, err := a.ExpandMCP(ctx, line)
+		if err != nil {
+			fmt.Fprintln(t.errw, t.style.red(err.Error()))
+			continue
+		}
+		if t.turn(ctx, a, request) == -1 || (!t.json && t.offerReplay(ctx, a)) {
 			return nil
 		}
 	}

@@ -273,7 +273,7 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 	if err != nil {
 		return "", err
 	}
-	if rec.AccessToken != "" && rec.AccessToken != sent && status == http.StatusUnauthorized {
+	if rec.AccessToken != "" && rec.AccessToken != sent && !c.expired(rec) && status == http.StatusUnauthorized {
 		// Another request or process signed in meanwhile (freeact mcp
 		// login after a failed sign-in here, too).
 		c.failed = nil
@@ -298,7 +298,9 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
 	}
 	if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
-		if c.grant() == "authorization_code" {
+		// A sign-in the user stopped (the turn was cancelled) may be
+		// started again; one that failed waits for Login.
+		if c.grant() == "authorization_code" && ctx.Err() == nil {
 			c.failed = err
 		}
 		return "", err
