@@ -28,6 +28,8 @@ type mcpTools struct {
 	ownSearch bool
 	// caller is set when the agent made its own ToolCaller over ptc.
 	caller bool
+	// calls are the JSON calls in flight, for sampling requests.
+	calls mcpCalls
 }
 
 // startMCP connects the JSON servers (in parallel), generates the Python
@@ -43,7 +45,11 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// The workspace is the servers' root.
 		Roots: func() []string { return []string{a.cfg.Dir} }}
 	if len(o.MCPServers) > 0 {
-		m.json = mcp.NewManager(o.MCPServers, mopts)
+		jopts := mopts
+		// A server may ask the model (with the user's approval) during
+		// a JSON call of its tools.
+		jopts.Sample = a.sample
+		m.json = mcp.NewManager(o.MCPServers, jopts)
 		if err := m.json.Connect(ctx); err != nil {
 			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
 			m.failed("mcp_servers", err)
@@ -162,7 +168,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 			return resp, false, false
 		}
 		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
-			res, err := a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+			var res *mcp.Result
+			var err error
+			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
+				res, err = a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+			})
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil
