@@ -195,7 +195,9 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 	})
 	for name, cfg := range servers {
 		s := &server{name: name, cfg: cfg, m: m}
-		if cfg.URL != "" {
+		if cfg.URL != "" && (cfg.OAuth != nil || !hasAuthorization(cfg.Headers)) {
+			// A server whose headers carry the credentials (a pasted
+			// token) is not signed in to.
 			s.auth = oauth.New(oauth.Options{
 				Server: name, URL: cfg.URL, Config: cfg.OAuth,
 				Store:   lazyStore{get: storeOnce},
@@ -519,6 +521,16 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	return c, tools, nil
 }
 
+// hasAuthorization reports whether headers set Authorization.
+func hasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
+}
+
 // toolError is a tool whose schemas cannot be read.
 type toolError struct{ error }
 
@@ -546,9 +558,9 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
 // httpTransport is the streamable HTTP transport of the server, signed in
 // through s.auth; listening opens the GET stream (legacy protocols only).
 func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, error) {
-	opts := []transport.StreamableHTTPCOption{
-		transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
-		transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}),
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log)}
+	if s.auth != nil {
+		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
 	}
 	if listening {
 		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28

@@ -2,7 +2,7 @@ package mcp
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"path/filepath"
 	"time"
 
@@ -87,7 +87,7 @@ func (m *Manager) auth(server string) (*oauth.Client, error) {
 		return nil, err
 	}
 	if s.auth == nil {
-		return nil, &Error{Server: server, Err: fmt.Errorf("it is not an HTTP server: sign-in applies to servers with a \"url\"")}
+		return nil, &Error{Server: server, Err: errors.New(`sign-in applies to servers with a "url" whose "headers" do not carry Authorization (or that have an "oauth" object)`)}
 	}
 	return s.auth, nil
 }

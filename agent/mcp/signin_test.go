@@ -240,3 +240,28 @@ func TestSignInLogoutAndFailure(t *testing.T) {
 		t.Fatalf("status after Logout = %+v, want no tokens", st)
 	}
 }
+
+// A server whose headers carry a token is not signed in to: its 401 is
+// reported as it is.
+func TestSignInNotForPastedTokens(t *testing.T) {
+	a := newAuthServer(t)
+	dir := t.TempDir()
+	m := mcp.NewManager(map[string]config.Server{"pasted": {URL: a.srv.URL + "/mcp", Headers: map[string]string{"authorization": "Bearer wrong"}}}, mcp.Options{
+		SignIn: mcp.SignInOptions{Dir: dir, Store: oauth.FileStore(dir), Browser: func(context.Context, string, string) error {
+			t.Error("a sign-in was started for a server with a pasted token")
+			return nil
+		}},
+	})
+	defer m.Close()
+	if _, err := m.Call(t.Context(), "pasted", "echo", json.RawMessage(`{"text":"x"}`)); err == nil {
+		t.Fatal("a call with a wrong pasted token succeeded")
+	}
+	if _, err := m.SignInStatus("pasted"); err == nil || !strings.Contains(err.Error(), "Authorization") {
+		t.Errorf("SignInStatus: %v, want it to say why sign-in does not apply", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.registered != 0 {
+		t.Error("a client was registered")
+	}
+}
