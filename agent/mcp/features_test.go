@@ -138,6 +138,20 @@ func TestReferenceServerEverythingFeatures(t *testing.T) {
 				t.Fatalf("completion: %v %v", values, err)
 			}
 
+			// The tools registered for the client's capabilities are listed,
+			// and log messages arrive (the server logs the roots it got).
+			testenv.Eventually(t, 30*time.Second, func() error {
+				if !slices.ContainsFunc(m.Tools(), func(t mcp.Tool) bool { return t.Name == "trigger-sampling-request" }) {
+					return fmt.Errorf("tools %v lack trigger-sampling-request", m.Tools())
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if !slices.ContainsFunc(notes, func(n mcp.Notification) bool { return n.Kind == "log" && strings.Contains(n.Message, "Roots") }) {
+					return fmt.Errorf("no log notification among %+v", notes)
+				}
+				return nil
+			})
+
 			if _, err := m.Call(ctx, "everything", "trigger-long-running-operation", json.RawMessage(`{"duration": 1, "steps": 2}`)); err != nil {
 				t.Fatal(err)
 			}
