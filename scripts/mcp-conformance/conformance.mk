@@ -18,9 +18,5 @@ $(CONFORMANCE_CLIENT): $(GO_SOURCES)
 
 .PHONY: test-mcp-conformance
 test-mcp-conformance: $(CONFORMANCE_STAMP) $(CONFORMANCE_CLIENT) ## the official MCP conformance suite's client scenarios
-	rm -rf test-output/mcp-conformance
-	bin=$(CONFORMANCE_DIR)/node_modules/.bin; \
-	PATH="$$PWD/$$bin:$$PATH" BROWSER="$$PWD/scripts/mcp-conformance/browser.sh" \
-	  $$bin/node $$bin/conformance client --suite all --timeout 60000 \
-	  --command "$$PWD/$(CONFORMANCE_CLIENT)" \
-	  --expected-failures scripts/mcp-conformance/baseline.yml -o test-output/mcp-conformance
+	rm -rf test-output/mcp-conformance && mkdir -p test-output/mcp-conformance
+	scripts/mcp-conformance/run.sh "$$PWD/$(CONFORMANCE_CLIENT)" "$$PWD/$(CONFORMANCE_DIR)/node_modules/.bin" test-output/mcp-conformance
