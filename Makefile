@@ -115,6 +115,7 @@ test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install wha
 	$(MAKE) lint
 	$(MAKE) test-short
 	$(MAKE) test-go
+	$(MAKE) test-mcp-conformance
 	$(MAKE) test-frontend
 	$(MAKE) test-e2e
 	$(MAKE) test-journey
@@ -205,3 +206,4 @@ clean: ## remove build outputs (keeps downloaded dependencies)
 	rm -rf build/bin dist test-output frontend/dist/assets frontend/dist/index.html
 
 include scripts/mcp-servers/mcp.mk
+include scripts/mcp-conformance/conformance.mk

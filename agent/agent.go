@@ -16,6 +16,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/model/pydanticai"
@@ -69,6 +70,9 @@ type options struct {
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
+	// mcpUser is how MCP servers reach the user (WithMCPUser).
+	mcpSignIn mcp.SignInOptions
+	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -97,6 +101,15 @@ func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true
 
 // WithToolCaller runs programmatic MCP tool calls from code.
 func WithToolCaller(tc ToolCaller) Option { return func(o *options) { o.toolCaller = tc } }
+
+// WithMCPUser sets how MCP servers reach the user: signIn for the sign-in
+// to OAuth-protected servers (its Browser shows the link: a card in the
+// desktop, a printed link in the terminal; nil opens the system browser)
+// and elicit for a server's forms (nil: servers are not offered
+// elicitation).
+func WithMCPUser(signIn mcp.SignInOptions, elicit func(context.Context, mcp.Form) (mcp.Answer, error)) Option {
+	return func(o *options) { o.mcpSignIn, o.mcpElicit = signIn, elicit }
+}
 
 // WithLogger logs what the agent does (server output, rules it could not
 // save). Default: discard.

@@ -28,6 +28,8 @@ type mcpTools struct {
 	ownSearch bool
 	// caller is set when the agent made its own ToolCaller over ptc.
 	caller bool
+	// calls are the JSON calls in flight, for sampling requests.
+	calls mcpCalls
 }
 
 // startMCP connects the JSON servers (in parallel), generates the Python
@@ -39,9 +41,15 @@ type mcpTools struct {
 func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
-	mopts := mcp.Options{Log: a.opts.log}
+	mopts := mcp.Options{Log: a.opts.log, SignIn: a.opts.mcpSignIn, Elicit: a.opts.mcpElicit,
+		// The workspace is the servers' root.
+		Roots: func() []string { return []string{a.cfg.Dir} }}
 	if len(o.MCPServers) > 0 {
-		m.json = mcp.NewManager(o.MCPServers, mopts)
+		jopts := mopts
+		// A server may ask the model (with the user's approval) during
+		// a JSON call of its tools.
+		jopts.Sample = a.sample
+		m.json = mcp.NewManager(o.MCPServers, jopts)
 		if err := m.json.Connect(ctx); err != nil {
 			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
 			m.failed("mcp_servers", err)
@@ -160,7 +168,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 			return resp, false, false
 		}
 		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
-			res, err := a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+			var res *mcp.Result
+			var err error
+			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
+				res, err = a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+			})
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil
@@ -250,4 +262,43 @@ func (a *Agent) MCPFailures() []MCPFailure {
 		return nil
 	}
 	return slices.Clone(a.mcp.failures)
+}
+
+// ExpandMCP turns a request into what the model gets: a prompt slash
+// command /server:prompt key=value ... into the server's prompt, and
+// @server:uri mentions into the resources attached after the text. Text
+// with neither comes back as it is.
+func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
+	var managers []*mcp.Manager
+	if a.mcp != nil {
+		for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
+			if m != nil {
+				managers = append(managers, m)
+			}
+		}
+	}
+	p, ok, err := mcp.ParseSlashPrompt(text)
+	switch {
+	case err != nil:
+		return "", err
+	case ok:
+		for _, m := range managers {
+			if slices.Contains(m.Servers(), p.Server) {
+				if text, err = m.PromptText(ctx, p); err != nil {
+					return "", err
+				}
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return "", fmt.Errorf("/%s:%s: no MCP server %q is configured", p.Server, p.Prompt, p.Server)
+		}
+	}
+	for _, m := range managers {
+		if text, err = m.ExpandMentions(ctx, text); err != nil {
+			return "", err
+		}
+	}
+	return text, nil
 }

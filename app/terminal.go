@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/kernel"
@@ -94,7 +95,9 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	log.SetOutput(slogWriter{logger})
 	defer log.SetOutput(os.Stderr)
 
-	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s)
+	// MCP servers' forms are asked in the terminal, once it exists.
+	forms := &terminalForms{}
+	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s, forms)
 	if errors.Is(err, session.ErrBusy) {
 		return fmt.Errorf("%w\n`freeact run --session-id %s --fork` continues in a copy; `freeact export --session %s` shows it", err, f.sessionID, f.sessionID)
 	}
@@ -111,6 +114,9 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	t := newTerminal(s, f.json, sigs)
+	forms.mu.Lock()
+	forms.t = t
+	forms.mu.Unlock()
 	if t.recover(ctx, a, f.prompt == "" && !f.json) {
 		return nil
 	}
@@ -118,7 +124,11 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 		return nil
 	}
 	if f.prompt != "" {
-		code := t.turn(ctx, a, f.prompt)
+		request, err := a.ExpandMCP(ctx, f.prompt)
+		if err != nil {
+			return err
+		}
+		code := t.turn(ctx, a, request)
 		if err := t.inputError(); err != nil {
 			return err // an approval answer could not be read
 		}
@@ -132,7 +142,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
-func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams) (*agent.Agent, error) {
+func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams, forms *terminalForms) (*agent.Agent, error) {
 	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(dirs.Config).WithKeyring(config.SecretService()), Log: logger, Dirs: dirs})
 	if err != nil {
 		return nil, err
@@ -167,6 +177,11 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
 		f.sessionID = id
 	}
+	var elicit func(context.Context, mcp.Form) (mcp.Answer, error)
+	if !f.json {
+		elicit = forms.ask
+	}
+	opts = append(opts, agent.WithMCPUser(terminalSignIn(s), elicit))
 	if f.sessionID != "" {
 		opts = append(opts, agent.WithSessionID(f.sessionID))
 	}
@@ -293,7 +308,13 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			t.grants(a, line)
 			continue
 		}
-		if t.turn(ctx, a, line) == -1 || (!t.json && t.offerReplay(ctx, a)) {
+		// /server:prompt and @server:uri reach MCP servers.
+		request, err := a.ExpandMCP(ctx, line)
+		if err != nil {
+			fmt.Fprintln(t.errw, t.style.red(err.Error()))
+			continue
+		}
+		if t.turn(ctx, a, request) == -1 || (!t.json && t.offerReplay(ctx, a)) {
 			return nil
 		}
 	}

@@ -253,7 +253,7 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 		v, err := env.Expand(*s)
 		if err != nil {
 			msg := fmt.Sprintf("value %q: %v", *s, err)
-			if secretKey(key) {
+			if secretKey(key) || strings.HasSuffix(path, "_secret") || strings.HasSuffix(path, ".oauth.id_token") {
 				// Not the value: it may hold a token next to the ${VAR}.
 				msg = err.Error()
 			}
@@ -292,6 +292,15 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 			exp(group.key, name+".cwd", &s.Cwd)
 			exp(group.key, name+".url", &s.URL)
 			expMap(group.key, name+".headers", s.Headers)
+			if s.OAuth != nil {
+				o := *s.OAuth
+				exp(group.key, name+".oauth.client_id", &o.ClientID)
+				exp(group.key, name+".oauth.client_secret", &o.ClientSecret)
+				exp(group.key, name+".oauth.private_key_file", &o.PrivateKeyFile)
+				exp(group.key, name+".oauth.idp_client_secret", &o.IDPClientSecret)
+				exp(group.key, name+".oauth.id_token", &o.IDToken)
+				s.OAuth = &o
+			}
 			// A local server runs in the workspace, as under the Python
 			// freeact (which runs there): relative paths in its command
 			// line mean the same in both.

@@ -122,10 +122,47 @@ type Server struct {
 	// ReadTimeout is how long, in seconds, one tool call may take
 	// (pydantic-ai's name; nil: five minutes).
 	ReadTimeout *float64 `json:"read_timeout,omitempty"`
+	// OAuth configures the sign-in to an HTTP server; nil means discovery
+	// and dynamic registration do everything when the server asks.
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	// Ignored lists the keys of pydantic-ai's MCP server options that the
 	// entry holds and this app has no use for (tool_prefix, log_level, ...).
 	Ignored []string `json:"-"`
+}
+
+// OAuth is the "oauth" object of a server entry.
+type OAuth struct {
+	// ClientID and ClientSecret are a client registered with the
+	// authorization server beforehand (${VAR} allowed).
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// Scopes replace the scopes discovery would ask for.
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is "authorization_code" (the default: the user signs in in the
+	// browser), "client_credentials" (no user; client_secret or
+	// private_key_file) or "enterprise" (see IDPTokenEndpoint).
+	Grant string `json:"grant,omitempty"`
+	// PrivateKeyFile and SigningAlgorithm (ES256, RS256) authenticate a
+	// client_credentials client by private_key_jwt.
+	PrivateKeyFile   string `json:"private_key_file,omitempty"`
+	SigningAlgorithm string `json:"signing_algorithm,omitempty"`
+	// ClientMetadataURL is the HTTPS URL of a client ID metadata document
+	// describing this client, used as its client_id where the
+	// authorization server accepts such documents.
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	// IDPTokenEndpoint, IDPClientID, IDPClientSecret and IDToken
+	// configure "grant": "enterprise" (enterprise-managed authorization,
+	// SEP-990): the ID token the company's identity provider issued to
+	// the user (e.g. "${IDP_ID_TOKEN}") is exchanged there for an ID-JAG
+	// (RFC 8693), which the authorization server takes for a token
+	// (RFC 7523 jwt-bearer grant) from the client_id and client_secret.
+	IDPTokenEndpoint string `json:"idp_token_endpoint,omitempty"`
+	IDPClientID      string `json:"idp_client_id,omitempty"`
+	IDPClientSecret  string `json:"idp_client_secret,omitempty"`
+	IDToken          string `json:"id_token,omitempty"`
+	// PrivateKeyPEM is a key given in code (SDK), not read from JSON.
+	PrivateKeyPEM string `json:"-"`
 }
 
 // pydanticAIServerKeys are the options of pydantic-ai's MCPServerStdio and

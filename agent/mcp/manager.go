@@ -10,10 +10,13 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -21,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/oauth"
 )
 
 // Default limits of Options.
@@ -53,6 +57,40 @@ type Options struct {
 	// server's tools (excluded tools left out), e.g. to regenerate code
 	// when they changed. It runs before the call that connected.
 	OnConnect func(ctx context.Context, server string, tools []Tool)
+	// Elicit, if set, asks the user to fill in a server's form or open a
+	// page (elicitation); the servers are told the client can. A call
+	// waits for the answer.
+	Elicit func(ctx context.Context, f Form) (Answer, error)
+	// Sample, if set, answers a server's sampling/createMessage (the
+	// caller asks the user and runs its model); servers are told the
+	// client can sample.
+	Sample func(ctx context.Context, r SampleRequest) (SampleResult, error)
+	// Roots, if set, gives the folders the servers may work in (the
+	// workspace); RootsChanged tells them when it changes.
+	Roots func() []string
+	// OnNotify, if set, receives the servers' progress and log
+	// notifications and changes of their tool lists (the tools are listed
+	// again and OnConnect called).
+	OnNotify func(n Notification)
+	// SignIn configures the sign-in to OAuth-protected HTTP servers.
+	SignIn SignInOptions
+}
+
+// SignInOptions configures the OAuth sign-in (package oauth) of HTTP
+// servers. Zero values mean the defaults.
+type SignInOptions struct {
+	// Store keeps registrations and tokens; nil means the system keyring
+	// when it answers, else 0600 files in Dir.
+	Store config.Keyring
+	// Dir holds the token files (without a keyring) and the refresh
+	// locks; "" means $XDG_STATE_HOME/freeact/mcp-oauth.
+	Dir string
+	// Browser shows the user the authorization URL; nil opens the system
+	// browser ($BROWSER, else xdg-open). The desktop shows a sign-in card,
+	// the terminal prints the link.
+	Browser func(ctx context.Context, server, authURL string) error
+	// Timeout bounds the browser step (0: five minutes).
+	Timeout time.Duration
 }
 
 // Tool is a tool of a server as listed by it.
@@ -66,6 +104,10 @@ type Tool struct {
 	// OutputSchema is the JSON schema of the structured result, or nil when
 	// the tool declares none.
 	OutputSchema json.RawMessage
+	// ReadOnly and Destructive are the tool's readOnlyHint and
+	// destructiveHint annotations (nil: not given). They are hints from
+	// the server, to show on an approval, not to trust.
+	ReadOnly, Destructive *bool
 }
 
 // Image is an image a tool returned.
@@ -124,6 +166,7 @@ type Manager struct {
 	opts    Options
 	servers map[string]*server
 	life    context.Context // ends at Close
+	calls   atomic.Int64    // numbers the progress tokens of calls
 	stop    context.CancelFunc
 }
 
@@ -144,8 +187,26 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 	}
 	life, stop := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, servers: map[string]*server{}, life: life, stop: stop}
+	storeOnce := sync.OnceValue(func() config.Keyring {
+		if opts.SignIn.Store != nil {
+			return opts.SignIn.Store
+		}
+		return oauth.NewStore(config.SecretService(), filepath.Join(signInDir(opts.SignIn), "tokens"))
+	})
 	for name, cfg := range servers {
-		m.servers[name] = &server{name: name, cfg: cfg, m: m}
+		s := &server{name: name, cfg: cfg, m: m}
+		if cfg.URL != "" && (cfg.OAuth != nil || !hasAuthorization(cfg.Headers)) {
+			// A server whose headers carry the credentials (a pasted
+			// token) is not signed in to.
+			s.auth = oauth.New(oauth.Options{
+				Server: name, URL: cfg.URL, Config: cfg.OAuth,
+				Store:   lazyStore{get: storeOnce},
+				LockDir: filepath.Join(signInDir(opts.SignIn), "locks"),
+				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout,
+				ClientName: opts.ClientName, Log: opts.Log,
+			})
+		}
+		m.servers[name] = s
 	}
 	return m
 }
@@ -248,6 +309,10 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
+	if s.m.opts.OnNotify != nil {
+		// Ask for progress notifications of this call.
+		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1)))}
+	}
 	res, err := c.cli.CallTool(cctx, req)
 	if err != nil {
 		switch {
@@ -334,6 +399,8 @@ type server struct {
 	closed bool
 	// starting serialises connection attempts without holding mu.
 	starting sync.Mutex
+	// auth signs in to an HTTP server; it outlives connections.
+	auth *oauth.Client
 }
 
 // conn is one running connection.
@@ -402,9 +469,9 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log))
+		h, err := s.httpTransport(log, false)
 		if err != nil {
-			return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+			return nil, nil, err
 		}
 		tr = h
 	case s.cfg.Command != "":
@@ -417,7 +484,7 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	default:
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
-	c.cli = client.NewClient(tr)
+	c.cli = client.NewClient(tr, s.clientOptions()...)
 	// The transport keeps the context given to Start for requests from the
 	// server: give it the Manager's lifetime.
 	if err := c.cli.Start(s.m.life); err != nil {
@@ -430,12 +497,48 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
 	}
+	if s.cfg.URL != "" && !mcp.IsModernProtocol(version) {
+		// Before 2026-07-28 the server's own requests (elicitation) and
+		// notifications outside a call come on the GET stream, which
+		// mcp-go opens only on a transport that never speaks the modern
+		// protocol: connect again on one at the version just agreed.
+		if c, version, err = s.reconnectListening(ctx, c, version, log); err != nil {
+			return nil, nil, fmt.Errorf("initialize %s: %w", s.describe(), err)
+		}
+	}
 	c.protocol = version
-	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
+	tools, err := s.listTools(ctx, c)
 	if err != nil {
-		err = s.startFailure(ctx, c, err)
+		var terr toolError
+		if !errors.As(err, &terr) {
+			err = s.startFailure(ctx, c, err)
+		}
 		c.close(log)
 		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
+	}
+	c.cli.OnNotification(s.notifications(c))
+	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
+	return c, tools, nil
+}
+
+// hasAuthorization reports whether headers set Authorization.
+func hasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
+}
+
+// toolError is a tool whose schemas cannot be read.
+type toolError struct{ error }
+
+// listTools lists the tools of c, sorted, excluded ones left out.
+func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
+	list, err := c.cli.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, err
 	}
 	tools := make([]Tool, 0, len(list.Tools))
 	for _, t := range list.Tools {
@@ -444,14 +547,66 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		}
 		tool, err := toTool(s.name, t)
 		if err != nil {
-			c.close(log)
-			return nil, nil, fmt.Errorf("tool %q of %s: %w", t.Name, s.describe(), err)
+			return nil, toolError{fmt.Errorf("tool %q: %w", t.Name, err)}
 		}
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
-	return c, tools, nil
+	return tools, nil
+}
+
+// httpTransport is the streamable HTTP transport of the server, signed in
+// through s.auth; listening opens the GET stream (legacy protocols only).
+func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, error) {
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log)}
+	if s.auth != nil {
+		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
+	}
+	if listening {
+		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
+	}
+	h, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+	}
+	return h, nil
+}
+
+// reconnectListening replaces the legacy HTTP connection c with one that
+// also listens on the GET stream, shaking hands at version.
+func (s *server) reconnectListening(ctx context.Context, c *conn, version string, log *slog.Logger) (*conn, string, error) {
+	c.close(log)
+	h, err := s.httpTransport(log, true)
+	if err != nil {
+		return nil, "", err
+	}
+	n := &conn{cli: client.NewClient(h, s.clientOptions()...)}
+	if err := n.cli.Start(s.m.life); err != nil {
+		return nil, "", err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: s.m.opts.ClientName, Version: "1"}
+	init.Params.ProtocolVersion = version
+	res, err := n.cli.Initialize(ctx, init)
+	if err != nil {
+		n.close(log)
+		return nil, "", err
+	}
+	return n, res.ProtocolVersion, nil
+}
+
+func (s *server) clientOptions() []client.ClientOption {
+	var copts []client.ClientOption
+	if s.m.opts.Elicit != nil {
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit}))
+	}
+	if s.m.opts.Sample != nil {
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample}))
+	}
+	if s.m.opts.Roots != nil {
+		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
+	}
+	return copts
 }
 
 func (s *server) describe() string {
@@ -566,7 +721,8 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return Tool{}, fmt.Errorf("decode schemas: %w", err)
 	}
-	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema}
+	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema,
+		ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint}
 	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
 		tool.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}

@@ -44,6 +44,12 @@ func negotiate(ctx context.Context, cli *client.Client, clientName string, probe
 	for range maxNegotiations {
 		init.Params.ProtocolVersion = preferred
 		res, err := cli.Initialize(ctx, init)
+		if err == nil && mcp.IsModernProtocol(res.ProtocolVersion) && !speaksDiscover(ctx, cli) {
+			// The server answered the probe with an empty result (some
+			// answer every unknown method so): it is not modern.
+			preferred = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+			continue
+		}
 		if err == nil {
 			return res.ProtocolVersion, nil
 		}
@@ -61,6 +67,13 @@ func negotiate(ctx context.Context, cli *client.Client, clientName string, probe
 		preferred = next
 	}
 	return "", fmt.Errorf("no protocol version agreed after %d handshakes (this app speaks %s)", maxNegotiations, spoken())
+}
+
+// speaksDiscover asks server/discover again and reports whether the
+// answer names the versions the server speaks, as a modern server's does.
+func speaksDiscover(ctx context.Context, cli *client.Client) bool {
+	res, err := cli.Discover(ctx, mcp.DiscoverRequest{})
+	return err == nil && len(res.SupportedVersions) > 0
 }
 
 // versionError says which versions each side speaks.

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Form is a server's request for input from the user (elicitation/create):
+// a form of primitive fields, or (Mode "url") a page to open.
+type Form struct {
+	Server  string
+	Message string
+	Mode    string // "form" or "url"
+	Fields  []Field
+	// URL and ElicitationID of a URL-mode request.
+	URL           string
+	ElicitationID string
+}
+
+// Field is one field of a Form.
+type Field struct {
+	Name        string
+	Title       string
+	Description string
+	// Type is string, number, integer or boolean; a field with Options
+	// is a choice (Multi: several values).
+	Type     string
+	Format   string
+	Required bool
+	Default  any
+	Options  []Option
+	Multi    bool
+}
+
+// Option is one value of a choice, with its title.
+type Option struct {
+	Value string
+	Title string
+}
+
+// Answer is the user's answer to a Form.
+type Answer struct {
+	// Action is "accept", "decline" or "cancel".
+	Action string
+	// Values of an accepted form, by field name; fields left out get their
+	// defaults.
+	Values map[string]any
+}
+
+// ParseForm reads a requested schema (a flat object of primitive
+// properties, MCP elicitation) into fields, in the order of their names.
+// A schema it cannot show is an error saying why.
+func ParseForm(schema any) ([]Field, error) {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	type choice struct {
+		Const string `json:"const"`
+		Title string `json:"title"`
+	}
+	type prop struct {
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Format      string   `json:"format"`
+		Default     any      `json:"default"`
+		Enum        []string `json:"enum"`
+		EnumNames   []string `json:"enumNames"`
+		OneOf       []choice `json:"oneOf"`
+		AnyOf       []choice `json:"anyOf"`
+		Items       *struct {
+			Enum  []string `json:"enum"`
+			AnyOf []choice `json:"anyOf"`
+			OneOf []choice `json:"oneOf"`
+		} `json:"items"`
+	}
+	var s struct {
+		Type       string          `json:"type"`
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("the requested schema is not a flat object of primitive fields: %w", err)
+	}
+	if s.Type != "" && s.Type != "object" {
+		return nil, fmt.Errorf("the requested schema is of type %q, not an object", s.Type)
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	options := func(enum, titles []string, choices []choice) []Option {
+		var out []Option
+		for i, v := range enum {
+			o := Option{Value: v, Title: v}
+			if i < len(titles) {
+				o.Title = titles[i]
+			}
+			out = append(out, o)
+		}
+		for _, c := range choices {
+			o := Option{Value: c.Const, Title: c.Title}
+			if o.Title == "" {
+				o.Title = c.Const
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	var fields []Field
+	for _, n := range names {
+		p := s.Properties[n]
+		f := Field{Name: n, Title: p.Title, Description: p.Description, Type: p.Type, Format: p.Format,
+			Required: slices.Contains(s.Required, n), Default: p.Default}
+		switch p.Type {
+		case "string", "number", "integer", "boolean":
+			f.Options = options(p.Enum, p.EnumNames, append(p.OneOf, p.AnyOf...))
+		case "array":
+			if p.Items == nil {
+				return nil, fmt.Errorf("field %q is a list without items", n)
+			}
+			f.Multi = true
+			f.Options = options(p.Items.Enum, nil, append(p.Items.AnyOf, p.Items.OneOf...))
+			if len(f.Options) == 0 {
+				return nil, fmt.Errorf("field %q is a list that is not a choice of values", n)
+			}
+		default:
+			return nil, fmt.Errorf("field %q is of type %q; forms hold only strings, numbers, booleans and choices", n, p.Type)
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
+}
+
+// WithDefaults returns values with the default of each field that has one
+// and is not given (SEP-1034).
+func WithDefaults(fields []Field, values map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range values {
+		out[k] = v
+	}
+	for _, f := range fields {
+		if _, ok := out[f.Name]; !ok && f.Default != nil {
+			out[f.Name] = f.Default
+		}
+	}
+	return out
+}
+
+// elicitor answers a server's elicitation/create with Options.Elicit.
+type elicitor struct {
+	server string
+	ask    func(ctx context.Context, f Form) (Answer, error)
+}
+
+func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	p := req.Params
+	form := Form{Server: e.server, Message: p.Message, Mode: p.Mode, URL: p.URL, ElicitationID: p.ElicitationID}
+	if form.Mode == "" {
+		form.Mode = mcp.ElicitationModeForm
+	}
+	if form.Mode == mcp.ElicitationModeForm {
+		fields, err := ParseForm(p.RequestedSchema)
+		if err != nil {
+			// Decline, saying why: the server can ask differently.
+			return nil, fmt.Errorf("freeact cannot show this form: %w", err)
+		}
+		form.Fields = fields
+	}
+	a, err := e.ask(ctx, form)
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.ElicitationResult{}
+	switch a.Action {
+	case "accept":
+		res.Action = mcp.ElicitationResponseActionAccept
+		if form.Mode == mcp.ElicitationModeForm {
+			res.Content = WithDefaults(form.Fields, a.Values)
+		}
+	case "decline":
+		res.Action = mcp.ElicitationResponseActionDecline
+	case "cancel":
+		res.Action = mcp.ElicitationResponseActionCancel
+	default:
+		return nil, errors.New("the answer to the form is neither accept, decline nor cancel")
+	}
+	return res, nil
+}

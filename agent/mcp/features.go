@@ -1,0 +1,334 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The server features beyond tools, each through mcp-go's client:
+// sampling (Options.Sample), roots (Options.Roots, RootsChanged),
+// resources, prompts, completion, and notifications (Options.OnNotify).
+
+// SampleRequest is a server's sampling/createMessage, in text.
+type SampleRequest struct {
+	Server       string
+	SystemPrompt string
+	Messages     []Message
+	MaxTokens    int
+}
+
+// Message is one message of a sampling request or a prompt.
+type Message struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// SampleResult is the answer to a SampleRequest.
+type SampleResult struct {
+	Text  string
+	Model string
+}
+
+// Notification is a server's progress or log message, or a change of its
+// tool list.
+type Notification struct {
+	Server string
+	// Kind is "progress", "log" or "tools_changed".
+	Kind string
+	// Progress and Total (0: unknown) of a progress notification.
+	Progress, Total float64
+	// Message of a progress or log notification; Level of a log one.
+	Message string
+	Level   string
+}
+
+// Resource is a resource a server offers.
+type Resource struct {
+	Server, URI, Name, Title, Description, MIMEType string
+}
+
+// ResourceTemplate is a parametrised resource (RFC 6570 URI template).
+type ResourceTemplate struct {
+	Server, URITemplate, Name, Title, Description, MIMEType string
+}
+
+// Prompt is a prompt a server offers.
+type Prompt struct {
+	Server, Name, Title, Description string
+	Arguments                        []PromptArgument
+}
+
+// PromptArgument is an argument of a Prompt.
+type PromptArgument struct {
+	Name, Title, Description string
+	Required                 bool
+}
+
+func textOf(c any) string {
+	switch v := c.(type) {
+	case mcp.TextContent:
+		return v.Text
+	case *mcp.TextContent:
+		return v.Text
+	case mcp.EmbeddedResource:
+		if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+			return t.Text
+		}
+		return "[a binary resource left out]"
+	case mcp.ImageContent:
+		return fmt.Sprintf("[an image (%s) left out]", v.MIMEType)
+	case map[string]any:
+		if t, ok := v["text"].(string); ok {
+			return t
+		}
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+type sampler struct {
+	server string
+	f      func(context.Context, SampleRequest) (SampleResult, error)
+}
+
+func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	r := SampleRequest{Server: s.server, SystemPrompt: req.SystemPrompt, MaxTokens: req.MaxTokens}
+	for _, m := range req.Messages {
+		r.Messages = append(r.Messages, Message{Role: string(m.Role), Text: textOf(m.Content)})
+	}
+	res, err := s.f(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.CreateMessageResult{Model: res.Model, StopReason: "endTurn"}
+	out.Role = mcp.RoleAssistant
+	out.Content = mcp.NewTextContent(res.Text)
+	return out, nil
+}
+
+type rooter struct{ f func() []string }
+
+func (r rooter) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, dir := range r.f() {
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+		res.Roots = append(res.Roots, mcp.Root{URI: u.String(), Name: filepath.Base(dir)})
+	}
+	return res, nil
+}
+
+// notifications passes a connection's notifications to Options.OnNotify,
+// and re-lists the tools when they changed.
+func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
+	return func(n mcp.JSONRPCNotification) {
+		f := s.m.opts.OnNotify
+		p := n.Params.AdditionalFields
+		num := func(k string) float64 { v, _ := p[k].(float64); return v }
+		str := func(k string) string {
+			switch v := p[k].(type) {
+			case string:
+				return v
+			case nil:
+				return ""
+			default:
+				b, _ := json.Marshal(v)
+				return string(b)
+			}
+		}
+		switch n.Method {
+		case string(mcp.MethodNotificationProgress):
+			if f != nil {
+				f(Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")})
+			}
+		case string(mcp.MethodNotificationMessage):
+			if f != nil {
+				f(Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")})
+			}
+		case string(mcp.MethodNotificationToolsListChanged):
+			go s.relist(c)
+			if f != nil {
+				f(Notification{Server: s.name, Kind: "tools_changed"})
+			}
+		}
+	}
+}
+
+// relist lists the tools of c again and reports them like a connection.
+func (s *server) relist(c *conn) {
+	ctx, cancel := context.WithTimeout(s.m.life, s.connectTimeout())
+	defer cancel()
+	tools, err := s.listTools(ctx, c)
+	if err != nil {
+		s.m.opts.Log.Warn("MCP server changed its tools, and listing them failed", "mcp_server", s.name, "err", err)
+		return
+	}
+	s.mu.Lock()
+	if s.cur != c {
+		s.mu.Unlock()
+		return
+	}
+	s.tools = tools
+	s.mu.Unlock()
+	if f := s.m.opts.OnConnect; f != nil {
+		f(ctx, s.name, tools)
+	}
+}
+
+// RootsChanged tells each connected server that the roots changed
+// (notifications/roots/list_changed).
+func (m *Manager) RootsChanged(ctx context.Context) error {
+	var errs []error
+	for _, name := range m.Servers() {
+		s := m.servers[name]
+		s.mu.Lock()
+		c := s.cur
+		s.mu.Unlock()
+		if c != nil {
+			if err := c.cli.RootListChanges(ctx); err != nil {
+				errs = append(errs, &Error{Server: name, Err: fmt.Errorf("roots changed: %w", err)})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Resources lists the resources of server.
+func (m *Manager) Resources(ctx context.Context, server string) ([]Resource, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.cli.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("list resources: %w", err)}
+	}
+	out := make([]Resource, 0, len(res.Resources))
+	for _, r := range res.Resources {
+		out = append(out, Resource{Server: server, URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+	}
+	return out, nil
+}
+
+// ResourceTemplates lists the resource templates of server.
+func (m *Manager) ResourceTemplates(ctx context.Context, server string) ([]ResourceTemplate, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.cli.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("list resource templates: %w", err)}
+	}
+	out := make([]ResourceTemplate, 0, len(res.ResourceTemplates))
+	for _, r := range res.ResourceTemplates {
+		tmpl := ""
+		if r.URITemplate != nil {
+			tmpl = r.URITemplate.Raw()
+		}
+		out = append(out, ResourceTemplate{Server: server, URITemplate: tmpl, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+	}
+	return out, nil
+}
+
+// ReadResource reads a resource of server: its text parts joined, binary
+// parts described.
+func (m *Manager) ReadResource(ctx context.Context, server, uri string) (string, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return "", err
+	}
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = uri
+	res, err := c.cli.ReadResource(ctx, req)
+	if err != nil {
+		return "", &Error{Server: server, Err: fmt.Errorf("read resource %s: %w", uri, err)}
+	}
+	var text string
+	for i, rc := range res.Contents {
+		if i > 0 {
+			text += "\n"
+		}
+		switch v := rc.(type) {
+		case mcp.TextResourceContents:
+			text += v.Text
+		case mcp.BlobResourceContents:
+			text += fmt.Sprintf("[binary resource %s (%s) left out]", v.URI, v.MIMEType)
+		}
+	}
+	return text, nil
+}
+
+// Prompts lists the prompts of server.
+func (m *Manager) Prompts(ctx context.Context, server string) ([]Prompt, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.cli.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("list prompts: %w", err)}
+	}
+	out := make([]Prompt, 0, len(res.Prompts))
+	for _, p := range res.Prompts {
+		pr := Prompt{Server: server, Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			pr.Arguments = append(pr.Arguments, PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, pr)
+	}
+	return out, nil
+}
+
+// GetPrompt gets prompt of server with its arguments, as messages.
+func (m *Manager) GetPrompt(ctx context.Context, server, prompt string, args map[string]string) ([]Message, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	req := mcp.GetPromptRequest{}
+	req.Params.Name, req.Params.Arguments = prompt, args
+	res, err := c.cli.GetPrompt(ctx, req)
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("get prompt %q: %w", prompt, err)}
+	}
+	out := make([]Message, 0, len(res.Messages))
+	for _, msg := range res.Messages {
+		out = append(out, Message{Role: string(msg.Role), Text: textOf(msg.Content)})
+	}
+	return out, nil
+}
+
+// CompletePromptArgument asks server for values of a prompt's argument
+// that start like value (completion/complete).
+func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, arg, value string) ([]string, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	req := mcp.CompleteRequest{}
+	req.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: prompt}
+	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
+	res, err := c.cli.Complete(ctx, req)
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("complete argument %q of prompt %q: %w", arg, prompt, err)}
+	}
+	return res.Completion.Values, nil
+}
+
+func (m *Manager) conn(ctx context.Context, server string) (*conn, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, err
+	}
+	return s.connected(ctx)
+}
+
+var _ client.SamplingHandler = sampler{}
+var _ client.RootsHandler = rooter{}

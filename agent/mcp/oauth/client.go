@@ -1,0 +1,686 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/freeact/desktop/agent/config"
+)
+
+// Default limits of Options.
+const (
+	// DefaultSignInTimeout bounds the browser step of a sign-in.
+	DefaultSignInTimeout = 5 * time.Minute
+	// maxStepUps bounds the scope step-ups of one server that never
+	// succeed: a server that keeps answering 403 insufficient_scope is not
+	// sent to the browser forever.
+	maxStepUps = 2
+)
+
+// ErrSignInRequired is wrapped by errors of a request that needs a sign-in
+// the Client may not start on its own (see Options.Interactive).
+var ErrSignInRequired = errors.New("sign-in required")
+
+// Options configures a Client for one MCP server.
+type Options struct {
+	// Server is the name of the server in mcp_servers (for messages).
+	Server string
+	// URL is the MCP server's URL.
+	URL string
+	// Config is the server's "oauth" object; nil means discovery and
+	// registration do everything.
+	Config *config.OAuth
+	// Store keeps the registration and tokens (see NewStore).
+	Store config.Keyring
+	// LockDir holds the lock files that serialise token refreshes across
+	// processes; "" means no cross-process lock.
+	LockDir string
+	// Browser shows the user the authorization URL (opens the system
+	// browser, shows a sign-in card, prints the link) and returns; the
+	// result comes to the loopback listener. Nil: OpenBrowser.
+	Browser func(ctx context.Context, server, authURL string) error
+	// SignInTimeout bounds the wait for the browser; 0 means
+	// DefaultSignInTimeout.
+	SignInTimeout time.Duration
+	// ClientName is the client_name of a dynamic registration.
+	ClientName string
+	// HTTP sends the OAuth requests (discovery, token, registration);
+	// nil means a client with a 30 s timeout.
+	HTTP *http.Client
+	Log  *slog.Logger
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Client signs in to one MCP server and keeps its tokens. Its Transport
+// adds the bearer token to every request and, on a 401 or a 403
+// insufficient_scope, refreshes, signs in or steps up, then sends the
+// request again. Safe for concurrent use.
+type Client struct {
+	opts Options
+	key  string
+
+	mu       sync.Mutex // serialises sign-in, refresh and record updates
+	rec      *record
+	failed   error // the last interactive sign-in's failure, until Login
+	stepUps  int
+	discover *Discovery
+}
+
+// record is what is kept for a server and client: the registration and
+// the tokens.
+type record struct {
+	Issuer       string    `json:"issuer,omitempty"`
+	ClientID     string    `json:"client_id,omitempty"`
+	ClientSecret string    `json:"client_secret,omitempty"`
+	AuthMethod   string    `json:"token_endpoint_auth_method,omitempty"`
+	RedirectURI  string    `json:"redirect_uri,omitempty"`
+	AccessToken  string    `json:"access_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Scope        string    `json:"scope,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+}
+
+// New returns a Client for one server.
+func New(opts Options) *Client {
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{Timeout: 30 * time.Second}
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SignInTimeout <= 0 {
+		opts.SignInTimeout = DefaultSignInTimeout
+	}
+	if opts.Browser == nil {
+		opts.Browser = func(ctx context.Context, _ string, u string) error { return OpenBrowser(ctx, u) }
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "freeact"
+	}
+	client := "dynamic"
+	if opts.Config != nil && opts.Config.ClientID != "" {
+		client = opts.Config.ClientID
+	}
+	return &Client{opts: opts, key: "mcp-oauth " + opts.URL + " " + client}
+}
+
+// Status is what is known about a server's sign-in.
+type Status struct {
+	SignedIn bool
+	// Expiry of the access token (zero: none given).
+	Expiry time.Time
+	// Refreshable is set when a refresh token is kept.
+	Refreshable bool
+	ClientID    string
+}
+
+// Status reads the kept tokens.
+func (c *Client) Status() (Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.load()
+	if err != nil {
+		return Status{}, err
+	}
+	return Status{SignedIn: rec.AccessToken != "", Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", ClientID: rec.ClientID}, nil
+}
+
+// Login signs in now (also after a failed sign-in).
+func (c *Client) Login(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = nil
+	c.stepUps = 0
+	return c.obtain(ctx, nil, "")
+}
+
+// Logout forgets the tokens (the registration is kept).
+func (c *Client) Logout() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.load()
+	if err != nil {
+		return err
+	}
+	rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry = "", "", "", "", time.Time{}
+	return c.save(rec)
+}
+
+// Transport returns an http.RoundTripper that authorizes requests through
+// base (nil: http.DefaultTransport).
+func (c *Client) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &roundTripper{c: c, base: base}
+}
+
+type roundTripper struct {
+	c    *Client
+	base http.RoundTripper
+}
+
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	send := func(token string) (*http.Response, error) {
+		r := req.Clone(ctx)
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		return t.base.RoundTrip(r)
+	}
+	token := t.c.token(ctx)
+	resp, err := send(token)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		var challenge map[string]string
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			challenge = BearerChallenge(resp.Header.Values("WWW-Authenticate"))
+			if challenge == nil {
+				challenge = map[string]string{}
+			}
+		case http.StatusForbidden:
+			challenge = BearerChallenge(resp.Header.Values("WWW-Authenticate"))
+			if challenge["error"] != "insufficient_scope" {
+				return resp, nil
+			}
+		default:
+			return resp, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		next, err := t.c.authorize(ctx, token, resp.StatusCode, challenge)
+		if err != nil {
+			return nil, err
+		}
+		token = next
+		if resp, err = send(token); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// token returns the access token to send: the kept one, refreshed when it
+// has expired; "" when there is none.
+func (c *Client) token(ctx context.Context) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, err := c.load()
+	if err != nil {
+		c.opts.Log.Warn("MCP sign-in: the kept tokens cannot be read", "mcp_server", c.opts.Server, "err", err)
+		return ""
+	}
+	if rec.AccessToken == "" {
+		return ""
+	}
+	if c.expired(rec) && rec.RefreshToken != "" {
+		if err := c.refresh(ctx, rec.AccessToken); err != nil {
+			c.opts.Log.Info("MCP sign-in: refresh failed", "mcp_server", c.opts.Server, "err", err)
+			return ""
+		}
+		return c.rec.AccessToken
+	}
+	return rec.AccessToken
+}
+
+func (c *Client) expired(rec *record) bool {
+	return !rec.Expiry.IsZero() && c.opts.Now().Add(30*time.Second).After(rec.Expiry)
+}
+
+// authorize answers a 401 or 403 to a request sent with token: refresh,
+// then sign in (or step up), once at a time for the server.
+func (c *Client) authorize(ctx context.Context, sent string, status int, challenge map[string]string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rec = nil // read again: another process may have signed in
+	rec, err := c.load()
+	if err != nil {
+		return "", err
+	}
+	if rec.AccessToken != "" && rec.AccessToken != sent && !c.expired(rec) && status == http.StatusUnauthorized {
+		// Another request or process signed in meanwhile (freeact mcp
+		// login after a failed sign-in here, too).
+		c.failed = nil
+		return rec.AccessToken, nil
+	}
+	if status == http.StatusUnauthorized && rec.RefreshToken != "" {
+		if err := c.refresh(ctx, sent); err == nil {
+			return c.rec.AccessToken, nil
+		} else {
+			c.opts.Log.Info("MCP sign-in: refresh failed; signing in again", "mcp_server", c.opts.Server, "err", err)
+		}
+	}
+	var extra []string
+	if status == http.StatusForbidden {
+		if c.stepUps >= maxStepUps {
+			return "", fmt.Errorf("MCP server %q still refuses the request for want of scope after %d step-ups (%s): giving up", c.opts.Server, maxStepUps, challenge["scope"])
+		}
+		c.stepUps++
+		extra = strings.Fields(rec.Scope)
+	}
+	if c.failed != nil {
+		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
+	}
+	if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
+		// A sign-in the user stopped (the turn was cancelled) may be
+		// started again; one that failed waits for Login.
+		if c.grant() == "authorization_code" && ctx.Err() == nil {
+			c.failed = err
+		}
+		return "", err
+	}
+	return c.rec.AccessToken, nil
+}
+
+func (c *Client) grant() string {
+	if c.opts.Config != nil && c.opts.Config.Grant != "" {
+		return c.opts.Config.Grant
+	}
+	return "authorization_code"
+}
+
+// obtain gets new tokens: discovery, client identity, then the grant.
+// c.mu is held.
+func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) error {
+	wrap := func(step string, err error) error {
+		return fmt.Errorf("sign in to MCP server %q: %s: %w", c.opts.Server, step, err)
+	}
+	d, err := discover(ctx, c.opts.HTTP, c.opts.URL, challenge["resource_metadata"])
+	if err != nil {
+		return wrap("discovery", err)
+	}
+	c.discover = d
+	rec, err := c.load()
+	if err != nil {
+		return wrap("read the kept registration", err)
+	}
+	scope := c.scope(d, challenge, held)
+	switch c.grant() {
+	case "client_credentials":
+		tok, err := c.clientCredentials(ctx, d, scope)
+		if err != nil {
+			return wrap("client credentials", err)
+		}
+		return c.keep(rec, d, tok)
+	case "enterprise":
+		tok, err := c.enterprise(ctx, d, scope)
+		if err != nil {
+			return wrap("enterprise-managed authorization", err)
+		}
+		return c.keep(rec, d, tok)
+	case "authorization_code":
+	default:
+		return wrap("configuration", fmt.Errorf("grant %q is not one of authorization_code, client_credentials, enterprise", c.grant()))
+	}
+	if d.Server.AuthorizationEndpoint == "" {
+		return wrap("discovery", errors.New("the authorization server has no authorization endpoint"))
+	}
+	if !d.Server.Defaults && !slices.Contains(d.Server.CodeChallengeMethodsSupported, "S256") {
+		return wrap("discovery", fmt.Errorf("the authorization server %s does not offer PKCE with S256 (code_challenge_methods_supported: %v), which MCP requires: refusing to sign in", d.Server.Issuer, d.Server.CodeChallengeMethodsSupported))
+	}
+	cb, err := listen(rec.RedirectURI)
+	if err != nil {
+		return wrap("open the loopback listener for the browser's answer", err)
+	}
+	defer cb.close()
+	if err := c.identify(ctx, d, rec, cb.redirectURI); err != nil {
+		return wrap("client registration", err)
+	}
+	verifier := randomString(48)
+	sum := sha256.Sum256([]byte(verifier))
+	state := randomString(24)
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {rec.ClientID},
+		"redirect_uri":          {rec.RedirectURI},
+		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge_method": {"S256"},
+		"state":                 {state},
+		"resource":              {d.Resource},
+	}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	authURL := d.Server.AuthorizationEndpoint
+	if strings.Contains(authURL, "?") {
+		authURL += "&" + q.Encode()
+	} else {
+		authURL += "?" + q.Encode()
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.opts.SignInTimeout)
+	defer cancel()
+	if err := c.opts.Browser(wctx, c.opts.Server, authURL); err != nil {
+		return wrap("open the browser", err)
+	}
+	code, err := cb.wait(wctx, state)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return wrap("browser", fmt.Errorf("no answer from the browser within %s; sign in again when ready", c.opts.SignInTimeout))
+		}
+		return wrap("browser", err)
+	}
+	tok, err := c.tokenRequest(ctx, d, rec, url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {rec.RedirectURI},
+		"code_verifier": {verifier},
+		"resource":      {d.Resource},
+	})
+	if err != nil {
+		return wrap("token request", err)
+	}
+	return c.keep(rec, d, tok)
+}
+
+// scope chooses the scopes to ask for: the configured ones, else the
+// challenge's, else the resource's scopes_supported, else none; with
+// held (a step-up keeps what was granted) and offline_access where the
+// authorization server offers it.
+func (c *Client) scope(d *Discovery, challenge map[string]string, held string) string {
+	var s []string
+	switch {
+	case c.opts.Config != nil && len(c.opts.Config.Scopes) > 0:
+		s = slices.Clone(c.opts.Config.Scopes)
+	case challenge["scope"] != "":
+		s = strings.Fields(challenge["scope"])
+	case d.PRM != nil && len(d.PRM.ScopesSupported) > 0:
+		s = slices.Clone(d.PRM.ScopesSupported)
+	}
+	for _, h := range strings.Fields(held) {
+		if !slices.Contains(s, h) {
+			s = append(s, h)
+		}
+	}
+	if len(s) > 0 && c.grant() == "authorization_code" && slices.Contains(d.Server.ScopesSupported, "offline_access") && !slices.Contains(s, "offline_access") {
+		s = append(s, "offline_access")
+	}
+	return strings.Join(s, " ")
+}
+
+// identify settles the client: configured, kept from an earlier
+// registration with this issuer, a client ID metadata document, or a new
+// dynamic registration (RFC 7591).
+func (c *Client) identify(ctx context.Context, d *Discovery, rec *record, redirectURI string) error {
+	cfg := c.opts.Config
+	switch {
+	case cfg != nil && cfg.ClientID != "":
+		rec.ClientID, rec.ClientSecret = cfg.ClientID, cfg.ClientSecret
+		rec.AuthMethod = authMethod(d.Server, rec.ClientSecret != "", "")
+		rec.RedirectURI = redirectURI
+		return nil
+	case rec.ClientID != "" && rec.Issuer == d.Server.Issuer && rec.RedirectURI == redirectURI:
+		return nil
+	case cfg != nil && cfg.ClientMetadataURL != "" && d.Server.ClientIDMetadataDocumentSupported:
+		rec.Issuer, rec.ClientID, rec.ClientSecret, rec.AuthMethod = d.Server.Issuer, cfg.ClientMetadataURL, "", "none"
+		rec.RedirectURI = redirectURI
+		return nil
+	}
+	if d.Server.RegistrationEndpoint == "" {
+		return fmt.Errorf("the authorization server %s offers no dynamic client registration: register a client with it and give its client_id in the server's \"oauth\" object in agent.json", d.Server.Issuer)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"client_name":                c.opts.ClientName,
+		"redirect_uris":              []string{redirectURI},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.Server.RegistrationEndpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.opts.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s answered %s: %s", d.Server.RegistrationEndpoint, resp.Status, oauthError(b))
+	}
+	var reg struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		AuthMethod   string `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(b, &reg); err != nil || reg.ClientID == "" {
+		return fmt.Errorf("%s answered without a client_id", d.Server.RegistrationEndpoint)
+	}
+	rec.Issuer, rec.ClientID, rec.ClientSecret = d.Server.Issuer, reg.ClientID, reg.ClientSecret
+	rec.AuthMethod = authMethod(d.Server, reg.ClientSecret != "", reg.AuthMethod)
+	rec.RedirectURI = redirectURI
+	return c.save(rec) // keep the registration even if the sign-in fails
+}
+
+// authMethod picks the token endpoint authentication: the registered one,
+// else none for a public client, else client_secret_basic unless the
+// server offers only client_secret_post.
+func authMethod(m *ServerMetadata, secret bool, registered string) string {
+	switch {
+	case registered != "":
+		return registered
+	case !secret:
+		return "none"
+	case len(m.TokenEndpointAuthMethodsSupported) == 0 || slices.Contains(m.TokenEndpointAuthMethodsSupported, "client_secret_basic"):
+		return "client_secret_basic"
+	case slices.Contains(m.TokenEndpointAuthMethodsSupported, "client_secret_post"):
+		return "client_secret_post"
+	}
+	return "client_secret_basic"
+}
+
+// tokenResponse is a token endpoint's answer.
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	RefreshToken string `json:"refresh_token"`
+	ExpiresIn    int64  `json:"expires_in"`
+	Scope        string `json:"scope"`
+}
+
+// tokenRequest POSTs form to the token endpoint with the client's
+// authentication.
+func (c *Client) tokenRequest(ctx context.Context, d *Discovery, rec *record, form url.Values) (*tokenResponse, error) {
+	if d.Server.TokenEndpoint == "" {
+		return nil, errors.New("the authorization server has no token endpoint")
+	}
+	var user, pass string
+	switch rec.AuthMethod {
+	case "client_secret_basic":
+		user, pass = url.QueryEscape(rec.ClientID), url.QueryEscape(rec.ClientSecret)
+	case "client_secret_post":
+		form.Set("client_id", rec.ClientID)
+		form.Set("client_secret", rec.ClientSecret)
+	case "private_key_jwt":
+		// set by the caller
+	default:
+		form.Set("client_id", rec.ClientID)
+	}
+	return c.postToken(ctx, d.Server.TokenEndpoint, form, user, pass, true)
+}
+
+// postToken sends a token request; bearer requires a bearer token back
+// (an ID-JAG from a token exchange is not one).
+func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values, user, pass string, bearer bool) (*tokenResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	resp, err := c.opts.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("%s answered %s: %s", endpoint, resp.Status, oauthError(b))
+	}
+	var t tokenResponse
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%s answered with something that is not a token response: %w", endpoint, err)
+	}
+	if t.AccessToken == "" {
+		// Not the body: it may hold a refresh token.
+		return nil, fmt.Errorf("%s answered without an access token", endpoint)
+	}
+	if bearer && t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer") {
+		return nil, fmt.Errorf("%s issued a %q token; only bearer tokens are supported", endpoint, t.TokenType)
+	}
+	return &t, nil
+}
+
+// oauthError describes an OAuth error response (or a short body).
+func oauthError(b []byte) string {
+	var e struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		if e.Description != "" {
+			return e.Error + ": " + e.Description
+		}
+		return e.Error
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// keep stores new tokens in rec (a refresh token not given is kept).
+func (c *Client) keep(rec *record, d *Discovery, t *tokenResponse) error {
+	rec.AccessToken, rec.TokenType, rec.Scope = t.AccessToken, t.TokenType, t.Scope
+	if t.RefreshToken != "" {
+		rec.RefreshToken = t.RefreshToken
+	}
+	rec.Expiry = time.Time{}
+	if t.ExpiresIn > 0 {
+		rec.Expiry = c.opts.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	if rec.Issuer == "" {
+		rec.Issuer = d.Server.Issuer
+	}
+	if err := c.save(rec); err != nil {
+		return fmt.Errorf("sign in to MCP server %q: keep the tokens: %w", c.opts.Server, err)
+	}
+	return nil
+}
+
+// refresh exchanges the refresh token, under the cross-process lock; a
+// token that another process refreshed meanwhile (the kept access token
+// is no longer stale) is taken instead. c.mu is held.
+func (c *Client) refresh(ctx context.Context, stale string) error {
+	unlock, err := lockFile(ctx, c.opts.LockDir, c.key)
+	if err != nil {
+		return fmt.Errorf("take the refresh lock: %w", err)
+	}
+	defer unlock()
+	c.rec = nil // read what another process may have written
+	rec, err := c.load()
+	if err != nil {
+		return err
+	}
+	if rec.AccessToken != "" && rec.AccessToken != stale && !c.expired(rec) {
+		return nil
+	}
+	if rec.RefreshToken == "" {
+		return errors.New("no refresh token")
+	}
+	d := c.discover
+	if d == nil {
+		if d, err = discover(ctx, c.opts.HTTP, c.opts.URL, ""); err != nil {
+			return fmt.Errorf("discovery: %w", err)
+		}
+		c.discover = d
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rec.RefreshToken}, "resource": {d.Resource}}
+	t, err := c.tokenRequest(ctx, d, rec, form)
+	if err != nil {
+		return err
+	}
+	return c.keep(rec, d, t)
+}
+
+// load returns the kept record (cached after the first read). c.mu held.
+func (c *Client) load() (*record, error) {
+	if c.rec != nil {
+		return c.rec, nil
+	}
+	rec := &record{}
+	if c.opts.Store != nil {
+		s, err := c.opts.Store.Get(c.key)
+		switch {
+		case errors.Is(err, config.ErrSecretNotFound):
+		case err != nil:
+			return nil, fmt.Errorf("read the tokens of MCP server %q: %w", c.opts.Server, err)
+		default:
+			if err := json.Unmarshal([]byte(s), rec); err != nil {
+				return nil, fmt.Errorf("the kept tokens of MCP server %q are damaged (%v): sign in again", c.opts.Server, err)
+			}
+		}
+	}
+	c.rec = rec
+	return rec, nil
+}
+
+func (c *Client) save(rec *record) error {
+	c.rec = rec
+	if c.opts.Store == nil {
+		return nil
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return c.opts.Store.Set(c.key, string(b))
+}
+
+func randomString(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

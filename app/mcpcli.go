@@ -1,0 +1,115 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/mcp/oauth"
+)
+
+// terminalSignIn shows the browser step of an MCP sign-in in the
+// terminal: the link is printed (for a browser elsewhere) and the system
+// browser opened.
+func terminalSignIn(s Streams) mcp.SignInOptions {
+	return mcp.SignInOptions{Browser: func(ctx context.Context, server, u string) error {
+		fmt.Fprintf(s.Err, "Sign in to the MCP server %q in your browser; if it does not open, visit:\n  %s\nWaiting for the browser…\n", server, u)
+		if err := oauth.OpenBrowser(ctx, u); err != nil {
+			fmt.Fprintf(s.Err, "(%v)\n", err)
+		}
+		return nil
+	}}
+}
+
+// runMCP is `freeact mcp login NAME | logout NAME | status`: the sign-in
+// of the workspace's HTTP MCP servers.
+func runMCP(ctx context.Context, args []string, _ Build, s Streams) error {
+	usage := usageError{errors.New("mcp takes login NAME, logout NAME or status: e.g. freeact mcp login github --workspace DIR")}
+	if len(args) == 0 {
+		return usage
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(s.Out, "Usage: freeact mcp login NAME | logout NAME | status [--workspace DIR]")
+		return nil
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
+	ws := fs.String("workspace", ".", "the workspace `directory`")
+	if err := parseFlags(fs, args[1:], s.Err); err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(*ws)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(dir, config.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	servers := map[string]config.Server{}
+	for _, group := range []map[string]config.Server{cfg.Options.MCPServers, cfg.Options.PTCServers} {
+		for name, srv := range group {
+			if srv.URL != "" {
+				servers[name] = srv
+			}
+		}
+	}
+	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: terminalSignIn(s)})
+	defer m.Close()
+	name := fs.Arg(0)
+	need := func() error {
+		if fs.NArg() != 1 {
+			return usageError{fmt.Errorf("mcp %s takes the name of one HTTP server (have: %v)", sub, slices.Sorted(maps.Keys(servers)))}
+		}
+		return nil
+	}
+	switch sub {
+	case "login":
+		if err := need(); err != nil {
+			return err
+		}
+		if err := m.Login(ctx, name); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.Out, "Signed in to %s.\n", name)
+	case "logout":
+		if err := need(); err != nil {
+			return err
+		}
+		if err := m.Logout(name); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.Out, "Signed out of %s (the client registration is kept).\n", name)
+	case "status":
+		if len(servers) == 0 {
+			fmt.Fprintln(s.Out, "No HTTP MCP servers in this workspace.")
+		}
+		for _, n := range m.Servers() {
+			st, err := m.SignInStatus(n)
+			switch {
+			case err != nil:
+				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %v\n", n, err)
+			case !st.SignedIn:
+				fmt.Fprintf(s.Out, "%s\tnot signed in (signs in when the server asks)\n", n)
+			case st.Expiry.IsZero():
+				fmt.Fprintf(s.Out, "%s\tsigned in\n", n)
+			default:
+				how := "signs in again then"
+				if st.Refreshable {
+					how = "refreshed silently"
+				}
+				fmt.Fprintf(s.Out, "%s\tsigned in; token expires %s (%s)\n", n, st.Expiry.Local().Format(time.DateTime), how)
+			}
+		}
+	default:
+		return usage
+	}
+	return nil
+}
