@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -41,7 +42,11 @@ type mcpTools struct {
 func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
-	mopts := mcp.Options{Log: a.opts.log, SignIn: a.opts.mcpSignIn, Elicit: a.opts.mcpElicit,
+	signIn := a.opts.mcpSignIn
+	if signIn.Dir == "" && a.opts.dirs.State != "" {
+		signIn.Dir = filepath.Join(a.opts.dirs.State, "mcp-oauth")
+	}
+	mopts := mcp.Options{Log: a.opts.log, SignIn: signIn, Elicit: a.opts.mcpElicit,
 		// The workspace is the servers' root.
 		Roots: func() []string { return []string{a.cfg.Dir} }}
 	if len(o.MCPServers) > 0 {

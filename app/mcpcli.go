@@ -30,7 +30,7 @@ func terminalSignIn(s Streams) mcp.SignInOptions {
 
 // runMCP is `freeact mcp login NAME | logout NAME | status`: the sign-in
 // of the workspace's HTTP MCP servers.
-func runMCP(ctx context.Context, args []string, _ Build, s Streams) error {
+func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	usage := usageError{errors.New("mcp takes login NAME, logout NAME or status: e.g. freeact mcp login github --workspace DIR")}
 	if len(args) == 0 {
 		return usage
@@ -61,7 +61,11 @@ func runMCP(ctx context.Context, args []string, _ Build, s Streams) error {
 			}
 		}
 	}
-	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: terminalSignIn(s)})
+	signIn := terminalSignIn(s)
+	if b.Dirs.State != "" {
+		signIn.Dir = filepath.Join(b.Dirs.State, "mcp-oauth")
+	}
+	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: signIn})
 	defer m.Close()
 	name := fs.Arg(0)
 	need := func() error {

@@ -8,15 +8,16 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp/oauth"
-	"github.com/freeact/desktop/internal/xdgdir"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
-// signInDir is where token files and refresh locks go.
+// signInDir is where token files and refresh locks go: SignInOptions.Dir,
+// else the state folder adrg/xdg read at start.
 func signInDir(o SignInOptions) string {
 	if o.Dir != "" {
 		return o.Dir
 	}
-	return filepath.Join(xdgdir.State(), "freeact", "mcp-oauth")
+	return filepath.Join(appdirs.FromXDG().State, "mcp-oauth")
 }
 
 // lazyStore asks for the store on first use, so that a manager without
