@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/beneath"
 	"github.com/freeact/desktop/internal/crashpoint"
 )
 
@@ -269,9 +270,15 @@ func (s *Store) applyJournal(ctx context.Context, j *journal, pick func(journalS
 	if err != nil {
 		return err
 	}
+	root, err := beneath.Open(s.ws)
+	if err != nil {
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	defer root.Close()
 	var steps []step
 	for _, js := range j.Steps {
-		removeTemps(filepath.Join(s.ws, filepath.FromSlash(js.Path)))
+		// What a write cut short left; never through a link swapped in.
+		_ = root.RemoveTemps(js.Path)
 		want, err := pick(js).file(js.Path)
 		if err != nil {
 			return err
@@ -289,27 +296,6 @@ func (s *Store) applyJournal(ctx context.Context, j *journal, pick func(journalS
 		steps = append(steps, step{pair: pair{path: js.Path, old: want}, cur: cur})
 	}
 	return s.applySteps(steps)
-}
-
-// removeTemps removes the temporary files a write to path that was cut
-// short left beside it (see atomicfile).
-func removeTemps(path string) {
-	ms, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".*.tmp"))
-	for _, m := range ms {
-		_ = os.Remove(m)
-	}
-}
-
-func globEscape(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', '\\':
-			b = append(b, '\\')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }
 
 // recordJournal records the revert the journal describes, as the

@@ -3,6 +3,7 @@
 package beneath
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -129,4 +130,39 @@ func (r *Root) Readlink(rel string) (string, error) {
 		return "", err
 	}
 	return r.r.Readlink(rel)
+}
+
+// RemoveTemps removes the temporary files that a write of rel cut short
+// left beside it (internal/atomicfile names them .NAME.XXXXXXXX.tmp).
+func (r *Root) RemoveTemps(rel string) error {
+	if err := check(rel); err != nil {
+		return err
+	}
+	dir := parent(rel)
+	f, err := r.r.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	base := rel[strings.LastIndex(rel, "/")+1:]
+	var errs []error
+	for _, n := range names {
+		if isTemp(n, base) {
+			p := n
+			if dir != "." {
+				p = dir + "/" + n
+			}
+			if err := r.r.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -262,3 +262,62 @@ func TestSwapRace(t *testing.T) {
 	}
 	t.Logf("%d flips, %d of %d operations done", flips, landed, rounds)
 }
+
+// RemoveTemps removes only atomicfile's temporaries of the one name, and
+// never through a folder swapped for a link.
+func TestRemoveTemps(t *testing.T) {
+	ws, out := layout(t)
+	for _, n := range []string{"d/.a.txt.0123abcd.tmp", "d/.a.txt..tmp", "d/.b.txt.0123abcd.tmp", "d/a.txt"} {
+		p := filepath.Join(ws, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(out, ".a.txt.0123abcd.tmp")
+	if err := os.WriteFile(outside, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.RemoveTemps("d/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]bool{"d/.a.txt.0123abcd.tmp": false, "d/.a.txt..tmp": true, "d/.b.txt.0123abcd.tmp": true, "d/a.txt": true} {
+		if _, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(n))); (err == nil) != want {
+			t.Errorf("%s: present = %v, want %v", n, err == nil, want)
+		}
+	}
+	// Twice in one folder: each call lists it anew.
+	if err := os.WriteFile(filepath.Join(ws, ".top.0123abcd.tmp"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".other.0123abcd.tmp"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"top", "other"} {
+		if err := r.RemoveTemps(n); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, "."+n+".0123abcd.tmp")); err == nil {
+			t.Errorf("the temporary of %s is still there", n)
+		}
+	}
+	if err := r.RemoveTemps("link/a.txt"); !errors.Is(err, ErrLinkSwapped) {
+		t.Errorf("through a link: %v, want ErrLinkSwapped", err)
+	}
+	if _, err := os.Lstat(outside); err != nil {
+		t.Errorf("a temporary outside was removed through the link: %v", err)
+	}
+	if err := r.RemoveTemps("missing/a.txt"); err != nil {
+		t.Errorf("a missing folder: %v", err)
+	}
+}

@@ -228,3 +228,45 @@ func (r *Root) Readlink(rel string) (string, error) {
 	}
 	return string(buf[:n]), nil
 }
+
+// RemoveTemps removes the temporary files that a write of rel cut short
+// left beside it (internal/atomicfile names them .NAME.XXXXXXXX.tmp),
+// reached like every other path: without following links.
+func (r *Root) RemoveTemps(rel string) error {
+	d, name, err := r.dir(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// A new open of the folder: d may share its read offset with the
+	// root's descriptor (a dup), which an earlier listing moved.
+	lfd, err := unix.Openat(int(d.Fd()), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: d.Name(), Err: err}
+	}
+	list := os.NewFile(uintptr(lfd), d.Name())
+	names, err := list.Readdirnames(-1)
+	list.Close()
+	if err != nil {
+		return fmt.Errorf("list %s: %w", d.Name(), err)
+	}
+	var errs []error
+	for _, n := range names {
+		if isTemp(n, name) {
+			if err := unix.Unlinkat(int(d.Fd()), n, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+				errs = append(errs, &fs.PathError{Op: "remove", Path: joinRel(parentRel(rel), n), Err: err})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func parentRel(rel string) string {
+	if i := strings.LastIndex(rel, "/"); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
