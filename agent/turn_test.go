@@ -750,6 +750,11 @@ turns:
       last: [{role: user, text: "Again."}]
     reply: [{text: "Fine."}]
 `, agent.WithSessionID(id))
+			if tt.fixture != "" {
+				// The Python freeact's format has no place for the sealed
+				// record of the code that ran: resumed, nothing claims it ran.
+				want = withoutRan(want)
+			}
 			if got := b.History(); !sameMessages(got, want) {
 				t.Errorf("resumed history: %d messages, want %d", len(got), len(want))
 			}
@@ -762,6 +767,25 @@ turns:
 }
 
 // sameMessages compares histories by their JSON.
+// withoutRan copies msgs without their records of the code that ran.
+func withoutRan(msgs []model.Message) []model.Message {
+	out := make([]model.Message, len(msgs))
+	for i, m := range msgs {
+		m.Parts = slices.Clone(m.Parts)
+		for j, p := range m.Parts {
+			p.Ran = nil
+			if p.FunctionResponse != nil {
+				r := *p.FunctionResponse
+				r.Ran = nil
+				p.FunctionResponse = &r
+			}
+			m.Parts[j] = p
+		}
+		out[i] = m
+	}
+	return out
+}
+
 func sameMessages(a, b []model.Message) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
