@@ -102,11 +102,16 @@ turns:
 		if len(outs) != 1 || strings.TrimSpace(outs[0].Text) != "user" {
 			t.Fatalf("outputs:%s", describe(events))
 		}
+		// The model reads the note; the record of the code that ran stays
+		// in the session, not on the wire.
 		resp := fake.Requests()[1].Messages
-		got := resp[len(resp)-1].FunctionResponses()[0]
-		code, out, ok := agent.EditedCode(got)
+		if got := resp[len(resp)-1].FunctionResponses()[0]; got.Output != agent.ExportedEditedResult("print('user')", "user\n") || got.Ran != nil {
+			t.Errorf("the model got %q (record %+v)", got.Output, got.Ran)
+		}
+		hist := a.History()
+		code, out, ok := agent.EditedCode(hist[len(hist)-2].FunctionResponses()[0])
 		if !ok || code != "print('user')" || strings.TrimSpace(out) != "user" {
-			t.Errorf("the model got %q", got.Output)
+			t.Errorf("the session records %q / %q, %v", code, out, ok)
 		}
 		cells := agent.Cells(a.History())
 		if len(cells) != 1 || cells[0].By != agent.ByEdited || cells[0].Code != "print('user')" || cells[0].ID != "c1" {
