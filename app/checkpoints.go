@@ -215,7 +215,7 @@ func writeDiffs(w io.Writer, st style, diffs []checkpoint.FileDiff) {
 func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) bool) (force, proceed bool, del []string) {
 	if len(plan.Restore)+len(plan.Conflicts)+len(plan.Unkept) == 0 {
 		if len(plan.Unrestorable) > 0 {
-			fmt.Fprintf(w, "Only files whose content was not kept changed (%s): nothing can be reverted.\n", visible.String(strings.Join(plan.Unrestorable, ", ")))
+			fmt.Fprintf(w, "Only files whose content was not kept changed (%s): nothing can be reverted.\n", linePaths(plan.Unrestorable))
 		} else {
 			fmt.Fprintln(w, "The files are already as they were.")
 		}
@@ -225,7 +225,7 @@ func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) b
 		fmt.Fprintf(w, "  %s\n", restoreLine(c))
 	}
 	for _, p := range plan.Unrestorable {
-		fmt.Fprintf(w, "  %s %s (its earlier content was not kept: left as it is)\n", st.yellow("!"), visible.String(p))
+		fmt.Fprintf(w, "  %s %s (its earlier content was not kept: left as it is)\n", st.yellow("!"), visible.Line(p))
 	}
 	fmt.Fprintln(w, st.dim(kernelNote))
 	if len(plan.Conflicts) > 0 {
@@ -236,13 +236,13 @@ func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) b
 	}
 	for _, u := range plan.Unkept {
 		fmt.Fprintf(w, "  %s %s (%s) was created by these changes and its content was not kept: deleting it cannot be undone.\n",
-			st.yellow("!"), visible.String(u.Path), sizeText(u.Size))
-		if ask(fmt.Sprintf("Delete %s?", visible.String(u.Path))) {
+			st.yellow("!"), visible.Line(u.Path), sizeText(u.Size))
+		if ask(fmt.Sprintf("Delete %s?", visible.Line(u.Path))) {
 			del = append(del, u.Path)
 		}
 	}
 	for _, p := range plan.Protected {
-		fmt.Fprintf(w, "%s %s: %s\n", st.yellow("Protected file"), visible.String(p.Path), checkpoint.ProtectedWarning)
+		fmt.Fprintf(w, "%s %s: %s\n", st.yellow("Protected file"), visible.Line(p.Path), checkpoint.ProtectedWarning)
 		fmt.Fprintf(w, "  now:\n%s  after the revert:\n%s", indentText(p.Current), indentText(p.Restored))
 	}
 	n := len(plan.Restore) + len(plan.Conflicts)
@@ -267,6 +267,15 @@ func confirmPlan(w io.Writer, st style, plan checkpoint.Plan, ask func(string) b
 
 // indentText shows a protected file's version, escaped, indented, one
 // line per line ("(none)" for a missing file).
+// linePaths joins file names for one line of text, each escaped.
+func linePaths(paths []string) string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = visible.Line(p)
+	}
+	return strings.Join(out, ", ")
+}
+
 func indentText(s string) string {
 	if s == "" {
 		return "    (none)\n"
@@ -461,7 +470,7 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 func protectedPaths(p checkpoint.Plan) string {
 	var out []string
 	for _, c := range p.Protected {
-		out = append(out, visible.String(c.Path))
+		out = append(out, visible.Line(c.Path))
 	}
 	return strings.Join(out, ", ")
 }

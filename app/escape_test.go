@@ -49,3 +49,27 @@ func TestCheckpointTextEscaped(t *testing.T) {
 		t.Errorf("describeRecords = %q", d)
 	}
 }
+
+// A revert plan's protected, unkept and unrestorable file names are
+// escaped too: a name cannot add a line to the plan the user confirms.
+func TestRevertPlanNamesEscaped(t *testing.T) {
+	c := checkpoint.Change{Path: hostile, Status: checkpoint.Modified}
+	for _, plan := range []checkpoint.Plan{
+		{Unrestorable: []string{hostile, hostile}},
+		{Restore: []checkpoint.Change{c}, Protected: []checkpoint.ProtectedChange{{Change: c}}, Unrestorable: []string{hostile}},
+		{Unkept: []checkpoint.Unkept{{Path: hostile, Size: 12 << 20}}},
+	} {
+		var b strings.Builder
+		var asked []string
+		confirmPlan(&b, style{}, plan, func(q string) bool { asked = append(asked, q); return false })
+		out := b.String() + strings.Join(asked, "")
+		if bad := forbidden(out); bad != "" {
+			t.Errorf("the plan wrote %q:\n%s", bad, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "delete  x") {
+				t.Errorf("a name added a line of its own: %q", l)
+			}
+		}
+	}
+}
