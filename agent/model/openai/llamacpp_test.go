@@ -16,10 +16,11 @@ import (
 // llama.cpp server (each names its build and model), recorded by make
 // test-local-model with RECORD=1. Each is replayed whole, in 13-byte
 // writes and byte by byte: the decoder must give the same reply however
-// the stream is split. Recorded so far: the two error answers (SmolLM2-135M
-// answered the tool-call prompts with python in text, so the streamed,
-// parallel and cut tool-call fixtures are not recorded yet).
-var llamaFixtures = []string{"context_overflow", "malformed_arguments_500"}
+// the stream is split. Recorded so far: a text reply cut at max_tokens and
+// the two error answers (SmolLM2-135M answered the tool-call prompts with
+// python in text, so the streamed, parallel and cut tool-call fixtures are
+// not recorded yet).
+var llamaFixtures = []string{"cut_reply", "context_overflow", "malformed_arguments_500"}
 
 // replay streams fixture f through the openai backend once per split
 // size and returns the reply and error, the same for every split.
@@ -75,9 +76,15 @@ func TestLlamaCppFixtures(t *testing.T) {
 	for _, name := range llamaFixtures {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
-			_, err := replay(t, f)
+			msg, err := replay(t, f)
 			var apiErr *model.APIError
 			switch name {
+			case "cut_reply":
+				// The cut shows: a reply that stopped at max_tokens is never
+				// taken for a finished one.
+				if err != nil || msg.Stop != model.StopMaxTokens || !strings.HasPrefix(msg.Text(), "A Python list is") {
+					t.Fatalf("reply %q stop %q err %v: want the text cut at max_tokens", msg.Text(), msg.Stop, err)
+				}
 			case "context_overflow":
 				if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Status != "exceed_context_size_error" {
 					t.Fatalf("error %v: want HTTP 400 exceed_context_size_error", err)
