@@ -85,12 +85,13 @@ type Relay struct {
 	srv      *httptest.Server
 	mu       sync.Mutex
 	got      []Fixture
+	recorded chan Fixture
 }
 
 // NewRelay starts a relay in front of upstream (e.g.
 // "http://127.0.0.1:8080"); Close stops it.
 func NewRelay(upstream string) *Relay {
-	r := &Relay{upstream: strings.TrimRight(upstream, "/"), client: &http.Client{}}
+	r := &Relay{upstream: strings.TrimRight(upstream, "/"), client: &http.Client{}, recorded: make(chan Fixture, 64)}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.handle))
 	return r
 }
@@ -100,6 +101,11 @@ func (r *Relay) URL() string { return r.srv.URL }
 
 // Close stops the relay.
 func (r *Relay) Close() { r.srv.Close() }
+
+// Recorded gets each exchange once its response has ended, which can be
+// after the client stopped reading (at an SSE stream's [DONE]). It holds
+// the last 64 that nobody took.
+func (r *Relay) Recorded() <-chan Fixture { return r.recorded }
 
 // Exchanges returns what was recorded so far, oldest first.
 func (r *Relay) Exchanges() []Fixture {
@@ -165,6 +171,10 @@ func (r *Relay) handle(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.got = append(r.got, f)
 	r.mu.Unlock()
+	select {
+	case r.recorded <- f:
+	default:
+	}
 }
 
 // Replay serves f's response to every request, its body in writes of at

@@ -1,0 +1,99 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/modeltest/record"
+	"github.com/freeact/desktop/agent/model/openai"
+)
+
+// The fixtures under testdata/llamacpp are the raw bytes of a real
+// llama.cpp server (each names its build and model), recorded by make
+// test-local-model with RECORD=1. Each is replayed whole, in 13-byte
+// writes and byte by byte: the decoder must give the same reply however
+// the stream is split. Recorded so far: a text reply cut at max_tokens and
+// the two error answers (SmolLM2-135M answered the tool-call prompts with
+// python in text, so the streamed, parallel and cut tool-call fixtures are
+// not recorded yet).
+var llamaFixtures = []string{"cut_reply", "context_overflow", "malformed_arguments_500"}
+
+// replay streams fixture f through the openai backend once per split
+// size and returns the reply and error, the same for every split.
+func replay(t *testing.T, f record.Fixture) (model.Message, error) {
+	t.Helper()
+	var (
+		first    model.Message
+		firstErr error
+	)
+	for i, split := range []int{0, 13, 1} {
+		srv := record.Replay(t, f, split)
+		b, err := openai.New(openai.Config{Model: "smollm2", BaseURL: srv.URL + "/v1", Label: "llama.cpp:smollm2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg model.Message
+		var serr error
+		for ch, err := range model.New(b, model.RetryPolicy{MaxAttempts: 1}).Stream(t.Context(), &model.Request{Messages: []model.Message{model.UserText("x")}}) {
+			if err != nil {
+				serr = err
+				break
+			}
+			if d, ok := ch.(model.Done); ok {
+				msg = d.Message
+			}
+		}
+		if i == 0 {
+			first, firstErr = msg, serr
+			continue
+		}
+		a, _ := json.Marshal(first.Parts)
+		bb, _ := json.Marshal(msg.Parts)
+		if string(a) != string(bb) || first.Stop != msg.Stop || (firstErr == nil) != (serr == nil) {
+			t.Errorf("split %d: %s / %q / %v, whole: %s / %q / %v", split, bb, msg.Stop, serr, a, first.Stop, firstErr)
+		}
+	}
+	return first, firstErr
+}
+
+func loadFixture(t *testing.T, name string) record.Fixture {
+	t.Helper()
+	f, err := record.Load(filepath.Join("testdata", "llamacpp", name+".json"))
+	if err != nil {
+		t.Fatalf("%v (record it with RECORD=1 make test-local-model)", err)
+	}
+	if !strings.Contains(f.Server, "llama.cpp") || !strings.Contains(f.Model, "SmolLM2") {
+		t.Fatalf("fixture %s names server %q, model %q", name, f.Server, f.Model)
+	}
+	return f
+}
+
+func TestLlamaCppFixtures(t *testing.T) {
+	for _, name := range llamaFixtures {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			msg, err := replay(t, f)
+			var apiErr *model.APIError
+			switch name {
+			case "cut_reply":
+				// The cut shows: a reply that stopped at max_tokens is never
+				// taken for a finished one.
+				if err != nil || msg.Stop != model.StopMaxTokens || !strings.HasPrefix(msg.Text(), "A Python list is") {
+					t.Fatalf("reply %q stop %q err %v: want the text cut at max_tokens", msg.Text(), msg.Stop, err)
+				}
+			case "context_overflow":
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Status != "exceed_context_size_error" {
+					t.Fatalf("error %v: want HTTP 400 exceed_context_size_error", err)
+				}
+			case "malformed_arguments_500":
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || !strings.Contains(apiErr.Message, "Failed to parse tool call arguments as JSON") {
+					t.Fatalf("error %v: want HTTP 500 naming the arguments", err)
+				}
+			}
+		})
+	}
+}
