@@ -89,9 +89,18 @@ func TestLlamaCppFixtures(t *testing.T) {
 				if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Status != "exceed_context_size_error" {
 					t.Fatalf("error %v: want HTTP 400 exceed_context_size_error", err)
 				}
+				// Recognised as an overflow (the agent compacts and retries
+				// once), with the window the server named.
+				if !model.IsContextOverflow(err) || model.OverflowWindow(err) != 2048 {
+					t.Errorf("overflow %v, window %d: want an overflow of a 2048-token window", model.IsContextOverflow(err), model.OverflowWindow(err))
+				}
 			case "malformed_arguments_500":
 				if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 || !strings.Contains(apiErr.Message, "Failed to parse tool call arguments as JSON") {
 					t.Fatalf("error %v: want HTTP 500 naming the arguments", err)
+				}
+				// A request the server called malformed is never retried.
+				if !model.IsMalformedRequest(apiErr) || model.IsTransient(err) {
+					t.Errorf("malformed %v, transient %v: want a malformed request that is not retried", model.IsMalformedRequest(apiErr), model.IsTransient(err))
 				}
 			}
 		})
