@@ -140,7 +140,14 @@ type Failed struct {
 	// Status is the provider's HTTP status (CauseModel); 0 when the
 	// provider was not reached.
 	Status int `json:"status,omitempty"`
+	// Action is what failed when it was not a turn: ActionCompact for a
+	// compaction the user asked for, whose retry compacts again (and
+	// sends no prompt); "" for a turn.
+	Action string `json:"action,omitempty"`
 }
+
+// ActionCompact marks a Failed of Compact.
+const ActionCompact = "compact"
 
 // Decision is an answer to an ApprovalRequest.
 type Decision int
@@ -434,6 +441,9 @@ type Reverted struct {
 	Files      []checkpoint.Change `json:"files"`
 	// Unrestorable files were too large to keep; they were left alone.
 	Unrestorable []string `json:"unrestorable,omitempty"`
+	// Kept are files changed since that a revert without force left as
+	// they are.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // Notice tells the user something about the session that is not an

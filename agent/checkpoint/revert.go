@@ -139,9 +139,10 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 
 // Revert puts every file the records changed back as it was before them,
 // and records that as a revert (info says who asked; its Label is set when
-// empty). Files changed again since are conflicts: without force nothing is
-// changed and the error wraps ErrConflict; with force they are reverted
-// too. The result is nil when there was nothing to revert.
+// empty). Files changed again since are conflicts: without force they stay
+// as they are and the others are reverted (the error wraps ErrConflict
+// when only conflicts were left); with force they are reverted too. The
+// result is nil when there was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
 	unlock, err := s.lockAll(ctx)
 	if err != nil {
@@ -157,7 +158,18 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, pl, err
 	}
 	if len(pl.Conflicts) > 0 && !force {
-		return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
+		// The files without a conflict are reverted; those changed since
+		// stay as they are (the plan lists them).
+		clean := make([]step, 0, len(steps))
+		for _, st := range steps {
+			if !st.conflict {
+				clean = append(clean, st)
+			}
+		}
+		if len(clean) == 0 {
+			return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
+		}
+		steps = clean
 	}
 	if err := s.apply(steps); err != nil {
 		return nil, pl, err

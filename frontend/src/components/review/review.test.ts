@@ -117,6 +117,28 @@ describe('RevertDialog', () => {
     expect(screen.getByRole('button', { name: 'Revert 2 files' })).toBeEnabled();
   });
 
+  it('offers "Revert anyway" when files changed since the plan was made, and overwrites them on it', async () => {
+    const onconfirm = vi.fn(async (force: boolean) => {
+      if (!force) throw new Error('files changed since: data.txt (revert anyway to overwrite)');
+    });
+    render(RevertDialog, {
+      title: 'Revert this turn?',
+      what: 'this turn',
+      load: async () => ({ restore: plan.restore, conflicts: null, unrestorable: null }),
+      onconfirm,
+      onclose: () => {},
+    });
+    expect(screen.queryByRole('button', { name: 'Revert anyway' })).toBeNull();
+    await userEvent.click(await screen.findByRole('button', { name: 'Revert 2 files' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Revert anyway' }));
+    expect(onconfirm.mock.calls).toEqual([[false], [true]]);
+  });
+
+  it('says that unticked conflicts stay as they are', async () => {
+    render(RevertDialog, { title: 'Revert?', what: 'this turn', load: async () => plan, onconfirm: async () => {}, onclose: () => {} });
+    expect(await screen.findByText(/they stay as they are and only the other files are reverted/)).toBeInTheDocument();
+  });
+
   it('has nothing to do when the files are as they were', async () => {
     render(RevertDialog, {
       title: 'Revert?',

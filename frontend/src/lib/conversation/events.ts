@@ -125,6 +125,8 @@ export type AgentEvent =
       label: string;
       files: FileChange[];
       unrestorable?: string[];
+      /** Files changed since that the revert left as they are. */
+      kept?: string[];
     })
   | (Meta & { type: 'Notice'; text: string })
   | (Meta & { type: 'ModelRetry'; attempt: number; max_retries: number; delay_seconds: number; reason: string })
@@ -139,6 +141,8 @@ export type AgentEvent =
       key_env?: string;
       /** The provider's HTTP status for cause model; 0 or absent when not reached. */
       status?: number;
+      /** What failed when not a turn: 'compact' for "Compact now". */
+      action?: string;
     })
   /** The user edited a code action before approving it: code runs instead. */
   | (Meta & { type: 'CodeEdited'; code: string })

@@ -8,6 +8,7 @@ import {
   openFailure,
   reduce,
   withGrants,
+  withoutFailedCompaction,
   withoutFailedTurn,
   type ConversationState,
   type ToolItem,
@@ -412,6 +413,30 @@ describe('long sessions', () => {
     );
     expect(s.items).toHaveLength(1);
     expect(s.items[0]).toMatchObject({ summary: 'S', tokensBefore: 900, tokensAfter: 100 });
+  });
+
+  it('ends a failed "Compact now" without the earlier prompt, and drops it before a retry', () => {
+    let s = run([
+      { type: 'UserMessage', agent_id: 'main', text: 'Run the tool' } as AgentEvent,
+      { type: 'TurnEnded', agent_id: 'main' },
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'Compacting', agent_id: 'main', reason: 'manual', messages: 4 },
+      {
+        type: 'Failed',
+        agent_id: 'main',
+        error: 'HTTP 400: bad request',
+        cause: 'model',
+        summary: 'The provider refused the request (HTTP 400).',
+        fix: 'Try again.',
+        action: 'compact',
+      },
+    ]);
+    expect(s.items.find((i) => i.kind === 'compaction')).toMatchObject({ summary: null, failed: true });
+    const f = openFailure(s.items);
+    expect(f?.failure).toMatchObject({ action: 'compact', prompt: '', summary: 'The provider refused the request (HTTP 400).' });
+    s = withoutFailedCompaction(s);
+    expect(s.items.some((i) => i.kind === 'compaction' || (i.kind === 'notice' && i.failure))).toBe(false);
+    expect(s.items.some((i) => i.kind === 'user')).toBe(true);
   });
 
   it('holds a budget request until the turn ends', () => {
