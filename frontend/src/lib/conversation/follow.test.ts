@@ -27,6 +27,13 @@ describe('Follow', () => {
     expect(f.scrolled(1500, H + 300, C)).toBe(true);
   });
 
+  it('keeps following when the view grows taller and the browser moves it back up to the bottom', () => {
+    const f = new Follow();
+    f.followed(1500);
+    // The approval bar below went: the view is 200 px taller.
+    expect(f.scrolled(1300, H, C + 200)).toBe(true);
+  });
+
   it('follows again only when a move down reaches the bottom', () => {
     const f = new Follow();
     f.followed(1500);

@@ -21,8 +21,11 @@ export class Follow {
   scrolled(top: number, height: number, client: number): boolean {
     const up = top < this.last - 1;
     this.last = top;
+    const atBottom = height - top - client < 2;
     if (up) {
-      if (top < this.auto - 4) this.on = false;
+      // Up to the very bottom is no move of the user's: the view grew (a
+      // bar below it went) and the browser moved it back inside.
+      if (top < this.auto - 4 && !atBottom) this.on = false;
     } else if (height - top - client < Follow.margin) {
       this.on = true;
     }
