@@ -231,7 +231,7 @@ describe('App', () => {
     });
     render(App, { backend });
     await screen.findByLabelText('Message to the agent');
-    await userEvent.click(await screen.findByRole('button', { name: '⤓ Export' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Export' }));
     await userEvent.click(screen.getByRole('checkbox', { name: /Include the model’s thoughts/ }));
     await userEvent.click(screen.getByRole('menuitem', { name: /Jupyter notebook/ }));
     expect(backend.exportSession).toHaveBeenCalledWith('ipynb', true);
