@@ -308,6 +308,14 @@ describe('ToolBlock', () => {
   });
 });
 
+describe('ToolBlock header for screen readers', () => {
+  it("names the header with the cell's status and badges", () => {
+    const item = { ...toolOf([askCode('print(1)')]), status: 'done' as const, original: 'print(0)' };
+    show(item);
+    expect(screen.getByRole('group', { name: /done, edited by you/ })).toBeInTheDocument();
+  });
+});
+
 describe('ToolBlock hidden characters', () => {
   const plainItem = (over: Partial<ToolItem>): ToolItem => ({
     ...toolOf([askCode('')]),
