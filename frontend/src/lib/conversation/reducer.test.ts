@@ -287,6 +287,29 @@ describe('conversation reducer', () => {
     expect(s.items).toEqual([]);
   });
 
+  it('renders a rejected call of a resumed session as rejected, not as an error', () => {
+    const call = (id: string): AgentEvent => ({ type: 'ToolCall', agent_id: 'main', correlation_id: id, tool_name: 'ipybox_execute_ipython_cell', args: { code: '!rm x' } });
+    const out = (id: string, content: string, is_error = true): AgentEvent => ({
+      type: 'ToolOutput',
+      agent_id: 'main',
+      correlation_id: id,
+      tool_name: 'ipybox_execute_ipython_cell',
+      content,
+      is_error,
+    });
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main', history: true },
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      call('c1'),
+      out('c1', 'Tool call rejected'),
+      call('c2'),
+      out('c2', 'before\nThe user rejected the shell command: rm x\nTool call rejected'),
+      call('c3'),
+      out('c3', 'NameError: x'),
+    ]);
+    expect(s.items.filter((i) => i.kind === 'tool').map((i) => (i as ToolItem).status)).toEqual(['rejected', 'rejected', 'error']);
+  });
+
   it('keeps unchanged items identical', () => {
     const s1 = run([{ type: 'UserMessage', agent_id: 'main', text: 'a' }, code('c1')]);
     const s2 = run([chunk('c1', 'x')], s1);

@@ -629,14 +629,17 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           startedAt: t.startedAt ?? now,
         };
       });
-    case 'ToolOutput':
+    case 'ToolOutput': {
+      // A resumed session has no answers: a rejected call's result says it.
+      const refused = !!ev.is_error && (ev.content === REJECTED || ev.content.endsWith('\n' + REJECTED));
       return updateTool(s, agent, corr, ev.tool_name, (t) => ({
         ...t,
         result: ev.content,
         isError: t.isError || !!ev.is_error,
-        status: t.status === 'rejected' ? 'rejected' : ev.is_error ? 'error' : 'done',
+        status: t.status === 'rejected' || refused ? 'rejected' : ev.is_error ? 'error' : 'done',
         endedAt: t.endedAt ?? now,
       }));
+    }
     case 'ToolCall':
       return updateTool(s, agent, corr, ev.tool_name, (t) => ({
         ...t,
