@@ -38,16 +38,22 @@ func TestWheelScrollsUpFromTheBottom(t *testing.T) {
 		app.WaitFor(last)
 		app.WaitGone(Role("landmark", "Approval request"))
 		conv := app.WaitFor(Role("landmark", "Conversation"))
-		y := func() int { n, _ := app.Find(last); return n.Y }
-		var bottom int
-		app.Wait("the last answer in view at the bottom", func() bool {
-			n, ok := app.Find(last)
-			bottom = n.Y
-			return ok && n.Y >= conv.Y && n.Y+n.H <= conv.Y+conv.H
-		})
 		// At the conversation's left edge: not over the cell's output,
 		// which scrolls on its own.
 		x, mid := conv.X+8, conv.Y+conv.H/2
+		// WebKit updates the positions it tells the accessibility bus
+		// after input, not after a scroll alone: a click on the
+		// conversation's empty margin brings them up to date.
+		y := func() int {
+			app.ClickAt(Node{X: x, Y: mid})
+			n, _ := app.Find(last)
+			return n.Y
+		}
+		var bottom int
+		app.Wait("the last answer in view at the bottom", func() bool {
+			bottom = y()
+			return bottom >= conv.Y && bottom <= conv.Y+conv.H
+		})
 
 		for _, notches := range []int{1, 10} {
 			app.WheelAt(x, mid, notches)

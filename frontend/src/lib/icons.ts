@@ -4,13 +4,27 @@
 
 const circle = (cx: number, cy: number, r: number) => `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;
 
+// A cog of eight teeth around the centre of the grid.
+const cog = (() => {
+  const points: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const a = (i * Math.PI) / 4;
+    for (const [da, r] of [
+      [-0.3, 7],
+      [-0.17, 9.5],
+      [0.17, 9.5],
+      [0.3, 7],
+    ] as const) {
+      points.push(`${(12 + r * Math.cos(a + da)).toFixed(2)} ${(12 + r * Math.sin(a + da)).toFixed(2)}`);
+    }
+  }
+  return `M${points.join('L')}z`;
+})();
+
 export const ICONS = {
   close: ['M6 6l12 12M18 6L6 18'],
   menu: ['M4 7h16M4 12h16M4 17h16'],
-  settings: [
-    circle(12, 12, 3.5),
-    'M12 2.5v3M12 18.5v3M2.5 12h3M18.5 12h3M5.3 5.3l2.1 2.1M16.6 16.6l2.1 2.1M5.3 18.7l2.1-2.1M16.6 7.4l2.1-2.1',
-  ],
+  settings: [cog, circle(12, 12, 3)],
   download: ['M12 4v11M7 10l5 5 5-5M5 20h14'],
   trash: ['M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13M10 11v6M14 11v6'],
   pencil: ['M4 20l4-1L19 8l-3-3L5 16l-1 4zM14 7l3 3'],
