@@ -11,13 +11,19 @@ import (
 	"testing"
 )
 
-// sizes are the window sizes every journey of issue 28 runs at.
-var sizes = []struct{ w, h int }{{1280, 900}, {800, 600}}
+// sizes are the windows every journey of issue 28 runs in: the app's own
+// window on the 1280×900 screen of make test-journey (0×0 keeps its size;
+// a window of the screen's whole size would reach below it, under the
+// window's title bar), and a window of 800×600.
+var sizes = []struct {
+	name string
+	w, h int
+}{{"1280x900", 0, 0}, {"800x600", 800, 600}}
 
-// atSizes runs journey once per window size, as a subtest named WxH.
+// atSizes runs journey once per window, as a subtest named after it.
 func atSizes(t *testing.T, journey func(t *testing.T, w, h int)) {
 	for _, s := range sizes {
-		t.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(t *testing.T) { journey(t, s.w, s.h) })
+		t.Run(s.name, func(t *testing.T) { journey(t, s.w, s.h) })
 	}
 }
 
@@ -271,7 +277,7 @@ func TestHeaderFitsSmallWindows(t *testing.T) {
 		}
 		app.Shot("header")
 		export := Role("menu item", "Export as Markdown")
-		if w < 1000 {
+		if w == 800 {
 			app.Click(Button("More actions"))
 			n := app.WaitFor(export)
 			if n.X+n.W > doc.X+doc.W || n.Y+n.H > doc.Y+doc.H {
