@@ -6,7 +6,8 @@ const held = (text: string) => ({ ...empty(), text });
 describe('DraftBook', () => {
   it('gives each conversation its own draft back when it is shown again', () => {
     const b = new DraftBook();
-    expect(b.switchTo('a', empty())).toEqual(empty());
+    // What was typed before the first conversation was known stays.
+    expect(b.switchTo('a', held('typed while starting'))).toBeNull();
     // Typed in a, then b is shown: b's box is empty.
     expect(b.switchTo('b', held('for a'))).toEqual(empty());
     expect(b.switchTo('a', held('for b'))).toEqual(held('for a'));

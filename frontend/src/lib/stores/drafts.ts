@@ -18,11 +18,20 @@ export class DraftBook {
   private current = '';
 
   /** The conversation now shown is key; now is the prompt box's
-   * contents. Returns what the box shows for key, or null when key is the
-   * current conversation (or unknown yet: ""). */
+   * contents. Returns what the box shows for key, or null to leave the box
+   * as it is (key is the current conversation, unknown yet: "", or the
+   * first one shown). */
   switchTo(key: string, now: Held): Held | null {
     if (key === '' || key === this.current) return null;
-    if (this.current !== '') this.keep(this.current, now);
+    if (this.current === '') {
+      // The first conversation shown: what was typed while it started
+      // is its own.
+      this.current = key;
+      const held = this.held.get(key);
+      this.held.delete(key);
+      return held ?? null;
+    }
+    this.keep(this.current, now);
     this.current = key;
     const next = this.held.get(key) ?? empty();
     this.held.delete(key);
