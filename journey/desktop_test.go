@@ -263,7 +263,9 @@ func TestFocusAfterSaveAndMeterPanel(t *testing.T) {
 			_, ok := app.Find(panel)
 			return ok
 		})
-		app.Click(Text("First answer."))
+		// A click outside: on the conversation's empty left margin.
+		conv := app.WaitFor(Role("landmark", "Conversation"))
+		app.ClickAt(Node{X: conv.X + 8, Y: conv.Y + conv.H - 20})
 		app.WaitGone(panel)
 	})
 }
