@@ -353,7 +353,7 @@ func (a *Agent) FinishRevert(ctx context.Context) (*Reverted, error) {
 	if err != nil || r == nil {
 		return nil, err
 	}
-	return revertedEvent(r, checkpoint.Plan{}), nil
+	return revertedEvent(r, checkpoint.Plan{}, true), nil
 }
 
 // RollbackRevert puts back the files a revert that was cut short changed.
@@ -416,7 +416,7 @@ func (a *Agent) PlanRevert(ctx context.Context, id string) (checkpoint.Plan, err
 
 // Revert takes back the changes of checkpoint id: an action's, a turn's,
 // or a revert's (which redoes what it reverted). Files changed since are
-// conflicts, reverted only with force. The model is told at the next
+// conflicts, reverted only with force; without it the others are. The model is told at the next
 // prompt. No turn may run meanwhile. The result is nil when there was
 // nothing left to revert. Files the changes created whose content was not
 // kept (Plan.Unkept) are deleted only when deleteUnkept names them.
@@ -439,11 +439,17 @@ func (a *Agent) Revert(ctx context.Context, id string, force bool, deleteUnkept 
 	if err != nil || r == nil {
 		return nil, plan, err
 	}
-	return revertedEvent(r, plan), plan, nil
+	return revertedEvent(r, plan, force), plan, nil
 }
 
-func revertedEvent(r *checkpoint.Record, plan checkpoint.Plan) *Reverted {
-	return &Reverted{Meta: Meta{AgentID: MainAgent}, Checkpoint: r.ID, Reverts: r.Reverts, Label: r.Label, Files: r.Changes, Unrestorable: plan.Unrestorable}
+func revertedEvent(r *checkpoint.Record, plan checkpoint.Plan, force bool) *Reverted {
+	rev := &Reverted{Meta: Meta{AgentID: MainAgent}, Checkpoint: r.ID, Reverts: r.Reverts, Label: r.Label, Files: r.Changes, Unrestorable: plan.Unrestorable}
+	if !force {
+		for _, c := range plan.Conflicts {
+			rev.Kept = append(rev.Kept, c.Path)
+		}
+	}
+	return rev
 }
 
 // LastTurnCheckpoint returns the id of the latest turn of this session

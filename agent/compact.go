@@ -430,7 +430,13 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(a.failure(err))
+			f := a.failure(err)
+			f.Action = ActionCompact
+			if f.Summary == "" {
+				f.Summary = "The conversation could not be compacted."
+				f.Fix = "Try again; the conversation is unchanged."
+			}
+			emit(f)
 		}
 	})
 }

@@ -144,7 +144,14 @@ type Failed struct {
 	// turn stays in the history and the session, with a note to the model
 	// saying how it ended, instead of being taken back.
 	Kept bool `json:"kept,omitempty"`
+	// Action is what failed when it was not a turn: ActionCompact for a
+	// compaction the user asked for, whose retry compacts again (and
+	// sends no prompt); "" for a turn.
+	Action string `json:"action,omitempty"`
 }
+
+// ActionCompact marks a Failed of Compact.
+const ActionCompact = "compact"
 
 // Decision is an answer to an ApprovalRequest.
 type Decision int
@@ -442,6 +449,9 @@ type Reverted struct {
 	Files      []checkpoint.Change `json:"files"`
 	// Unrestorable files were too large to keep; they were left alone.
 	Unrestorable []string `json:"unrestorable,omitempty"`
+	// Kept are files changed since that a revert without force left as
+	// they are.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // ReplyCut tells that the model's reply was cut off at the output token

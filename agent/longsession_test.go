@@ -400,6 +400,9 @@ turns:
 	}
 	if f := of[*agent.Failed](collect()); len(f) != 1 || !strings.Contains(f[0].Error, "nothing to compact") {
 		t.Fatalf("compacting an empty conversation: %+v", f)
+	} else if f[0].Action != agent.ActionCompact || f[0].Summary == "" {
+		// The app retries a compaction (not the last prompt) and says why.
+		t.Errorf("a failed compaction is %+v, want action %q and a summary", f[0], agent.ActionCompact)
 	}
 	run(t, a, "First.", nil)
 	run(t, a, "Second.", nil)

@@ -637,6 +637,14 @@ turns:
 	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(h.opened) != 1 || !strings.HasPrefix(h.opened[0], "file:///") {
 		t.Errorf("OpenFile = %v, opened %v", err, h.opened)
 	}
+	// Without a program to open files, OpenFile says so (the open itself
+	// would fail silently).
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", t.TempDir())
+	if err := d.OpenFile(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "xdg-open was not found") || len(h.opened) != 1 {
+		t.Errorf("OpenFile without xdg-open = %v, opened %v", err, h.opened)
+	}
+	t.Setenv("PATH", path)
 	// Applying settings restarts the agent on the same session: the window
 	// keeps the conversation (no Reset) and the new agent carries it on.
 	_, before := h.waitEvent(t, "TurnEnded", 0)

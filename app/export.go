@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/notebook"
+	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/atomicfile"
 )
 
@@ -40,7 +42,35 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return d.saveAs("Export the session", ws.dir, "session-"+id[:min(8, len(id))]+ext, data, "export")
+	name := "session-" + id[:min(8, len(id))]
+	if list, err := session.List(cfg.SessionsDir(), sessionTitle); err == nil {
+		for _, s := range list {
+			if s.ID == id {
+				name = exportName(s.Title, name)
+			}
+		}
+	}
+	return d.saveAs("Export the session", ws.dir, name+ext, data, "export")
+}
+
+// exportName is a file name (without extension) made of a conversation's
+// title: its words joined by "-", without characters file systems or
+// shells trip on, at most 60 characters; fallback when nothing is left.
+func exportName(title, fallback string) string {
+	var b strings.Builder
+	for _, word := range strings.FieldsFunc(strings.ToLower(title), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if b.Len() > 0 && b.Len()+1+len(word) > 60 {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(word)
+	}
+	if b.Len() == 0 {
+		return fallback
+	}
+	return b.String()
 }
 
 // runExport is `freeact export`: a saved session as a notebook, Markdown or

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -173,8 +174,26 @@ func (d *Desktop) OpenFile(path string) error {
 	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := hasOpener(); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
 	d.host.openURL((&url.URL{Scheme: "file", Path: p}).String())
 	return nil
+}
+
+// openers are the programs the desktop's open goes through on Linux, the
+// first found on PATH.
+var openers = []string{"xdg-open", "x-www-browser", "www-browser"}
+
+// hasOpener says, when no program can open a file here, what is missing
+// and what to do instead (the open itself only logs its failure).
+func hasOpener() error {
+	for _, o := range openers {
+		if _, err := exec.LookPath(o); err == nil {
+			return nil
+		}
+	}
+	return errors.New("no program to open files is installed (xdg-open was not found): install xdg-utils, or copy the path")
 }
 
 // PathEntry is one completion of an @path reference.

@@ -2,9 +2,11 @@ package app
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/session"
 )
 
 // The window's long-session bindings: compacting, the budget, checkpoint
@@ -159,6 +161,7 @@ func (d *Desktop) ForkSession(turn int, edited string) (ForkResult, error) {
 	if err != nil {
 		return ForkResult{}, err
 	}
+	ws.nameFork(sid, id)
 	if edited != "" {
 		ws.mu.Lock()
 		ws.queuedPrompt = edited
@@ -167,6 +170,31 @@ func (d *Desktop) ForkSession(turn int, edited string) (ForkResult, error) {
 	ws.show(id)
 	ws.restart(id)
 	return ForkResult{SessionID: id, Prompt: prompt.Text}, nil
+}
+
+// nameFork titles fork after its source ("Fork of …"), so that the two
+// differ in the session list. A fork before the first prompt has no
+// messages to keep a title with yet: it keeps its own.
+func (ws *workspace) nameFork(source, fork string) {
+	list, err := session.List(ws.cfg.SessionsDir(), sessionTitle)
+	for _, s := range list {
+		if s.ID == source && s.Title != "" {
+			err = session.Rename(ws.cfg.SessionsDir(), fork, forkTitle(s.Title))
+		}
+	}
+	if err != nil {
+		ws.d.log.Info("the fork keeps its own title", "session", fork, "err", err)
+	}
+}
+
+// forkTitle is the title of a fork of a session titled title, within
+// the length a title may have.
+func forkTitle(title string) string {
+	t := "Fork of " + strings.TrimPrefix(title, "Fork of ")
+	if r := []rune(t); len(r) > 200 {
+		t = string(r[:199]) + "…"
+	}
+	return t
 }
 
 // sendQueued sends the prompt a fork was made with, once its agent is

@@ -293,3 +293,32 @@ turns:
 		}
 	}
 }
+
+// A fork is titled after its source, once however often it is forked.
+func TestForkTitle(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, tt := range []struct{ in, want string }{
+		{"Plot the data", "Fork of Plot the data"},
+		{"Fork of Plot the data", "Fork of Plot the data"},
+		{long, "Fork of " + strings.Repeat("x", 191) + "…"},
+	} {
+		if got := forkTitle(tt.in); got != tt.want {
+			t.Errorf("forkTitle(%.20q) = %.40q, want %.40q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The export dialog proposes a file named after the conversation.
+func TestExportName(t *testing.T) {
+	for _, tt := range []struct{ title, want string }{
+		{"Plot the sales of 2024!", "plot-the-sales-of-2024"},
+		{"../../etc/passwd", "etc-passwd"},
+		{"Größe prüfen", "größe-prüfen"},
+		{"???", "session-ab12"},
+		{strings.Repeat("word ", 30), strings.TrimSuffix(strings.Repeat("word-", 12), "-")},
+	} {
+		if got := exportName(tt.title, "session-ab12"); got != tt.want {
+			t.Errorf("exportName(%q) = %q, want %q", tt.title, got, tt.want)
+		}
+	}
+}

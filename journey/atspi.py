@@ -25,6 +25,7 @@ import gi
 
 gi.require_version("Atspi", "2.0")
 gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
 gi.require_version("GdkPixbuf", "2.0")
 from gi.repository import Atspi, Gdk, GdkPixbuf, GLib, Gtk  # noqa: E402
 

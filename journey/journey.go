@@ -506,6 +506,37 @@ func (a *App) ScrollUp(q Query, pages int) {
 	}
 }
 
+// Hover moves the pointer onto the element's centre (controls that show
+// on hover appear).
+func (a *App) Hover(q Query) Node {
+	a.t.Helper()
+	n := a.WaitFor(q)
+	x, y := n.Center()
+	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+	return n
+}
+
+// Wheel turns the mouse wheel over the element: notches > 0 away from
+// the user (up, X button 4), < 0 towards (down, button 5), as fast as the
+// wheel sends them.
+func (a *App) Wheel(q Query, notches int) {
+	a.t.Helper()
+	x, y := a.WaitFor(q).Center()
+	a.WheelAt(x, y, notches)
+}
+
+// WheelAt turns the mouse wheel with the pointer at x, y (on the screen)
+// as Wheel does.
+func (a *App) WheelAt(x, y, notches int) {
+	a.t.Helper()
+	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+	button := "4"
+	if notches < 0 {
+		button, notches = "5", -notches
+	}
+	a.xdotool("click", "--repeat", strconv.Itoa(notches), "--delay", "15", button)
+}
+
 // ScrollUpToSee scrolls the conversation up from the element from (plain
 // text in it: a click there, then the Up key, a line at a time, as a
 // keyboard user scrolls) until the nth element q selects (0 the first) is

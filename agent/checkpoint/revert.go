@@ -231,14 +231,16 @@ func (s *Store) PlanRevert(ctx context.Context, records []Record) (Plan, error) 
 
 // Revert puts every file the records changed back as it was before them,
 // and records that as a revert (info says who asked; its Label is set when
-// empty). Files changed since are conflicts, and protected files need the
-// user's yes to their warning: without force nothing is changed and the
-// error wraps ErrConflict or ErrProtected; with force they are reverted
-// too. Files the records created whose content is not kept (Plan.Unkept)
-// are deleted only when info.DeleteUnkept names them. Every file is
-// reached from the workspace without following links (internal/beneath),
-// so a folder swapped for a link meanwhile is refused, never followed.
-// The result is nil when there was nothing to revert.
+// empty). Files changed since are conflicts: without force they stay as
+// they are and the others are reverted (the error wraps ErrConflict when
+// only conflicts were left); with force they are reverted too. Protected
+// files need the user's yes to their warning: without force nothing is
+// changed and the error wraps ErrProtected. Files the records created
+// whose content is not kept (Plan.Unkept) are deleted only when
+// info.DeleteUnkept names them. Every file is reached from the workspace
+// without following links (internal/beneath), so a folder swapped for a
+// link meanwhile is refused, never followed. The result is nil when there
+// was nothing to revert.
 func (s *Store) Revert(ctx context.Context, records []Record, info Info, force bool) (*Record, Plan, error) {
 	// An action running in another process would record the revert's
 	// changes as its own.
@@ -264,7 +266,18 @@ func (s *Store) Revert(ctx context.Context, records []Record, info Info, force b
 		return nil, pl, err
 	}
 	if len(pl.Conflicts) > 0 && !force {
-		return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
+		// The files without a conflict are reverted; those changed since
+		// stay as they are (the plan lists them).
+		clean := make([]step, 0, len(steps))
+		for _, st := range steps {
+			if !st.conflict {
+				clean = append(clean, st)
+			}
+		}
+		if len(clean) == 0 {
+			return nil, pl, fmt.Errorf("%w: %s (revert anyway to overwrite)", ErrConflict, changedPaths(pl.Conflicts))
+		}
+		steps = clean
 	}
 	if len(pl.Protected) > 0 && !force {
 		var cs []Change

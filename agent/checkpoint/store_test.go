@@ -214,6 +214,9 @@ func TestIgnoredFilesAreNotRecorded(t *testing.T) {
 	}
 }
 
+// Without force a revert takes back the files without a conflict and
+// leaves those changed since; a revert of conflicts only changes nothing;
+// force ("revert anyway") takes the rest back too.
 func TestConflictsNeedForce(t *testing.T) {
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "v1\n", "b.txt": "b1\n"})
@@ -228,11 +231,21 @@ func TestConflictsNeedForce(t *testing.T) {
 	if !slices.Equal(statuses(plan.Conflicts), []string{"modified a.txt"}) || !slices.Equal(statuses(plan.Restore), []string{"modified b.txt"}) {
 		t.Fatalf("plan %+v", plan)
 	}
-	if _, _, err := s.Revert(context.Background(), []Record{*r}, Info{}, false); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "a.txt") {
-		t.Fatalf("revert without force: %v", err)
+	rev, pl, err := s.Revert(context.Background(), []Record{*r}, Info{}, false)
+	if err != nil || rev == nil || !slices.Equal(statuses(rev.Changes), []string{"modified b.txt"}) || !slices.Equal(statuses(pl.Conflicts), []string{"modified a.txt"}) {
+		t.Fatalf("revert without force: %+v %+v %v, want b.txt reverted and a.txt kept", rev, pl, err)
 	}
-	if got, _ := read(t, ws, "b.txt"); got != "b2\n" {
-		t.Errorf("a refused revert changed b.txt to %q", got)
+	for name, want := range map[string]string{"a.txt": "v3 by hand\n", "b.txt": "b1\n"} {
+		if got, _ := read(t, ws, name); got != want {
+			t.Errorf("after the revert without force %s = %q, want %q", name, got, want)
+		}
+	}
+	// Only the conflict is left: without force nothing changes.
+	if _, _, err := s.Revert(context.Background(), []Record{*r}, Info{}, false); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "a.txt") {
+		t.Fatalf("revert of conflicts only, without force: %v", err)
+	}
+	if got, _ := read(t, ws, "a.txt"); got != "v3 by hand\n" {
+		t.Errorf("a refused revert changed a.txt to %q", got)
 	}
 	if _, _, err := s.Revert(context.Background(), []Record{*r}, Info{}, true); err != nil {
 		t.Fatal(err)

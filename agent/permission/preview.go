@@ -155,6 +155,11 @@ func fill(pattern, s string) string {
 // candidates are calls near the rule: its patterns filled with samples,
 // and variants of them that a careless reading might think it allows.
 func candidates(r Rule) []Call {
+	if r.Type == TypeCodeAction {
+		// Code runs through one tool: variants of its name would be tools
+		// that do not exist.
+		return nil
+	}
 	tools := []string{fill(r.ToolName, "create_issue"), fill(r.ToolName, "x")}
 	if i := strings.IndexAny(r.ToolName, "*?["); i > 0 {
 		tools = append(tools, r.ToolName[:i]+"delete_all")

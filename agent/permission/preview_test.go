@@ -8,6 +8,19 @@ import (
 
 // The preview of an Always answer says what the rule covers, and its
 // examples are what the manager's own matching decides.
+// A code action's preview names no tools that do not exist (variants of
+// the code tool's name, or "other_tool").
+func TestPreviewOfCodeActionInventsNoTools(t *testing.T) {
+	m, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.PreviewPattern("ipybox_execute_ipython_cell", Call{Type: TypeCodeAction, ToolName: "ipybox_execute_ipython_cell"})
+	if len(p.Matches)+len(p.Misses) != 0 || !p.CoversCall {
+		t.Errorf("the preview of every code action lists %q and %q, want no invented tools", p.Matches, p.Misses)
+	}
+}
+
 func TestPreviewPattern(t *testing.T) {
 	m, err := Open(t.TempDir())
 	if err != nil {

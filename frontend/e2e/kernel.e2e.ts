@@ -162,6 +162,8 @@ describe('the kernel workflow in the window', () => {
   it('offers to restore the variables after a restart, and restores them', async () => {
     const { page } = app;
     await page.getByRole('button', { name: 'Restart kernel' }).click();
+    // A restart loses the variables: it is confirmed first.
+    await page.getByTestId('restart-dialog').getByRole('button', { name: 'Restart kernel' }).click();
     const offer = page.getByTestId('replay-offer');
     await offer.waitFor({ timeout: 30_000 });
     expect(await offer.textContent()).toContain('Replay 2 cells');

@@ -233,7 +233,7 @@ describe('App', () => {
     });
     render(App, { backend });
     await screen.findByLabelText('Message to the agent');
-    await userEvent.click(await screen.findByRole('button', { name: '⤓ Export' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Export' }));
     await userEvent.click(screen.getByRole('checkbox', { name: /Include the model’s thoughts/ }));
     await userEvent.click(screen.getByRole('menuitem', { name: /Jupyter notebook/ }));
     expect(backend.exportSession).toHaveBeenCalledWith('ipynb', true);
@@ -477,6 +477,20 @@ describe('App kernel status', () => {
     expect(screen.getByTestId('kernel-status')).toHaveTextContent('Kernel died');
   });
 
+  it('asks before restarting the kernel, which loses its variables', async () => {
+    const { backend } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByText('Kernel ready');
+    await userEvent.click(screen.getAllByRole('button', { name: 'Restart kernel' })[0]!);
+    const dialog = await screen.findByRole('alertdialog', { name: 'Restart the kernel?' });
+    expect(dialog).toHaveAccessibleDescription(/variables, imports and loaded data are lost/);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(backend.restartKernel).not.toHaveBeenCalled();
+    await userEvent.click(screen.getAllByRole('button', { name: 'Restart kernel' })[0]!);
+    await userEvent.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Restart kernel' }));
+    expect(backend.restartKernel).toHaveBeenCalledOnce();
+  });
+
   it('keeps a kernel status that arrived before OpenWorkspace returned', async () => {
     let kernelCb: (s: KernelStatus) => void = () => {};
     let finish: (w: WorkspaceInfo) => void = () => {};
@@ -643,18 +657,36 @@ describe('App long sessions', () => {
     expect(await screen.findByRole('heading', { name: 'Undo this revert?' })).toBeInTheDocument();
   });
 
-  it('forks at a prompt and puts the prompt in the box', async () => {
+  it("forks at a prompt and puts the prompt in the fork's box, not the source's", async () => {
+    let kernelCb: (s: KernelStatus) => void = () => {};
     const { backend, emit } = fakeBackend({
       workspace: vi.fn(async () => ws()),
       forkSession: vi.fn(async () => ({ sessionId: 'f1', prompt: 'change files' })),
+      onKernel: (cb) => {
+        kernelCb = cb;
+        return () => {};
+      },
     });
     render(App, { backend });
     const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    kernelCb({ ...ready, sessionId: 's1' });
     emit(turnWithChanges);
     await userEvent.click(await screen.findByRole('button', { name: 'Fork' }));
     expect(backend.forkSession).toHaveBeenCalledWith(1, '');
+    await vi.waitFor(() => expect(backend.sessions).toHaveBeenCalledTimes(2));
+    expect(box.value).toBe('');
+    // The notice and the prompt belong to the fork: they show with it.
+    expect(screen.queryByText(/Forked a new session before prompt 1/)).toBeNull();
+    kernelCb({ ...ready, sessionId: 'f1' });
     await vi.waitFor(() => expect(box.value).toBe('change files'));
     expect(await screen.findByText(/Forked a new session before prompt 1/)).toBeInTheDocument();
+    // Back in the source, its box is empty and the fork's notice gone;
+    // the fork keeps its draft.
+    kernelCb({ ...ready, sessionId: 's1' });
+    await vi.waitFor(() => expect(box.value).toBe(''));
+    expect(screen.queryByText(/Forked a new session before prompt 1/)).toBeNull();
+    kernelCb({ ...ready, sessionId: 'f1' });
+    await vi.waitFor(() => expect(box.value).toBe('change files'));
   });
 
   it('shows the meter, compacts on request and answers the budget', async () => {

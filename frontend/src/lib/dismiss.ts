@@ -1,17 +1,17 @@
 // A Svelte action for pop-ups (the export menu, the grants list): a click
 // outside the node, or Escape, closes them.
 
-export function dismiss(node: HTMLElement, close: () => void) {
+export function dismiss(node: HTMLElement, close: (e: Event) => void) {
   const click = (e: MouseEvent) => {
-    if (!node.contains(e.target as Node)) close();
+    if (!node.contains(e.target as Node)) close(e);
   };
   const key = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') close();
+    if (e.key === 'Escape') close(e);
   };
   window.addEventListener('click', click);
   window.addEventListener('keydown', key);
   return {
-    update(next: () => void) {
+    update(next: (e: Event) => void) {
       close = next;
     },
     destroy() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shortcutOf, SHORTCUTS } from './keyboard';
+import { APPROVAL_KEYS, shortcutOf, SHORTCUTS } from './keyboard';
 
 const key = (k: string, mods: Partial<KeyboardEventInit> = {}) => new KeyboardEvent('keydown', { key: k, ...mods });
 const idle = { running: false, selection: false };
@@ -35,5 +35,11 @@ describe('shortcutOf', () => {
 
   it('lists every action in the sheet', () => {
     expect(SHORTCUTS.map((s) => s.id).sort()).toEqual(['focus', 'help', 'new', 'quit', 'search', 'settings', 'stop']);
+  });
+});
+
+describe('APPROVAL_KEYS', () => {
+  it("lists the approval bar's e (Edit)", () => {
+    expect(APPROVAL_KEYS.some((k) => k.keys.includes('e') && k.description.startsWith('Edit'))).toBe(true);
   });
 });

@@ -26,6 +26,7 @@ export const APPROVAL_KEYS: { keys: string[]; description: string }[] = [
   { keys: ['n', 'Esc'], description: 'No: do not run it (the turn ends)' },
   { keys: ['a'], description: 'Always: edit the rule, see what it matches, Enter saves it' },
   { keys: ['s'], description: 'Session: allow calls like it in this conversation' },
+  { keys: ['e'], description: 'Edit: change a code action before it runs' },
 ];
 
 /** Keys of the message box and the settings panel. */

@@ -13,6 +13,7 @@ const base: Failure = {
   status: 503,
   prompt: 'Plot it',
   images: [],
+  action: '',
 };
 
 describe('FailureCard', () => {

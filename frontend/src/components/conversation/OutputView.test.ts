@@ -15,6 +15,17 @@ describe('OutputView', () => {
     expect(pre.textContent).toBe(output);
   });
 
+  it('after Show all says what the window did not keep, not that characters are hidden', async () => {
+    const output = Array.from({ length: 400 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    render(OutputView, { output, lines: 826_746, dropped: 826_000 });
+    expect(screen.getByText(/earlier characters hidden/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show all' }));
+    expect(screen.queryByText(/earlier characters hidden/)).toBeNull();
+    expect(screen.getByText(/826,000 earlier ones were not kept in the window/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Show less' }));
+    expect(screen.getByText(/earlier characters hidden/)).toBeInTheDocument();
+  });
+
   it('copies the whole output', async () => {
     const copy = vi.fn(async () => {});
     render(OutputView, { output: 'a\nb\n', lines: 2, dropped: 0, copy });

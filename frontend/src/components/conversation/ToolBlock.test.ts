@@ -41,9 +41,10 @@ const toolOutput = (tool_name: string, content: string, is_error = false): Agent
 });
 
 function fakeBackend(): Backend {
-  const partial: Pick<Backend, 'imageData' | 'openFile'> = {
+  const partial: Pick<Backend, 'imageData' | 'openFile' | 'copyText'> = {
     imageData: vi.fn(async (path: string) => `data:image/png;base64,${btoa(path)}`),
     openFile: vi.fn(async () => {}),
+    copyText: vi.fn(async () => {}),
   };
   return partial as Backend;
 }
@@ -291,6 +292,27 @@ describe('ToolBlock', () => {
       await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
       expect(await screen.findByRole('alert')).toHaveTextContent('the file is outside the workspace');
     });
+
+    it('offers Copy path and Show in folder when no program opens the file', async () => {
+      const backend = fakeBackend();
+      vi.mocked(backend.openFile).mockRejectedValueOnce(new Error('no program to open files is installed (xdg-open was not found)'));
+      show(item(), backend);
+      expect(screen.queryByRole('button', { name: 'Copy path' })).toBeNull();
+      await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
+      expect(await screen.findByRole('alert')).toHaveTextContent('xdg-open was not found');
+      await userEvent.click(screen.getByRole('button', { name: 'Copy path' }));
+      expect(backend.copyText).toHaveBeenCalledWith('.freeact/sessions/s1/tool-results/ab12cd34.txt');
+      await userEvent.click(screen.getByRole('button', { name: 'Show in folder' }));
+      expect(backend.openFile).toHaveBeenLastCalledWith('.freeact/sessions/s1/tool-results');
+    });
+  });
+});
+
+describe('ToolBlock header for screen readers', () => {
+  it("names the header with the cell's status and badges", () => {
+    const item = { ...toolOf([askCode('print(1)')]), status: 'done' as const, original: 'print(0)' };
+    show(item);
+    expect(screen.getByRole('group', { name: /done, edited by you/ })).toBeInTheDocument();
   });
 });
 

@@ -36,6 +36,12 @@ describe('ChangesBar', () => {
     expect(screen.queryByRole('button', { name: 'Revert this action' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Review diff' })).toBeInTheDocument();
   });
+
+  it('marks changes recorded late, after freeact stopped during the action, and still offers their revert', () => {
+    render(ChangesBar, { files: files.slice(0, 1), scope: 'action', revertedBy: '', late: true, onreview: () => {}, onrevert: () => {} });
+    expect(screen.getByTestId('late-badge')).toHaveTextContent('Recorded late');
+    expect(screen.getByRole('button', { name: 'Revert this action' })).toBeInTheDocument();
+  });
 });
 
 describe('DiffDialog', () => {
@@ -149,6 +155,28 @@ describe('RevertDialog', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Revert 2 files' }));
     await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('a turn is running'));
     expect(screen.getByRole('button', { name: 'Revert 2 files' })).toBeEnabled();
+  });
+
+  it('offers "Revert anyway" when files changed since the plan was made, and overwrites them on it', async () => {
+    const onconfirm = vi.fn(async (force: boolean) => {
+      if (!force) throw new Error('files changed since: data.txt (revert anyway to overwrite)');
+    });
+    render(RevertDialog, {
+      title: 'Revert this turn?',
+      what: 'this turn',
+      load: async () => ({ restore: plan.restore, conflicts: null, unrestorable: null, protected: null, unkept: null }),
+      onconfirm,
+      onclose: () => {},
+    });
+    expect(screen.queryByRole('button', { name: 'Revert anyway' })).toBeNull();
+    await userEvent.click(await screen.findByRole('button', { name: 'Revert 2 files' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Revert anyway' }));
+    expect(onconfirm.mock.calls).toEqual([[false, []], [true, []]]);
+  });
+
+  it('says that unticked conflicts stay as they are', async () => {
+    render(RevertDialog, { title: 'Revert?', what: 'this turn', load: async () => plan, onconfirm: async () => {}, onclose: () => {} });
+    expect(await screen.findByText(/they stay as they are and only the other files are reverted/)).toBeInTheDocument();
   });
 
   it('has nothing to do when the files are as they were', async () => {

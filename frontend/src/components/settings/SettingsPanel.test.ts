@@ -203,6 +203,26 @@ describe('SettingsPanel', () => {
     expect(b.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ enable_subagents: 'false' }));
   });
 
+  it('says when there is nothing to save, writes nothing, and keeps the focus in the panel after a save', async () => {
+    const { b, onclose } = open(settingsBackend(), { tab: 'permissions' });
+    const saveButton = await screen.findByRole('button', { name: 'Save permissions' });
+    await userEvent.click(saveButton);
+    expect(await screen.findByTestId('settings-status')).toHaveTextContent('Nothing to save: nothing was changed.');
+    expect(b.savePermissions).not.toHaveBeenCalled();
+    expect(screen.getByRole('dialog').contains(document.activeElement)).toBe(true);
+    // A real save: the disabled button gives the focus back after.
+    await userEvent.click(screen.getByRole('tab', { name: 'Model' }));
+    const temp = await screen.findByLabelText('Temperature');
+    await userEvent.click(within(screen.getByTestId('field-temperature')).getByRole('checkbox'));
+    await userEvent.clear(temp);
+    await userEvent.type(temp, '0.5');
+    await userEvent.click(screen.getByRole('button', { name: 'Save model settings' }));
+    expect(await screen.findByTestId('settings-status')).toHaveTextContent('Model saved to .freeact/agent.json');
+    await vi.waitFor(() => expect(screen.getByRole('dialog').contains(document.activeElement)).toBe(true));
+    await userEvent.keyboard('{Escape}');
+    expect(onclose).toHaveBeenCalled();
+  });
+
   it('keeps config.toml keys read-only', async () => {
     open(settingsBackend({ fields: withValues({ model: '"google-gla:gemini-2.5-pro"' }, ['model', 'model_settings', 'max_subagents']) }));
     expect(await screen.findByLabelText('Provider')).toBeDisabled();

@@ -24,6 +24,20 @@ describe('ContextMeter', () => {
     expect(screen.queryByTestId('meter-panel')).toBeNull();
   });
 
+  it('closes its panel on Esc (the focus back on the meter) and on a click outside', async () => {
+    document.body.insertAdjacentHTML('beforeend', '<p data-testid="outside">elsewhere</p>');
+    render(ContextMeter, { meter, busy: false, canCompact: true, oncompact: () => {} });
+    const button = screen.getByTestId('context-meter');
+    await userEvent.click(button);
+    expect(screen.getByTestId('meter-panel')).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByTestId('meter-panel')).toBeNull();
+    expect(button).toHaveFocus();
+    await userEvent.click(button);
+    await userEvent.click(screen.getByTestId('outside'));
+    expect(screen.queryByTestId('meter-panel')).toBeNull();
+  });
+
   it('counts tokens when the window is unknown and waits while a turn runs', async () => {
     render(ContextMeter, {
       meter: { cost: 0, unpriced: 3, budget: null, contextTokens: 12_345, contextWindow: 0, compactAt: 0 },

@@ -125,6 +125,8 @@ export type AgentEvent =
       label: string;
       files: FileChange[];
       unrestorable?: string[];
+      /** Files changed since that the revert left as they are. */
+      kept?: string[];
     })
   | (Meta & { type: 'Notice'; text: string })
   | (Meta & {
@@ -149,6 +151,8 @@ export type AgentEvent =
       status?: number;
       /** The turn failed after actions ran: it stays in the session, with a note to the model. */
       kept?: boolean;
+      /** What failed when not a turn: 'compact' for "Compact now". */
+      action?: string;
     })
   /** The user edited a code action before approving it: code runs instead. */
   | (Meta & { type: 'CodeEdited'; code: string })

@@ -8,6 +8,7 @@ import {
   openFailure,
   reduce,
   withGrants,
+  withoutFailedCompaction,
   withoutFailedTurn,
   type ConversationState,
   type ToolItem,
@@ -286,6 +287,29 @@ describe('conversation reducer', () => {
     expect(s.items).toEqual([]);
   });
 
+  it('renders a rejected call of a resumed session as rejected, not as an error', () => {
+    const call = (id: string): AgentEvent => ({ type: 'ToolCall', agent_id: 'main', correlation_id: id, tool_name: 'ipybox_execute_ipython_cell', args: { code: '!rm x' } });
+    const out = (id: string, content: string, is_error = true): AgentEvent => ({
+      type: 'ToolOutput',
+      agent_id: 'main',
+      correlation_id: id,
+      tool_name: 'ipybox_execute_ipython_cell',
+      content,
+      is_error,
+    });
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main', history: true },
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      call('c1'),
+      out('c1', 'Tool call rejected'),
+      call('c2'),
+      out('c2', 'before\nThe user rejected the shell command: rm x\nTool call rejected'),
+      call('c3'),
+      out('c3', 'NameError: x'),
+    ]);
+    expect(s.items.filter((i) => i.kind === 'tool').map((i) => (i as ToolItem).status)).toEqual(['rejected', 'rejected', 'error']);
+  });
+
   it('keeps unchanged items identical', () => {
     const s1 = run([{ type: 'UserMessage', agent_id: 'main', text: 'a' }, code('c1')]);
     const s2 = run([chunk('c1', 'x')], s1);
@@ -412,6 +436,30 @@ describe('long sessions', () => {
     );
     expect(s.items).toHaveLength(1);
     expect(s.items[0]).toMatchObject({ summary: 'S', tokensBefore: 900, tokensAfter: 100 });
+  });
+
+  it('ends a failed "Compact now" without the earlier prompt, and drops it before a retry', () => {
+    let s = run([
+      { type: 'UserMessage', agent_id: 'main', text: 'Run the tool' } as AgentEvent,
+      { type: 'TurnEnded', agent_id: 'main' },
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'Compacting', agent_id: 'main', reason: 'manual', messages: 4 },
+      {
+        type: 'Failed',
+        agent_id: 'main',
+        error: 'HTTP 400: bad request',
+        cause: 'model',
+        summary: 'The provider refused the request (HTTP 400).',
+        fix: 'Try again.',
+        action: 'compact',
+      },
+    ]);
+    expect(s.items.find((i) => i.kind === 'compaction')).toMatchObject({ summary: null, failed: true });
+    const f = openFailure(s.items);
+    expect(f?.failure).toMatchObject({ action: 'compact', prompt: '', summary: 'The provider refused the request (HTTP 400).' });
+    s = withoutFailedCompaction(s);
+    expect(s.items.some((i) => i.kind === 'compaction' || (i.kind === 'notice' && i.failure))).toBe(false);
+    expect(s.items.some((i) => i.kind === 'user')).toBe(true);
   });
 
   it('holds a budget request until the turn ends', () => {

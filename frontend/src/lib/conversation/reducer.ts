@@ -102,6 +102,8 @@ export interface ChangesView {
   turnId: string;
   files: FileChange[];
   revertedBy: string;
+  /** Recorded at the next start: freeact stopped while the action ran. */
+  late: boolean;
 }
 export interface LaneItem {
   kind: 'lane';
@@ -139,6 +141,9 @@ export interface Failure {
   /** The prompt of the failed turn, to send again. */
   prompt: string;
   images: string[];
+  /** 'compact' when "Compact now" failed: Retry compacts again (and
+   * sends no prompt); '' for a turn. */
+  action: string;
 }
 /** Older turns summarised for the model; summary is null while it runs. */
 export interface CompactionItem {
@@ -149,6 +154,8 @@ export interface CompactionItem {
   summary: string | null;
   tokensBefore: number;
   tokensAfter: number;
+  /** It failed (the failure card after it says why). */
+  failed?: boolean;
 }
 /** The files a turn changed, at its end. */
 export interface TurnChangesItem {
@@ -168,6 +175,8 @@ export interface RevertItem {
   label: string;
   files: FileChange[];
   unrestorable: string[];
+  /** Files changed since, left as they are (not forced). */
+  kept: string[];
   undoneBy: string;
   /** It took back an earlier revert (the changes are back). */
   undoes: boolean;
@@ -521,6 +530,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'TurnStarted':
       return { ...s, running: !ev.history, usage: zeroUsage() };
     case 'UserMessage':
+      // How the last replay went is old news once the user goes on.
+      if (s.replay && !s.replay.running) s = { ...s, replay: null };
       return push(s, MAIN, (id) => ({ kind: 'user', id, text: ev.text, images: ev.images ?? [], turn: ev.turn ?? 0 }));
     case 'ThoughtsChunk':
       return streamText(s, agent, 'thoughts', ev.text, false);
@@ -620,14 +631,17 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           startedAt: t.startedAt ?? now,
         };
       });
-    case 'ToolOutput':
+    case 'ToolOutput': {
+      // A resumed session has no answers: a rejected call's result says it.
+      const refused = !!ev.is_error && (ev.content === REJECTED || ev.content.endsWith('\n' + REJECTED));
       return updateTool(s, agent, corr, ev.tool_name, (t) => ({
         ...t,
         result: ev.content,
         isError: t.isError || !!ev.is_error,
-        status: t.status === 'rejected' ? 'rejected' : ev.is_error ? 'error' : 'done',
+        status: t.status === 'rejected' || refused ? 'rejected' : ev.is_error ? 'error' : 'done',
         endedAt: t.endedAt ?? now,
       }));
+    }
     case 'ToolCall':
       return updateTool(s, agent, corr, ev.tool_name, (t) => ({
         ...t,
@@ -702,6 +716,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         turnId: ev.turn_id,
         files: ev.files,
         revertedBy: ev.reverted_by ?? '',
+        late: ev.late ?? false,
       };
       s = { ...s, turnChanges: [...s.turnChanges, changes] };
       return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({ ...t, changes }));
@@ -717,6 +732,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         label: ev.label,
         files: ev.files,
         unrestorable: ev.unrestorable ?? [],
+        kept: ev.kept ?? [],
         undoneBy: '',
         undoes,
       }));
@@ -745,8 +761,11 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'cancelled', text: `Cancelled (${phase})` }));
     }
     case 'Failed': {
-      // A subagent's failure has no prompt of the user's to send again.
-      const user = agent === MAIN ? lastUser(s.items) : undefined;
+      // A subagent's failure, and a failed compaction, have no prompt of
+      // the user's to send again.
+      const action = ev.action ?? '';
+      const user = agent === MAIN && action === '' ? lastUser(s.items) : undefined;
+      if (action === 'compact') s = withItems(s, agent, endCompaction(itemsOf(s, agent)));
       const failure: Failure = {
         cause: ev.cause ?? '',
         summary: ev.summary ?? '',
@@ -756,6 +775,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         status: ev.status ?? 0,
         prompt: user?.text ?? '',
         images: user?.images ?? [],
+        action,
       };
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.summary || ev.error, failure }));
     }
@@ -923,6 +943,24 @@ export function openFailure(items: Item[]): (NoticeItem & { failure: Failure }) 
     if (it?.kind === 'notice' && it.failure) return it as NoticeItem & { failure: Failure };
   }
   return undefined;
+}
+
+/** The running compaction, if any, marked failed: its spinner stops. */
+function endCompaction(items: Item[]): Item[] {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i]!;
+    if (it.kind === 'compaction' && it.summary === null && !it.failed) return replaceAt(items, i, { ...it, failed: true });
+  }
+  return items;
+}
+
+/** Before "Compact now" is tried again: drops the failed compaction and
+ * its failure card (the retry shows its own). */
+export function withoutFailedCompaction(s: ConversationState): ConversationState {
+  const items = s.items.filter(
+    (it) => !(it.kind === 'compaction' && it.failed) && !(it.kind === 'notice' && it.failure?.action === 'compact'),
+  );
+  return { ...s, items };
 }
 
 /** Drops the last turn when it failed (its prompt and the failure), before

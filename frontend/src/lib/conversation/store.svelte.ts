@@ -9,6 +9,7 @@ import {
   inputAnswered,
   reduce,
   withGrants,
+  withoutFailedCompaction,
   withoutFailedTurn,
   type ConversationState,
   type Decision,
@@ -38,6 +39,11 @@ export class Conversation {
   /** Before a failed turn's prompt is sent again: drops that turn. */
   dropFailedTurn(): void {
     this.state = withoutFailedTurn(this.state);
+  }
+
+  /** Before a failed "Compact now" is tried again: drops it. */
+  dropFailedCompaction(): void {
+    this.state = withoutFailedCompaction(this.state);
   }
 
   setGrants(grants: RuleData[]): void {

@@ -2,6 +2,9 @@
 // stands for one cause: pushing the same key replaces it, and clear(key)
 // takes it away when the cause is gone. The same message is never shown
 // twice, and only the newest few stay, so old errors do not pile up.
+// A notice (what was just done: created, forked, exported) belongs to its
+// conversation, shows one at a time, and goes by itself a while after it is
+// first shown.
 
 export type BannerKind = 'error' | 'info';
 
@@ -10,14 +13,22 @@ export interface Banner {
   kind: BannerKind;
   message: string;
   key: string;
+  /** The conversation it belongs to; '' for the whole window. */
+  conversation: string;
+  /** A notice: it replaces the previous one and expires. */
+  notice: boolean;
 }
 
 /** How many banners show at most; older ones are dropped. */
 export const MAX_BANNERS = 3;
 
+/** How long a notice shows, in milliseconds. */
+export const NOTICE_MS = 8000;
+
 export class Banners {
   items: Banner[] = $state([]);
   #next = 1;
+  #timed = new Set<number>();
 
   /** Shows a banner. key names its cause ('' for none): a banner of the
    * same key is replaced. A message already shown is not repeated. */
@@ -26,8 +37,37 @@ export class Banners {
     const old = this.items.find(same);
     // A repeat keeps its id and becomes the newest.
     const id = old && old.kind === kind && old.message === message ? old.id : this.#next++;
-    this.items = [...this.items.filter((b) => !same(b)), { id, kind, message, key }].slice(-MAX_BANNERS);
+    this.items = [...this.items.filter((b) => !same(b)), { id, kind, message, key, conversation: '', notice: false }].slice(-MAX_BANNERS);
     return id;
+  }
+
+  /** Says what was just done in conversation (its key; '' for the
+   * window): it replaces the previous notice and goes after NOTICE_MS. */
+  notify(message: string, conversation: string): number {
+    const id = this.#next++;
+    this.items = [...this.items.filter((b) => !b.notice), { id, kind: 'info' as const, message, key: '', conversation, notice: true }].slice(
+      -MAX_BANNERS,
+    );
+    return id;
+  }
+
+  /** The banners were shown: a notice goes NOTICE_MS after it is first
+   * shown (a fork's notice waits for the fork to show). */
+  shown(list: Banner[]): void {
+    for (const b of list) {
+      if (!b.notice || this.#timed.has(b.id)) continue;
+      this.#timed.add(b.id);
+      setTimeout(() => {
+        this.#timed.delete(b.id);
+        this.dismiss(b.id);
+      }, NOTICE_MS);
+    }
+  }
+
+  /** The banners shown with conversation (its key): the window's and its
+   * own. */
+  shownIn(conversation: string): Banner[] {
+    return this.items.filter((b) => b.conversation === '' || b.conversation === conversation);
   }
 
   error(e: unknown, key = ''): number {

@@ -1,7 +1,31 @@
-import { describe, expect, it } from 'vitest';
-import { Banners, MAX_BANNERS } from './banners.svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { Banners, MAX_BANNERS, NOTICE_MS } from './banners.svelte';
 
 describe('Banners', () => {
+  it('shows one notice at a time, in its own conversation only, and lets it expire', () => {
+    vi.useFakeTimers();
+    try {
+      const b = new Banners();
+      b.push('error', 'the kernel died', 'kernel');
+      b.notify('Created .freeact/', 'ws\ns1');
+      b.notify('Forked a new session', 'ws\ns2');
+      b.notify('Exported to a.ipynb', 'ws\ns2');
+      expect(b.shownIn('ws\ns2').map((i) => i.message)).toEqual(['the kernel died', 'Exported to a.ipynb']);
+      // Another conversation shows the window's banners, not the notice.
+      expect(b.shownIn('ws\ns1').map((i) => i.message)).toEqual(['the kernel died']);
+      // It goes a while after it was first shown, not before.
+      vi.advanceTimersByTime(NOTICE_MS);
+      expect(b.shownIn('ws\ns2')).toHaveLength(2);
+      b.shown(b.shownIn('ws\ns2'));
+      vi.advanceTimersByTime(NOTICE_MS - 1);
+      expect(b.shownIn('ws\ns2')).toHaveLength(2);
+      vi.advanceTimersByTime(1);
+      expect(b.shownIn('ws\ns2').map((i) => i.message)).toEqual(['the kernel died']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('shows, folds a repeat, and dismisses', () => {
     const b = new Banners();
     const first = b.push('error', 'kernel died');

@@ -30,6 +30,8 @@ describe('NumberInput', () => {
     await userEvent.type(input, '60');
     expect(onchange).toHaveBeenLastCalledWith('60');
     expect(input).toHaveAttribute('aria-invalid', 'false');
+    // The field's error goes with the fix.
+    expect(onlocal).toHaveBeenLastCalledWith(null);
   });
 
   it('refuses a value outside the bounds with the backend’s words', async () => {

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { Follow } from './follow';
+
+// A view of 500 px over 2000 px of content: the bottom is at 1500.
+const H = 2000;
+const C = 500;
+
+describe('Follow', () => {
+  it('stops following on a wheel notch up from the bottom and stays stopped near it', () => {
+    const f = new Follow();
+    f.followed(1500);
+    f.movedUp();
+    // Smooth scrolling moves a few pixels per frame, all within the margin.
+    for (const top of [1497, 1490, 1480, 1470]) expect(f.scrolled(top, H, C)).toBe(false);
+  });
+
+  it('stops following when the view moves up above where following put it, without a wheel', () => {
+    const f = new Follow();
+    f.followed(1500);
+    expect(f.scrolled(1100, H, C)).toBe(false);
+  });
+
+  it('keeps following when content grows below the view', () => {
+    const f = new Follow();
+    f.followed(1500);
+    // No move: the content grew (a scroll event at the same place).
+    expect(f.scrolled(1500, H + 300, C)).toBe(true);
+  });
+
+  it('keeps following when the view grows taller and the browser moves it back up to the bottom', () => {
+    const f = new Follow();
+    f.followed(1500);
+    // The approval bar below went: the view is 200 px taller.
+    expect(f.scrolled(1300, H, C + 200)).toBe(true);
+  });
+
+  it('follows again only when a move down reaches the bottom', () => {
+    const f = new Follow();
+    f.followed(1500);
+    f.movedUp();
+    f.scrolled(1000, H, C);
+    expect(f.scrolled(1400, H, C)).toBe(false);
+    expect(f.scrolled(1480, H, C)).toBe(true);
+  });
+
+  it('does not follow again while moving up inside the margin after a move down', () => {
+    const f = new Follow();
+    f.followed(1500);
+    f.movedUp();
+    f.scrolled(1200, H, C);
+    f.scrolled(1470, H, C); // down into the margin: follows
+    f.movedUp();
+    expect(f.scrolled(1465, H, C)).toBe(false);
+  });
+});
