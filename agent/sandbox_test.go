@@ -227,18 +227,27 @@ func TestSandboxedMCPServer(t *testing.T) {
 turns:
   - reply:
       - call: {id: c1, name: fs_read_text_file, args: {path: `+jsonString(filepath.Join(ws, ".env"))+`}}
-      - call: {id: c2, name: fs_write_file, args: {path: `+jsonString(outside)+`, content: "x"}}
+      - call: {id: c2, name: fs_write_file, args: {path: `+jsonString(settings)+`, content: "{}"}}
       - call: {id: c3, name: fs_write_file, args: {path: `+jsonString(filepath.Join(ws, "inside.txt"))+`, content: "ok"}}
+      - call: {id: c4, name: fs_write_file, args: {path: `+jsonString(outside)+`, content: "x"}}
   - expect:
       last:
         - {role: user, response: fs_read_text_file, output: "EACCES"}
-        - {role: user, response: fs_write_file, output: "EROFS"}
+        - {role: user, response: fs_write_file, output: "EBUSY"}
         - {role: user, response: fs_write_file, output: "Successfully wrote"}
+        - {role: user, response: fs_write_file, output: "outside allowed directories"}
     reply: [{text: "Confined."}]
 `)
+	// The .env read and the settings write meet the sandbox (the server's
+	// roots, the workspace, allow both; srt mounts the settings read-only,
+	// so the server's rename over them fails with EBUSY); the write outside
+	// meets the roots first, as the client gives the workspace as its root.
 	events := run(t, a, "Try the files.", nil)
 	if _, err := os.Stat(outside); err == nil {
 		t.Error("the sandboxed server wrote outside the workspace")
+	}
+	if b, _ := os.ReadFile(settings); string(b) == "{}" {
+		t.Error("the sandboxed server rewrote its own sandbox settings")
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "inside.txt")); string(b) != "ok" {
 		t.Errorf("the sandboxed server could not write in the workspace:%s", describe(events))

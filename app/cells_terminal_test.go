@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -41,11 +40,13 @@ turns:
 	scr.expect(t, "> ")
 	quit(t, send, exited)
 
-	sessions, err := os.ReadDir(filepath.Join(ws, ".freeact", "sessions"))
+	// The session's folder; its writer's lock file lies beside it.
+	sessions, err := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "*", "main.jsonl"))
 	if err != nil || len(sessions) != 1 {
 		t.Fatalf("sessions: %v %v", sessions, err)
 	}
-	scr, send, exited = startTerminal(t, exec.Command(bin, "run", "--workspace", ws, "--session-id", sessions[0].Name()), env, 120)
+	id := filepath.Base(filepath.Dir(sessions[0]))
+	scr, send, exited = startTerminal(t, exec.Command(bin, "run", "--workspace", ws, "--session-id", id), env, 120)
 	scr.expect(t, "This session's 1 successful code cell would run again:")
 	scr.expect(t, "Cell 1:")
 	scr.expect(t, "word = 'user'") // the code that ran, as the user edited it
