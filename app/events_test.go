@@ -51,7 +51,7 @@ func contractEvents() []queued {
 		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Late: true, Files: []checkpoint.Change{
 			{Path: "a.txt", Status: checkpoint.Modified, Binary: true, Large: true, Added: 741, Removed: 742},
 		}}},
-		{ev: &agent.Reverted{Meta: meta, Checkpoint: "ckpt0009", Reverts: []string{"ckpt0001"}, Label: "Revert turn 1", Unrestorable: []string{"big.bin"}, Files: []checkpoint.Change{
+		{ev: &agent.Reverted{Meta: meta, Checkpoint: "ckpt0009", Reverts: []string{"ckpt0001"}, Label: "Revert turn 1", Unrestorable: []string{"big.bin"}, Kept: []string{"data.txt"}, Files: []checkpoint.Change{
 			{Path: "b.txt", Status: checkpoint.Deleted, Binary: true, Large: true, Added: 751, Removed: 752},
 		}}},
 		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
@@ -59,7 +59,7 @@ func contractEvents() []queued {
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
 		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
-			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404, Kept: true}},
+			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404, Kept: true, Action: agent.ActionCompact}},
 		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
 			Display: "git status", By: agent.BySession, Rule: "git status *"}},
 		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
