@@ -65,6 +65,21 @@ type KernelStatus struct {
 	ReplayReason string `json:"replayReason"`
 	// MCPFailures are the MCP servers that did not start with the agent.
 	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
+	// Interrupted is a revert a freeact process that died left cut short,
+	// for the window to offer FinishRevert or RollbackRevert; nil when
+	// there is none.
+	Interrupted *InterruptedRevert `json:"interrupted,omitempty"`
+	// BusyPID is, when Problem is "busy", the process that has the
+	// conversation open (0 when unknown): ForkBusySession continues it in
+	// a copy.
+	BusyPID int `json:"busyPid,omitempty"`
+}
+
+// InterruptedRevert is a revert cut short (KernelStatus.Interrupted).
+type InterruptedRevert struct {
+	Label string `json:"label"`
+	Files int    `json:"files"`
+	Time  string `json:"time"` // RFC 3339
 }
 
 // ReplayCell is a cell a replay would run (KernelStatus.ReplayCode).
@@ -119,9 +134,12 @@ type workspace struct {
 	// shown is the session whose history show sent from its file; once
 	// its agent has started, the history is sent again with what only
 	// the agent knows (compactions, file changes, costs).
-	shown  string
-	events chan queued
-	closed bool
+	shown string
+	// interrupted is the revert cut short that the window offers to
+	// finish or roll back (recovery.go); nil when there is none.
+	interrupted *InterruptedRevert
+	events      chan queued
+	closed      bool
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
@@ -232,6 +250,7 @@ func (ws *workspace) setStatus(s KernelStatus) {
 		return
 	}
 	s.Model = ws.cfg.Options.Model
+	s.Interrupted = ws.interrupted
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
 	s.MCPFailures = []agent.MCPFailure{}
 	if ws.agent != nil {
@@ -263,9 +282,7 @@ func (ws *workspace) recover(ctx context.Context, a *agent.Agent) {
 	if err != nil {
 		ws.push(queued{ev: &agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: "Checkpoints: " + err.Error()}})
 	}
-	if in != nil {
-		ws.push(queued{ev: &agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: interruptedText(in)}})
-	}
+	ws.setInterrupted(in)
 }
 
 // show empties the conversation in the window and, for a saved session,
@@ -298,7 +315,12 @@ func (ws *workspace) show(sessionID string) {
 func (ws *workspace) startFailed(err error) {
 	st := KernelStatus{State: KernelError, Message: err.Error(), Progress: -1}
 	var se *agent.StartError
-	if errors.As(err, &se) {
+	var busy *session.BusyError
+	if errors.As(err, &busy) {
+		st.Problem, st.BusyPID = "busy", busy.PID
+		st.Summary = "This conversation is open in another freeact window" + pidText(busy.PID) + "."
+		st.Fix = "Fork it to continue in a copy here, or close it there and retry."
+	} else if errors.As(err, &se) {
 		st.Problem, st.Summary, st.Fix = se.Step, se.Summary(), se.Fix()
 	} else {
 		st.Problem = "config"

@@ -57,6 +57,7 @@ export type RevertPlan = {
   unkept: Data<checkpoint.Unkept>[] | null;
 };
 export type ForkResult = Data<app.ForkResult>;
+export type InterruptedRevert = Data<app.InterruptedRevert>;
 export type LaunchTarget = Data<app.LaunchTarget>;
 export type FolderCheck = Data<app.FolderCheck>;
 export type AttachmentInfo = Data<app.AttachmentInfo>;
@@ -155,6 +156,14 @@ export interface Backend {
   /** Forks the session before prompt number turn; edited, when given, is
    * sent there once the new session is ready. */
   forkSession(turn: number, edited: string): Promise<ForkResult>;
+  /** Completes the revert a process that died left cut short (its
+   * Reverted, with Undo, arrives as an event). */
+  finishRevert(): Promise<void>;
+  /** Puts the files that revert changed back as they were before it. */
+  rollbackRevert(): Promise<void>;
+  /** Continues the conversation another process has open in a copy,
+   * opened here; returns the copy's session id. */
+  forkBusySession(): Promise<string>;
   /** What to open at start: the workspace of `freeact PATH` or the last one. */
   launch(): Promise<LaunchTarget>;
   /** Expands ~ and says whether a typed path is an existing folder. */
@@ -312,6 +321,9 @@ export const backend: Backend = {
   planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
   revert: (id, force, deleteUnkept) => call(() => Desktop.Revert(id, force, deleteUnkept)),
   forkSession: (turn, edited) => call(() => Desktop.ForkSession(turn, edited)),
+  finishRevert: () => call(Desktop.FinishRevert),
+  rollbackRevert: () => call(Desktop.RollbackRevert),
+  forkBusySession: () => call(Desktop.ForkBusySession),
   launch: () => call(Desktop.Launch),
   inspectFolder: (path) => call(() => Desktop.InspectFolder(path)),
   createFolder: (path) => call(() => Desktop.CreateFolder(path)),

@@ -155,6 +155,22 @@ export namespace app {
 	        this.prompt = source["prompt"];
 	    }
 	}
+	export class InterruptedRevert {
+	    label: string;
+	    files: number;
+	    time: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InterruptedRevert(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.label = source["label"];
+	        this.files = source["files"];
+	        this.time = source["time"];
+	    }
+	}
 	export class ReplayCell {
 	    code: string;
 	    changed: boolean;
@@ -183,6 +199,8 @@ export namespace app {
 	    replayCode: ReplayCell[];
 	    replayReason: string;
 	    mcpFailures: agent.MCPFailure[];
+	    interrupted?: InterruptedRevert;
+	    busyPid?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new KernelStatus(source);
@@ -203,6 +221,8 @@ export namespace app {
 	        this.replayCode = this.convertValues(source["replayCode"], ReplayCell);
 	        this.replayReason = source["replayReason"];
 	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
+	        this.interrupted = this.convertValues(source["interrupted"], InterruptedRevert);
+	        this.busyPid = source["busyPid"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

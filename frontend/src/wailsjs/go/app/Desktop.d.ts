@@ -43,6 +43,10 @@ export function DescribeVariable(arg1:string):Promise<kernel.VariableDetail>;
 
 export function ExportSession(arg1:string,arg2:boolean):Promise<string>;
 
+export function FinishRevert():Promise<void>;
+
+export function ForkBusySession():Promise<string>;
+
 export function ForkSession(arg1:number,arg2:string):Promise<app.ForkResult>;
 
 export function ImageData(arg1:string):Promise<string>;
@@ -100,6 +104,8 @@ export function Revert(arg1:string,arg2:boolean,arg3:Array<string>):Promise<void
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 
 export function RevokeSessionRule(arg1:permission.Rule):Promise<app.PermissionRules>;
+
+export function RollbackRevert():Promise<void>;
 
 export function RunCell(arg1:string,arg2:string,arg3:string):Promise<void>;
 

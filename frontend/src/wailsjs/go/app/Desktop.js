@@ -74,6 +74,14 @@ export function ExportSession(arg1, arg2) {
   return window['go']['app']['Desktop']['ExportSession'](arg1, arg2);
 }
 
+export function FinishRevert() {
+  return window['go']['app']['Desktop']['FinishRevert']();
+}
+
+export function ForkBusySession() {
+  return window['go']['app']['Desktop']['ForkBusySession']();
+}
+
 export function ForkSession(arg1, arg2) {
   return window['go']['app']['Desktop']['ForkSession'](arg1, arg2);
 }
@@ -188,6 +196,10 @@ export function RevokeGrant(arg1) {
 
 export function RevokeSessionRule(arg1) {
   return window['go']['app']['Desktop']['RevokeSessionRule'](arg1);
+}
+
+export function RollbackRevert() {
+  return window['go']['app']['Desktop']['RollbackRevert']();
 }
 
 export function RunCell(arg1, arg2, arg3) {
