@@ -130,6 +130,17 @@ func TestDesktopInterruptedRevert(t *testing.T) {
 			if st := h.waitStatusAfter(t, KernelReady, from); st.Interrupted != nil {
 				t.Fatalf("the status still names the interrupted revert: %+v", st.Interrupted)
 			}
+			// Nothing is left to finish or roll back: the files stay.
+			now := wsFiles(t, ws)
+			err1, err2 := d.FinishRevert(), d.RollbackRevert()
+			for _, err := range []error{err1, err2} {
+				if err == nil || !strings.Contains(err.Error(), "no revert was interrupted") {
+					t.Errorf("a second finish or rollback answered %v, want \"no revert was interrupted\"", err)
+				}
+			}
+			if got := wsFiles(t, ws); !sameFiles(got, now) {
+				t.Fatalf("a second finish or rollback changed %s", diffFiles(got, now))
+			}
 		})
 	}
 }
