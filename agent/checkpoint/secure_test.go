@@ -362,9 +362,14 @@ func TestGitignoreWrittenByActionDoesNotHideEdits(t *testing.T) {
 	s := open(t, ws, Options{})
 	r := action(t, s, Info{}, func() { write(t, ws, map[string]string{".gitignore": "data/\n", "data/f.txt": "v2"}) })
 	write(t, ws, map[string]string{"data/f.txt": "user's v3"})
+	// Without force the files without a conflict are reverted and the
+	// conflict stays as the user left it.
 	_, plan, err := s.Revert(context.Background(), []Record{*r}, Info{}, false)
-	if !errors.Is(err, ErrConflict) {
+	if err != nil || len(plan.Conflicts) != 1 || plan.Conflicts[0].Path != "data/f.txt" {
 		t.Fatalf("revert: %v, plan %+v", err, plan)
+	}
+	if _, ok := read(t, ws, ".gitignore"); ok {
+		t.Error("the .gitignore the action wrote was not reverted")
 	}
 	if v, _ := read(t, ws, "data/f.txt"); v != "user's v3" {
 		t.Errorf("data/f.txt = %q", v)
