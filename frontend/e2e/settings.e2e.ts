@@ -121,7 +121,8 @@ describe('settings panel', () => {
     await page.getByLabel('Server URL', { exact: true }).fill('');
     // A key stored in the app sets it.
     await page.getByRole('tab', { name: /^API keys/ }).click();
-    await page.getByLabel('Another variable', { exact: true }).fill('GITHUB_TOKEN=ghp-e2e');
+    await page.getByLabel('Name of another variable', { exact: true }).fill('GITHUB_TOKEN');
+    await page.getByLabel('Value of another variable', { exact: true }).fill('ghp-e2e');
     await page.getByRole('button', { name: 'Store', exact: true }).last().click();
     await expect.poll(() => page.getByTestId('key-row-GITHUB_TOKEN').textContent()).toContain('Stored in the keyring');
     await page.getByRole('tab', { name: /^Kernel/ }).click();
