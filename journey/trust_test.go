@@ -102,7 +102,8 @@ func TestAutoApprovedCellsAndSessionGrants(t *testing.T) {
 	app.Shot("new-conversation-asks")
 	app.Key("Return")
 	app.WaitFor(Text("The new conversation asked."))
-	sessions, _ := os.ReadDir(filepath.Join(ws, ".freeact", "sessions"))
+	// A session is a folder; its writer's lock file lies beside it.
+	sessions, _ := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "*", "main.jsonl"))
 	if len(sessions) != 2 {
 		t.Errorf("%d sessions on disk, want 2", len(sessions))
 	}

@@ -14,11 +14,20 @@ describe('DraftBook', () => {
     expect(b.switchTo('b', held('for a, more'))).toEqual(held('for b'));
   });
 
-  it('keeps the box as it is while the conversation is not known yet or the same', () => {
+  it('keeps the box as it is while the conversation is the same', () => {
     const b = new DraftBook();
     b.switchTo('a', empty());
-    expect(b.switchTo('', held('x'))).toBeNull();
     expect(b.switchTo('a', held('x'))).toBeNull();
+  });
+
+  it('gives a new conversation what is typed while it starts (Ctrl+N), and keeps the old draft', () => {
+    const b = new DraftBook();
+    b.switchTo('a', empty());
+    // A new conversation starts: its id is not known yet.
+    expect(b.switchTo('', held('left in a'))).toEqual(empty());
+    // Typed while it starts, then its id arrives: the box stays.
+    expect(b.switchTo('b', held('a fresh start'))).toBeNull();
+    expect(b.switchTo('a', held('a fresh start'))).toEqual(held('left in a'));
   });
 
   it("holds a fork's prompt for the fork, not for the conversation shown", () => {

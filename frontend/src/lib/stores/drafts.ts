@@ -19,10 +19,18 @@ export class DraftBook {
 
   /** The conversation now shown is key; now is the prompt box's
    * contents. Returns what the box shows for key, or null to leave the box
-   * as it is (key is the current conversation, unknown yet: "", or the
-   * first one shown). */
+   * as it is (key is the current conversation, or the first one shown
+   * after one whose id was not known yet: "", as while a new one starts). */
   switchTo(key: string, now: Held): Held | null {
-    if (key === '' || key === this.current) return null;
+    if (key === this.current) return null;
+    if (key === '') {
+      // A conversation starting whose id is not known yet (a new one):
+      // the box's contents stay with the one left, and what is typed
+      // while the new one starts is the new one's.
+      this.keep(this.current, now);
+      this.current = '';
+      return empty();
+    }
     if (this.current === '') {
       // The first conversation shown: what was typed while it started
       // is its own.
