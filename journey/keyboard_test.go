@@ -77,7 +77,8 @@ func TestKeyboardOnly(t *testing.T) {
 	if got := reqs[2].Last().Text(); got != "A fresh start" {
 		t.Errorf("the new conversation's prompt reached the model as %q", got)
 	}
-	sessions, _ := os.ReadDir(filepath.Join(ws, ".freeact", "sessions"))
+	// A session is a folder; its writer's lock file lies beside it.
+	sessions, _ := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "*", "main.jsonl"))
 	if len(sessions) != 2 {
 		t.Errorf("%d sessions on disk, want 2", len(sessions))
 	}
