@@ -5,7 +5,6 @@ package journey
 import (
 	"strings"
 	"testing"
-
 )
 
 // Issue 16, Tests: the approval bar's Edit opens the model's cell in an
