@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/freeact/desktop/internal/testenv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +112,7 @@ func runRevertCase(t *testing.T, c revertCase) {
 			t.Fatal(err)
 		}
 	}
-	outBefore := listTree(t, out)
+	outBefore := testenv.Tree(t, out)
 	root := t.TempDir()
 	subst := strings.NewReplacer("{{OUT}}", out, "{{STORE}}", root).Replace
 
@@ -290,38 +290,7 @@ func runRevertCase(t *testing.T, c revertCase) {
 			t.Errorf("output holds %q:\n%s", s, output.String())
 		}
 	}
-	if got := listTree(t, out); got != outBefore {
+	if got := testenv.Tree(t, out); got != outBefore {
 		t.Errorf("outside the workspace changed:\n%s\nwas\n%s", got, outBefore)
 	}
-}
-
-// listTree lists every entry below dir with its mode and content ("" when
-// dir does not exist).
-func listTree(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := p + " " + info.Mode().String()
-		if info.Mode().IsRegular() {
-			data, _ := os.ReadFile(p)
-			line += " " + string(data)
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }

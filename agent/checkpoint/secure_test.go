@@ -6,11 +6,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"io/fs"
+	"github.com/freeact/desktop/internal/testenv"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -20,33 +19,6 @@ import (
 
 	"github.com/freeact/desktop/internal/beneath"
 )
-
-// listTree lists every entry below dir with its mode and content.
-func listTree(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := p + " " + info.Mode().String()
-		if info.Mode().IsRegular() {
-			data, _ := os.ReadFile(p)
-			line += " " + string(data)
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
 
 // A folder replaced by a link to .freeact after the turn that deleted a
 // file in it: the revert refuses the path instead of restoring the file
@@ -111,11 +83,11 @@ func TestRevertDoesNotChmodThroughLink(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "d")); err != nil {
 		t.Fatal(err)
 	}
-	before := listTree(t, out)
+	before := testenv.Tree(t, out)
 	if _, _, err := s.Revert(context.Background(), []Record{*r}, Info{}, true); err != nil {
 		t.Logf("revert: %v", err)
 	}
-	if got := listTree(t, out); got != before {
+	if got := testenv.Tree(t, out); got != before {
 		t.Errorf("outside changed:\n%s\nwas\n%s", got, before)
 	}
 }
@@ -135,7 +107,7 @@ func TestRevertSwapRace(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "swap")); err != nil {
 		t.Fatal(err)
 	}
-	before := listTree(t, out)
+	before := testenv.Tree(t, out)
 	s := open(t, ws, Options{})
 	r := action(t, s, Info{}, func() { write(t, ws, map[string]string{"cfg/a.txt": "v1", "cfg/b.txt": "new"}) })
 	root, err := beneath.Open(ws)
@@ -186,7 +158,7 @@ func TestRevertSwapRace(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
-	if got := listTree(t, out); got != before {
+	if got := testenv.Tree(t, out); got != before {
 		t.Fatalf("outside changed after %d flips:\n%s\nwas\n%s", flips, got, before)
 	}
 	if flips < 1000 || reverted == 0 {

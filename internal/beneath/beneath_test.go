@@ -4,11 +4,10 @@ package beneath
 
 import (
 	"errors"
+	"github.com/freeact/desktop/internal/testenv"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 
@@ -32,33 +31,6 @@ func layout(t *testing.T) (ws, out string) {
 	return ws, out
 }
 
-// state lists every entry below dir with its mode and content.
-func state(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := p + " " + info.Mode().String()
-		if info.Mode().IsRegular() {
-			data, _ := os.ReadFile(p)
-			line += " " + string(data)
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
 // Every operation refuses a path through a link, even one pointing
 // inside the root, and paths that are not plainly below it; nothing
 // outside changes.
@@ -73,7 +45,7 @@ func TestRefusesLinksAndEscapes(t *testing.T) {
 	if err := os.Symlink(".freeact", filepath.Join(ws, "inner")); err != nil {
 		t.Fatal(err)
 	}
-	before, beforeIn := state(t, out), state(t, filepath.Join(ws, ".freeact"))
+	before, beforeIn := testenv.Tree(t, out), testenv.Tree(t, filepath.Join(ws, ".freeact"))
 	r, err := Open(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -123,10 +95,10 @@ func TestRefusesLinksAndEscapes(t *testing.T) {
 	if err := r.Remove("cfg2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := state(t, out); got != before {
+	if got := testenv.Tree(t, out); got != before {
 		t.Errorf("outside changed:\n%s\nwas\n%s", got, before)
 	}
-	if got := state(t, filepath.Join(ws, ".freeact")); got != beforeIn {
+	if got := testenv.Tree(t, filepath.Join(ws, ".freeact")); got != beforeIn {
 		t.Errorf(".freeact changed:\n%s\nwas\n%s", got, beforeIn)
 	}
 }
@@ -191,7 +163,7 @@ func TestSwapRace(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "swap")); err != nil {
 		t.Fatal(err)
 	}
-	before := state(t, out)
+	before := testenv.Tree(t, out)
 	r, err := Open(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +226,7 @@ func TestSwapRace(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
-	if got := state(t, out); got != before {
+	if got := testenv.Tree(t, out); got != before {
 		t.Fatalf("outside changed after %d flips:\n%s\nwas\n%s", flips, got, before)
 	}
 	if flips < 100 || landed == 0 {
