@@ -157,7 +157,6 @@ func Start(t testing.TB, kind Kind, opts Options) *Server {
 		scheme = "https"
 		s.CAFile = s.writeCerts()
 	}
-	s.URL = fmt.Sprintf("%s://127.0.0.1:%d/", scheme, s.Port)
 	if opts.NoDelay {
 		name := map[Kind]string{
 			KernelGateway:     "jupyter_kernel_gateway_config.py",
@@ -168,7 +167,16 @@ func Start(t testing.TB, kind Kind, opts Options) *Server {
 			t.Fatal(err)
 		}
 	}
-	s.start(py)
+	// FreePort's port is free only until something else takes it: another
+	// package's test may bind it before the server does. Then the server
+	// exits saying so, and it is started again on another free port.
+	for attempt := 1; ; attempt++ {
+		s.URL = fmt.Sprintf("%s://127.0.0.1:%d/", scheme, s.Port)
+		if s.start(py) || opts.Port != 0 || attempt == 5 {
+			break
+		}
+		s.Port = FreePort(t)
+	}
 	return s
 }
 
@@ -188,7 +196,9 @@ func ensureUser(t testing.TB) (uid, gid int) {
 	return uid, gid
 }
 
-func (s *Server) start(py string) {
+// start starts the server and waits until it answers. It reports false,
+// with the server gone, when the server's port was taken by another process.
+func (s *Server) start(py string) (started bool) {
 	t := s.t
 	t.Helper()
 	bin := filepath.Dir(py)
@@ -238,9 +248,15 @@ func (s *Server) start(py string) {
 	go func() { _ = cmd.Wait(); close(exited) }()
 	// Ready when the kernelspecs answer to the token.
 	client := s.Client()
+	portTaken := false
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		select {
 		case <-exited:
+			if log := s.Log(); strings.Contains(log, "is already in use") || strings.Contains(log, "Address already in use") {
+				t.Logf("%s: port %d was taken by another process; trying another", s.Kind, s.Port)
+				portTaken = true
+				return nil
+			}
 			t.Fatalf("%s exited during startup:\n%s", s.Kind, s.Log())
 		default:
 		}
@@ -256,6 +272,18 @@ func (s *Server) start(py string) {
 		}
 		return nil
 	})
+	if portTaken {
+		s.Kill()
+		s.mu.Lock()
+		if s.log != nil {
+			s.log.Close()
+			s.log = nil
+		}
+		s.mu.Unlock()
+		_ = os.Truncate(filepath.Join(s.Dir, "server.log"), 0)
+		return false
+	}
+	return true
 }
 
 // Client is an HTTP client that trusts the server's CA.
@@ -294,7 +322,9 @@ func (s *Server) Kill() {
 // Restart starts the server again, on the same port, after Kill.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.start(Venv(s.t, s.Kind))
+	if !s.start(Venv(s.t, s.Kind)) {
+		s.t.Fatalf("%s: its port %d was taken by another process while it was down", s.Kind, s.Port)
+	}
 }
 
 // Stop stops the server and every process it left (kernels).
