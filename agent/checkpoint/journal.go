@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -315,16 +318,32 @@ func (s *Store) recordJournal(ctx context.Context, j *journal) (*Record, error) 
 			return &r, s.removeJournal()
 		}
 	}
-	if after.Root == j.Before {
+	// The record's before is the workspace now with the journal's paths as
+	// they were before the revert: files changed by anyone else since it
+	// began (after a crash, before it was finished) are no part of it, so
+	// its Undo never takes them back.
+	set := map[string]*File{}
+	for _, st := range j.Steps {
+		f, err := st.From.file(st.Path)
+		if err != nil {
+			return nil, err
+		}
+		set[st.Path] = f
+	}
+	before, err := s.obj.edit(after.Root, set)
+	if err != nil {
+		return nil, fmt.Errorf("record the revert: %w", err)
+	}
+	if after.Root == before {
 		return nil, s.removeJournal()
 	}
-	changes, err := s.changes(j.Before, after.Root)
+	changes, err := s.changes(before, after.Root)
 	if err != nil {
 		return nil, err
 	}
 	r := Record{
 		ID: j.ID, Kind: KindRevert, Session: j.Info.Session, Agent: j.Info.Agent, Turn: j.Info.Turn,
-		Label: j.Label, Reverts: j.Reverts, Before: j.Before, After: after.Root, Time: time.Now().UTC(), Changes: changes,
+		Label: j.Label, Reverts: j.Reverts, Before: before, After: after.Root, Time: time.Now().UTC(), Changes: changes,
 	}
 	if err := s.records.add(r); err != nil {
 		return nil, err
@@ -338,4 +357,89 @@ func (s *Store) removeJournal() error {
 		return fmt.Errorf("remove the revert's journal: %w", err)
 	}
 	return nil
+}
+
+// edit returns the tree root with each path of set made what set says
+// (nil: absent). Folders a path needs are made (0755) and folders left
+// empty by removals stay. A folder entry in set keeps the folder's
+// current content, only its mode changes: its children are set one by
+// one.
+func (o *objects) edit(root Hash, set map[string]*File) (Hash, error) {
+	here := map[string]*File{}
+	below := map[string]map[string]*File{}
+	for p, f := range set {
+		first, rest, deeper := strings.Cut(p, "/")
+		if !deeper {
+			here[first] = f
+			continue
+		}
+		if below[first] == nil {
+			below[first] = map[string]*File{}
+		}
+		below[first][rest] = f
+	}
+	var es []entry
+	if !root.IsZero() {
+		old, err := o.tree(root)
+		if err != nil {
+			return Hash{}, err
+		}
+		es = slices.Clone(old)
+	}
+	find := func(name string) int {
+		return slices.IndexFunc(es, func(e entry) bool { return e.name == name })
+	}
+	for name, f := range here {
+		k := find(name)
+		switch {
+		case f == nil:
+			if k >= 0 {
+				es = slices.Delete(es, k, k+1)
+			}
+		case f.kind == kindDir && k >= 0 && es[k].kind == kindDir:
+			es[k].perm = f.perm
+		case f.kind == kindDir:
+			empty, err := o.putTree(nil)
+			if err != nil {
+				return Hash{}, err
+			}
+			e := entry{name: name, kind: kindDir, perm: f.perm, hash: empty}
+			if k >= 0 {
+				es[k] = e
+			} else {
+				es = append(es, e)
+			}
+		default:
+			e := entry{name: name, kind: f.kind, perm: f.perm, size: f.Size, hash: f.hash}
+			if k >= 0 {
+				es[k] = e
+			} else {
+				es = append(es, e)
+			}
+		}
+	}
+	for name, sub := range below {
+		k := find(name)
+		var h Hash
+		if k >= 0 && es[k].kind == kindDir {
+			h = es[k].hash
+		}
+		nh, err := o.edit(h, sub)
+		if err != nil {
+			return Hash{}, err
+		}
+		switch {
+		case k >= 0 && es[k].kind == kindDir:
+			es[k].hash = nh
+		case slices.ContainsFunc(slices.Collect(maps.Values(sub)), func(f *File) bool { return f != nil }):
+			e := entry{name: name, kind: kindDir, perm: 0o755, hash: nh}
+			if k >= 0 {
+				es[k] = e
+			} else {
+				es = append(es, e)
+			}
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	return o.putTree(es)
 }

@@ -179,6 +179,12 @@ func TestInterruptedRevert(t *testing.T) {
 				}
 				return
 			}
+			// Before it is finished, the user edits files it never touched,
+			// old and new, in a folder it did not know: no part of the revert.
+			user := map[string]string{"f19.txt": "edited by the user\n", "notes/user.txt": "mine\n"}
+			write(t, ws, user)
+			maps.Copy(orig, user)
+			maps.Copy(changed, user)
 			rev, err := s2.FinishRevert(context.Background())
 			if err != nil || rev == nil {
 				t.Fatalf("FinishRevert = %v, %v", rev, err)
@@ -187,7 +193,7 @@ func TestInterruptedRevert(t *testing.T) {
 				t.Fatalf("finished to %v, want %v", got, orig)
 			}
 			if len(rev.Changes) != 25 {
-				t.Fatalf("the revert records %d changes, want all 25", len(rev.Changes))
+				t.Fatalf("the revert records %d changes, want all 25 and none of the user's: %v", len(rev.Changes), rev.Changes)
 			}
 			if in, _ := s2.InterruptedRevert(); in != nil {
 				t.Fatal("still interrupted")
@@ -256,5 +262,61 @@ func TestRecordAfterTornLine(t *testing.T) {
 	rs, err := s.Records()
 	if err != nil || len(rs) != 1 || rs[0].ID != r.ID {
 		t.Fatalf("records %v, %v; want the new one", rs, err)
+	}
+}
+
+// Setting every path that differs between two snapshots to its entry in
+// the first one gives back the first tree, folders made, removed and
+// swapped for files included.
+func TestEditGivesBackTheTree(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		before, after func(ws string)
+	}{
+		{"files", func(ws string) { write(t, ws, map[string]string{"a.txt": "a", "b.txt": "b"}) },
+			func(ws string) {
+				write(t, ws, map[string]string{"a.txt": "A", "c.txt": "c"})
+				os.Remove(filepath.Join(ws, "b.txt"))
+			}},
+		{"new nested folder", func(ws string) { write(t, ws, map[string]string{"a.txt": "a"}) },
+			func(ws string) { write(t, ws, map[string]string{"x/y/z.txt": "z", "x/w.txt": "w"}) }},
+		{"folder removed", func(ws string) { write(t, ws, map[string]string{"x/y/z.txt": "z", "x/keep.txt": "k"}) },
+			func(ws string) { os.RemoveAll(filepath.Join(ws, "x", "y")) }},
+		{"file swapped for a folder", func(ws string) { write(t, ws, map[string]string{"d": "file"}) },
+			func(ws string) { os.Remove(filepath.Join(ws, "d")); write(t, ws, map[string]string{"d/in.txt": "in"}) }},
+		{"modes", func(ws string) { write(t, ws, map[string]string{"x/run.sh": "#!/bin/sh\n"}) },
+			func(ws string) {
+				os.Chmod(filepath.Join(ws, "x", "run.sh"), 0o755)
+				os.Chmod(filepath.Join(ws, "x"), 0o700)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			s := open(t, ws, Options{})
+			tc.before(ws)
+			a := snap(t, s)
+			tc.after(ws)
+			b := snap(t, s)
+			var ps []pair
+			if err := s.obj.diffTrees("", a.Root, b.Root, &ps); err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) == 0 {
+				t.Fatal("the case changed nothing")
+			}
+			set := map[string]*File{}
+			for _, p := range mergePairs(ps) {
+				set[p.path] = p.old
+			}
+			got, err := s.obj.edit(b.Root, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != a.Root {
+				var left []pair
+				_ = s.obj.diffTrees("", a.Root, got, &left)
+				t.Fatalf("edit gave a different tree; it differs from the first in %v", left)
+			}
+		})
 	}
 }
