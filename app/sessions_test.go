@@ -34,10 +34,23 @@ turns:
 		t.Fatal(err)
 	}
 	_, i := h.waitEvent(t, "TurnEnded", 0)
+	from := h.statusCount()
 	if err := d.NewSession(); err != nil {
 		t.Fatal(err)
 	}
 	h.waitStateAfter(t, KernelReady, first)
+	// Until the new conversation is ready, no status names the one left:
+	// the window would keep what is typed meanwhile for that one.
+	h.mu.Lock()
+	for _, st := range h.status[from:] {
+		if st.State == KernelReady {
+			break
+		}
+		if st.SessionID == first {
+			t.Errorf("the new conversation's start is announced as %s's: %+v", first, st)
+		}
+	}
+	h.mu.Unlock()
 	if err := d.Send("Plot it", nil); err != nil {
 		t.Fatal(err)
 	}

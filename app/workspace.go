@@ -50,6 +50,10 @@ type KernelStatus struct {
 	Progress  float64 `json:"progress"`
 	SessionID string  `json:"sessionId"`
 	Model     string  `json:"model"`
+	// starting is set on the statuses of a conversation starting whose id
+	// is not known yet (a new one): they carry no session id, never the
+	// one of the conversation left.
+	starting bool
 	// Sandboxed is set while the kernel runs in the sandbox.
 	Sandboxed bool `json:"sandboxed"`
 	// ReplayCells is, when the kernel lost its state (a resumed session,
@@ -256,7 +260,7 @@ func (ws *workspace) setStatus(s KernelStatus) {
 	if ws.agent != nil {
 		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
 	}
-	if ws.agent != nil && s.SessionID == "" {
+	if ws.agent != nil && s.SessionID == "" && !s.starting {
 		s.SessionID = ws.agent.SessionID()
 	}
 	if ws.agent != nil && s.State == KernelReady {
@@ -346,7 +350,8 @@ func (ws *workspace) start(sessionID string) {
 		defer ws.starting.Done()
 		opts := []agent.Option{
 			agent.WithProvisionProgress(func(p kernel.Progress) {
-				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction, SessionID: sessionID})
+				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction,
+					SessionID: sessionID, starting: sessionID == ""})
 			}),
 		}
 		// A session with nothing written yet (restarted before its first
@@ -402,7 +407,7 @@ func (ws *workspace) start(sessionID string) {
 
 // announceStart tells the window that the agent of sessionID is starting.
 func (ws *workspace) announceStart(sessionID string) {
-	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID})
+	ws.setStatus(KernelStatus{State: KernelStarting, Message: "Starting the kernel…", Progress: -1, SessionID: sessionID, starting: sessionID == ""})
 }
 
 // restart stops the agent and starts a new one on sessionID. The window
