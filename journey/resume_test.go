@@ -82,11 +82,21 @@ func TestResumedSessionKeepsCostsDurationsAndStatus(t *testing.T) {
 		app.Key("Escape")
 		app.Model.WaitRequests(7)
 		var before figures
-		app.Wait("the figures of four turns", func() bool {
+		app.Wait("the figures of four turns and the compaction", func() bool {
 			before = readFigures(app)
-			return len(before.usage) >= 4 && len(before.cards) == 3 && before.cost != ""
+			return len(before.usage) == 5 && len(before.cards) == 3 && len(before.notices) == 3
 		})
 		t.Logf("before the restart:\n%s", before)
+		// gemini-3-flash-preview: $0.50 input and $3 output a million
+		// tokens; 20,900 input and 1,650 output tokens in all.
+		if before.cost != "$0.0154" {
+			t.Errorf("the session cost %q before the restart, want $0.0154", before.cost)
+		}
+		for i, want := range []string{`^Code action, done, \d+\.\d s$`, `^Code action, rejected$`, `^Code action, error, \d+\.\d s$`} {
+			if !regexp.MustCompile(want).MatchString(before.cards[i]) {
+				t.Errorf("card %d is %q, want %s", i+1, before.cards[i], want)
+			}
+		}
 		app.Shot("before-restart")
 		app.Stop()
 
