@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -528,11 +529,17 @@ func (a *Agent) openSession() error {
 		if sp.Agent != a.id || len(sp.Failed) == 0 || json.Unmarshal(sp.Failed, &f) != nil {
 			continue
 		}
+		for i := range a.failedCompactions {
+			a.failedCompactions[i].Retried = true // this one came after it
+		}
 		at := len(a.history)
 		if sp.At < len(pos) {
 			at = pos[sp.At]
 		}
-		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: usagesOf(sp.Usage)})
+		retried := slices.ContainsFunc(comps, func(c session.Compaction) bool {
+			return c.Reason == CompactManual && c.Meta.TS > sp.Meta.TS // the same UTC layout sorts by time
+		})
+		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: usagesOf(sp.Usage), Retried: retried})
 	}
 	for i := range a.cuts {
 		prev := 0

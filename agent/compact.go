@@ -459,6 +459,12 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 // SessionUsage, or Failed.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		// A new try takes the place of the ones that failed before it.
+		a.mu.Lock()
+		for i := range a.failedCompactions {
+			a.failedCompactions[i].Retried = true
+		}
+		a.mu.Unlock()
 		if err := a.compact(ctx, emit, CompactManual); err != nil {
 			emit(a.compactFailure(err))
 		}
@@ -505,6 +511,9 @@ type FailedCompaction struct {
 	Failed Failed
 	Model  string
 	Usage  []model.Usage
+	// Retried: a later "Compact now" took its place; what its calls cost
+	// stays.
+	Retried bool
 }
 
 // FailedCompactions lists the conversation's failed "Compact now"s,

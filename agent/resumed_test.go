@@ -126,3 +126,43 @@ turns:
 		t.Errorf("the cut notice of a resumed reply: %q", ev.Text)
 	}
 }
+
+// A "Compact now" that failed and was tried again is, resumed, only what
+// its call cost: the retry took its place, as Retry shows it live.
+func TestRetriedCompactionShowsOnlyItsCost(t *testing.T) {
+	ws := workspace(t, "")
+	a, _ := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - reply: [{text: "One."}]
+  - reply: [{text: "Two."}]
+  - expect: {system_contains: "You summarise"}
+    reply: [{text: "Half"}]
+    finish: max_tokens
+    usage: {input: 3000, output: 500}
+  - expect: {system_contains: "You summarise"}
+    reply: [{text: "SUMMARY"}]
+    usage: {input: 3000, output: 200}
+`)
+	run(t, a, "First.", nil)
+	run(t, a, "Second.", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 2 {
+		for range a.Compact(ctx) {
+		}
+	}
+	if fc := a.FailedCompactions(); len(fc) != 1 || !fc[0].Retried || len(a.Compactions()) != 1 {
+		t.Fatalf("live: failed %+v, %d compactions", fc, len(a.Compactions()))
+	}
+	id := a.SessionID()
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := fakeKernels(nil).startIn(t, ws, "turns: []", agent.WithSessionID(id))
+	if fc := b.FailedCompactions(); len(fc) != 1 || !fc[0].Retried || fc[0].Usage[0].OutputTokens != 500 {
+		t.Errorf("resumed: failed %+v", fc)
+	}
+	if c := b.Compactions(); len(c) != 1 || len(c[0].Usage) != 1 || c[0].Usage[0].OutputTokens != 200 {
+		t.Errorf("resumed compactions %+v", c)
+	}
+}

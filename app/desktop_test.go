@@ -264,10 +264,14 @@ func TestHistoryEventsKeepTimesAndOutcomes(t *testing.T) {
 		{Role: model.RoleModel, Stop: model.StopMaxTokens, Usage: &model.Usage{OutputTokens: 5}, Parts: []model.Part{{Text: "The start of"}}},
 	}
 	// A "Compact now" after the last turn failed after its paid call.
-	x := historyExtras{failed: []agent.FailedCompaction{{
-		Index: len(msgs), Failed: agent.Failed{Meta: agent.Meta{AgentID: "main"}, Error: "summary cut", Action: agent.ActionCompact},
-		Model: "google:g", Usage: []model.Usage{{InputTokens: 5000, OutputTokens: 600}},
-	}}}
+	// One before it was tried again: only its cost shows.
+	fail := func(text string, retried bool) agent.FailedCompaction {
+		return agent.FailedCompaction{
+			Index: len(msgs), Failed: agent.Failed{Meta: agent.Meta{AgentID: "main"}, Error: text, Action: agent.ActionCompact},
+			Model: "google:g", Usage: []model.Usage{{InputTokens: 5000, OutputTokens: 600}}, Retried: retried,
+		}
+	}
+	x := historyExtras{failed: []agent.FailedCompaction{fail("tried again", true), fail("summary cut", false)}}
 	var got []string
 	for _, raw := range historyEvents(msgs, x) {
 		var f struct {
@@ -299,6 +303,7 @@ func TestHistoryEventsKeepTimesAndOutcomes(t *testing.T) {
 		"UserMessage", "ToolOutput 0 true", "Response " + agent.RejectedText, "TurnEnded",
 		"UserMessage", "ToolOutput 740 true", `Failed "HTTP 400: bad request" true`, "TurnEnded",
 		"UserMessage", "Response The start of", "ReplyCut 5", "Usage", "TurnEnded",
+		"Usage", "TurnEnded",
 		"Usage", `Failed "summary cut" false`, "TurnEnded",
 	}
 	if !slices.Equal(got, want) {

@@ -194,8 +194,9 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 			open = true
 			usage(failed[0].Model, failed[0].Usage)
-			f := failed[0].Failed
-			out = append(out, marshalEvent(&f))
+			if f := failed[0].Failed; !failed[0].Retried {
+				out = append(out, marshalEvent(&f))
+			}
 			end()
 		}
 	}
