@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,6 +191,10 @@ type Agent struct {
 	turns     sync.WaitGroup          // the running turn's goroutine
 	started   bool
 	stopped   bool
+
+	// failedCompactions are the "Compact now"s that failed after their
+	// calls were paid.
+	failedCompactions []FailedCompaction
 }
 
 // New prepares an agent for the loaded workspace cfg. Nothing is started:
@@ -234,7 +239,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
 	}
-	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id}
+	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id, began: new(sync.Map)}
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
@@ -511,9 +516,30 @@ func (a *Agent) openSession() error {
 		if c.Upto < len(pos) {
 			upto = pos[c.Upto]
 		}
-		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, event: Compacted{
+		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: usagesOf(c.Usage), event: Compacted{
 			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
 		}})
+	}
+	spent, err := st.Spent()
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	for _, sp := range spent {
+		var f Failed
+		if sp.Agent != a.id || len(sp.Failed) == 0 || json.Unmarshal(sp.Failed, &f) != nil {
+			continue
+		}
+		for i := range a.failedCompactions {
+			a.failedCompactions[i].Retried = true // this one came after it
+		}
+		at := len(a.history)
+		if sp.At < len(pos) {
+			at = pos[sp.At]
+		}
+		retried := slices.ContainsFunc(comps, func(c session.Compaction) bool {
+			return c.Reason == CompactManual && c.Meta.TS > sp.Meta.TS // the same UTC layout sorts by time
+		})
+		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: usagesOf(sp.Usage), Retried: retried})
 	}
 	for i := range a.cuts {
 		prev := 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,9 @@ type approver struct {
 	// permissions file. Both may be nil.
 	protectedYes *atomic.Int64
 	saved        func()
+	// began holds when each call (by correlation id) was let run, the
+	// start of the time its result reports (Agent.result); nil keeps none.
+	began *sync.Map
 }
 
 // ask returns whether call may run. Rules that allow it answer at once (an
@@ -42,6 +46,13 @@ func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call
 // (a code action's cell, ApprovalRequest.Edit): edited is it, "" when the
 // call runs as it is.
 func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (ok bool, edited string, err error) {
+	defer func() {
+		// The first approval of a call starts its time: a shell command
+		// asked from inside a cell is part of the cell's.
+		if ok && ap.began != nil {
+			ap.began.LoadOrStore(corr, time.Now())
+		}
+	}()
 	pc := call.Permission()
 	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
 	if ap.skipAll {

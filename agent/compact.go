@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
@@ -24,6 +26,9 @@ type cut struct {
 	upto    int
 	summary string
 	event   Compacted // as it was reported
+	// model and usages are those of its summarising calls.
+	model  string
+	usages []model.Usage
 }
 
 // ErrNothingToCompact is the error of a compaction with nothing old enough
@@ -206,7 +211,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	emit(&Compacting{Meta: Meta{AgentID: a.id}, Reason: reason, Messages: k - start})
 	summary, usages, err := a.summarise(ctx, emit, prev, hist[start:k])
 	if err != nil {
-		return fmt.Errorf("compact the conversation: %w", err)
+		return a.compactFailed(reason, len(hist), usages, fmt.Errorf("compact the conversation: %w", err))
 	}
 	if reason != CompactManual && !hasPromptAfter(hist, k) {
 		// The running turn is cut in the middle: its request, word for
@@ -218,7 +223,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 			}
 		}
 	}
-	c := cut{upto: k, summary: summary}
+	c := cut{upto: k, summary: summary, model: a.modelName(), usages: usages}
 	after := a.estimateAll(viewOf(hist, &c))
 	c.event = Compacted{Meta: Meta{AgentID: a.id}, Reason: reason, Summary: summary, Messages: k - start, TokensBefore: before, TokensAfter: after}
 	if a.store != nil {
@@ -227,7 +232,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 			TokensBefore: before, TokensAfter: after,
 		})
 		if err != nil {
-			return fmt.Errorf("compact the conversation: %w", err)
+			return a.compactFailed(reason, len(hist), usages, fmt.Errorf("compact the conversation: %w", err))
 		}
 	}
 	a.mu.Lock()
@@ -241,6 +246,31 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	emit(&ev)
 	emit(a.SessionUsage())
 	return nil
+}
+
+// compactFailed records a compaction that failed after its summarising
+// calls were paid (and counted): the session keeps what they cost, so a
+// resumed session costs the same, and a "Compact now" keeps its failure
+// where it happened, with its calls, as the conversation showed it. It
+// returns err.
+func (a *Agent) compactFailed(reason string, at int, usages []model.Usage, err error) error {
+	if a.store == nil || len(usages) == 0 {
+		return err
+	}
+	sp := session.Spent{Agent: a.id, Model: a.modelName(), Usage: usageJSON(usages)}
+	if reason == CompactManual {
+		f := a.compactFailure(err)
+		fc := FailedCompaction{Index: at, Failed: *f, Model: sp.Model, Usage: usages}
+		sp.At = a.fileIndex(at)
+		sp.Failed, _ = json.Marshal(f) // a Failed always encodes
+		a.mu.Lock()
+		a.failedCompactions = append(a.failedCompactions, fc)
+		a.mu.Unlock()
+	}
+	if serr := a.store.AppendSpent(sp); serr != nil {
+		return fmt.Errorf("%w (and recording what it cost failed: %v)", err, serr)
+	}
+	return err
 }
 
 func (a *Agent) lastCut() *cut {
@@ -429,23 +459,37 @@ func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.
 // SessionUsage, or Failed.
 func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		// A new try takes the place of the ones that failed before it.
+		a.mu.Lock()
+		for i := range a.failedCompactions {
+			a.failedCompactions[i].Retried = true
+		}
+		a.mu.Unlock()
 		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			f := a.failure(err)
-			f.Action = ActionCompact
-			if f.Summary == "" {
-				f.Summary = "The conversation could not be compacted."
-				f.Fix = "Try again; the conversation is unchanged."
-			}
-			emit(f)
+			emit(a.compactFailure(err))
 		}
 	})
 }
 
+// compactFailure is the Failed of a compaction the user asked for.
+func (a *Agent) compactFailure(err error) *Failed {
+	f := a.failure(err)
+	f.Action = ActionCompact
+	if f.Summary == "" {
+		f.Summary = "The conversation could not be compacted."
+		f.Fix = "Try again; the conversation is unchanged."
+	}
+	return f
+}
+
 // HistoryCompaction is a compaction of the main conversation placed in
-// its history: it happened before History()[Index].
+// its history: it happened before History()[Index]. Model and Usage are
+// those of its summarising calls.
 type HistoryCompaction struct {
 	Index int
 	Event Compacted
+	Model string
+	Usage []model.Usage
 }
 
 // Compactions lists the compactions of the conversation, oldest first.
@@ -454,7 +498,28 @@ func (a *Agent) Compactions() []HistoryCompaction {
 	defer a.mu.Unlock()
 	out := make([]HistoryCompaction, 0, len(a.cuts))
 	for _, c := range a.cuts {
-		out = append(out, HistoryCompaction{Index: c.upto, Event: c.event})
+		out = append(out, HistoryCompaction{Index: c.upto, Event: c.event, Model: c.model, Usage: c.usages})
 	}
 	return out
+}
+
+// FailedCompaction is a "Compact now" of the main conversation that
+// failed after its summarising calls (Model, Usage) were paid, placed in
+// its history: after History()[Index-1].
+type FailedCompaction struct {
+	Index  int
+	Failed Failed
+	Model  string
+	Usage  []model.Usage
+	// Retried: a later "Compact now" took its place; what its calls cost
+	// stays.
+	Retried bool
+}
+
+// FailedCompactions lists the conversation's failed "Compact now"s,
+// oldest first.
+func (a *Agent) FailedCompactions() []FailedCompaction {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.failedCompactions)
 }

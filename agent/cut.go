@@ -17,12 +17,24 @@ const CutNotePrefix = "<reply-cut>\n"
 
 // replyCut is the event of a reply cut at the output token limit.
 func (a *Agent) replyCut(msg model.Message, cut []model.FunctionCall) *ReplyCut {
-	ev := &ReplyCut{Meta: Meta{AgentID: a.id}, Setting: MaxTokensSetting}
+	return replyCut(a.id, msg, cut, a.cfg.Options.ModelSettings.MaxTokens)
+}
+
+// StoredReplyCut is the main agent's event of a stored reply cut at the
+// output token limit (maxTokens, nil for the provider's default), as a
+// resumed conversation shows it; which of its calls were cut the message
+// no longer holds.
+func StoredReplyCut(msg model.Message, maxTokens *int) *ReplyCut {
+	return replyCut(MainAgent, msg, nil, maxTokens)
+}
+
+func replyCut(agentID string, msg model.Message, cut []model.FunctionCall, maxTokens *int) *ReplyCut {
+	ev := &ReplyCut{Meta: Meta{AgentID: agentID}, Setting: MaxTokensSetting}
 	if msg.Usage != nil {
 		ev.OutputTokens = msg.Usage.OutputTokens + msg.Usage.ThinkingTokens
 	}
-	if mt := a.cfg.Options.ModelSettings.MaxTokens; mt != nil {
-		ev.MaxTokens = *mt
+	if maxTokens != nil {
+		ev.MaxTokens = *maxTokens
 	}
 	for _, c := range cut {
 		ev.Dropped = append(ev.Dropped, c.Name)

@@ -87,6 +87,10 @@ type ToolOutput struct {
 	ToolName string `json:"tool_name"`
 	Content  string `json:"content"`
 	IsError  bool   `json:"is_error,omitempty"`
+	// ElapsedMS is how long the call ran from its approval to its result,
+	// in milliseconds; 0 for a call that did not run. The session keeps it
+	// (model.FunctionResponse.ElapsedMS), so a resumed one shows it too.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Usage reports the tokens of one model call and what it cost.

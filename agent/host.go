@@ -38,7 +38,7 @@ type refusal struct {
 }
 
 // text is the one line the model gets for the refusal, before
-// rejectedText.
+// RejectedText.
 func (r refusal) text() string {
 	what := r.what
 	if first, _, more := strings.Cut(what, "\n"); more {

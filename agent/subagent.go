@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/freeact/desktop/agent/model"
 )
@@ -56,7 +57,7 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 		case out.cancelled:
 			return stopText(ctx), true, nil
 		case out.rejected:
-			return fmt.Sprintf("The subagent %s stopped: %s.", sub.id, rejectedText), true, nil
+			return fmt.Sprintf("The subagent %s stopped: %s.", sub.id, RejectedText), true, nil
 		}
 		return out.response, false, nil
 	})
@@ -77,7 +78,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		costs: a.costs, ckpt: a.ckpt, turn: a.currentTurn(),
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
-	sub.approvals = approver{perm: a.approvals.perm, skipAll: o.skipPerms, agentID: sub.id}
+	sub.approvals = approver{perm: a.approvals.perm, skipAll: o.skipPerms, agentID: sub.id, began: new(sync.Map)}
 	// The subagent opens its own MCP connections and shares tool search.
 	var search *toolSearch
 	if a.mcp != nil {

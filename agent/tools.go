@@ -111,7 +111,7 @@ func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit f
 // which ends the turn) or not answered (the turn ended first).
 func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit func(Event), err error) (model.FunctionResponse, bool) {
 	if err == nil {
-		return a.result(emit, call, rejectedText, true, nil), true
+		return a.result(emit, call, RejectedText, true, nil), true
 	}
 	return a.notRun(ctx, call, emit), false
 }
@@ -142,7 +142,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	text, isErr := a.offload(out.Text), out.Error
 	if refused != nil {
 		// The model gets one line saying what was rejected.
-		text, isErr = refused.text()+"\n"+rejectedText, true
+		text, isErr = refused.text()+"\n"+RejectedText, true
 	}
 	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
@@ -14,7 +16,7 @@ import (
 
 // Texts the model (and the user) see for calls that did not run to the end.
 const (
-	rejectedText    = "Tool call rejected"
+	RejectedText    = "Tool call rejected"
 	interruptedText = "Interrupted by user"
 )
 
@@ -155,9 +157,9 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			return fail(err)
 		}
 		if rejected {
-			emit(&Response{Meta: meta, Text: rejectedText})
+			emit(&Response{Meta: meta, Text: RejectedText})
 			a.sync()
-			return turnResult{response: rejectedText, rejected: true}
+			return turnResult{response: RejectedText, rejected: true}
 		}
 		if ctx.Err() != nil {
 			return cancelled(PhaseTools)
@@ -182,11 +184,36 @@ func (a *Agent) actionsRan(start int) bool {
 // its actions ran.
 const FailedNotePrefix = "<turn-failed>\n"
 
+// IsRejection reports whether r is the result of a call the user
+// rejected (a whole call, or a shell command inside a cell), which ended
+// its turn.
+func IsRejection(r model.FunctionResponse) bool {
+	return r.IsError && (r.Output == RejectedText || strings.HasSuffix(r.Output, "\n"+RejectedText))
+}
+
+// FailedNoteError returns the error a <turn-failed> note records, and
+// whether text is such a note.
+func FailedNoteError(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, FailedNotePrefix+failedNoteLead)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, failedNoteTail)
+	if i < 0 {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+const (
+	failedNoteLead = "The turn ended early: the next step failed ("
+	failedNoteTail = "). The actions above ran"
+)
+
 // failedNote tells the model that the turn ended early and why, and that
 // the actions above it did happen.
 func failedNote(err error) string {
-	return FailedNotePrefix + "The turn ended early: the next step failed (" + clipText(err.Error(), 300) + "). " +
-		"The actions above ran and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
+	return FailedNotePrefix + failedNoteLead + clipText(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
 }
 
 // beginCheckpointTurn names the turn for checkpoint records: a new id, the
@@ -478,7 +505,7 @@ var errRejected = errors.New("a tool call of the same reply was rejected")
 // stopText says why a call did not run or finish: rejected, or interrupted.
 func stopText(ctx context.Context) string {
 	if errors.Is(context.Cause(ctx), errRejected) {
-		return rejectedText
+		return RejectedText
 	}
 	return interruptedText
 }
@@ -489,8 +516,23 @@ func (a *Agent) notRun(ctx context.Context, call model.FunctionCall, emit func(E
 
 // result builds the response to a call and reports it as ToolOutput.
 func (a *Agent) result(emit func(Event), call model.FunctionCall, text string, isErr bool, images []model.Image) model.FunctionResponse {
-	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr})
-	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images}
+	ms := a.ranFor(call.ID)
+	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr, ElapsedMS: ms})
+	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms}
+}
+
+// ranFor returns how long the call has run since it was approved, in
+// milliseconds (at least 1), and forgets its start; 0 for a call that
+// never ran (rejected, or not reached).
+func (a *Agent) ranFor(corr string) int64 {
+	if a.approvals.began == nil {
+		return 0
+	}
+	t, ok := a.approvals.began.LoadAndDelete(corr)
+	if !ok {
+		return 0
+	}
+	return max(1, time.Since(t.(time.Time)).Milliseconds())
 }
 
 func withoutCalls(parts []model.Part) []model.Part {

@@ -752,7 +752,8 @@ turns:
 `, agent.WithSessionID(id))
 			if tt.fixture != "" {
 				// The Python freeact's format has no place for the sealed
-				// record of the code that ran: resumed, nothing claims it ran.
+				// record of the code that ran, nor for its time: resumed,
+				// nothing claims it ran.
 				want = withoutRan(want)
 			}
 			if got := b.History(); !sameMessages(got, want) {
@@ -766,8 +767,8 @@ turns:
 	}
 }
 
-// sameMessages compares histories by their JSON.
-// withoutRan copies msgs without their records of the code that ran.
+// withoutRan copies msgs without their records of the code that ran and
+// of how long each call ran.
 func withoutRan(msgs []model.Message) []model.Message {
 	out := make([]model.Message, len(msgs))
 	for i, m := range msgs {
@@ -776,7 +777,7 @@ func withoutRan(msgs []model.Message) []model.Message {
 			p.Ran = nil
 			if p.FunctionResponse != nil {
 				r := *p.FunctionResponse
-				r.Ran = nil
+				r.Ran, r.ElapsedMS = nil, 0
 				p.FunctionResponse = &r
 			}
 			m.Parts[j] = p
@@ -786,6 +787,7 @@ func withoutRan(msgs []model.Message) []model.Message {
 	return out
 }
 
+// sameMessages compares histories by their JSON.
 func sameMessages(a, b []model.Message) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)

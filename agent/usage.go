@@ -97,6 +97,12 @@ func priceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
 // catalog and agent.json's models; nil when the price is unknown.
 func (a *Agent) CostOf(modelName string, u model.Usage) *float64 { return a.priceOf(modelName, u) }
 
+// PriceOf is CostOf by the catalog and the models of cfg's agent.json,
+// before an agent runs.
+func PriceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
+	return priceOf(cfg, modelName, u)
+}
+
 // recordUsage counts a call's tokens and cost and reports them.
 func (a *Agent) recordUsage(emit func(Event), modelName string, u model.Usage) {
 	cost := a.priceOf(modelName, u)
@@ -237,12 +243,18 @@ func (a *Agent) loadCosts() error {
 // addUsages counts the calls of a stored list of usages (of a compaction
 // or a Spent record).
 func (a *Agent) addUsages(modelName string, raw json.RawMessage) {
-	var us []model.Usage
-	if len(raw) > 0 && json.Unmarshal(raw, &us) == nil {
-		for _, u := range us {
-			a.costs.add(a.priceOf(modelName, u), u)
-		}
+	for _, u := range usagesOf(raw) {
+		a.costs.add(a.priceOf(modelName, u), u)
 	}
+}
+
+// usagesOf reads a stored list of usages; nil when there is none.
+func usagesOf(raw json.RawMessage) []model.Usage {
+	var us []model.Usage
+	if len(raw) == 0 || json.Unmarshal(raw, &us) != nil {
+		return nil
+	}
+	return us
 }
 
 // budgetStopText ends a turn stopped at the budget.

@@ -74,6 +74,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			}
 		}
 		out, refused := a.execUserCell(ctx, emit, corr, c.Code)
+		a.ranFor(corr) // its approvals' start: the user's cells keep no time
 		done.Ran++
 		failed := out.Error || refused != nil
 		if failed {
@@ -113,14 +114,14 @@ func refusedOutput(text string, r *refusal) string {
 	if r == nil {
 		return text
 	}
-	return strings.TrimSpace(text + "\n" + r.text() + "\n" + rejectedText)
+	return strings.TrimSpace(text + "\n" + r.text() + "\n" + RejectedText)
 }
 
 // stopTextFor says why a cell that asked did not run: a "no", or the
 // batch ended while it waited.
 func stopTextFor(err error) string {
 	if err == nil {
-		return rejectedText
+		return RejectedText
 	}
 	return interruptedText
 }

@@ -246,6 +246,71 @@ func TestHistoryEvents(t *testing.T) {
 	}
 }
 
+// A resumed conversation shows each call's time and outcome as the live
+// one did: a rejection's end of the turn, the time the session kept, the
+// notice of a reply cut at the token limit, the failure of a turn that
+// failed after its actions, and a failed "Compact now" with its paid call.
+func TestHistoryEventsKeepTimesAndOutcomes(t *testing.T) {
+	args := json.RawMessage(`{"code":"1/0"}`)
+	msgs := []model.Message{
+		model.UserText("print"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "c0", Name: agent.ExecuteTool, Args: args}}}},
+		model.ToolResults(model.FunctionResponse{ID: "c0", Name: agent.ExecuteTool, Output: agent.RejectedText, IsError: true}),
+		model.UserText("divide"),
+		{Role: model.RoleModel, Parts: []model.Part{{FunctionCall: &model.FunctionCall{ID: "c1", Name: agent.ExecuteTool, Args: args}}}},
+		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "ZeroDivisionError", IsError: true, ElapsedMS: 740}),
+		model.UserText(agent.FailedNotePrefix + "The turn ended early: the next step failed (HTTP 400: bad request). The actions above ran and their results are real: the kernel and the files are as they left them.\n</turn-failed>"),
+		model.UserText("write"),
+		{Role: model.RoleModel, Stop: model.StopMaxTokens, Usage: &model.Usage{OutputTokens: 5}, Parts: []model.Part{{Text: "The start of"}}},
+	}
+	// A "Compact now" after the last turn failed after its paid call.
+	// One before it was tried again: only its cost shows.
+	fail := func(text string, retried bool) agent.FailedCompaction {
+		return agent.FailedCompaction{
+			Index: len(msgs), Failed: agent.Failed{Meta: agent.Meta{AgentID: "main"}, Error: text, Action: agent.ActionCompact},
+			Model: "google:g", Usage: []model.Usage{{InputTokens: 5000, OutputTokens: 600}}, Retried: retried,
+		}
+	}
+	x := historyExtras{failed: []agent.FailedCompaction{fail("tried again", true), fail("summary cut", false)}}
+	var got []string
+	for _, raw := range historyEvents(msgs, x) {
+		var f struct {
+			Type      string `json:"type"`
+			ElapsedMS int64  `json:"elapsed_ms"`
+			IsError   bool   `json:"is_error"`
+			Error     string `json:"error"`
+			Kept      bool   `json:"kept"`
+			Output    int    `json:"output_tokens"`
+			Text      string `json:"text"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		switch f.Type {
+		case "ToolOutput":
+			got = append(got, fmt.Sprintf("ToolOutput %d %v", f.ElapsedMS, f.IsError))
+		case "Failed":
+			got = append(got, fmt.Sprintf("Failed %q %v", f.Error, f.Kept))
+		case "ReplyCut":
+			got = append(got, fmt.Sprintf("ReplyCut %d", f.Output))
+		case "UserMessage", "Usage", "TurnEnded":
+			got = append(got, f.Type)
+		case "Response":
+			got = append(got, "Response "+f.Text)
+		}
+	}
+	want := []string{
+		"UserMessage", "ToolOutput 0 true", "Response " + agent.RejectedText, "TurnEnded",
+		"UserMessage", "ToolOutput 740 true", `Failed "HTTP 400: bad request" true`, "TurnEnded",
+		"UserMessage", "Response The start of", "ReplyCut 5", "Usage", "TurnEnded",
+		"Usage", "TurnEnded",
+		"Usage", `Failed "summary cut" false`, "TurnEnded",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestSessionTitle(t *testing.T) {
 	u, _ := json.Marshal(model.UserText("  Plot sin(x)  "))
 	if title, ok := sessionTitle(u); !ok || title != "Plot sin(x)" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -94,10 +95,24 @@ func notebookEvent(path string, cells []agent.NotebookCell) json.RawMessage {
 // each tool call changed (by call id) and where the session stands.
 type historyExtras struct {
 	compactions []agent.HistoryCompaction
-	changes     map[string]*agent.FilesChanged
-	usage       *agent.SessionUsage
+	// failed are the "Compact now"s that failed, with their paid calls.
+	failed  []agent.FailedCompaction
+	changes map[string]*agent.FilesChanged
+	usage   *agent.SessionUsage
 	// price gives a call's cost (nil: unknown, as without it).
 	price func(modelName string, u model.Usage) *float64
+	// maxTokens is the output token limit set (nil: the provider's
+	// default), which the notice of a reply cut at it names.
+	maxTokens *int
+}
+
+// extrasOf are the extras that cfg alone gives a saved conversation: what
+// each call cost and the output token limit.
+func extrasOf(cfg *config.Config) historyExtras {
+	return historyExtras{
+		price:     func(modelName string, u model.Usage) *float64 { return agent.PriceOf(cfg, modelName, u) },
+		maxTokens: cfg.Options.ModelSettings.MaxTokens,
+	}
 }
 
 func (x historyExtras) cost(modelName string, u model.Usage) *float64 {
@@ -110,8 +125,10 @@ func (x historyExtras) cost(modelName string, u model.Usage) *float64 {
 // agentHistory renders the agent's conversation with its extras: its
 // compactions, the files its calls changed (with the reverts that took
 // them back) and the session's usage.
-func agentHistory(a *agent.Agent) []json.RawMessage {
-	x := historyExtras{compactions: a.Compactions(), usage: a.SessionUsage(), price: a.CostOf, changes: map[string]*agent.FilesChanged{}}
+func agentHistory(a *agent.Agent, cfg *config.Config) []json.RawMessage {
+	x := extrasOf(cfg)
+	x.compactions, x.failed, x.usage, x.price = a.Compactions(), a.FailedCompactions(), a.SessionUsage(), a.CostOf
+	x.changes = map[string]*agent.FilesChanged{}
 	if store := a.Checkpoints(); store != nil {
 		if rs, err := store.Records(); err == nil {
 			reverted := checkpoint.RevertedBy(rs)
@@ -137,14 +154,52 @@ func agentHistory(a *agent.Agent) []json.RawMessage {
 // changes, an opened notebook.
 func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	var out []json.RawMessage
+	main := agent.Meta{AgentID: agent.MainAgent}
 	open := false
+	// rejected: the last results held a call the user rejected, which
+	// ended the turn with the app's fixed answer (not kept in the file).
+	rejected := false
 	end := func() {
+		if rejected {
+			out = append(out, marshalEvent(&agent.Response{Meta: main, Text: agent.RejectedText}))
+			rejected = false
+		}
 		if open {
 			out = append(out, mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true}))
 			open = false
 		}
 	}
-	main := agent.Meta{AgentID: agent.MainAgent}
+	usage := func(modelName string, us []model.Usage) {
+		for _, u := range us {
+			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: modelName, Usage: u, Cost: x.cost(modelName, u)}))
+		}
+	}
+	// A compaction between turns shows as a turn of its own, with what
+	// its calls cost, as "Compact now" did live; within a turn its calls
+	// count in the turn's.
+	compaction := func(c agent.HistoryCompaction) {
+		if !open && len(c.Usage) > 0 {
+			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+			defer end()
+			open = true
+		}
+		usage(c.Model, c.Usage)
+		ev := c.Event
+		out = append(out, marshalEvent(&ev))
+	}
+	failed := x.failed
+	failures := func(upto int) {
+		for ; len(failed) > 0 && failed[0].Index <= upto; failed = failed[1:] {
+			end()
+			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+			open = true
+			usage(failed[0].Model, failed[0].Usage)
+			if f := failed[0].Failed; !failed[0].Retried {
+				out = append(out, marshalEvent(&f))
+			}
+			end()
+		}
+	}
 	turn, runs := 0, 0
 	comps := x.compactions
 	for i, m := range msgs {
@@ -152,9 +207,11 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			if agent.IsPrompt(m) {
 				end() // compacted between turns
 			}
-			ev := comps[0].Event
-			out = append(out, marshalEvent(&ev))
+			compaction(comps[0])
 			comps = comps[1:]
+		}
+		if agent.IsPrompt(m) {
+			failures(i)
 		}
 		if len(m.FunctionResponses()) > 0 {
 			for _, r := range m.FunctionResponses() {
@@ -164,10 +221,11 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
 					content = output
 				}
-				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError}))
+				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError, ElapsedMS: r.ElapsedMS}))
 				if fc := x.changes[r.ID]; fc != nil {
 					out = append(out, marshalEvent(fc))
 				}
+				rejected = rejected || agent.IsRejection(r)
 			}
 			continue
 		}
@@ -188,7 +246,10 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				n, ok := agent.ParseNote(p.Text)
 				switch {
 				case !ok:
-					if !agent.IsAgentNote(p.Text) {
+					if reason, failed := agent.FailedNoteError(p.Text); failed {
+						// The turn failed after its actions ran, as it did live.
+						notes = append(notes, marshalEvent(&agent.Failed{Meta: main, Error: reason, Summary: "The turn ended early: " + reason, Kept: true}))
+					} else if !agent.IsAgentNote(p.Text) {
 						text = append(text, p.Text)
 					}
 				case n.Kind == agent.NoteUserCell:
@@ -213,6 +274,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			out = append(out, notes...)
 			continue
 		}
+		rejected = false // the model went on
 		for _, p := range m.Parts {
 			switch {
 			case p.FunctionCall != nil:
@@ -226,15 +288,18 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				out = append(out, marshalEvent(&agent.Response{Meta: main, Text: p.Text}))
 			}
 		}
+		if m.Cut() {
+			out = append(out, marshalEvent(agent.StoredReplyCut(m, x.maxTokens)))
+		}
 		if m.Usage != nil {
 			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
 		}
 	}
 	for _, c := range comps {
-		ev := c.Event
-		out = append(out, marshalEvent(&ev))
+		compaction(c)
 	}
 	end()
+	failures(len(msgs))
 	if x.usage != nil {
 		out = append(out, marshalEvent(x.usage))
 	}

@@ -301,7 +301,7 @@ func (ws *workspace) show(sessionID string) {
 	if err == nil {
 		var hist []model.Message
 		if hist, err = st.Load(agent.MainAgent); err == nil {
-			for _, ev := range historyEvents(hist, historyExtras{}) {
+			for _, ev := range historyEvents(hist, extrasOf(ws.cfg)) {
 				ws.push(queued{raw: ev})
 			}
 			ws.mu.Lock()
@@ -387,7 +387,7 @@ func (ws *workspace) start(sessionID string) {
 			// Applied settings and retries carry on without this: the
 			// window already shows the conversation.
 			ws.push(queued{raw: resetEvent})
-			for _, ev := range agentHistory(a) {
+			for _, ev := range agentHistory(a, ws.cfg) {
 				ws.push(queued{raw: ev})
 			}
 		case sessionID == "":

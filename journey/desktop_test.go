@@ -31,15 +31,12 @@ func atSizes(t *testing.T, journey func(t *testing.T, w, h int)) {
 // Issue 28, item 1: at the bottom of the conversation, one wheel notch up,
 // or ten fast ones, scroll up and stay there ("Jump to latest" offers the
 // way back); the wheel down to the bottom, or Jump to latest, brings the
-// latest back. Where the view is comes from where the last answer is on
-// screen.
+// latest back, and the wheel down to the bottom follows new output again.
+// Where the view is comes from where the last answer is on screen.
+//
+// WebKitGTK's smooth scrolling moves the first frame of a notch by one
+// pixel; the view snapped back down when that pixel was taken for no move.
 func TestWheelScrollsUpFromTheBottom(t *testing.T) {
-	// It passed on the desktop branch's own binary, at both sizes, but on
-	// the merged build it fails twice in a row the same way: after the
-	// wheel notch "Jump to latest" never appears and the screenshot shows
-	// the view at the bottom. Until that is understood, the wheel fix is
-	// not proven on the production binary: skipped, not deleted.
-	t.Skip("issue 28 item 1: fails on the merged build (no \"Jump to latest\" after a real wheel notch); under investigation")
 	atSizes(t, func(t *testing.T, w, h int) {
 		ws := Workspace(t, nil)
 		app := Start(t, Options{Workspace: ws, Scenario: "testdata/wheel.yaml", Width: w, Height: h})
@@ -90,6 +87,29 @@ func TestWheelScrollsUpFromTheBottom(t *testing.T) {
 			app.Wait("the view back at the bottom", func() bool { return y() == bottom })
 		}
 		app.Shot("back-at-the-bottom")
+
+		// Back at the bottom with the wheel, new output is followed: the
+		// next answer ends up in view without Jump to latest.
+		app.WheelAt(x, mid, 3)
+		app.WaitFor(Button("Jump to latest"))
+		app.WheelAt(x, mid, -30)
+		app.WaitGone(Button("Jump to latest"))
+		app.Send("Run one more cell")
+		app.WaitFor(Role("landmark", "Approval request"))
+		app.Key("y")
+		next := Query{Role: "paragraph", Text: "It printed 200 more lines."}
+		app.WaitFor(next)
+		app.WaitGone(Role("landmark", "Approval request"))
+		conv = app.WaitFor(Role("landmark", "Conversation"))
+		app.Wait("the new answer in view at the bottom", func() bool {
+			app.ClickAt(Node{X: x, Y: mid})
+			n, _ := app.Find(next)
+			return n.Y >= conv.Y && n.Y+n.H <= conv.Y+conv.H
+		})
+		app.Shot("followed")
+		if _, ok := app.Find(Button("Jump to latest")); ok {
+			t.Error("Jump to latest is offered after new output at the bottom: the view did not follow it")
+		}
 	})
 }
 

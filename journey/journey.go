@@ -497,7 +497,6 @@ func (q Query) matches(n Node) bool {
 
 // ScrollUp scrolls the conversation up by pages from the element (plain
 // text in it): a click there, then Page Up, as a keyboard user scrolls.
-// (Xvfb's wheel buttons do not reach WebKit as scroll events.)
 func (a *App) ScrollUp(q Query, pages int) {
 	a.t.Helper()
 	a.Click(q)

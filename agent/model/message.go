@@ -105,6 +105,9 @@ type FunctionResponse struct {
 	IsError bool    `json:"is_error,omitempty"`
 	// Ran records, for a code action, the code that ran (see Part.Ran).
 	Ran *Ran `json:"ran,omitempty"`
+	// ElapsedMS is how long the call ran, in milliseconds, for the
+	// conversation's record; 0 when it did not run. Not sent to models.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Usage counts the tokens of one model call. OutputTokens excludes

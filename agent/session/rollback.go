@@ -139,7 +139,8 @@ func (s *Store[M]) dropCompactions(agentID string, n int) ([]Compaction, error) 
 }
 
 // Spent is what model calls cost whose messages (or compactions) a
-// rollback took out of the session: they were paid for, so the session's
+// rollback took out of the session, or that a compaction which failed made
+// (a summary cut short is not kept): they were paid for, so the session's
 // cost keeps them. Kept in spent/rolled-back.jsonl in the session folder
 // (not beside the agents' files, which Agents lists).
 type Spent struct {
@@ -149,7 +150,12 @@ type Spent struct {
 	// Usage is the calls' token counts: a list of the provider-neutral
 	// usage objects, as in a Compaction.
 	Usage json.RawMessage `json:"usage"`
-	Meta  Meta            `json:"meta"`
+	// At and Failed are set for a compaction the user asked for that
+	// failed: how many messages the agent's file had then, and the event
+	// that said so (JSON), so a resumed conversation shows it there.
+	At     int             `json:"at,omitempty"`
+	Failed json.RawMessage `json:"failed,omitempty"`
+	Meta   Meta            `json:"meta"`
 }
 
 func (s *Store[M]) spentFile() string { return filepath.Join(s.dir, "spent", "rolled-back.jsonl") }

@@ -96,7 +96,7 @@ export type AgentEvent =
       dropped_chars?: number;
       dropped_lines?: number;
     })
-  | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean })
+  | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean; elapsed_ms?: number })
   | (Meta & { type: 'Usage'; model: string; cost?: number | null } & UsageFields)
   | (Meta & {
       type: 'SessionUsage';

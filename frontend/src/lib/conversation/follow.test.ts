@@ -52,4 +52,46 @@ describe('Follow', () => {
     f.movedUp();
     expect(f.scrolled(1465, H, C)).toBe(false);
   });
+
+  // What WebKitGTK sent for one real wheel notch (xdotool click 4) at the
+  // bottom of a 986 px conversation in a 444 px view: the wheel event,
+  // then a first smooth-scroll frame only one pixel up.
+  it('stays stopped when the first frame of a wheel notch moves a single pixel', () => {
+    const f = new Follow();
+    f.followed(542);
+    f.movedUp();
+    expect(f.scrolled(541, 986, 444)).toBe(false);
+    for (const top of [536, 520, 497, 471]) expect(f.scrolled(top, 986, 444)).toBe(false);
+  });
+
+  it('stays stopped through ten fast notches that each start with a one-pixel frame', () => {
+    const f = new Follow();
+    f.followed(542);
+    let top = 542;
+    for (let i = 0; i < 10; i++) {
+      f.movedUp();
+      top -= 1;
+      expect(f.scrolled(top, 986, 444)).toBe(false);
+      top -= 40;
+      expect(f.scrolled(top, 986, 444)).toBe(false);
+    }
+  });
+
+  it('does not follow again on a scroll event without a move near the bottom', () => {
+    const f = new Follow();
+    f.followed(1500);
+    f.movedUp();
+    expect(f.scrolled(1480, H, C)).toBe(false);
+    // Content changed height above the fold, the view did not move.
+    expect(f.scrolled(1480, H, C)).toBe(false);
+    expect(f.scrolled(1480.3, H, C)).toBe(false);
+  });
+
+  it('follows again when a one-pixel move down reaches the bottom', () => {
+    const f = new Follow();
+    f.followed(1500);
+    f.movedUp();
+    f.scrolled(1499, H, C);
+    expect(f.scrolled(1500, H, C)).toBe(true);
+  });
 });

@@ -2,9 +2,10 @@
  * from the scroll positions the user moves it through.
  *
  * Only a move down that reaches the bottom follows again; a move up never
- * does, however close to the bottom it stays (a wheel notch from the
- * bottom moves less than the "near the bottom" margin, and following again
- * there would snap the view back down). */
+ * does, however small or close to the bottom it is. WebKit's smooth
+ * scrolling moves the first frame of a wheel notch by a single pixel: a
+ * rule that took that for "no move" and followed again within the "near
+ * the bottom" margin snapped the view back down after every notch. */
 export class Follow {
   /** Whether new output scrolls the view down. */
   on = true;
@@ -16,17 +17,19 @@ export class Follow {
 
   /** Near the bottom, in pixels: a move down that ends this close follows. */
   static readonly margin = 40;
+  /** Scroll positions closer than this are the same (sub-pixel rounding). */
+  private static readonly still = 0.5;
 
   /** A scroll event: the view's position now. Returns whether to follow. */
   scrolled(top: number, height: number, client: number): boolean {
-    const up = top < this.last - 1;
+    const move = top - this.last;
     this.last = top;
-    const atBottom = height - top - client < 2;
-    if (up) {
+    const gap = height - top - client;
+    if (move < -Follow.still) {
       // Up to the very bottom is no move of the user's: the view grew (a
       // bar below it went) and the browser moved it back inside.
-      if (top < this.auto - 4 && !atBottom) this.on = false;
-    } else if (height - top - client < Follow.margin) {
+      if (top < this.auto - 4 && gap >= 2) this.on = false;
+    } else if (move > Follow.still && gap < Follow.margin) {
       this.on = true;
     }
     return this.on;

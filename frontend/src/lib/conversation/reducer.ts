@@ -634,13 +634,19 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'ToolOutput': {
       // A resumed session has no answers: a rejected call's result says it.
       const refused = !!ev.is_error && (ev.content === REJECTED || ev.content.endsWith('\n' + REJECTED));
-      return updateTool(s, agent, corr, ev.tool_name, (t) => ({
-        ...t,
-        result: ev.content,
-        isError: t.isError || !!ev.is_error,
-        status: t.status === 'rejected' || refused ? 'rejected' : ev.is_error ? 'error' : 'done',
-        endedAt: t.endedAt ?? now,
-      }));
+      return updateTool(s, agent, corr, ev.tool_name, (t) => {
+        const endedAt = t.endedAt ?? now;
+        return {
+          ...t,
+          result: ev.content,
+          isError: t.isError || !!ev.is_error,
+          status: t.status === 'rejected' || refused ? 'rejected' : ev.is_error ? 'error' : 'done',
+          endedAt,
+          // The agent's time of the run, which the session keeps: the
+          // same live and in a resumed session.
+          startedAt: ev.elapsed_ms ? endedAt - ev.elapsed_ms : t.startedAt,
+        };
+      });
     }
     case 'ToolCall':
       return updateTool(s, agent, corr, ev.tool_name, (t) => ({
