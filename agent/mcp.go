@@ -172,7 +172,7 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		if !found {
 			return resp, false, false
 		}
-		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
+		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
 			var res *mcp.Result
 			var err error
 			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
@@ -208,6 +208,23 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		return text, false, nil
 	})
 	return resp, rejected, true
+}
+
+// ptcHints are the annotations of a code-mode server's tool, for its
+// approval; nil when the agent has no such server or it cannot be reached
+// (the call then reports why).
+func (a *Agent) ptcHints(ctx context.Context, server, tool string) *mcp.Hints {
+	if a.mcp == nil || a.mcp.ptc == nil || !slices.Contains(a.mcp.ptc.Servers(), server) {
+		return nil
+	}
+	tools, err := a.mcp.ptc.ServerTools(ctx, server)
+	if err != nil {
+		return nil
+	}
+	if i := slices.IndexFunc(tools, func(t mcp.Tool) bool { return t.Name == tool }); i >= 0 {
+		return tools[i].Hints
+	}
+	return nil
 }
 
 // ptcCaller serves programmatic calls from code with ptc_servers: the

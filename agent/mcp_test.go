@@ -83,6 +83,24 @@ turns:
 	if args["test_add"] != `{"a":1,"b":2}` {
 		t.Errorf("args %v", args)
 	}
+	// The server calls echo read-only: that is shown on the approval, and
+	// the call is asked all the same.
+	for _, g := range approved {
+		h := g.Hints
+		switch g.ToolName {
+		case "test_echo":
+			if h == nil || h.Title != "Echo back" || h.ReadOnly == nil || !*h.ReadOnly || h.Idempotent == nil || !*h.Idempotent || h.OpenWorld == nil || *h.OpenWorld || h.Destructive != nil {
+				t.Errorf("test_echo hints %+v, want the server's annotations", h)
+			}
+		case "test_add":
+			if h != nil {
+				t.Errorf("test_add hints %+v, want none (it has no annotations)", h)
+			}
+		}
+	}
+	if auto := of[*agent.AutoApproved](events); len(auto) > 0 {
+		t.Errorf("%d calls approved without asking", len(auto))
+	}
 	for _, tool := range fake.Requests()[0].Tools {
 		if tool.Name == "test_secret" {
 			t.Error("an excluded tool is offered")

@@ -104,10 +104,30 @@ type Tool struct {
 	// OutputSchema is the JSON schema of the structured result, or nil when
 	// the tool declares none.
 	OutputSchema json.RawMessage
-	// ReadOnly and Destructive are the tool's readOnlyHint and
-	// destructiveHint annotations (nil: not given). They are hints from
-	// the server, to show on an approval, not to trust.
-	ReadOnly, Destructive *bool
+	// Hints are the tool's annotations, or nil when it gives none.
+	Hints *Hints
+}
+
+// Hints are a tool's annotations (readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint and title; nil: not given). They come
+// from the server and are shown on an approval; nothing is allowed
+// because of them.
+type Hints struct {
+	Title       string `json:"title,omitempty"`
+	ReadOnly    *bool  `json:"read_only,omitempty"`
+	Destructive *bool  `json:"destructive,omitempty"`
+	Idempotent  *bool  `json:"idempotent,omitempty"`
+	OpenWorld   *bool  `json:"open_world,omitempty"`
+}
+
+// hintsOf reads a tool's annotations; nil when none is given.
+func hintsOf(a mcp.ToolAnnotation) *Hints {
+	h := Hints{Title: a.Title, ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint,
+		Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+	if h == (Hints{}) {
+		return nil
+	}
+	return &h
 }
 
 // Image is an image a tool returned.
@@ -722,7 +742,7 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 		return Tool{}, fmt.Errorf("decode schemas: %w", err)
 	}
 	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema,
-		ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint}
+		Hints: hintsOf(t.Annotations)}
 	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
 		tool.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}

@@ -93,6 +93,11 @@ func New() *server.MCPServer {
 		if output != "" {
 			t.RawOutputSchema = json.RawMessage(output)
 		}
+		if name == "echo" {
+			// Hints that must be shown on the approval, and allow nothing.
+			yes, no := true, false
+			t.Annotations = mcp.ToolAnnotation{Title: "Echo back", ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
+		}
 		s.AddTool(t, h)
 	}
 	add("echo", "Echo the text back.", `{"type":"object","properties":{"text":{"type":"string","description":"What to echo."}},"required":["text"]}`, "",

@@ -9,10 +9,19 @@ export interface Meta {
 export type ToolCallData =
   | { type: 'CodeAction'; tool_name: string; code: string }
   | { type: 'ShellAction'; tool_name: string; command: string; interpreter?: string; opaque?: boolean }
-  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean }
+  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean; hints?: ToolHints }
   | { type: 'FileRead'; tool_name: string; path: string }
   | { type: 'FileWrite'; tool_name: string; path: string; content: string }
   | { type: 'FileEdit'; tool_name: string; path: string; old_text: string; new_text: string };
+
+/** An MCP tool's annotations, as Go's mcp.Hints encodes them: the server's word, never trusted. */
+export interface ToolHints {
+  title?: string;
+  read_only?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  open_world?: boolean;
+}
 
 /** A permission rule, as Go's permission.Rule encodes it. */
 export interface RuleData {
