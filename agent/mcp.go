@@ -175,9 +175,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
 			var res *mcp.Result
 			var err error
+			progress := newProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
 			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
-				res, err = a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.note), t.Server, t.Name, call.Args)
 			})
+			progress.stop()
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,7 +134,7 @@ print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
 turns:
   - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
   - expect:
-      last: [{role: user, response: pytools_list_categories, output: "\"test\": 10"}]
+      last: [{role: user, response: pytools_list_categories, output: "\"test\": 11"}]
     reply: [{call: {id: c2, name: pytools_list_tools, args: {categories: ["test"]}}}]
   - expect:
       last: [{role: user, response: pytools_list_tools, output: ".freeact/generated/mcptools/test/search_web.py"}]
@@ -482,5 +483,59 @@ func TestGeneratedModulesStayInTheWorkspace(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
 		t.Errorf("written where the link points: %v", entries)
+	}
+}
+
+// A server's progress and log notifications reach the call's card as
+// ToolProgress events, for a JSON call and for a call from a cell (on the
+// cell's card), a few of them however many the server sends.
+func TestMCPProgressOnTheCard(t *testing.T) {
+	const n = 3000
+	cell := `from mcptools.flooder import flood
+print(flood.run(flood.Params(count=` + fmt.Sprint(n) + `)))`
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": mcptest.Stdio(t)},
+		"ptc_servers": map[string]any{"flooder": mcptest.Stdio(t)},
+	})
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: j1, name: test_flood, args: {count: `+fmt.Sprint(n)+`}}}]
+  - expect:
+      last: [{role: user, response: test_flood, output: "sent `+fmt.Sprint(n)+`"}]
+    reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "sent `+fmt.Sprint(n)+`"}]
+    reply: [{text: "Done."}]
+`)
+	events := run(t, a, "Flood.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	by := map[string][]*agent.ToolProgress{}
+	for _, p := range of[*agent.ToolProgress](events) {
+		by[p.CorrelationID+"/"+p.Server] = append(by[p.CorrelationID+"/"+p.Server], p)
+	}
+	for _, key := range []string{"j1/test", "c1/flooder"} {
+		got := by[key]
+		// 2n notifications become at most ten events a second.
+		if len(got) == 0 || len(got) > n/4 {
+			t.Errorf("%s: %d ToolProgress events for %d notifications", key, len(got), 2*n)
+			continue
+		}
+		t.Logf("%s: %d notifications → %d ToolProgress events", key, 2*n, len(got))
+		last, lines := got[len(got)-1], 0
+		for _, p := range got {
+			lines += len(p.Logs) + p.Dropped
+			if p.Total != n || p.Progress < 1 || p.Progress > n || !strings.HasPrefix(p.Message, "step ") {
+				t.Errorf("%s: progress %+v", key, p)
+				break
+			}
+		}
+		if lines == 0 || lines > n || len(last.Logs) == 0 || !strings.HasPrefix(last.Logs[0].Message, "line ") || last.Logs[0].Level != "info" {
+			t.Errorf("%s: %d log lines, last event %+v", key, lines, last)
+		}
+	}
+	if len(by) != 2 {
+		t.Errorf("progress went to %v", slices.Sorted(maps.Keys(by)))
 	}
 }

@@ -57,6 +57,8 @@ func contractEvents() []queued {
 			{Path: "b.txt", Status: checkpoint.Deleted, Binary: true, Large: true, Added: 751, Removed: 752},
 		}}},
 		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
+		{ev: &agent.ToolProgress{Meta: meta, Server: "github", Progress: 3, Total: 10, Message: "3 of 10 pages",
+			Logs: []agent.LogLine{{Level: "warning", Message: "rate limited"}}, Dropped: 2}},
 		{ev: &agent.ReplyCut{Meta: meta, Text: "The model's reply was cut at 761 output tokens.", OutputTokens: 761, MaxTokens: 762, Setting: agent.MaxTokensSetting, Dropped: []string{agent.ExecuteTool}}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -47,6 +50,55 @@ type Notification struct {
 	// Message of a progress or log notification; Level of a log one.
 	Message string
 	Level   string
+}
+
+// WithNotify returns a context whose Manager.Call passes the call's
+// progress notifications, and the server's log messages while it runs, to
+// f (besides Options.OnNotify). f runs on the connection's reader: it must
+// not block.
+func WithNotify(ctx context.Context, f func(Notification)) context.Context {
+	return context.WithValue(ctx, notifyKey{}, f)
+}
+
+type notifyKey struct{}
+
+func notifyOf(ctx context.Context) func(Notification) {
+	f, _ := ctx.Value(notifyKey{}).(func(Notification))
+	return f
+}
+
+// watchers are the calls in flight on a server that want its
+// notifications, by progress token.
+type watchers struct {
+	mu sync.Mutex
+	by map[string]func(Notification)
+}
+
+func (w *watchers) add(token string, f func(Notification)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.by == nil {
+		w.by = map[string]func(Notification){}
+	}
+	w.by[token] = f
+}
+
+func (w *watchers) remove(token string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.by, token)
+}
+
+func (w *watchers) of(token string) func(Notification) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.by[token]
+}
+
+func (w *watchers) all() []func(Notification) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Collect(maps.Values(w.by))
 }
 
 // Resource is a resource a server offers.
@@ -144,12 +196,22 @@ func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 		}
 		switch n.Method {
 		case string(mcp.MethodNotificationProgress):
+			note := Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")}
+			if w := s.watchers.of(str("progressToken")); w != nil {
+				w(note)
+			}
 			if f != nil {
-				f(Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")})
+				f(note)
 			}
 		case string(mcp.MethodNotificationMessage):
+			note := Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")}
+			// A log message names no call: each call in flight on the
+			// server shows it.
+			for _, w := range s.watchers.all() {
+				w(note)
+			}
 			if f != nil {
-				f(Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")})
+				f(note)
 			}
 		case string(mcp.MethodNotificationToolsListChanged):
 			go s.relist(c)

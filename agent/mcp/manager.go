@@ -329,9 +329,14 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	if s.m.opts.OnNotify != nil {
+	if watch := notifyOf(ctx); s.m.opts.OnNotify != nil || watch != nil {
 		// Ask for progress notifications of this call.
-		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1)))}
+		token := fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1))
+		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(token)}
+		if watch != nil {
+			s.watchers.add(token, watch)
+			defer s.watchers.remove(token)
+		}
 	}
 	res, err := c.cli.CallTool(cctx, req)
 	if err != nil {
@@ -421,6 +426,8 @@ type server struct {
 	starting sync.Mutex
 	// auth signs in to an HTTP server; it outlives connections.
 	auth *oauth.Client
+	// watchers are the calls that want their notifications (WithNotify).
+	watchers watchers
 }
 
 // conn is one running connection.

@@ -8,18 +8,21 @@
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
-// excluded_tools) and search_web (nested parameters). The HTTP endpoint
+// excluded_tools), search_web (nested parameters) and flood (sends "count"
+// progress notifications and as many log messages, then answers). The HTTP endpoint
 // refuses requests without the header HTTP configures.
 package mcptest
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -170,5 +173,29 @@ func New() *server.MCPServer {
 			b, _ := json.Marshal(res)
 			return mcp.NewToolResultStructured(res, string(b)), nil
 		})
+	add("flood", "Sends count progress notifications and log messages.", `{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"]}`, "",
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := r.GetInt("count", 0)
+			var token any
+			if r.Params.Meta != nil {
+				token = r.Params.Meta.ProgressToken
+			}
+			srv := server.ServerFromContext(ctx)
+			for i := 1; i <= n; i++ {
+				if token != nil {
+					send(ctx, srv, "notifications/progress", map[string]any{"progressToken": token, "progress": i, "total": n, "message": fmt.Sprintf("step %d of %d", i, n)})
+				}
+				send(ctx, srv, "notifications/message", map[string]any{"level": "info", "data": fmt.Sprintf("line %d", i)})
+			}
+			return text(fmt.Sprintf("sent %d", n)), nil
+		})
 	return s
+}
+
+// send sends a notification, waiting while mcp-go's queue to the client
+// is full (it drops what does not fit).
+func send(ctx context.Context, srv *server.MCPServer, method string, params map[string]any) {
+	for ctx.Err() == nil && errors.Is(srv.SendNotificationToClient(ctx, method, params), server.ErrNotificationChannelBlocked) {
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -23,6 +23,12 @@ export interface ToolHints {
   open_world?: boolean;
 }
 
+/** A log message of an MCP server (notifications/message). */
+export interface LogLine {
+  level: string;
+  message: string;
+}
+
 /** A permission rule, as Go's permission.Rule encodes it. */
 export interface RuleData {
   type: string;
@@ -86,6 +92,16 @@ export type AgentEvent =
     })
   | (Meta & { type: 'SessionGrants'; grants: RuleData[] })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
+  | (Meta & {
+      type: 'ToolProgress';
+      server: string;
+      progress?: number;
+      total?: number;
+      message?: string;
+      logs?: LogLine[];
+      /** Older log lines left out of this event. */
+      dropped?: number;
+    })
   | (Meta & {
       type: 'CodeExecutionOutputChunk';
       kind: string;
