@@ -134,7 +134,7 @@ print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
 turns:
   - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
   - expect:
-      last: [{role: user, response: pytools_list_categories, output: "\"test\": 11"}]
+      last: [{role: user, response: pytools_list_categories, output: "\"test\": 12"}]
     reply: [{call: {id: c2, name: pytools_list_tools, args: {categories: ["test"]}}}]
   - expect:
       last: [{role: user, response: pytools_list_tools, output: ".freeact/generated/mcptools/test/search_web.py"}]
@@ -537,5 +537,48 @@ turns:
 	}
 	if len(by) != 2 {
 		t.Errorf("progress went to %v", slices.Sorted(maps.Keys(by)))
+	}
+}
+
+// A server that says its tools changed (notifications/tools/list_changed)
+// has them listed again: a JSON server's new tool is offered to the model
+// at its next call, and a code-mode server's module is written before the
+// cell that caused the change goes on.
+func TestMCPToolsListChanged(t *testing.T) {
+	cell := `import importlib
+from freeact_runtime import call_tool
+print(call_tool("kit", "grow", {}))
+importlib.invalidate_caches()
+from mcptools.kit import grown
+print(grown.run(grown.Params(text="from code")))`
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": mcptest.Stdio(t)},
+		"ptc_servers": map[string]any{"kit": mcptest.Stdio(t)},
+	})
+	a, fake := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: j1, name: test_grow, args: {}}}]
+  - expect:
+      tools: [test_grow, test_grown]
+      last: [{role: user, response: test_grow, output: "grown"}]
+    reply: [{call: {id: j2, name: test_grown, args: {text: "hi"}}}]
+  - expect:
+      last: [{role: user, response: test_grown, output: "grown: hi"}]
+    reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "grown: from code"}]
+    reply: [{text: "Done."}]
+`)
+	if _, err := os.Stat(filepath.Join(ws, ".freeact", "generated", "mcptools", "kit", "grown.py")); err == nil {
+		t.Fatal("grown.py exists before the server added the tool")
+	}
+	events := run(t, a, "Grow.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	for _, tool := range fake.Requests()[0].Tools {
+		if tool.Name == "test_grown" {
+			t.Error("test_grown offered before the server added it")
+		}
 	}
 }

@@ -214,7 +214,13 @@ func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 				f(note)
 			}
 		case string(mcp.MethodNotificationToolsListChanged):
-			go s.relist(c)
+			// Counted before the reader goes on, so that a call whose
+			// answer follows the notification finds it in flight.
+			s.m.relists.add()
+			go func() {
+				defer s.m.relists.done()
+				s.relist(c)
+			}()
 			if f != nil {
 				f(Notification{Server: s.name, Kind: "tools_changed"})
 			}
@@ -240,6 +246,54 @@ func (s *server) relist(c *conn) {
 	s.mu.Unlock()
 	if f := s.m.opts.OnConnect; f != nil {
 		f(ctx, s.name, tools)
+	}
+}
+
+// ToolsSettled waits until the tool lists that servers said changed
+// (notifications/tools/list_changed) are listed again and OnConnect has
+// run for them, or ctx ends. A call whose server changed its tools
+// before answering is followed by its new tools once this returns.
+func (m *Manager) ToolsSettled(ctx context.Context) error {
+	return m.relists.wait(ctx)
+}
+
+// inFlight counts work under way and lets a caller wait until none is.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		close(f.idle)
+	}
+}
+
+func (f *inFlight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 

@@ -188,6 +188,9 @@ type Manager struct {
 	life    context.Context // ends at Close
 	calls   atomic.Int64    // numbers the progress tokens of calls
 	stop    context.CancelFunc
+	// relists are the tool lists being fetched again after a server said
+	// they changed.
+	relists inFlight
 }
 
 // NewManager prepares connections to servers (name -> configuration, with

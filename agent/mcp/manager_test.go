@@ -85,7 +85,7 @@ func TestCalls(t *testing.T) {
 					t.Errorf("tool %s has server %q", tool.Name, tool.Server)
 				}
 			}
-			if got := strings.Join(names, ","); got != "add,crash,echo,fail,flood,hang,log,pid,search_web,whereami" {
+			if got := strings.Join(names, ","); got != "add,crash,echo,fail,flood,grow,hang,log,pid,search_web,whereami" {
 				t.Errorf("tools = %s", got)
 			}
 			tests := []struct {

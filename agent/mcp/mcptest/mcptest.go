@@ -8,8 +8,9 @@
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
-// excluded_tools), search_web (nested parameters) and flood (sends "count"
-// progress notifications and as many log messages, then answers). The HTTP endpoint
+// excluded_tools), search_web (nested parameters), flood (sends "count"
+// progress notifications and as many log messages, then answers) and grow
+// (adds the tool grown and says the tools changed). The HTTP endpoint
 // refuses requests without the header HTTP configures.
 package mcptest
 
@@ -90,7 +91,17 @@ func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(s) }
 
 // New returns an MCP server with the test tools.
 func New() *server.MCPServer {
-	s := server.NewMCPServer("mcptest", "1.0.0", server.WithToolCapabilities(false))
+	// listed gets a value each time a client lists the tools (grow waits
+	// for it).
+	listed := make(chan struct{}, 1)
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+		select {
+		case listed <- struct{}{}:
+		default:
+		}
+	})
+	s := server.NewMCPServer("mcptest", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	add := func(name, desc, input, output string, h server.ToolHandlerFunc) {
 		t := mcp.NewToolWithRawSchema(name, desc, json.RawMessage(input))
 		if output != "" {
@@ -188,6 +199,26 @@ func New() *server.MCPServer {
 				send(ctx, srv, "notifications/message", map[string]any{"level": "info", "data": fmt.Sprintf("line %d", i)})
 			}
 			return text(fmt.Sprintf("sent %d", n)), nil
+		})
+	add("grow", "Adds the tool grown (echo under another name), says the tools changed and answers once the client listed them again.", `{"type":"object","properties":{}}`, "",
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-listed:
+			default:
+			}
+			t := mcp.NewToolWithRawSchema("grown", "A tool added by grow.", json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`))
+			s.AddTool(t, func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("grown: " + r.GetString("text", "")), nil
+			})
+			if err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
+				return nil, err
+			}
+			select {
+			case <-listed:
+				return text("grown"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		})
 	return s
 }
