@@ -332,23 +332,38 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	if watch := notifyOf(ctx); s.m.opts.OnNotify != nil || watch != nil {
-		// Ask for progress notifications of this call.
-		token := fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1))
+	// The progress token names the call: for its notifications, and for
+	// its cancellation over HTTP.
+	token := fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1))
+	watch := notifyOf(ctx)
+	if s.m.opts.OnNotify != nil || watch != nil || c.ids != nil {
 		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(token)}
-		if watch != nil {
-			s.watchers.add(token, watch)
-			defer s.watchers.remove(token)
-		}
+	}
+	if watch != nil {
+		s.watchers.add(token, watch)
+		defer s.watchers.remove(token)
+	}
+	if c.ids != nil {
+		defer c.ids.take(token)
 	}
 	res, err := c.cli.CallTool(cctx, req)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
+			cause := fmt.Errorf("cancelled: %w", context.Cause(ctx))
+			if c.ids != nil && !mcp.IsModernProtocol(c.protocol) {
+				// An HTTP server at a handshake version is told, and the
+				// connection stays.
+				err := cancelHTTP(ctx, c, token, context.Cause(ctx).Error())
+				if err == nil {
+					return nil, &Error{Server: server, Tool: tool, Err: cause}
+				}
+				s.m.opts.Log.Warn("MCP server not told that a call was cancelled", "mcp_server", s.name, "err", err)
+			}
 			// The caller gave up (cancel): the server may still be busy with
 			// the call, so start afresh next time.
 			s.drop(c, "the call was cancelled")
-			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
+			return nil, &Error{Server: server, Tool: tool, Err: cause}
 		case cctx.Err() != nil:
 			s.drop(c, "the call timed out")
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)}
@@ -437,6 +452,7 @@ type server struct {
 type conn struct {
 	cli  *client.Client
 	proc *process // nil for HTTP
+	ids  *callIDs // the ids of calls posted; nil for stdio
 	// protocol is the MCP protocol version agreed with the server.
 	protocol string
 	once     sync.Once
@@ -499,11 +515,11 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, err := s.httpTransport(log, false)
+		h, ids, err := s.httpTransport(log, false)
 		if err != nil {
 			return nil, nil, err
 		}
-		tr = h
+		tr, c.ids = h, ids
 	case s.cfg.Command != "":
 		p, err := startProcess(s.cfg, log)
 		if err != nil {
@@ -587,30 +603,33 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
 
 // httpTransport is the streamable HTTP transport of the server, signed in
 // through s.auth; listening opens the GET stream (legacy protocols only).
-func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, error) {
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log)}
+func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, *callIDs, error) {
+	var base http.RoundTripper
 	if s.auth != nil {
-		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
+		base = s.auth.Transport(nil)
 	}
+	ids := newCallIDs(base)
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
+		transport.WithHTTPBasicClient(&http.Client{Transport: ids})}
 	if listening {
 		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
 	}
 	h, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+		return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
 	}
-	return h, nil
+	return h, ids, nil
 }
 
 // reconnectListening replaces the legacy HTTP connection c with one that
 // also listens on the GET stream, shaking hands at version.
 func (s *server) reconnectListening(ctx context.Context, c *conn, version string, log *slog.Logger) (*conn, string, error) {
 	c.close(log)
-	h, err := s.httpTransport(log, true)
+	h, ids, err := s.httpTransport(log, true)
 	if err != nil {
 		return nil, "", err
 	}
-	n := &conn{cli: client.NewClient(h, s.clientOptions()...)}
+	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids}
 	if err := n.cli.Start(s.m.life); err != nil {
 		return nil, "", err
 	}

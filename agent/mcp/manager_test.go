@@ -211,7 +211,7 @@ func TestCrashRestarts(t *testing.T) {
 		OnConnect: func(_ context.Context, server string, tools []mcp.Tool) {
 			mu.Lock()
 			defer mu.Unlock()
-			if server == "test" && len(tools) == 10 {
+			if server == "test" && len(tools) == 12 {
 				connects++
 			}
 		},
