@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -580,5 +582,39 @@ turns:
 		if tool.Name == "test_grown" {
 			t.Error("test_grown offered before the server added it")
 		}
+	}
+}
+
+// The execution timeout does not run while a code-mode call waits for the
+// user to answer the server's form: a cell with a one-second limit whose
+// form takes three seconds finishes with the answer.
+func TestCodeModeFormPausesExecutionTimeout(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	ws := mcpWorkspace(t, map[string]any{
+		"execution_timeout": 1,
+		"ptc_servers":       map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}},
+	})
+	cell := `from freeact_runtime import call_tool
+print("answered:", call_tool("everything", "trigger-elicitation-request", {}))`
+	var forms atomic.Int32
+	elicit := func(context.Context, mcp.Form) (mcp.Answer, error) {
+		forms.Add(1)
+		time.Sleep(3 * time.Second) // the user fills in the form
+		return mcp.Answer{Action: "accept", Values: map[string]any{"name": "Ada Lovelace", "check": true, "email": "ada@example.com",
+			"homepage": "https://example.com", "birthdate": "1815-12-10", "untitledMultipleSelectEnum": []any{"Piano"}}}, nil
+	}
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "Ada Lovelace"}]
+    reply: [{text: "Done."}]
+`, agent.WithMCPUser(mcp.SignInOptions{}, elicit))
+	events := run(t, a, "Ask me.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	if n := forms.Load(); n != 1 {
+		t.Errorf("%d forms asked, want 1", n)
 	}
 }

@@ -57,3 +57,44 @@ func TestCancelOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// A call's timeout stops while the user answers the server's form: with a
+// call timeout of half a second, a call whose form the user answers after
+// two seconds succeeds, over stdio and streamable HTTP.
+func TestCallTimeoutStopsWhileAsking(t *testing.T) {
+	js := refServer(t, "server-everything")
+	for _, tr := range []struct {
+		name string
+		cfg  config.Server
+	}{
+		{"stdio", config.Server{Command: "node", Args: []string{js, "stdio"}}},
+		{"http", config.Server{URL: everythingHTTP(t, js)}},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			const limit = 500 * time.Millisecond
+			m, _ := newManager(t, map[string]config.Server{"everything": tr.cfg}, mcp.Options{
+				ConnectTimeout: 30 * time.Second,
+				CallTimeout:    limit,
+				Elicit: func(context.Context, mcp.Form) (mcp.Answer, error) {
+					// The user reads the form for a while: four times the
+					// call's limit.
+					time.Sleep(4 * limit)
+					return mcp.Answer{Action: "accept", Values: map[string]any{"name": "Ada Lovelace", "check": true, "email": "ada@example.com",
+						"homepage": "https://example.com", "birthdate": "1815-12-10", "untitledMultipleSelectEnum": []any{"Piano"}}}, nil
+				},
+			})
+			if _, err := m.ServerTools(t.Context(), "everything"); err != nil {
+				t.Fatal(err)
+			}
+			res, err := m.Call(t.Context(), "everything", "trigger-elicitation-request", nil)
+			if err != nil || !strings.Contains(res.ModelText(), "Ada Lovelace") {
+				t.Fatalf("a call whose form took longer than the call's limit: %+v %v", res, err)
+			}
+			// The limit still holds for the server's own time.
+			_, err = m.Call(t.Context(), "everything", "trigger-long-running-operation", json.RawMessage(`{"duration": 5, "steps": 2}`))
+			if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a call longer than the limit: %v", err)
+			}
+		})
+	}
+}

@@ -148,9 +148,14 @@ func textOf(c any) string {
 type sampler struct {
 	server string
 	f      func(context.Context, SampleRequest) (SampleResult, error)
+	life   context.Context
+	asking func() func()
 }
 
 func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, cancel := whileAsking(ctx, s.life)
+	defer cancel()
+	defer s.asking()()
 	r := SampleRequest{Server: s.server, SystemPrompt: req.SystemPrompt, MaxTokens: req.MaxTokens}
 	for _, m := range req.Messages {
 		r.Messages = append(r.Messages, Message{Role: string(m.Role), Text: textOf(m.Content)})
@@ -163,6 +168,15 @@ func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest
 	out.Role = mcp.RoleAssistant
 	out.Content = mcp.NewTextContent(res.Text)
 	return out, nil
+}
+
+// whileAsking is the context of a server's request that waits for the
+// user: mcp-go gives a request over HTTP 30 s, too short for a person, so
+// it ends with the Manager instead (the reply still goes to the server).
+func whileAsking(ctx, life context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(life, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 type rooter struct{ f func() []string }

@@ -218,6 +218,7 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 	})
 	for name, cfg := range servers {
 		s := &server{name: name, cfg: cfg, m: m}
+		asking := s.clocks.asking
 		if cfg.URL != "" && (cfg.OAuth != nil || !hasAuthorization(cfg.Headers)) {
 			// A server whose headers carry the credentials (a pasted
 			// token) is not signed in to.
@@ -225,7 +226,7 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 				Server: name, URL: cfg.URL, Config: cfg.OAuth,
 				Store:   lazyStore{get: storeOnce},
 				LockDir: filepath.Join(signInDir(opts.SignIn), "locks"),
-				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout,
+				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout, Asking: asking,
 				ClientName: opts.ClientName, Log: opts.Log,
 			})
 		}
@@ -327,8 +328,11 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 		return nil, err
 	}
 	callTimeout := s.callTimeout()
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
+	// The call's clock stops while the server waits for the user.
+	cctx, clock := newCallClock(ctx, callTimeout, context.DeadlineExceeded)
+	defer clock.stop()
+	s.clocks.add(clock)
+	defer s.clocks.remove(clock)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
@@ -446,6 +450,9 @@ type server struct {
 	auth *oauth.Client
 	// watchers are the calls that want their notifications (WithNotify).
 	watchers watchers
+	// clocks are the timeouts of the calls in flight, stopped while the
+	// user answers the server (a form, sampling, a sign-in).
+	clocks clocks
 }
 
 // conn is one running connection.
@@ -647,10 +654,10 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit}))
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking}))
 	}
 	if s.m.opts.Sample != nil {
-		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample}))
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking}))
 	}
 	if s.m.opts.Roots != nil {
 		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
