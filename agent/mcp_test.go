@@ -618,3 +618,49 @@ turns:
 		t.Errorf("%d forms asked, want 1", n)
 	}
 }
+
+// The prompt box's catalog: server-everything's resources, templates with
+// their variables and prompts with their arguments; a server with none
+// (mcptest) is left out without an error; arguments complete.
+func TestMCPCatalogAndCompletion(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}},
+		"ptc_servers": map[string]any{"test": mcptest.Stdio(t)},
+	})
+	a, _ := fakeKernels(nil).startIn(t, ws, `turns: []`)
+	cat := a.MCPCatalog(t.Context())
+	if len(cat.Errors) > 0 {
+		t.Errorf("errors: %v", cat.Errors)
+	}
+	var plain, template *agent.MCPResource
+	for i, r := range cat.Resources {
+		if r.Server != "everything" {
+			t.Errorf("resource of %s: %+v", r.Server, r)
+		}
+		switch {
+		case len(r.Arguments) > 0 && template == nil:
+			template = &cat.Resources[i]
+		case r.Arguments == nil && plain == nil:
+			plain = &cat.Resources[i]
+		}
+	}
+	if plain == nil || plain.URI == "" || template == nil || !strings.Contains(template.URI, "{"+template.Arguments[0].Name) {
+		t.Fatalf("resources %+v", cat.Resources)
+	}
+	i := slices.IndexFunc(cat.Prompts, func(p agent.MCPPrompt) bool { return p.Name == "args-prompt" })
+	if i < 0 || cat.Prompts[i].Server != "everything" || !slices.ContainsFunc(cat.Prompts[i].Arguments, func(a agent.MCPArgument) bool { return a.Name == "city" && a.Required }) {
+		t.Fatalf("prompts %+v", cat.Prompts)
+	}
+	values, err := a.CompleteMCP(t.Context(), "prompt", "everything", "completable-prompt", "department", "Eng")
+	if err != nil || !slices.Contains(values, "Engineering") {
+		t.Errorf("completion: %v %v", values, err)
+	}
+	if _, err := a.CompleteMCP(t.Context(), "prompt", "nowhere", "p", "a", ""); err == nil || !strings.Contains(err.Error(), `"nowhere"`) {
+		t.Errorf("an unknown server: %v", err)
+	}
+	vals, err := a.CompleteMCP(t.Context(), "resource", "everything", template.URI, template.Arguments[0].Name, "1")
+	if err != nil || !slices.Contains(vals, "1") {
+		t.Errorf("template %s completes %s=1 to %v (%v)", template.URI, template.Arguments[0].Name, vals, err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // The server features beyond tools, each through mcp-go's client:
@@ -109,6 +110,8 @@ type Resource struct {
 // ResourceTemplate is a parametrised resource (RFC 6570 URI template).
 type ResourceTemplate struct {
 	Server, URITemplate, Name, Title, Description, MIMEType string
+	// Variables are the template's variable names, in order.
+	Variables []string
 }
 
 // Prompt is a prompt a server offers.
@@ -358,11 +361,11 @@ func (m *Manager) ResourceTemplates(ctx context.Context, server string) ([]Resou
 	}
 	out := make([]ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, r := range res.ResourceTemplates {
-		tmpl := ""
-		if r.URITemplate != nil {
-			tmpl = r.URITemplate.Raw()
+		t := ResourceTemplate{Server: server, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
+		if r.URITemplate != nil && r.URITemplate.Template != nil {
+			t.URITemplate, t.Variables = r.URITemplate.Raw(), r.URITemplate.Varnames()
 		}
-		out = append(out, ResourceTemplate{Server: server, URITemplate: tmpl, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -450,6 +453,40 @@ func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, ar
 		return nil, &Error{Server: server, Err: fmt.Errorf("complete argument %q of prompt %q: %w", arg, prompt, err)}
 	}
 	return res.Completion.Values, nil
+}
+
+// CompleteResourceArgument asks server for values of a variable of a
+// resource template that begin like value.
+func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTemplate, arg, value string) ([]string, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	req := mcp.CompleteRequest{}
+	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: uriTemplate}
+	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
+	res, err := c.cli.Complete(ctx, req)
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("complete %q of resource template %q: %w", arg, uriTemplate, err)}
+	}
+	return res.Completion.Values, nil
+}
+
+// ExpandTemplate fills in a resource template (RFC 6570) with values.
+func ExpandTemplate(uriTemplate string, values map[string]string) (string, error) {
+	t, err := uritemplate.New(uriTemplate)
+	if err != nil {
+		return "", fmt.Errorf("resource template %q: %w", uriTemplate, err)
+	}
+	vals := uritemplate.Values{}
+	for k, v := range values {
+		vals.Set(k, uritemplate.String(v))
+	}
+	u, err := t.Expand(vals)
+	if err != nil {
+		return "", fmt.Errorf("fill in resource template %q: %w", uriTemplate, err)
+	}
+	return u, nil
 }
 
 func (m *Manager) conn(ctx context.Context, server string) (*conn, error) {
