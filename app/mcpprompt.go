@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/freeact/desktop/agent"
@@ -16,18 +15,7 @@ const mcpListWait = 10 * time.Second
 
 // mcpAgent is the running agent, for the prompt box's MCP questions.
 func (d *Desktop) mcpAgent() (*agent.Agent, context.Context, context.CancelFunc, error) {
-	ws, err := d.current()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ws.mu.Lock()
-	a := ws.agent
-	ws.mu.Unlock()
-	if a == nil {
-		return nil, nil, nil, errors.New("the agent is not ready yet")
-	}
-	ctx, cancel := context.WithTimeout(d.host.context(), mcpListWait)
-	return a, ctx, cancel, nil
+	return d.running(mcpListWait, "the agent is not ready yet")
 }
 
 // MCPCatalog lists the MCP servers' resources, resource templates and
