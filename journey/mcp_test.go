@@ -59,7 +59,7 @@ func TestMCPMentionAndPromptByKeyboard(t *testing.T) {
 
 		app.Click(Field("Message to the agent"))
 		app.Type("/everything:compl")
-		app.WaitFor(Text("/everything:completable-prompt"))
+		app.WaitFor(Role("list box", "Completions"))
 		app.Key("Return")
 		app.WaitFor(Text("prompt arguments"))
 		app.Type("Eng")
