@@ -169,6 +169,9 @@ type Agent struct {
 	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
+	// jsonToolsVersion is the version of the JSON MCP tools in tools
+	// (mcpTools.version); the turn loop declares them again when it moved.
+	jsonToolsVersion int
 
 	costs *costs       // what the session cost; shared with subagents
 	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents

@@ -475,6 +475,31 @@ type ReplyCut struct {
 	Dropped []string `json:"dropped,omitempty"`
 }
 
+// ToolProgress is what an MCP server reports while a call of its tools
+// runs (a JSON call, or a call from a cell: then CorrelationID is the
+// cell's): the latest progress and the log lines since the last
+// ToolProgress. At most ten a second go out for a call, however many the
+// server sends.
+type ToolProgress struct {
+	Meta
+	Server string `json:"server"`
+	// Progress and Total (0: unknown) of the latest progress notification,
+	// Message its text.
+	Progress float64 `json:"progress,omitempty"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+	// Logs are the newest log messages since the last ToolProgress;
+	// Dropped counts the older ones left out.
+	Logs    []LogLine `json:"logs,omitempty"`
+	Dropped int       `json:"dropped,omitempty"`
+}
+
+// LogLine is a server's log message (notifications/message).
+type LogLine struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
 // Notice tells the user something about the session that is not an
 // error of the turn, such as checkpoints being turned off.
 type Notice struct {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/shell"
@@ -152,7 +153,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	}
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
-	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true}
+	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.ptcHints(ctx, server, tool)}
 	ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
 	switch {
 	case errors.Is(err, errApprovalTimeout):
@@ -167,7 +168,10 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	if h.a.opts.toolCaller == nil {
 		return nil, fmt.Errorf("no MCP server %q is configured: add it to ptc_servers in .freeact/agent.json", server)
 	}
-	return h.a.opts.toolCaller.CallTool(ctx, server, tool, args)
+	// The server's progress and log lines show on the cell's card.
+	progress := newProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
+	defer progress.stop()
+	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.note), server, tool, args)
 }
 
 // Input passes the cell's input() to the front end and waits for the reply.

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
@@ -22,8 +25,14 @@ type mcpTools struct {
 	failures []MCPFailure
 	json     *mcp.Manager
 	ptc      *mcp.Manager
-	byName   map[string]mcp.Tool
-	search   *toolSearch
+	// mu guards byName and version: a server that changes its tools
+	// (tools/list_changed) has them named again while calls run.
+	mu     sync.Mutex
+	byName map[string]mcp.Tool
+	// version counts the changes of byName, for the turn loop to offer
+	// the model the new tools.
+	version int
+	search  *toolSearch
 	// ownSearch is set on the agent that opened the search (not on
 	// subagents sharing it).
 	ownSearch bool
@@ -54,12 +63,16 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// A server may ask the model (with the user's approval) during
 		// a JSON call of its tools.
 		jopts.Sample = a.sample
+		// A server that lists other tools than before (it said they
+		// changed, or it was restarted) has them offered from the next
+		// model call.
+		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool) }
 		m.json = mcp.NewManager(o.MCPServers, jopts)
 		if err := m.json.Connect(ctx); err != nil {
 			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
 			m.failed("mcp_servers", err)
 		}
-		m.byName = mcp.ModelNames(m.json.Tools(), func(name string) bool { return a.builtinTool(name) })
+		m.rename(a.builtinTool)
 	}
 	if len(o.PTCServers) > 0 {
 		popts := mopts
@@ -83,6 +96,41 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		m.search, m.ownSearch = openToolSearch(ctx, a.cfg, a.opts.log.Warn), true
 	}
 	a.mcp = m
+}
+
+// rename names the JSON servers' tools for the model again.
+func (m *mcpTools) rename(builtin func(string) bool) {
+	byName := mcp.ModelNames(m.json.Tools(), builtin)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !maps.EqualFunc(byName, m.byName, func(a, b mcp.Tool) bool { return reflect.DeepEqual(a, b) }) {
+		m.byName = byName
+		m.version++
+	}
+}
+
+// jsonTool returns the JSON tool the model calls name.
+func (m *mcpTools) jsonTool(name string) (mcp.Tool, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.byName[name]
+	return t, ok
+}
+
+// toolsVersion waits for the tool lists that servers said changed (up
+// to the connect timeout's worth, bounded by ctx) and returns the version
+// of the JSON tools.
+func (a *Agent) toolsVersion(ctx context.Context) int {
+	m := a.mcp
+	if m == nil || m.json == nil {
+		return 0
+	}
+	if err := m.json.ToolsSettled(ctx); err != nil {
+		a.opts.log.Warn("MCP tools not listed again", "err", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version
 }
 
 // stopMCP closes the agent's connections (and the search it opened).
@@ -118,13 +166,11 @@ func (a *Agent) mcpDeclarations() []model.Tool {
 	if a.mcp == nil {
 		return tools
 	}
-	names := make([]string, 0, len(a.mcp.byName))
-	for n := range a.mcp.byName {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		t := a.mcp.byName[n]
+	a.mcp.mu.Lock()
+	byName := maps.Clone(a.mcp.byName)
+	a.mcp.mu.Unlock()
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
+		t := byName[n]
 		desc := t.Description
 		if desc == "" {
 			desc = "Tool " + t.Name + " of the MCP server " + t.Server + "."
@@ -168,16 +214,18 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		if a.mcp == nil {
 			return resp, false, false
 		}
-		t, found := a.mcp.byName[call.Name]
+		t, found := a.mcp.jsonTool(call.Name)
 		if !found {
 			return resp, false, false
 		}
-		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
+		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
 			var res *mcp.Result
 			var err error
+			progress := newProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
 			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
-				res, err = a.mcp.json.Call(ctx, t.Server, t.Name, call.Args)
+				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.note), t.Server, t.Name, call.Args)
 			})
+			progress.stop()
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil
@@ -210,6 +258,23 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 	return resp, rejected, true
 }
 
+// ptcHints are the annotations of a code-mode server's tool, for its
+// approval; nil when the agent has no such server or it cannot be reached
+// (the call then reports why).
+func (a *Agent) ptcHints(ctx context.Context, server, tool string) *mcp.Hints {
+	if a.mcp == nil || a.mcp.ptc == nil || !slices.Contains(a.mcp.ptc.Servers(), server) {
+		return nil
+	}
+	tools, err := a.mcp.ptc.ServerTools(ctx, server)
+	if err != nil {
+		return nil
+	}
+	if i := slices.IndexFunc(tools, func(t mcp.Tool) bool { return t.Name == tool }); i >= 0 {
+		return tools[i].Hints
+	}
+	return nil
+}
+
 // ptcCaller serves programmatic calls from code with ptc_servers: the
 // structured content when there is some, else the text; a tool's error
 // becomes an error with its message.
@@ -219,6 +284,11 @@ func (p ptcCaller) CallTool(ctx context.Context, server, tool string, args json.
 	res, err := p.m.Call(ctx, server, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	// A tool that changed the server's tools has their modules written
+	// again before the cell goes on, so it can import them.
+	if err := p.m.ToolsSettled(ctx); err != nil {
+		return nil, fmt.Errorf("MCP server %q changed its tools, and listing them again did not end: %w", server, err)
 	}
 	if res.IsError {
 		return nil, fmt.Errorf("MCP server %q: tool %q reported an error: %s", server, tool, res.Text)

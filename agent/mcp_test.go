@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -83,6 +86,24 @@ turns:
 	if args["test_add"] != `{"a":1,"b":2}` {
 		t.Errorf("args %v", args)
 	}
+	// The server calls echo read-only: that is shown on the approval, and
+	// the call is asked all the same.
+	for _, g := range approved {
+		h := g.Hints
+		switch g.ToolName {
+		case "test_echo":
+			if h == nil || h.Title != "Echo back" || h.ReadOnly == nil || !*h.ReadOnly || h.Idempotent == nil || !*h.Idempotent || h.OpenWorld == nil || *h.OpenWorld || h.Destructive != nil {
+				t.Errorf("test_echo hints %+v, want the server's annotations", h)
+			}
+		case "test_add":
+			if h != nil {
+				t.Errorf("test_add hints %+v, want none (it has no annotations)", h)
+			}
+		}
+	}
+	if auto := of[*agent.AutoApproved](events); len(auto) > 0 {
+		t.Errorf("%d calls approved without asking", len(auto))
+	}
 	for _, tool := range fake.Requests()[0].Tools {
 		if tool.Name == "test_secret" {
 			t.Error("an excluded tool is offered")
@@ -115,7 +136,7 @@ print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
 turns:
   - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
   - expect:
-      last: [{role: user, response: pytools_list_categories, output: "\"test\": 10"}]
+      last: [{role: user, response: pytools_list_categories, output: "\"test\": 12"}]
     reply: [{call: {id: c2, name: pytools_list_tools, args: {categories: ["test"]}}}]
   - expect:
       last: [{role: user, response: pytools_list_tools, output: ".freeact/generated/mcptools/test/search_web.py"}]
@@ -464,5 +485,182 @@ func TestGeneratedModulesStayInTheWorkspace(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
 		t.Errorf("written where the link points: %v", entries)
+	}
+}
+
+// A server's progress and log notifications reach the call's card as
+// ToolProgress events, for a JSON call and for a call from a cell (on the
+// cell's card), a few of them however many the server sends.
+func TestMCPProgressOnTheCard(t *testing.T) {
+	const n = 3000
+	cell := `from mcptools.flooder import flood
+print(flood.run(flood.Params(count=` + fmt.Sprint(n) + `)))`
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": mcptest.Stdio(t)},
+		"ptc_servers": map[string]any{"flooder": mcptest.Stdio(t)},
+	})
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: j1, name: test_flood, args: {count: `+fmt.Sprint(n)+`}}}]
+  - expect:
+      last: [{role: user, response: test_flood, output: "sent `+fmt.Sprint(n)+`"}]
+    reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "sent `+fmt.Sprint(n)+`"}]
+    reply: [{text: "Done."}]
+`)
+	events := run(t, a, "Flood.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	by := map[string][]*agent.ToolProgress{}
+	for _, p := range of[*agent.ToolProgress](events) {
+		by[p.CorrelationID+"/"+p.Server] = append(by[p.CorrelationID+"/"+p.Server], p)
+	}
+	for _, key := range []string{"j1/test", "c1/flooder"} {
+		got := by[key]
+		// 2n notifications become at most ten events a second.
+		if len(got) == 0 || len(got) > n/4 {
+			t.Errorf("%s: %d ToolProgress events for %d notifications", key, len(got), 2*n)
+			continue
+		}
+		t.Logf("%s: %d notifications → %d ToolProgress events", key, 2*n, len(got))
+		last, lines := got[len(got)-1], 0
+		for _, p := range got {
+			lines += len(p.Logs) + p.Dropped
+			if p.Total != n || p.Progress < 1 || p.Progress > n || !strings.HasPrefix(p.Message, "step ") {
+				t.Errorf("%s: progress %+v", key, p)
+				break
+			}
+		}
+		if lines == 0 || lines > n || len(last.Logs) == 0 || !strings.HasPrefix(last.Logs[0].Message, "line ") || last.Logs[0].Level != "info" {
+			t.Errorf("%s: %d log lines, last event %+v", key, lines, last)
+		}
+	}
+	if len(by) != 2 {
+		t.Errorf("progress went to %v", slices.Sorted(maps.Keys(by)))
+	}
+}
+
+// A server that says its tools changed (notifications/tools/list_changed)
+// has them listed again: a JSON server's new tool is offered to the model
+// at its next call, and a code-mode server's module is written before the
+// cell that caused the change goes on.
+func TestMCPToolsListChanged(t *testing.T) {
+	cell := `import importlib
+from freeact_runtime import call_tool
+print(call_tool("kit", "grow", {}))
+importlib.invalidate_caches()
+from mcptools.kit import grown
+print(grown.run(grown.Params(text="from code")))`
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": mcptest.Stdio(t)},
+		"ptc_servers": map[string]any{"kit": mcptest.Stdio(t)},
+	})
+	a, fake := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: j1, name: test_grow, args: {}}}]
+  - expect:
+      tools: [test_grow, test_grown]
+      last: [{role: user, response: test_grow, output: "grown"}]
+    reply: [{call: {id: j2, name: test_grown, args: {text: "hi"}}}]
+  - expect:
+      last: [{role: user, response: test_grown, output: "grown: hi"}]
+    reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "grown: from code"}]
+    reply: [{text: "Done."}]
+`)
+	if _, err := os.Stat(filepath.Join(ws, ".freeact", "generated", "mcptools", "kit", "grown.py")); err == nil {
+		t.Fatal("grown.py exists before the server added the tool")
+	}
+	events := run(t, a, "Grow.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	for _, tool := range fake.Requests()[0].Tools {
+		if tool.Name == "test_grown" {
+			t.Error("test_grown offered before the server added it")
+		}
+	}
+}
+
+// The execution timeout does not run while a code-mode call waits for the
+// user to answer the server's form: a cell with a one-second limit whose
+// form takes three seconds finishes with the answer.
+func TestCodeModeFormPausesExecutionTimeout(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	ws := mcpWorkspace(t, map[string]any{
+		"execution_timeout": 1,
+		"ptc_servers":       map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}},
+	})
+	cell := `from freeact_runtime import call_tool
+print("answered:", call_tool("everything", "trigger-elicitation-request", {}))`
+	var forms atomic.Int32
+	elicit := func(context.Context, mcp.Form) (mcp.Answer, error) {
+		forms.Add(1)
+		time.Sleep(3 * time.Second) // the user fills in the form
+		return mcp.Answer{Action: "accept", Values: map[string]any{"name": "Ada Lovelace", "check": true, "email": "ada@example.com",
+			"homepage": "https://example.com", "birthdate": "1815-12-10", "untitledMultipleSelectEnum": []any{"Piano"}}}, nil
+	}
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "Ada Lovelace"}]
+    reply: [{text: "Done."}]
+`, agent.WithMCPUser(mcp.SignInOptions{}, elicit))
+	events := run(t, a, "Ask me.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	if n := forms.Load(); n != 1 {
+		t.Errorf("%d forms asked, want 1", n)
+	}
+}
+
+// The prompt box's catalog: server-everything's resources, templates with
+// their variables and prompts with their arguments; a server with none
+// (mcptest) is left out without an error; arguments complete.
+func TestMCPCatalogAndCompletion(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{js, "stdio"}, "connect_timeout": 60}},
+		"ptc_servers": map[string]any{"test": mcptest.Stdio(t)},
+	})
+	a, _ := fakeKernels(nil).startIn(t, ws, `turns: []`)
+	cat := a.MCPCatalog(t.Context())
+	if len(cat.Errors) > 0 {
+		t.Errorf("errors: %v", cat.Errors)
+	}
+	var plain, template *agent.MCPResource
+	for i, r := range cat.Resources {
+		if r.Server != "everything" {
+			t.Errorf("resource of %s: %+v", r.Server, r)
+		}
+		switch {
+		case len(r.Arguments) > 0 && template == nil:
+			template = &cat.Resources[i]
+		case r.Arguments == nil && plain == nil:
+			plain = &cat.Resources[i]
+		}
+	}
+	if plain == nil || plain.URI == "" || template == nil || !strings.Contains(template.URI, "{"+template.Arguments[0].Name) {
+		t.Fatalf("resources %+v", cat.Resources)
+	}
+	i := slices.IndexFunc(cat.Prompts, func(p agent.MCPPrompt) bool { return p.Name == "args-prompt" })
+	if i < 0 || cat.Prompts[i].Server != "everything" || !slices.ContainsFunc(cat.Prompts[i].Arguments, func(a agent.MCPArgument) bool { return a.Name == "city" && a.Required }) {
+		t.Fatalf("prompts %+v", cat.Prompts)
+	}
+	values, err := a.CompleteMCP(t.Context(), "prompt", "everything", "completable-prompt", "department", "Eng")
+	if err != nil || !slices.Contains(values, "Engineering") {
+		t.Errorf("completion: %v %v", values, err)
+	}
+	if _, err := a.CompleteMCP(t.Context(), "prompt", "nowhere", "p", "a", ""); err == nil || !strings.Contains(err.Error(), `"nowhere"`) {
+		t.Errorf("an unknown server: %v", err)
+	}
+	vals, err := a.CompleteMCP(t.Context(), "resource", "everything", template.URI, template.Arguments[0].Name, "1")
+	if err != nil || !slices.Contains(vals, "1") {
+		t.Errorf("template %s completes %s=1 to %v (%v)", template.URI, template.Arguments[0].Name, vals, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
 )
 
@@ -49,6 +50,10 @@ type GenericCall struct {
 	ToolName string          `json:"tool_name"`
 	Args     json.RawMessage `json:"tool_args"`
 	PTC      bool            `json:"ptc,omitempty"`
+	// Hints are an MCP tool's annotations, shown on its approval. They
+	// are the server's word and never allow a call (Permission leaves
+	// them out).
+	Hints *mcp.Hints `json:"hints,omitempty"`
 }
 
 // FileRead is filesystem_read_text_file or filesystem_read_media_file.

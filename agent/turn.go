@@ -340,6 +340,10 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 // streamModel sends view to the model and streams the reply.
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Done, error) {
 	meta := Meta{AgentID: a.id}
+	if v := a.toolsVersion(ctx); v != a.jsonToolsVersion {
+		// A JSON server changed its tools since they were declared.
+		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v
+	}
 	req := &model.Request{System: a.system, Messages: mergeUserTurns(view), Tools: a.tools}
 	m := a.currentModel()
 	for ch, err := range m.Stream(ctx, req) {

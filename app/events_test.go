@@ -14,6 +14,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/testenv"
@@ -31,6 +32,7 @@ const eventsGolden = "testdata/events.json"
 func contractEvents() []queued {
 	meta := agent.Meta{AgentID: "sub-c0de", CorrelationID: "call-7"}
 	cost, budget := 0.0125, 10.0
+	yes, no := true, false
 	approval := func(id string, call agent.ToolCall) queued {
 		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
 			Reason: "reason of " + id, Protected: true}}
@@ -55,6 +57,8 @@ func contractEvents() []queued {
 			{Path: "b.txt", Status: checkpoint.Deleted, Binary: true, Large: true, Added: 751, Removed: 752},
 		}}},
 		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
+		{ev: &agent.ToolProgress{Meta: meta, Server: "github", Progress: 3, Total: 10, Message: "3 of 10 pages",
+			Logs: []agent.LogLine{{Level: "warning", Message: "rate limited"}}, Dropped: 2}},
 		{ev: &agent.ReplyCut{Meta: meta, Text: "The model's reply was cut at 761 output tokens.", OutputTokens: 761, MaxTokens: 762, Setting: agent.MaxTokensSetting, Dropped: []string{agent.ExecuteTool}}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
@@ -65,7 +69,8 @@ func contractEvents() []queued {
 		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
 		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true}),
-		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true}),
+		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true,
+			Hints: &mcp.Hints{Title: "Search", ReadOnly: &yes, Destructive: &no, Idempotent: &yes, OpenWorld: &yes}}),
 		approval("r-read", agent.FileRead{ToolName: "filesystem_read_text_file", Path: "notes.txt"}),
 		approval("r-write", agent.FileWrite{ToolName: "filesystem_write_text_file", Path: "out.txt", Content: "new content"}),
 		approval("r-edit", agent.FileEdit{ToolName: "filesystem_edit_text_file", Path: "edit.txt", OldText: "old text", NewText: "new text"}),

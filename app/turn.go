@@ -63,11 +63,19 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 			return fmt.Errorf("the saved settings could not be applied: %w", err)
 		}
 	}
+	// @server:uri mentions and a /server:prompt command become what the
+	// model gets; the conversation shows the prompt as typed.
+	text := prompt
+	if a != nil && !busy {
+		if text, err = a.ExpandMCP(ws.d.host.context(), prompt); err != nil {
+			return err
+		}
+	}
 	a, t, err := ws.claim()
 	if err != nil {
 		return err
 	}
-	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}), userEvent(prompt, images, nextTurn(a)))
+	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: text, Images: images}), userEvent(prompt, images, nextTurn(a)))
 	return nil
 }
 

@@ -18,6 +18,12 @@ var errKernelBusy = errors.New("the kernel is busy running a cell: the variables
 
 // inspecting returns the agent to read variables from, and a context for it.
 func (d *Desktop) inspecting() (*agent.Agent, context.Context, context.CancelFunc, error) {
+	return d.running(inspectWait, "the kernel is not ready yet")
+}
+
+// running returns the workspace's agent and a context of wait for asking
+// it; notReady is the error while the agent starts.
+func (d *Desktop) running(wait time.Duration, notReady string) (*agent.Agent, context.Context, context.CancelFunc, error) {
 	ws, err := d.current()
 	if err != nil {
 		return nil, nil, nil, err
@@ -26,9 +32,9 @@ func (d *Desktop) inspecting() (*agent.Agent, context.Context, context.CancelFun
 	a := ws.agent
 	ws.mu.Unlock()
 	if a == nil {
-		return nil, nil, nil, errors.New("the kernel is not ready yet")
+		return nil, nil, nil, errors.New(notReady)
 	}
-	ctx, cancel := context.WithTimeout(d.host.context(), inspectWait)
+	ctx, cancel := context.WithTimeout(d.host.context(), wait)
 	return a, ctx, cancel, nil
 }
 

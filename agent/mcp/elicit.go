@@ -159,9 +159,13 @@ func WithDefaults(fields []Field, values map[string]any) map[string]any {
 type elicitor struct {
 	server string
 	ask    func(ctx context.Context, f Form) (Answer, error)
+	life   context.Context
+	asking func() func()
 }
 
 func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	ctx, cancel := whileAsking(ctx, e.life)
+	defer cancel()
 	p := req.Params
 	form := Form{Server: e.server, Message: p.Message, Mode: p.Mode, URL: p.URL, ElicitationID: p.ElicitationID}
 	if form.Mode == "" {
@@ -175,7 +179,9 @@ func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.
 		}
 		form.Fields = fields
 	}
+	done := e.asking()
 	a, err := e.ask(ctx, form)
+	done()
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // The server features beyond tools, each through mcp-go's client:
@@ -49,6 +53,55 @@ type Notification struct {
 	Level   string
 }
 
+// WithNotify returns a context whose Manager.Call passes the call's
+// progress notifications, and the server's log messages while it runs, to
+// f (besides Options.OnNotify). f runs on the connection's reader: it must
+// not block.
+func WithNotify(ctx context.Context, f func(Notification)) context.Context {
+	return context.WithValue(ctx, notifyKey{}, f)
+}
+
+type notifyKey struct{}
+
+func notifyOf(ctx context.Context) func(Notification) {
+	f, _ := ctx.Value(notifyKey{}).(func(Notification))
+	return f
+}
+
+// watchers are the calls in flight on a server that want its
+// notifications, by progress token.
+type watchers struct {
+	mu sync.Mutex
+	by map[string]func(Notification)
+}
+
+func (w *watchers) add(token string, f func(Notification)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.by == nil {
+		w.by = map[string]func(Notification){}
+	}
+	w.by[token] = f
+}
+
+func (w *watchers) remove(token string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.by, token)
+}
+
+func (w *watchers) of(token string) func(Notification) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.by[token]
+}
+
+func (w *watchers) all() []func(Notification) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Collect(maps.Values(w.by))
+}
+
 // Resource is a resource a server offers.
 type Resource struct {
 	Server, URI, Name, Title, Description, MIMEType string
@@ -57,6 +110,8 @@ type Resource struct {
 // ResourceTemplate is a parametrised resource (RFC 6570 URI template).
 type ResourceTemplate struct {
 	Server, URITemplate, Name, Title, Description, MIMEType string
+	// Variables are the template's variable names, in order.
+	Variables []string
 }
 
 // Prompt is a prompt a server offers.
@@ -96,9 +151,14 @@ func textOf(c any) string {
 type sampler struct {
 	server string
 	f      func(context.Context, SampleRequest) (SampleResult, error)
+	life   context.Context
+	asking func() func()
 }
 
 func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, cancel := whileAsking(ctx, s.life)
+	defer cancel()
+	defer s.asking()()
 	r := SampleRequest{Server: s.server, SystemPrompt: req.SystemPrompt, MaxTokens: req.MaxTokens}
 	for _, m := range req.Messages {
 		r.Messages = append(r.Messages, Message{Role: string(m.Role), Text: textOf(m.Content)})
@@ -111,6 +171,15 @@ func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest
 	out.Role = mcp.RoleAssistant
 	out.Content = mcp.NewTextContent(res.Text)
 	return out, nil
+}
+
+// whileAsking is the context of a server's request that waits for the
+// user: mcp-go gives a request over HTTP 30 s, too short for a person, so
+// it ends with the Manager instead (the reply still goes to the server).
+func whileAsking(ctx, life context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(life, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 type rooter struct{ f func() []string }
@@ -144,15 +213,31 @@ func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 		}
 		switch n.Method {
 		case string(mcp.MethodNotificationProgress):
+			note := Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")}
+			if w := s.watchers.of(str("progressToken")); w != nil {
+				w(note)
+			}
 			if f != nil {
-				f(Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")})
+				f(note)
 			}
 		case string(mcp.MethodNotificationMessage):
+			note := Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")}
+			// A log message names no call: each call in flight on the
+			// server shows it.
+			for _, w := range s.watchers.all() {
+				w(note)
+			}
 			if f != nil {
-				f(Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")})
+				f(note)
 			}
 		case string(mcp.MethodNotificationToolsListChanged):
-			go s.relist(c)
+			// Counted before the reader goes on, so that a call whose
+			// answer follows the notification finds it in flight.
+			s.m.relists.add()
+			go func() {
+				defer s.m.relists.done()
+				s.relist(c)
+			}()
 			if f != nil {
 				f(Notification{Server: s.name, Kind: "tools_changed"})
 			}
@@ -178,6 +263,54 @@ func (s *server) relist(c *conn) {
 	s.mu.Unlock()
 	if f := s.m.opts.OnConnect; f != nil {
 		f(ctx, s.name, tools)
+	}
+}
+
+// ToolsSettled waits until the tool lists that servers said changed
+// (notifications/tools/list_changed) are listed again and OnConnect has
+// run for them, or ctx ends. A call whose server changed its tools
+// before answering is followed by its new tools once this returns.
+func (m *Manager) ToolsSettled(ctx context.Context) error {
+	return m.relists.wait(ctx)
+}
+
+// inFlight counts work under way and lets a caller wait until none is.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		close(f.idle)
+	}
+}
+
+func (f *inFlight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
@@ -228,11 +361,11 @@ func (m *Manager) ResourceTemplates(ctx context.Context, server string) ([]Resou
 	}
 	out := make([]ResourceTemplate, 0, len(res.ResourceTemplates))
 	for _, r := range res.ResourceTemplates {
-		tmpl := ""
-		if r.URITemplate != nil {
-			tmpl = r.URITemplate.Raw()
+		t := ResourceTemplate{Server: server, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
+		if r.URITemplate != nil && r.URITemplate.Template != nil {
+			t.URITemplate, t.Variables = r.URITemplate.Raw(), r.URITemplate.Varnames()
 		}
-		out = append(out, ResourceTemplate{Server: server, URITemplate: tmpl, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -320,6 +453,40 @@ func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, ar
 		return nil, &Error{Server: server, Err: fmt.Errorf("complete argument %q of prompt %q: %w", arg, prompt, err)}
 	}
 	return res.Completion.Values, nil
+}
+
+// CompleteResourceArgument asks server for values of a variable of a
+// resource template that begin like value.
+func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTemplate, arg, value string) ([]string, error) {
+	c, err := m.conn(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	req := mcp.CompleteRequest{}
+	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: uriTemplate}
+	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
+	res, err := c.cli.Complete(ctx, req)
+	if err != nil {
+		return nil, &Error{Server: server, Err: fmt.Errorf("complete %q of resource template %q: %w", arg, uriTemplate, err)}
+	}
+	return res.Completion.Values, nil
+}
+
+// ExpandTemplate fills in a resource template (RFC 6570) with values.
+func ExpandTemplate(uriTemplate string, values map[string]string) (string, error) {
+	t, err := uritemplate.New(uriTemplate)
+	if err != nil {
+		return "", fmt.Errorf("resource template %q: %w", uriTemplate, err)
+	}
+	vals := uritemplate.Values{}
+	for k, v := range values {
+		vals.Set(k, uritemplate.String(v))
+	}
+	u, err := t.Expand(vals)
+	if err != nil {
+		return "", fmt.Errorf("fill in resource template %q: %w", uriTemplate, err)
+	}
+	return u, nil
 }
 
 func (m *Manager) conn(ctx context.Context, server string) (*conn, error) {

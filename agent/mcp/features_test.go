@@ -63,8 +63,8 @@ func TestReferenceServerEverythingFeatures(t *testing.T) {
 			}
 
 			sum := m.Tools()[slices.IndexFunc(m.Tools(), func(t mcp.Tool) bool { return t.Name == "get-sum" })]
-			if sum.ReadOnly == nil || !*sum.ReadOnly || sum.Destructive == nil || *sum.Destructive {
-				t.Errorf("get-sum annotations read-only %v destructive %v, want true and false", sum.ReadOnly, sum.Destructive)
+			if h := sum.Hints; h == nil || h.ReadOnly == nil || !*h.ReadOnly || h.Destructive == nil || *h.Destructive {
+				t.Errorf("get-sum annotations %+v, want read-only and not destructive", h)
 			}
 
 			res, err := m.Call(ctx, "everything", "trigger-elicitation-request", nil)

@@ -104,10 +104,30 @@ type Tool struct {
 	// OutputSchema is the JSON schema of the structured result, or nil when
 	// the tool declares none.
 	OutputSchema json.RawMessage
-	// ReadOnly and Destructive are the tool's readOnlyHint and
-	// destructiveHint annotations (nil: not given). They are hints from
-	// the server, to show on an approval, not to trust.
-	ReadOnly, Destructive *bool
+	// Hints are the tool's annotations, or nil when it gives none.
+	Hints *Hints
+}
+
+// Hints are a tool's annotations (readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint and title; nil: not given). They come
+// from the server and are shown on an approval; nothing is allowed
+// because of them.
+type Hints struct {
+	Title       string `json:"title,omitempty"`
+	ReadOnly    *bool  `json:"read_only,omitempty"`
+	Destructive *bool  `json:"destructive,omitempty"`
+	Idempotent  *bool  `json:"idempotent,omitempty"`
+	OpenWorld   *bool  `json:"open_world,omitempty"`
+}
+
+// hintsOf reads a tool's annotations; nil when none is given.
+func hintsOf(a mcp.ToolAnnotation) *Hints {
+	h := Hints{Title: a.Title, ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint,
+		Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+	if h == (Hints{}) {
+		return nil
+	}
+	return &h
 }
 
 // Image is an image a tool returned.
@@ -168,6 +188,9 @@ type Manager struct {
 	life    context.Context // ends at Close
 	calls   atomic.Int64    // numbers the progress tokens of calls
 	stop    context.CancelFunc
+	// relists are the tool lists being fetched again after a server said
+	// they changed.
+	relists inFlight
 }
 
 // NewManager prepares connections to servers (name -> configuration, with
@@ -195,6 +218,7 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 	})
 	for name, cfg := range servers {
 		s := &server{name: name, cfg: cfg, m: m}
+		asking := s.clocks.asking
 		if cfg.URL != "" && (cfg.OAuth != nil || !hasAuthorization(cfg.Headers)) {
 			// A server whose headers carry the credentials (a pasted
 			// token) is not signed in to.
@@ -202,7 +226,7 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 				Server: name, URL: cfg.URL, Config: cfg.OAuth,
 				Store:   lazyStore{get: storeOnce},
 				LockDir: filepath.Join(signInDir(opts.SignIn), "locks"),
-				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout,
+				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout, Asking: asking,
 				ClientName: opts.ClientName, Log: opts.Log,
 			})
 		}
@@ -304,23 +328,46 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 		return nil, err
 	}
 	callTimeout := s.callTimeout()
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
+	// The call's clock stops while the server waits for the user.
+	cctx, clock := newCallClock(ctx, callTimeout, context.DeadlineExceeded)
+	defer clock.stop()
+	s.clocks.add(clock)
+	defer s.clocks.remove(clock)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
-	if s.m.opts.OnNotify != nil {
-		// Ask for progress notifications of this call.
-		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1)))}
+	// The progress token names the call: for its notifications, and for
+	// its cancellation over HTTP.
+	token := fmt.Sprintf("%s/%d", tool, s.m.calls.Add(1))
+	watch := notifyOf(ctx)
+	if s.m.opts.OnNotify != nil || watch != nil || c.ids != nil {
+		req.Params.Meta = &mcp.Meta{ProgressToken: mcp.ProgressToken(token)}
+	}
+	if watch != nil {
+		s.watchers.add(token, watch)
+		defer s.watchers.remove(token)
+	}
+	if c.ids != nil {
+		defer c.ids.take(token)
 	}
 	res, err := c.cli.CallTool(cctx, req)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
+			cause := fmt.Errorf("cancelled: %w", context.Cause(ctx))
+			if c.ids != nil && !mcp.IsModernProtocol(c.protocol) {
+				// An HTTP server at a handshake version is told, and the
+				// connection stays.
+				err := cancelHTTP(ctx, c, token, context.Cause(ctx).Error())
+				if err == nil {
+					return nil, &Error{Server: server, Tool: tool, Err: cause}
+				}
+				s.m.opts.Log.Warn("MCP server not told that a call was cancelled", "mcp_server", s.name, "err", err)
+			}
 			// The caller gave up (cancel): the server may still be busy with
 			// the call, so start afresh next time.
 			s.drop(c, "the call was cancelled")
-			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("cancelled: %w", context.Cause(ctx))}
+			return nil, &Error{Server: server, Tool: tool, Err: cause}
 		case cctx.Err() != nil:
 			s.drop(c, "the call timed out")
 			return nil, &Error{Server: server, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)}
@@ -401,12 +448,18 @@ type server struct {
 	starting sync.Mutex
 	// auth signs in to an HTTP server; it outlives connections.
 	auth *oauth.Client
+	// watchers are the calls that want their notifications (WithNotify).
+	watchers watchers
+	// clocks are the timeouts of the calls in flight, stopped while the
+	// user answers the server (a form, sampling, a sign-in).
+	clocks clocks
 }
 
 // conn is one running connection.
 type conn struct {
 	cli  *client.Client
 	proc *process // nil for HTTP
+	ids  *callIDs // the ids of calls posted; nil for stdio
 	// protocol is the MCP protocol version agreed with the server.
 	protocol string
 	once     sync.Once
@@ -469,11 +522,11 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, err := s.httpTransport(log, false)
+		h, ids, err := s.httpTransport(log, false)
 		if err != nil {
 			return nil, nil, err
 		}
-		tr = h
+		tr, c.ids = h, ids
 	case s.cfg.Command != "":
 		p, err := startProcess(s.cfg, log)
 		if err != nil {
@@ -557,30 +610,33 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
 
 // httpTransport is the streamable HTTP transport of the server, signed in
 // through s.auth; listening opens the GET stream (legacy protocols only).
-func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, error) {
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log)}
+func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, *callIDs, error) {
+	var base http.RoundTripper
 	if s.auth != nil {
-		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: s.auth.Transport(nil)}))
+		base = s.auth.Transport(nil)
 	}
+	ids := newCallIDs(base)
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
+		transport.WithHTTPBasicClient(&http.Client{Transport: ids})}
 	if listening {
 		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
 	}
 	h, err := transport.NewStreamableHTTP(s.cfg.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
+		return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
 	}
-	return h, nil
+	return h, ids, nil
 }
 
 // reconnectListening replaces the legacy HTTP connection c with one that
 // also listens on the GET stream, shaking hands at version.
 func (s *server) reconnectListening(ctx context.Context, c *conn, version string, log *slog.Logger) (*conn, string, error) {
 	c.close(log)
-	h, err := s.httpTransport(log, true)
+	h, ids, err := s.httpTransport(log, true)
 	if err != nil {
 		return nil, "", err
 	}
-	n := &conn{cli: client.NewClient(h, s.clientOptions()...)}
+	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids}
 	if err := n.cli.Start(s.m.life); err != nil {
 		return nil, "", err
 	}
@@ -598,10 +654,10 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit}))
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking}))
 	}
 	if s.m.opts.Sample != nil {
-		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample}))
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking}))
 	}
 	if s.m.opts.Roots != nil {
 		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
@@ -722,7 +778,7 @@ func toTool(server string, t mcp.Tool) (Tool, error) {
 		return Tool{}, fmt.Errorf("decode schemas: %w", err)
 	}
 	tool := Tool{Server: server, Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: v.InputSchema,
-		ReadOnly: t.Annotations.ReadOnlyHint, Destructive: t.Annotations.DestructiveHint}
+		Hints: hintsOf(t.Annotations)}
 	if len(tool.InputSchema) == 0 || string(tool.InputSchema) == "null" {
 		tool.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}

@@ -68,3 +68,23 @@ func TestMentionsAndPrompts(t *testing.T) {
 		t.Errorf("an unknown prompt: %v", err)
 	}
 }
+
+func TestExpandTemplate(t *testing.T) {
+	for _, tt := range []struct {
+		tmpl   string
+		values map[string]string
+		want   string
+		err    string
+	}{
+		{"demo://resource/dynamic/text/{resourceId}", map[string]string{"resourceId": "7"}, "demo://resource/dynamic/text/7", ""},
+		{"file:///{+path}", map[string]string{"path": "a b/c"}, "file:///a%20b/c", ""},
+		{"repo://{owner}/{name}", map[string]string{"owner": "a/b", "name": "x?"}, "repo://a%2Fb/x%3F", ""},
+		{"search{?q,lang}", map[string]string{"q": "go", "lang": "en"}, "search?q=go&lang=en", ""},
+		{"broken://{x", nil, "", "resource template"},
+	} {
+		got, err := mcp.ExpandTemplate(tt.tmpl, tt.values)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("ExpandTemplate(%q, %v) = %q, %v; want %q, %q", tt.tmpl, tt.values, got, err, tt.want, tt.err)
+		}
+	}
+}

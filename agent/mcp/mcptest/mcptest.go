@@ -8,18 +8,22 @@
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
-// excluded_tools) and search_web (nested parameters). The HTTP endpoint
+// excluded_tools), search_web (nested parameters), flood (sends "count"
+// progress notifications and as many log messages, then answers) and grow
+// (adds the tool grown and says the tools changed). The HTTP endpoint
 // refuses requests without the header HTTP configures.
 package mcptest
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -87,11 +91,26 @@ func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(s) }
 
 // New returns an MCP server with the test tools.
 func New() *server.MCPServer {
-	s := server.NewMCPServer("mcptest", "1.0.0", server.WithToolCapabilities(false))
+	// listed gets a value each time a client lists the tools (grow waits
+	// for it).
+	listed := make(chan struct{}, 1)
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+		select {
+		case listed <- struct{}{}:
+		default:
+		}
+	})
+	s := server.NewMCPServer("mcptest", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	add := func(name, desc, input, output string, h server.ToolHandlerFunc) {
 		t := mcp.NewToolWithRawSchema(name, desc, json.RawMessage(input))
 		if output != "" {
 			t.RawOutputSchema = json.RawMessage(output)
+		}
+		if name == "echo" {
+			// Hints that must be shown on the approval, and allow nothing.
+			yes, no := true, false
+			t.Annotations = mcp.ToolAnnotation{Title: "Echo back", ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
 		}
 		s.AddTool(t, h)
 	}
@@ -165,5 +184,49 @@ func New() *server.MCPServer {
 			b, _ := json.Marshal(res)
 			return mcp.NewToolResultStructured(res, string(b)), nil
 		})
+	add("flood", "Sends count progress notifications and log messages.", `{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"]}`, "",
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := r.GetInt("count", 0)
+			var token any
+			if r.Params.Meta != nil {
+				token = r.Params.Meta.ProgressToken
+			}
+			srv := server.ServerFromContext(ctx)
+			for i := 1; i <= n; i++ {
+				if token != nil {
+					send(ctx, srv, "notifications/progress", map[string]any{"progressToken": token, "progress": i, "total": n, "message": fmt.Sprintf("step %d of %d", i, n)})
+				}
+				send(ctx, srv, "notifications/message", map[string]any{"level": "info", "data": fmt.Sprintf("line %d", i)})
+			}
+			return text(fmt.Sprintf("sent %d", n)), nil
+		})
+	add("grow", "Adds the tool grown (echo under another name), says the tools changed and answers once the client listed them again.", `{"type":"object","properties":{}}`, "",
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-listed:
+			default:
+			}
+			t := mcp.NewToolWithRawSchema("grown", "A tool added by grow.", json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`))
+			s.AddTool(t, func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("grown: " + r.GetString("text", "")), nil
+			})
+			if err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
+				return nil, err
+			}
+			select {
+			case <-listed:
+				return text("grown"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
 	return s
+}
+
+// send sends a notification, waiting while mcp-go's queue to the client
+// is full (it drops what does not fit).
+func send(ctx context.Context, srv *server.MCPServer, method string, params map[string]any) {
+	for ctx.Err() == nil && errors.Is(srv.SendNotificationToClient(ctx, method, params), server.ErrNotificationChannelBlocked) {
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// browser, shows a sign-in card, prints the link) and returns; the
 	// result comes to the loopback listener. Nil: OpenBrowser.
 	Browser func(ctx context.Context, server, authURL string) error
+	// Asking, if set, is called when the user is asked to sign in in the
+	// browser; what it returns is called when the answer came or the wait
+	// ended (the Manager stops the timeouts of calls meanwhile).
+	Asking func() (done func())
 	// SignInTimeout bounds the wait for the browser; 0 means
 	// DefaultSignInTimeout.
 	SignInTimeout time.Duration
@@ -385,6 +389,9 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.opts.SignInTimeout)
 	defer cancel()
+	if c.opts.Asking != nil {
+		defer c.opts.Asking()()
+	}
 	if err := c.opts.Browser(wctx, c.opts.Server, authURL); err != nil {
 		return wrap("open the browser", err)
 	}

@@ -38,6 +38,21 @@ def sdk_version() -> str:
     return version("mcp")
 
 
+@server.tool()
+async def wait_cancelled(path: str) -> str:
+    """Create path + ".started", then wait; a cancelled call creates
+    path + ".cancelled"."""
+    import anyio
+
+    open(path + ".started", "w").close()
+    try:
+        await anyio.sleep(600)
+    except anyio.get_cancelled_exc_class():
+        open(path + ".cancelled", "w").close()
+        raise
+    return "not cancelled"
+
+
 def main() -> None:
     if sys.argv[1:] == ["stdio"]:
         server.run()

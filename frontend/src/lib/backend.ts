@@ -21,6 +21,10 @@ export type KernelStatus = Data<app.KernelStatus>;
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<app.Attachment>;
 export type PathEntry = Data<app.PathEntry>;
+export type MCPCatalog = Data<agent.MCPCatalog>;
+export type MCPResource = Data<agent.MCPResource>;
+export type MCPPrompt = Data<agent.MCPPrompt>;
+export type MCPArgument = Data<agent.MCPArgument>;
 export type SettingField = Data<app.SettingField>;
 export type OptionKey = Data<config.OptionKey>;
 /** A number setting's bounds: min, max, whole or not, its unit. */
@@ -91,6 +95,12 @@ export interface Backend {
   imageData(path: string): Promise<string>;
   openFile(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
+  /** The MCP servers' resources, templates and prompts, for @ and /. */
+  mcpCatalog(): Promise<MCPCatalog>;
+  /** completion/complete: kind "prompt" (name a prompt) or "resource" (name a template). */
+  completeMCP(kind: 'prompt' | 'resource', server: string, name: string, arg: string, value: string): Promise<string[]>;
+  /** Fills in a resource template (RFC 6570). */
+  mcpResourceURI(template: string, values: Record<string, string>): Promise<string>;
   imagesIn(dir: string): Promise<string[]>;
   skills(): Promise<SkillInfo[]>;
   settings(): Promise<SettingField[]>;
@@ -284,6 +294,9 @@ export const backend: Backend = {
   imageData: (path) => call(() => Desktop.ImageData(path)),
   openFile: (path) => call(() => Desktop.OpenFile(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
+  mcpCatalog: () => call(Desktop.MCPCatalog) as Promise<MCPCatalog>,
+  completeMCP: (kind, server, name, arg, value) => call(() => Desktop.CompleteMCP(kind, server, name, arg, value)),
+  mcpResourceURI: (template, values) => call(() => Desktop.MCPResourceURI(template, values)),
   imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
   skills: () => call(Desktop.Skills),
   settings: () => call(Desktop.Settings),

@@ -34,6 +34,41 @@ describe('ApprovalBar', () => {
     expect(screen.getByTestId('approval-queue')).toHaveTextContent('1 of 2 pending');
   });
 
+  it('shows an MCP tool\'s annotations as badges, and still asks', async () => {
+    const onanswer = vi.fn();
+    const req: PendingApproval = {
+      ...shell('r7', ''),
+      call: {
+        type: 'GenericCall',
+        tool_name: 'files_delete',
+        tool_args: { path: 'a' },
+        hints: { title: 'Delete a file', destructive: true, idempotent: false, open_world: false },
+      },
+      display: '',
+      suggested: 'files_delete',
+    };
+    render(ApprovalBar, { pending: [req], onanswer });
+    const hints = screen.getByTestId('tool-hints');
+    expect(hints).toHaveTextContent('Delete a file');
+    expect(screen.getByText('destructive')).toHaveClass('danger');
+    expect(screen.getByText('not idempotent')).toBeInTheDocument();
+    expect(screen.getByText('closed world')).toBeInTheDocument();
+    expect(screen.queryByText('read-only')).toBeNull();
+    expect(screen.getByTestId('approval-hints-note')).toHaveTextContent('never allow a call');
+    // A read-only hint is shown, and the Yes is still the user's.
+    const ro: PendingApproval = { ...req, requestId: 'r8', call: { type: 'GenericCall', tool_name: 'files_read', tool_args: {}, hints: { read_only: true } } };
+    render(ApprovalBar, { pending: [ro], onanswer });
+    expect(screen.getByText('read-only')).toHaveClass('calm');
+    expect(onanswer).not.toHaveBeenCalled();
+  });
+
+  it('shows no badges for a tool without annotations', () => {
+    const req: PendingApproval = { ...shell('r9', ''), call: { type: 'GenericCall', tool_name: 'x_y', tool_args: {} } };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.queryByTestId('tool-hints')).toBeNull();
+    expect(screen.queryByTestId('approval-hints-note')).toBeNull();
+  });
+
   it('names the program of a script cell and shows the whole script', () => {
     const script = 'use strict;\nprint "one\\n";\nprint "two\\n";\nsystem("ls");\n';
     const req: PendingApproval = {

@@ -147,4 +147,87 @@ describe('PromptBox: @ for variables', () => {
     await userEvent.type(screen.getByLabelText('Message to the agent'), 'read @src/');
     expect(completeVariables).not.toHaveBeenCalledWith('src/');
   });
+
+  describe('MCP mentions and prompts', () => {
+    const catalog = {
+      resources: [
+        { server: 'docs', uri: 'file:///guide.md', name: 'Guide', description: '', mime_type: '', arguments: [] },
+        { server: 'docs', uri: 'repo://{owner}', name: 'Repository', description: '', mime_type: '', arguments: [{ name: 'owner', description: 'Who owns it', required: true }] },
+      ],
+      prompts: [
+        { server: 'docs', name: 'summarise', description: 'Summarise a page', arguments: [{ name: 'page', description: '', required: true }, { name: 'tone', description: '', required: false }] },
+      ],
+      errors: [],
+    };
+    const source = () => ({
+      catalog: vi.fn(async () => catalog),
+      complete: vi.fn(async (_k: string, _s: string, _n: string, arg: string, value: string) =>
+        arg === 'page' ? ['intro', 'install', 'index'].filter((v) => v.startsWith(value)) : ['ada', 'alan'].filter((v) => v.startsWith(value)),
+      ),
+      resourceURI: vi.fn(async (_t: string, v: Record<string, string>) => `repo://${v.owner}`),
+    });
+
+    it('completes @server:uri by keyboard', async () => {
+      const mcp = source();
+      render(PromptBox, { onsend: vi.fn(), mcp });
+      const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+      await userEvent.type(box, 'read @docs:fi');
+      expect(await screen.findByRole('option', { name: /docs:file:\/\/\/guide\.md/ })).toBeInTheDocument();
+      await userEvent.keyboard('{Tab}');
+      await vi.waitFor(() => expect(box.value).toBe('read @docs:file:///guide.md '));
+    });
+
+    it('asks a template\'s variables with completion, then inserts the resource', async () => {
+      const mcp = source();
+      render(PromptBox, { onsend: vi.fn(), mcp });
+      const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+      await userEvent.type(box, 'see @docs:repo');
+      await screen.findByRole('option', { name: /repo:\/\/\{owner\}/ });
+      await userEvent.keyboard('{Enter}');
+      const form = await screen.findByTestId('mcp-args-form');
+      expect(form).toHaveTextContent('Who owns it');
+      await userEvent.keyboard('a');
+      expect(await screen.findByRole('option', { name: 'alan' })).toBeInTheDocument();
+      await userEvent.keyboard('{ArrowDown}{ArrowDown}{Tab}{Enter}');
+      await vi.waitFor(() => expect(box.value).toBe('see @docs:repo://alan '));
+      expect(mcp.resourceURI).toHaveBeenCalledWith('repo://{owner}', { owner: 'alan' });
+      expect(mcp.complete).toHaveBeenCalledWith('resource', 'docs', 'repo://{owner}', 'owner', 'a');
+      expect(screen.queryByTestId('mcp-args-form')).toBeNull();
+      expect(box).toHaveFocus();
+    });
+
+    it('runs /server:prompt through its argument form; a required one must be filled', async () => {
+      const mcp = source();
+      const onsend = vi.fn();
+      render(PromptBox, { onsend, mcp });
+      const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+      await userEvent.type(box, '/docs:su');
+      await screen.findByRole('option', { name: /\/docs:summarise/ });
+      await userEvent.keyboard('{Enter}');
+      await screen.findByTestId('mcp-args-form');
+      await userEvent.keyboard('{Enter}');
+      expect(await screen.findByRole('alert')).toHaveTextContent('Fill in page');
+      await userEvent.keyboard('in');
+      expect(await screen.findByRole('option', { name: 'install' })).toBeInTheDocument();
+      await userEvent.keyboard('{Tab}');
+      await userEvent.tab();
+      await userEvent.keyboard('very dry{Enter}');
+      await vi.waitFor(() => expect(box.value).toBe('/docs:summarise page=intro tone="very dry" '));
+      expect(onsend).not.toHaveBeenCalled();
+      await userEvent.keyboard('{Enter}');
+      expect(onsend).toHaveBeenCalledExactlyOnceWith('/docs:summarise page=intro tone="very dry"');
+    });
+
+    it('Esc closes the form and leaves the text', async () => {
+      render(PromptBox, { onsend: vi.fn(), mcp: source() });
+      const box = screen.getByLabelText<HTMLTextAreaElement>('Message to the agent');
+      await userEvent.type(box, '/docs:');
+      await screen.findByRole('option', { name: /summarise/ });
+      await userEvent.keyboard('{Enter}');
+      await screen.findByTestId('mcp-args-form');
+      await userEvent.keyboard('{Escape}');
+      expect(screen.queryByTestId('mcp-args-form')).toBeNull();
+      expect(box.value).toBe('/docs:');
+    });
+  });
 });

@@ -356,3 +356,57 @@ describe('ToolBlock hidden characters', () => {
     expect(screen.getByText('ok\\x07')).toBeInTheDocument();
   });
 });
+
+describe('ToolBlock MCP progress', () => {
+  const askTool: AgentEvent = {
+    ...meta,
+    type: 'ApprovalRequest',
+    request_id: 'r1',
+    tool_call: { type: 'GenericCall', tool_name: 'gh_sync', tool_args: {}, hints: { destructive: true } },
+    suggested_pattern: 'gh_sync',
+  };
+  const progress = (i: number, logs: number): AgentEvent => ({
+    ...meta,
+    type: 'ToolProgress',
+    server: 'gh',
+    progress: i,
+    total: 200,
+    message: `page ${i}\u202e`,
+    logs: Array.from({ length: logs }, (_, k) => ({ level: k % 2 ? 'error' : 'info', message: `line ${i}.${k}` })),
+    dropped: 5,
+  });
+
+  it('shows the bar, the message and the newest log lines on the card, with the badges', async () => {
+    const steps: Step[] = [askTool, { answer: 'r1', decision: 'yes' }];
+    // A flood: 400 events of 10 lines each keep the last 50 lines.
+    for (let i = 1; i <= 200; i++) steps.push(progress(i, 10));
+    const item = toolOf(steps);
+    expect(item.progress?.logs).toHaveLength(50);
+    expect(item.progress?.dropped).toBe(200 * 10 + 200 * 5 - 50);
+    show(item);
+    expect(screen.getByText('destructive')).toBeInTheDocument();
+    expect(screen.getByTestId('progress-percent')).toHaveTextContent('100%');
+    expect(screen.getByRole('progressbar', { name: 'gh: 100%' })).toHaveValue(100);
+    expect(screen.getByTestId('progress-message')).toHaveTextContent('page 200\\u202e');
+    const summary = screen.getByTestId('progress-log-summary');
+    expect(summary).toHaveTextContent('Log of gh · 3000 lines, the last 50 shown');
+    await userEvent.click(summary);
+    const lines = within(screen.getByTestId('progress-logs')).getAllByRole('listitem');
+    expect(lines).toHaveLength(50);
+    expect(lines.at(-1)).toHaveTextContent('error line 200.9');
+    expect(lines.at(-1)).toHaveClass('error');
+  });
+
+  it('drops progress that comes after the result', () => {
+    const item = toolOf([askTool, { answer: 'r1', decision: 'yes' }, progress(10, 1), toolOutput('gh_sync', 'done'), progress(20, 1)]);
+    expect(item.progress?.progress).toBe(10);
+  });
+
+  it('shows a count without a total, and no bar', () => {
+    const item = toolOf([askTool, { answer: 'r1', decision: 'yes' }, { ...meta, type: 'ToolProgress', server: 'gh', progress: 7 }]);
+    show(item);
+    expect(screen.getByTestId('progress-percent')).toHaveTextContent('7 done');
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.queryByTestId('progress-logs')).toBeNull();
+  });
+});

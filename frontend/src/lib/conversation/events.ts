@@ -9,10 +9,25 @@ export interface Meta {
 export type ToolCallData =
   | { type: 'CodeAction'; tool_name: string; code: string }
   | { type: 'ShellAction'; tool_name: string; command: string; interpreter?: string; opaque?: boolean }
-  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean }
+  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean; hints?: ToolHints }
   | { type: 'FileRead'; tool_name: string; path: string }
   | { type: 'FileWrite'; tool_name: string; path: string; content: string }
   | { type: 'FileEdit'; tool_name: string; path: string; old_text: string; new_text: string };
+
+/** An MCP tool's annotations, as Go's mcp.Hints encodes them: the server's word, never trusted. */
+export interface ToolHints {
+  title?: string;
+  read_only?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  open_world?: boolean;
+}
+
+/** A log message of an MCP server (notifications/message). */
+export interface LogLine {
+  level: string;
+  message: string;
+}
 
 /** A permission rule, as Go's permission.Rule encodes it. */
 export interface RuleData {
@@ -77,6 +92,16 @@ export type AgentEvent =
     })
   | (Meta & { type: 'SessionGrants'; grants: RuleData[] })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
+  | (Meta & {
+      type: 'ToolProgress';
+      server: string;
+      progress?: number;
+      total?: number;
+      message?: string;
+      logs?: LogLine[];
+      /** Older log lines left out of this event. */
+      dropped?: number;
+    })
   | (Meta & {
       type: 'CodeExecutionOutputChunk';
       kind: string;

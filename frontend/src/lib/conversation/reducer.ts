@@ -9,6 +9,7 @@ import {
   type ApprovedBy,
   type CellSource,
   type FileChange,
+  type LogLine,
   type RuleData,
   type ToolCallData,
 } from './events';
@@ -93,7 +94,25 @@ export interface ToolItem {
   rejected: string;
   /** The files the call changed (checkpoints on), or null. */
   changes: ChangesView | null;
+  /** What an MCP server reported while the call ran, or null. */
+  progress: ProgressView | null;
 }
+
+/** An MCP server's progress and log lines during a call (ToolProgress). */
+export interface ProgressView {
+  server: string;
+  progress: number;
+  /** 0: the server did not say. */
+  total: number;
+  message: string;
+  /** The newest MAX_PROGRESS_LOGS lines. */
+  logs: LogLine[];
+  /** Log lines left out, by the backend or for MAX_PROGRESS_LOGS. */
+  dropped: number;
+}
+
+/** How many log lines of a server a card keeps. */
+export const MAX_PROGRESS_LOGS = 50;
 
 /** Files a checkpointed action changed; revertedBy names the revert that
  * took them back ("" while they stand). */
@@ -348,6 +367,7 @@ function newTool(id: string, name: string): ToolItem {
     changes: null,
     approvedBy: null,
     rejected: '',
+    progress: null,
   };
 }
 
@@ -594,6 +614,22 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         ...t,
         input: { requestId: ev.request_id, prompt: ev.prompt, password: !!ev.password, answer: null },
       }));
+    case 'ToolProgress':
+      return updateTool(s, agent, corr, ev.server, (t) => {
+        if (isFinished(t)) return t; // a late one after the result
+        const prev = t.progress;
+        const sameServer = prev !== null && prev.server === ev.server;
+        let logs = [...(sameServer ? prev.logs : []), ...(ev.logs ?? [])];
+        let dropped = (sameServer ? prev.dropped : 0) + (ev.dropped ?? 0);
+        if (logs.length > MAX_PROGRESS_LOGS) {
+          dropped += logs.length - MAX_PROGRESS_LOGS;
+          logs = logs.slice(-MAX_PROGRESS_LOGS);
+        }
+        return {
+          ...t,
+          progress: { server: ev.server, progress: ev.progress ?? 0, total: ev.total ?? 0, message: ev.message ?? '', logs, dropped },
+        };
+      });
     case 'CodeExecutionOutputChunk':
       return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => {
         if (isFinished(t)) return t; // a chunk after the complete output

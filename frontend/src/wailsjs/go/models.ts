@@ -1,5 +1,131 @@
 export namespace agent {
 	
+	export class MCPArgument {
+	    name: string;
+	    description: string;
+	    required: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPArgument(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.required = source["required"];
+	    }
+	}
+	export class MCPPrompt {
+	    server: string;
+	    name: string;
+	    description: string;
+	    arguments: MCPArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPResource {
+	    server: string;
+	    uri: string;
+	    name: string;
+	    description: string;
+	    mime_type: string;
+	    arguments: MCPArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPResource(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.uri = source["uri"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.mime_type = source["mime_type"];
+	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPCatalog {
+	    resources: MCPResource[];
+	    prompts: MCPPrompt[];
+	    errors: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPCatalog(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.resources = this.convertValues(source["resources"], MCPResource);
+	        this.prompts = this.convertValues(source["prompts"], MCPPrompt);
+	        this.errors = source["errors"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class MCPFailure {
 	    group: string;
 	    server: string;
@@ -16,6 +142,7 @@ export namespace agent {
 	        this.error = source["error"];
 	    }
 	}
+	
 
 }
 

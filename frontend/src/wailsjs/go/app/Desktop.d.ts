@@ -3,6 +3,7 @@
 import {app} from '../models';
 import {checkpoint} from '../models';
 import {kernel} from '../models';
+import {agent} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
 import {config} from '../models';
@@ -28,6 +29,8 @@ export function CheckpointDiff(arg1:string):Promise<Array<checkpoint.FileDiff>>;
 export function ClipboardImage():Promise<string>;
 
 export function CompactNow():Promise<void>;
+
+export function CompleteMCP(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<Array<string>>;
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
@@ -58,6 +61,10 @@ export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 export function Launch():Promise<app.LaunchTarget>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
+
+export function MCPCatalog():Promise<agent.MCPCatalog>;
+
+export function MCPResourceURI(arg1:string,arg2:{[key: string]: string}):Promise<string>;
 
 export function NewSession():Promise<void>;
 

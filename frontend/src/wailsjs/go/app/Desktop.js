@@ -46,6 +46,10 @@ export function CompactNow() {
   return window['go']['app']['Desktop']['CompactNow']();
 }
 
+export function CompleteMCP(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['app']['Desktop']['CompleteMCP'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function CompletePath(arg1) {
   return window['go']['app']['Desktop']['CompletePath'](arg1);
 }
@@ -104,6 +108,14 @@ export function Launch() {
 
 export function LocalModels(arg1, arg2) {
   return window['go']['app']['Desktop']['LocalModels'](arg1, arg2);
+}
+
+export function MCPCatalog() {
+  return window['go']['app']['Desktop']['MCPCatalog']();
+}
+
+export function MCPResourceURI(arg1, arg2) {
+  return window['go']['app']['Desktop']['MCPResourceURI'](arg1, arg2);
 }
 
 export function NewSession() {

@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/freeact/desktop/agent/mcp"
+)
+
+// progressEvery is how often a call's ToolProgress goes out at most: a
+// server that sends thousands of notifications a second gives the window
+// ten events a second, each with the latest progress and the newest log
+// lines.
+const progressEvery = 100 * time.Millisecond
+
+// maxProgressLogs is how many log lines one ToolProgress carries at most
+// (the newest); the others are counted in Dropped.
+const maxProgressLogs = 20
+
+// progressThrottle turns the notifications of one MCP call into
+// ToolProgress events, at most one each progressEvery.
+type progressThrottle struct {
+	emit func(Event)
+	meta Meta
+
+	mu      sync.Mutex
+	last    time.Time
+	pending *ToolProgress // nil: nothing waits
+	latest  ToolProgress  // the progress so far, carried into each event
+	timer   *time.Timer
+	done    bool
+}
+
+func newProgressThrottle(emit func(Event), meta Meta) *progressThrottle {
+	return &progressThrottle{emit: emit, meta: meta}
+}
+
+// note takes one notification of the call.
+func (p *progressThrottle) note(n mcp.Notification) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	if p.pending == nil {
+		ev := p.latest
+		ev.Meta, ev.Server, ev.Logs, ev.Dropped = p.meta, n.Server, nil, 0
+		p.pending = &ev
+	}
+	ev := p.pending
+	switch n.Kind {
+	case "progress":
+		ev.Progress, ev.Total, ev.Message = n.Progress, n.Total, n.Message
+		p.latest.Progress, p.latest.Total, p.latest.Message = n.Progress, n.Total, n.Message
+	case "log":
+		ev.Logs = append(ev.Logs, LogLine{Level: n.Level, Message: n.Message})
+		if len(ev.Logs) > maxProgressLogs {
+			ev.Dropped += len(ev.Logs) - maxProgressLogs
+			ev.Logs = ev.Logs[len(ev.Logs)-maxProgressLogs:]
+		}
+	default:
+		return
+	}
+	if p.timer != nil {
+		return
+	}
+	if wait := progressEvery - time.Since(p.last); wait > 0 {
+		p.timer = time.AfterFunc(wait, p.flush)
+		return
+	}
+	p.flushLocked()
+}
+
+func (p *progressThrottle) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer = nil
+	p.flushLocked()
+}
+
+// flushLocked emits what waits. It emits under mu, so events go out in
+// order; a slow reader of events slows the server's reader, never the
+// other way round.
+func (p *progressThrottle) flushLocked() {
+	if p.pending == nil || p.done {
+		return
+	}
+	ev := p.pending
+	p.pending, p.last = nil, time.Now()
+	p.emit(ev)
+}
+
+// stop emits what waits and ends the throttle: the call is over, and
+// notifications that come later are dropped.
+func (p *progressThrottle) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	p.flushLocked()
+	p.done = true
+}
