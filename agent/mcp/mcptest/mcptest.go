@@ -8,7 +8,7 @@
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
-// excluded_tools) and search_web (nested parameters). The HTTP endpoint
+// excluded_tools), search_web (nested parameters) and ask (a form, elicitation). The HTTP endpoint
 // refuses requests without the header HTTP configures.
 package mcptest
 
@@ -165,5 +165,29 @@ func New() *server.MCPServer {
 			b, _ := json.Marshal(res)
 			return mcp.NewToolResultStructured(res, string(b)), nil
 		})
+	add("ask", "Asks the user for a profile (a form) and returns the answer.", `{"type":"object","properties":{"url":{"type":"boolean","description":"Ask to open a page instead."}}}`, "",
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if res := server.ElicitationResponse(r.Params.InputResponses, "profile"); res != nil {
+				b, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+				return text(string(b)), nil
+			}
+			p := mcp.ElicitationParams{Message: "Tell us about yourself.", RequestedSchema: json.RawMessage(ProfileSchema)}
+			if r.GetBool("url", false) {
+				p = mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, Message: "Confirm on the page.", URL: "https://example.org/confirm", ElicitationID: "e1"}
+			}
+			return server.NewInputRequestBuilder("").Elicit("profile", p).ToolResult(), nil
+		})
 	return s
 }
+
+// ProfileSchema is the form the tool "ask" requests: a required name of 2
+// to 20 characters, an email, an integer age from 0 to 150 (default 30),
+// a boolean with a default, a titled single choice and a multi-select.
+const ProfileSchema = `{"type":"object","properties":{
+	"name":{"type":"string","title":"Name","minLength":2,"maxLength":20},
+	"email":{"type":"string","title":"Email","format":"email"},
+	"age":{"type":"integer","title":"Age","minimum":0,"maximum":150,"default":30},
+	"news":{"type":"boolean","title":"Send news","default":true},
+	"colour":{"type":"string","title":"Colour","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},
+	"tags":{"type":"array","title":"Tags","items":{"anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"}]}}
+},"required":["name","email"]}`

@@ -35,6 +35,25 @@ const (
 // the Client may not start on its own (see Options.Interactive).
 var ErrSignInRequired = errors.New("sign-in required")
 
+// ErrCancelled ends a sign-in the user stopped with CancelSignIn.
+var ErrCancelled = errors.New("sign-in cancelled")
+
+// ErrSignedIn is the cause with which the context given to
+// Options.Browser ends when the sign-in succeeded; after a failure its
+// cause is the failure. A sign-in card waits for that context to end and
+// shows how it ended.
+var ErrSignedIn = errors.New("signed in")
+
+type stopKey struct{}
+
+// CancelSignIn stops the sign-in whose browser step was given ctx (the
+// context Options.Browser received): it ends with ErrCancelled.
+func CancelSignIn(ctx context.Context) {
+	if stop, ok := ctx.Value(stopKey{}).(context.CancelCauseFunc); ok {
+		stop(ErrCancelled)
+	}
+}
+
 // Options configures a Client for one MCP server.
 type Options struct {
 	// Server is the name of the server in mcp_servers (for messages).
@@ -317,7 +336,7 @@ func (c *Client) grant() string {
 
 // obtain gets new tokens: discovery, client identity, then the grant.
 // c.mu is held.
-func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) error {
+func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) (err error) {
 	wrap := func(step string, err error) error {
 		return fmt.Errorf("sign in to MCP server %q: %s: %w", c.opts.Server, step, err)
 	}
@@ -385,12 +404,25 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.opts.SignInTimeout)
 	defer cancel()
-	if err := c.opts.Browser(wctx, c.opts.Server, authURL); err != nil {
+	wctx, stop := context.WithCancelCause(wctx)
+	// The browser step's context ends with the outcome (ErrSignedIn or
+	// the failure), for a sign-in card to show.
+	defer func() {
+		if err == nil {
+			stop(ErrSignedIn)
+		} else {
+			stop(err)
+		}
+	}()
+	if err := c.opts.Browser(context.WithValue(wctx, stopKey{}, stop), c.opts.Server, authURL); err != nil {
 		return wrap("open the browser", err)
 	}
 	code, err := cb.wait(wctx, state)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		switch {
+		case errors.Is(context.Cause(wctx), ErrCancelled):
+			return wrap("browser", ErrCancelled)
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			return wrap("browser", fmt.Errorf("no answer from the browser within %s; sign in again when ready", c.opts.SignInTimeout))
 		}
 		return wrap("browser", err)

@@ -3,6 +3,7 @@
 import {app} from '../models';
 import {checkpoint} from '../models';
 import {kernel} from '../models';
+import {agent} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
 import {config} from '../models';
@@ -11,6 +12,8 @@ export function APIKeyNames():Promise<Array<string>>;
 
 export function APIKeys():Promise<app.APIKeys>;
 
+export function AnswerForm(arg1:string,arg2:string,arg3:{[key: string]: any}):Promise<void>;
+
 export function ApplySettings():Promise<void>;
 
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
@@ -18,6 +21,8 @@ export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 export function ApproveEdited(arg1:string,arg2:string):Promise<void>;
 
 export function Cancel():Promise<void>;
+
+export function CancelSignIn(arg1:string):Promise<void>;
 
 export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
 
@@ -58,6 +63,12 @@ export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 export function Launch():Promise<app.LaunchTarget>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
+
+export function MCPServers():Promise<Array<agent.MCPServerState>>;
+
+export function MCPSignIn(arg1:string):Promise<void>;
+
+export function MCPSignOut(arg1:string):Promise<void>;
 
 export function NewSession():Promise<void>;
 
