@@ -31,6 +31,7 @@ type OAuth struct {
 	issued     []string // every access and refresh token, to look for leaks
 	valid      map[string]bool
 	refresh    string
+	refused    int // MCP requests answered 401
 }
 
 // NewOAuth starts the servers for the test's lifetime.
@@ -87,6 +88,9 @@ func NewOAuth(t testing.TB) *OAuth {
 		ok := a.valid[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
 		a.mu.Unlock()
 		if !ok {
+			a.mu.Lock()
+			a.refused++
+			a.mu.Unlock()
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -112,6 +116,13 @@ func (a *OAuth) Counts() (registered, authorized int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.registered, a.authorized
+}
+
+// Refused returns how many MCP requests were answered 401.
+func (a *OAuth) Refused() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.refused
 }
 
 // Tokens returns every access and refresh token issued so far.
