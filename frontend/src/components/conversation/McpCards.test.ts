@@ -34,7 +34,7 @@ function setup(...events: MCPRequest[]) {
     onanswer: vi.fn(async () => {}),
   };
   render(McpCardList, props);
-  return { cards, ...props };
+  return props;
 }
 
 describe('McpCards store', () => {
@@ -43,8 +43,8 @@ describe('McpCards store', () => {
     cards.apply(signin);
     cards.apply({ ...signin, state: 'failed', url: undefined, message: 'No answer from the browser in time.' });
     expect(cards.items).toHaveLength(1);
-    expect(cards.items[0].url).toBe(signin.url);
-    expect(cards.items[0].message).toBe('No answer from the browser in time.');
+    expect(cards.items[0]?.url).toBe(signin.url);
+    expect(cards.items[0]?.message).toBe('No answer from the browser in time.');
     cards.dismiss('m1');
     cards.apply(form);
     cards.apply({ ...form, state: 'done', message: '', fields: null });

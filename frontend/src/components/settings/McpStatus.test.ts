@@ -27,8 +27,8 @@ function setup(list = servers, fail = '') {
       emit = cb;
       return () => {};
     }),
-  } as unknown as Backend & Record<string, ReturnType<typeof vi.fn>>;
-  render(McpStatus, { backend });
+  };
+  render(McpStatus, { backend: backend as unknown as Backend });
   return { backend, emit: (r: MCPRequest) => emit(r) };
 }
 
@@ -75,5 +75,19 @@ describe('McpStatus', () => {
   it('says so when the agent has not started', async () => {
     setup(servers, 'the agent has not started');
     expect(await screen.findByText('the agent has not started')).toBeInTheDocument();
+  });
+});
+
+describe('McpStatus focus', () => {
+  it('keeps the focus on the server when Sign out goes away', async () => {
+    const list = [...servers];
+    const { backend } = setup(list);
+    backend.mcpSignOut.mockImplementation(async () => {
+      list[2] = { ...list[2]!, signedIn: false, connected: false, expiry: undefined };
+    });
+    const out = await screen.findByRole('button', { name: 'Sign out of docs' });
+    out.focus();
+    await userEvent.keyboard('{Enter}');
+    await vi.waitFor(() => expect(screen.getByRole('button', { name: 'Sign in to docs' })).toHaveFocus());
   });
 });
