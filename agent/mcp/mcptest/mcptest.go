@@ -8,8 +8,10 @@
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
-// excluded_tools), search_web (nested parameters) and ask (a form, elicitation). The HTTP endpoint
-// refuses requests without the header HTTP configures.
+// excluded_tools), search_web (nested parameters) and ask (a form,
+// elicitation). The HTTP endpoint refuses requests without the header HTTP
+// configures; NewOAuth serves the tools behind an OAuth authorization
+// server instead, for sign-in tests.
 package mcptest
 
 import (
