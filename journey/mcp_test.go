@@ -117,3 +117,35 @@ func TestMCPSignInFormAndSettings(t *testing.T) {
 		}
 	})
 }
+
+// Issue 26: Cancel on the sign-in card stops the sign-in; the card says
+// so until dismissed, the agent starts without the server, and Settings →
+// MCP servers says it needs a sign-in.
+func TestMCPSignInCancelled(t *testing.T) {
+	atSizes(t, func(t *testing.T, w, h int) {
+		auth := mcptest.NewOAuth(t)
+		browser := filepath.Join(t.TempDir(), "browser")
+		// A browser that opens and is never used.
+		if err := os.WriteFile(browser, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
+		app := Start(t, Options{Workspace: ws, Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
+		card := Role("landmark", "Sign in to secured")
+		app.WaitFor(card)
+		app.Click(Button("Cancel"))
+		app.WaitFor(Text("Sign-in to secured cancelled"))
+		app.WaitFor(Text("Kernel ready"))
+		app.Shot("sign-in-cancelled")
+		app.Click(Button("Dismiss the sign-in to secured"))
+		app.WaitGone(card)
+		if _, authz := auth.Counts(); authz != 0 {
+			t.Errorf("authorized %d times after Cancel", authz)
+		}
+		app.Click(Button("Settings"))
+		app.WaitFor(Role("dialog", "Settings"))
+		app.Click(Query{Role: "page tab", Name: "MCP servers"})
+		app.WaitFor(Text("Needs sign-in"))
+		app.Shot("settings-needs-sign-in")
+	})
+}

@@ -68,7 +68,7 @@ describe('SignInCard', () => {
     cards.apply({ ...signin, state: 'failed', message: 'No answer from the browser in time: sign-in to secured stopped.' });
     await vi.waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('No answer from the browser in time'));
     expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
-    await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss the sign-in to secured' }));
     expect(screen.queryByRole('region', { name: 'Sign in to secured' })).toBeNull();
     cards.apply({ ...signin, id: 'm3' });
     await vi.waitFor(() => expect(screen.getByRole('region', { name: 'Sign in to secured' })).toBeInTheDocument());

@@ -8,7 +8,8 @@ import type { MCPRequest } from '../../lib/stores/mcp.svelte';
 const base = { group: 'mcp_servers', url: '', connected: false, signIn: false, signedIn: false, refreshable: false };
 const servers: MCPServerState[] = [
   { ...base, name: 'files', connected: true },
-  { ...base, name: 'tracker', url: 'https://t.example/mcp', signIn: true },
+  { ...base, name: 'tracker', url: 'https://t.example/mcp', signIn: true, failure: 'initialize: transport error: sign-in required for MCP server "tracker"' },
+  { ...base, name: 'wiki', url: 'https://w.example/mcp', signIn: true, failure: 'connection refused' },
   { ...base, name: 'docs', url: 'https://d.example/mcp', signIn: true, signedIn: true, connected: true, refreshable: true, expiry: '2030-01-02T03:04:05Z' },
   { ...base, name: 'broken', failure: 'start node server.js: exit status 1' },
   { ...base, name: 'code', group: 'ptc_servers' },
@@ -37,7 +38,8 @@ describe('McpStatus', () => {
     setup();
     await screen.findByTestId('mcp-state-files');
     expect(screen.getByTestId('mcp-state-files')).toHaveTextContent(/^Connected$/);
-    expect(screen.getByTestId('mcp-state-tracker')).toHaveTextContent('Needs sign-in');
+    expect(screen.getByTestId('mcp-state-tracker')).toHaveTextContent(/^Needs sign-in$/);
+    expect(screen.getByTestId('mcp-state-wiki')).toHaveTextContent('Needs sign-in (connection refused)');
     expect(screen.getByTestId('mcp-state-docs')).toHaveTextContent(/Connected, signed in; the token expires .*2030.* \(renewed without asking\)/);
     expect(screen.getByTestId('mcp-state-broken')).toHaveTextContent('Failed: start node server.js: exit status 1');
     expect(screen.getByTestId('mcp-state-code')).toHaveTextContent('Connects when code calls it');
@@ -83,7 +85,7 @@ describe('McpStatus focus', () => {
     const list = [...servers];
     const { backend } = setup(list);
     backend.mcpSignOut.mockImplementation(async () => {
-      list[2] = { ...list[2]!, signedIn: false, connected: false, expiry: undefined };
+      list[3] = { ...list[3]!, signedIn: false, connected: false, expiry: undefined };
     });
     const out = await screen.findByRole('button', { name: 'Sign out of docs' });
     out.focus();
