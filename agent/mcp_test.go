@@ -136,7 +136,7 @@ print("echo after crash:", call_tool("test", "echo", {"text": "back"}))`
 turns:
   - reply: [{call: {id: c1, name: pytools_list_categories, args: {}}}]
   - expect:
-      last: [{role: user, response: pytools_list_categories, output: "\"test\": 12"}]
+      last: [{role: user, response: pytools_list_categories, output: "\"test\": 13"}]
     reply: [{call: {id: c2, name: pytools_list_tools, args: {categories: ["test"]}}}]
   - expect:
       last: [{role: user, response: pytools_list_tools, output: ".freeact/generated/mcptools/test/search_web.py"}]

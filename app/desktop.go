@@ -53,6 +53,10 @@ type Desktop struct {
 
 	sendMu sync.Mutex
 	seq    uint64 // of the last message sent to the window
+
+	// mcp shows MCP sign-ins and forms as cards (mcpUser).
+	mcpOnce sync.Once
+	mcp     *mcpUser
 }
 
 // Message is what every event to the window carries: a sequence number

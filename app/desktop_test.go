@@ -468,6 +468,9 @@ type fakeHost struct {
 	fileToOpen string
 	// dialogDirs are the directories the file dialogs started in.
 	dialogDirs []string
+	// mcp are the MCP cards' payloads; wire is every message as JSON.
+	mcp  []MCPRequest
+	wire []string
 }
 
 func (h *fakeHost) emit(name string, msg any) {
@@ -479,6 +482,9 @@ func (h *fakeHost) emit(name string, msg any) {
 	}
 	h.seq = m.Seq
 	h.sent = append(h.sent, name)
+	if b, err := json.Marshal(m); err == nil {
+		h.wire = append(h.wire, string(b))
+	}
 	data := m.Data
 	switch name {
 	case EventAgent:
@@ -487,6 +493,8 @@ func (h *fakeHost) emit(name string, msg any) {
 		h.status = append(h.status, data.(KernelStatus))
 	case EventWorkspace:
 		h.workspaces = append(h.workspaces, data.(WorkspaceInfo))
+	case EventMCP:
+		h.mcp = append(h.mcp, data.(MCPRequest))
 	}
 }
 func (h *fakeHost) pickDirectory(_, dir string) (string, error) {

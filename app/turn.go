@@ -140,6 +140,7 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	// The stream rejected what was not answered; forget it.
 	clear(ws.pending)
 	ws.mu.Unlock()
+	ws.d.mcpUser().cancelForms()
 	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
 	msg := "Kernel ready"
 	if died {

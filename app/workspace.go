@@ -349,6 +349,7 @@ func (ws *workspace) start(sessionID string) {
 	go func() {
 		defer ws.starting.Done()
 		opts := []agent.Option{
+			ws.d.mcpUser().options(),
 			agent.WithProvisionProgress(func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction,
 					SessionID: sessionID, starting: sessionID == ""})

@@ -36,6 +36,11 @@ type Field struct {
 	Default  any
 	Options  []Option
 	Multi    bool
+	// Bounds of a number or integer, of a string's length and of the
+	// number of choices of a multi-select (nil: none).
+	Minimum, Maximum     *float64
+	MinLength, MaxLength *int
+	MinItems, MaxItems   *int
 }
 
 // Option is one value of a choice, with its title.
@@ -75,6 +80,12 @@ func ParseForm(schema any) ([]Field, error) {
 		EnumNames   []string `json:"enumNames"`
 		OneOf       []choice `json:"oneOf"`
 		AnyOf       []choice `json:"anyOf"`
+		Minimum     *float64 `json:"minimum"`
+		Maximum     *float64 `json:"maximum"`
+		MinLength   *int     `json:"minLength"`
+		MaxLength   *int     `json:"maxLength"`
+		MinItems    *int     `json:"minItems"`
+		MaxItems    *int     `json:"maxItems"`
 		Items       *struct {
 			Enum  []string `json:"enum"`
 			AnyOf []choice `json:"anyOf"`
@@ -119,7 +130,9 @@ func ParseForm(schema any) ([]Field, error) {
 	for _, n := range names {
 		p := s.Properties[n]
 		f := Field{Name: n, Title: p.Title, Description: p.Description, Type: p.Type, Format: p.Format,
-			Required: slices.Contains(s.Required, n), Default: p.Default}
+			Required: slices.Contains(s.Required, n), Default: p.Default,
+			Minimum: p.Minimum, Maximum: p.Maximum, MinLength: p.MinLength, MaxLength: p.MaxLength,
+			MinItems: p.MinItems, MaxItems: p.MaxItems}
 		switch p.Type {
 		case "string", "number", "integer", "boolean":
 			f.Options = options(p.Enum, p.EnumNames, append(p.OneOf, p.AnyOf...))

@@ -226,7 +226,7 @@ func NewManager(servers map[string]config.Server, opts Options) *Manager {
 				Server: name, URL: cfg.URL, Config: cfg.OAuth,
 				Store:   lazyStore{get: storeOnce},
 				LockDir: filepath.Join(signInDir(opts.SignIn), "locks"),
-				Browser: opts.SignIn.Browser, SignInTimeout: opts.SignIn.Timeout, Asking: asking,
+				Browser: s.browser, SignInTimeout: opts.SignIn.Timeout, Asking: asking,
 				ClientName: opts.ClientName, Log: opts.Log,
 			})
 		}
@@ -453,6 +453,9 @@ type server struct {
 	// clocks are the timeouts of the calls in flight, stopped while the
 	// user answers the server (a form, sampling, a sign-in).
 	clocks clocks
+	// deadline is the connect timeout of the start under way, paused
+	// while the user signs in (see browser).
+	deadline *deadline
 }
 
 // conn is one running connection.
@@ -514,9 +517,9 @@ func (s *server) callTimeout() time.Duration {
 
 // start launches the server, shakes hands and lists its tools.
 func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, s.connectTimeout(), errConnectTimeout)
-	defer cancel()
-	defer context.AfterFunc(s.m.life, cancel)()
+	ctx, dl := s.connectDeadline(ctx)
+	defer dl.stop()
+	defer context.AfterFunc(s.m.life, dl.stop)()
 	log := s.m.opts.Log.With("mcp_server", s.name)
 	c := &conn{}
 	var tr transport.Interface

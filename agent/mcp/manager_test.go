@@ -85,7 +85,7 @@ func TestCalls(t *testing.T) {
 					t.Errorf("tool %s has server %q", tool.Name, tool.Server)
 				}
 			}
-			if got := strings.Join(names, ","); got != "add,crash,echo,fail,flood,grow,hang,log,pid,search_web,whereami" {
+			if got := strings.Join(names, ","); got != "add,ask,crash,echo,fail,flood,grow,hang,log,pid,search_web,whereami" {
 				t.Errorf("tools = %s", got)
 			}
 			tests := []struct {
@@ -211,7 +211,7 @@ func TestCrashRestarts(t *testing.T) {
 		OnConnect: func(_ context.Context, server string, tools []mcp.Tool) {
 			mu.Lock()
 			defer mu.Unlock()
-			if server == "test" && len(tools) == 12 {
+			if server == "test" && len(tools) == 13 {
 				connects++
 			}
 		},

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -30,6 +31,10 @@ func (l lazyStore) Get(name string) (string, error) { return l.get().Get(name) }
 func (l lazyStore) Set(name, secret string) error   { return l.get().Set(name, secret) }
 func (l lazyStore) Delete(name string) error        { return l.get().Delete(name) }
 func (l lazyStore) Name() string                    { return l.get().Name() }
+
+// ErrNoSignIn is returned (wrapped) for a server that does not sign in:
+// a command, or an HTTP server whose headers carry the credentials.
+var ErrNoSignIn = errors.New("the server does not sign in")
 
 // SignInStatus is the sign-in state of an HTTP server.
 type SignInStatus struct {
@@ -88,7 +93,7 @@ func (m *Manager) auth(server string) (*oauth.Client, error) {
 		return nil, err
 	}
 	if s.auth == nil {
-		return nil, &Error{Server: server, Err: errors.New(`sign-in applies to servers with a "url" whose "headers" do not carry Authorization (or that have an "oauth" object)`)}
+		return nil, &Error{Server: server, Err: fmt.Errorf(`%w: sign-in applies to servers with a "url" whose "headers" do not carry Authorization (or that have an "oauth" object)`, ErrNoSignIn)}
 	}
 	return s.auth, nil
 }

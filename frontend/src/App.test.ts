@@ -121,6 +121,12 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     copyText: vi.fn(async () => {}),
     copyImage: vi.fn(async () => {}),
     clipboardImage: vi.fn(async () => ''),
+    answerForm: vi.fn(async () => {}),
+    cancelSignIn: vi.fn(async () => {}),
+    mcpServers: vi.fn(async () => []),
+    mcpSignIn: vi.fn(async () => {}),
+    mcpSignOut: vi.fn(async () => {}),
+    onMCP: () => () => {},
     onEvents: (cb) => {
       emit = cb;
       return () => {};

@@ -9,9 +9,11 @@
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools), search_web (nested parameters), flood (sends "count"
-// progress notifications and as many log messages, then answers) and grow
-// (adds the tool grown and says the tools changed). The HTTP endpoint
-// refuses requests without the header HTTP configures.
+// progress notifications and as many log messages, then answers), grow
+// (adds the tool grown and says the tools changed) and ask (a form,
+// elicitation). The HTTP endpoint refuses requests without the header HTTP
+// configures; NewOAuth serves the tools behind an OAuth authorization
+// server instead, for sign-in tests.
 package mcptest
 
 import (
@@ -220,6 +222,18 @@ func New() *server.MCPServer {
 				return nil, ctx.Err()
 			}
 		})
+	add("ask", "Asks the user for a profile (a form) and returns the answer.", `{"type":"object","properties":{"url":{"type":"boolean","description":"Ask to open a page instead."}}}`, "",
+		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if res := server.ElicitationResponse(r.Params.InputResponses, "profile"); res != nil {
+				b, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+				return text(string(b)), nil
+			}
+			p := mcp.ElicitationParams{Message: "Tell us about yourself.", RequestedSchema: json.RawMessage(ProfileSchema)}
+			if r.GetBool("url", false) {
+				p = mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, Message: "Confirm on the page.", URL: "https://example.org/confirm", ElicitationID: "e1"}
+			}
+			return server.NewInputRequestBuilder("").Elicit("profile", p).ToolResult(), nil
+		})
 	return s
 }
 
@@ -230,3 +244,15 @@ func send(ctx context.Context, srv *server.MCPServer, method string, params map[
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// ProfileSchema is the form the tool "ask" requests: a required name of 2
+// to 20 characters, an email, an integer age from 0 to 150 (default 30),
+// a boolean with a default, a titled single choice and a multi-select.
+const ProfileSchema = `{"type":"object","properties":{
+	"name":{"type":"string","title":"Name","minLength":2,"maxLength":20},
+	"email":{"type":"string","title":"Email","format":"email"},
+	"age":{"type":"integer","title":"Age","minimum":0,"maximum":150,"default":30},
+	"news":{"type":"boolean","title":"Send news","default":true},
+	"colour":{"type":"string","title":"Colour","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}],"default":"g"},
+	"tags":{"type":"array","title":"Tags","items":{"anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"}]}}
+},"required":["name","email"]}`

@@ -35,6 +35,25 @@ const (
 // the Client may not start on its own (see Options.Interactive).
 var ErrSignInRequired = errors.New("sign-in required")
 
+// ErrCancelled ends a sign-in the user stopped with CancelSignIn.
+var ErrCancelled = errors.New("sign-in cancelled")
+
+// ErrSignedIn is the cause with which the context given to
+// Options.Browser ends when the sign-in succeeded; after a failure its
+// cause is the failure. A sign-in card waits for that context to end and
+// shows how it ended.
+var ErrSignedIn = errors.New("signed in")
+
+type stopKey struct{}
+
+// CancelSignIn stops the sign-in whose browser step was given ctx (the
+// context Options.Browser received): it ends with ErrCancelled.
+func CancelSignIn(ctx context.Context) {
+	if stop, ok := ctx.Value(stopKey{}).(context.CancelCauseFunc); ok {
+		stop(ErrCancelled)
+	}
+}
+
 // Options configures a Client for one MCP server.
 type Options struct {
 	// Server is the name of the server in mcp_servers (for messages).
@@ -80,7 +99,8 @@ type Client struct {
 
 	mu       sync.Mutex // serialises sign-in, refresh and record updates
 	rec      *record
-	failed   error // the last interactive sign-in's failure, until Login
+	failed   error   // the last interactive sign-in's failure, until Login
+	flight   *flight // the browser sign-in under way
 	stepUps  int
 	discover *Discovery
 }
@@ -154,7 +174,10 @@ func (c *Client) Login(ctx context.Context) error {
 	defer c.mu.Unlock()
 	c.failed = nil
 	c.stepUps = 0
-	return c.obtain(ctx, nil, "")
+	if c.grant() != "authorization_code" {
+		return c.obtain(ctx, nil, "")
+	}
+	return c.await(ctx, c.signIn(ctx, nil, ""))
 }
 
 // Logout forgets the tokens (the registration is kept).
@@ -301,15 +324,60 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 	if c.failed != nil {
 		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
 	}
-	if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
-		// A sign-in the user stopped (the turn was cancelled) may be
-		// started again; one that failed waits for Login.
-		if c.grant() == "authorization_code" && ctx.Err() == nil {
-			c.failed = err
+	if c.grant() != "authorization_code" {
+		if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
+			return "", err
 		}
+		return c.rec.AccessToken, nil
+	}
+	if err := c.await(ctx, c.signIn(ctx, challenge, strings.Join(extra, " "))); err != nil {
 		return "", err
 	}
 	return c.rec.AccessToken, nil
+}
+
+// flight is a sign-in with the browser under way.
+type flight struct {
+	done chan struct{}
+	err  error
+}
+
+// signIn starts the browser sign-in, or joins the one under way. It
+// outlives the request that started it (a protocol probe has a few
+// seconds, the user minutes): it ends when the user signs in, when it
+// fails, at SignInTimeout or by CancelSignIn. A failure is kept: requests
+// fail at once until Login. c.mu is held.
+func (c *Client) signIn(ctx context.Context, challenge map[string]string, held string) *flight {
+	if c.flight != nil {
+		return c.flight
+	}
+	f := &flight{done: make(chan struct{})}
+	c.flight = f
+	bctx := context.WithoutCancel(ctx)
+	go func() {
+		c.mu.Lock()
+		f.err = c.obtain(bctx, challenge, held)
+		if f.err != nil {
+			c.failed = f.err
+		}
+		c.flight = nil
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	return f
+}
+
+// await waits for f without holding c.mu (it is held before and after):
+// a request that gives up leaves the sign-in running.
+func (c *Client) await(ctx context.Context, f *flight) error {
+	c.mu.Unlock()
+	defer c.mu.Lock()
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the sign-in to MCP server %q: %w", c.opts.Server, context.Cause(ctx))
+	}
 }
 
 func (c *Client) grant() string {
@@ -320,8 +388,8 @@ func (c *Client) grant() string {
 }
 
 // obtain gets new tokens: discovery, client identity, then the grant.
-// c.mu is held.
-func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) error {
+// c.mu is held (and let go while the browser step waits).
+func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) (err error) {
 	wrap := func(step string, err error) error {
 		return fmt.Errorf("sign in to MCP server %q: %s: %w", c.opts.Server, step, err)
 	}
@@ -392,12 +460,30 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	if c.opts.Asking != nil {
 		defer c.opts.Asking()()
 	}
-	if err := c.opts.Browser(wctx, c.opts.Server, authURL); err != nil {
+	wctx, stop := context.WithCancelCause(wctx)
+	// The browser step's context ends with the outcome (ErrSignedIn or
+	// the failure), for a sign-in card to show.
+	defer func() {
+		if err == nil {
+			stop(ErrSignedIn)
+		} else {
+			stop(err)
+		}
+	}()
+	if err := c.opts.Browser(context.WithValue(wctx, stopKey{}, stop), c.opts.Server, authURL); err != nil {
 		return wrap("open the browser", err)
 	}
+	// The user takes minutes: meanwhile c.mu is free, so that requests
+	// join this sign-in (authorize) instead of waiting for the lock, and
+	// Status answers.
+	c.mu.Unlock()
 	code, err := cb.wait(wctx, state)
+	c.mu.Lock()
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		switch {
+		case errors.Is(context.Cause(wctx), ErrCancelled):
+			return wrap("browser", ErrCancelled)
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			return wrap("browser", fmt.Errorf("no answer from the browser within %s; sign in again when ready", c.opts.SignInTimeout))
 		}
 		return wrap("browser", err)

@@ -6,6 +6,7 @@ import * as Runtime from '../wailsjs/runtime/runtime';
 import type { agent, app, bounds, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
+import type { MCPRequest } from './stores/mcp.svelte';
 
 // Plain data shapes of what the bindings return (the JSON of the Go types;
 // the generated classes add methods plain objects lack), nested ones too.
@@ -16,6 +17,8 @@ type Data<T> = T extends (infer E)[]
     : T;
 export type VersionInfo = Data<app.VersionInfo>;
 export type MCPFailure = Data<agent.MCPFailure>;
+/** An MCP server of the running agent with its state; expiry is RFC 3339 (absent: none). */
+export type MCPServerState = Omit<Data<agent.MCPServerState>, 'expiry'> & { expiry?: string };
 export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
@@ -196,6 +199,18 @@ export interface Backend {
   clipboardImage(): Promise<string>;
   /** Puts an image the conversation shows (a workspace path or a data URL) on the clipboard. */
   copyImage(src: string): Promise<void>;
+  /** Answers a server's form card: accept (with values), decline or cancel. */
+  answerForm(id: string, action: 'accept' | 'decline' | 'cancel', values: Record<string, unknown>): Promise<void>;
+  /** Stops the sign-in of a "Sign in to NAME" card. */
+  cancelSignIn(id: string): Promise<void>;
+  /** The running agent's MCP servers with their state (Settings → MCP). */
+  mcpServers(): Promise<MCPServerState[]>;
+  /** Signs in to a server (its card shows the browser step) and connects it. */
+  mcpSignIn(server: string): Promise<void>;
+  /** Forgets a server's tokens. */
+  mcpSignOut(server: string): Promise<void>;
+  /** Subscribes to the MCP servers' sign-ins and forms. */
+  onMCP(cb: (r: MCPRequest) => void): () => void;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
   onEvents(cb: (batch: AgentEvent[]) => void): () => void;
   onKernel(cb: (s: KernelStatus) => void): () => void;
@@ -238,20 +253,23 @@ function hasRuntime(): boolean {
 type Incoming =
   | { name: 'agent:events'; data: AgentEvent[] }
   | { name: 'kernel:status'; data: KernelStatus }
-  | { name: 'workspace:open'; data: WorkspaceInfo };
+  | { name: 'workspace:open'; data: WorkspaceInfo }
+  | { name: 'mcp:request'; data: MCPRequest };
 const eventHandlers = new Set<(b: AgentEvent[]) => void>();
 const kernelHandlers = new Set<(s: KernelStatus) => void>();
 const workspaceHandlers = new Set<(w: WorkspaceInfo) => void>();
+const mcpHandlers = new Set<(r: MCPRequest) => void>();
 const sequencer = new Sequencer<Incoming>((m) => {
   if (m.name === 'agent:events') eventHandlers.forEach((h) => h(m.data));
   else if (m.name === 'kernel:status') kernelHandlers.forEach((h) => h(m.data));
+  else if (m.name === 'mcp:request') mcpHandlers.forEach((h) => h(m.data));
   else workspaceHandlers.forEach((h) => h(m.data));
 });
 let listening = false;
 function listen() {
   if (listening || !hasRuntime()) return;
   listening = true;
-  for (const name of ['agent:events', 'kernel:status', 'workspace:open'] as const) {
+  for (const name of ['agent:events', 'kernel:status', 'workspace:open', 'mcp:request'] as const) {
     Runtime.EventsOn(name, (m: Numbered<Incoming['data']>) =>
       sequencer.push({ seq: m.seq, data: { name, data: m.data } as Incoming }),
     );
@@ -353,6 +371,12 @@ export const backend: Backend = {
   },
   copyImage: (src) => call(() => Desktop.CopyImage(src)),
   clipboardImage: () => call(Desktop.ClipboardImage),
+  answerForm: (id, action, values) => call(() => Desktop.AnswerForm(id, action, values)),
+  cancelSignIn: (id) => call(() => Desktop.CancelSignIn(id)),
+  mcpServers: () => call(Desktop.MCPServers) as Promise<MCPServerState[]>,
+  mcpSignIn: (server) => call(() => Desktop.MCPSignIn(server)),
+  mcpSignOut: (server) => call(() => Desktop.MCPSignOut(server)),
+  onMCP: (cb) => subscribe(mcpHandlers, cb),
   onEvents: (cb) => subscribe(eventHandlers, cb),
   onKernel: (cb) => subscribe(kernelHandlers, cb),
   onWorkspace: (cb) => subscribe(workspaceHandlers, cb),

@@ -48,5 +48,7 @@ export function settingsBackend(opts: { fields?: SettingField[]; errors?: FieldE
     saveSandbox: vi.fn(async () => []),
     testMCPServer: vi.fn(async () => ['read_file']),
     regenerateMCPTools: vi.fn(async () => '.freeact/generated/mcptools/x'),
+    mcpServers: vi.fn(async () => []),
+    onMCP: vi.fn(() => () => {}),
   } as unknown as Backend & Record<string, ReturnType<typeof vi.fn>>;
 }

@@ -143,6 +143,56 @@ export namespace agent {
 	    }
 	}
 	
+	
+	export class MCPServerState {
+	    name: string;
+	    group: string;
+	    url?: string;
+	    connected: boolean;
+	    failure?: string;
+	    signIn: boolean;
+	    signedIn: boolean;
+	    // Go type: time
+	    expiry: any;
+	    refreshable: boolean;
+	    signInError?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.group = source["group"];
+	        this.url = source["url"];
+	        this.connected = source["connected"];
+	        this.failure = source["failure"];
+	        this.signIn = source["signIn"];
+	        this.signedIn = source["signedIn"];
+	        this.expiry = this.convertValues(source["expiry"], null);
+	        this.refreshable = source["refreshable"];
+	        this.signInError = source["signInError"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

@@ -12,6 +12,8 @@ export function APIKeyNames():Promise<Array<string>>;
 
 export function APIKeys():Promise<app.APIKeys>;
 
+export function AnswerForm(arg1:string,arg2:string,arg3:{[key: string]: any}):Promise<void>;
+
 export function ApplySettings():Promise<void>;
 
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
@@ -19,6 +21,8 @@ export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 export function ApproveEdited(arg1:string,arg2:string):Promise<void>;
 
 export function Cancel():Promise<void>;
+
+export function CancelSignIn(arg1:string):Promise<void>;
 
 export function CheckAttachments(arg1:Array<string>):Promise<Array<app.AttachmentInfo>>;
 
@@ -65,6 +69,12 @@ export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
 export function MCPCatalog():Promise<agent.MCPCatalog>;
 
 export function MCPResourceURI(arg1:string,arg2:{[key: string]: string}):Promise<string>;
+
+export function MCPServers():Promise<Array<agent.MCPServerState>>;
+
+export function MCPSignIn(arg1:string):Promise<void>;
+
+export function MCPSignOut(arg1:string):Promise<void>;
 
 export function NewSession():Promise<void>;
 

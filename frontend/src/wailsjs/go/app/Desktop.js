@@ -10,6 +10,10 @@ export function APIKeys() {
   return window['go']['app']['Desktop']['APIKeys']();
 }
 
+export function AnswerForm(arg1, arg2, arg3) {
+  return window['go']['app']['Desktop']['AnswerForm'](arg1, arg2, arg3);
+}
+
 export function ApplySettings() {
   return window['go']['app']['Desktop']['ApplySettings']();
 }
@@ -24,6 +28,10 @@ export function ApproveEdited(arg1, arg2) {
 
 export function Cancel() {
   return window['go']['app']['Desktop']['Cancel']();
+}
+
+export function CancelSignIn(arg1) {
+  return window['go']['app']['Desktop']['CancelSignIn'](arg1);
 }
 
 export function CheckAttachments(arg1) {
@@ -116,6 +124,18 @@ export function MCPCatalog() {
 
 export function MCPResourceURI(arg1, arg2) {
   return window['go']['app']['Desktop']['MCPResourceURI'](arg1, arg2);
+}
+
+export function MCPServers() {
+  return window['go']['app']['Desktop']['MCPServers']();
+}
+
+export function MCPSignIn(arg1) {
+  return window['go']['app']['Desktop']['MCPSignIn'](arg1);
+}
+
+export function MCPSignOut(arg1) {
+  return window['go']['app']['Desktop']['MCPSignOut'](arg1);
 }
 
 export function NewSession() {

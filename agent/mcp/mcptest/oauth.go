@@ -1,0 +1,141 @@
+package mcptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/freeact/desktop/agent/config"
+)
+
+// OAuth is an OAuth authorization server and the test tools behind it, in
+// one httptest server: protected resource and authorization server
+// metadata, dynamic registration, an authorization endpoint that approves
+// at once (redirecting to the loopback listener, as a browser that was
+// signed in would), and a token endpoint that rotates refresh tokens. The
+// MCP endpoint (URL) answers 401 with WWW-Authenticate without a token it
+// issued.
+type OAuth struct {
+	srv *httptest.Server
+
+	mu         sync.Mutex
+	registered int
+	authorized int
+	issued     []string // every access and refresh token, to look for leaks
+	valid      map[string]bool
+	refresh    string
+	refused    int // MCP requests answered 401
+}
+
+// NewOAuth starts the servers for the test's lifetime.
+func NewOAuth(t testing.TB) *OAuth {
+	a := &OAuth{valid: map[string]bool{}}
+	mcpHandler := server.NewStreamableHTTPServer(New())
+	mux := http.NewServeMux()
+	writeJSON := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"resource": a.URL(), "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"tools"}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"issuer": a.srv.URL, "authorization_endpoint": a.srv.URL + "/authorize", "token_endpoint": a.srv.URL + "/token",
+			"registration_endpoint": a.srv.URL + "/register", "code_challenge_methods_supported": []string{"S256"}, "scopes_supported": []string{"tools", "offline_access"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.registered++
+		a.mu.Unlock()
+		writeJSON(w, map[string]any{"client_id": "client-1"})
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		redirect, err := url.Parse(q.Get("redirect_uri"))
+		if err != nil || redirect.Hostname() != "127.0.0.1" || q.Get("code_challenge_method") != "S256" || q.Get("resource") != a.URL() {
+			http.Error(w, "want a loopback redirect_uri, PKCE with S256 and the resource", http.StatusBadRequest)
+			return
+		}
+		a.mu.Lock()
+		a.authorized++
+		a.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if r.PostForm.Get("grant_type") == "refresh_token" && r.PostForm.Get("refresh_token") != a.refresh {
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		n := len(a.issued)/2 + 1
+		access, refresh := fmt.Sprintf("access-token-%d-secret", n), fmt.Sprintf("refresh-token-%d-secret", n)
+		a.issued = append(a.issued, access, refresh)
+		a.valid[access], a.refresh = true, refresh
+		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": 3600})
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		ok := a.valid[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+		a.mu.Unlock()
+		if !ok {
+			a.mu.Lock()
+			a.refused++
+			a.mu.Unlock()
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	})
+	a.srv = httptest.NewServer(mux)
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+// URL is the MCP endpoint.
+func (a *OAuth) URL() string { return a.srv.URL + "/mcp" }
+
+// Server is the configuration of the MCP endpoint (no credentials: the
+// client signs in).
+func (a *OAuth) Server() config.Server {
+	return config.Server{URL: a.URL(), ConnectTimeout: connectTimeout()}
+}
+
+// Counts returns how often a client registered and was authorized.
+func (a *OAuth) Counts() (registered, authorized int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.registered, a.authorized
+}
+
+// Refused returns how many MCP requests were answered 401.
+func (a *OAuth) Refused() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.refused
+}
+
+// Tokens returns every access and refresh token issued so far.
+func (a *OAuth) Tokens() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.issued...)
+}
+
+// Revoke makes every access token issued so far invalid: the next request
+// gets a 401 (and the refresh token still works).
+func (a *OAuth) Revoke() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.valid)
+}

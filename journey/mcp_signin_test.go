@@ -1,0 +1,151 @@
+//go:build journey
+
+package journey
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+// Issue 26: an MCP server behind OAuth shows "Sign in to secured" while
+// the agent starts, with Copy link and Cancel; the browser ($BROWSER, a
+// script that follows the redirect with curl once the journey lets it)
+// signs in and the card goes. The server's form, from a JSON tool call,
+// is filled by keyboard: a bad email is refused in place, the fixed one
+// accepted, and the model gets the answer. Settings → MCP servers shows
+// the server connected and signed in with the token's expiry; Sign out
+// turns it to "Needs sign-in", and Sign in connects it again. No token
+// reaches the app's output, its session or its state files.
+func TestMCPSignInFormAndSettings(t *testing.T) {
+	atSizes(t, func(t *testing.T, w, h int) {
+		auth := mcptest.NewOAuth(t)
+		dir := t.TempDir()
+		allow := filepath.Join(dir, "signed-in")
+		browser := filepath.Join(dir, "browser")
+		// The user is in the browser until the journey has looked at the
+		// card (the file appears); then the redirect is followed.
+		script := "#!/bin/sh\nwhile [ ! -e " + allow + " ]; do sleep 0.1; done\nexec curl -sfL -o /dev/null \"$1\"\n"
+		if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
+		app := Start(t, Options{Workspace: ws, Scenario: "testdata/mcp-form.yaml", Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
+
+		card := Role("landmark", "Sign in to secured")
+		app.WaitFor(card)
+		app.WaitFor(Text("Sign in to secured in your browser"))
+		app.WaitFor(Button("Copy link"))
+		app.WaitFor(Button("Cancel"))
+		app.Shot("sign-in-card")
+		if err := os.WriteFile(allow, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		app.WaitGone(card)
+		app.WaitFor(Text("Kernel ready"))
+		if reg, authz := auth.Counts(); reg != 1 || authz != 1 {
+			t.Errorf("registered %d and authorized %d times, want once each", reg, authz)
+		}
+
+		app.Send("Ask me who I am")
+		app.WaitFor(Role("landmark", "Approval request"))
+		app.Key("Return") // run the tool call
+		app.WaitFor(Text("Tell us about yourself."))
+		app.WaitFocus(Query{Name: "Age"})
+		app.Shot("form")
+		app.Key("Tab") // colour: its default stays
+		app.Key("Tab")
+		app.WaitFocus(Query{Name: "Email"})
+		app.Type("ada")
+		app.Key("Tab")
+		app.WaitFocus(Query{Name: "Name"})
+		app.Type("Ada")
+		app.Key("Return")
+		app.WaitFor(Text("Email must be an email address"))
+		app.WaitFocus(Query{Name: "Email"})
+		app.Shot("form-refused")
+		app.Key("ctrl+a")
+		app.Type("ada@example.org")
+		app.Key("Return")
+		app.WaitGone(Text("Tell us about yourself."))
+		app.WaitFor(Text("Thanks, Ada."))
+		app.WaitFor(Text("Kernel ready"))
+
+		app.Click(Button("Settings"))
+		app.WaitFor(Role("dialog", "Settings"))
+		app.Click(Query{Role: "page tab", Name: "MCP servers"})
+		app.WaitFor(Text("Connections"))
+		app.WaitFor(Text("Connected, signed in; the token expires"))
+		app.Shot("settings-signed-in")
+		app.Click(Button("Sign out of secured"))
+		app.WaitFor(Text("Signed out of secured"))
+		app.WaitFor(Text("Needs sign-in"))
+		app.Shot("settings-signed-out")
+		app.Click(Button("Sign in to secured"))
+		app.WaitFor(Text("Signed in to secured."))
+		app.WaitFor(Text("Connected, signed in"))
+		app.Shot("settings-signed-in-again")
+		app.Key("Escape")
+		app.WaitGone(Role("dialog", "Settings"))
+		app.Stop()
+
+		tokens := auth.Tokens()
+		if len(tokens) < 4 {
+			t.Fatalf("tokens issued: %v, want two sign-ins' worth", tokens)
+		}
+		places := map[string]string{"the app's output": app.Log()}
+		for _, root := range []string{ws, filepath.Join(app.Home, ".local"), filepath.Join(app.Home, ".config")} {
+			filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+				if err != nil || e.IsDir() || strings.Contains(p, filepath.Join("mcp-oauth", "tokens")) || strings.Contains(p, "python") {
+					return nil
+				}
+				b, _ := os.ReadFile(p)
+				places[p] = string(b)
+				return nil
+			})
+		}
+		for where, text := range places {
+			for _, tok := range tokens {
+				if strings.Contains(text, tok) {
+					t.Errorf("token %s is in %s", tok, where)
+				}
+			}
+		}
+	})
+}
+
+// Issue 26: Cancel on the sign-in card stops the sign-in; the card says
+// so until dismissed, the agent starts without the server, and Settings →
+// MCP servers says it needs a sign-in.
+func TestMCPSignInCancelled(t *testing.T) {
+	atSizes(t, func(t *testing.T, w, h int) {
+		auth := mcptest.NewOAuth(t)
+		browser := filepath.Join(t.TempDir(), "browser")
+		// A browser that opens and is never used.
+		if err := os.WriteFile(browser, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
+		app := Start(t, Options{Workspace: ws, Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
+		card := Role("landmark", "Sign in to secured")
+		app.WaitFor(card)
+		app.Click(Button("Cancel"))
+		app.WaitFor(Text("Sign-in to secured cancelled"))
+		app.WaitFor(Text("Kernel ready"))
+		app.Shot("sign-in-cancelled")
+		app.Click(Button("Dismiss the sign-in to secured"))
+		app.WaitGone(card)
+		if _, authz := auth.Counts(); authz != 0 {
+			t.Errorf("authorized %d times after Cancel", authz)
+		}
+		app.Click(Button("Settings"))
+		app.WaitFor(Role("dialog", "Settings"))
+		app.Click(Query{Role: "page tab", Name: "MCP servers"})
+		app.WaitFor(Text("Needs sign-in"))
+		app.Shot("settings-needs-sign-in")
+	})
+}
