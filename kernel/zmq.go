@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -100,12 +101,16 @@ type zmqKernel struct {
 	closeOnce sync.Once
 }
 
-// Heartbeat: a ping every hbEvery; a kernel whose heartbeat has not
-// answered for hbDead is dead (its process hangs, or is stopped). A kernel
-// whose process exits is noticed at once.
+// Heartbeat: a ping every hbEvery. ipykernel answers from a thread of its
+// own that needs no interpreter lock, so a silent heartbeat means a frozen
+// process: dead when silent for hbDead while the process is stopped, or
+// for hbStarved whatever its state (a process that waits for the processor
+// on a loaded machine, niced, can miss a second of beats and is not dead).
+// A kernel whose process exits is noticed at once.
 const (
-	hbEvery = 250 * time.Millisecond
-	hbDead  = time.Second
+	hbEvery   = 250 * time.Millisecond
+	hbDead    = time.Second
+	hbStarved = 5 * time.Second
 )
 
 // startLocal launches a kernel process with a new connection file and
@@ -366,8 +371,8 @@ func (c *conn) watchLocal() {
 		case <-beats:
 			last = time.Now()
 		case <-tick.C:
-			if time.Since(last) > hbDead {
-				cause = fmt.Errorf("%w (its heartbeat stopped for %s)", ErrKernelDied, hbDead)
+			if silent := time.Since(last); silent > hbStarved || silent > hbDead && stopped(z.proc.cmd.Process.Pid) {
+				cause = fmt.Errorf("%w (its heartbeat stopped for %s)", ErrKernelDied, silent.Round(100*time.Millisecond))
 				break
 			}
 			_ = hb.Send(zmq4.NewMsgString("ping"))
@@ -381,6 +386,18 @@ func (c *conn) watchLocal() {
 	}
 	z.close()
 	close(c.done)
+}
+
+// stopped reports whether process pid is stopped (by a signal or a
+// tracer), as /proc says; false where there is no /proc.
+func stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which may hold ") " itself.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't')
 }
 
 // sendLocal signs and sends m on its channel.

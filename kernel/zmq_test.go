@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -139,4 +141,31 @@ func FuzzDecodeParts(f *testing.F) {
 			t.Fatalf("decoded %+v", m)
 		}
 	})
+}
+
+// TestStopped: the heartbeat's check of a process's state, on a real one.
+func TestStopped(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	for _, step := range []struct {
+		sig  syscall.Signal
+		want bool
+	}{{syscall.SIGSTOP, true}, {syscall.SIGCONT, false}} {
+		if err := syscall.Kill(pid, step.sig); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 10*time.Second, func() error {
+			if got := stopped(pid); got != step.want {
+				return fmt.Errorf("after %v stopped is %v", step.sig, got)
+			}
+			return nil
+		})
+	}
+	if stopped(1 << 30) {
+		t.Fatal("a process that does not exist is stopped")
+	}
 }
