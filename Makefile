@@ -198,7 +198,7 @@ bench-memory: $(BIN) ## the desktop app's idle memory beside a blank WebKitGTK w
 	$(JOURNEY_TEST) -run '^$$' -bench DesktopIdleMemory -benchtime 1x -v ./journey/
 
 .PHONY: bench-compare
-bench-compare: ## this app against freeact 0.11.2/ipybox side by side (installs the reference in .cache/bench; ROUNDS=5)
+bench-compare: ## this app against freeact 0.11.2/ipybox and a bare ipykernel (the floor) side by side (installs the reference in .cache/bench; ROUNDS=5)
 	@scripts/bench/compare.sh
 
 .PHONY: clean

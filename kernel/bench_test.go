@@ -124,14 +124,23 @@ func BenchmarkWarmPoolStart(b *testing.B) {
 }
 
 // BenchmarkCallbackRoundTrip: one shell approval from kernel to host and
-// back (no command runs: the check is called directly), timed in the kernel.
+// back (no command runs: the check is called directly), timed in the kernel;
+// over ZeroMQ, and (jupyter_server) through a local server's websocket.
 func BenchmarkCallbackRoundTrip(b *testing.B) {
 	for _, v := range []struct {
-		name string
-		py   func(testing.TB) string
-	}{{"new", newPython}, {"old", oldPython}} {
+		name      string
+		py        func(testing.TB) string
+		viaServer bool
+	}{{"new", newPython, false}, {"old", oldPython, false}, {"new/jupyter_server", newPython, true}} {
 		b.Run(v.name, func(b *testing.B) {
 			s := sharedServer(b, v.py(b))
+			if v.viaServer {
+				var err error
+				if s, err = StartServer(context.Background(), ServerOptions{Python: v.py(b), Dir: b.TempDir(), JupyterServer: true}); err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+			}
 			k := startKernel(b, s, KernelOptions{Host: &testHost{}})
 			run(b, k, "import time, freeact_kernel")
 			b.ResetTimer()

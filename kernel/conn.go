@@ -97,9 +97,11 @@ type handler interface {
 // conn is one kernel (by id) and its channels websocket.
 type conn struct {
 	srv     *Server
+	z       *zmqKernel // set for a kernel we launched (zmq.go); ws is nil then
 	id      string
 	session string
 	wmu     sync.Mutex
+	dmu     sync.Mutex // one message handled at a time
 
 	mu      sync.Mutex
 	ws      *websocket.Conn // replaced when a remote connection is restored
@@ -111,9 +113,12 @@ type conn struct {
 	done    chan struct{}
 }
 
-// startConn starts a kernel over REST, opens its channels websocket and
-// loads the hooks.
+// startConn starts a kernel (a local one directly, else over REST, with its
+// channels websocket) and loads the hooks.
 func (s *Server) startConn(ctx context.Context) (*conn, error) {
+	if s.spec != nil {
+		return s.startLocalHooked(ctx, randomHex(16))
+	}
 	body := s.startBody()
 	var model struct {
 		ID string `json:"id"`
@@ -216,21 +221,30 @@ func (c *conn) read() {
 		if err != nil {
 			continue // not a protocol message; nothing to route it to
 		}
-		if m.Channel == "shell" {
-			c.mu.Lock()
-			w := c.waiters[m.ParentHeader.MsgID]
-			c.mu.Unlock()
-			if w != nil {
-				w <- m
-				continue
-			}
-		}
+		c.dispatch(m)
+	}
+}
+
+// dispatch routes a message from the kernel: a reply to an internal
+// request to its waiter, the rest to the handler, one at a time (a local
+// kernel's channels have a reader each).
+func (c *conn) dispatch(m *received) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if m.Channel == "shell" || m.Channel == "control" {
 		c.mu.Lock()
-		h := c.h
+		w := c.waiters[m.ParentHeader.MsgID]
 		c.mu.Unlock()
-		if h != nil {
-			h.onMessage(c, m)
+		if w != nil {
+			w <- m
+			return
 		}
+	}
+	c.mu.Lock()
+	h := c.h
+	c.mu.Unlock()
+	if h != nil {
+		h.onMessage(c, m)
 	}
 }
 
@@ -270,6 +284,9 @@ var errTooBig = errors.New("message exceeds the Jupyter server's websocket messa
 func (c *conn) send(m *message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.z != nil {
+		return c.sendLocal(m)
+	}
 	for retried := false; ; retried = true {
 		ws := c.socket()
 		typ, b, err := encodeFor(ws, m)
@@ -354,6 +371,10 @@ func (c *conn) loadHooks(ctx context.Context) error {
 
 // shutdown closes the websocket and deletes the kernel on the server.
 func (c *conn) shutdown(ctx context.Context) {
+	if c.z != nil {
+		c.shutdownLocal()
+		return
+	}
 	c.mu.Lock()
 	c.closing = true
 	ws := c.ws
@@ -363,6 +384,9 @@ func (c *conn) shutdown(ctx context.Context) {
 }
 
 func (c *conn) interrupt(ctx context.Context) error {
+	if c.z != nil {
+		return c.interruptLocal(ctx)
+	}
 	// Through a blip: an interrupt that does not arrive would cost the kernel.
 	if err := c.srv.retried(ctx, http.MethodPost, "api/kernels/"+c.id+"/interrupt", c.srv.window(), false); err != nil {
 		return fmt.Errorf("interrupt kernel: %w", err)

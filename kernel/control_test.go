@@ -234,10 +234,11 @@ func TestKernelDeath(t *testing.T) {
 
 // TestServerKilledMidCell: the running cell fails with a clear error; the
 // next execution relaunches the local server and runs in a fresh kernel.
+// (Local kernels reached over ZeroMQ have no server: see TestKernelDeath.)
 func TestServerKilledMidCell(t *testing.T) {
 	py := newPython(t)
 	dir := t.TempDir()
-	s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir})
+	s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir, JupyterServer: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +247,9 @@ func TestServerKilledMidCell(t *testing.T) {
 	k := startKernel(t, s, KernelOptions{Host: h})
 	run(t, k, "x = 1")
 	kpid, spid := pidOf(t, k), s.PID()
+	if spid <= 0 {
+		t.Fatalf("no server process (pid %d)", spid)
+	}
 	// Generous: the next execution starts a new server and kernel.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -1,7 +1,8 @@
 // Package kernel runs Python code in a stateful IPython kernel over the
-// Jupyter protocol. It owns the Python environment, the local Jupyter server
-// (or a connection to a remote one, and the files of a workspace there),
-// the websocket client and the in-kernel
+// Jupyter protocol. It owns the Python environment, local kernels (launched
+// directly and reached over ZeroMQ, or behind a local Jupyter server), the
+// connection to a remote server (and the files of a workspace there), the
+// websocket client and the in-kernel
 // hooks through which running code asks its caller for approvals, tool calls
 // and user input. It knows nothing about agents.
 //
@@ -12,7 +13,7 @@
 //	// or: srv, err := kernel.ConnectServer(ctx, url, token, kernel.RemoteOptions{})
 //	k, err := srv.StartKernel(ctx, kernel.KernelOptions{Workspace: ws, Host: host, ExecutionTimeout: 300 * time.Second})
 //	res, err := k.Execute(ctx, code, func(c kernel.Chunk) { ... })
-//	defer srv.Close() // shuts down every kernel and the server process group
+//	defer srv.Close() // shuts down every kernel (and a server process group)
 //
 // A remote server keeps its kernels through network trouble (the websocket
 // is restored to the same kernel; see reconnect.go), and its files are

@@ -409,6 +409,9 @@ func (k *Kernel) Restart(ctx context.Context) error {
 	if dead != nil {
 		return k.replace(ctx)
 	}
+	if c.z != nil {
+		return k.restartLocal(ctx, c)
+	}
 	c.mu.Lock()
 	c.closing = true // the old websocket sees "restarting": not a death
 	c.mu.Unlock()
@@ -428,6 +431,26 @@ func (k *Kernel) Restart(ctx context.Context) error {
 		if nc != nil {
 			_ = nc.socket().Close()
 		}
+		k.markDead(c, err)
+		return fmt.Errorf("restart kernel: %w", err)
+	}
+	return nil
+}
+
+// restartLocal replaces the process of a local kernel with a new one of
+// the same id, as a server's restart does.
+func (k *Kernel) restartLocal(ctx context.Context, c *conn) error {
+	c.mu.Lock()
+	c.closing = true // its exit is not a death
+	c.mu.Unlock()
+	c.shutdown(ctx)
+	nc, err := k.srv.startLocalHooked(ctx, c.id)
+	if err == nil {
+		if err = k.attach(ctx, nc); err != nil {
+			nc.shutdown(context.Background())
+		}
+	}
+	if err != nil {
 		k.markDead(c, err)
 		return fmt.Errorf("restart kernel: %w", err)
 	}

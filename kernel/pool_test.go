@@ -3,7 +3,8 @@ package kernel
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"os"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -49,20 +50,19 @@ func TestWarmPool(t *testing.T) {
 	}
 }
 
-// kernelsWhen waits until s runs want kernels and returns their ids.
+// kernelsWhen waits until s runs want kernels and returns their ids: the
+// kernel processes of its folder (their connection file names the id).
 func kernelsWhen(t *testing.T, s *Server, want int) []string {
 	t.Helper()
 	var ids []string
+	named := regexp.MustCompile(`kernel-([0-9a-f]+)\.json`)
 	testenv.Eventually(t, time.Minute, func() error {
-		var list []struct {
-			ID string `json:"id"`
-		}
-		if err := s.rest(context.Background(), http.MethodGet, "api/kernels", nil, &list); err != nil {
-			return err
-		}
 		ids = ids[:0]
-		for _, k := range list {
-			ids = append(ids, k.ID)
+		for _, pid := range processesMentioning(s.StateDir()) {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if m := named.FindSubmatch(b); err == nil && m != nil && !slices.Contains(ids, string(m[1])) {
+				ids = append(ids, string(m[1]))
+			}
 		}
 		if len(ids) != want {
 			return fmt.Errorf("the server runs %d kernels, want %d", len(ids), want)

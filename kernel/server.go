@@ -68,6 +68,11 @@ type ServerOptions struct {
 	// Sandbox, if set, runs every kernel under sandbox-runtime (srt);
 	// StartServer fails when the sandbox cannot run.
 	Sandbox *Sandbox
+	// JupyterServer runs the kernels behind a local jupyter_server, reached
+	// over REST and websockets as a remote one is. By default kernels are
+	// launched directly and reached over ZeroMQ (zmq.go): no server process,
+	// and no relay between us and the kernel.
+	JupyterServer bool
 }
 
 // Server is a Jupyter server: one we started (local) or one we connect to
@@ -84,6 +89,7 @@ type Server struct {
 	sandbox    *sandboxPaths  // set when kernels run under srt
 	remote     *remote        // set for a server we connect to (remote.go)
 	private    *stateDir      // set with ServerOptions.Isolate
+	spec       *kernelSpec    // set when local kernels are launched directly (zmq.go)
 
 	ep atomic.Pointer[endpoint] // replaced when a dead local server is relaunched
 
@@ -119,16 +125,27 @@ type spareKernel struct {
 	err error
 }
 
-// URL is the server's base URL.
-func (s *Server) URL() string { return s.ep.Load().base.String() }
+// URL is the server's base URL; "" when local kernels are reached directly.
+func (s *Server) URL() string {
+	if ep := s.ep.Load(); ep != nil {
+		return ep.base.String()
+	}
+	return ""
+}
 
-// Token is the server's auth token.
-func (s *Server) Token() string { return s.ep.Load().token }
+// Token is the server's auth token; "" when local kernels are reached directly.
+func (s *Server) Token() string {
+	if ep := s.ep.Load(); ep != nil {
+		return ep.token
+	}
+	return ""
+}
 
-// PID is the local server's process id, or 0 for a remote server.
+// PID is the local jupyter_server's process id, or 0 for a remote server
+// or local kernels reached directly.
 func (s *Server) PID() int {
-	if p := s.ep.Load().proc; p != nil {
-		return p.cmd.Process.Pid
+	if ep := s.ep.Load(); ep != nil && ep.proc != nil {
+		return ep.proc.cmd.Process.Pid
 	}
 	return 0
 }
@@ -292,8 +309,15 @@ func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ 
 			}
 		}()
 		// Kernels in the sandbox have no network namespace of their own:
-		// they reach the server over Unix sockets.
+		// they reach the server (or us) over Unix sockets.
 		config += fmt.Sprintf("c.KernelManager.transport = \"ipc\"\nc.KernelManager.ip = %q\n", filepath.Join(p.ipc, "k"))
+	}
+	if !opts.JupyterServer {
+		spec := newKernelSpec(opts, sandbox)
+		s := &Server{kernelName: kernelName, warm: opts.WarmPool, warmAfter: opts.WarmAfter, maxMessage: 1 << 62,
+			local: &opts, sandbox: sandbox, private: private, spec: &spec, live: map[string]*Kernel{}}
+		s.initPool()
+		return s, nil
 	}
 	if err := atomicfile.Write(filepath.Join(dirs["JUPYTER_CONFIG_DIR"], "jupyter_server_config.py"), []byte(config), 0o600); err != nil {
 		return nil, fmt.Errorf("start jupyter server: write config: %w", err)
@@ -394,6 +418,9 @@ func (s *Server) relaunch(ctx context.Context) error {
 	s.launchMu.Lock()
 	defer s.launchMu.Unlock()
 	old := s.ep.Load()
+	if old == nil {
+		return nil // no server: kernels are launched directly
+	}
 	if old.proc == nil {
 		return errors.New("the remote Jupyter server is not reachable")
 	}
@@ -456,35 +483,13 @@ func writeKernelSpec(dir string, opts ServerOptions, sandbox *sandboxPaths) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	env := map[string]string{}
-	for k, v := range opts.KernelEnv {
-		env[k] = v
-	}
-	if len(opts.PythonPath) > 0 {
-		parts := append([]string{}, opts.PythonPath...)
-		if pp := env["PYTHONPATH"]; pp != "" {
-			parts = append(parts, pp)
-		} else if pp := os.Getenv("PYTHONPATH"); pp != "" {
-			parts = append(parts, pp)
-		}
-		env["PYTHONPATH"] = strings.Join(parts, string(os.PathListSeparator))
-	}
-	// No IPython history database: kernels of one server would share and
-	// lock one SQLite file, and the agent keeps its own record.
-	argv := []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"}
-	interrupt := "signal"
-	if sandbox != nil {
-		argv = sandboxArgv(opts.Sandbox, *sandbox, jupyterDirs(opts.Dir)["IPYTHONDIR"], argv)
-		// Signals do not reach into bubblewrap's session: interrupt by a
-		// message on the control channel.
-		interrupt = "message"
-	}
+	ks := newKernelSpec(opts, sandbox)
 	spec := map[string]any{
-		"argv":           argv,
+		"argv":           ks.Argv,
 		"display_name":   "freeact",
 		"language":       "python",
-		"env":            env,
-		"interrupt_mode": interrupt,
+		"env":            ks.Env,
+		"interrupt_mode": ks.InterruptMode,
 	}
 	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
@@ -523,6 +528,9 @@ func (s *Server) rest(ctx context.Context, method, path string, body, out any) e
 }
 
 func (s *Server) restTo(ctx context.Context, ep *endpoint, method, path string, body, out any) error {
+	if ep == nil {
+		return fmt.Errorf("%s /%s: no Jupyter server (local kernels are reached over ZeroMQ)", method, path)
+	}
 	ref := &url.URL{}
 	ref.Path, ref.RawQuery, _ = strings.Cut(path, "?")
 	return s.request(ctx, ep, method, ref, body, out, 8<<20)
@@ -609,11 +617,10 @@ func (s *Server) Close() error {
 		}
 	}
 	s.launchMu.Lock() // wait for a relaunch in progress
-	p := s.ep.Load().proc
-	s.launchMu.Unlock()
-	if p != nil {
-		p.kill()
+	if ep := s.ep.Load(); ep != nil && ep.proc != nil {
+		ep.proc.kill()
 	}
+	s.launchMu.Unlock()
 	var errs []error
 	if s.sandbox != nil {
 		errs = append(errs, cleanSandbox(*s.sandbox))
@@ -667,10 +674,11 @@ func (p *process) kill() {
 // exitedWithin reports whether the local server process exits within d
 // (false at once for a remote server).
 func (s *Server) exitedWithin(d time.Duration) bool {
-	p := s.ep.Load().proc
-	if p == nil {
+	ep := s.ep.Load()
+	if ep == nil || ep.proc == nil {
 		return false
 	}
+	p := ep.proc
 	select {
 	case <-p.exited:
 		return true

@@ -58,16 +58,22 @@ func waitNoProcesses(t *testing.T, marker string) {
 
 func TestLocalServer(t *testing.T) {
 	py := newPython(t)
+	for _, viaServer := range []bool{false, true} {
+		t.Run(map[bool]string{false: "zeromq", true: "jupyter_server"}[viaServer], func(t *testing.T) { testLocalServer(t, py, viaServer) })
+	}
+}
+
+func testLocalServer(t *testing.T, py string, viaServer bool) {
 	dir := t.TempDir()
 	s, err := StartServer(context.Background(), ServerOptions{
-		Python: py, Dir: dir, WarmPool: true,
+		Python: py, Dir: dir, WarmPool: true, JupyterServer: viaServer,
 		KernelEnv: map[string]string{"FREEACT_TEST_VAR": "from-env"}, PythonPath: []string{"/opt/gen"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || len(s.Token()) < 32 {
+	if viaServer && (!strings.HasPrefix(s.URL(), "http://127.0.0.1:") || len(s.Token()) < 32) {
 		t.Fatalf("url %s token %q", s.URL(), s.Token())
 	}
 	k1 := startKernel(t, s, KernelOptions{Env: map[string]string{"PER_KERNEL": "yes"}, PythonPath: []string{"/opt/per-kernel"}})
@@ -97,7 +103,7 @@ a = 1`)
 	if res := run(t, k2, "import os; print(os.environ.get('PER_KERNEL'))"); !strings.Contains(res.Text, "None") {
 		t.Fatalf("per-kernel env leaked into another kernel: %q", res.Text)
 	}
-	// Close leaves nothing: server, both kernels and the warm spare.
+	// Close leaves nothing: server (if any), both kernels and the warm spare.
 	if len(processesMentioning(dir)) < 3 {
 		t.Fatalf("expected server and kernels to mention %s: %v", dir, processesMentioning(dir))
 	}
@@ -109,12 +115,16 @@ a = 1`)
 // that two servers do not collide and use different tokens.
 func TestTwoServers(t *testing.T) {
 	py := newPython(t)
-	a := sharedServer(t, py)
-	b, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
+	var servers [2]*Server
+	for i := range servers {
+		s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), JupyterServer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		servers[i] = s
 	}
-	defer b.Close()
+	a, b := servers[0], servers[1]
 	if a.URL() == b.URL() || a.Token() == b.Token() {
 		t.Fatalf("servers share %s / token", a.URL())
 	}
@@ -129,11 +139,17 @@ func TestStartServerErrors(t *testing.T) {
 	}{
 		{"no python", ServerOptions{Dir: t.TempDir()}, "no Python interpreter given"},
 		{"no dir", ServerOptions{Python: bare}, "no state directory"},
-		{"python without jupyter_server", ServerOptions{Python: bare, Dir: t.TempDir()}, "No module named 'jupyter_server'\nfix: run: " + bare + " -m pip install ipykernel jupyter_server"},
+		{"python without jupyter_server", ServerOptions{Python: bare, Dir: t.TempDir(), JupyterServer: true}, "No module named 'jupyter_server'\nfix: run: " + bare + " -m pip install ipykernel jupyter_server"},
+		// Local kernels over ZeroMQ need no server: the kernel says it.
+		{"python without ipykernel", ServerOptions{Python: bare, Dir: t.TempDir()}, "No module named ipykernel_launcher\nfix: run: " + bare + " -m pip install ipykernel jupyter_server"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := StartServer(context.Background(), c.opts)
+			s, err := StartServer(context.Background(), c.opts)
+			if err == nil {
+				defer s.Close()
+				_, err = s.StartKernel(context.Background(), KernelOptions{})
+			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
@@ -142,16 +158,23 @@ func TestStartServerErrors(t *testing.T) {
 }
 
 // TestOwnerKilled: when the process owning the server is SIGKILLed (no
-// Close), the server and its kernels still go away.
+// Close), the server (if any) and its kernels still go away.
 func TestOwnerKilled(t *testing.T) {
 	if os.Getenv("FREEACT_KERNEL_HELPER") == "1" {
 		ownerHelper()
 		return
 	}
 	py := newPython(t)
+	for _, viaServer := range []bool{false, true} {
+		t.Run(map[bool]string{false: "zeromq", true: "jupyter_server"}[viaServer], func(t *testing.T) { testOwnerKilled(t, py, viaServer) })
+	}
+}
+
+func testOwnerKilled(t *testing.T, py string, viaServer bool) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerKilled$")
-	cmd.Env = append(os.Environ(), "FREEACT_KERNEL_HELPER=1", "FREEACT_HELPER_PYTHON="+py, "FREEACT_HELPER_DIR="+dir)
+	cmd.Env = append(os.Environ(), "FREEACT_KERNEL_HELPER=1", "FREEACT_HELPER_PYTHON="+py, "FREEACT_HELPER_DIR="+dir,
+		"FREEACT_HELPER_VIA_SERVER="+strconv.FormatBool(viaServer))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -165,8 +188,8 @@ func TestOwnerKilled(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "READY") {
 		t.Fatalf("helper: %q %v", line, err)
 	}
-	if n := len(processesMentioning(dir)); n < 2 {
-		t.Fatalf("want server and kernel running, found %d", n)
+	if n, want := len(processesMentioning(dir)), map[bool]int{false: 1, true: 2}[viaServer]; n < want {
+		t.Fatalf("want %d processes (server and kernel, or kernel) running, found %d", want, n)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
@@ -175,7 +198,8 @@ func TestOwnerKilled(t *testing.T) {
 
 func ownerHelper() {
 	ctx := context.Background()
-	s, err := StartServer(ctx, ServerOptions{Python: os.Getenv("FREEACT_HELPER_PYTHON"), Dir: os.Getenv("FREEACT_HELPER_DIR")})
+	s, err := StartServer(ctx, ServerOptions{Python: os.Getenv("FREEACT_HELPER_PYTHON"), Dir: os.Getenv("FREEACT_HELPER_DIR"),
+		JupyterServer: os.Getenv("FREEACT_HELPER_VIA_SERVER") == "true"})
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(1)
@@ -353,7 +377,7 @@ func TestWorkspaceModulesNotImported(t *testing.T) {
 // directory. It prints every string shaped like the token (48 hex
 // digits), and what it could read.
 const tokenSearch = `import os, re, sys
-shaped = re.compile(rb"[0-9a-f]{48}")
+shaped = re.compile(rb"[0-9a-f]{48,}")
 found, seen = set(), []
 def scan(name, data):
     seen.append(name)
@@ -382,19 +406,25 @@ print("found:", " ".join(sorted(found)))
 
 // checkTokenHidden runs tokenSearch in k and fails when the server's
 // token is among what it found, or when it could not look where it must.
+// Local kernels reached over ZeroMQ have no server and no token: there
+// the secret is the key of another kernel of the server.
 func checkTokenHidden(t *testing.T, srv *Server, k *Kernel) {
 	t.Helper()
+	secret, where := srv.Token(), []string{"os.environ", "self environ", "parent environ", "file kernel.json"}
+	if secret == "" {
+		secret, where = startKernel(t, srv, KernelOptions{Workspace: k.opts.Workspace}).c.z.info.Key, where[:3]
+	}
 	r := run(t, k, strings.Replace(tokenSearch, "STATE", fmt.Sprintf("%q", srv.StateDir()), 1))
 	if r.Error != nil {
 		t.Fatalf("search: %s: %s", r.Error.Name, r.Error.Message)
 	}
-	for _, where := range []string{"os.environ", "self environ", "parent environ", "file kernel.json"} {
-		if !strings.Contains(r.Text, where) {
-			t.Errorf("the search could not read %s: %s", where, r.Text)
+	for _, w := range where {
+		if !strings.Contains(r.Text, w) {
+			t.Errorf("the search could not read %s: %s", w, r.Text)
 		}
 	}
-	if strings.Contains(r.Text, srv.Token()) {
-		t.Errorf("the kernel can read the server's token: %s", r.Text)
+	if len(secret) < 48 || strings.Contains(r.Text, secret) {
+		t.Errorf("the kernel can read the secret %q: %s", secret, r.Text)
 	}
 	// Nor the cookie secret, which signs login cookies.
 	if strings.Contains(r.Text, "file jupyter_cookie_secret") {
@@ -410,7 +440,7 @@ func TestKernelCannotReadToken(t *testing.T) {
 	t.Setenv("JUPYTER_TOKEN", "0123456789abcdef0123456789abcdef0123456789abcdef")
 	for name, python := range map[string]func(testing.TB) string{"jupyter_server 2": newPython, "jupyter_server 1": oldPython} {
 		t.Run(name, func(t *testing.T) {
-			srv, err := StartServer(context.Background(), ServerOptions{Python: python(t), Dir: t.TempDir(), Root: t.TempDir()})
+			srv, err := StartServer(context.Background(), ServerOptions{Python: python(t), Dir: t.TempDir(), Root: t.TempDir(), JupyterServer: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/freeact/desktop/internal/jupyterwire"
 )
 
 // wsProtocolV1 is Jupyter's binary websocket protocol for kernel channels
@@ -22,19 +24,11 @@ const wsProtocolV1 = "v1.kernel.websocket.jupyter.org"
 
 // encodeV1 frames m in the v1 protocol.
 func encodeV1(m *message) ([]byte, error) {
-	hdr, err := json.Marshal(m.Header)
+	p, err := encodeParts(m)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := json.Marshal(m.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	parent := m.ParentHeader
-	if len(parent) == 0 {
-		parent = json.RawMessage("{}")
-	}
-	parts := [][]byte{[]byte(m.Channel), hdr, parent, meta, m.Content}
+	parts := [][]byte{[]byte(m.Channel), p.Header, p.Parent, p.Metadata, p.Content}
 	n := len(parts) + 1 // offsets
 	size := 8 * (n + 1)
 	for _, p := range parts {
@@ -52,6 +46,23 @@ func encodeV1(m *message) ([]byte, error) {
 		b = append(b, p...)
 	}
 	return b, nil
+}
+
+// encodeParts encodes the JSON parts of m as the kernel receives them.
+func encodeParts(m *message) (*jupyterwire.Parts, error) {
+	hdr, err := json.Marshal(m.Header)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(m.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	parent := m.ParentHeader
+	if len(parent) == 0 {
+		parent = json.RawMessage("{}")
+	}
+	return &jupyterwire.Parts{Header: hdr, Parent: parent, Metadata: meta, Content: m.Content}, nil
 }
 
 var errV1Frame = errors.New("not a v1 kernel message frame")
@@ -79,15 +90,26 @@ func decodeV1(frame []byte) (*received, error) {
 		prev = int(o)
 	}
 	part := func(i int) []byte { return frame[off(i+1):off(i+2)] } // i: 0 header .. 3 content
-	m := &received{Channel: string(frame[off(0):off(1)])}
-	if err := json.Unmarshal(part(0), &m.Header); err != nil || m.Header.MsgType == "" {
-		return nil, fmt.Errorf("%w: bad header", errV1Frame)
+	m, err := decodeParts(string(frame[off(0):off(1)]), part(0), part(1), part(3))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errV1Frame, err)
 	}
-	if err := json.Unmarshal(part(1), &m.ParentHeader); !wrongFieldType(err) {
-		return nil, fmt.Errorf("%w: bad parent header", errV1Frame)
+	return m, nil
+}
+
+// decodeParts decodes a message of channel from its parts as
+// decodeReceived decodes the JSON form: into the fields the host reads,
+// each part once.
+func decodeParts(channel string, header, parent, content []byte) (*received, error) {
+	m := &received{Channel: channel}
+	if err := json.Unmarshal(header, &m.Header); err != nil || m.Header.MsgType == "" {
+		return nil, errors.New("bad header")
 	}
-	if err := json.Unmarshal(part(3), &m.Content); !wrongFieldType(err) {
-		return nil, fmt.Errorf("%w: bad content", errV1Frame)
+	if err := json.Unmarshal(parent, &m.ParentHeader); !wrongFieldType(err) {
+		return nil, errors.New("bad parent header")
+	}
+	if err := json.Unmarshal(content, &m.Content); !wrongFieldType(err) {
+		return nil, errors.New("bad content")
 	}
 	return m, nil
 }

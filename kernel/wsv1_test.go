@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"strings"
@@ -152,13 +153,18 @@ func FuzzDecodeV1(f *testing.F) {
 }
 
 // The local servers of both test interpreters (jupyter_server 2, and
-// Debian's 1.23) speak the binary protocol with the host, so every local
-// kernel test runs over it; the JSON form is left to servers without it.
+// Debian's 1.23) speak the binary protocol with the host; the JSON form is
+// left to servers without it.
 func TestServerProtocol(t *testing.T) {
 	for name, py := range pythons(t) {
 		t.Run(name, func(t *testing.T) {
 			want := wsProtocolV1
-			k := startKernel(t, sharedServer(t, py), KernelOptions{})
+			s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), JupyterServer: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			k := startKernel(t, s, KernelOptions{})
 			if got := k.c.socket().Subprotocol(); got != want {
 				t.Fatalf("protocol %q, want %q", got, want)
 			}

@@ -1,8 +1,9 @@
-"""Runs this app's benchmark round (scripts/bench/ours) and the reference's
-(scripts/bench/ref.py) alternately, round by round, and prints each figure's
-median per system, the ratio ours/theirs (below 1: ours is better; for
-calls/s it is the ratio of the time per call) and the load average during
-each system's rounds. scripts/bench/compare.sh installs the reference and
+"""Runs this app's benchmark round (scripts/bench/ours), the reference's
+(scripts/bench/ref.py) and the floor's (scripts/bench/floor.py: a bare
+ipykernel driven by jupyter_client) alternately, round by round, and prints
+each figure's median per system, the ratios ours/theirs and ours/floor
+(below 1: ours is better; for calls/s they are ratios of the time per call)
+and the load average during each system's rounds. scripts/bench/compare.sh installs the reference and
 calls this; it uses only the standard library.
 """
 
@@ -47,19 +48,21 @@ def main() -> None:
     systems = {
         "ours": [args.ours, "-python", args.python, "-echo-server", args.echo_server],
         "ref": [args.python, os.path.join(here, "ref.py"), "--python", args.python, "--echo-server", args.echo_server],
+        "floor": [args.python, os.path.join(here, "floor.py"), "--python", args.python, "--echo-server", args.echo_server],
     }
-    results: dict[str, list[dict[str, float]]] = {"ours": [], "ref": []}
-    loads: dict[str, list[float]] = {"ours": [], "ref": []}
-    print(f"{os.cpu_count()} CPUs; {args.rounds} rounds, ours and the reference alternating", file=sys.stderr)
+    names = list(systems)
+    results: dict[str, list[dict[str, float]]] = {n: [] for n in names}
+    loads: dict[str, list[float]] = {n: [] for n in names}
+    print(f"{os.cpu_count()} CPUs; {args.rounds} rounds, ours, the reference and the floor in turn", file=sys.stderr)
     for r in range(args.rounds):
-        # Alternate who goes first, so neither always runs after the other.
-        order = ["ours", "ref"] if r % 2 == 0 else ["ref", "ours"]
+        # Rotate who goes first, so none always runs after another.
+        order = names[r % 3 :] + names[: r % 3]
         for name in order:
             figures, before, after = one_round(systems[name])
             results[name].append(figures)
             loads[name] += [before, after]
             shown = " ".join(f"{k}={v:.1f}" for k, v in figures.items())
-            print(f"round {r + 1} {name:4} load {before:.1f}-{after:.1f}: {shown}", file=sys.stderr, flush=True)
+            print(f"round {r + 1} {name:5} load {before:.1f}-{after:.1f}: {shown}", file=sys.stderr, flush=True)
 
     def med(name: str, key: str) -> float:
         if key == "output_10mb_bytes":
@@ -67,18 +70,19 @@ def main() -> None:
         return statistics.median(f[key] for f in results[name])
 
     print()
-    print("| path | freeact 0.11.2 / ipybox 0.9.2 | ours | ours/theirs |")
-    print("|---|---|---|---|")
+    print("| path | freeact 0.11.2 / ipybox 0.9.2 | ours | floor (bare ipykernel) | ours/theirs | ours/floor |")
+    print("|---|---|---|---|---|---|")
     for key, label, unit, higher in FIGURES:
-        ours, ref = med("ours", key), med("ref", key)
-        ratio = ref / ours if higher else ours / ref
-        note = " per call" if key == "mcp_calls_per_s" else ""
+        ours, ref, floor = med("ours", key), med("ref", key), med("floor", key)
         if key == "output_10mb_bytes":
-            print(f"| {label} | {ref:.0f} | {ours:.0f} | |")
+            print(f"| {label} | {ref:.0f} | {ours:.0f} | {floor:.0f} | | |")
             continue
-        print(f"| {label} | {ref:.1f} {unit} | {ours:.1f} {unit} | {ratio:.2f}{note} |")
+        ratio = ref / ours if higher else ours / ref
+        above = floor / ours if higher else ours / floor
+        note = " per call" if key == "mcp_calls_per_s" else ""
+        print(f"| {label} | {ref:.1f} {unit} | {ours:.1f} {unit} | {floor:.1f} {unit} | {ratio:.2f}{note} | {above:.2f}{note} |")
     print()
-    for name in ("ours", "ref"):
+    for name in names:
         print(
             f"load average (1 min) during {name} rounds: median {statistics.median(loads[name]):.1f}, "
             f"range {min(loads[name]):.1f}-{max(loads[name]):.1f}"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make bench-compare: this app against the Python freeact 0.11.2 (its ipybox
-# 0.9.2), interleaved round by round on the same interpreter and the same
-# stdio MCP server (scripts/bench/echo_server.py); prints each figure of
-# issue 15's table, the ratio ours/theirs and the load average beside it.
+# 0.9.2) and the floor (a bare ipykernel driven by jupyter_client,
+# scripts/bench/floor.py), interleaved round by round on the same
+# interpreter and the same stdio MCP server (scripts/bench/echo_server.py);
+# prints each figure of issue 15's table, the ratios ours/theirs and
+# ours/floor and the load average beside it.
 #
 #   scripts/bench/compare.sh [ROUNDS]        (default 5; or ROUNDS=n)
 #   scripts/bench/compare.sh --binary        where this checkout builds its binary

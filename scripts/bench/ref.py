@@ -21,38 +21,15 @@ from pathlib import Path
 
 from ipybox import ApprovalRequest, CodeExecutionResult, CodeExecutor, generate_mcp_sources
 from ipybox.kernel_mgr.client import KernelClient
+from mcpygen.client import MCPClient
+
+from common import BIG_CELL, tree_rss
 
 # ipybox gives its kernel gateway 10 tries a second apart to come up, which a
 # loaded machine can exceed; allow a minute (only the waiting changes).
 KernelClient.connect.__defaults__ = (60, 1.0, None)
-
-BIG_CELL = "line = 'z' * 99\nfor _ in range(100000): print(line)"
-
-
-def tree_rss(pid: int) -> int:
-    """Resident memory of process pid and all its descendants, in bytes."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{name}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 1 :].split()
-        children.setdefault(int(fields[1]), []).append(int(name))
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo.extend(children.get(p, []))
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
-
+# Likewise the 10 s its MCP client gives the stdio server to start up.
+MCPClient.__init__.__defaults__ = (60,)
 
 async def run(executor: CodeExecutor, code: str, chunks: bool = False) -> str:
     """Runs code, granting every approval, and returns its output text."""

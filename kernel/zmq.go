@@ -1,0 +1,479 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/jupyterwire"
+)
+
+// This file is the local transport: a kernel process we launch ourselves
+// (`python -m ipykernel_launcher -f CONNECTION_FILE`) and talk to over
+// ZeroMQ with the Jupyter wire protocol, with no Jupyter server between us
+// and it. The ZeroMQ library is the pure-Go github.com/go-zeromq/zmq4: no
+// libzmq for the package to depend on, and it has what a client needs
+// (DEALER, SUB, the tcp and ipc transports).
+
+// kernelSpec is how a local kernel is started: its command ({connection_file}
+// stands for the connection file), the variables added to its environment
+// and how it is interrupted ("signal" or "message").
+type kernelSpec struct {
+	Argv          []string          `json:"argv"`
+	Env           map[string]string `json:"env"`
+	InterruptMode string            `json:"interrupt_mode"`
+}
+
+// newKernelSpec is the kernel command for opts: the chosen interpreter,
+// the environment, the sandbox around it.
+func newKernelSpec(opts ServerOptions, sandbox *sandboxPaths) kernelSpec {
+	env := map[string]string{}
+	for k, v := range opts.KernelEnv {
+		env[k] = v
+	}
+	if len(opts.PythonPath) > 0 {
+		parts := append([]string{}, opts.PythonPath...)
+		if pp := env["PYTHONPATH"]; pp != "" {
+			parts = append(parts, pp)
+		} else if pp := os.Getenv("PYTHONPATH"); pp != "" {
+			parts = append(parts, pp)
+		}
+		env["PYTHONPATH"] = strings.Join(parts, string(os.PathListSeparator))
+	}
+	// No IPython history database: kernels of one server would share and
+	// lock one SQLite file, and the agent keeps its own record.
+	argv := []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"}
+	interrupt := "signal"
+	if sandbox != nil {
+		argv = sandboxArgv(opts.Sandbox, *sandbox, jupyterDirs(opts.Dir)["IPYTHONDIR"], argv)
+		// Signals do not reach into bubblewrap's session: interrupt by a
+		// message on the control channel.
+		interrupt = "message"
+	}
+	return kernelSpec{Argv: argv, Env: env, InterruptMode: interrupt}
+}
+
+// connectionInfo is a kernel's connection file.
+type connectionInfo struct {
+	Transport       string `json:"transport"`
+	IP              string `json:"ip"`
+	ShellPort       int    `json:"shell_port"`
+	IOPubPort       int    `json:"iopub_port"`
+	StdinPort       int    `json:"stdin_port"`
+	ControlPort     int    `json:"control_port"`
+	HBPort          int    `json:"hb_port"`
+	Key             string `json:"key"`
+	SignatureScheme string `json:"signature_scheme"`
+	KernelName      string `json:"kernel_name"`
+}
+
+// endpoint is the ZeroMQ address of port.
+func (ci *connectionInfo) endpoint(port int) string {
+	if ci.Transport == "ipc" {
+		return "ipc://" + ci.IP + "-" + strconv.Itoa(port)
+	}
+	return "tcp://" + ci.IP + ":" + strconv.Itoa(port)
+}
+
+// zmqKernel is a kernel process we launched and its channels.
+type zmqKernel struct {
+	signer    *jupyterwire.Signer
+	sockets   map[string]zmq4.Socket // shell, control, stdin, iopub, hb
+	proc      *process
+	dir       string // the private folder of the connection file
+	info      connectionInfo
+	interrupt string // the spec's interrupt mode
+	cancel    context.CancelFunc
+	closeOnce sync.Once
+}
+
+// Heartbeat: a ping every hbEvery. ipykernel answers from a thread of its
+// own that needs no interpreter lock, so a silent heartbeat means a frozen
+// process: dead when silent for hbDead while the process is stopped, or
+// for hbStarved whatever its state (a process that waits for the processor
+// on a loaded machine, niced, can miss a second of beats and is not dead).
+// A kernel whose process exits is noticed at once.
+const (
+	hbEvery   = 250 * time.Millisecond
+	hbDead    = time.Second
+	hbStarved = 5 * time.Second
+)
+
+// startLocal launches a kernel process with a new connection file and
+// connects its channels; id names it.
+func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error) {
+	opts := s.local
+	runtimeDir := jupyterDirs(opts.Dir)["JUPYTER_RUNTIME_DIR"]
+	// The connection file holds the key: a folder of its own, 0700, that
+	// goes with the kernel.
+	dir, err := os.MkdirTemp(runtimeDir, "kernel-")
+	if err != nil {
+		return nil, fmt.Errorf("make the kernel's connection folder: %w", err)
+	}
+	z := &zmqKernel{dir: dir, interrupt: s.spec.InterruptMode, sockets: map[string]zmq4.Socket{}}
+	defer func() {
+		if err != nil {
+			z.close()
+		}
+	}()
+	ci := connectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: randomHex(32), SignatureScheme: "hmac-sha256", KernelName: kernelName}
+	if s.sandbox != nil {
+		// No network in the sandbox: Unix sockets, in the folder it may write.
+		ci.Transport, ci.IP = "ipc", filepath.Join(s.sandbox.ipc, id[:12])
+		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
+	} else {
+		ports := make([]int, 5)
+		for i := range ports {
+			if ports[i], err = freePort(); err != nil {
+				return nil, fmt.Errorf("find a free port: %w", err)
+			}
+		}
+		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = ports[0], ports[1], ports[2], ports[3], ports[4]
+	}
+	z.info = ci
+	z.signer = jupyterwire.NewSigner([]byte(ci.Key))
+	b, err := json.Marshal(ci)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, "kernel-"+id+".json")
+	if err := atomicfile.Write(file, b, 0o600); err != nil {
+		return nil, fmt.Errorf("write the kernel's connection file: %w", err)
+	}
+	if z.proc, err = s.launchKernel(file); err != nil {
+		return nil, err
+	}
+	session := randomHex(16)
+	c := &conn{srv: s, id: id, session: session, z: z, waiters: map[string]chan *received{}, done: make(chan struct{})}
+	if err := c.connectLocal(ctx); err != nil {
+		return nil, err
+	}
+	// The kernel has read its key: off the disk with it, where code in a
+	// sandbox (which reads the runtime folder) could find it.
+	if err := os.Remove(file); err != nil {
+		c.shutdown(context.Background())
+		return nil, fmt.Errorf("remove the kernel's connection file: %w", err)
+	}
+	return c, nil
+}
+
+// startLocalHooked starts a local kernel and loads the hooks.
+func (s *Server) startLocalHooked(ctx context.Context, id string) (*conn, error) {
+	c, err := s.startLocal(ctx, id)
+	if err != nil {
+		if strings.Contains(err.Error(), "No module named") {
+			err = fmt.Errorf("%w\nfix: run: %s -m pip install %s", err, s.local.KernelPython, strings.Join(provisionPackages(), " "))
+		}
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	if err := c.loadHooks(ctx); err != nil {
+		c.shutdown(context.Background())
+		return nil, fmt.Errorf("start kernel: %w", err)
+	}
+	return c, nil
+}
+
+// launchKernel starts the kernel process for connection file file.
+func (s *Server) launchKernel(file string) (*process, error) {
+	opts := s.local
+	argv := slices.Clone(s.spec.Argv)
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "{connection_file}", file)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = opts.Root
+	// A token of the user's environment (another server's) is not passed on.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "JUPYTER_TOKEN=") || strings.HasPrefix(kv, "JUPYTER_TOKEN_FILE=")
+	})
+	for k, v := range jupyterDirs(opts.Dir) {
+		env = append(env, k+"="+v)
+	}
+	// JPY_PARENT_PID: the kernel exits when we are gone (ipykernel polls it).
+	env = append(env, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1", "JPY_PARENT_PID="+strconv.Itoa(os.Getpid()))
+	for k, v := range s.spec.Env {
+		env = append(env, k+"="+v)
+	}
+	cmd.Env = env
+	tail := &tailBuffer{max: 64 << 10}
+	var out io.Writer = tail
+	if opts.Log != nil {
+		out = io.MultiWriter(tail, opts.Log)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Own process group (signalled as a whole for an interrupt, killed as
+	// a whole on shutdown) and SIGKILL when our process dies.
+	cmd.SysProcAttr = serverProcAttr()
+	cmd.WaitDelay = 200 * time.Millisecond
+	p := &process{cmd: cmd, exited: make(chan struct{}), logTail: tail}
+	if err := p.start(); err != nil {
+		return nil, fmt.Errorf("run %s (ipykernel): %w", argv[0], err)
+	}
+	return p, nil
+}
+
+// channelTypes are the ZeroMQ socket types of the channels we connect.
+var channelTypes = []struct {
+	name string
+	new  func(context.Context, ...zmq4.Option) zmq4.Socket
+}{
+	{"shell", zmq4.NewDealer}, {"control", zmq4.NewDealer}, {"stdin", zmq4.NewDealer},
+	{"iopub", zmq4.NewSub},
+	// DEALER, not REQ: a missed beat must not leave the socket waiting
+	// for a reply forever (the kernel's ROUTER echoes to either).
+	{"hb", zmq4.NewDealer},
+}
+
+// connectLocal connects the channels of c's kernel, starts their readers
+// and the watch on its life, and waits until the kernel answers with its
+// iopub subscription in place.
+func (c *conn) connectLocal(ctx context.Context) error {
+	z := c.z
+	sctx, cancel := context.WithCancel(context.Background())
+	z.cancel = cancel
+	ports := map[string]int{"shell": z.info.ShellPort, "control": z.info.ControlPort, "stdin": z.info.StdinPort,
+		"iopub": z.info.IOPubPort, "hb": z.info.HBPort}
+	// The kernel's ROUTERs send stdin requests to the identity of the
+	// shell socket the request came from: stdin shares it.
+	id := zmq4.WithID(zmq4.SocketIdentity(c.session))
+	deadline := time.Now().Add(60 * time.Second)
+	for _, ch := range channelTypes {
+		sock := ch.new(sctx, id, zmq4.WithDialerMaxRetries(0), zmq4.WithTimeout(30*time.Second))
+		z.sockets[ch.name] = sock
+		// The kernel binds its sockets some 100 ms after it starts.
+		for delay := 2 * time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+			err := sock.Dial(z.info.endpoint(ports[ch.name]))
+			if err == nil {
+				break
+			}
+			select {
+			case <-z.proc.exited:
+				return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(delay):
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the kernel did not open its %s channel within 60 s: %v: %s", ch.name, err, lastLines(z.proc.logTail.Bytes(), 12))
+			}
+		}
+	}
+	if err := z.sockets["iopub"].SetOption(zmq4.OptionSubscribe, ""); err != nil {
+		return fmt.Errorf("subscribe to the kernel's iopub channel: %w", err)
+	}
+	ready := make(chan struct{}, 1)
+	c.setHandler(readyWatch(ready))
+	for _, name := range []string{"shell", "control", "stdin", "iopub"} {
+		go c.readLocal(name)
+	}
+	go c.watchLocal()
+	// A subscription takes effect a moment after it is sent, and what the
+	// kernel publishes before is lost: ask for kernel_info until its status
+	// message arrives on iopub.
+	for delay := 20 * time.Millisecond; ; delay = min(2*delay, 500*time.Millisecond) {
+		m, err := c.newMessage("shell", "kernel_info_request", map[string]any{}, nil)
+		if err != nil {
+			return err
+		}
+		if err := c.send(m); err != nil {
+			return err
+		}
+		select {
+		case <-ready:
+			c.setHandler(nil)
+			return nil
+		case <-c.done:
+			return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the kernel did not answer within 60 s: %s", lastLines(z.proc.logTail.Bytes(), 12))
+		}
+	}
+}
+
+// readyWatch is the handler of a kernel being connected: it signals the
+// first message on iopub.
+type readyWatch chan struct{}
+
+func (r readyWatch) onMessage(_ *conn, m *received) {
+	if m.Channel == "iopub" {
+		select {
+		case r <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r readyWatch) onClosed(*conn, error) {}
+
+// readLocal reads channel name until its socket closes.
+func (c *conn) readLocal(name string) {
+	sock := c.z.sockets[name]
+	for {
+		msg, err := sock.Recv()
+		if err != nil {
+			return // the kernel is gone or the socket closed: watchLocal reports it
+		}
+		_, parts, err := c.z.signer.Decode(msg.Frames)
+		if err != nil {
+			continue // unsigned or not a protocol message: dropped
+		}
+		m, err := decodeParts(name, parts.Header, parts.Parent, parts.Content)
+		if err != nil {
+			continue
+		}
+		c.dispatch(m)
+	}
+}
+
+// watchLocal waits for the kernel process to exit or its heartbeat to
+// stop, then reports it dead and ends the conn.
+func (c *conn) watchLocal() {
+	z := c.z
+	hb := z.sockets["hb"]
+	beats := make(chan struct{}, 1)
+	go func() {
+		for {
+			if _, err := hb.Recv(); err != nil {
+				return
+			}
+			select {
+			case beats <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	tick := time.NewTicker(hbEvery)
+	defer tick.Stop()
+	last := time.Now()
+	var cause error
+	for cause == nil {
+		select {
+		case <-z.proc.exited:
+			cause = fmt.Errorf("%w (its process exited: %s)", ErrKernelDied, z.proc.cmd.ProcessState)
+		case <-beats:
+			last = time.Now()
+		case <-tick.C:
+			if silent := time.Since(last); silent > hbStarved || silent > hbDead && stopped(z.proc.cmd.Process.Pid) {
+				cause = fmt.Errorf("%w (its heartbeat stopped for %s)", ErrKernelDied, silent.Round(100*time.Millisecond))
+				break
+			}
+			_ = hb.Send(zmq4.NewMsgString("ping"))
+		}
+	}
+	c.mu.Lock()
+	h, closing := c.h, c.closing
+	c.mu.Unlock()
+	if h != nil && !closing {
+		h.onClosed(c, cause)
+	}
+	z.close()
+	close(c.done)
+}
+
+// stopped reports whether process pid is stopped (by a signal or a
+// tracer), as /proc says; false where there is no /proc.
+func stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which may hold ") " itself.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't')
+}
+
+// sendLocal signs and sends m on its channel.
+func (c *conn) sendLocal(m *message) error {
+	p, err := encodeParts(m)
+	if err != nil {
+		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+	}
+	sock := c.z.sockets[m.Channel]
+	if sock == nil {
+		return fmt.Errorf("send %s: no %s channel", m.Header.MsgType, m.Channel)
+	}
+	if err := sock.SendMulti(zmq4.NewMsgFrom(c.z.signer.Encode(p)...)); err != nil {
+		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
+	}
+	return nil
+}
+
+// interruptLocal interrupts the kernel as its spec says: SIGINT to its
+// process group, or an interrupt_request on the control channel.
+func (c *conn) interruptLocal(ctx context.Context) error {
+	if pid := c.z.proc.cmd.Process.Pid; c.z.interrupt != "message" && pid > 0 {
+		if err := syscall.Kill(-c.z.proc.cmd.Process.Pid, syscall.SIGINT); err != nil {
+			return fmt.Errorf("interrupt kernel: %w", err)
+		}
+		return nil
+	}
+	m, err := c.newMessage("control", "interrupt_request", map[string]any{}, nil)
+	if err == nil {
+		_, err = c.await(ctx, m)
+	}
+	if err != nil {
+		return fmt.Errorf("interrupt kernel: %w", err)
+	}
+	return nil
+}
+
+// shutdownLocal asks the kernel to shut down, and stops its process group
+// when it has not exited half a second later.
+func (c *conn) shutdownLocal() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+	default:
+		if m, err := c.newMessage("control", "shutdown_request", map[string]any{"restart": false}, nil); err == nil {
+			_ = c.send(m)
+		}
+		select {
+		case <-c.z.proc.exited:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	c.z.close()
+	<-c.done
+}
+
+// close stops the process group, closes the channels and removes the
+// connection folder and the kernel's Unix sockets.
+func (z *zmqKernel) close() {
+	z.closeOnce.Do(func() {
+		if z.proc != nil {
+			z.proc.kill()
+		}
+		if z.cancel != nil {
+			z.cancel()
+		}
+		for _, s := range z.sockets {
+			_ = s.Close()
+		}
+		_ = os.RemoveAll(z.dir)
+		if z.info.Transport == "ipc" {
+			for _, p := range []int{z.info.ShellPort, z.info.IOPubPort, z.info.StdinPort, z.info.ControlPort, z.info.HBPort} {
+				_ = os.Remove(z.info.IP + "-" + strconv.Itoa(p))
+			}
+		}
+	})
+}

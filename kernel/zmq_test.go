@@ -1,0 +1,171 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+// TestLocalKeysPrivate: each local kernel gets its own key, in a 0700
+// folder of its server's own; once the kernel runs the key is on no disk,
+// so code of another kernel (or in a sandbox, which reads the runtime
+// folder) cannot find it.
+func TestLocalKeysPrivate(t *testing.T) {
+	py := newPython(t)
+	var dirs []string
+	var kernels []*Kernel
+	for range 2 {
+		dir := t.TempDir()
+		s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if s.URL() != "" || s.Token() != "" || s.PID() != 0 {
+			t.Fatalf("a local server without jupyter_server has url %q token %q pid %d", s.URL(), s.Token(), s.PID())
+		}
+		k := startKernel(t, s, KernelOptions{})
+		dirs, kernels = append(dirs, dir), append(kernels, k)
+	}
+	keys := map[string]bool{}
+	for i, k := range kernels {
+		z := k.c.z
+		keys[z.info.Key] = true
+		if fi, err := os.Stat(z.dir); err != nil || fi.Mode().Perm() != 0o700 || !strings.HasPrefix(z.dir, dirs[i]) {
+			t.Fatalf("connection folder %s: %v %v, want 0700 under %s", z.dir, fi, err, dirs[i])
+		}
+		if res := run(t, k, "print(get_ipython().kernel.session.key.decode())"); strings.TrimSpace(res.Text) != z.info.Key {
+			t.Fatalf("the kernel runs with key %q, not its own", res.Text)
+		}
+	}
+	if len(keys) != 2 {
+		t.Fatal("two kernels share a key")
+	}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for key := range keys {
+				if bytes.Contains(data, []byte(key)) {
+					t.Errorf("%s holds a kernel's key", p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHeartbeatNoticesHungKernel: a kernel process that stops answering
+// (stopped here, as a hung one would be) while it still exists is found
+// dead by its heartbeat, and the next cell runs in a fresh kernel.
+func TestHeartbeatNoticesHungKernel(t *testing.T) {
+	s := sharedServer(t, newPython(t))
+	k := startKernel(t, s, KernelOptions{})
+	run(t, k, "x = 1")
+	pid := pidOf(t, k)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := startCell(t, ctx, k, "import time; print('started', flush=True); time.sleep(60)", "started")
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	err := testenv.Receive(t, done, time.Minute, "the end of the cell whose kernel hung").err
+	if !errors.Is(err, ErrKernelDied) || !strings.Contains(err.Error(), "heartbeat") {
+		t.Fatalf("want ErrKernelDied by heartbeat, got %v", err)
+	}
+	waitGone(t, "the hung kernel", pid)
+	if res := run(t, k, "x"); res.Error == nil || res.Error.Name != "NameError" {
+		t.Fatalf("next execution should run in a fresh kernel: %+v", res)
+	}
+}
+
+// TestInterruptModes: a local kernel is interrupted by SIGINT to its
+// process group, or (as in the sandbox, where signals do not reach) by an
+// interrupt_request on the control channel.
+func TestInterruptModes(t *testing.T) {
+	py := newPython(t)
+	for _, mode := range []string{"signal", "message"} {
+		t.Run(mode, func(t *testing.T) {
+			s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			s.spec.InterruptMode = mode
+			k := startKernel(t, s, KernelOptions{})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			done := startCell(t, ctx, k, "import time; print('started', flush=True); time.sleep(60)", "started")
+			if err := k.Interrupt(ctx); err != nil {
+				t.Fatal(err)
+			}
+			o := testenv.Receive(t, done, time.Minute, "the end of the interrupted cell")
+			if o.err != nil || o.res.Error == nil || o.res.Error.Name != "KeyboardInterrupt" {
+				t.Fatalf("want KeyboardInterrupt, got %+v %v", o.res, o.err)
+			}
+			if res := run(t, k, "print('after')"); !strings.Contains(res.Text, "after") {
+				t.Fatalf("kernel unusable after the interrupt: %q", res.Text)
+			}
+		})
+	}
+}
+
+// FuzzDecodeParts: the kernel's parts of any shape decode to a message or
+// an error, never a panic; a message always has a type.
+func FuzzDecodeParts(f *testing.F) {
+	f.Add([]byte(`{"msg_id":"1","msg_type":"stream"}`), []byte(`{"msg_id":"0"}`), []byte(`{"name":"stdout","text":"hi"}`))
+	f.Add([]byte(`{"msg_type":"status"}`), []byte(`{}`), []byte(`{"execution_state":7}`))
+	f.Add([]byte(`{"msg_type":"input_request"}`), []byte(`[]`), []byte(`{"prompt":"\u001dfreeact:{}","password":"x"}`))
+	f.Fuzz(func(t *testing.T, header, parent, content []byte) {
+		m, err := decodeParts("iopub", header, parent, content)
+		if err == nil && (m.Header.MsgType == "" || m.Channel != "iopub") {
+			t.Fatalf("decoded %+v", m)
+		}
+	})
+}
+
+// TestStopped: the heartbeat's check of a process's state, on a real one.
+func TestStopped(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	for _, step := range []struct {
+		sig  syscall.Signal
+		want bool
+	}{{syscall.SIGSTOP, true}, {syscall.SIGCONT, false}} {
+		if err := syscall.Kill(pid, step.sig); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 10*time.Second, func() error {
+			if got := stopped(pid); got != step.want {
+				return fmt.Errorf("after %v stopped is %v", step.sig, got)
+			}
+			return nil
+		})
+	}
+	if stopped(1 << 30) {
+		t.Fatal("a process that does not exist is stopped")
+	}
+}
