@@ -644,7 +644,20 @@ turns:
 	if err := d.OpenFile(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "xdg-open was not found") || len(h.opened) != 1 {
 		t.Errorf("OpenFile without xdg-open = %v, opened %v", err, h.opened)
 	}
+	// Show in folder, with no file manager on a session bus: without an
+	// opener either it says so; with one it opens the file's folder.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if err := d.ShowInFolder(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "no file manager answers and no program to open folders is installed") || len(h.opened) != 1 {
+		t.Errorf("ShowInFolder without a file manager or xdg-open = %v, opened %v", err, h.opened)
+	}
 	t.Setenv("PATH", path)
+	if err := d.ShowInFolder(".freeact/agent.json"); err != nil || len(h.opened) != 2 || !strings.HasSuffix(h.opened[1], "/.freeact") {
+		t.Errorf("ShowInFolder = %v, opened %v, want the file's folder", err, h.opened)
+	}
+	if err := d.ShowInFolder("/etc/passwd"); err == nil {
+		t.Error("ShowInFolder outside the workspace was allowed")
+	}
 	// Applying settings restarts the agent on the same session: the window
 	// keeps the conversation (no Reset) and the new agent carries it on.
 	_, before := h.waitEvent(t, "TurnEnded", 0)

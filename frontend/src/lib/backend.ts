@@ -90,6 +90,8 @@ export interface Backend {
   quit(): void;
   imageData(path: string): Promise<string>;
   openFile(path: string): Promise<void>;
+  /** Shows a file in the file manager (its folder, where no file manager answers). */
+  showInFolder(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
   imagesIn(dir: string): Promise<string[]>;
   skills(): Promise<SkillInfo[]>;
@@ -283,6 +285,7 @@ export const backend: Backend = {
   },
   imageData: (path) => call(() => Desktop.ImageData(path)),
   openFile: (path) => call(() => Desktop.OpenFile(path)),
+  showInFolder: (path) => call(() => Desktop.ShowInFolder(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
   imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
   skills: () => call(Desktop.Skills),
