@@ -754,7 +754,7 @@ func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
 func TestDesktopKernelDeathIsReported(t *testing.T) {
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
-  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os\nos._exit(1)"}}}]
+  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os, sys\nprint('printed first', flush=True)\nos._exit(1)"}}}]
   - reply: [{text: "It died."}]
   - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "print('alive')"}}}]
   - reply: [{text: "Alive again."}]
@@ -787,6 +787,13 @@ turns:
 		t.Fatal(err)
 	}
 	next := approveAll(0)
+	// What the cell printed is its output; only the death is the error.
+	died, _ := h.waitEvent(t, "CodeExecutionOutput", 0)
+	text, _ := died["text"].(string)
+	errText, _ := died["error_text"].(string)
+	if died["error"] != true || !strings.HasPrefix(text, "printed first\n") || !strings.Contains(errText, "the kernel died") || strings.Contains(errText, "printed first") || !strings.Contains(text, errText) {
+		t.Errorf("the dead cell's output is %q with error text %q, want the printed line apart from the death", text, errText)
+	}
 	st := h.waitState(t, KernelReady)
 	if st.Message != msgRestartedAfterDeath {
 		t.Errorf("status after the death = %+v", st)

@@ -28,6 +28,7 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
   changes: null,
   approvedBy: null,
   rejected: '',
+  errorText: '',
   ...over,
 });
 
