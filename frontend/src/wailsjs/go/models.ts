@@ -964,6 +964,8 @@ export namespace model {
 	    number: bounds.Number;
 	    choices?: string[];
 	    families: string[];
+	    models?: string;
+	    not_models?: string;
 	    want: string;
 	    advanced?: boolean;
 	
@@ -980,6 +982,8 @@ export namespace model {
 	        this.number = this.convertValues(source["number"], bounds.Number);
 	        this.choices = source["choices"];
 	        this.families = source["families"];
+	        this.models = source["models"];
+	        this.not_models = source["not_models"];
 	        this.want = source["want"];
 	        this.advanced = source["advanced"];
 	    }
