@@ -74,6 +74,12 @@ type CodeExecutionOutput struct {
 	Images []string `json:"images"`
 	// Error is set when the cell raised, timed out or the kernel failed.
 	Error bool `json:"error,omitempty"`
+	// ErrorText is the part of Text that tells of the error (the
+	// traceback, the timeout, the kernel's death, the stop), the last
+	// place Text holds it, to show apart from the cell's own output. ""
+	// when there is none, or when only the whole of Text can be said to
+	// be the error.
+	ErrorText string `json:"error_text,omitempty"`
 	// Rejected is the shell command or tool call the user rejected while
 	// the cell ran (as its approval showed it); the cell was stopped there
 	// and Text is its output up to then.

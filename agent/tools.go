@@ -208,8 +208,10 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		})
 	})
 	out := &CodeExecutionOutput{Meta: meta}
+	var errText string
 	if res != nil {
 		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
+		errText = res.ErrorText
 	}
 	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
@@ -222,13 +224,18 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	mu.Unlock()
 	if r == nil && err != nil {
 		out.Error = true
-		out.Text = strings.TrimSpace(out.Text + "\n" + describeExecError(ctx, err))
+		why := describeExecError(ctx, err)
+		out.Text = strings.TrimSpace(out.Text + "\n" + why)
+		errText = why
 	}
 	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
 		a.stateLost(LostDied)
 	}
 	if guardNote != "" {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + guardNote + "]")
+	}
+	if errText = strings.TrimSpace(errText); out.Error && errText != "" && strings.Contains(out.Text, errText) {
+		out.ErrorText = errText
 	}
 	emit(out)
 	return out, r

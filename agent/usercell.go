@@ -63,7 +63,8 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		if c.Ask {
 			ok, edited, err := a.approvals.askEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
 			if !ok {
-				emit(&CodeExecutionOutput{Meta: meta, Text: stopTextFor(err), Error: true})
+				why := stopTextFor(err)
+				emit(&CodeExecutionOutput{Meta: meta, Text: why, Error: true, ErrorText: why})
 				done.Stopped = true
 				return
 			}

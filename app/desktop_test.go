@@ -717,7 +717,20 @@ turns:
 	if err := d.OpenFile(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "xdg-open was not found") || len(h.opened) != 1 {
 		t.Errorf("OpenFile without xdg-open = %v, opened %v", err, h.opened)
 	}
+	// Show in folder, with no file manager on a session bus: without an
+	// opener either it says so; with one it opens the file's folder.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if err := d.ShowInFolder(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "no file manager answers and no program to open folders is installed") || len(h.opened) != 1 {
+		t.Errorf("ShowInFolder without a file manager or xdg-open = %v, opened %v", err, h.opened)
+	}
 	t.Setenv("PATH", path)
+	if err := d.ShowInFolder(".freeact/agent.json"); err != nil || len(h.opened) != 2 || !strings.HasSuffix(h.opened[1], "/.freeact") {
+		t.Errorf("ShowInFolder = %v, opened %v, want the file's folder", err, h.opened)
+	}
+	if err := d.ShowInFolder("/etc/passwd"); err == nil {
+		t.Error("ShowInFolder outside the workspace was allowed")
+	}
 	// Applying settings restarts the agent on the same session: the window
 	// keeps the conversation (no Reset) and the new agent carries it on.
 	_, before := h.waitEvent(t, "TurnEnded", 0)
@@ -814,7 +827,7 @@ func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
 func TestDesktopKernelDeathIsReported(t *testing.T) {
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
-  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os\nos._exit(1)"}}}]
+  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os, sys\nprint('printed first', flush=True)\nos._exit(1)"}}}]
   - reply: [{text: "It died."}]
   - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "print('alive')"}}}]
   - reply: [{text: "Alive again."}]
@@ -847,6 +860,13 @@ turns:
 		t.Fatal(err)
 	}
 	next := approveAll(0)
+	// What the cell printed is its output; only the death is the error.
+	died, _ := h.waitEvent(t, "CodeExecutionOutput", 0)
+	text, _ := died["text"].(string)
+	errText, _ := died["error_text"].(string)
+	if died["error"] != true || !strings.HasPrefix(text, "printed first\n") || !strings.Contains(errText, "the kernel died") || strings.Contains(errText, "printed first") || !strings.Contains(text, errText) {
+		t.Errorf("the dead cell's output is %q with error text %q, want the printed line apart from the death", text, errText)
+	}
 	st := h.waitState(t, KernelReady)
 	if st.Message != msgRestartedAfterDeath {
 		t.Errorf("status after the death = %+v", st)

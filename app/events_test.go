@@ -43,7 +43,7 @@ func contractEvents() []queued {
 		{ev: &agent.ResponseChunk{Meta: meta, Text: "response chunk"}},
 		{ev: &agent.Response{Meta: meta, Text: "complete response"}},
 		{ev: &agent.CodeExecutionOutputChunk{Meta: meta, Kind: "stderr", Text: "chunk of output\n"}, dropped: 701, droppedLines: 702},
-		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\n", Images: []string{"/ws/images/plot.png"}, Error: true, Rejected: "touch x"}, dropped: 703, droppedLines: 704},
+		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\nValueError: boom\n", Images: []string{"/ws/images/plot.png"}, Error: true, ErrorText: "ValueError: boom", Rejected: "touch x"}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true, ElapsedMS: 420}},
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost}},
 		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},

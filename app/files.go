@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -16,12 +17,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/atomicfile"
+	"github.com/freeact/desktop/internal/filemanager"
 )
 
 // imageTypes are the image files the window shows inline.
@@ -163,15 +166,8 @@ func (d *Desktop) ImageData(path string) (string, error) {
 // offloaded tool result, an image from code) with the system's default
 // application.
 func (d *Desktop) OpenFile(path string) error {
-	ws, err := d.current()
+	p, err := d.openable(path)
 	if err != nil {
-		return err
-	}
-	p := ws.abs(path)
-	if !within(ws.dir, p) && !within(ws.cfg.ImagesDir(), p) {
-		return fmt.Errorf("%s is outside the workspace", path)
-	}
-	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := hasOpener(); err != nil {
@@ -179,6 +175,48 @@ func (d *Desktop) OpenFile(path string) error {
 	}
 	d.host.openURL((&url.URL{Scheme: "file", Path: p}).String())
 	return nil
+}
+
+// ShowInFolder shows a file inside the workspace or its images folder in
+// the file manager: selected in its folder where a file manager answers
+// on the session bus, else its folder opened with the system's opener.
+// With neither it says so, and what to do instead.
+func (d *Desktop) ShowInFolder(path string) error {
+	p, err := d.openable(path)
+	if err != nil {
+		return fmt.Errorf("show %s in its folder: %w", path, err)
+	}
+	ctx, cancel := context.WithTimeout(d.host.context(), 10*time.Second)
+	defer cancel()
+	err = filemanager.ShowItem(ctx, p)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, filemanager.ErrNone) {
+		return fmt.Errorf("show %s in its folder: %w", path, err)
+	}
+	if hasOpener() != nil {
+		return fmt.Errorf("show %s in its folder: no file manager answers and no program to open folders is installed (xdg-open was not found): install a file manager or xdg-utils, or copy the path", path)
+	}
+	d.host.openURL((&url.URL{Scheme: "file", Path: filepath.Dir(p)}).String())
+	return nil
+}
+
+// openable returns the absolute path of an existing file inside the
+// workspace or its images folder.
+func (d *Desktop) openable(path string) (string, error) {
+	ws, err := d.current()
+	if err != nil {
+		return "", err
+	}
+	p := ws.abs(path)
+	if !within(ws.dir, p) && !within(ws.cfg.ImagesDir(), p) {
+		return "", fmt.Errorf("%s is outside the workspace", path)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 // openers are the programs the desktop's open goes through on Linux, the

@@ -665,6 +665,14 @@ func (a *App) Clipboard() Clipboard {
 // window shows its drop zone (dropZone), release.
 func (a *App) DragFiles(onto, dropZone Query, paths ...string) {
 	a.t.Helper()
+	a.DragFilesHolding(onto, dropZone, nil, paths...)
+}
+
+// DragFilesHolding drags as DragFiles does, and calls held (when not nil)
+// once the drop zone shows, with the button still held and the pointer
+// resting over the target, before it releases.
+func (a *App) DragFilesHolding(onto, dropZone Query, held func(), paths ...string) {
+	a.t.Helper()
 	root := testenv.RepoRoot(a.t)
 	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join(root, "journey", "dragsource.py"), "0", "0"}, paths...)...)
 	out := &lockedBuffer{}
@@ -706,6 +714,9 @@ func (a *App) DragFiles(onto, dropZone Query, paths ...string) {
 		return ok
 	})
 	a.Shot("drop-zone")
+	if held != nil {
+		held()
+	}
 	a.xdotool("mouseup", "1")
 	a.until("the end of the drag", func() bool { return strings.Contains(out.String(), "ended") })
 	if !strings.Contains(out.String(), "sent") {

@@ -71,6 +71,51 @@ func TestExecuteOutputs(t *testing.T) {
 	}
 }
 
+// An error's traceback starts a line of its own, also after output that
+// did not end its line (a print loop interrupted), and ErrorText tells it
+// apart from the output before it.
+func TestErrorStartsItsOwnLine(t *testing.T) {
+	s := sharedServer(t, newPython(t))
+	k := startKernel(t, s, KernelOptions{Workspace: t.TempDir()})
+	check := func(t *testing.T, res *Result, before, last string) {
+		t.Helper()
+		if !strings.HasPrefix(res.Text, before+"\n") || res.Text != before+"\n"+res.ErrorText {
+			t.Errorf("text %q, want %q on its own line, then the error %q", res.Text, before, res.ErrorText)
+		}
+		if lines := strings.Split(strings.TrimSpace(res.ErrorText), "\n"); !strings.HasPrefix(lines[len(lines)-1], last) {
+			t.Errorf("the error's text ends %q, want it to start %q:\n%s", lines[len(lines)-1], last, res.ErrorText)
+		}
+	}
+	t.Run("raised", func(t *testing.T) {
+		res := run(t, k, "import sys\nsys.stdout.write('partial'); sys.stdout.flush()\nraise KeyboardInterrupt")
+		check(t, res, "partial", "KeyboardInterrupt")
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		started := make(chan struct{})
+		var once sync.Once
+		done := make(chan *Result, 1)
+		go func() {
+			res, _ := k.Execute(context.Background(), "import sys, time\nsys.stdout.write('working'); sys.stdout.flush()\ntime.sleep(120)", func(c Chunk) {
+				if strings.Contains(c.Text, "working") {
+					once.Do(func() { close(started) })
+				}
+			})
+			done <- res
+		}()
+		<-started
+		if err := k.Interrupt(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res := <-done
+		check(t, res, "working", "KeyboardInterrupt")
+	})
+	t.Run("no error", func(t *testing.T) {
+		if res := run(t, k, "print('fine')"); res.ErrorText != "" {
+			t.Errorf("ErrorText %q for a cell that raised nothing", res.ErrorText)
+		}
+	})
+}
+
 func TestCwdReset(t *testing.T) {
 	s := sharedServer(t, newPython(t))
 	ws := t.TempDir()

@@ -32,6 +32,8 @@ type execution struct {
 
 	mu       sync.Mutex
 	pieces   []string // output text in order; joined once by result()
+	size     int      // bytes in pieces
+	errAt    int      // where the error's text starts in the output; -1 for none
 	images   []string
 	errv     *ExecError
 	cwdReset string
@@ -44,7 +46,7 @@ type execution struct {
 }
 
 func newExecution(ctx context.Context, msgID string, onChunk func(Chunk), imagesDir string) *execution {
-	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, done: make(chan struct{})}
+	e := &execution{msgID: msgID, onChunk: onChunk, imagesDir: imagesDir, errAt: -1, done: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return e
 }
@@ -71,7 +73,11 @@ func (e *execution) result() *Result {
 	defer e.mu.Unlock()
 	text := strings.Join(e.pieces, "")
 	e.pieces = []string{text}
-	return &Result{Text: text, Images: append([]string(nil), e.images...), Error: e.errv, CwdReset: e.cwdReset}
+	r := &Result{Text: text, Images: append([]string(nil), e.images...), Error: e.errv, CwdReset: e.cwdReset}
+	if e.errAt >= 0 {
+		r.ErrorText = text[e.errAt:]
+	}
+	return r
 }
 
 // emit appends text and forwards it as a chunk.
@@ -84,21 +90,38 @@ func (e *execution) emit(kind ChunkKind, s string) {
 		e.mu.Unlock()
 		return
 	}
+	if kind == ChunkError {
+		// An error starts a line of its own, never glued to output that
+		// did not end its line (a KeyboardInterrupt in a print loop).
+		if e.size > 0 && !strings.HasSuffix(e.pieces[len(e.pieces)-1], "\n") {
+			s = "\n" + s
+		}
+		if e.errAt < 0 {
+			e.errAt = e.size + len(s) - len(strings.TrimLeft(s, "\n"))
+		}
+	}
 	e.pieces = append(e.pieces, s)
+	e.size += len(s)
 	e.mu.Unlock()
 	if e.onChunk != nil {
 		e.onChunk(Chunk{Kind: kind, Text: s})
 	}
 }
 
-// notice appends a line of our own to the text (e.g. the timeout message).
+// notice appends a line of our own to the text (the timeout message),
+// which is part of the error.
 func (e *execution) notice(s string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if n := len(e.pieces); n > 0 && !strings.HasSuffix(e.pieces[n-1], "\n") {
 		e.pieces = append(e.pieces, "\n")
+		e.size++
+	}
+	if e.errAt < 0 {
+		e.errAt = e.size
 	}
 	e.pieces = append(e.pieces, s+"\n")
+	e.size += len(s) + 1
 }
 
 const cwdResetMIME = "application/x.freeact.cwd-reset+json"

@@ -124,6 +124,10 @@ type Result struct {
 	Images []string
 	// Error is set when the cell raised.
 	Error *ExecError
+	// ErrorText is the end of Text from where the error's own text starts
+	// (the traceback, an abort, the timeout notice), to tell it apart from
+	// the cell's output; "" when there is none.
+	ErrorText string
 	// TimedOut is set when the execution timeout interrupted the cell.
 	TimedOut bool
 	// CwdReset is the directory the cell had changed to before the working

@@ -1,7 +1,5 @@
 package model
 
-import "slices"
-
 // Provider is a model provider as the settings' model picker offers it: its
 // model-string prefix, the models known to be current there, and the API
 // key it reads (from ParseModelString, the one place that knows).
@@ -63,7 +61,7 @@ func Providers() []Provider {
 		}
 		out = append(out, Provider{
 			ID: p.id, Label: p.label, Family: spec.Family(), KeyEnv: spec.KeyEnv, KeyRequired: spec.KeyRequired || spec.Gemini(),
-			Models: slices.Clone(p.models), Local: p.local,
+			Models: append([]string{}, p.models...), Local: p.local, // [] for none: the window reads its length
 		})
 	}
 	return out

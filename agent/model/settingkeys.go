@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,6 +46,12 @@ type SettingKey struct {
 	// Families are the providers that use the setting (FamilyGoogle, ...);
 	// the others ignore it.
 	Families []string `json:"families"`
+	// Models, when set, is a regular expression that the names of the
+	// family's models having the setting match, and NotModels one that
+	// the names of those without it match (written so that Go and
+	// JavaScript read them alike). Unset: every model of the family.
+	Models    string `json:"models,omitempty"`
+	NotModels string `json:"not_models,omitempty"`
 	// Want says what a valid value looks like, in the words of the
 	// errors (filled in by SettingKeys).
 	Want string `json:"want"`
@@ -60,10 +67,33 @@ type SettingKey struct {
 
 var allFamilies = []string{FamilyGoogle, FamilyAnthropic, FamilyOpenAI}
 
+// Which models have the thinking settings, by name: Gemini before 3 has
+// no thinking levels (a budget instead); Claude before 3.7 does not think;
+// of OpenAI-compatible models only the reasoning ones take an effort
+// (OpenAI's o-series and GPT-5, and gpt-oss, wherever served). A custom
+// model of a server is assumed to have none.
+const (
+	beforeGemini3         = `^(?:models/)?gemini-(?:1|2)(?:[.-]|$)`
+	claudeWithoutThinking = `^claude-(?:instant|2|3-(?:opus|sonnet|haiku|5-))`
+	openAIReasoning       = `(?:^|/)(?:o[1-9]|gpt-5|gpt-oss)(?:[-.:]|$)`
+)
+
+// For reports whether the setting applies to the model of spec: its
+// family uses it, and the model has it.
+func (k SettingKey) For(spec Spec) bool {
+	if !slices.Contains(k.Families, spec.Family()) {
+		return false
+	}
+	if k.Models != "" && !regexp.MustCompile(k.Models).MatchString(spec.Name) {
+		return false
+	}
+	return k.NotModels == "" || !regexp.MustCompile(k.NotModels).MatchString(spec.Name)
+}
+
 var settingKeys = []SettingKey{
 	{Path: "google_thinking_config.thinking_level", Kind: "enum", Label: "Thinking level",
 		Description: "How much Gemini 3 thinks before it answers.", Choices: []string{"minimal", "low", "medium", "high"},
-		Families: []string{FamilyGoogle}, foldCase: true,
+		Families: []string{FamilyGoogle}, NotModels: beforeGemini3, foldCase: true,
 		get: func(s *Settings) any {
 			if s.GoogleThinking == nil {
 				return ""
@@ -89,7 +119,7 @@ var settingKeys = []SettingKey{
 		}},
 	{Path: "anthropic_thinking.type", Kind: "enum", Label: "Extended thinking",
 		Description: "Whether Claude thinks before it answers.", Choices: []string{"enabled", "disabled"},
-		Families: []string{FamilyAnthropic},
+		Families: []string{FamilyAnthropic}, NotModels: claudeWithoutThinking,
 		get: func(s *Settings) any {
 			if s.AnthropicThinking == nil {
 				return ""
@@ -98,7 +128,7 @@ var settingKeys = []SettingKey{
 		}},
 	{Path: "anthropic_thinking.budget_tokens", Kind: "integer", Label: "Thinking budget",
 		Description: "Tokens Claude may think for (when thinking is enabled).",
-		Number:      bounds.Number{Min: bounds.V(1024), Integer: true, Unit: "tokens"}, Families: []string{FamilyAnthropic},
+		Number:      bounds.Number{Min: bounds.V(1024), Integer: true, Unit: "tokens"}, Families: []string{FamilyAnthropic}, NotModels: claudeWithoutThinking,
 		get: func(s *Settings) any {
 			if s.AnthropicThinking == nil || s.AnthropicThinking.Type != "enabled" {
 				return nil
@@ -107,7 +137,7 @@ var settingKeys = []SettingKey{
 		}},
 	{Path: "openai_reasoning_effort", Kind: "enum", Label: "Reasoning effort",
 		Description: "How much reasoning models (GPT-5, o3, ...) do before they answer. Unset: the server's default.",
-		Choices:     []string{"none", "minimal", "low", "medium", "high"}, Families: []string{FamilyOpenAI},
+		Choices:     []string{"none", "minimal", "low", "medium", "high"}, Families: []string{FamilyOpenAI}, Models: openAIReasoning,
 		get: func(s *Settings) any { return s.OpenAIReasoningEffort }},
 	{Path: "temperature", Kind: "number", Label: "Temperature",
 		Description: "Randomness of the replies: lower is more focused, higher more varied. Unset: the provider's default.",

@@ -118,3 +118,48 @@ func TestProviders(t *testing.T) {
 		t.Errorf("first provider = %+v, want Gemini with the default model first", p)
 	}
 }
+
+// The thinking settings are offered only for the models that have them,
+// by provider and model name; a custom OpenAI-compatible model has none.
+func TestThinkingSettingsOnlyForModelsWithThem(t *testing.T) {
+	cases := []struct {
+		model string
+		path  string
+		want  bool
+	}{
+		{"google:gemini-3-flash-preview", "google_thinking_config.thinking_level", true},
+		{"google:gemini-3-pro-preview", "google_thinking_config.thinking_level", true},
+		{"google:gemini-2.5-flash", "google_thinking_config.thinking_level", false},
+		{"google:gemini-2.5-flash", "google_thinking_config.thinking_budget", true},
+		{"google:gemini-1.5-pro", "google_thinking_config.thinking_level", false},
+		{"anthropic:claude-sonnet-4-5", "google_thinking_config.thinking_level", false},
+		{"anthropic:claude-sonnet-4-5", "anthropic_thinking.type", true},
+		{"anthropic:claude-3-7-sonnet-latest", "anthropic_thinking.type", true},
+		{"anthropic:claude-3-5-sonnet-latest", "anthropic_thinking.type", false},
+		{"anthropic:claude-3-5-sonnet-latest", "anthropic_thinking.budget_tokens", false},
+		{"openai:gpt-5.1", "openai_reasoning_effort", true},
+		{"openai:o4-mini", "openai_reasoning_effort", true},
+		{"openai:o3", "openai_reasoning_effort", true},
+		{"openai:gpt-4.1", "openai_reasoning_effort", false},
+		{"openrouter:openai/gpt-5.1", "openai_reasoning_effort", true},
+		{"groq:openai/gpt-oss-120b", "openai_reasoning_effort", true},
+		{"ollama:gpt-oss:20b", "openai_reasoning_effort", true},
+		{"ollama:llama3.3", "openai_reasoning_effort", false},
+		{"http://localhost:8000/v1#my-model", "openai_reasoning_effort", false},
+		{"http://localhost:8000/v1#my-model", "google_thinking_config.thinking_level", false},
+		{"http://localhost:8000/v1#my-model", "temperature", true},
+	}
+	for _, c := range cases {
+		spec, err := ParseModelString(c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, ok := settingKey(c.path)
+		if !ok {
+			t.Fatalf("no setting %s", c.path)
+		}
+		if got := k.For(spec); got != c.want {
+			t.Errorf("%s for %s = %v, want %v", c.path, c.model, got, c.want)
+		}
+	}
+}

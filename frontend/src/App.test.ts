@@ -48,6 +48,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     resumeSession: vi.fn(async () => {}),
     imageData: vi.fn(async () => 'data:image/png;base64,AA=='),
     openFile: vi.fn(async () => {}),
+    showInFolder: vi.fn(async () => {}),
     completePath: vi.fn(async () => []),
     mcpCatalog: vi.fn(async () => ({ resources: [], prompts: [], errors: [] })),
     completeMCP: vi.fn(async () => []),

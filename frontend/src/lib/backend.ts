@@ -97,6 +97,8 @@ export interface Backend {
   quit(): void;
   imageData(path: string): Promise<string>;
   openFile(path: string): Promise<void>;
+  /** Shows a file in the file manager (its folder, where no file manager answers). */
+  showInFolder(path: string): Promise<void>;
   completePath(prefix: string): Promise<PathEntry[]>;
   /** The MCP servers' resources, templates and prompts, for @ and /. */
   mcpCatalog(): Promise<MCPCatalog>;
@@ -311,6 +313,7 @@ export const backend: Backend = {
   },
   imageData: (path) => call(() => Desktop.ImageData(path)),
   openFile: (path) => call(() => Desktop.OpenFile(path)),
+  showInFolder: (path) => call(() => Desktop.ShowInFolder(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
   mcpCatalog: () => call(Desktop.MCPCatalog) as Promise<MCPCatalog>,
   completeMCP: (kind, server, name, arg, value) => call(() => Desktop.CompleteMCP(kind, server, name, arg, value)),

@@ -29,6 +29,7 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
   approvedBy: null,
   rejected: '',
   progress: null,
+  errorText: '',
   ...over,
 });
 

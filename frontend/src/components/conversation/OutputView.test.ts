@@ -26,6 +26,21 @@ describe('OutputView', () => {
     expect(screen.getByText(/earlier characters hidden/)).toBeInTheDocument();
   });
 
+  it('shows only the error as one: what the cell printed before the kernel died stays plain', () => {
+    const death = 'Error: the kernel died and its state was lost; the next execution starts a fresh kernel';
+    render(OutputView, { output: `step 1\nstep 2\n${death}\n[a note]`, lines: 4, dropped: 0, error: true, errorText: death });
+    const out = screen.getByTestId('output');
+    expect(out).not.toHaveClass('error');
+    expect(screen.getByTestId('output-error').textContent).toBe(death);
+    expect(out.querySelector('pre')!.textContent).toBe(`step 1\nstep 2\n${death}\n[a note]`);
+  });
+
+  it('shows an error output wholly as one when its error is not told apart', () => {
+    render(OutputView, { output: 'Traceback\nValueError: boom', lines: 2, dropped: 0, error: true });
+    expect(screen.getByTestId('output')).toHaveClass('error');
+    expect(screen.queryByTestId('output-error')).toBeNull();
+  });
+
   it('copies the whole output', async () => {
     const copy = vi.fn(async () => {});
     render(OutputView, { output: 'a\nb\n', lines: 2, dropped: 0, copy });

@@ -41,9 +41,10 @@ const toolOutput = (tool_name: string, content: string, is_error = false): Agent
 });
 
 function fakeBackend(): Backend {
-  const partial: Pick<Backend, 'imageData' | 'openFile' | 'copyText'> = {
+  const partial: Pick<Backend, 'imageData' | 'openFile' | 'showInFolder' | 'copyText'> = {
     imageData: vi.fn(async (path: string) => `data:image/png;base64,${btoa(path)}`),
     openFile: vi.fn(async () => {}),
+    showInFolder: vi.fn(async () => {}),
     copyText: vi.fn(async () => {}),
   };
   return partial as Backend;
@@ -303,7 +304,18 @@ describe('ToolBlock', () => {
       await userEvent.click(screen.getByRole('button', { name: 'Copy path' }));
       expect(backend.copyText).toHaveBeenCalledWith('.freeact/sessions/s1/tool-results/ab12cd34.txt');
       await userEvent.click(screen.getByRole('button', { name: 'Show in folder' }));
-      expect(backend.openFile).toHaveBeenLastCalledWith('.freeact/sessions/s1/tool-results');
+      expect(backend.showInFolder).toHaveBeenLastCalledWith('.freeact/sessions/s1/tool-results/ab12cd34.txt');
+    });
+
+    it('says so when Show in folder finds no file manager either, and keeps Copy path', async () => {
+      const backend = fakeBackend();
+      vi.mocked(backend.openFile).mockRejectedValueOnce(new Error('no program to open files is installed (xdg-open was not found)'));
+      vi.mocked(backend.showInFolder).mockRejectedValueOnce(new Error('no file manager answers and no program to open folders is installed'));
+      show(item(), backend);
+      await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
+      await userEvent.click(await screen.findByRole('button', { name: 'Show in folder' }));
+      await vi.waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('no file manager answers'));
+      expect(screen.getByRole('button', { name: 'Copy path' })).toBeInTheDocument();
     });
   });
 });

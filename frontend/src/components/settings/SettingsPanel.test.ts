@@ -80,6 +80,28 @@ describe('SettingsPanel', () => {
     });
   });
 
+  it('offers the thinking settings only for models that have them', async () => {
+    open();
+    const name = await screen.findByRole<HTMLSelectElement>('combobox', { name: 'Model' });
+    expect(screen.getByLabelText('Thinking level')).toBeInTheDocument();
+    // Gemini 2.5 thinks by a budget, not in levels: the set level is kept, and said so.
+    await userEvent.selectOptions(name, 'gemini-2.5-flash');
+    expect(screen.queryByLabelText('Thinking level')).toBeNull();
+    expect(screen.getByTestId('other-settings')).toHaveTextContent('google_thinking_config.thinking_level');
+    const provider = screen.getByLabelText<HTMLSelectElement>('Provider');
+    await userEvent.selectOptions(provider, 'openai');
+    expect(screen.getByLabelText('Reasoning effort')).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Model' }), 'gpt-4.1');
+    expect(screen.queryByLabelText('Reasoning effort')).toBeNull();
+    // A custom model of an OpenAI-compatible server has no thinking setting.
+    await userEvent.selectOptions(provider, 'url');
+    await userEvent.type(document.getElementById('model-custom')!, 'my-model');
+    expect(screen.getByTestId('model-string')).toHaveTextContent('my-model');
+    expect(screen.queryByLabelText('Reasoning effort')).toBeNull();
+    expect(screen.queryByLabelText('Thinking level')).toBeNull();
+    expect(screen.getByLabelText('Temperature')).toBeInTheDocument();
+  });
+
   it('explains a number typed as words at once and saves nothing', async () => {
     const { b } = open(settingsBackend(), { tab: 'agent' });
     const timeout = await screen.findByLabelText('Code action time limit');

@@ -56,3 +56,18 @@ export function setPath(obj: Obj, path: string, value: unknown): Obj {
   else out[head] = inner;
   return out;
 }
+
+/** What forSetting needs of a model setting's description. */
+interface SettingScope {
+  families: string[];
+  models?: string;
+  not_models?: string;
+}
+
+/** Whether a model setting applies to the model: its provider's family
+ * uses it and the model has it (as model.SettingKey.For decides in Go). */
+export function forModel(k: SettingScope, family: string, name: string): boolean {
+  if (!k.families.includes(family)) return false;
+  if (k.models && !new RegExp(k.models).test(name)) return false;
+  return !k.not_models || !new RegExp(k.not_models).test(name);
+}

@@ -115,6 +115,8 @@ export type AgentEvent =
       text: string;
       images: string[] | null;
       error?: boolean;
+      /** The part of text that tells of the error (a traceback, the kernel's death), shown apart from the output. */
+      error_text?: string;
       /** The shell command or tool call the user rejected; the cell stopped there. */
       rejected?: string;
       /** Characters the app left out at the front (it sends the tail). */

@@ -80,6 +80,8 @@ export interface ToolItem {
   images: string[];
   result: string | null;
   isError: boolean;
+  /** The part of output that tells of the error ("" when none is told apart). */
+  errorText: string;
   startedAt: number | null;
   endedAt: number | null;
   shell: ShellView[];
@@ -358,6 +360,7 @@ function newTool(id: string, name: string): ToolItem {
     images: [],
     result: null,
     isError: false,
+    errorText: '',
     startedAt: null,
     endedAt: null,
     shell: [],
@@ -662,6 +665,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           images: ev.images && ev.images.length > 0 ? ev.images : t.images,
           status: ev.rejected ? 'rejected' : ev.error ? 'error' : 'done',
           isError: !!ev.error,
+          errorText: ev.error_text ?? '',
           rejected: ev.rejected ?? '',
           endedAt: now,
           startedAt: t.startedAt ?? now,

@@ -1141,6 +1141,8 @@ export namespace model {
 	    number: bounds.Number;
 	    choices?: string[];
 	    families: string[];
+	    models?: string;
+	    not_models?: string;
 	    want: string;
 	    advanced?: boolean;
 	
@@ -1157,6 +1159,8 @@ export namespace model {
 	        this.number = this.convertValues(source["number"], bounds.Number);
 	        this.choices = source["choices"];
 	        this.families = source["families"];
+	        this.models = source["models"];
+	        this.not_models = source["not_models"];
 	        this.want = source["want"];
 	        this.advanced = source["advanced"];
 	    }

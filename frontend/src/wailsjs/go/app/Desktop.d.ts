@@ -154,6 +154,8 @@ export function SettingsSchema():Promise<app.SettingsSchema>;
 
 export function SettingsSource():Promise<app.SettingsSource>;
 
+export function ShowInFolder(arg1:string):Promise<void>;
+
 export function Skills():Promise<Array<app.SkillInfo>>;
 
 export function SkipReplay():Promise<void>;

@@ -294,6 +294,10 @@ export function SettingsSource() {
   return window['go']['app']['Desktop']['SettingsSource']();
 }
 
+export function ShowInFolder(arg1) {
+  return window['go']['app']['Desktop']['ShowInFolder'](arg1);
+}
+
 export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
