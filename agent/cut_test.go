@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +63,16 @@ turns:
 			}
 			if p.name != "gemini" && !slices.Equal(cuts[0].Dropped, []string{agent.ExecuteTool}) {
 				t.Errorf("dropped %v, want the cut call", cuts[0].Dropped)
+			}
+			// A resumed conversation shows the same notice.
+			var rebuilt []*agent.ReplyCut
+			for i := range a.History() {
+				if ev, ok := agent.HistoryReplyCut(a.History(), i); ok {
+					rebuilt = append(rebuilt, ev)
+				}
+			}
+			if len(rebuilt) != 1 || !reflect.DeepEqual(rebuilt[0], cuts[0]) {
+				t.Errorf("rebuilt from the history: %+v\nlive: %+v", rebuilt, cuts)
 			}
 			if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "I will send it again." {
 				t.Fatalf("the turn did not go on:%s", describe(events))
@@ -159,6 +170,17 @@ turns:
 	}
 	if r := of[*agent.Response](events); len(r) != 1 || r[0].Text != "The answer begins and" {
 		t.Errorf("responses:%s", describe(events))
+	}
+	// No note follows a cut answer, so a resumed conversation knows the
+	// length but not the limit.
+	h := a.History()
+	want := *cuts[0]
+	want.MaxTokens = 0
+	if ev, ok := agent.HistoryReplyCut(h, len(h)-1); !ok || !reflect.DeepEqual(*ev, want) {
+		t.Errorf("rebuilt %+v, want %+v", ev, want)
+	}
+	if _, ok := agent.HistoryReplyCut(h, 0); ok {
+		t.Error("the prompt is not a cut reply")
 	}
 }
 

@@ -131,8 +131,8 @@ func agentHistory(a *agent.Agent) []json.RawMessage {
 
 // historyEvents renders a saved conversation as the events a live turn would
 // have shown: prompts, thoughts, responses, tool calls and their results,
-// the files they changed, compactions, and the token usage of each model
-// message. Each user prompt starts a turn. The agent's notes show as what
+// the files they changed, compactions, the token usage of each model
+// message and the notice of a reply cut at the output token limit. Each user prompt starts a turn. The agent's notes show as what
 // made them: the code a user edited, the cells the user ran, kernel state
 // changes, an opened notebook.
 func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
@@ -228,6 +228,9 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 		}
 		if m.Usage != nil {
 			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
+		}
+		if cut, ok := agent.HistoryReplyCut(msgs, i); ok {
+			out = append(out, marshalEvent(cut))
 		}
 	}
 	for _, c := range comps {
