@@ -54,6 +54,41 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 		}
 		images = append(images, im)
 	}
+	if err := ws.applySettings(); err != nil {
+		return err
+	}
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
+	}
+	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}), userEvent(prompt, images, nextTurn(a)))
+	return nil
+}
+
+// ContinueTurn is the Retry of a turn that failed after some of its
+// actions ran (its failure has kept set): the model carries on from where
+// the turn stopped, with those actions' results, instead of getting the
+// prompt again and running them twice. Settings saved since (a fixed
+// model, a new key) apply first, as for Send.
+func (d *Desktop) ContinueTurn() error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	if err := ws.applySettings(); err != nil {
+		return err
+	}
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
+	}
+	ws.begin(t, a.Continue(ws.d.host.context()))
+	return nil
+}
+
+// applySettings takes over settings saved since the last turn, between
+// turns.
+func (ws *workspace) applySettings() error {
 	ws.mu.Lock()
 	a, busy := ws.agent, ws.turn != nil
 	ws.mu.Unlock()
@@ -63,11 +98,6 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 			return fmt.Errorf("the saved settings could not be applied: %w", err)
 		}
 	}
-	a, t, err := ws.claim()
-	if err != nil {
-		return err
-	}
-	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: prompt, Images: images}), userEvent(prompt, images, nextTurn(a)))
 	return nil
 }
 
