@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
@@ -17,38 +19,73 @@ const CutNotePrefix = "<reply-cut>\n"
 
 // replyCut is the event of a reply cut at the output token limit.
 func (a *Agent) replyCut(msg model.Message, cut []model.FunctionCall) *ReplyCut {
-	return replyCut(a.id, msg, cut, a.cfg.Options.ModelSettings.MaxTokens)
+	var dropped []string
+	for _, c := range cut {
+		dropped = append(dropped, c.Name)
+	}
+	maxTokens := 0
+	if mt := a.cfg.Options.ModelSettings.MaxTokens; mt != nil {
+		maxTokens = *mt
+	}
+	return newReplyCut(a.id, msg, maxTokens, dropped)
 }
 
-// StoredReplyCut is the main agent's event of a stored reply cut at the
-// output token limit (maxTokens, nil for the provider's default), as a
-// resumed conversation shows it; which of its calls were cut the message
-// no longer holds.
-func StoredReplyCut(msg model.Message, maxTokens *int) *ReplyCut {
-	return replyCut(MainAgent, msg, nil, maxTokens)
-}
-
-func replyCut(agentID string, msg model.Message, cut []model.FunctionCall, maxTokens *int) *ReplyCut {
-	ev := &ReplyCut{Meta: Meta{AgentID: agentID}, Setting: MaxTokensSetting}
+// newReplyCut says that msg was cut at maxTokens (0: the provider's
+// default), with the calls named in dropped not run.
+func newReplyCut(agentID string, msg model.Message, maxTokens int, dropped []string) *ReplyCut {
+	ev := &ReplyCut{Meta: Meta{AgentID: agentID}, Setting: MaxTokensSetting, MaxTokens: maxTokens, Dropped: dropped}
 	if msg.Usage != nil {
 		ev.OutputTokens = msg.Usage.OutputTokens + msg.Usage.ThinkingTokens
-	}
-	if maxTokens != nil {
-		ev.MaxTokens = *maxTokens
-	}
-	for _, c := range cut {
-		ev.Dropped = append(ev.Dropped, c.Name)
 	}
 	at := "at the output token limit"
 	if ev.OutputTokens > 0 {
 		at = fmt.Sprintf("at %d output tokens", ev.OutputTokens)
 	}
 	ev.Text = fmt.Sprintf("The model's reply was cut %s, so it may be incomplete", at)
-	if len(cut) > 0 {
-		ev.Text += fmt.Sprintf("; its unfinished call (%s) did not run", strings.Join(ev.Dropped, ", "))
+	if len(dropped) > 0 {
+		ev.Text += fmt.Sprintf("; its unfinished call (%s) did not run", strings.Join(dropped, ", "))
 	}
 	ev.Text += fmt.Sprintf(". Raise %s (Settings → Agent) to allow longer replies.", MaxTokensSetting)
 	return ev
+}
+
+// HistoryReplyCut rebuilds, for a resumed conversation, the ReplyCut its
+// live turn showed after msgs[i]: ok is false unless msgs[i] is a model
+// message cut at the output token limit. The limit and the calls that did
+// not run come from the <reply-cut> note the agent added to the results
+// that follow it (a cut answer without calls has none: its limit is
+// then unknown, 0).
+func HistoryReplyCut(msgs []model.Message, i int) (ev *ReplyCut, ok bool) {
+	if i < 0 || i >= len(msgs) || msgs[i].Role != model.RoleModel || !msgs[i].Cut() {
+		return nil, false
+	}
+	maxTokens, dropped := 0, []string(nil)
+	if i+1 < len(msgs) && msgs[i+1].Role == model.RoleUser {
+		for _, p := range msgs[i+1].Parts {
+			if strings.HasPrefix(p.Text, CutNotePrefix) {
+				maxTokens, dropped = parseCutNote(p.Text)
+				break
+			}
+		}
+	}
+	return newReplyCut(MainAgent, msgs[i], maxTokens, dropped), true
+}
+
+var (
+	cutNoteLimit = regexp.MustCompile(`\(max_tokens (\d+)\)`)
+	cutNoteCall  = regexp.MustCompile(`The call to (\S+?)(?: \(id [^)]*\))? was cut before its arguments were complete`)
+)
+
+// parseCutNote reads back what cutNote wrote: the limit (0 when none was
+// set) and the names of the calls that did not run.
+func parseCutNote(note string) (maxTokens int, dropped []string) {
+	if m := cutNoteLimit.FindStringSubmatch(note); m != nil {
+		maxTokens, _ = strconv.Atoi(m[1])
+	}
+	for _, m := range cutNoteCall.FindAllStringSubmatch(note, -1) {
+		dropped = append(dropped, m[1])
+	}
+	return maxTokens, dropped
 }
 
 // cutNote tells the model which of its calls were cut and not run, and

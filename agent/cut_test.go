@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -63,6 +64,16 @@ turns:
 			if p.name != "gemini" && !slices.Equal(cuts[0].Dropped, []string{agent.ExecuteTool}) {
 				t.Errorf("dropped %v, want the cut call", cuts[0].Dropped)
 			}
+			// A resumed conversation shows the same notice.
+			var rebuilt []*agent.ReplyCut
+			for i := range a.History() {
+				if ev, ok := agent.HistoryReplyCut(a.History(), i); ok {
+					rebuilt = append(rebuilt, ev)
+				}
+			}
+			if len(rebuilt) != 1 || !reflect.DeepEqual(rebuilt[0], cuts[0]) {
+				t.Errorf("rebuilt from the history: %+v\nlive: %+v", rebuilt, cuts)
+			}
 			if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "I will send it again." {
 				t.Fatalf("the turn did not go on:%s", describe(events))
 			}
@@ -95,6 +106,55 @@ turns:
 	}
 }
 
+// A call the reply was cut in before any of its arguments arrived is a
+// cut call too, never one made with {}: a tool_use (Anthropic) or
+// tool_calls entry (OpenAI) whose input is empty when the reply stops at
+// max_tokens does not run, and the model is told.
+func TestCallCutBeforeItsArgumentsDoesNotRun(t *testing.T) {
+	// raw " " streams no argument text but blanks: the fakes send the
+	// call's start and then nothing that counts.
+	scenario := `
+turns:
+  - reply:
+      - {text: "Running it."}
+      - call: {id: c1, name: ipybox_execute_ipython_cell, raw: " "}
+    finish: max_tokens
+    usage: {input: 50, output: 16}
+  - expect:
+      last:
+        - {text: "was NOT run"}
+    reply: [{text: "I will send it again."}]
+`
+	for _, p := range []struct {
+		name, model string
+		use         func(testing.TB, modeltest.Scenario) *modeltest.Server
+	}{
+		{"openai", "openai:gpt-4o", modeltest.UseOpenAI},
+		{"anthropic", "anthropic:claude-sonnet-4-5", modeltest.UseAnthropic},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			ws := workspace(t, `{"model": "`+p.model+`", "model_settings": {"max_tokens": 16}}`)
+			fake := p.use(t, mustScenario(t, scenario))
+			a := started(t, ws, fakeKernels(nil).executors(t))
+			events := run(t, a, "Print something.", nil)
+			if r := of[*agent.ApprovalRequest](events); len(r) > 0 {
+				t.Fatalf("the cut call was asked for: %+v", r[0].ToolCall)
+			}
+			cuts := of[*agent.ReplyCut](events)
+			if len(cuts) != 1 || !slices.Equal(cuts[0].Dropped, []string{agent.ExecuteTool}) {
+				t.Fatalf("ReplyCut events %+v:%s", cuts, describe(events))
+			}
+			for _, req := range fake.Requests() {
+				for _, m := range req.Messages {
+					if c := m.FunctionCalls(); len(c) > 0 {
+						t.Errorf("the cut call went back to the model: %s %s", c[0].Name, c[0].Args)
+					}
+				}
+			}
+		})
+	}
+}
+
 // A reply cut in its text ends the turn with what it said, and says so.
 func TestCutAnswerIsShownAsCut(t *testing.T) {
 	a, _, _ := fakeKernels(nil).start(t, `
@@ -110,6 +170,17 @@ turns:
 	}
 	if r := of[*agent.Response](events); len(r) != 1 || r[0].Text != "The answer begins and" {
 		t.Errorf("responses:%s", describe(events))
+	}
+	// No note follows a cut answer, so a resumed conversation knows the
+	// length but not the limit.
+	h := a.History()
+	want := *cuts[0]
+	want.MaxTokens = 0
+	if ev, ok := agent.HistoryReplyCut(h, len(h)-1); !ok || !reflect.DeepEqual(*ev, want) {
+		t.Errorf("rebuilt %+v, want %+v", ev, want)
+	}
+	if _, ok := agent.HistoryReplyCut(h, 0); ok {
+		t.Error("the prompt is not a cut reply")
 	}
 }
 

@@ -101,9 +101,9 @@ func IsAgentNote(text string) bool {
 // taggedNote returns the text inside a note the agent wrote for the model
 // in a tag of its own: what the user reverted (<workspace-revert>), a reply
 // cut at max_tokens (<reply-cut>), a turn that failed after its actions
-// (<turn-failed>).
+// (<turn-failed>) and the carrying on with it (<turn-resumed>).
 func taggedNote(text string) (string, bool) {
-	for _, prefix := range []string{RevertNotePrefix, CutNotePrefix, FailedNotePrefix} {
+	for _, prefix := range []string{RevertNotePrefix, CutNotePrefix, FailedNotePrefix, ResumeNotePrefix} {
 		if inner, ok := strings.CutPrefix(text, prefix); ok {
 			tag := strings.TrimSuffix(strings.TrimPrefix(prefix, "<"), ">\n")
 			return strings.TrimSpace(strings.TrimSuffix(inner, "</"+tag+">")), true

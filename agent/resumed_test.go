@@ -122,7 +122,8 @@ turns:
 	if cut != 1 || failed != 1 {
 		t.Errorf("the resumed history has %d cut replies and %d failed-turn notes, want 1 and 1", cut, failed)
 	}
-	if ev := agent.StoredReplyCut(model.Message{Role: model.RoleModel, Usage: &model.Usage{OutputTokens: 5}, Stop: model.StopMaxTokens}, nil); !strings.HasPrefix(ev.Text, "The model's reply was cut at 5 output tokens") {
+	cutMsg := []model.Message{{Role: model.RoleModel, Usage: &model.Usage{OutputTokens: 5}, Stop: model.StopMaxTokens}}
+	if ev, ok := agent.HistoryReplyCut(cutMsg, 0); !ok || !strings.HasPrefix(ev.Text, "The model's reply was cut at 5 output tokens") {
 		t.Errorf("the cut notice of a resumed reply: %q", ev.Text)
 	}
 }

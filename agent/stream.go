@@ -93,7 +93,25 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		for _, note := range notes {
 			msg.Parts = append(msg.Parts, model.Part{Text: note})
 		}
-		a.runTurn(ctx, msg, a.opts.maxTurns, emit)
+		a.runTurn(ctx, msg, a.opts.maxTurns, emit, false)
+	})
+}
+
+// Continue carries on with the last turn when it failed after some of its
+// actions ran (its Failed had Kept set), as Retry does in the window: the
+// model is called again with the history as it stands, the actions and
+// their results included, and a note asking it to go on from there. No
+// prompt is sent again, so nothing that ran runs twice. Without such a
+// turn it yields a Failed wrapping ErrNothingToContinue. If the carrying
+// on fails before an action of its own, the conversation stays as it was,
+// to be continued again.
+func (a *Agent) Continue(ctx context.Context) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		if !keptFailure(a.History()) {
+			emit(a.failure(ErrNothingToContinue))
+			return
+		}
+		a.runTurn(ctx, model.UserText(resumeNote), a.opts.maxTurns, emit, true)
 	})
 }
 

@@ -50,7 +50,7 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 				a.opts.log.Warn("close subagent MCP servers", "agent", sub.id, "err", err)
 			}
 		}()
-		out = sub.runTurn(ctx, model.UserText(args.Prompt), maxTurns, emit)
+		out = sub.runTurn(ctx, model.UserText(args.Prompt), maxTurns, emit, false)
 		switch {
 		case out.failed != nil:
 			return fmt.Sprintf("The subagent %s failed: %v", sub.id, out.failed), true, nil

@@ -30,7 +30,9 @@ type turnResult struct {
 
 // runTurn runs one turn: user message, then model calls and tool calls until
 // a reply without calls, max_turns, a rejection, a cancel or a failure.
-func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, emit func(Event)) turnResult {
+// resume marks the carrying on of a turn that failed after its actions
+// ran (Continue): user is then the agent's note asking for it.
+func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, emit func(Event), resume bool) turnResult {
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
 	start, cuts := len(a.history), len(a.cuts)
@@ -39,7 +41,11 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	mark, markErr := a.markSession()
 	var told []string // reverts the note tells of
 	if a.id == MainAgent {
-		a.beginCheckpointTurn(user)
+		if resume {
+			a.beginUserCheckpoints(lastPromptText(a.History()))
+		} else {
+			a.beginCheckpointTurn(user)
+		}
 		a.ckpt.beginTurn()
 		var note string
 		if note, told = a.revertNote(); note != "" {
@@ -52,6 +58,8 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	// Once actions ran, though, the kernel and the files went through
 	// them: the turn stays, with a note saying how it ended, so that the
 	// model's history matches what happened.
+	// A resumed turn that fails before any action of its own leaves the
+	// history as the failure before it did: kept, and to carry on again.
 	fail := func(err error) turnResult {
 		if a.actionsRan(start) {
 			if rerr := a.record(model.UserText(failedNote(err))); rerr != nil {
@@ -77,7 +85,9 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 				err = fmt.Errorf("%w (and taking the turn back out of the session failed: %v)", err, rerr)
 			}
 		}
-		emit(a.failure(err))
+		f := a.failure(err)
+		f.Kept = resume
+		emit(f)
 		return turnResult{failed: err}
 	}
 	if markErr != nil {
@@ -209,6 +219,48 @@ const (
 	failedNoteLead = "The turn ended early: the next step failed ("
 	failedNoteTail = "). The actions above ran"
 )
+
+// ResumeNotePrefix starts the note that asks the model to carry on with a
+// turn that failed (Continue).
+const ResumeNotePrefix = "<turn-resumed>\n"
+
+// resumeNote asks the model to carry on from where the failed turn
+// stopped, without doing again what it did.
+const resumeNote = ResumeNotePrefix + "The user asked to carry on with the turn that failed above. " +
+	"Go on from where it stopped: the actions above ran once and their results stand, so do not run them again; " +
+	"do only what is left of the request.\n</turn-resumed>"
+
+// ErrNothingToContinue is why Continue refuses: the conversation does not
+// end with a turn that failed after its actions ran.
+var ErrNothingToContinue = errors.New("there is no failed turn to continue: only a turn that failed after some of its actions ran (its failure says they were kept) can be continued; send a new prompt instead")
+
+// keptFailure reports whether the history ends with a turn that failed
+// after its actions ran: its last message holds the <turn-failed> note.
+func keptFailure(hist []model.Message) bool {
+	if len(hist) == 0 {
+		return false
+	}
+	last := hist[len(hist)-1]
+	if last.Role != model.RoleUser || len(last.FunctionResponses()) > 0 {
+		return false
+	}
+	for _, p := range last.Parts {
+		if strings.HasPrefix(p.Text, FailedNotePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastPromptText is the text of the last prompt in hist.
+func lastPromptText(hist []model.Message) string {
+	for i := len(hist) - 1; i >= 0; i-- {
+		if IsPrompt(hist[i]) {
+			return hist[i].Text()
+		}
+	}
+	return ""
+}
 
 // failedNote tells the model that the turn ended early and why, and that
 // the actions above it did happen.

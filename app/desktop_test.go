@@ -203,7 +203,7 @@ func TestHistoryEvents(t *testing.T) {
 			{FunctionCall: &model.FunctionCall{ID: "c1", Name: agent.ExecuteTool, Args: args}},
 		}},
 		model.ToolResults(model.FunctionResponse{ID: "c1", Name: agent.ExecuteTool, Output: "1"}),
-		{Role: model.RoleModel, Parts: []model.Part{{Text: "Done."}}},
+		{Role: model.RoleModel, Parts: []model.Part{{Text: "Done, but"}}, Stop: model.StopMaxTokens},
 		again,
 	}
 	cost := 0.5
@@ -236,7 +236,7 @@ func TestHistoryEvents(t *testing.T) {
 		}
 		types = append(types, f.Type)
 	}
-	want := "TurnStarted UserMessage Thoughts ToolCall Usage ToolOutput FilesChanged Response TurnEnded Compacted TurnStarted UserMessage TurnEnded SessionUsage"
+	want := "TurnStarted UserMessage Thoughts ToolCall Usage ToolOutput FilesChanged Response ReplyCut TurnEnded Compacted TurnStarted UserMessage TurnEnded SessionUsage"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}

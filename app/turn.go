@@ -54,17 +54,14 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 		}
 		images = append(images, im)
 	}
-	ws.mu.Lock()
-	a, busy := ws.agent, ws.turn != nil
-	ws.mu.Unlock()
-	if a != nil && !busy && ws.settingsChanged.Swap(false) {
-		if err := ws.reconfigure(ws.d.host.context(), a); err != nil {
-			ws.settingsChanged.Store(true)
-			return fmt.Errorf("the saved settings could not be applied: %w", err)
-		}
+	if err := ws.applySettings(); err != nil {
+		return err
 	}
 	// @server:uri mentions and a /server:prompt command become what the
 	// model gets; the conversation shows the prompt as typed.
+	ws.mu.Lock()
+	a, busy := ws.agent, ws.turn != nil
+	ws.mu.Unlock()
 	text := prompt
 	if a != nil && !busy {
 		if text, err = a.ExpandMCP(ws.d.host.context(), prompt); err != nil {
@@ -76,6 +73,42 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 		return err
 	}
 	ws.begin(t, a.Stream(ws.d.host.context(), agent.Prompt{Text: text, Images: images}), userEvent(prompt, images, nextTurn(a)))
+	return nil
+}
+
+// ContinueTurn is the Retry of a turn that failed after some of its
+// actions ran (its failure has kept set): the model carries on from where
+// the turn stopped, with those actions' results, instead of getting the
+// prompt again and running them twice. Settings saved since (a fixed
+// model, a new key) apply first, as for Send.
+func (d *Desktop) ContinueTurn() error {
+	ws, err := d.current()
+	if err != nil {
+		return err
+	}
+	if err := ws.applySettings(); err != nil {
+		return err
+	}
+	a, t, err := ws.claim()
+	if err != nil {
+		return err
+	}
+	ws.begin(t, a.Continue(ws.d.host.context()))
+	return nil
+}
+
+// applySettings takes over settings saved since the last turn, between
+// turns.
+func (ws *workspace) applySettings() error {
+	ws.mu.Lock()
+	a, busy := ws.agent, ws.turn != nil
+	ws.mu.Unlock()
+	if a != nil && !busy && ws.settingsChanged.Swap(false) {
+		if err := ws.reconfigure(ws.d.host.context(), a); err != nil {
+			ws.settingsChanged.Store(true)
+			return fmt.Errorf("the saved settings could not be applied: %w", err)
+		}
+	}
 	return nil
 }
 

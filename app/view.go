@@ -101,17 +101,13 @@ type historyExtras struct {
 	usage   *agent.SessionUsage
 	// price gives a call's cost (nil: unknown, as without it).
 	price func(modelName string, u model.Usage) *float64
-	// maxTokens is the output token limit set (nil: the provider's
-	// default), which the notice of a reply cut at it names.
-	maxTokens *int
 }
 
 // extrasOf are the extras that cfg alone gives a saved conversation: what
-// each call cost and the output token limit.
+// each call cost.
 func extrasOf(cfg *config.Config) historyExtras {
 	return historyExtras{
-		price:     func(modelName string, u model.Usage) *float64 { return agent.PriceOf(cfg, modelName, u) },
-		maxTokens: cfg.Options.ModelSettings.MaxTokens,
+		price: func(modelName string, u model.Usage) *float64 { return agent.PriceOf(cfg, modelName, u) },
 	}
 }
 
@@ -148,8 +144,8 @@ func agentHistory(a *agent.Agent, cfg *config.Config) []json.RawMessage {
 
 // historyEvents renders a saved conversation as the events a live turn would
 // have shown: prompts, thoughts, responses, tool calls and their results,
-// the files they changed, compactions, and the token usage of each model
-// message. Each user prompt starts a turn. The agent's notes show as what
+// the files they changed, compactions, the token usage of each model
+// message and the notice of a reply cut at the output token limit. Each user prompt starts a turn. The agent's notes show as what
 // made them: the code a user edited, the cells the user ran, kernel state
 // changes, an opened notebook.
 func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
@@ -288,11 +284,11 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				out = append(out, marshalEvent(&agent.Response{Meta: main, Text: p.Text}))
 			}
 		}
-		if m.Cut() {
-			out = append(out, marshalEvent(agent.StoredReplyCut(m, x.maxTokens)))
-		}
 		if m.Usage != nil {
 			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
+		}
+		if cut, ok := agent.HistoryReplyCut(msgs, i); ok {
+			out = append(out, marshalEvent(cut))
 		}
 	}
 	for _, c := range comps {

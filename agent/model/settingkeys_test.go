@@ -86,6 +86,7 @@ func TestSettingErrorsNameTheSetting(t *testing.T) {
 		`{"seed": "x"}`:                       "seed",
 		`{"timeout": -1}`:                     "timeout",
 		`{"openai_reasoning_effort": "lots"}`: "openai_reasoning_effort",
+		`{"tool_choice": "always"}`:           "tool_choice",
 		`{"google_thinking_config": {"thinking_level": "max"}}`:           "google_thinking_config.thinking_level",
 		`{"anthropic_thinking": {"type": "enabled", "budget_tokens": 5}}`: "anthropic_thinking.budget_tokens",
 		`{"presence_penalty": 9}`:                                         "presence_penalty",

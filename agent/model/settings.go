@@ -25,6 +25,11 @@ type Settings struct {
 	FrequencyPenalty  *float64 `json:"frequency_penalty,omitempty"`
 	StopSequences     []string `json:"stop_sequences,omitempty"`
 	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
+	// ToolChoice is sent as tool_choice ("auto", "none" or "required") to
+	// OpenAI-compatible servers with the tools. "required" makes every
+	// reply a call, so a turn ends only at a refusal or max_turns: it is
+	// for local models that call tools only when a grammar makes them.
+	ToolChoice string `json:"tool_choice,omitempty"`
 
 	// GoogleThinking configures Gemini's thinking.
 	GoogleThinking *GoogleThinking `json:"google_thinking_config,omitempty"`
@@ -49,7 +54,7 @@ type Settings struct {
 // its Google, Anthropic and OpenAI variants, as of pydantic-ai 1.107) that
 // Settings has no field for: accepted and ignored.
 var pydanticAIKeys = []string{
-	"top_k", "tool_choice", "logit_bias", "extra_headers", "extra_body", "thinking", "service_tier",
+	"top_k", "logit_bias", "extra_headers", "extra_body", "thinking", "service_tier",
 	"google_safety_settings", "google_labels", "google_video_resolution", "google_cached_content",
 	"google_logprobs", "google_top_logprobs", "google_cloud_service_tier", "google_vertex_service_tier",
 	"google_service_tier",

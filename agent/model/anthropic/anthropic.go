@@ -276,11 +276,28 @@ type openBlock struct {
 // they come; a thinking block's signature closes it; tool calls are yielded
 // when their block ends. Claude reports thinking inside output_tokens, so
 // ThinkingTokens stays 0.
+//
+// A tool_use block that ends with no input at all is held back until the
+// reply goes on or stops: when the reply stops at max_tokens right after
+// it, the cut fell before its input, so it is yielded with arguments that
+// are not an object (a cut call, which never runs) instead of as {}.
 func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 	return func(yield func(model.Chunk, error) bool) {
 		blocks := map[int]*openBlock{}
 		var u model.Usage
 		stopped := false
+		var held *model.FunctionCall // a tool_use that ended without input
+		release := func(cut bool) bool {
+			if held == nil {
+				return true
+			}
+			c := *held
+			held = nil
+			if cut {
+				c.Args = json.RawMessage(`""`)
+			}
+			return yield(model.FunctionCallChunk{Call: c}, nil)
+		}
 		for ev, err := range sse.Read(body) {
 			if err != nil {
 				yield(nil, err)
@@ -292,6 +309,12 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 				return
 			}
 			var out model.Chunk
+			if e.Type == "content_block_start" || e.Type == "content_block_delta" {
+				// The reply went on, so the held call was whole.
+				if !release(false) {
+					return
+				}
+			}
 			switch e.Type {
 			case "message_start":
 				if e.Message != nil {
@@ -326,6 +349,8 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 				case blk == nil:
 				case blk.kind == "thinking" && blk.signature != "":
 					out = model.ThoughtDelta{Signature: []byte(blk.signature)}
+				case blk.kind == "tool_use" && len(bytes.TrimSpace(blk.input.Bytes())) == 0:
+					held = &model.FunctionCall{ID: blk.id, Name: blk.name, Args: json.RawMessage(`{}`)}
 				case blk.kind == "tool_use":
 					out = model.FunctionCallChunk{Call: model.FunctionCall{ID: blk.id, Name: blk.name, Args: model.ArgsJSON(blk.input.Bytes())}}
 				}
@@ -334,7 +359,11 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 					u.OutputTokens = e.Usage.OutputTokens
 				}
 				if e.Delta != nil && e.Delta.StopReason != "" {
-					out = model.Finish{Reason: stopReason(e.Delta.StopReason)}
+					reason := stopReason(e.Delta.StopReason)
+					if !release(reason == model.StopMaxTokens) {
+						return
+					}
+					out = model.Finish{Reason: reason}
 				}
 			case "message_stop":
 				stopped = true
@@ -353,6 +382,9 @@ func readStream(body io.Reader) iter.Seq2[model.Chunk, error] {
 		}
 		if !stopped {
 			yield(nil, fmt.Errorf("stream ended before message_stop: %w", io.ErrUnexpectedEOF))
+			return
+		}
+		if !release(false) { // no stop reason came: the call stands as sent
 			return
 		}
 		yield(model.UsageChunk{Usage: u}, nil)

@@ -52,6 +52,28 @@ func TestReadStream(t *testing.T) {
 			want: []string{"call toolu_1 ipybox_reset {}", "finish end", "usage {InputTokens:100 OutputTokens:7 ThinkingTokens:0 CachedTokens:90}"},
 		},
 		{
+			name: "tool call cut before its input at max_tokens is not {}",
+			body: start +
+				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"ipybox_execute_ipython_cell","input":{}}}`) +
+				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}`) +
+				ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":16}}`) +
+				ev("message_stop", `{"type":"message_stop"}`),
+			want: []string{`call toolu_1 ipybox_execute_ipython_cell ""`, "finish max_tokens", "usage {InputTokens:100 OutputTokens:16 ThinkingTokens:0 CachedTokens:90}"},
+		},
+		{
+			name: "tool call without input that the reply went on after is whole",
+			body: start +
+				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"ipybox_reset","input":{}}}`) +
+				ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+				ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`) +
+				ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"and"}}`) +
+				ev("content_block_stop", `{"type":"content_block_stop","index":1}`) +
+				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":16}}`) +
+				ev("message_stop", `{"type":"message_stop"}`),
+			want: []string{"call toolu_1 ipybox_reset {}", "text and", "finish max_tokens", "usage {InputTokens:100 OutputTokens:16 ThinkingTokens:0 CachedTokens:90}"},
+		},
+		{
 			name: "signature in two pieces closes the thinking block",
 			body: start +
 				ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`) +

@@ -16,18 +16,22 @@ import (
 // llama.cpp server (each names its build and model), recorded by make
 // test-local-model with RECORD=1. Each is replayed whole, in 13-byte
 // writes and byte by byte: the decoder must give the same reply however
-// the stream is split. Recorded so far: a text reply cut at max_tokens and
-// the two error answers (SmolLM2-135M answered the tool-call prompts with
-// python in text, so the streamed, parallel and cut tool-call fixtures are
-// not recorded yet).
-var llamaFixtures = []string{"cut_reply", "context_overflow", "malformed_arguments_500"}
+// the stream is split. Recorded: several tool calls in one reply, each
+// streamed in argument deltas, and a call cut in its arguments by
+// max_tokens (these two asked with tool_choice required: SmolLM2-135M
+// begins no call of its own), a
+// text reply cut at max_tokens and the two error answers. README.md there
+// names the server build and the model.
+var llamaFixtures = []string{"parallel_tool_calls", "cut_tool_call", "cut_reply", "context_overflow", "malformed_arguments_500"}
 
 // replay streams fixture f through the openai backend once per split
-// size and returns the reply and error, the same for every split.
-func replay(t *testing.T, f record.Fixture) (model.Message, error) {
+// size and returns the reply, its cut calls and the error, the same for
+// every split.
+func replay(t *testing.T, f record.Fixture) (model.Message, []model.FunctionCall, error) {
 	t.Helper()
 	var (
 		first    model.Message
+		firstCut []model.FunctionCall
 		firstErr error
 	)
 	for i, split := range []int{0, 13, 1} {
@@ -37,6 +41,7 @@ func replay(t *testing.T, f record.Fixture) (model.Message, error) {
 			t.Fatal(err)
 		}
 		var msg model.Message
+		var cut []model.FunctionCall
 		var serr error
 		for ch, err := range model.New(b, model.RetryPolicy{MaxAttempts: 1}).Stream(t.Context(), &model.Request{Messages: []model.Message{model.UserText("x")}}) {
 			if err != nil {
@@ -44,20 +49,36 @@ func replay(t *testing.T, f record.Fixture) (model.Message, error) {
 				break
 			}
 			if d, ok := ch.(model.Done); ok {
-				msg = d.Message
+				msg, cut = d.Message, d.Cut
 			}
 		}
 		if i == 0 {
-			first, firstErr = msg, serr
+			first, firstCut, firstErr = msg, cut, serr
 			continue
 		}
-		a, _ := json.Marshal(first.Parts)
-		bb, _ := json.Marshal(msg.Parts)
+		a, _ := json.Marshal([]any{first.Parts, firstCut})
+		bb, _ := json.Marshal([]any{msg.Parts, cut})
 		if string(a) != string(bb) || first.Stop != msg.Stop || (firstErr == nil) != (serr == nil) {
 			t.Errorf("split %d: %s / %q / %v, whole: %s / %q / %v", split, bb, msg.Stop, serr, a, first.Stop, firstErr)
 		}
 	}
-	return first, firstErr
+	return first, firstCut, firstErr
+}
+
+// codeCalls checks that calls are whole calls of the code tool, {"code":
+// "..."}, and returns their code.
+func codeCalls(t *testing.T, calls []model.FunctionCall) []string {
+	t.Helper()
+	var code []string
+	for _, c := range calls {
+		var args struct{ Code *string }
+		if c.Name != "ipybox_execute_ipython_cell" || json.Unmarshal(c.Args, &args) != nil || args.Code == nil || c.ID == "" {
+			t.Errorf("call %s %s (id %q): want a whole call of the code tool", c.Name, c.Args, c.ID)
+			continue
+		}
+		code = append(code, *args.Code)
+	}
+	return code
 }
 
 func loadFixture(t *testing.T, name string) record.Fixture {
@@ -76,9 +97,33 @@ func TestLlamaCppFixtures(t *testing.T) {
 	for _, name := range llamaFixtures {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
-			msg, err := replay(t, f)
+			msg, cut, err := replay(t, f)
 			var apiErr *model.APIError
 			switch name {
+			case "parallel_tool_calls":
+				// Each call's arguments came in many deltas and were put
+				// together; SmolLM2 repeats its call until max_tokens cuts
+				// the last, which is not among the reply's calls.
+				calls := msg.FunctionCalls()
+				code := codeCalls(t, calls)
+				if err != nil || len(code) < 2 || len(cut) != 1 || msg.Stop != model.StopMaxTokens || strings.Count(f.Response, `"arguments"`) < 5*len(calls) {
+					t.Fatalf("calls %q, cut %v, stop %q, err %v: want several whole calls streamed in deltas, then a cut one", code, cut, msg.Stop, err)
+				}
+				// In the order the server sent them (their index).
+				last := -1
+				for _, c := range calls {
+					at := strings.Index(f.Response, `"id":"`+c.ID+`"`)
+					if at <= last {
+						t.Errorf("call %s is out of the server's order", c.ID)
+					}
+					last = at
+				}
+			case "cut_tool_call":
+				// The call cut in its arguments is taken out of the reply:
+				// never run, never sent back.
+				if err != nil || msg.Stop != model.StopMaxTokens || len(msg.FunctionCalls()) != 0 || len(cut) != 1 || cut[0].Name != "ipybox_execute_ipython_cell" || model.ArgsComplete(cut[0].Args) {
+					t.Fatalf("stop %q, calls %d, cut %+v, err %v: want one cut call and none to run", msg.Stop, len(msg.FunctionCalls()), cut, err)
+				}
 			case "cut_reply":
 				// The cut shows: a reply that stopped at max_tokens is never
 				// taken for a finished one.

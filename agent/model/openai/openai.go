@@ -91,6 +91,7 @@ type chatRequest struct {
 	Seed                *int     `json:"seed,omitempty"`
 	Stop                []string `json:"stop,omitempty"`
 	ParallelToolCalls   *bool    `json:"parallel_tool_calls,omitempty"`
+	ToolChoice          string   `json:"tool_choice,omitempty"`
 	ReasoningEffort     string   `json:"reasoning_effort,omitempty"`
 }
 
@@ -172,6 +173,10 @@ func (b *Backend) request(req *model.Request) chatRequest {
 			ct.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		cr.Tools = append(cr.Tools, ct)
+	}
+	if len(cr.Tools) > 0 {
+		// A request without tools (a compaction's) has nothing to choose.
+		cr.ToolChoice = s.ToolChoice
 	}
 	return cr
 }

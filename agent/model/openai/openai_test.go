@@ -50,7 +50,7 @@ func done(t *testing.T, chunks []model.Chunk) model.Message {
 func TestToolRoundtrip(t *testing.T) {
 	srv := modeltest.NewOpenAI(t, modeltest.LoadScenario(t, "testdata/tool_roundtrip.yaml"))
 	maxTokens := 2048
-	m := newModel(t, srv, model.Settings{MaxTokens: &maxTokens, OpenAIReasoningEffort: "high"})
+	m := newModel(t, srv, model.Settings{MaxTokens: &maxTokens, OpenAIReasoningEffort: "high", ToolChoice: "required"})
 	png := model.Image{MIMEType: "image/png", Data: []byte("\x89PNG fake")}
 	req := &model.Request{
 		System:   "You are a code-action agent.",
@@ -104,7 +104,7 @@ func TestToolRoundtrip(t *testing.T) {
 	if err := json.Unmarshal(first.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if body["max_tokens"] != 2048.0 || body["reasoning_effort"] != "high" || body["stream_options"] == nil {
+	if body["max_tokens"] != 2048.0 || body["reasoning_effort"] != "high" || body["tool_choice"] != "required" || body["stream_options"] == nil {
 		t.Errorf("settings not sent: %s", first.Body)
 	}
 	if !strings.Contains(string(first.Body), `"parameters":{"type":"object","properties":{}}`) {

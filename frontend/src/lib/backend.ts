@@ -79,6 +79,8 @@ export interface Backend {
   applySettings(): Promise<void>;
   restartKernel(): Promise<void>;
   send(prompt: string, attachments: Attachment[]): Promise<void>;
+  /** Carries on a turn that failed after its actions ran (Failure.kept). */
+  continueTurn(): Promise<void>;
   approve(requestId: string, decision: Decision, pattern: string): Promise<void>;
   replyInput(requestId: string, text: string): Promise<void>;
   cancel(): Promise<void>;
@@ -295,6 +297,7 @@ export const backend: Backend = {
   applySettings: () => call(Desktop.ApplySettings),
   restartKernel: () => call(Desktop.RestartKernel),
   send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
+  continueTurn: () => call(Desktop.ContinueTurn),
   approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),
   replyInput: (id, text) => call(() => Desktop.ReplyInput(id, text)),
   cancel: () => call(Desktop.Cancel),

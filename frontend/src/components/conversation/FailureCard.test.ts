@@ -14,6 +14,7 @@ const base: Failure = {
   prompt: 'Plot it',
   images: [],
   action: '',
+  kept: false,
 };
 
 describe('FailureCard', () => {
@@ -42,6 +43,16 @@ describe('FailureCard', () => {
     expect(screen.queryByText('no API key …')).not.toBeInTheDocument();
     await userEvent.type(field, ' sk-1 {Enter}');
     expect(savekey).toHaveBeenCalledWith('OPENAI_API_KEY', 'sk-1');
+    expect(onretry).toHaveBeenCalledWith(f);
+  });
+
+  it('offers Continue, not Retry, for a turn whose actions ran and were kept', async () => {
+    const onretry = vi.fn();
+    const f = { ...base, kept: true };
+    render(FailureCard, { failure: f, savekey: vi.fn(), onretry, onsettings: vi.fn() });
+    expect(screen.getByTestId('failure-kept')).toHaveTextContent('they do not run again');
+    expect(screen.queryByRole('button', { name: 'Retry' })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Continue' }));
     expect(onretry).toHaveBeenCalledWith(f);
   });
 

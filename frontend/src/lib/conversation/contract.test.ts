@@ -37,8 +37,7 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   // The user reverts in the main conversation, outside any call.
   Reverted: ['agent_id', 'correlation_id'],
   Cancelled: ['correlation_id'],
-  // kept: the turn's actions stay in the session; the card looks the same.
-  Failed: ['correlation_id', 'kept'],
+  Failed: ['correlation_id'],
   // A replay restores the main agent's kernel; its progress is one state.
   CellsFinished: ['agent_id', 'correlation_id'],
   // The note's text says what happened.

@@ -10,6 +10,7 @@ import {
   withGrants,
   withoutFailedCompaction,
   withoutFailedTurn,
+  withFailureContinued,
   type ConversationState,
   type ToolItem,
 } from './reducer';
@@ -169,6 +170,32 @@ describe('conversation reducer', () => {
       { type: 'Failed', agent_id: 'main', error: '503', cause: 'model', summary: 'Server error.', fix: 'Retry.', status: 503 },
     ]);
     expect(withoutFailedTurn(s)).toBe(s);
+  });
+
+  it('marks a failure whose actions were kept, and settles it once continued', () => {
+    let s = run([
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      code('c1'),
+      { type: 'Failed', agent_id: 'main', error: '400', cause: 'model', summary: 'Bad request.', fix: 'Fix.', status: 400, kept: true },
+    ]);
+    const open = openFailure(s.items);
+    expect(open?.failure).toMatchObject({ kept: true, prompt: 'go' });
+    // The continuation's own events may already be in: the settled notice
+    // is the one named, not whichever is open by then.
+    s = run([{ type: 'Failed', agent_id: 'main', error: '400', cause: 'model', summary: 'Again.', fix: 'Fix.', status: 400, kept: true }], s);
+    s = withFailureContinued(s, open!.id);
+    const notices = s.items.filter((i) => i.kind === 'notice');
+    expect(notices.map((n) => [n.text, n.failure?.kept ?? null])).toEqual([
+      ['Bad request.', null],
+      ['Again.', true],
+    ]);
+    // A failure that kept nothing is not settled this way: it is sent again.
+    const plain = run([
+      { type: 'UserMessage', agent_id: 'main', text: 'go' },
+      { type: 'Failed', agent_id: 'main', error: '503', cause: 'model', summary: 'Server error.', fix: 'Retry.', status: 503 },
+    ]);
+    expect(openFailure(plain.items)?.failure.kept).toBe(false);
+    expect(withFailureContinued(plain, openFailure(plain.items)!.id).items).toEqual(plain.items);
   });
 
   it('lists the grants of the conversation and forgets them on Reset', () => {

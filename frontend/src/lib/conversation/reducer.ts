@@ -165,6 +165,9 @@ export interface Failure {
   /** 'compact' when "Compact now" failed: Retry compacts again (and
    * sends no prompt); '' for a turn. */
   action: string;
+  /** The turn failed after some of its actions ran, which stay: Retry
+   * continues it (the prompt is not sent again, nothing runs twice). */
+  kept: boolean;
 }
 /** Older turns summarised for the model; summary is null while it runs. */
 export interface CompactionItem {
@@ -822,6 +825,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         prompt: user?.text ?? '',
         images: user?.images ?? [],
         action,
+        kept: ev.kept ?? false,
       };
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'failed', text: ev.summary || ev.error, failure }));
     }
@@ -1020,6 +1024,16 @@ export function withoutFailedTurn(s: ConversationState): ConversationState {
   // Calls that ran stay in view: what they did happened.
   if (!failed || turn.some((it) => it.kind === 'tool' || it.kind === 'lane')) return s;
   return { ...s, items: s.items.slice(0, i) };
+}
+
+/** Once a kept failed turn is continued: its failure (the notice id)
+ * stays in view as what happened, without the card's Retry; the
+ * continuation shows its own failure if it fails again. */
+export function withFailureContinued(s: ConversationState, id: string): ConversationState {
+  return {
+    ...s,
+    items: s.items.map((it) => (it.id === id && it.kind === 'notice' && it.failure?.kept ? { ...it, failure: undefined } : it)),
+  };
 }
 
 /** The grants of this conversation after a revocation or a refresh. */

@@ -10,6 +10,7 @@ import {
   reduce,
   withGrants,
   withoutFailedCompaction,
+  withFailureContinued,
   withoutFailedTurn,
   type ConversationState,
   type Decision,
@@ -39,6 +40,12 @@ export class Conversation {
   /** Before a failed turn's prompt is sent again: drops that turn. */
   dropFailedTurn(): void {
     this.state = withoutFailedTurn(this.state);
+  }
+
+  /** Once a kept failed turn (its failure notice id) is continued: its
+   * card leaves the retry. */
+  continueFailedTurn(id: string): void {
+    this.state = withFailureContinued(this.state, id);
   }
 
   /** Before a failed "Compact now" is tried again: drops it. */

@@ -40,6 +40,8 @@ export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 
 export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
 
+export function ContinueTurn():Promise<void>;
+
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;

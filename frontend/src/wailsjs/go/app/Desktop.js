@@ -66,6 +66,10 @@ export function ContinueBudget(arg1, arg2) {
   return window['go']['app']['Desktop']['ContinueBudget'](arg1, arg2);
 }
 
+export function ContinueTurn() {
+  return window['go']['app']['Desktop']['ContinueTurn']();
+}
+
 export function CopyImage(arg1) {
   return window['go']['app']['Desktop']['CopyImage'](arg1);
 }
