@@ -109,6 +109,11 @@ turns:
 		if len(outs) != 1 || !strings.Contains(outs[0].Content, "Interrupted by user") || !strings.Contains(outs[0].Content, "started") {
 			t.Errorf("tool output:%s", describe(events))
 		}
+		// The cell's card keeps what it printed before the stop.
+		cells := of[*agent.CodeExecutionOutput](events)
+		if len(cells) != 1 || !strings.Contains(cells[0].Text, "started") || cells[0].ErrorText != "Interrupted by user" {
+			t.Errorf("cell output:%s", describe(events))
+		}
 		// The kernel is usable again.
 		run(t, a, "Next.", nil)
 		res, err := a.Kernel().Execute(context.Background(), "print(time.time() > 0)", nil)
