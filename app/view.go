@@ -284,11 +284,11 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				out = append(out, marshalEvent(&agent.Response{Meta: main, Text: p.Text}))
 			}
 		}
-		if m.Usage != nil {
-			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
-		}
 		if cut, ok := agent.HistoryReplyCut(msgs, i); ok {
 			out = append(out, marshalEvent(cut))
+		}
+		if m.Usage != nil {
+			out = append(out, marshalEvent(&agent.Usage{Meta: main, Model: m.Model, Usage: *m.Usage, Cost: x.cost(m.Model, *m.Usage)}))
 		}
 	}
 	for _, c := range comps {
