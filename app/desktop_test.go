@@ -823,11 +823,13 @@ func TestTestMCPServerReportsWhyItFailed(t *testing.T) {
 }
 
 // A kernel that dies in a cell is reported, and the next turn runs on a
-// fresh one.
+// fresh one. The cell dies a moment after it printed: what a kernel
+// publishes just before os._exit may never leave it (libzmq sends from a
+// thread of its own), with a Jupyter server in between as without.
 func TestDesktopKernelDeathIsReported(t *testing.T) {
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
-  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os, sys\nprint('printed first', flush=True)\nos._exit(1)"}}}]
+  - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "import os, time\nprint('printed first', flush=True)\ntime.sleep(1)\nos._exit(1)"}}}]
   - reply: [{text: "It died."}]
   - reply: [{call: {name: ipybox_execute_ipython_cell, args: {code: "print('alive')"}}}]
   - reply: [{text: "Alive again."}]

@@ -214,7 +214,12 @@ func TestKernelDeath(t *testing.T) {
 				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
-				err = testenv.Receive(t, done, time.Minute, "the end of the cell whose kernel was killed").err
+				o := testenv.Receive(t, done, time.Minute, "the end of the cell whose kernel was killed")
+				err = o.err
+				// What it printed before it died stays its output.
+				if o.res == nil || !strings.Contains(o.res.Text, "started") {
+					t.Errorf("the killed cell's output %+v lost what it printed", o.res)
+				}
 			} else {
 				_, err = k.Execute(ctx, c.code, nil)
 			}
@@ -310,3 +315,4 @@ func TestUninterruptibleCell(t *testing.T) {
 	}
 	waitGone(t, "stuck kernel", pid)
 }
+
