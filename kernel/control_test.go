@@ -315,4 +315,3 @@ func TestUninterruptibleCell(t *testing.T) {
 	}
 	waitGone(t, "stuck kernel", pid)
 }
-
