@@ -275,15 +275,17 @@ func (c *conn) connectLocal(ctx context.Context) error {
 	if err := z.sockets["iopub"].SetOption(zmq4.OptionSubscribe, ""); err != nil {
 		return fmt.Errorf("subscribe to the kernel's iopub channel: %w", err)
 	}
-	ready := make(chan struct{}, 1)
-	c.setHandler(readyWatch(ready))
+	ready := readyWatch{iopub: make(chan struct{}, 1), shell: make(chan struct{}, 64)}
+	c.setHandler(ready)
 	for _, name := range []string{"shell", "control", "stdin", "iopub"} {
 		go c.readLocal(name)
 	}
 	go c.watchLocal()
 	// A subscription takes effect a moment after it is sent, and what the
 	// kernel publishes before is lost: ask for kernel_info until its status
-	// message arrives on iopub.
+	// message arrives on iopub. A kernel that answers on shell while iopub
+	// stays silent has not got the subscription: it is sent again.
+	answered := 0
 	for delay := 20 * time.Millisecond; ; delay = min(2*delay, 500*time.Millisecond) {
 		m, err := c.newMessage("shell", "kernel_info_request", map[string]any{}, nil)
 		if err != nil {
@@ -292,32 +294,49 @@ func (c *conn) connectLocal(ctx context.Context) error {
 		if err := c.send(m); err != nil {
 			return err
 		}
-		select {
-		case <-ready:
-			c.setHandler(nil)
-			return nil
-		case <-c.done:
-			return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
+		timeout := time.After(delay)
+	wait:
+		for {
+			select {
+			case <-ready.iopub:
+				c.setHandler(nil)
+				return nil
+			case <-ready.shell:
+				answered++
+				if answered > 1 {
+					if err := z.sockets["iopub"].SetOption(zmq4.OptionSubscribe, ""); err != nil {
+						return fmt.Errorf("subscribe to the kernel's iopub channel again: %w", err)
+					}
+				}
+			case <-c.done:
+				return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
+			case <-ctx.Done():
+				return fmt.Errorf("%w: the kernel answered %d of the requests for its info, and nothing came on its iopub channel", ctx.Err(), answered)
+			case <-timeout:
+				break wait
+			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the kernel did not answer within 60 s: %s", lastLines(z.proc.logTail.Bytes(), 12))
+			return fmt.Errorf("the kernel did not answer within 60 s (it answered %d of the requests for its info, and nothing came on its iopub channel): %s",
+				answered, lastLines(z.proc.logTail.Bytes(), 12))
 		}
 	}
 }
 
 // readyWatch is the handler of a kernel being connected: it signals the
-// first message on iopub.
-type readyWatch chan struct{}
+// first message on iopub, and each reply on shell.
+type readyWatch struct{ iopub, shell chan struct{} }
 
 func (r readyWatch) onMessage(_ *conn, m *received) {
+	ch := r.shell
 	if m.Channel == "iopub" {
-		select {
-		case r <- struct{}{}:
-		default:
-		}
+		ch = r.iopub
+	} else if m.Channel != "shell" {
+		return
+	}
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 
