@@ -135,15 +135,10 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 		// No network in the sandbox: Unix sockets, in the folder it may write.
 		ci.Transport, ci.IP = "ipc", filepath.Join(s.sandbox.ipc, id[:12])
 		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
-	} else {
-		ports := make([]int, 5)
-		for i := range ports {
-			if ports[i], err = freePort(); err != nil {
-				return nil, fmt.Errorf("find a free port: %w", err)
-			}
-		}
-		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = ports[0], ports[1], ports[2], ports[3], ports[4]
 	}
+	// Over TCP the ports are 0: the kernel binds free ones itself and
+	// writes them into the file (ports picked here would be free only
+	// until another process, or another kernel, took one first).
 	z.info = ci
 	z.signer = jupyterwire.NewSigner([]byte(ci.Key))
 	b, err := json.Marshal(ci)
@@ -156,6 +151,11 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 	}
 	if z.proc, err = s.launchKernel(file); err != nil {
 		return nil, err
+	}
+	if ci.Transport == "tcp" {
+		if z.info, err = boundPorts(ctx, file, ci, z.proc); err != nil {
+			return nil, err
+		}
 	}
 	session := randomHex(16)
 	c := &conn{srv: s, id: id, session: session, z: z, waiters: map[string]chan *received{}, done: make(chan struct{})}
@@ -236,6 +236,33 @@ var channelTypes = []struct {
 	// DEALER, not REQ: a missed beat must not leave the socket waiting
 	// for a reply forever (the kernel's ROUTER echoes to either).
 	{"hb", zmq4.NewDealer},
+}
+
+// boundPorts waits until the kernel started with connection file file
+// (whose ports are 0) has written the ports it bound into it, and returns
+// ci with them. The kernel rewrites the file in place: a read may find it
+// empty or half written, and is tried again.
+func boundPorts(ctx context.Context, file string, ci connectionInfo, proc *process) (connectionInfo, error) {
+	deadline := time.Now().Add(60 * time.Second)
+	for delay := 2 * time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if b, err := os.ReadFile(file); err == nil {
+			var got connectionInfo
+			if json.Unmarshal(b, &got) == nil && got.ShellPort > 0 && got.IOPubPort > 0 && got.StdinPort > 0 && got.ControlPort > 0 && got.HBPort > 0 {
+				ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = got.ShellPort, got.IOPubPort, got.StdinPort, got.ControlPort, got.HBPort
+				return ci, nil
+			}
+		}
+		select {
+		case <-proc.exited:
+			return ci, fmt.Errorf("the kernel exited during startup: %s", lastLines(proc.logTail.Bytes(), 12))
+		case <-ctx.Done():
+			return ci, ctx.Err()
+		case <-time.After(delay):
+		}
+		if time.Now().After(deadline) {
+			return ci, fmt.Errorf("the kernel did not write the ports it bound within 60 s: %s", lastLines(proc.logTail.Bytes(), 12))
+		}
+	}
 }
 
 // connectLocal connects the channels of c's kernel, starts their readers
