@@ -12,6 +12,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/visible"
 )
@@ -333,6 +334,12 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	} else if r.Reason != "" {
 		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
 	}
+	if g, ok := r.ToolCall.(agent.GenericCall); ok && g.Hints != nil {
+		t.write(t.style.dim("server's hints (not checked, never allow a call): "+v(hintText(g.Hints))) + "\n")
+	}
+	if r.NoAlways != "" {
+		t.write(t.style.yellow(v(r.NoAlways)) + "\n")
+	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
 		t.showCode(c.Code)
@@ -366,6 +373,33 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	}
 }
 
+// hintText is an MCP tool's annotations as the approval lists them: its
+// title, then what each hint the server gives says.
+func hintText(h *mcp.Hints) string {
+	var out []string
+	if h.Title != "" {
+		out = append(out, strconv.Quote(h.Title))
+	}
+	for _, x := range []struct {
+		v        *bool
+		yes, not string
+	}{
+		{h.ReadOnly, "read-only", "changes things"},
+		{h.Destructive, "destructive", "not destructive"},
+		{h.Idempotent, "idempotent", "not idempotent"},
+		{h.OpenWorld, "reaches outside", "closed world"},
+	} {
+		switch {
+		case x.v == nil:
+		case *x.v:
+			out = append(out, x.yes)
+		default:
+			out = append(out, x.not)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // outputText prepares code output for the terminal: a carriage return
 // (progress bars) starts a new line instead of going back over the line,
 // and other hidden characters show as escapes, so output cannot move the
@@ -381,7 +415,9 @@ func outputText(s string) string {
 // the turn answer no. In --json mode the request was printed as JSON and
 // the answer is a bare line. A protected call takes y or n only; in --json
 // mode a or s count as y (no rule is saved), so a script's answers stay in
-// step with its requests.
+// step with its requests. A call whose request offers no lasting rule
+// (NoAlways: a tool its server marks destructive) takes y, n or s; in
+// --json mode a counts as s.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) {
 	code, editable := r.ToolCall.(agent.CodeAction)
 	editable = editable && !t.json
@@ -402,6 +438,9 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 		case t.json:
 		case r.Protected:
 			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
+			t.lineStart = true
+		case r.NoAlways != "":
+			t.write(fmt.Sprintf("Approve? [Y/n/s] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session)`, visible.String(r.Suggested)))))
 			t.lineStart = true
 		default:
 			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.String(r.Suggested))
@@ -432,6 +471,13 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 				return
 			case r.Protected:
 				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case r.NoAlways != "" && answer[0] == 'a' && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: no lasting rule is offered for this call; taken as s\n", line)
+				r.Answer(agent.Session, "")
+				return
+			case r.NoAlways != "" && answer[0] == 'a':
+				t.write("No lasting rule is offered for this call: answer y (once), s (this session) or n (no).\n")
 				continue
 			case edited != "":
 				t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
@@ -467,6 +513,8 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
 		case editable:
 			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
+		case r.NoAlways != "":
+			t.write("Please answer y (yes), n (no) or s (this session).\n")
 		default:
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}

@@ -120,6 +120,16 @@ type Hints struct {
 	OpenWorld   *bool  `json:"open_world,omitempty"`
 }
 
+// IsDestructive reports whether the server marks the tool destructive:
+// destructiveHint true and readOnlyHint not true. Only an explicit
+// destructiveHint counts (the spec's default of true for a tool that
+// says nothing would mark every tool); nil hints are not destructive.
+// The approval of such a tool offers no lasting rule
+// (agent.ApprovalRequest.NoAlways).
+func (h *Hints) IsDestructive() bool {
+	return h != nil && h.Destructive != nil && *h.Destructive && (h.ReadOnly == nil || !*h.ReadOnly)
+}
+
 // hintsOf reads a tool's annotations; nil when none is given.
 func hintsOf(a mcp.ToolAnnotation) *Hints {
 	h := Hints{Title: a.Title, ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint,

@@ -109,10 +109,14 @@ func New() *server.MCPServer {
 		if output != "" {
 			t.RawOutputSchema = json.RawMessage(output)
 		}
-		if name == "echo" {
+		yes, no := true, false
+		switch name {
+		case "echo":
 			// Hints that must be shown on the approval, and allow nothing.
-			yes, no := true, false
 			t.Annotations = mcp.ToolAnnotation{Title: "Echo back", ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
+		case "crash":
+			// Destructive: its approval offers no lasting rule.
+			t.Annotations = mcp.ToolAnnotation{ReadOnlyHint: &no, DestructiveHint: &yes}
 		}
 		s.AddTool(t, h)
 	}

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+// An MCP tool its server marks destructive (mcptest's crash) is asked in
+// the terminal with its hints and the note why no lasting rule is
+// offered: the prompt takes y, n or s, "a" is refused with a plain
+// answer, and s grants the tool for the session only (the second call
+// runs on the grant, nothing is saved to permissions.json).
+func TestTerminalDestructiveToolOffersNoRule(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: test_crash, args: {}}}]
+  - expect:
+      last: [{role: user, response: test_crash, output: "crash only works over stdio", is_error: true}]
+    reply: [{call: {id: c2, name: test_crash, args: {}}}]
+  - reply: [{text: "Done."}]
+`)
+	file := filepath.Join(ws, ".freeact", "agent.json")
+	var cfg map[string]any
+	if b, err := os.ReadFile(file); err != nil || json.Unmarshal(b, &cfg) != nil {
+		t.Fatalf("read agent.json: %v", err)
+	}
+	cfg["mcp_servers"] = map[string]any{"test": mcptest.HTTP(t)}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
+	scr.expect(t, "> ")
+	send("Crash it twice.\r")
+	scr.expect(t, "server's hints (not checked, never allow a call): changes things, destructive")
+	scr.expect(t, agent.NoAlwaysDestructive)
+	scr.expect(t, `Approve? [Y/n/s] (s: allow "test_crash" for this session)`)
+	send("a\r")
+	scr.expect(t, "No lasting rule is offered for this call: answer y (once), s (this session) or n (no).")
+	send("s\r")
+	scr.expect(t, `allowed by this session's grant "test_crash"`)
+	scr.expect(t, "Done.")
+	scr.expect(t, "> ")
+	quit(t, send, exited)
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "test_crash") {
+		t.Errorf("a rule for the destructive tool was saved:\n%s", b)
+	}
+}
