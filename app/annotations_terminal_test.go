@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -19,7 +20,59 @@ import (
 // runs on the grant, nothing is saved to permissions.json).
 func TestTerminalDestructiveToolOffersNoRule(t *testing.T) {
 	bin := freeactBinary(t)
-	ws, env, _ := terminalEnv(t, `
+	ws, env := destructiveEnv(t)
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
+	scr.expect(t, "> ")
+	send("Crash it twice.\r")
+	scr.expect(t, "server's hints (not checked, never allow a call): changes things, destructive")
+	scr.expect(t, agent.NoAlwaysDestructive)
+	scr.expect(t, `Approve? [Y/n/s] (s: allow "test_crash" for this session)`)
+	send("a\r")
+	scr.expect(t, "No lasting rule is offered for this call: answer y (once), s (this session) or n (no).")
+	send("s\r")
+	scr.expect(t, `allowed by this session's grant "test_crash"`)
+	scr.expect(t, "Done.")
+	scr.expect(t, "> ")
+	quit(t, send, exited)
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "test_crash") {
+		t.Errorf("a rule for the destructive tool was saved:\n%s", b)
+	}
+}
+
+// With --json, the request carries no_always and "a" counts as "s": the
+// tool is granted for the session, nothing is saved.
+func TestRunJSONDestructiveTool(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env := destructiveEnv(t)
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--json", "--prompt", "Crash it twice.")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader("a\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	want, _ := json.Marshal(agent.NoAlwaysDestructive)
+	if !strings.Contains(string(out), `"no_always":`+string(want)) {
+		t.Errorf("the approval event lacks no_always:\n%s", out)
+	}
+	if !strings.Contains(string(out), `"by":"session","rule":"test_crash"`) {
+		t.Errorf("the second call did not run on a session grant:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), `approval answer "a": no lasting rule is offered for this call; taken as s`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "test_crash") {
+		t.Errorf("a rule for the destructive tool was saved:\n%s", b)
+	}
+}
+
+// destructiveEnv is a terminal workspace with mcptest's tools over HTTP as
+// server "test", whose model calls test_crash twice, then answers "Done.".
+func destructiveEnv(t *testing.T) (ws string, env []string) {
+	t.Helper()
+	ws, env, _ = terminalEnv(t, `
 turns:
   - reply: [{call: {id: c1, name: test_crash, args: {}}}]
   - expect:
@@ -37,20 +90,5 @@ turns:
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
-	scr.expect(t, "> ")
-	send("Crash it twice.\r")
-	scr.expect(t, "server's hints (not checked, never allow a call): changes things, destructive")
-	scr.expect(t, agent.NoAlwaysDestructive)
-	scr.expect(t, `Approve? [Y/n/s] (s: allow "test_crash" for this session)`)
-	send("a\r")
-	scr.expect(t, "No lasting rule is offered for this call: answer y (once), s (this session) or n (no).")
-	send("s\r")
-	scr.expect(t, `allowed by this session's grant "test_crash"`)
-	scr.expect(t, "Done.")
-	scr.expect(t, "> ")
-	quit(t, send, exited)
-	if b, _ := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json")); strings.Contains(string(b), "test_crash") {
-		t.Errorf("a rule for the destructive tool was saved:\n%s", b)
-	}
+	return ws, env
 }
