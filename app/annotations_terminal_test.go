@@ -72,7 +72,7 @@ func TestRunJSONDestructiveTool(t *testing.T) {
 // server "test", whose model calls test_crash twice, then answers "Done.".
 func destructiveEnv(t *testing.T) (ws string, env []string) {
 	t.Helper()
-	ws, env, _ = terminalEnv(t, `
+	return mcpTerminalEnv(t, `
 turns:
   - reply: [{call: {id: c1, name: test_crash, args: {}}}]
   - expect:
@@ -80,6 +80,13 @@ turns:
     reply: [{call: {id: c2, name: test_crash, args: {}}}]
   - reply: [{text: "Done."}]
 `)
+}
+
+// mcpTerminalEnv is terminalEnv with mcptest's tools over HTTP as server
+// "test".
+func mcpTerminalEnv(t *testing.T, scenario string) (ws string, env []string) {
+	t.Helper()
+	ws, env, _ = terminalEnv(t, scenario)
 	file := filepath.Join(ws, ".freeact", "agent.json")
 	var cfg map[string]any
 	if b, err := os.ReadFile(file); err != nil || json.Unmarshal(b, &cfg) != nil {
@@ -91,4 +98,26 @@ turns:
 		t.Fatal(err)
 	}
 	return ws, env
+}
+
+// A form the server asks for that freeact cannot show is declined without
+// asking, and the terminal says why, naming the server; the turn goes on.
+func TestTerminalDeclinedForm(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env := mcpTerminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: test_ask, args: {nested: true}}}]
+  - expect:
+      last: [{role: user, response: test_ask, output: '"action":"decline"'}]
+    reply: [{text: "Done."}]
+`)
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
+	scr.expect(t, "> ")
+	send("Ask me.\r")
+	scr.expect(t, "Approve? [Y/n/a/s]")
+	send("y\r")
+	scr.expect(t, `[test] MCP server "test" asked for a form freeact cannot show, so it was declined without asking you (the server was told why): field "address" is of type "object"`)
+	scr.expect(t, "Done.")
+	scr.expect(t, "> ")
+	quit(t, send, exited)
 }

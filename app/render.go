@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,15 @@ func (t *terminal) render(ev agent.Event) {
 			return // its output streamed already
 		}
 		t.line(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
+	case *agent.ToolProgress:
+		// The card's live progress is the desktop's; the terminal shows
+		// what went wrong: a server's warnings and errors, and freeact's
+		// own notes (a form it declined).
+		for _, l := range e.Logs {
+			if slices.Contains([]string{"warning", "error", "critical", "alert", "emergency"}, l.Level) {
+				t.line(t.style.yellow(fmt.Sprintf("[%s] %s", visible.String(e.Server), visible.String(l.Message))))
+			}
+		}
 	case *agent.ModelRetry:
 		t.line(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 	case *agent.Cancelled:
