@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,7 +68,6 @@ func TestBadInputMessages(t *testing.T) {
 			want: "MCP server \"plain\" asked for a form freeact cannot show, so it was declined without asking you (the server was told why): field \"address\" is of type \"object\"; forms hold only strings, numbers, booleans and choices",
 		},
 	}
-	port := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAuthServer(t)
@@ -146,7 +144,7 @@ func TestBadInputMessages(t *testing.T) {
 					t.Errorf("status after the failure: %+v %v, want no tokens", st, err)
 				}
 			}
-			got = port.ReplaceAllString(strings.ReplaceAll(got, a.srv.URL, "URL"), "http://127.0.0.1:PORT")
+			got = strings.ReplaceAll(got, a.srv.URL, "URL")
 			if got != tc.want {
 				t.Errorf("the user is told\n\t%s\nwant\n\t%s", got, tc.want)
 			}
