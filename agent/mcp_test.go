@@ -207,6 +207,11 @@ turns:
 	events := run(t, a, "Add and search.", func(r *agent.ApprovalRequest) agent.Decision {
 		if g, ok := r.ToolCall.(agent.GenericCall); ok && g.PTC {
 			ptc = append(ptc, g.ToolName)
+			// A call from code of a destructive tool offers no lasting
+			// rule either.
+			if destructive := g.ToolName == "test_crash"; (r.NoAlways != "") != destructive {
+				t.Errorf("%s from code: NoAlways %q", g.ToolName, r.NoAlways)
+			}
 		}
 		return agent.Once
 	})
