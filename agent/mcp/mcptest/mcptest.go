@@ -4,14 +4,15 @@
 // over streamable HTTP from an httptest server.
 //
 // Its tools: echo (text), add (structured result with an output schema),
-// fail (an error result), crash (the stdio process exits), hang (blocks until
+// fail (an error result), crash (the stdio process exits; marked
+// destructive), hang (blocks until
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools), search_web (nested parameters), flood (sends "count"
 // progress notifications and as many log messages, then answers), grow
 // (adds the tool grown and says the tools changed) and ask (a form,
-// elicitation). The HTTP endpoint refuses requests without the header HTTP
+// elicitation; with "nested" one no client need show). The HTTP endpoint refuses requests without the header HTTP
 // configures; NewOAuth serves the tools behind an OAuth authorization
 // server instead, for sign-in tests.
 package mcptest
