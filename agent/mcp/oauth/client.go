@@ -44,6 +44,20 @@ var ErrCancelled = errors.New("sign-in cancelled")
 // shows how it ended.
 var ErrSignedIn = errors.New("signed in")
 
+// SignInError is a failed sign-in: the server, the step that failed
+// (discovery, client registration, open the browser, browser, token
+// request, ...) and why.
+type SignInError struct {
+	Server, Step string
+	Err          error
+}
+
+func (e *SignInError) Error() string {
+	return fmt.Sprintf("sign in to MCP server %q: %s: %v", e.Server, e.Step, e.Err)
+}
+
+func (e *SignInError) Unwrap() error { return e.Err }
+
 type stopKey struct{}
 
 // CancelSignIn stops the sign-in whose browser step was given ctx (the
@@ -322,7 +336,7 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		extra = strings.Fields(rec.Scope)
 	}
 	if c.failed != nil {
-		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
+		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%w); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
 	}
 	if c.grant() != "authorization_code" {
 		if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
@@ -391,7 +405,7 @@ func (c *Client) grant() string {
 // c.mu is held (and let go while the browser step waits).
 func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) (err error) {
 	wrap := func(step string, err error) error {
-		return fmt.Errorf("sign in to MCP server %q: %s: %w", c.opts.Server, step, err)
+		return &SignInError{Server: c.opts.Server, Step: step, Err: err}
 	}
 	d, err := discover(ctx, c.opts.HTTP, c.opts.URL, challenge["resource_metadata"])
 	if err != nil {
@@ -484,7 +498,7 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 		case errors.Is(context.Cause(wctx), ErrCancelled):
 			return wrap("browser", ErrCancelled)
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return wrap("browser", fmt.Errorf("no answer from the browser within %s; sign in again when ready", c.opts.SignInTimeout))
+			return wrap("browser", fmt.Errorf("no answer from the browser within %s", c.opts.SignInTimeout))
 		}
 		return wrap("browser", err)
 	}
@@ -698,7 +712,7 @@ func (c *Client) keep(rec *record, d *Discovery, t *tokenResponse) error {
 		rec.Issuer = d.Server.Issuer
 	}
 	if err := c.save(rec); err != nil {
-		return fmt.Errorf("sign in to MCP server %q: keep the tokens: %w", c.opts.Server, err)
+		return &SignInError{Server: c.opts.Server, Step: "keep the tokens", Err: err}
 	}
 	return nil
 }
