@@ -153,15 +153,15 @@ func TestMCPSignInCancelled(t *testing.T) {
 }
 
 // Issue 26: a signed-in server's access token expires (the authorization
-// server issues it for a minute, and refuses it after); a tool call after
+// server issues it for 30 s, and refuses it after); a tool call after
 // that is answered without a second sign-in: no card, the browser opened
 // once (at the start), one refresh_token grant carrying the resource, made
 // after the expiry. Settings → MCP servers shows the new token's expiry.
 func TestMCPTokenRefreshedAfterExpiry(t *testing.T) {
 	atSizes(t, func(t *testing.T, w, h int) {
 		// Long enough for the start to end before the client sees the
-		// token as about to expire (in its last 30 s).
-		const lifetime = time.Minute
+		// token as about to expire (in the last half of its life).
+		const lifetime = 30 * time.Second
 		auth := mcptest.NewOAuth(t, mcptest.AccessLifetime(lifetime))
 		dir := t.TempDir()
 		runs, browser := filepath.Join(dir, "runs"), filepath.Join(dir, "browser")
