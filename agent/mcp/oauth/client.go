@@ -29,6 +29,9 @@ const (
 	// succeed: a server that keeps answering 403 insufficient_scope is not
 	// sent to the browser forever.
 	maxStepUps = 2
+	// refreshMargin is how long before its expiry an access token is
+	// refreshed (at most half its lifetime).
+	refreshMargin = 30 * time.Second
 )
 
 // ErrSignInRequired is wrapped by errors of a request that needs a sign-in
@@ -132,6 +135,9 @@ type record struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Scope        string    `json:"scope,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// Issued is when the access token came (zero in records kept before
+	// it was kept).
+	Issued time.Time `json:"issued,omitzero"`
 }
 
 // New returns a Client for one server.
@@ -202,7 +208,7 @@ func (c *Client) Logout() error {
 	if err != nil {
 		return err
 	}
-	rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry = "", "", "", "", time.Time{}
+	rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry, rec.Issued = "", "", "", "", time.Time{}, time.Time{}
 	return c.save(rec)
 }
 
@@ -300,8 +306,19 @@ func (c *Client) token(ctx context.Context) string {
 	return rec.AccessToken
 }
 
+// expired reports whether rec's access token has expired or is about to:
+// within refreshMargin of its expiry, or in the second half of a shorter
+// life (else a token issued for less than the margin would be refreshed
+// at every request).
 func (c *Client) expired(rec *record) bool {
-	return !rec.Expiry.IsZero() && c.opts.Now().Add(30*time.Second).After(rec.Expiry)
+	if rec.Expiry.IsZero() {
+		return false
+	}
+	margin := refreshMargin
+	if !rec.Issued.IsZero() {
+		margin = min(margin, rec.Expiry.Sub(rec.Issued)/2)
+	}
+	return c.opts.Now().Add(margin).After(rec.Expiry)
 }
 
 // authorize answers a 401 or 403 to a request sent with token: refresh,
@@ -704,9 +721,9 @@ func (c *Client) keep(rec *record, d *Discovery, t *tokenResponse) error {
 	if t.RefreshToken != "" {
 		rec.RefreshToken = t.RefreshToken
 	}
-	rec.Expiry = time.Time{}
+	rec.Issued, rec.Expiry = c.opts.Now(), time.Time{}
 	if t.ExpiresIn > 0 {
-		rec.Expiry = c.opts.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+		rec.Expiry = rec.Issued.Add(time.Duration(t.ExpiresIn) * time.Second)
 	}
 	if rec.Issuer == "" {
 		rec.Issuer = d.Server.Issuer
