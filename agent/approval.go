@@ -79,6 +79,9 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 	}
 	req := newApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
+	if !req.Protected {
+		req.NoAlways = noAlways(call)
+	}
 	emit(req)
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -111,7 +114,23 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 	}
 }
 
-// apply carries out an answer: an Always answer saves a rule, a Session
+// NoAlwaysDestructive is ApprovalRequest.NoAlways for a tool its server
+// marks destructive.
+const NoAlwaysDestructive = "The server marks this tool destructive, so no lasting rule is offered: allow it once or for this session. " +
+	"A rule for it can still be written in Settings → Permissions (.freeact/permissions.json)."
+
+// noAlways is ApprovalRequest.NoAlways for call: why no lasting rule is
+// offered, "" when one is. The server's annotations only ever take the
+// offer away; they never allow a call.
+func noAlways(call ToolCall) string {
+	if g, ok := call.(GenericCall); ok && g.Hints.IsDestructive() {
+		return NoAlwaysDestructive
+	}
+	return ""
+}
+
+// apply carries out an answer: an Always answer saves a rule (a Session
+// grant for a call whose request offers none, NoAlways), a Session
 // answer adds a grant to the conversation and reports its grants.
 func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (bool, error) {
 	if ans.decision == Reject {
@@ -129,7 +148,7 @@ func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (b
 	}
 	rule := permission.ParsePattern(pattern, req.ToolCall.Permission())
 	scope := permission.Session
-	if ans.decision == Always {
+	if ans.decision == Always && req.NoAlways == "" {
 		scope = permission.Always
 	}
 	if err := ap.perm.Add(scope, false, rule); err != nil {

@@ -52,7 +52,8 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		Suggested string    `json:"suggested_pattern"`
 		Reason    string    `json:"reason,omitempty"`
 		Protected bool      `json:"protected,omitempty"`
-	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.Suggested, r.Reason, r.Protected})
+		NoAlways  string    `json:"no_always,omitempty"`
+	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.Suggested, r.Reason, r.Protected, r.NoAlways})
 }
 
 // MarshalJSON encodes the event with its tool call's type.

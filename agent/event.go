@@ -210,6 +210,12 @@ type ApprovalRequest struct {
 	// yes or no answer it; Always and Session count as a one-time yes and
 	// save no rule.
 	Protected bool `json:"protected,omitempty"`
+	// NoAlways says why no lasting rule is offered: the server marks its
+	// tool destructive (mcp.Hints.IsDestructive). Once and Session answer
+	// it; an Always answer counts as Session, a grant for this
+	// conversation, and saves no rule. A rule the user writes in
+	// permissions.json still allows the tool. Empty for other calls.
+	NoAlways string `json:"no_always,omitempty"`
 
 	reply firstReply[answer]
 }

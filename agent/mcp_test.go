@@ -18,6 +18,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -111,6 +112,54 @@ turns:
 	}
 }
 
+// A tool its server marks destructive (test_crash) is asked with no
+// lasting rule offered: NoAlways says why, and an Always answer counts as
+// Session, a grant for the conversation, with nothing saved. A read-only
+// tool (test_echo) keeps the tool-wide suggestion, which Always saves.
+func TestMCPDestructiveToolOffersNoRule(t *testing.T) {
+	srv := mcptest.Stdio(t)
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": srv}})
+	perm, err := permission.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: test_crash, args: {}}}]
+  - expect:
+      last: [{role: user, response: test_crash, output: "MCP server \"test\"", is_error: true}]
+    reply: [{call: {id: c2, name: test_crash, args: {}}}]
+  - reply: [{call: {id: c3, name: test_echo, args: {text: "hi"}}}]
+  - expect:
+      last: [{role: user, response: test_echo, output: "echo: hi"}]
+    reply: [{text: "Done."}]
+`, agent.WithPermissions(perm))
+	type asked struct{ tool, suggested, noAlways string }
+	var got []asked
+	events := run(t, a, "Crash it twice, then echo.", func(r *agent.ApprovalRequest) agent.Decision {
+		got = append(got, asked{r.ToolCall.Name(), r.Suggested, r.NoAlways})
+		return agent.Always
+	})
+	want := []asked{{"test_crash", "test_crash", agent.NoAlwaysDestructive}, {"test_echo", "test_echo", ""}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("asked %+v, want %+v; events:%s", got, want, describe(events))
+	}
+	// The second crash ran on the session's grant.
+	auto := of[*agent.AutoApproved](events)
+	if len(auto) != 1 || auto[0].ToolCall.Name() != "test_crash" || auto[0].By != agent.BySession {
+		t.Errorf("auto-approved %+v, want test_crash by the session's grant", auto)
+	}
+	grants := of[*agent.SessionGrants](events)
+	if len(grants) != 1 || len(grants[0].Grants) != 1 || grants[0].Grants[0] != (permission.Rule{Type: permission.TypeGenericCall, ToolName: "test_crash"}) {
+		t.Errorf("session grants %+v, want test_crash only", grants)
+	}
+	saved := perm.Rules().Allow
+	if slices.ContainsFunc(saved, func(r permission.Rule) bool { return r.ToolName == "test_crash" }) ||
+		!slices.Contains(saved, permission.Rule{Type: permission.TypeGenericCall, ToolName: "test_echo"}) {
+		t.Errorf("saved rules %+v, want test_echo and no test_crash", saved)
+	}
+}
+
 // Code mode end to end: the Python API is generated at start; the model
 // lists categories and tools, reads a module, then runs a cell calling two
 // tools in a loop and post-processing the results, every call approved as
@@ -158,6 +207,11 @@ turns:
 	events := run(t, a, "Add and search.", func(r *agent.ApprovalRequest) agent.Decision {
 		if g, ok := r.ToolCall.(agent.GenericCall); ok && g.PTC {
 			ptc = append(ptc, g.ToolName)
+			// A call from code of a destructive tool offers no lasting
+			// rule either.
+			if destructive := g.ToolName == "test_crash"; (r.NoAlways != "") != destructive {
+				t.Errorf("%s from code: NoAlways %q", g.ToolName, r.NoAlways)
+			}
 		}
 		return agent.Once
 	})

@@ -35,7 +35,7 @@ func contractEvents() []queued {
 	yes, no := true, false
 	approval := func(id string, call agent.ToolCall) queued {
 		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
-			Reason: "reason of " + id, Protected: true}}
+			Reason: "reason of " + id, Protected: true, NoAlways: "no rule for " + id}}
 	}
 	return []queued{
 		{ev: &agent.ThoughtsChunk{Meta: meta, Text: "thinking chunk"}},

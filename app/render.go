@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/visible"
 )
@@ -108,6 +110,15 @@ func (t *terminal) render(ev agent.Event) {
 			return // its output streamed already
 		}
 		t.line(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
+	case *agent.ToolProgress:
+		// The card's live progress is the desktop's; the terminal shows
+		// what went wrong: a server's warnings and errors, and freeact's
+		// own notes (a form it declined).
+		for _, l := range e.Logs {
+			if slices.Contains([]string{"warning", "error", "critical", "alert", "emergency"}, l.Level) {
+				t.line(t.style.yellow(fmt.Sprintf("[%s] %s", visible.String(e.Server), visible.String(l.Message))))
+			}
+		}
 	case *agent.ModelRetry:
 		t.line(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 	case *agent.Cancelled:
@@ -333,6 +344,12 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	} else if r.Reason != "" {
 		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
 	}
+	if g, ok := r.ToolCall.(agent.GenericCall); ok && g.Hints != nil {
+		t.write(t.style.dim("server's hints (not checked, never allow a call): "+v(hintText(g.Hints))) + "\n")
+	}
+	if r.NoAlways != "" {
+		t.write(t.style.yellow(v(r.NoAlways)) + "\n")
+	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
 		t.showCode(c.Code)
@@ -366,6 +383,33 @@ func (t *terminal) showCall(r *agent.ApprovalRequest) {
 	}
 }
 
+// hintText is an MCP tool's annotations as the approval lists them: its
+// title, then what each hint the server gives says.
+func hintText(h *mcp.Hints) string {
+	var out []string
+	if h.Title != "" {
+		out = append(out, strconv.Quote(h.Title))
+	}
+	for _, x := range []struct {
+		v        *bool
+		yes, not string
+	}{
+		{h.ReadOnly, "read-only", "changes things"},
+		{h.Destructive, "destructive", "not destructive"},
+		{h.Idempotent, "idempotent", "not idempotent"},
+		{h.OpenWorld, "reaches outside", "closed world"},
+	} {
+		switch {
+		case x.v == nil:
+		case *x.v:
+			out = append(out, x.yes)
+		default:
+			out = append(out, x.not)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // outputText prepares code output for the terminal: a carriage return
 // (progress bars) starts a new line instead of going back over the line,
 // and other hidden characters show as escapes, so output cannot move the
@@ -381,7 +425,9 @@ func outputText(s string) string {
 // the turn answer no. In --json mode the request was printed as JSON and
 // the answer is a bare line. A protected call takes y or n only; in --json
 // mode a or s count as y (no rule is saved), so a script's answers stay in
-// step with its requests.
+// step with its requests. A call whose request offers no lasting rule
+// (NoAlways: a tool its server marks destructive) takes y, n or s; in
+// --json mode a counts as s.
 func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <-chan struct{}) {
 	code, editable := r.ToolCall.(agent.CodeAction)
 	editable = editable && !t.json
@@ -402,6 +448,9 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 		case t.json:
 		case r.Protected:
 			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
+			t.lineStart = true
+		case r.NoAlways != "":
+			t.write(fmt.Sprintf("Approve? [Y/n/s] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session)`, visible.String(r.Suggested)))))
 			t.lineStart = true
 		default:
 			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.String(r.Suggested))
@@ -432,6 +481,13 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 				return
 			case r.Protected:
 				t.write("This call can only be allowed once: answer y (yes) or n (no).\n")
+				continue
+			case r.NoAlways != "" && answer[0] == 'a' && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: no lasting rule is offered for this call; taken as s\n", line)
+				r.Answer(agent.Session, "")
+				return
+			case r.NoAlways != "" && answer[0] == 'a':
+				t.write("No lasting rule is offered for this call: answer y (once), s (this session) or n (no).\n")
 				continue
 			case edited != "":
 				t.write("An edited cell runs once: answer y to run it, or e to edit it again.\n")
@@ -467,6 +523,8 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
 		case editable:
 			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
+		case r.NoAlways != "":
+			t.write("Please answer y (yes), n (no) or s (this session).\n")
 		default:
 			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
 		}

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 )
@@ -148,4 +150,108 @@ func TestMCPSignInCancelled(t *testing.T) {
 		app.WaitFor(Text("Needs sign-in"))
 		app.Shot("settings-needs-sign-in")
 	})
+}
+
+// Issue 26: a signed-in server's access token expires (the authorization
+// server issues it for 60 s, and refuses it after); a tool call after
+// that is answered without a second sign-in: no card, the browser opened
+// once (at the start), one refresh_token grant carrying the resource, made
+// after the expiry. Settings → MCP servers shows the new token's expiry.
+func TestMCPTokenRefreshedAfterExpiry(t *testing.T) {
+	atSizes(t, func(t *testing.T, w, h int) {
+		// Long enough for the start to end before the client sees the
+		// token as about to expire (in the last half of its life).
+		const lifetime = 60 * time.Second
+		auth := mcptest.NewOAuth(t, mcptest.AccessLifetime(lifetime))
+		dir := t.TempDir()
+		runs, browser := filepath.Join(dir, "runs"), filepath.Join(dir, "browser")
+		// The browser signs in the first time it is opened; a second sign-in
+		// is left waiting, its card on screen.
+		script := "#!/bin/sh\necho run >>" + runs + "\n[ \"$(wc -l <" + runs + ")\" -eq 1 ] || exit 0\nexec curl -sfL -o /dev/null \"$1\"\n"
+		if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		browserRuns := func() int {
+			b, _ := os.ReadFile(runs)
+			return strings.Count(string(b), "run")
+		}
+		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
+		app := Start(t, Options{Workspace: ws, Scenario: "testdata/mcp-refresh.yaml", Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
+		app.WaitFor(Text("Kernel ready"))
+		card := Role("landmark", "Sign in to secured")
+
+		signedIn := app.settingsExpiry("secured", "settings-first-token")
+		grants := auth.Grants()
+		if len(grants) != 1 || grants[0].Type != "authorization_code" {
+			t.Fatalf("grants after the start: %+v, want one authorization_code grant", grants)
+		}
+		first := grants[0]
+		if d := signedIn.Sub(first.Expiry).Abs(); d > 2*time.Second {
+			t.Errorf("Settings shows the token expiring %v, the server says %v", signedIn, first.Expiry)
+		}
+
+		app.Wait("the first access token to expire", func() bool { return time.Now().After(first.Expiry) })
+		app.Send("Echo something")
+		app.WaitFor(Role("landmark", "Approval request"))
+		app.Key("Return") // run the tool call
+		answer := Text("The server answered after the refresh.")
+		app.Wait("the answer, or a sign-in card", func() bool {
+			_, carded := app.Find(card)
+			_, answered := app.Find(answer)
+			return carded || answered
+		})
+		if _, ok := app.Find(card); ok {
+			t.Fatalf("a second sign-in was asked for after the token expired (screenshot %s)", app.Shot("second-sign-in"))
+		}
+		app.WaitFor(Text("Kernel ready"))
+		app.Shot("answered-after-expiry")
+		if n := browserRuns(); n != 1 {
+			t.Errorf("the browser was opened %d times, want once (the first sign-in)", n)
+		}
+		if reg, authz := auth.Counts(); reg != 1 || authz != 1 {
+			t.Errorf("registered %d and authorized %d times, want once each", reg, authz)
+		}
+		grants = auth.Grants()
+		if len(grants) != 2 {
+			t.Fatalf("grants: %+v, want the sign-in's and one refresh", grants)
+		}
+		refresh := grants[1]
+		if refresh.Type != "refresh_token" || refresh.Resource != auth.URL() {
+			t.Errorf("second grant: %+v, want refresh_token with resource %s", refresh, auth.URL())
+		}
+		if refresh.At.Before(first.Expiry) {
+			t.Errorf("refreshed at %v, before the token expired at %v: the start took too long for this journey, or something refreshed early", refresh.At, first.Expiry)
+		}
+
+		renewed := app.settingsExpiry("secured", "settings-renewed-token")
+		if d := renewed.Sub(refresh.Expiry).Abs(); d > 2*time.Second {
+			t.Errorf("Settings shows the token expiring %v after the refresh, the server says %v", renewed, refresh.Expiry)
+		}
+	})
+}
+
+// expiresAt reads the expiry out of an MCP server's state in Settings.
+var expiresAt = regexp.MustCompile(`signed in; the token expires (.+) \(renewed without asking\)`)
+
+// settingsExpiry opens Settings → MCP servers, reads when the token of
+// server expires (as the app's en-US locale writes it), takes the shot and
+// closes Settings.
+func (a *App) settingsExpiry(server, shot string) time.Time {
+	a.t.Helper()
+	a.Click(Button("Settings"))
+	a.WaitFor(Role("dialog", "Settings"))
+	a.Click(Query{Role: "page tab", Name: "MCP servers"})
+	n := a.WaitFor(Text("Connected, signed in; the token expires"))
+	m := expiresAt.FindStringSubmatch(n.Text)
+	if m == nil {
+		a.t.Fatalf("the state of %s reads %q, want a refreshable token's expiry", server, n.Text)
+	}
+	at, err := time.ParseInLocation("1/2/2006, 3:04:05 PM", strings.ReplaceAll(m[1], "\u202f", " "), time.Local)
+	if err != nil {
+		a.t.Fatalf("the expiry %q is not in the en-US form: %v", m[1], err)
+	}
+	a.Shot(shot)
+	a.Key("Escape")
+	a.WaitGone(Role("dialog", "Settings"))
+	return at
 }

@@ -174,7 +174,14 @@ type elicitor struct {
 	ask    func(ctx context.Context, f Form) (Answer, error)
 	life   context.Context
 	asking func() func()
+	// tell shows the user a note on the cards of the server's calls in
+	// flight (as a log notification).
+	tell func(Notification)
 }
+
+// DeclinedMeta is the _meta key of a declined elicitation that freeact
+// declined itself, without asking the user: its value says why.
+const DeclinedMeta = "freeact/declined"
 
 func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	ctx, cancel := whileAsking(ctx, e.life)
@@ -187,8 +194,16 @@ func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.
 	if form.Mode == mcp.ElicitationModeForm {
 		fields, err := ParseForm(p.RequestedSchema)
 		if err != nil {
-			// Decline, saying why: the server can ask differently.
-			return nil, fmt.Errorf("freeact cannot show this form: %w", err)
+			// Decline, saying why to the server (in _meta: a decline has
+			// no other field for it) and to the user; the call goes on
+			// and the server can ask differently. An error instead would
+			// end a multi-round-trip call without a word to the server.
+			why := "freeact cannot show this form: " + err.Error()
+			e.tell(Notification{Server: e.server, Kind: "log", Level: "warning",
+				Message: fmt.Sprintf("MCP server %q asked for a form freeact cannot show, so it was declined without asking you (the server was told why): %v", e.server, err)})
+			res := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}
+			res.Meta = &mcp.Meta{AdditionalFields: map[string]any{DeclinedMeta: why}}
+			return res, nil
 		}
 		form.Fields = fields
 	}

@@ -193,6 +193,17 @@ func (r rooter) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRoots
 	return res, nil
 }
 
+// broadcast passes a note that names no call (a log message) to each call
+// in flight on the server and to Options.OnNotify.
+func (s *server) broadcast(note Notification) {
+	for _, w := range s.watchers.all() {
+		w(note)
+	}
+	if f := s.m.opts.OnNotify; f != nil {
+		f(note)
+	}
+}
+
 // notifications passes a connection's notifications to Options.OnNotify,
 // and re-lists the tools when they changed.
 func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
@@ -221,15 +232,7 @@ func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 				f(note)
 			}
 		case string(mcp.MethodNotificationMessage):
-			note := Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")}
-			// A log message names no call: each call in flight on the
-			// server shows it.
-			for _, w := range s.watchers.all() {
-				w(note)
-			}
-			if f != nil {
-				f(note)
-			}
+			s.broadcast(Notification{Server: s.name, Kind: "log", Level: str("level"), Message: str("data")})
 		case string(mcp.MethodNotificationToolsListChanged):
 			// Counted before the reader goes on, so that a call whose
 			// answer follows the notification finds it in flight.

@@ -120,6 +120,16 @@ type Hints struct {
 	OpenWorld   *bool  `json:"open_world,omitempty"`
 }
 
+// IsDestructive reports whether the server marks the tool destructive:
+// destructiveHint true and readOnlyHint not true. Only an explicit
+// destructiveHint counts (the spec's default of true for a tool that
+// says nothing would mark every tool); nil hints are not destructive.
+// The approval of such a tool offers no lasting rule
+// (agent.ApprovalRequest.NoAlways).
+func (h *Hints) IsDestructive() bool {
+	return h != nil && h.Destructive != nil && *h.Destructive && (h.ReadOnly == nil || !*h.ReadOnly)
+}
+
 // hintsOf reads a tool's annotations; nil when none is given.
 func hintsOf(a mcp.ToolAnnotation) *Hints {
 	h := Hints{Title: a.Title, ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint,
@@ -165,6 +175,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	// A failed sign-in reads the same wherever it came up (the handshake,
+	// a call, Login): the step and why, not the transport's layers.
+	var si *oauth.SignInError
+	if errors.As(e.Err, &si) {
+		return fmt.Sprintf("MCP server %q: sign-in failed (%s): %v. Sign in again from Settings → MCP or with `freeact mcp login %s`", e.Server, si.Step, si.Err, e.Server)
+	}
 	if e.Tool == "" {
 		return fmt.Sprintf("MCP server %q is not available: %v", e.Server, e.Err)
 	}
@@ -657,7 +673,7 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking}))
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking, tell: s.broadcast}))
 	}
 	if s.m.opts.Sample != nil {
 		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking}))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp/oauth"
 )
 
 // errConnectTimeout is the cause of a connection attempt that took longer
@@ -106,6 +107,12 @@ func (p *process) printed() string {
 // startFailure explains why connecting failed: a timeout, an exit, or err;
 // for a local server followed by what it printed.
 func (s *server) startFailure(ctx context.Context, c *conn, err error) error {
+	// A failed sign-in is the cause, whatever else the transport says
+	// around it: kept as it is, for Error to show its step.
+	var si *oauth.SignInError
+	if errors.As(err, &si) {
+		return si
+	}
 	var why string
 	switch {
 	case errors.Is(context.Cause(ctx), errConnectTimeout):

@@ -39,6 +39,9 @@ type authServer struct {
 	expiresIn   int
 	rejectFirst bool // the MCP endpoint refuses the first token (a 401 mid-session)
 	issued      int
+	// prm replaces the protected resource metadata when set; tokenError
+	// is the body of a 400 answer to every authorization code.
+	prm, tokenError string
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -50,6 +53,11 @@ func newAuthServer(t *testing.T) *authServer {
 		json.NewEncoder(w).Encode(v)
 	}
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if a.prm != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(a.prm))
+			return
+		}
 		writeJSON(w, map[string]any{"resource": a.srv.URL + "/mcp", "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"tools"}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -80,6 +88,12 @@ func newAuthServer(t *testing.T) *authServer {
 		case "authorization_code":
 			if r.PostForm.Get("code_verifier") == "" || r.PostForm.Get("resource") == "" {
 				t.Errorf("token request %v lacks the verifier or the resource", r.PostForm)
+			}
+			if a.tokenError != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(a.tokenError))
+				return
 			}
 		case "refresh_token":
 			a.refreshes = append(a.refreshes, r.PostForm)
@@ -207,7 +221,7 @@ func TestSignInLogoutAndFailure(t *testing.T) {
 		return fmt.Errorf("the user closed the sign-in card")
 	})
 	_, err := m.Call(ctx, "secured", "echo", json.RawMessage(`{"text":"x"}`))
-	if err == nil || !strings.Contains(err.Error(), `sign in to MCP server "secured"`) || !strings.Contains(err.Error(), "closed the sign-in card") {
+	if err == nil || !strings.Contains(err.Error(), `MCP server "secured": sign-in failed (open the browser): the user closed the sign-in card`) {
 		t.Fatalf("error = %v; want one naming the server and the failed step", err)
 	}
 	_, err = m.Call(ctx, "secured", "echo", json.RawMessage(`{"text":"x"}`))

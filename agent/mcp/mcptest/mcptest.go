@@ -4,14 +4,15 @@
 // over streamable HTTP from an httptest server.
 //
 // Its tools: echo (text), add (structured result with an output schema),
-// fail (an error result), crash (the stdio process exits), hang (blocks until
+// fail (an error result), crash (the stdio process exits; marked
+// destructive), hang (blocks until
 // cancelled; with "started" it first creates that file, so a test knows the
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools), search_web (nested parameters), flood (sends "count"
 // progress notifications and as many log messages, then answers), grow
 // (adds the tool grown and says the tools changed) and ask (a form,
-// elicitation). The HTTP endpoint refuses requests without the header HTTP
+// elicitation; with "nested" one no client need show). The HTTP endpoint refuses requests without the header HTTP
 // configures; NewOAuth serves the tools behind an OAuth authorization
 // server instead, for sign-in tests.
 package mcptest
@@ -109,10 +110,14 @@ func New() *server.MCPServer {
 		if output != "" {
 			t.RawOutputSchema = json.RawMessage(output)
 		}
-		if name == "echo" {
+		yes, no := true, false
+		switch name {
+		case "echo":
 			// Hints that must be shown on the approval, and allow nothing.
-			yes, no := true, false
 			t.Annotations = mcp.ToolAnnotation{Title: "Echo back", ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
+		case "crash":
+			// Destructive: its approval offers no lasting rule.
+			t.Annotations = mcp.ToolAnnotation{ReadOnlyHint: &no, DestructiveHint: &yes}
 		}
 		s.AddTool(t, h)
 	}
@@ -222,15 +227,22 @@ func New() *server.MCPServer {
 				return nil, ctx.Err()
 			}
 		})
-	add("ask", "Asks the user for a profile (a form) and returns the answer.", `{"type":"object","properties":{"url":{"type":"boolean","description":"Ask to open a page instead."}}}`, "",
+	add("ask", "Asks the user for a profile (a form) and returns the answer.", `{"type":"object","properties":{"url":{"type":"boolean","description":"Ask to open a page instead."},"nested":{"type":"boolean","description":"Ask for a form no client need show (NestedSchema)."}}}`, "",
 		func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if res := server.ElicitationResponse(r.Params.InputResponses, "profile"); res != nil {
-				b, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+				answer := map[string]any{"action": res.Action, "content": res.Content}
+				if res.Meta != nil {
+					answer["_meta"] = res.Meta.AdditionalFields
+				}
+				b, _ := json.Marshal(answer)
 				return text(string(b)), nil
 			}
 			p := mcp.ElicitationParams{Message: "Tell us about yourself.", RequestedSchema: json.RawMessage(ProfileSchema)}
-			if r.GetBool("url", false) {
+			switch {
+			case r.GetBool("url", false):
 				p = mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, Message: "Confirm on the page.", URL: "https://example.org/confirm", ElicitationID: "e1"}
+			case r.GetBool("nested", false):
+				p.RequestedSchema = json.RawMessage(NestedSchema)
 			}
 			return server.NewInputRequestBuilder("").Elicit("profile", p).ToolResult(), nil
 		})
@@ -244,6 +256,15 @@ func send(ctx context.Context, srv *server.MCPServer, method string, params map[
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// NestedSchema is a form outside what elicitation allows (a flat object
+// of primitive fields): an address object and a list of objects. The
+// tool "ask" requests it with "nested".
+const NestedSchema = `{"type":"object","properties":{
+	"name":{"type":"string"},
+	"address":{"type":"object","properties":{"city":{"type":"string"}}},
+	"pets":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}
+},"required":["name"]}`
 
 // ProfileSchema is the form the tool "ask" requests: a required name of 2
 // to 20 characters, an email, an integer age from 0 to 150 (default 30),

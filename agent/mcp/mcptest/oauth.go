@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -21,22 +22,48 @@ import (
 // at once (redirecting to the loopback listener, as a browser that was
 // signed in would), and a token endpoint that rotates refresh tokens. The
 // MCP endpoint (URL) answers 401 with WWW-Authenticate without a token it
-// issued.
+// issued, or with one that expired.
 type OAuth struct {
-	srv *httptest.Server
+	srv      *httptest.Server
+	lifetime time.Duration // of an access token
 
 	mu         sync.Mutex
 	registered int
 	authorized int
-	issued     []string // every access and refresh token, to look for leaks
-	valid      map[string]bool
+	issued     []string             // every access and refresh token, to look for leaks
+	valid      map[string]time.Time // access token → expiry
 	refresh    string
 	refused    int // MCP requests answered 401
+	grants     []Grant
+}
+
+// Grant is a token request the token endpoint answered with tokens.
+type Grant struct {
+	// Type is the grant_type: authorization_code or refresh_token.
+	Type string
+	// Resource is the request's resource parameter (RFC 8707).
+	Resource string
+	// At is when it was answered; Expiry is when the access token it
+	// issued expires.
+	At, Expiry time.Time
+}
+
+// OAuthOption changes what the servers of NewOAuth do.
+type OAuthOption func(*OAuth)
+
+// AccessLifetime makes access tokens expire d after they are issued (the
+// default is an hour): expires_in says so, and the MCP endpoint refuses
+// them afterwards with 401 invalid_token.
+func AccessLifetime(d time.Duration) OAuthOption {
+	return func(a *OAuth) { a.lifetime = d }
 }
 
 // NewOAuth starts the servers for the test's lifetime.
-func NewOAuth(t testing.TB) *OAuth {
-	a := &OAuth{valid: map[string]bool{}}
+func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
+	a := &OAuth{valid: map[string]time.Time{}, lifetime: time.Hour}
+	for _, o := range opts {
+		o(a)
+	}
 	mcpHandler := server.NewStreamableHTTPServer(New())
 	mux := http.NewServeMux()
 	writeJSON := func(w http.ResponseWriter, v any) {
@@ -80,18 +107,25 @@ func NewOAuth(t testing.TB) *OAuth {
 		n := len(a.issued)/2 + 1
 		access, refresh := fmt.Sprintf("access-token-%d-secret", n), fmt.Sprintf("refresh-token-%d-secret", n)
 		a.issued = append(a.issued, access, refresh)
-		a.valid[access], a.refresh = true, refresh
-		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": 3600})
+		now := time.Now()
+		a.valid[access], a.refresh = now.Add(a.lifetime), refresh
+		a.grants = append(a.grants, Grant{Type: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), At: now, Expiry: now.Add(a.lifetime)})
+		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": int(a.lifetime / time.Second)})
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
-		ok := a.valid[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
-		a.mu.Unlock()
-		if !ok {
-			a.mu.Lock()
+		expiry, ok := a.valid[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+		expired := ok && !time.Now().Before(expiry)
+		if !ok || expired {
 			a.refused++
-			a.mu.Unlock()
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+		}
+		a.mu.Unlock()
+		if !ok || expired {
+			challenge := `Bearer resource_metadata="` + a.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+			if expired {
+				challenge += `, error="invalid_token", error_description="the access token expired"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -130,6 +164,13 @@ func (a *OAuth) Tokens() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.issued...)
+}
+
+// Grants returns the token requests answered with tokens, in order.
+func (a *OAuth) Grants() []Grant {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Grant(nil), a.grants...)
 }
 
 // Revoke makes every access token issued so far invalid: the next request

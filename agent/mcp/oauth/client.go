@@ -29,6 +29,9 @@ const (
 	// succeed: a server that keeps answering 403 insufficient_scope is not
 	// sent to the browser forever.
 	maxStepUps = 2
+	// refreshMargin is how long before its expiry an access token is
+	// refreshed (at most half its lifetime).
+	refreshMargin = 30 * time.Second
 )
 
 // ErrSignInRequired is wrapped by errors of a request that needs a sign-in
@@ -43,6 +46,20 @@ var ErrCancelled = errors.New("sign-in cancelled")
 // cause is the failure. A sign-in card waits for that context to end and
 // shows how it ended.
 var ErrSignedIn = errors.New("signed in")
+
+// SignInError is a failed sign-in: the server, the step that failed
+// (discovery, client registration, open the browser, browser, token
+// request, ...) and why.
+type SignInError struct {
+	Server, Step string
+	Err          error
+}
+
+func (e *SignInError) Error() string {
+	return fmt.Sprintf("sign in to MCP server %q: %s: %v", e.Server, e.Step, e.Err)
+}
+
+func (e *SignInError) Unwrap() error { return e.Err }
 
 type stopKey struct{}
 
@@ -118,6 +135,9 @@ type record struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Scope        string    `json:"scope,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// Issued is when the access token came (zero in records kept before
+	// it was kept).
+	Issued time.Time `json:"issued,omitzero"`
 }
 
 // New returns a Client for one server.
@@ -188,7 +208,7 @@ func (c *Client) Logout() error {
 	if err != nil {
 		return err
 	}
-	rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry = "", "", "", "", time.Time{}
+	rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry, rec.Issued = "", "", "", "", time.Time{}, time.Time{}
 	return c.save(rec)
 }
 
@@ -286,8 +306,19 @@ func (c *Client) token(ctx context.Context) string {
 	return rec.AccessToken
 }
 
+// expired reports whether rec's access token has expired or is about to:
+// within refreshMargin of its expiry, or in the second half of a shorter
+// life (else a token issued for less than the margin would be refreshed
+// at every request).
 func (c *Client) expired(rec *record) bool {
-	return !rec.Expiry.IsZero() && c.opts.Now().Add(30*time.Second).After(rec.Expiry)
+	if rec.Expiry.IsZero() {
+		return false
+	}
+	margin := refreshMargin
+	if !rec.Issued.IsZero() {
+		margin = min(margin, rec.Expiry.Sub(rec.Issued)/2)
+	}
+	return c.opts.Now().Add(margin).After(rec.Expiry)
 }
 
 // authorize answers a 401 or 403 to a request sent with token: refresh,
@@ -322,7 +353,7 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		extra = strings.Fields(rec.Scope)
 	}
 	if c.failed != nil {
-		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
+		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%w); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
 	}
 	if c.grant() != "authorization_code" {
 		if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
@@ -391,7 +422,7 @@ func (c *Client) grant() string {
 // c.mu is held (and let go while the browser step waits).
 func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) (err error) {
 	wrap := func(step string, err error) error {
-		return fmt.Errorf("sign in to MCP server %q: %s: %w", c.opts.Server, step, err)
+		return &SignInError{Server: c.opts.Server, Step: step, Err: err}
 	}
 	d, err := discover(ctx, c.opts.HTTP, c.opts.URL, challenge["resource_metadata"])
 	if err != nil {
@@ -484,7 +515,7 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 		case errors.Is(context.Cause(wctx), ErrCancelled):
 			return wrap("browser", ErrCancelled)
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return wrap("browser", fmt.Errorf("no answer from the browser within %s; sign in again when ready", c.opts.SignInTimeout))
+			return wrap("browser", fmt.Errorf("no answer from the browser within %s", c.opts.SignInTimeout))
 		}
 		return wrap("browser", err)
 	}
@@ -690,15 +721,15 @@ func (c *Client) keep(rec *record, d *Discovery, t *tokenResponse) error {
 	if t.RefreshToken != "" {
 		rec.RefreshToken = t.RefreshToken
 	}
-	rec.Expiry = time.Time{}
+	rec.Issued, rec.Expiry = c.opts.Now(), time.Time{}
 	if t.ExpiresIn > 0 {
-		rec.Expiry = c.opts.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+		rec.Expiry = rec.Issued.Add(time.Duration(t.ExpiresIn) * time.Second)
 	}
 	if rec.Issuer == "" {
 		rec.Issuer = d.Server.Issuer
 	}
 	if err := c.save(rec); err != nil {
-		return fmt.Errorf("sign in to MCP server %q: keep the tokens: %w", c.opts.Server, err)
+		return &SignInError{Server: c.opts.Server, Step: "keep the tokens", Err: err}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ const shell = (id: string, command: string): PendingApproval => ({
   suggested: `${command.split(' ')[0]} *`,
   reason: '',
   protected: false,
+  noAlways: '',
 });
 const codeReq: PendingApproval = {
   requestId: 'r1',
@@ -23,6 +24,7 @@ const codeReq: PendingApproval = {
   suggested: 'ipybox_execute_ipython_cell',
   reason: '',
   protected: false,
+  noAlways: '',
 };
 
 describe('ApprovalBar', () => {
@@ -60,6 +62,40 @@ describe('ApprovalBar', () => {
     render(ApprovalBar, { pending: [ro], onanswer });
     expect(screen.getByText('read-only')).toHaveClass('calm');
     expect(onanswer).not.toHaveBeenCalled();
+  });
+
+  it('offers no Always for a tool its server marks destructive, and says why', async () => {
+    const onanswer = vi.fn();
+    const why =
+      'The server marks this tool destructive, so no lasting rule is offered: allow it once or for this session. A rule for it can still be written in Settings → Permissions (.freeact/permissions.json).';
+    const req: PendingApproval = {
+      ...shell('r10', ''),
+      call: { type: 'GenericCall', tool_name: 'files_delete', tool_args: { path: 'a' }, hints: { destructive: true } },
+      display: '',
+      suggested: 'files_delete',
+      noAlways: why,
+    };
+    render(ApprovalBar, { pending: [req], onanswer });
+    expect(screen.getByTestId('approval-no-always')).toHaveTextContent(why);
+    expect(screen.queryByRole('button', { name: /Always/ })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /Session/ })).toBeInTheDocument();
+    await userEvent.keyboard('a');
+    expect(screen.queryByLabelText('Always allow calls matching')).not.toBeInTheDocument();
+    expect(onanswer).not.toHaveBeenCalled();
+    await userEvent.keyboard('s');
+    expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r10' }), 'session', 'files_delete');
+  });
+
+  it('keeps Always for a read-only tool', () => {
+    const req: PendingApproval = {
+      ...shell('r11', ''),
+      call: { type: 'GenericCall', tool_name: 'files_read', tool_args: {}, hints: { read_only: true } },
+      display: '',
+      suggested: 'files_read',
+    };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.getByRole('button', { name: /Always/ })).toBeInTheDocument();
+    expect(screen.queryByTestId('approval-no-always')).toBeNull();
   });
 
   it('shows no badges for a tool without annotations', () => {
@@ -193,6 +229,7 @@ describe('ApprovalBar', () => {
       suggested: '',
       reason: 'it changes .freeact/permissions.json: this changes what the agent may do without asking',
       protected: true,
+      noAlways: '',
     };
     render(ApprovalBar, { pending: [req], onanswer });
     expect(screen.getByTestId('approval-reason')).toHaveTextContent(

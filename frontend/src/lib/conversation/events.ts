@@ -81,6 +81,8 @@ export type AgentEvent =
       reason?: string;
       /** The call changes what the agent may do without asking: yes or no only. */
       protected?: boolean;
+      /** Why no lasting rule is offered (the server marks the tool destructive): once or Session only. */
+      no_always?: string;
     })
   | (Meta & {
       type: 'AutoApproved';

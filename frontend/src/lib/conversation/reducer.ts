@@ -274,6 +274,9 @@ export interface PendingApproval {
   reason: string;
   /** Only yes or no can answer it (it changes the agent's permissions). */
   protected: boolean;
+  /** Why no Always is offered (a tool its server marks destructive): yes,
+   * no or Session answer it; '' when Always is offered. */
+  noAlways: string;
 }
 
 export interface Lane {
@@ -512,6 +515,7 @@ function pendingOf(ev: Extract<AgentEvent, { type: 'ApprovalRequest' }>): Pendin
     suggested: ev.suggested_pattern,
     reason: ev.reason ?? '',
     protected: !!ev.protected,
+    noAlways: ev.no_always ?? '',
   };
 }
 
