@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -389,6 +388,14 @@ func (o *objects) edit(root Hash, set map[string]*File) (Hash, error) {
 	find := func(name string) int {
 		return slices.IndexFunc(es, func(e entry) bool { return e.name == name })
 	}
+	// put sets the entry of e's name.
+	put := func(e entry) {
+		if k := find(e.name); k >= 0 {
+			es[k] = e
+		} else {
+			es = append(es, e)
+		}
+	}
 	for name, f := range here {
 		k := find(name)
 		switch {
@@ -403,19 +410,9 @@ func (o *objects) edit(root Hash, set map[string]*File) (Hash, error) {
 			if err != nil {
 				return Hash{}, err
 			}
-			e := entry{name: name, kind: kindDir, perm: f.perm, hash: empty}
-			if k >= 0 {
-				es[k] = e
-			} else {
-				es = append(es, e)
-			}
+			put(entry{name: name, kind: kindDir, perm: f.perm, hash: empty})
 		default:
-			e := entry{name: name, kind: f.kind, perm: f.perm, size: f.Size, hash: f.hash}
-			if k >= 0 {
-				es[k] = e
-			} else {
-				es = append(es, e)
-			}
+			put(entry{name: name, kind: f.kind, perm: f.perm, size: f.Size, hash: f.hash})
 		}
 	}
 	for name, sub := range below {
@@ -428,15 +425,14 @@ func (o *objects) edit(root Hash, set map[string]*File) (Hash, error) {
 		if err != nil {
 			return Hash{}, err
 		}
-		switch {
-		case k >= 0 && es[k].kind == kindDir:
+		if k >= 0 && es[k].kind == kindDir {
 			es[k].hash = nh
-		case slices.ContainsFunc(slices.Collect(maps.Values(sub)), func(f *File) bool { return f != nil }):
-			e := entry{name: name, kind: kindDir, perm: 0o755, hash: nh}
-			if k >= 0 {
-				es[k] = e
-			} else {
-				es = append(es, e)
+			continue
+		}
+		for _, f := range sub {
+			if f != nil { // something to hold: the folder is made
+				put(entry{name: name, kind: kindDir, perm: 0o755, hash: nh})
+				break
 			}
 		}
 	}
