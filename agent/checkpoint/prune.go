@@ -40,7 +40,7 @@ const secretsPruned = "pruned-secrets"
 type PruneResult struct {
 	Records, Objects int
 	Bytes            int64 // of the objects removed
-	Kept             int64 // bytes of objects kept
+	Kept             int64 // bytes of the objects the kept records use
 }
 
 // Prune removes the records older than MaxAge (counted from now), then the
@@ -64,12 +64,14 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
 		}
 	}
 	for {
-		kept, err := s.measure(ctx, keep, now)
+		kept, err := s.measure(ctx, keep)
 		if err != nil {
 			return res, err
 		}
 		res.Kept = kept
-		if kept <= s.opts.MaxBytes || len(keep) == 0 {
+		// The newest record stays whatever its size: the last action can
+		// always be reviewed and reverted.
+		if kept <= s.opts.MaxBytes || len(keep) <= 1 {
 			break
 		}
 		// Drop the oldest tenth and measure again.
@@ -158,11 +160,13 @@ func joinPath(dir, name string) string {
 	return dir + "/" + name
 }
 
-// measure returns the bytes of the objects the records keep.
-func (s *Store) measure(ctx context.Context, keep []Record, now time.Time) (kept int64, err error) {
+// measure returns the bytes of the objects the records keep. Objects no
+// record uses are not counted even while they are kept as fresh: dropping
+// records cannot free them, so they must not make Prune drop records.
+func (s *Store) measure(ctx context.Context, keep []Record) (kept int64, err error) {
 	seen, _ := s.live(keep)
 	err = s.eachObject(ctx, func(h Hash, info fs.FileInfo) {
-		if seen[h] || now.Sub(info.ModTime()) < keepFresh {
+		if seen[h] {
 			kept += info.Size()
 		}
 	})

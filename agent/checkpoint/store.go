@@ -60,7 +60,7 @@ type Options struct {
 	// MaxAge: older records are pruned (default 30 days).
 	MaxAge time.Duration
 	// MaxBytes: beyond this much stored content the oldest records are
-	// pruned (default 2 GiB).
+	// pruned (default 2 GiB); the newest record is always kept.
 	MaxBytes int64
 }
 

@@ -47,6 +47,9 @@ func open(t testing.TB, ws string, opts Options) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
+	// A new store is pruned in the background; a test's own records must
+	// not race it.
+	s.pruning.Wait()
 	return s
 }
 
@@ -431,6 +434,45 @@ func TestPruneBySize(t *testing.T) {
 	all, _ := s.Records()
 	if all[len(all)-1].ID != rs[4].ID {
 		t.Error("the newest record was pruned")
+	}
+}
+
+// Objects no record uses but kept because they are fresh (a snapshot
+// another process is taking) cannot be freed by dropping records, so they
+// never make Prune drop them; nor is the newest record dropped when it
+// alone is over the limit.
+func TestPruneKeepsRecordsFreshObjectsCannotFree(t *testing.T) {
+	ws := t.TempDir()
+	s := open(t, ws, Options{MaxBytes: 3000})
+	var rs []*Record
+	for i := range 2 {
+		rs = append(rs, action(t, s, Info{Label: fmt.Sprint(i)}, func() {
+			write(t, ws, map[string]string{"f.txt": strings.Repeat(fmt.Sprint(i), 1000)})
+		}))
+	}
+	// 5,000 bytes of objects only an abandoned snapshot used.
+	write(t, ws, map[string]string{"big.txt": strings.Repeat("b", 5000)})
+	snap(t, s)
+	if err := os.Remove(filepath.Join(ws, "big.txt")); err != nil {
+		t.Fatal(err)
+	}
+	snap(t, s)
+	res, err := s.Prune(context.Background(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 0 {
+		t.Fatalf("fresh unused objects made Prune drop records: %+v", res)
+	}
+	big := action(t, s, Info{Label: "big"}, func() {
+		write(t, ws, map[string]string{"f.txt": strings.Repeat("x", 4000)})
+	})
+	if res, err = s.Prune(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.Records()
+	if len(all) != 1 || all[0].ID != big.ID || res.Records != len(rs) {
+		t.Fatalf("after pruning a newest record over the limit: %d records, %+v", len(all), res)
 	}
 }
 
