@@ -301,6 +301,11 @@ describe('the desktop client against a real kernel and a fake model', () => {
     await page.getByText('Cancelled (tool execution)').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Send' }).waitFor();
     expect(await lastTool(page).getByTestId('tool-status').textContent()).toBe('interrupted');
+    // The card keeps what the cell printed, with why it ended below it.
+    const output = (await lastTool(page).getByTestId('output').textContent()) ?? '';
+    expect(output).toContain('sleeping');
+    expect(output).toContain('Interrupted by user');
+    expect(output.indexOf('sleeping')).toBeLessThan(output.indexOf('Interrupted by user'));
     await app.screenshot('cancelled');
   });
 
