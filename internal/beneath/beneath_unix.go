@@ -55,40 +55,17 @@ func (r *Root) dir(rel string, create bool) (*os.File, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	fd, err := unix.Dup(r.fd)
+	fd, n, err := nofollow.Walk(r.fd, dirs, create)
 	if err != nil {
-		return nil, "", err
+		return nil, "", &fs.PathError{Op: "open", Path: strings.Join(dirs[:min(n+1, len(dirs))], "/"), Err: linkErr(err)}
 	}
-	unix.CloseOnExec(fd)
-	done := ""
-	for _, d := range dirs {
-		next, err := openDir(fd, d)
-		if errors.Is(err, unix.ENOENT) && create {
-			if err = unix.Mkdirat(fd, d, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
-				next, err = openDir(fd, d)
-			}
-		}
-		done = joinRel(done, d)
-		if err != nil {
-			err = linkErr(fd, d, err)
-			unix.Close(fd)
-			return nil, "", &fs.PathError{Op: "open", Path: done, Err: err}
-		}
-		unix.Close(fd)
-		fd = next
-	}
-	return os.NewFile(uintptr(fd), filepath.Join(r.path, filepath.FromSlash(done))), name, nil
+	return os.NewFile(uintptr(fd), filepath.Join(r.path, filepath.FromSlash(strings.Join(dirs, "/")))), name, nil
 }
 
-func openDir(dirfd int, name string) (int, error) {
-	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-}
-
-// linkErr turns the error of opening name in dirfd as a folder into
-// ErrLinkSwapped when a symbolic link stands there.
-func linkErr(dirfd int, name string, err error) error {
-	var st unix.Stat_t
-	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+// linkErr says ErrLinkSwapped, in this package's words, for a symbolic
+// link where a folder is needed.
+func linkErr(err error) error {
+	if errors.Is(err, nofollow.ErrLinkSwapped) {
 		return ErrLinkSwapped
 	}
 	return err
@@ -169,9 +146,9 @@ func (r *Root) MkdirAll(rel string, perm fs.FileMode) error {
 	if err := unix.Mkdirat(int(d.Fd()), name, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
 		return &fs.PathError{Op: "mkdir", Path: rel, Err: err}
 	}
-	fd, err := openDir(int(d.Fd()), name)
+	fd, _, err := nofollow.Walk(int(d.Fd()), []string{name}, false)
 	if err != nil {
-		return &fs.PathError{Op: "open", Path: rel, Err: linkErr(int(d.Fd()), name, err)}
+		return &fs.PathError{Op: "open", Path: rel, Err: linkErr(err)}
 	}
 	defer unix.Close(fd)
 	if err := unix.Fchmod(fd, uint32(perm.Perm())); err != nil {

@@ -17,19 +17,40 @@ import (
 // a link swapped in after the path was resolved cannot redirect what is
 // done in it. With create, missing folders are made (0755 less the umask).
 func OpenDir(abs string, create bool) (*os.File, error) {
-	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: "/", Err: err}
 	}
-	done := "/"
+	defer unix.Close(root)
+	var names []string
 	for _, name := range strings.Split(strings.TrimPrefix(abs, "/"), "/") {
-		if name == "" {
-			continue
+		if name != "" {
+			names = append(names, name)
 		}
-		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	}
+	fd, n, err := Walk(root, names, create)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: "/" + strings.Join(names[:min(n+1, len(names))], "/"), Err: err}
+	}
+	return os.NewFile(uintptr(fd), abs), nil
+}
+
+// Walk opens the folders names, each inside the one before, starting in
+// the open folder dirfd (left open), one component at a time and without
+// following symbolic links; with create, missing folders are made (0755
+// less the umask). It returns a new descriptor of the last folder (of
+// dirfd itself for no names), or the index of the name it could not open
+// and why: ErrLinkSwapped where a symbolic link stands.
+func Walk(dirfd int, names []string, create bool) (fd, failed int, err error) {
+	if fd, err = unix.Dup(dirfd); err != nil {
+		return -1, 0, err
+	}
+	unix.CloseOnExec(fd)
+	for i, name := range names {
+		next, err := openDir(fd, name)
 		if errors.Is(err, unix.ENOENT) && create {
 			if err = unix.Mkdirat(fd, name, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
-				next, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				next, err = openDir(fd, name)
 			}
 		}
 		if err != nil {
@@ -38,13 +59,16 @@ func OpenDir(abs string, create bool) (*os.File, error) {
 				err = ErrLinkSwapped
 			}
 			unix.Close(fd)
-			return nil, &fs.PathError{Op: "open", Path: filepath.Join(done, name), Err: err}
+			return -1, i, err
 		}
 		unix.Close(fd)
 		fd = next
-		done = filepath.Join(done, name)
 	}
-	return os.NewFile(uintptr(fd), abs), nil
+	return fd, len(names), nil
+}
+
+func openDir(dirfd int, name string) (int, error) {
+	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 }
 
 // Open opens name in dir without following a final symbolic link and
