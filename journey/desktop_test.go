@@ -28,6 +28,18 @@ func atSizes(t *testing.T, journey func(t *testing.T, w, h int)) {
 	}
 }
 
+// atSizesOn runs journey once per window, as atSizes does, on the
+// production binary started on a new workspace ws with scenario, once its
+// kernel is ready.
+func atSizesOn(t *testing.T, scenario string, journey func(t *testing.T, app *App, ws string)) {
+	atSizes(t, func(t *testing.T, w, h int) {
+		ws := Workspace(t, nil)
+		app := Start(t, Options{Workspace: ws, Scenario: scenario, Width: w, Height: h})
+		app.WaitFor(Text("Kernel ready"))
+		journey(t, app, ws)
+	})
+}
+
 // Issue 28, item 1: at the bottom of the conversation, one wheel notch up,
 // or ten fast ones, scroll up and stay there ("Jump to latest" offers the
 // way back); the wheel down to the bottom, or Jump to latest, brings the
@@ -37,10 +49,7 @@ func atSizes(t *testing.T, journey func(t *testing.T, w, h int)) {
 // WebKitGTK's smooth scrolling moves the first frame of a notch by one
 // pixel; the view snapped back down when that pixel was taken for no move.
 func TestWheelScrollsUpFromTheBottom(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/wheel.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/wheel.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("Run a long cell")
 		app.WaitFor(Role("landmark", "Approval request"))
 		app.Key("y")
@@ -117,14 +126,8 @@ func TestWheelScrollsUpFromTheBottom(t *testing.T) {
 // stops its spinner, and Retry compacts again: it never sends the
 // earlier prompt again, so no tool is asked for again.
 func TestRetryOfAFailedCompactNowCompactsAgain(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/compact-retry.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
-		app.Send("Run the tool")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("The tool ran."))
+	atSizesOn(t, "testdata/compact-retry.yaml", func(t *testing.T, app *App, ws string) {
+		app.RunApproved("Run the tool", "The tool ran.")
 		app.Send("Second.")
 		app.WaitFor(Text("Two."))
 		app.Click(Button("Context and cost"))
@@ -158,14 +161,8 @@ func TestRetryOfAFailedCompactNowCompactsAgain(t *testing.T) {
 // a revert that finds a file changed after its plan offers "Revert anyway",
 // which overwrites it.
 func TestRevertWithAConflictRevertsTheRest(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/revert-partial.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
-		app.Send("Write two files")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("Both files are written."))
+	atSizesOn(t, "testdata/revert-partial.yaml", func(t *testing.T, app *App, ws string) {
+		app.RunApproved("Write two files", "Both files are written.")
 		writeFile(t, filepath.Join(ws, "data.txt"), "edited by hand\n")
 
 		app.Click(Button("Revert this turn"))
@@ -185,10 +182,7 @@ func TestRevertWithAConflictRevertsTheRest(t *testing.T) {
 		}
 
 		// A file changed after the dialog made its plan: "Revert anyway".
-		app.Send("Write notes")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("Notes are written."))
+		app.RunApproved("Write notes", "Notes are written.")
 		app.Click(Button("Revert this turn"))
 		app.WaitFor(Button("Revert 1 file"))
 		writeFile(t, filepath.Join(ws, "notes.txt"), "changed meanwhile\n")
@@ -209,10 +203,7 @@ func TestRevertWithAConflictRevertsTheRest(t *testing.T) {
 // source conversation the box is empty, and back in the fork the prompt
 // is there again (and the fork's notice does not follow either).
 func TestDraftBelongsToItsConversation(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/two-turns.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/two-turns.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("First question")
 		app.WaitFor(Text("First answer."))
 		app.Send("Second question")
@@ -253,10 +244,7 @@ func TestDraftBelongsToItsConversation(t *testing.T) {
 // panel (Esc closes it); an unchanged tab says nothing was saved; the
 // context meter's panel closes on Esc and on a click outside.
 func TestFocusAfterSaveAndMeterPanel(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/two-turns.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/two-turns.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("First question")
 		app.WaitFor(Text("First answer."))
 
@@ -368,10 +356,7 @@ func unnamed(app *App) []string {
 // by you") is in the accessibility tree; every screen's controls have
 // names.
 func TestEveryControlHasAName(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/kernel-workflow.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/kernel-workflow.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("Make some data")
 		app.WaitFor(Role("landmark", "Approval request"))
 		app.Click(Button("Edit"))

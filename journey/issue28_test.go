@@ -18,10 +18,7 @@ import (
 // of an invalid pair says what is wrong; the Always preview of a code
 // action lists no tools that do not exist.
 func TestFormsSayWhatIsWrong(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/forms.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/forms.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("Run it")
 		app.WaitFor(Role("landmark", "Approval request"))
 		app.Key("a")
@@ -79,10 +76,7 @@ func TestFormsSayWhatIsWrong(t *testing.T) {
 // Issue 28, item 8: notices show one at a time, only in their own
 // conversation, and go by themselves.
 func TestNoticesOneAtATimePerConversation(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/two-turns.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/two-turns.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("First question")
 		app.WaitFor(Text("First answer."))
 		app.Send("Second question")
@@ -142,10 +136,7 @@ func TestDropZoneStaysWhileTheDragIsHeld(t *testing.T) {
 // characters a font must have (this machine has no emoji font): no
 // control's name or text is an emoji or symbol glyph.
 func TestIconsNeedNoEmojiFont(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/two-turns.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
+	atSizesOn(t, "testdata/two-turns.yaml", func(t *testing.T, app *App, ws string) {
 		app.Send("First question")
 		app.WaitFor(Text("First answer."))
 		app.Click(Button("Sessions"))
@@ -182,10 +173,7 @@ func TestBigOutputWithoutAnOpener(t *testing.T) {
 		app := Start(t, Options{Workspace: ws, Scenario: "testdata/big-output.yaml", Width: w, Height: h,
 			Env: map[string]string{"PATH": pathWithout(t, "xdg-open", "x-www-browser", "www-browser")}})
 		app.WaitFor(Text("Kernel ready"))
-		app.Send("Print a lot")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("Printed a lot."))
+		app.RunApproved("Print a lot", "Printed a lot.")
 		// The saved file's buttons by keyboard, which brings each into view.
 		press := func(name string) {
 			t.Helper()
@@ -230,14 +218,8 @@ func TestBigOutputWithoutAnOpener(t *testing.T) {
 // traceback starts on its own line; Thinking level shows only for models
 // that have it.
 func TestKernelDeathStopAndThinkingLevel(t *testing.T) {
-	atSizes(t, func(t *testing.T, w, h int) {
-		ws := Workspace(t, nil)
-		app := Start(t, Options{Workspace: ws, Scenario: "testdata/kernel-death.yaml", Width: w, Height: h})
-		app.WaitFor(Text("Kernel ready"))
-		app.Send("Crash the kernel")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("The kernel died."))
+	atSizesOn(t, "testdata/kernel-death.yaml", func(t *testing.T, app *App, ws string) {
+		app.RunApproved("Crash the kernel", "The kernel died.")
 		// The output (not the code, which holds the same words).
 		out := smallest(app.FindAll(Text("printed before the death")), "kernel died")
 		path := app.Shot("after-the-death")
@@ -255,10 +237,7 @@ func TestKernelDeathStopAndThinkingLevel(t *testing.T) {
 		// A KeyboardInterrupt in the middle of a line (as ^C in a long
 		// loop raises it; kernel/TestErrorStartsItsOwnLine interrupts a
 		// real one).
-		app.Send("Work on it")
-		app.WaitFor(Role("landmark", "Approval request"))
-		app.Key("y")
-		app.WaitFor(Text("It was interrupted."))
+		app.RunApproved("Work on it", "It was interrupted.")
 		stopped := smallest(app.FindAll(Text("working on it")), "Traceback")
 		if !strings.Contains(stopped.Text, "working on it\n") {
 			t.Errorf("the traceback is glued to the last output line: %q", stopped.Text)

@@ -743,6 +743,16 @@ func (a *App) Send(prompt string) {
 	a.Key("Return")
 }
 
+// RunApproved sends prompt, approves the action it asks for by keyboard
+// (y) and waits for reply.
+func (a *App) RunApproved(prompt, reply string) {
+	a.t.Helper()
+	a.Send(prompt)
+	a.WaitFor(Role("landmark", "Approval request"))
+	a.Key("y")
+	a.WaitFor(Text(reply))
+}
+
 // Model is the fake model server.
 type Model struct {
 	t   testing.TB
