@@ -71,7 +71,7 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 			case p.FunctionResponse != nil:
 				other(*p.FunctionResponse)
 			case m.Role == model.RoleUser && p.Text != "":
-				n, ok := ParseNote(p.Text)
+				n, ok := ParseNote(NoteText(p))
 				switch {
 				case p.Ran != nil:
 					cell(Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, "")})

@@ -137,7 +137,7 @@ func IsPrompt(m model.Message) bool {
 		return false
 	}
 	for _, p := range m.Parts {
-		if p.Image != nil || (p.Text != "" && !IsAgentNote(p.Text)) {
+		if p.Image != nil || (p.Text != "" && !IsAgentNote(NoteText(p))) {
 			return true
 		}
 	}

@@ -62,7 +62,7 @@ func HistoryReplyCut(msgs []model.Message, i int) (ev *ReplyCut, ok bool) {
 	maxTokens, dropped := 0, []string(nil)
 	if i+1 < len(msgs) && msgs[i+1].Role == model.RoleUser {
 		for _, p := range msgs[i+1].Parts {
-			if strings.HasPrefix(p.Text, CutNotePrefix) {
+			if strings.HasPrefix(NoteText(p), CutNotePrefix) {
 				maxTokens, dropped = parseCutNote(p.Text)
 				break
 			}

@@ -120,14 +120,14 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 			case p.Image != nil:
 				prompt = append(prompt, "*(an image was attached)*")
 			case p.Text != "":
-				if note, ok := taggedNote(p.Text); ok {
+				if note, ok := taggedNote(NoteText(p)); ok {
 					// What the model was told: the files the user
 					// reverted, a reply cut, a turn that failed.
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: note})
 					continue
 				}
-				n, ok := ParseNote(p.Text)
+				n, ok := ParseNote(NoteText(p))
 				if !ok {
 					prompt = append(prompt, p.Text)
 					continue

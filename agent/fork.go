@@ -77,7 +77,7 @@ func promptOf(m model.Message) Prompt {
 		switch {
 		case part.Image != nil:
 			p.Images = append(p.Images, *part.Image)
-		case part.Text != "" && !part.Thought && !IsAgentNote(part.Text):
+		case part.Text != "" && !part.Thought && !IsAgentNote(NoteText(part)):
 			if p.Text != "" {
 				p.Text += "\n"
 			}
@@ -96,6 +96,16 @@ func IsAgentNote(text string) bool {
 	}
 	_, ok := ParseNote(text)
 	return ok
+}
+
+// NoteText is the text of p to read as a note of the agent's (with
+// ParseNote, IsAgentNote and the tags): "" for the text the user sent
+// (model.Part.User), whatever it starts with.
+func NoteText(p model.Part) string {
+	if p.User {
+		return ""
+	}
+	return p.Text
 }
 
 // taggedNote returns the text inside a note the agent wrote for the model

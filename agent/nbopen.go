@@ -106,7 +106,7 @@ func (a *Agent) RunNotebook(ctx context.Context) iter.Seq[Event] {
 	var opened *Note
 	for _, m := range a.History() {
 		for _, p := range m.Parts {
-			if n, ok := ParseNote(p.Text); ok && n.Kind == NoteNotebook && m.Role == model.RoleUser {
+			if n, ok := ParseNote(NoteText(p)); ok && n.Kind == NoteNotebook && m.Role == model.RoleUser {
 				opened = &n
 			}
 		}

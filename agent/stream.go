@@ -84,6 +84,9 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		text := config.ExpandSkillCommand(prompt.Text, a.cfg.Skills)
 		msg := model.UserMessage(text, prompt.Images...)
+		if len(msg.Parts) > 0 && msg.Parts[0].Image == nil {
+			msg.Parts[0].User = true // never read as a note (NoteText)
+		}
 		// Notes go with the prompt: what the user did not restore, and the
 		// variables the prompt mentions.
 		notes := a.variableNotes(ctx, prompt.Text)

@@ -245,7 +245,7 @@ func keptFailure(hist []model.Message) bool {
 		return false
 	}
 	for _, p := range last.Parts {
-		if strings.HasPrefix(p.Text, FailedNotePrefix) {
+		if strings.HasPrefix(NoteText(p), FailedNotePrefix) {
 			return true
 		}
 	}

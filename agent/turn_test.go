@@ -752,8 +752,9 @@ turns:
 `, agent.WithSessionID(id))
 			if tt.fixture != "" {
 				// The Python freeact's format has no place for the sealed
-				// record of the code that ran, nor for its time: resumed,
-				// nothing claims it ran.
+				// record of the code that ran, nor for its time, nor for
+				// the mark of the user's own text: resumed, nothing claims
+				// it ran, and notes are told by their tags.
 				want = withoutRan(want)
 			}
 			if got := b.History(); !sameMessages(got, want) {
@@ -774,7 +775,7 @@ func withoutRan(msgs []model.Message) []model.Message {
 	for i, m := range msgs {
 		m.Parts = slices.Clone(m.Parts)
 		for j, p := range m.Parts {
-			p.Ran = nil
+			p.Ran, p.User = nil, false
 			if p.FunctionResponse != nil {
 				r := *p.FunctionResponse
 				r.Ran, r.ElapsedMS = nil, 0

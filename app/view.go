@@ -239,13 +239,13 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				if p.Text == "" {
 					continue
 				}
-				n, ok := agent.ParseNote(p.Text)
+				n, ok := agent.ParseNote(agent.NoteText(p))
 				switch {
 				case !ok:
-					if reason, failed := agent.FailedNoteError(p.Text); failed {
+					if reason, failed := agent.FailedNoteError(agent.NoteText(p)); failed {
 						// The turn failed after its actions ran, as it did live.
 						notes = append(notes, marshalEvent(&agent.Failed{Meta: main, Error: reason, Summary: "The turn ended early: " + reason, Kept: true}))
-					} else if !agent.IsAgentNote(p.Text) {
+					} else if !agent.IsAgentNote(agent.NoteText(p)) {
 						text = append(text, p.Text)
 					}
 				case n.Kind == agent.NoteUserCell:
@@ -314,7 +314,7 @@ func sessionTitle(raw json.RawMessage) (string, bool) {
 		if p.Text == "" || p.Image != nil {
 			continue
 		}
-		n, ok := agent.ParseNote(p.Text)
+		n, ok := agent.ParseNote(agent.NoteText(p))
 		switch {
 		case !ok:
 			text = append(text, p.Text)

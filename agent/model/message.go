@@ -58,6 +58,14 @@ type Part struct {
 	// so replays read the code that ran from here, never from text.
 	// Providers do not send it.
 	Ran *Ran `json:"ran,omitempty"`
+
+	// User marks the text the user sent as a prompt. The agent's notes to
+	// the model (a revert, a cut reply, a failed turn, a cell the user
+	// ran) go in parts without it, and only those are read as notes: a
+	// prompt that starts like one stays the user's words. Sessions of
+	// earlier versions lack it; their notes are told by their tags alone.
+	// Providers do not send it.
+	User bool `json:"user,omitempty"`
 }
 
 // Ran is the record of code that ran in the kernel (Part.Ran).
