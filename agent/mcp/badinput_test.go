@@ -28,7 +28,7 @@ func TestBadInputMessages(t *testing.T) {
 		name string
 		// spoil prepares the authorization server; browser plays the
 		// user's browser (nil: it follows the redirect).
-		spoil   func(a *authServer)
+		spoil   []mcptest.OAuthOption
 		browser func(ctx context.Context, server, u string) error
 		// form calls the tool "ask" with a form freeact cannot show,
 		// instead of a call that needs a sign-in.
@@ -39,12 +39,12 @@ func TestBadInputMessages(t *testing.T) {
 	}{
 		{
 			name:  "malformed metadata",
-			spoil: func(a *authServer) { a.prm = `{"resource": ` },
+			spoil: []mcptest.OAuthOption{mcptest.ResourceMetadata(`{"resource": `)},
 			want:  "MCP server \"secured\": sign-in failed (discovery): URL/.well-known/oauth-protected-resource/mcp: protected resource metadata is not valid JSON: unexpected end of JSON input. Sign in again from Settings → MCP or with `freeact mcp login secured`",
 		},
 		{
 			name:  "token endpoint error",
-			spoil: func(a *authServer) { a.tokenError = `{"error":"invalid_grant","error_description":"the code expired"}` },
+			spoil: []mcptest.OAuthOption{mcptest.TokenError(`{"error":"invalid_grant","error_description":"the code expired"}`)},
 			want:  "MCP server \"secured\": sign-in failed (token request): URL/token answered 400 Bad Request: invalid_grant: the code expired. Sign in again from Settings → MCP or with `freeact mcp login secured`",
 		},
 		{
@@ -70,10 +70,7 @@ func TestBadInputMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newAuthServer(t)
-			if tc.spoil != nil {
-				tc.spoil(a)
-			}
+			a := mcptest.NewOAuth(t, tc.spoil...)
 			browser := follow
 			if tc.browser != nil {
 				browser = tc.browser
@@ -91,7 +88,7 @@ func TestBadInputMessages(t *testing.T) {
 			var mu sync.Mutex
 			var notes []string
 			m := mcp.NewManager(map[string]config.Server{
-				"secured": {URL: a.srv.URL + "/mcp"},
+				"secured": a.Server(),
 				"plain":   mcptest.HTTP(t),
 			}, mcp.Options{
 				SignIn: mcp.SignInOptions{Dir: dir, Store: oauth.FileStore(filepath.Join(dir, "tokens")), Browser: counted, Timeout: timeout},
@@ -144,7 +141,7 @@ func TestBadInputMessages(t *testing.T) {
 					t.Errorf("status after the failure: %+v %v, want no tokens", st, err)
 				}
 			}
-			got = strings.ReplaceAll(got, a.srv.URL, "URL")
+			got = strings.ReplaceAll(got, strings.TrimSuffix(a.URL(), "/mcp"), "URL")
 			if got != tc.want {
 				t.Errorf("the user is told\n\t%s\nwant\n\t%s", got, tc.want)
 			}

@@ -1,11 +1,14 @@
 package mcptest
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,18 +26,29 @@ import (
 // signed in would), and a token endpoint that rotates refresh tokens. The
 // MCP endpoint (URL) answers 401 with WWW-Authenticate without a token it
 // issued, or with one that expired.
+//
+// A request that breaks what MCP asks of a client (an authorization
+// request without a loopback redirect, PKCE S256, the resource or
+// offline_access; a code exchanged without its PKCE verifier or the
+// resource) fails the test and is answered with invalid_request.
 type OAuth struct {
+	t        testing.TB
 	srv      *httptest.Server
 	lifetime time.Duration // of an access token
+	// metadata replaces the protected resource metadata when set;
+	// tokenError is the body of a 400 answer to every authorization code.
+	metadata, tokenError string
 
 	mu         sync.Mutex
 	registered int
 	authorized int
+	challenges map[string]string    // authorization code → PKCE challenge
 	issued     []string             // every access and refresh token, to look for leaks
 	valid      map[string]time.Time // access token → expiry
 	refresh    string
 	refused    int // MCP requests answered 401
 	grants     []Grant
+	refreshes  []url.Values
 }
 
 // Grant is a token request the token endpoint answered with tokens.
@@ -58,9 +72,21 @@ func AccessLifetime(d time.Duration) OAuthOption {
 	return func(a *OAuth) { a.lifetime = d }
 }
 
+// ResourceMetadata makes the protected resource metadata endpoint answer
+// body, as it is, instead of valid metadata.
+func ResourceMetadata(body string) OAuthOption {
+	return func(a *OAuth) { a.metadata = body }
+}
+
+// TokenError makes the token endpoint answer every authorization code
+// with 400 Bad Request and body (JSON, as RFC 6749 §5.2 has it).
+func TokenError(body string) OAuthOption {
+	return func(a *OAuth) { a.tokenError = body }
+}
+
 // NewOAuth starts the servers for the test's lifetime.
 func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
-	a := &OAuth{valid: map[string]time.Time{}, lifetime: time.Hour}
+	a := &OAuth{t: t, valid: map[string]time.Time{}, challenges: map[string]string{}, lifetime: time.Hour}
 	for _, o := range opts {
 		o(a)
 	}
@@ -71,6 +97,11 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 		json.NewEncoder(w).Encode(v)
 	}
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if a.metadata != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(a.metadata))
+			return
+		}
 		writeJSON(w, map[string]any{"resource": a.URL(), "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"tools"}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -86,30 +117,59 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		redirect, err := url.Parse(q.Get("redirect_uri"))
-		if err != nil || redirect.Hostname() != "127.0.0.1" || q.Get("code_challenge_method") != "S256" || q.Get("resource") != a.URL() {
-			http.Error(w, "want a loopback redirect_uri, PKCE with S256 and the resource", http.StatusBadRequest)
+		if err != nil || redirect.Hostname() != "127.0.0.1" {
+			a.badRequest(w, "authorization request %v: want a loopback redirect_uri", q)
+			return
+		}
+		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("resource") != a.URL() ||
+			!slices.Contains(strings.Fields(q.Get("scope")), "offline_access") {
+			a.t.Errorf("mcptest.OAuth: authorization request %v: want PKCE with S256, the resource and offline_access", q)
+			// The error goes back to the client (RFC 6749 §4.1.2.1), which
+			// stops at once rather than wait for a code.
+			http.Redirect(w, r, q.Get("redirect_uri")+"?error=invalid_request&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 			return
 		}
 		a.mu.Lock()
 		a.authorized++
+		code := fmt.Sprintf("code-%d", a.authorized)
+		a.challenges[code] = q.Get("code_challenge")
 		a.mu.Unlock()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		r.ParseForm()
+		f := r.PostForm
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if r.PostForm.Get("grant_type") == "refresh_token" && r.PostForm.Get("refresh_token") != a.refresh {
-			w.WriteHeader(http.StatusBadRequest)
-			writeJSON(w, map[string]string{"error": "invalid_grant"})
-			return
+		switch f.Get("grant_type") {
+		case "authorization_code":
+			challenge, ok := a.challenges[f.Get("code")]
+			delete(a.challenges, f.Get("code"))
+			sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != challenge || f.Get("resource") != a.URL() {
+				a.badRequest(w, "token request %v: want a code this server issued, its PKCE verifier and the resource", f)
+				return
+			}
+			if a.tokenError != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(a.tokenError))
+				return
+			}
+		case "refresh_token":
+			a.refreshes = append(a.refreshes, f)
+			if f.Get("refresh_token") != a.refresh {
+				w.WriteHeader(http.StatusBadRequest)
+				writeJSON(w, map[string]string{"error": "invalid_grant"})
+				return
+			}
 		}
 		n := len(a.issued)/2 + 1
 		access, refresh := fmt.Sprintf("access-token-%d-secret", n), fmt.Sprintf("refresh-token-%d-secret", n)
 		a.issued = append(a.issued, access, refresh)
 		now := time.Now()
 		a.valid[access], a.refresh = now.Add(a.lifetime), refresh
-		a.grants = append(a.grants, Grant{Type: r.PostForm.Get("grant_type"), Resource: r.PostForm.Get("resource"), At: now, Expiry: now.Add(a.lifetime)})
+		a.grants = append(a.grants, Grant{Type: f.Get("grant_type"), Resource: f.Get("resource"), At: now, Expiry: now.Add(a.lifetime)})
 		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": int(a.lifetime / time.Second)})
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -134,6 +194,15 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 	a.srv = httptest.NewServer(mux)
 	t.Cleanup(a.srv.Close)
 	return a
+}
+
+// badRequest fails the test with what the client sent wrong and answers
+// 400 invalid_request.
+func (a *OAuth) badRequest(w http.ResponseWriter, format string, args ...any) {
+	a.t.Errorf("mcptest.OAuth: "+format, args...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]string{"error": "invalid_request"})
 }
 
 // URL is the MCP endpoint.
@@ -171,6 +240,14 @@ func (a *OAuth) Grants() []Grant {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]Grant(nil), a.grants...)
+}
+
+// Refreshes returns the form of every refresh token request, answered
+// with tokens or refused, in order.
+func (a *OAuth) Refreshes() []url.Values {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]url.Values(nil), a.refreshes...)
 }
 
 // Revoke makes every access token issued so far invalid: the next request
