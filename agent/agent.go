@@ -611,11 +611,13 @@ func (a *Agent) startServer(ctx context.Context) error {
 		WarmAfter: spareAfter,
 	})
 	if err != nil {
-		step := StepServer
+		// Kernels are launched by the agent itself (over ZeroMQ), so what
+		// fails here is the kernel's start, or the sandbox around it.
+		step := StepKernel
 		if sandbox != nil {
 			step = StepSandbox
 		}
-		return &StartError{Step: step, Err: fmt.Errorf("start Jupyter server: %w", err)}
+		return &StartError{Step: step, Err: err}
 	}
 	a.server, a.executors = srv, jupyter{srv}
 	return nil

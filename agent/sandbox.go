@@ -45,9 +45,11 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 }
 
 // protectServerEnv adds to the sandbox's protected paths the Python
-// environment that runs the Jupyter server, outside the sandbox, when it
-// lies in the workspace: a venv as a whole (its site-packages are imported
-// by the server), or else the interpreter itself.
+// environment freeact also runs outside the sandbox (to probe its
+// packages at every start, and for a local jupyter_server when one is
+// asked for), when it lies in the workspace: a venv as a whole (its
+// site-packages are imported there), or else the interpreter itself.
+// Code in the sandbox that rewrote it would run outside it next time.
 func protectServerEnv(sb *kernel.Sandbox, workspace, python string) {
 	if sb == nil {
 		return

@@ -132,3 +132,30 @@ func TestStartAgentFailure(t *testing.T) {
 		t.Errorf("resume without persistence: %v", err)
 	}
 }
+
+// Kernels are started by the agent itself: when that cannot even begin
+// (here its state folder cannot be made), the failure is the kernel's,
+// not a Jupyter server's, and its fix says what to check.
+func TestStartAgentKernelFailureIsTheKernels(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "k")
+	py := testPython(t)
+	ws, err := agent.OpenWorkspace(t.TempDir(), agent.WorkspaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := *ws.Config
+	cfg.Options.Python = &py
+	notAFolder := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notAFolder, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.StartAgent(context.Background(), &cfg, agent.WithoutProvisioning(), agent.WithKernelDir(notAFolder))
+	var se *agent.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("start with a kernel folder that cannot be made: %v, want a StartError", err)
+	}
+	if se.Step != agent.StepKernel || !strings.Contains(err.Error(), "prepare local kernels") ||
+		strings.Contains(err.Error()+se.Summary()+se.Fix(), "Jupyter server") {
+		t.Fatalf("start with a kernel folder that cannot be made: step %q: %v; %s %s", se.Step, err, se.Summary(), se.Fix())
+	}
+}

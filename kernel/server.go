@@ -256,14 +256,20 @@ ServerApp.write_browser_open_files = lambda self: None
 sys.exit(ServerApp.launch_instance(config=config))
 `
 
-// StartServer starts `python -m jupyter_server` on 127.0.0.1 and a free
-// port with a random token, and waits until its status API answers.
+// StartServer makes the Server that starts local kernels: by default it
+// launches each kernel itself and talks to it over ZeroMQ; with
+// opts.JupyterServer it starts `python -m jupyter_server` on 127.0.0.1 and
+// a free port with a random token, and waits until its status API answers.
 func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
+	what := "prepare local kernels"
+	if opts.JupyterServer {
+		what = "start jupyter server"
+	}
 	if opts.Python == "" {
-		return nil, errors.New("start jupyter server: no Python interpreter given (resolve one with ResolveEnv)")
+		return nil, fmt.Errorf("%s: no Python interpreter given (resolve one with ResolveEnv)", what)
 	}
 	if opts.Dir == "" {
-		return nil, errors.New("start jupyter server: no state directory given (ServerOptions.Dir)")
+		return nil, fmt.Errorf("%s: no state directory given (ServerOptions.Dir)", what)
 	}
 	if opts.KernelPython == "" {
 		opts.KernelPython = opts.Python
@@ -272,25 +278,25 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	if opts.Isolate {
 		var err error
 		if private, err = newStateDir(opts.Dir); err != nil {
-			return nil, fmt.Errorf("start jupyter server: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		opts.Dir = private.path
 	}
-	s, err := startServer(ctx, opts, private)
+	s, err := startServer(ctx, opts, private, what)
 	if err != nil && private != nil {
 		_ = private.remove()
 	}
 	return s, err
 }
 
-func startServer(ctx context.Context, opts ServerOptions, private *stateDir) (_ *Server, err error) {
+func startServer(ctx context.Context, opts ServerOptions, private *stateDir, what string) (_ *Server, err error) {
 	if opts.Root == "" {
 		opts.Root = opts.Dir
 	}
 	dirs := jupyterDirs(opts.Dir)
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("start jupyter server: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	config := serverConfig
