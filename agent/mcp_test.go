@@ -711,14 +711,14 @@ func TestMCPCatalogAndCompletion(t *testing.T) {
 	if i < 0 || cat.Prompts[i].Server != "everything" || !slices.ContainsFunc(cat.Prompts[i].Arguments, func(a agent.MCPArgument) bool { return a.Name == "city" && a.Required }) {
 		t.Fatalf("prompts %+v", cat.Prompts)
 	}
-	values, err := a.CompleteMCP(t.Context(), "prompt", "everything", "completable-prompt", "department", "Eng")
+	values, err := a.CompleteMCP(t.Context(), "prompt", "everything", "completable-prompt", "department", "Eng", nil)
 	if err != nil || !slices.Contains(values, "Engineering") {
 		t.Errorf("completion: %v %v", values, err)
 	}
-	if _, err := a.CompleteMCP(t.Context(), "prompt", "nowhere", "p", "a", ""); err == nil || !strings.Contains(err.Error(), `"nowhere"`) {
+	if _, err := a.CompleteMCP(t.Context(), "prompt", "nowhere", "p", "a", "", nil); err == nil || !strings.Contains(err.Error(), `"nowhere"`) {
 		t.Errorf("an unknown server: %v", err)
 	}
-	vals, err := a.CompleteMCP(t.Context(), "resource", "everything", template.URI, template.Arguments[0].Name, "1")
+	vals, err := a.CompleteMCP(t.Context(), "resource", "everything", template.URI, template.Arguments[0].Name, "1", nil)
 	if err != nil || !slices.Contains(vals, "1") {
 		t.Errorf("template %s completes %s=1 to %v (%v)", template.URI, template.Arguments[0].Name, vals, err)
 	}

@@ -123,17 +123,18 @@ func firstOf(s ...string) string {
 
 // CompleteMCP asks a server for values of an argument that begin like
 // value: kind "prompt" (name a prompt) or "resource" (name a resource
-// template).
-func (a *Agent) CompleteMCP(ctx context.Context, kind, server, name, arg, value string) ([]string, error) {
+// template). resolved holds the arguments already filled in, which the
+// server may narrow the values by.
+func (a *Agent) CompleteMCP(ctx context.Context, kind, server, name, arg, value string, resolved map[string]string) ([]string, error) {
 	m, err := a.mcpManager(server)
 	if err != nil {
 		return nil, err
 	}
 	switch kind {
 	case "prompt":
-		return m.CompletePromptArgument(ctx, server, name, arg, value)
+		return m.CompletePromptArgument(ctx, server, name, arg, value, resolved)
 	case "resource":
-		return m.CompleteResourceArgument(ctx, server, name, arg, value)
+		return m.CompleteResourceArgument(ctx, server, name, arg, value, resolved)
 	}
 	return nil, fmt.Errorf("complete: kind %q is neither prompt nor resource", kind)
 }

@@ -31,14 +31,14 @@ func (d *Desktop) MCPCatalog() (agent.MCPCatalog, error) {
 
 // CompleteMCP asks a server for values of a prompt's argument (kind
 // "prompt") or a resource template's variable (kind "resource") that
-// begin like value.
-func (d *Desktop) CompleteMCP(kind, server, name, arg, value string) ([]string, error) {
+// begin like value, given the arguments already filled in (resolved).
+func (d *Desktop) CompleteMCP(kind, server, name, arg, value string, resolved map[string]string) ([]string, error) {
 	a, ctx, cancel, err := d.mcpAgent()
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	return a.CompleteMCP(ctx, kind, server, name, arg, value)
+	return a.CompleteMCP(ctx, kind, server, name, arg, value, resolved)
 }
 
 // MCPResourceURI fills in a resource template with the values of its

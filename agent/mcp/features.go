@@ -442,8 +442,9 @@ func (m *Manager) GetPrompt(ctx context.Context, server, prompt string, args map
 }
 
 // CompletePromptArgument asks server for values of a prompt's argument
-// that start like value (completion/complete).
-func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, arg, value string) ([]string, error) {
+// that start like value (completion/complete), given the other arguments
+// already resolved.
+func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, arg, value string, resolved map[string]string) ([]string, error) {
 	c, err := m.conn(ctx, server)
 	if err != nil {
 		return nil, err
@@ -451,6 +452,7 @@ func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, ar
 	req := mcp.CompleteRequest{}
 	req.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: prompt}
 	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
+	req.Params.Context.Arguments = others(resolved, arg)
 	res, err := c.cli.Complete(ctx, req)
 	if err != nil {
 		return nil, &Error{Server: server, Err: fmt.Errorf("complete argument %q of prompt %q: %w", arg, prompt, err)}
@@ -459,8 +461,9 @@ func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, ar
 }
 
 // CompleteResourceArgument asks server for values of a variable of a
-// resource template that begin like value.
-func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTemplate, arg, value string) ([]string, error) {
+// resource template that begin like value, given the other variables
+// already resolved.
+func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTemplate, arg, value string, resolved map[string]string) ([]string, error) {
 	c, err := m.conn(ctx, server)
 	if err != nil {
 		return nil, err
@@ -468,11 +471,28 @@ func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTempl
 	req := mcp.CompleteRequest{}
 	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: uriTemplate}
 	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
+	req.Params.Context.Arguments = others(resolved, arg)
 	res, err := c.cli.Complete(ctx, req)
 	if err != nil {
 		return nil, &Error{Server: server, Err: fmt.Errorf("complete %q of resource template %q: %w", arg, uriTemplate, err)}
 	}
 	return res.Completion.Values, nil
+}
+
+// others is the context of a completion (MCP 2025-06-18): the arguments
+// already filled in besides arg, so that a server can narrow one argument
+// by another; nil when there are none.
+func others(resolved map[string]string, arg string) map[string]string {
+	var out map[string]string
+	for k, v := range resolved {
+		if k != arg && v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // ExpandTemplate fills in a resource template (RFC 6570) with values.

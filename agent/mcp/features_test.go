@@ -133,9 +133,19 @@ func TestReferenceServerEverythingFeatures(t *testing.T) {
 			if err != nil || len(msgs) == 0 || !strings.Contains(msgs[0].Text, "Paris") {
 				t.Fatalf("args-prompt: %+v %v", msgs, err)
 			}
-			values, err := m.CompletePromptArgument(ctx, "everything", "completable-prompt", "department", "Eng")
+			values, err := m.CompletePromptArgument(ctx, "everything", "completable-prompt", "department", "Eng", nil)
 			if err != nil || !slices.Contains(values, "Engineering") {
 				t.Fatalf("completion: %v %v", values, err)
+			}
+			// The leader's names depend on the department already chosen,
+			// which goes along as the completion's context.
+			values, err = m.CompletePromptArgument(ctx, "everything", "completable-prompt", "name", "",
+				map[string]string{"department": "Sales", "name": "ignored: the argument itself"})
+			if err != nil || !slices.Equal(values, []string{"David", "Eve", "Frank"}) {
+				t.Fatalf("completion of name in Sales: %v %v", values, err)
+			}
+			if values, err = m.CompletePromptArgument(ctx, "everything", "completable-prompt", "name", "", nil); err != nil || len(values) != 0 {
+				t.Fatalf("completion of name without a department: %v %v", values, err)
 			}
 
 			// The tools registered for the client's capabilities are listed,

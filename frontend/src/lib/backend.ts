@@ -105,7 +105,7 @@ export interface Backend {
   /** The MCP servers' resources, templates and prompts, for @ and /. */
   mcpCatalog(): Promise<MCPCatalog>;
   /** completion/complete: kind "prompt" (name a prompt) or "resource" (name a template). */
-  completeMCP(kind: 'prompt' | 'resource', server: string, name: string, arg: string, value: string): Promise<string[]>;
+  completeMCP(kind: 'prompt' | 'resource', server: string, name: string, arg: string, value: string, resolved: Record<string, string>): Promise<string[]>;
   /** Fills in a resource template (RFC 6570). */
   mcpResourceURI(template: string, values: Record<string, string>): Promise<string>;
   imagesIn(dir: string): Promise<string[]>;
@@ -319,7 +319,7 @@ export const backend: Backend = {
   showInFolder: (path) => call(() => Desktop.ShowInFolder(path)),
   completePath: (prefix) => call(() => Desktop.CompletePath(prefix)),
   mcpCatalog: () => call(Desktop.MCPCatalog) as Promise<MCPCatalog>,
-  completeMCP: (kind, server, name, arg, value) => call(() => Desktop.CompleteMCP(kind, server, name, arg, value)),
+  completeMCP: (kind, server, name, arg, value, resolved) => call(() => Desktop.CompleteMCP(kind, server, name, arg, value, resolved)),
   mcpResourceURI: (template, values) => call(() => Desktop.MCPResourceURI(template, values)),
   imagesIn: (dir) => call(() => Desktop.ImagesIn(dir)),
   skills: () => call(Desktop.Skills),

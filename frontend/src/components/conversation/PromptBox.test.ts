@@ -191,7 +191,7 @@ describe('PromptBox: @ for variables', () => {
       await userEvent.keyboard('{ArrowDown}{ArrowDown}{Tab}{Enter}');
       await vi.waitFor(() => expect(box.value).toBe('see @docs:repo://alan '));
       expect(mcp.resourceURI).toHaveBeenCalledWith('repo://{owner}', { owner: 'alan' });
-      expect(mcp.complete).toHaveBeenCalledWith('resource', 'docs', 'repo://{owner}', 'owner', 'a');
+      expect(mcp.complete).toHaveBeenCalledWith('resource', 'docs', 'repo://{owner}', 'owner', 'a', {});
       expect(screen.queryByTestId('mcp-args-form')).toBeNull();
       expect(box).toHaveFocus();
     });
@@ -211,7 +211,11 @@ describe('PromptBox: @ for variables', () => {
       expect(await screen.findByRole('option', { name: 'install' })).toBeInTheDocument();
       await userEvent.keyboard('{Tab}');
       await userEvent.tab();
-      await userEvent.keyboard('very dry{Enter}');
+      await userEvent.keyboard('very dry');
+      // The page already chosen goes along, so the server may narrow the tone by it.
+      await vi.waitFor(() => expect(mcp.complete).toHaveBeenCalledWith('prompt', 'docs', 'summarise', 'tone', 'very dry', { page: 'intro' }));
+      expect(mcp.complete).toHaveBeenCalledWith('prompt', 'docs', 'summarise', 'page', 'in', {});
+      await userEvent.keyboard('{Enter}');
       await vi.waitFor(() => expect(box.value).toBe('/docs:summarise page=intro tone="very dry" '));
       expect(onsend).not.toHaveBeenCalled();
       await userEvent.keyboard('{Enter}');

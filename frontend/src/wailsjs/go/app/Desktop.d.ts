@@ -34,7 +34,7 @@ export function ClipboardImage():Promise<string>;
 
 export function CompactNow():Promise<void>;
 
-export function CompleteMCP(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<Array<string>>;
+export function CompleteMCP(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string,arg6:{[key: string]: string}):Promise<Array<string>>;
 
 export function CompletePath(arg1:string):Promise<Array<app.PathEntry>>;
 

@@ -54,8 +54,8 @@ export function CompactNow() {
   return window['go']['app']['Desktop']['CompactNow']();
 }
 
-export function CompleteMCP(arg1, arg2, arg3, arg4, arg5) {
-  return window['go']['app']['Desktop']['CompleteMCP'](arg1, arg2, arg3, arg4, arg5);
+export function CompleteMCP(arg1, arg2, arg3, arg4, arg5, arg6) {
+  return window['go']['app']['Desktop']['CompleteMCP'](arg1, arg2, arg3, arg4, arg5, arg6);
 }
 
 export function CompletePath(arg1) {
