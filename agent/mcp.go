@@ -327,16 +327,49 @@ func (m *mcpTools) failed(group string, err error) {
 	}
 }
 
-// MCPFailures lists the MCP servers that did not start when the agent
-// started (their tools are not offered; a JSON server is tried again on its
-// next call, a code-mode server when code calls it).
+// MCPFailures lists the MCP servers that did not start with the agent and
+// are not connected since (MCPConnect, a sign-in, or a call from code that
+// connected them): their tools are not offered.
 func (a *Agent) MCPFailures() []MCPFailure {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.mcp == nil {
-		return nil
+	m := a.mcp
+	var failures []MCPFailure
+	if m != nil {
+		failures = slices.Clone(m.failures)
 	}
-	return slices.Clone(a.mcp.failures)
+	a.mu.Unlock()
+	out := failures[:0]
+	for _, f := range failures {
+		if g := m.group(f.Group); f.Server == "" || g == nil || g.ProtocolVersion(f.Server) == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// noteFailure records why server of the manager g failed (again).
+func (m *mcpTools) noteFailure(g *mcp.Manager, server, why string) {
+	group := "ptc_servers"
+	if g == m.json {
+		group = "mcp_servers"
+	}
+	i := slices.IndexFunc(m.failures, func(f MCPFailure) bool { return f.Group == group && f.Server == server })
+	if i < 0 {
+		m.failures = append(m.failures, MCPFailure{Group: group, Server: server, Error: why})
+		return
+	}
+	m.failures[i].Error = why
+}
+
+// group is the manager of group ("mcp_servers" or "ptc_servers"), or nil.
+func (m *mcpTools) group(group string) *mcp.Manager {
+	switch group {
+	case "mcp_servers":
+		return m.json
+	case "ptc_servers":
+		return m.ptc
+	}
+	return nil
 }
 
 // ExpandMCP turns a request into what the model gets: a prompt slash

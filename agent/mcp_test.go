@@ -507,6 +507,46 @@ func TestMCPFailuresAtStart(t *testing.T) {
 	}
 }
 
+// A JSON server that did not start can be tried again (the window's Try
+// again): while it still fails its failure says the new reason; once it
+// connects it leaves MCPFailures and its tools are offered from the next
+// model call, without a restart.
+func TestMCPConnectAfterAFailedStart(t *testing.T) {
+	good := mcptest.Stdio(t)
+	missing := filepath.Join(t.TempDir(), "server")
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"late": map[string]any{"command": missing, "args": good.Args, "env": good.Env}},
+	})
+	a, _ := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - expect:
+      tools: [late_echo]
+    reply: [{text: "Now I have it."}]
+`)
+	if f := a.MCPFailures(); len(f) != 1 || f[0].Server != "late" {
+		t.Fatalf("failures at start: %+v", f)
+	}
+	if err := a.MCPConnect(t.Context(), "late"); err == nil {
+		t.Fatal("a server whose command is still missing connected")
+	}
+	if f := a.MCPFailures(); len(f) != 1 || !strings.Contains(f[0].Error, missing) {
+		t.Fatalf("failures after a failed try: %+v", f)
+	}
+	if err := os.Symlink(good.Command, missing); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.MCPConnect(t.Context(), "late"); err != nil {
+		t.Fatalf("try again once the server is there: %v", err)
+	}
+	if f := a.MCPFailures(); len(f) != 0 {
+		t.Errorf("failures once it connected: %+v", f)
+	}
+	run(t, a, "Use it.", nil)
+	if err := a.MCPConnect(t.Context(), "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("connect an unknown server: %v", err)
+	}
+}
+
 // TestGeneratedModulesStayInTheWorkspace: code writes .freeact/generated
 // (in the sandbox too), so it can put a symbolic link where the modules of
 // MCP servers go. The agent, outside the sandbox, never follows it: a

@@ -106,6 +106,28 @@ func (a *Agent) MCPLogin(ctx context.Context, server string) error {
 	return nil
 }
 
+// MCPConnect connects server now, as the window's Try again does for a
+// server that did not start: a JSON server's tools are offered from the
+// next model call, and it leaves MCPFailures. When it fails again, its
+// failure says the new reason.
+func (a *Agent) MCPConnect(ctx context.Context, server string) error {
+	m, err := a.mcpManagerOf(server)
+	if err != nil {
+		return err
+	}
+	_, err = m.ServerTools(ctx, server)
+	if err != nil {
+		why := err.Error()
+		if me := (*mcp.Error)(nil); errors.As(err, &me) {
+			why = me.Err.Error()
+		}
+		a.mu.Lock()
+		a.mcp.noteFailure(m, server, why)
+		a.mu.Unlock()
+	}
+	return err
+}
+
 // MCPLogout forgets the tokens of server (the registration is kept).
 func (a *Agent) MCPLogout(server string) error {
 	m, err := a.mcpManagerOf(server)

@@ -279,7 +279,30 @@ func (d *Desktop) MCPSignIn(server string) error {
 	if err != nil {
 		return err
 	}
+	defer d.refreshStatus()
 	return a.MCPLogin(d.host.context(), server)
+}
+
+// MCPConnect tries again to connect a server that did not start (or is
+// not connected): on success its tools are offered from the next model
+// call and its failure banner goes; on failure the banner says why now.
+func (d *Desktop) MCPConnect(server string) error {
+	a, err := d.runningAgent()
+	if err != nil {
+		return err
+	}
+	defer d.refreshStatus()
+	return a.MCPConnect(d.host.context(), server)
+}
+
+// refreshStatus sends the kernel status again, for what it derives from
+// the agent (the MCP servers that failed) to show as it is now.
+func (d *Desktop) refreshStatus() {
+	ws, err := d.current()
+	if err != nil {
+		return
+	}
+	ws.updateStatus(func(last KernelStatus) (KernelStatus, bool) { return last, last.State == KernelReady })
 }
 
 // MCPSignOut forgets the tokens of server (its registration is kept).

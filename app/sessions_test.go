@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // The session list's rename, search and delete, on sessions written by
@@ -109,6 +111,47 @@ func TestKernelStatusNamesFailedMCPServers(t *testing.T) {
 	st := h.waitState(t, KernelReady)
 	if len(st.MCPFailures) != 1 || st.MCPFailures[0].Server != "files" || st.MCPFailures[0].Group != "mcp_servers" || !strings.Contains(st.MCPFailures[0].Error, "no-such-server") {
 		t.Fatalf("failures %+v", st.MCPFailures)
+	}
+}
+
+// Try again on a server that did not start connects it once it can: the
+// status the window shows loses its failure (the banner goes), and a try
+// that fails again says the reason in it.
+func TestTryAgainConnectsAFailedMCPServer(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	sc, err := modeltest.ParseScenario([]byte("name: none\nallow_unplayed: true\nturns: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	d, h, ws := testDesktop(t)
+	script := filepath.Join(t.TempDir(), "everything")
+	servers, _ := json.Marshal(map[string]any{"everything": map[string]any{"command": script, "connect_timeout": 60}})
+	if errs, err := config.SaveValues(ws, map[string]json.RawMessage{"mcp_servers": servers}, config.LoadOptions{}); err != nil || len(errs) > 0 {
+		t.Fatal(errs, err)
+	}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	if st := h.waitState(t, KernelReady); len(st.MCPFailures) != 1 {
+		t.Fatalf("failures at start %+v", st.MCPFailures)
+	}
+	n := h.statusCount()
+	if err := d.MCPConnect("everything"); err == nil || !strings.Contains(err.Error(), script) {
+		t.Fatalf("try again while the command is missing: %v", err)
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec node "+js+" stdio\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.MCPConnect("everything"); err != nil {
+		t.Fatalf("try again once the server is there: %v", err)
+	}
+	h.mu.Lock()
+	sent := slices.Clone(h.status[n:])
+	h.mu.Unlock()
+	if len(sent) != 2 || len(sent[0].MCPFailures) != 1 || len(sent[1].MCPFailures) != 0 || sent[1].State != KernelReady {
+		t.Fatalf("statuses after the two tries: %+v", sent)
 	}
 }
 

@@ -244,12 +244,19 @@ func (d *Desktop) sendBatch(b []queued) {
 
 // setStatus records and emits the kernel status.
 func (ws *workspace) setStatus(s KernelStatus) {
+	ws.updateStatus(func(KernelStatus) (KernelStatus, bool) { return s, true })
+}
+
+// updateStatus records and emits the status next makes of the last one,
+// unless next declines.
+func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bool)) {
 	// statusMu keeps the statuses sent in the order they were recorded,
 	// without holding mu while the window is notified.
 	ws.statusMu.Lock()
 	defer ws.statusMu.Unlock()
 	ws.mu.Lock()
-	if ws.closed {
+	s, ok := next(ws.status)
+	if ws.closed || !ok {
 		ws.mu.Unlock()
 		return
 	}

@@ -128,6 +128,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     mcpServers: vi.fn(async () => []),
     mcpSignIn: vi.fn(async () => {}),
     mcpSignOut: vi.fn(async () => {}),
+    mcpConnect: vi.fn(async () => {}),
     onMCP: () => () => {},
     onEvents: (cb) => {
       emit = cb;

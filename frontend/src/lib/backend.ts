@@ -213,6 +213,8 @@ export interface Backend {
   mcpSignIn(server: string): Promise<void>;
   /** Forgets a server's tokens. */
   mcpSignOut(server: string): Promise<void>;
+  /** Tries again to connect a server that did not start; the kernel status follows. */
+  mcpConnect(server: string): Promise<void>;
   /** Subscribes to the MCP servers' sign-ins and forms. */
   onMCP(cb: (r: MCPRequest) => void): () => void;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
@@ -381,6 +383,7 @@ export const backend: Backend = {
   cancelSignIn: (id) => call(() => Desktop.CancelSignIn(id)),
   mcpServers: () => call(Desktop.MCPServers) as Promise<MCPServerState[]>,
   mcpSignIn: (server) => call(() => Desktop.MCPSignIn(server)),
+  mcpConnect: (server) => call(() => Desktop.MCPConnect(server)),
   mcpSignOut: (server) => call(() => Desktop.MCPSignOut(server)),
   onMCP: (cb) => subscribe(mcpHandlers, cb),
   onEvents: (cb) => subscribe(eventHandlers, cb),

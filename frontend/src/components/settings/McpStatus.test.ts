@@ -24,6 +24,7 @@ function setup(list = servers, fail = '') {
     }),
     mcpSignIn: vi.fn(async () => {}),
     mcpSignOut: vi.fn(async () => {}),
+    mcpConnect: vi.fn(async () => {}),
     onMCP: vi.fn((cb: (r: MCPRequest) => void) => {
       emit = cb;
       return () => {};
@@ -58,6 +59,15 @@ describe('McpStatus', () => {
     expect(backend.mcpSignOut).toHaveBeenCalledWith('docs');
     await vi.waitFor(() => expect(screen.getByText('Signed out of docs; the client registration is kept.')).toBeInTheDocument());
     expect(backend.mcpServers).toHaveBeenCalledTimes(3);
+  });
+
+  it('tries a failed server again (only one that needs no sign-in), and reads the list again', async () => {
+    const { backend } = setup();
+    await userEvent.click(await screen.findByRole('button', { name: 'Try again to start broken' }));
+    expect(backend.mcpConnect).toHaveBeenCalledWith('broken');
+    await vi.waitFor(() => expect(screen.getByText('Connected broken; its tools are offered from the next message.')).toBeInTheDocument());
+    expect(backend.mcpServers).toHaveBeenCalledTimes(2);
+    expect(screen.queryByRole('button', { name: /Try again to start (wiki|tracker|files|code)/ })).toBeNull();
   });
 
   it('says why a sign-in failed', async () => {

@@ -70,6 +70,8 @@ export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
 
 export function MCPCatalog():Promise<agent.MCPCatalog>;
 
+export function MCPConnect(arg1:string):Promise<void>;
+
 export function MCPResourceURI(arg1:string,arg2:{[key: string]: string}):Promise<string>;
 
 export function MCPServers():Promise<Array<agent.MCPServerState>>;

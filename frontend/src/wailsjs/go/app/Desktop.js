@@ -126,6 +126,10 @@ export function MCPCatalog() {
   return window['go']['app']['Desktop']['MCPCatalog']();
 }
 
+export function MCPConnect(arg1) {
+  return window['go']['app']['Desktop']['MCPConnect'](arg1);
+}
+
 export function MCPResourceURI(arg1, arg2) {
   return window['go']['app']['Desktop']['MCPResourceURI'](arg1, arg2);
 }
