@@ -189,6 +189,11 @@ test-package: package ## build the .deb, check it, install and run it in a clean
 	scripts/check-deb.sh dist/freeact_*.deb $(VERSION)
 	scripts/deb-chroot.sh dist/freeact_*.deb $(VERSION) $(DEB_ROOT)
 
+# Not part of make test: a second root costs a debootstrap and a download.
+.PHONY: test-package-debian13
+test-package-debian13: package ## the same .deb installed and run in a clean Debian 13 (trixie) root
+	DEBIAN_SUITE=trixie scripts/deb-chroot.sh dist/freeact_*.deb $(VERSION) .cache/debian13
+
 .PHONY: test-local-model
 test-local-model: deps-python ## a real llama.cpp server (built once into .cache/llama) and SmolLM2-135M, end to end; RECORD=1 rewrites its wire fixtures
 	scripts/local-model/test.sh

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs a .deb into a clean Debian 12 root and runs `freeact version`
+# Installs a .deb into a clean Debian root and runs `freeact version`
 # there, so the package's Depends line is proven to resolve to libraries the
 # binary loads on a system that has nothing else installed:
 #
 #   scripts/deb-chroot.sh DEB WANT-VERSION [CACHE]   run by make test-package
 #
-# CACHE (default .cache/debian12) keeps a minimal root made once with
+# DEBIAN_SUITE picks the release: bookworm (Debian 12, the default, which
+# make test-package uses) or trixie (Debian 13, make test-package-debian13).
+# CACHE (default .cache/debian12, or .cache/debian13) keeps a minimal root made once with
 # debootstrap and the .debs apt fetched, so a rerun copies the root and
 # installs from the cache instead of the network. Every run starts from the
 # pristine root: what one run installed never leaks into the next. The
@@ -15,8 +17,13 @@ set -euo pipefail
 
 deb="${1:?usage: deb-chroot.sh DEB WANT-VERSION [CACHE]}"
 want="${2:?usage: deb-chroot.sh DEB WANT-VERSION [CACHE]}"
-cache="${3:-.cache/debian12}"
-suite=bookworm
+suite="${DEBIAN_SUITE:-bookworm}"
+case "$suite" in
+bookworm) release="Debian 12" ;;
+trixie) release="Debian 13" ;;
+*) echo "deb-chroot: FAIL: DEBIAN_SUITE=$suite: use bookworm (Debian 12) or trixie (Debian 13)" >&2 && exit 1 ;;
+esac
+cache="${3:-.cache/debian${release#Debian }}"
 fail() {
 	echo "deb-chroot: FAIL: $*" >&2
 	exit 1
@@ -55,7 +62,7 @@ archives="$cache/archives"
 mkdir -p "$archives/partial"
 
 if [[ ! -f "$base/.complete" ]]; then
-	echo "deb-chroot: making a minimal Debian 12 root from $url into $base (once; later runs reuse it)"
+	echo "deb-chroot: making a minimal $release root from $url into $base (once; later runs reuse it)"
 	rm -rf "$base"
 	start=$(date +%s)
 	debootstrap --variant=minbase --cache-dir="$archives" "$suite" "$base" "$url" >"$cache/debootstrap.log" 2>&1 ||
@@ -100,7 +107,7 @@ cp /etc/resolv.conf "$work/etc/resolv.conf" 2>/dev/null || true
 in_root() { chroot "$work" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 in_root apt-get update -qq >"$cache/apt.log" 2>&1 || fail "apt-get update in the root failed (log: $cache/apt.log)"
 in_root apt-get install -y -qq --no-install-recommends /tmp/freeact.deb >>"$cache/apt.log" 2>&1 ||
-	fail "the .deb does not install on a clean Debian 12 (log: $cache/apt.log)"
+	fail "the .deb does not install on a clean $release (log: $cache/apt.log)"
 got="$(in_root freeact version)" || fail "freeact version fails in the clean root: $got"
 [[ "$got" == "freeact $want "* ]] || fail "freeact version in the clean root says '$got', want 'freeact $want ...'"
-echo "deb-chroot: ok: installed on a clean Debian 12 and ran: $got ($(($(date +%s) - start)) s)"
+echo "deb-chroot: ok: installed on a clean $release and ran: $got ($(($(date +%s) - start)) s)"
