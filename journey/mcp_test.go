@@ -3,6 +3,8 @@
 package journey
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/freeact/desktop/internal/testenv"
@@ -66,11 +68,46 @@ func TestMCPMentionAndPromptByKeyboard(t *testing.T) {
 		app.WaitFor(Role("list box", "Values for department"))
 		app.Shot("argument-completion")
 		app.Key("Tab", "Tab")
+		// The leader's names come with the department chosen (the
+		// completion's context): the server offers Engineering's.
+		app.WaitFor(Role("list box", "Values for name"))
+		app.WaitFor(Role("list item", "Charlie"))
+		app.Shot("dependent-completion")
 		app.Type("Alice")
 		app.Key("Return")
 		app.WaitGone(Text("prompt arguments"))
 		app.Shot("prompt-command-inserted")
 		app.Key("Return")
 		app.WaitFor(Text("Alice is promoted."))
+	})
+}
+
+// An MCP server that did not start shows a banner with its reason and Try
+// again; once the server can start, Try again connects it without a
+// restart: the banner goes and the next message offers its tools.
+func TestMCPTryAgainFromTheBanner(t *testing.T) {
+	js := testenv.MCPServer(t, "server-everything")
+	atSizes(t, func(t *testing.T, w, h int) {
+		script := filepath.Join(t.TempDir(), "late-server")
+		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{
+			"late": map[string]any{"command": script, "connect_timeout": 60},
+		}})
+		app := Start(t, Options{Workspace: ws, Scenario: "testdata/mcp-try-again.yaml", Width: w, Height: h})
+		app.WaitFor(Text("Kernel ready"))
+		banner := Text("MCP server “late” did not start")
+		app.WaitFor(banner)
+		app.Shot("banner")
+		// Still missing: the banner stays and says it tried.
+		app.Click(Button("Try again to start late"))
+		app.WaitFor(Text("it still does not start"))
+		app.Shot("still-failing")
+		if err := os.WriteFile(script, []byte("#!/bin/sh\nexec node "+js+" stdio\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		app.Click(Button("Try again to start late"))
+		app.WaitGone(banner)
+		app.Shot("connected")
+		app.Send("What can the late server do?")
+		app.WaitFor(Text("The late server's tools are here."))
 	})
 }
