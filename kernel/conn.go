@@ -111,13 +111,29 @@ type conn struct {
 	waiters map[string]chan *received // shell replies of internal requests
 	closing bool
 	done    chan struct{}
+	// ended says why done was closed, when known (a local kernel's death).
+	ended error
+}
+
+// closedError is the error of a request whose connection closed: why,
+// when it is known.
+func (c *conn) closedError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.ended != nil:
+		return fmt.Errorf("kernel connection closed: %w", c.ended)
+	case c.closing:
+		return errors.New("kernel connection closed: the kernel was shut down")
+	}
+	return errors.New("kernel connection closed")
 }
 
 // startConn starts a kernel (a local one directly, else over REST, with its
 // channels websocket) and loads the hooks.
 func (s *Server) startConn(ctx context.Context) (*conn, error) {
 	if s.spec != nil {
-		return s.startLocalHooked(ctx, randomHex(16))
+		return s.startLocalRetried(ctx, randomHex(16))
 	}
 	body := s.startBody()
 	var model struct {

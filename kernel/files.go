@@ -468,7 +468,7 @@ func (c *conn) await(ctx context.Context, m *message) (*received, error) {
 	case r := <-ch:
 		return r, nil
 	case <-c.done:
-		return nil, errors.New("kernel connection closed")
+		return nil, c.closedError()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -448,7 +448,7 @@ func (k *Kernel) restartLocal(ctx context.Context, c *conn) error {
 	c.closing = true // its exit is not a death
 	c.mu.Unlock()
 	c.shutdown(ctx)
-	nc, err := k.srv.startLocalHooked(ctx, c.id)
+	nc, err := k.srv.startLocalRetried(ctx, c.id)
 	if err == nil {
 		if err = k.attach(ctx, nc); err != nil {
 			nc.shutdown(context.Background())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -187,6 +188,27 @@ func (s *Server) startLocalHooked(ctx context.Context, id string) (*conn, error)
 	return c, nil
 }
 
+// errExitedStarting is why a local kernel did not start when its process
+// exited before it answered.
+var errExitedStarting = errors.New("the kernel exited during startup")
+
+// startLocalRetried is startLocalHooked, tried once more when the kernel
+// died while it started (its process exited, or stopped answering while
+// the hooks loaded): a kernel that dies at every start still fails, with
+// the second death's reason, but one that died once (on a machine short
+// of memory or processors) does not fail the agent's start.
+func (s *Server) startLocalRetried(ctx context.Context, id string) (*conn, error) {
+	c, err := s.startLocalHooked(ctx, id)
+	if err == nil || !(errors.Is(err, ErrKernelDied) || errors.Is(err, errExitedStarting)) || ctx.Err() != nil {
+		return c, err
+	}
+	if s.local.Log != nil {
+		fmt.Fprintf(s.local.Log, "freeact: the kernel died while it started, starting another: %v\n", err)
+	}
+	// The same id: the first kernel's folder and sockets went with it.
+	return s.startLocalHooked(ctx, id)
+}
+
 // launchKernel starts the kernel process for connection file file.
 func (s *Server) launchKernel(file string) (*process, error) {
 	opts := s.local
@@ -254,7 +276,7 @@ func boundPorts(ctx context.Context, file string, ci connectionInfo, proc *proce
 		}
 		select {
 		case <-proc.exited:
-			return ci, fmt.Errorf("the kernel exited during startup: %s", lastLines(proc.logTail.Bytes(), 12))
+			return ci, fmt.Errorf("%w: %s", errExitedStarting, lastLines(proc.logTail.Bytes(), 12))
 		case <-ctx.Done():
 			return ci, ctx.Err()
 		case <-time.After(delay):
@@ -289,7 +311,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 			}
 			select {
 			case <-z.proc.exited:
-				return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
+				return fmt.Errorf("%w: %s", errExitedStarting, lastLines(z.proc.logTail.Bytes(), 12))
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-time.After(delay):
@@ -336,7 +358,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 					}
 				}
 			case <-c.done:
-				return fmt.Errorf("the kernel exited during startup: %s", lastLines(z.proc.logTail.Bytes(), 12))
+				return fmt.Errorf("%w: %s", errExitedStarting, lastLines(z.proc.logTail.Bytes(), 12))
 			case <-ctx.Done():
 				return fmt.Errorf("%w: the kernel answered %d of the requests for its info, and nothing came on its iopub channel", ctx.Err(), answered)
 			case <-timeout:
@@ -414,6 +436,9 @@ func (c *conn) watchLocal() {
 		select {
 		case <-z.proc.exited:
 			cause = fmt.Errorf("%w (its process exited: %s)", ErrKernelDied, z.proc.cmd.ProcessState)
+			if tail := lastLines(z.proc.logTail.Bytes(), 8); tail != "" {
+				cause = fmt.Errorf("%w; it printed:\n%s", cause, tail)
+			}
 		case <-beats:
 			last = time.Now()
 		case <-tick.C:
@@ -426,6 +451,9 @@ func (c *conn) watchLocal() {
 	}
 	c.mu.Lock()
 	h, closing := c.h, c.closing
+	if !closing {
+		c.ended = cause
+	}
 	c.mu.Unlock()
 	if h != nil && !closing {
 		h.onClosed(c, cause)
