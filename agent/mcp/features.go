@@ -445,36 +445,32 @@ func (m *Manager) GetPrompt(ctx context.Context, server, prompt string, args map
 // that start like value (completion/complete), given the other arguments
 // already resolved.
 func (m *Manager) CompletePromptArgument(ctx context.Context, server, prompt, arg, value string, resolved map[string]string) ([]string, error) {
-	c, err := m.conn(ctx, server)
-	if err != nil {
-		return nil, err
-	}
-	req := mcp.CompleteRequest{}
-	req.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: prompt}
-	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
-	req.Params.Context.Arguments = others(resolved, arg)
-	res, err := c.cli.Complete(ctx, req)
-	if err != nil {
-		return nil, &Error{Server: server, Err: fmt.Errorf("complete argument %q of prompt %q: %w", arg, prompt, err)}
-	}
-	return res.Completion.Values, nil
+	ref := mcp.PromptReference{Type: "ref/prompt", Name: prompt}
+	return m.complete(ctx, server, ref, fmt.Sprintf("argument %q of prompt %q", arg, prompt), arg, value, resolved)
 }
 
 // CompleteResourceArgument asks server for values of a variable of a
 // resource template that begin like value, given the other variables
 // already resolved.
 func (m *Manager) CompleteResourceArgument(ctx context.Context, server, uriTemplate, arg, value string, resolved map[string]string) ([]string, error) {
+	ref := mcp.ResourceReference{Type: "ref/resource", URI: uriTemplate}
+	return m.complete(ctx, server, ref, fmt.Sprintf("%q of resource template %q", arg, uriTemplate), arg, value, resolved)
+}
+
+// complete sends completion/complete for arg of ref (what names it in an
+// error).
+func (m *Manager) complete(ctx context.Context, server string, ref any, what, arg, value string, resolved map[string]string) ([]string, error) {
 	c, err := m.conn(ctx, server)
 	if err != nil {
 		return nil, err
 	}
 	req := mcp.CompleteRequest{}
-	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: uriTemplate}
+	req.Params.Ref = ref
 	req.Params.Argument.Name, req.Params.Argument.Value = arg, value
 	req.Params.Context.Arguments = others(resolved, arg)
 	res, err := c.cli.Complete(ctx, req)
 	if err != nil {
-		return nil, &Error{Server: server, Err: fmt.Errorf("complete %q of resource template %q: %w", arg, uriTemplate, err)}
+		return nil, &Error{Server: server, Err: fmt.Errorf("complete %s: %w", what, err)}
 	}
 	return res.Completion.Values, nil
 }
