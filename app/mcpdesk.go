@@ -149,7 +149,7 @@ func (u *mcpUser) options() agent.Option {
 }
 
 // browser shows the "Sign in to NAME" card and opens the system browser
-// ($BROWSER, else xdg-open). The card stays until the browser step's
+// (through internal/opener). The card stays until the browser step's
 // context ends, which says how the sign-in ended.
 func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 	p := &mcpPending{req: withLink(MCPRequest{Kind: "signin", Server: server, State: MCPWaiting, URL: authURL,
