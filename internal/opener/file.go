@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// Types are the file extensions (lower case) a file may have to be handed
+// types are the file extensions (lower case) a file may have to be handed
 // to its default application: documents, data, notebooks, web pages,
 // images, audio and video. Programs, scripts, launchers (.desktop),
 // archives and files without an extension are not on it.
-var Types = map[string]bool{
+var types = map[string]bool{
 	// documents and text
 	".txt": true, ".md": true, ".markdown": true, ".rst": true, ".log": true,
 	".pdf": true, ".html": true, ".htm": true, ".epub": true, ".rtf": true,
@@ -41,7 +41,7 @@ type Roots []string
 // File returns the absolute path of path (relative to the first root, or
 // absolute) when it may be handed to its default application: a regular
 // file below a root, reached without a link, not executable, of one of
-// Types.
+// the listed types.
 func (r Roots) File(path string) (string, error) {
 	abs, mode, err := r.locate(path)
 	if err != nil {
@@ -51,7 +51,7 @@ func (r Roots) File(path string) (string, error) {
 	switch {
 	case !mode.IsRegular():
 		return "", fmt.Errorf("%s is not a regular file", path)
-	case !Types[ext]:
+	case !types[ext]:
 		if ext == "" {
 			return "", fmt.Errorf("%s has no file type (extension): only documents, data, images and media are opened; copy the path to open it yourself", path)
 		}

@@ -2,6 +2,7 @@ package opener
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,6 +295,17 @@ func TestOpenURLHandsOnlyCheckedURLsToTheBrowser(t *testing.T) {
 		if last := c[len(c)-1]; strings.HasPrefix(last, "-") {
 			t.Errorf("option-like target %q", last)
 		}
+	}
+	// A browser that fails is reported, and so is having none.
+	t.Setenv("BROWSER", "")
+	standIn(t, 1, "xdg-open")
+	if _, err := o.OpenURL(ctx, "https://example.com/?token=s3cr3t"); err == nil || !strings.Contains(err.Error(), "exit status 1") ||
+		!strings.Contains(err.Error(), "copy the link") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("OpenURL with a failing xdg-open = %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := o.OpenURL(ctx, "https://example.com/"); !errors.Is(err, ErrNoBrowser) {
+		t.Errorf("OpenURL without a browser = %v", err)
 	}
 }
 

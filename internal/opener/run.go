@@ -25,9 +25,18 @@ const DefaultWait = 5 * time.Second
 // the desktop's opener, then the Debian browser alternatives.
 var programs = []string{"xdg-open", "x-www-browser", "www-browser"}
 
-// ErrNoProgram is wrapped by the error when no program to open things is
+// ErrNoProgram is wrapped by the error when no program to open files is
 // installed.
 var ErrNoProgram = errors.New("no program to open files is installed (xdg-open was not found): install xdg-utils, or copy the path")
+
+// ErrNoBrowser is wrapped by the error when no browser can be started.
+var ErrNoBrowser = errors.New("no browser is installed (neither $BROWSER nor xdg-open was found): set $BROWSER or install xdg-utils, or copy the link into a browser")
+
+// What to do when a program failed, for a path and for a link.
+const (
+	copyPath = "copy the path and open it yourself"
+	copyLink = "copy the link into a browser"
+)
 
 // Opener hands targets to the desktop. The zero value is ready to use.
 type Opener struct {
@@ -66,7 +75,7 @@ func (o Opener) OpenURL(ctx context.Context, raw string) (Link, error) {
 	for _, p := range programs {
 		cmds = append(cmds, []string{p, link.URL})
 	}
-	if err := o.run(ctx, redact.URL(link.URL), link.URL, cmds); err != nil {
+	if err := o.run(ctx, link.URL, cmds, ErrNoBrowser, copyLink); err != nil {
 		return link, fmt.Errorf("open %s in the browser: %w", redact.URL(link.URL), err)
 	}
 	return link, nil
@@ -79,7 +88,7 @@ func (o Opener) OpenFile(ctx context.Context, roots Roots, path string) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := o.run(ctx, abs, abs, programCmds(abs)); err != nil {
+	if err := o.run(ctx, abs, programCmds(abs), ErrNoProgram, copyPath); err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	return nil
@@ -106,7 +115,7 @@ func (o Opener) ShowInFolder(ctx context.Context, roots Roots, path string) erro
 	if _, err := roots.Item(dir); err != nil {
 		dir = abs // the root itself: open it
 	}
-	if err := o.run(ctx, dir, dir, programCmds(dir)); err != nil {
+	if err := o.run(ctx, dir, programCmds(dir), ErrNoProgram, copyPath); err != nil {
 		if errors.Is(err, ErrNoProgram) {
 			return fmt.Errorf("show %s in its folder: no file manager answers and no program to open folders is installed (xdg-open was not found): install a file manager or xdg-utils, or copy the path", path)
 		}
@@ -123,19 +132,23 @@ func programCmds(target string) [][]string {
 	return cmds
 }
 
-// run starts the commands in turn until one opens target (shown as
-// shown): it exits with status 0, or still runs after the wait. A
+// run starts the commands (each ending in target) in turn until one
+// opens target: it exits with status 0, or still runs after the wait. A
 // command that is not installed is skipped; one that fails is reported,
-// and the next is tried.
-func (o Opener) run(ctx context.Context, shown, target string, cmds [][]string) error {
+// and the next is tried. none is the error when no command is installed,
+// advice what to do when all failed.
+func (o Opener) run(ctx context.Context, target string, cmds [][]string, none error, advice string) error {
 	if !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "https://") && !strings.HasPrefix(target, "http://") {
-		return fmt.Errorf("%q is neither an absolute path nor an http(s) URL: not handed over", shown)
+		return fmt.Errorf("%q is neither an absolute path nor an http(s) URL: not handed over", redact.URL(target))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	wait := o.Wait
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	var errs []error
+	var errs []string
 	found := false
 	for _, c := range cmds {
 		prog, err := exec.LookPath(c[0])
@@ -147,12 +160,12 @@ func (o Opener) run(ctx context.Context, shown, target string, cmds [][]string) 
 		if err == nil {
 			return nil
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", c[0], err))
+		errs = append(errs, c[0]+": "+err.Error())
 	}
 	if !found {
-		return ErrNoProgram
+		return none
 	}
-	return fmt.Errorf("it could not be opened (%w): copy the path and open it yourself", errors.Join(errs...))
+	return fmt.Errorf("it could not be opened (%s): %s", strings.Join(errs, "; "), advice)
 }
 
 // start runs prog with args (no shell, no input) and waits up to wait for
