@@ -97,6 +97,12 @@ type ToolOutput struct {
 	// in milliseconds; 0 for a call that did not run. The session keeps it
 	// (model.FunctionResponse.ElapsedMS), so a resumed one shows it too.
 	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
+	// SavedPath is the file the whole result was saved to when it was
+	// offloaded (tool_result_inline_max_bytes), relative to the workspace;
+	// "" when Content is the whole result. The agent sets it where it
+	// offloads, and the session keeps it (model.FunctionResponse), so an
+	// Open saved file button never takes a path from the text.
+	SavedPath string `json:"saved_path,omitempty"`
 }
 
 // Usage reports the tokens of one model call and what it cost.

@@ -104,7 +104,8 @@ func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit f
 	}
 	a.logRuleError(err)
 	text, isErr, images := do()
-	return a.result(emit, call, a.offload(text), isErr, images), false
+	text, saved := a.offload(text)
+	return a.savedResult(emit, call, text, saved, isErr, images), false
 }
 
 // notApproved is the result of a call that was refused (err nil: a "no",
@@ -139,10 +140,11 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	out, refused := a.execCell(ctx, emit, call.ID, code)
 	// What ran, before a "no" too, may have changed files.
 	a.checkpointAfter(ctx, emit, before)
-	text, isErr := a.offload(out.Text), out.Error
+	text, saved := a.offload(out.Text)
+	isErr := out.Error
 	if refused != nil {
 		// The model gets one line saying what was rejected.
-		text, isErr = refused.text()+"\n"+RejectedText, true
+		text, saved, isErr = refused.text()+"\n"+RejectedText, "", true
 	}
 	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
@@ -150,7 +152,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		ran.By = ByEdited
 	}
 	a.seal.Sign(ran, call.ID)
-	resp := a.result(emit, call, text, isErr, nil)
+	resp := a.savedResult(emit, call, text, saved, isErr, nil)
 	resp.Ran = ran
 	return resp, refused != nil
 }
@@ -288,11 +290,11 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 }
 
 // offload replaces a result larger than tool_result_inline_max_bytes by a
-// notice pointing to the file it was saved to.
-func (a *Agent) offload(text string) string {
+// notice pointing to the file it was saved to, and returns that file
+// (relative to the workspace; "" when the result stays inline).
+func (a *Agent) offload(text string) (string, string) {
 	if a.offloader == nil {
-		return text
+		return text, ""
 	}
-	s, _ := a.offloader.Text(text)
-	return s
+	return a.offloader.Text(text)
 }

@@ -572,9 +572,15 @@ func (a *Agent) notRun(ctx context.Context, call model.FunctionCall, emit func(E
 
 // result builds the response to a call and reports it as ToolOutput.
 func (a *Agent) result(emit func(Event), call model.FunctionCall, text string, isErr bool, images []model.Image) model.FunctionResponse {
+	return a.savedResult(emit, call, text, "", isErr, images)
+}
+
+// savedResult is result for a call whose whole output was offloaded to
+// saved (relative to the workspace; "" when it was not).
+func (a *Agent) savedResult(emit func(Event), call model.FunctionCall, text, saved string, isErr bool, images []model.Image) model.FunctionResponse {
 	ms := a.ranFor(call.ID)
-	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr, ElapsedMS: ms})
-	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms}
+	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr, ElapsedMS: ms, SavedPath: saved})
+	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms, SavedPath: saved}
 }
 
 // ranFor returns how long the call has run since it was approved, in

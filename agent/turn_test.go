@@ -794,3 +794,51 @@ func sameMessages(a, b []model.Message) bool {
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
 }
+
+// The file an offloaded result was saved to is a field of its ToolOutput
+// and of the response the session keeps, set where the agent offloads;
+// output that merely says "saved to report.html." has none, so the window
+// never takes a path from text.
+func TestOffloadedResultNamesItsFileAsAField(t *testing.T) {
+	x := fakeKernels(cells{
+		"big":  prints(strings.Repeat("x", 40000)),
+		"fake": prints("The full result was saved to report.html."),
+	})
+	ws := workspace(t, "")
+	a, _ := x.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "big"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "fake"}}}]
+  - reply: [{text: "Done."}]
+`)
+	events := run(t, a, "Go.", nil)
+	outs := of[*agent.ToolOutput](events)
+	if len(outs) != 2 {
+		t.Fatalf("events:%s", describe(events))
+	}
+	saved := outs[0].SavedPath
+	if !strings.HasPrefix(saved, ".freeact/sessions/"+a.SessionID()+"/tool-results/") || !strings.Contains(outs[0].Content, saved) {
+		t.Fatalf("offloaded result: saved_path %q, content %.200q", saved, outs[0].Content)
+	}
+	if data, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(saved))); err != nil || len(data) < 40000 {
+		t.Errorf("the saved file: %d bytes, %v", len(data), err)
+	}
+	if outs[1].SavedPath != "" {
+		t.Errorf("output that only says it saved a file got saved_path %q", outs[1].SavedPath)
+	}
+	id := a.SessionID()
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// A resumed session keeps the field.
+	b, _ := x.startIn(t, ws, "turns: []\n", agent.WithSessionID(id))
+	var got []string
+	for _, m := range b.History() {
+		for _, r := range m.FunctionResponses() {
+			got = append(got, r.SavedPath)
+		}
+	}
+	if len(got) != 2 || got[0] != saved || got[1] != "" {
+		t.Errorf("resumed responses' saved paths %q, want [%q \"\"]", got, saved)
+	}
+}

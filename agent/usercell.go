@@ -81,7 +81,8 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		if failed {
 			done.Failed++
 		}
-		note := userCellNote(c.Source, c.Of, corr, c.Code, a.offload(refusedOutput(out.Text, refused)), failed)
+		output, _ := a.offload(refusedOutput(out.Text, refused))
+		note := userCellNote(c.Source, c.Of, corr, c.Code, output, failed)
 		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
 		a.seal.Sign(ran, "")
 		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note, Ran: ran}}}); err != nil {

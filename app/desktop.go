@@ -89,7 +89,6 @@ type host interface {
 	openFile(title, dir, kind, pattern string) (string, error)
 	// pickFiles asks for files to open in dir (several at once).
 	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
-	openURL(url string)
 	setTitle(title string)
 	copyImage(data []byte) error
 	pasteImage() ([]byte, error)
@@ -158,8 +157,6 @@ func (h *wailsHost) setTitle(title string) {
 func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
-
-func (h *wailsHost) openURL(url string) { runtime.BrowserOpenURL(h.context(), url) }
 
 // Version describes the running binary; the About line shows it.
 func (d *Desktop) Version() VersionInfo { return versionInfo(d.build) }

@@ -453,7 +453,6 @@ type fakeHost struct {
 	// the order sent.
 	workspaces []WorkspaceInfo
 	sent       []string
-	opened     []string
 	titles     []string
 	copied     []byte
 	// pickedIn are the folders the folder dialog started in.
@@ -535,11 +534,6 @@ func (h *fakeHost) setTitle(title string) {
 	h.mu.Unlock()
 }
 func (h *fakeHost) context() context.Context { return context.Background() }
-func (h *fakeHost) openURL(u string) {
-	h.mu.Lock()
-	h.opened = append(h.opened, u)
-	h.mu.Unlock()
-}
 
 // waitEvent waits for an event of type typ after index from, and returns it
 // decoded and its index.
@@ -707,26 +701,28 @@ turns:
 	if err := d.OpenFile("/etc/passwd"); err == nil {
 		t.Error("OpenFile outside the workspace was allowed")
 	}
-	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(h.opened) != 1 || !strings.HasPrefix(h.opened[0], "file:///") {
-		t.Errorf("OpenFile = %v, opened %v", err, h.opened)
+	path := os.Getenv("PATH")
+	opens := recordOpens(t, 0)
+	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(opens()) != 1 || opens()[0][1] != filepath.Join(ws, ".freeact", "agent.json") {
+		t.Errorf("OpenFile = %v, opened %q", err, opens())
 	}
 	// Without a program to open files, OpenFile says so (the open itself
 	// would fail silently).
-	path := os.Getenv("PATH")
 	t.Setenv("PATH", t.TempDir())
-	if err := d.OpenFile(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "xdg-open was not found") || len(h.opened) != 1 {
-		t.Errorf("OpenFile without xdg-open = %v, opened %v", err, h.opened)
+	if err := d.OpenFile(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "xdg-open was not found") || len(opens()) != 1 {
+		t.Errorf("OpenFile without xdg-open = %v, opened %q", err, opens())
 	}
 	// Show in folder, with no file manager on a session bus: without an
 	// opener either it says so; with one it opens the file's folder.
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	if err := d.ShowInFolder(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "no file manager answers and no program to open folders is installed") || len(h.opened) != 1 {
-		t.Errorf("ShowInFolder without a file manager or xdg-open = %v, opened %v", err, h.opened)
+	if err := d.ShowInFolder(".freeact/agent.json"); err == nil || !strings.Contains(err.Error(), "no file manager answers and no program to open folders is installed") || len(opens()) != 1 {
+		t.Errorf("ShowInFolder without a file manager or xdg-open = %v, opened %q", err, opens())
 	}
 	t.Setenv("PATH", path)
-	if err := d.ShowInFolder(".freeact/agent.json"); err != nil || len(h.opened) != 2 || !strings.HasSuffix(h.opened[1], "/.freeact") {
-		t.Errorf("ShowInFolder = %v, opened %v, want the file's folder", err, h.opened)
+	opens = recordOpens(t, 0)
+	if err := d.ShowInFolder(".freeact/agent.json"); err != nil || len(opens()) != 1 || opens()[0][1] != filepath.Join(ws, ".freeact") {
+		t.Errorf("ShowInFolder = %v, opened %q, want the file's folder", err, opens())
 	}
 	if err := d.ShowInFolder("/etc/passwd"); err == nil {
 		t.Error("ShowInFolder outside the workspace was allowed")

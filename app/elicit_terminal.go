@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/freeact/desktop/agent/mcp"
-	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/internal/opener"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -38,14 +38,24 @@ func (f *terminalForms) ask(ctx context.Context, form mcp.Form) (mcp.Answer, err
 	}
 	say(t.style.cyan(fmt.Sprintf("MCP server %q asks: ", form.Server)) + visible.String(form.Message) + "\n")
 	if form.Mode == "url" {
-		say("It asks you to open " + visible.String(form.URL) + "\n")
+		link, bad := opener.CheckURL(form.URL)
+		if bad != nil {
+			say("It asks you to open " + visible.String(form.URL) + "\n")
+			say(t.style.yellow(visible.String(bad.Error())) + "\n")
+			line, ok := read("Decline it? [Y/c(ancel)] ")
+			if a := strings.ToLower(strings.TrimSpace(line)); !ok || a == "c" || a == "cancel" {
+				return mcp.Answer{Action: "cancel"}, nil
+			}
+			return mcp.Answer{Action: "decline"}, nil
+		}
+		say("It asks you to open a page on " + t.style.bold(visible.String(link.Host)) + ":\n  " + visible.String(link.URL) + "\n")
 		line, ok := read("Open it in the browser? [y/N/c(ancel)] ")
 		switch a := strings.ToLower(strings.TrimSpace(line)); {
 		case !ok || a == "c" || a == "cancel":
 			return mcp.Answer{Action: "cancel"}, nil
 		case a == "y" || a == "yes":
-			if err := oauth.OpenBrowser(ctx, form.URL); err != nil {
-				say(fmt.Sprintf("(%v)\n", err))
+			if _, err := (opener.Opener{}).OpenURL(ctx, link.URL); err != nil {
+				say("(" + visible.String(err.Error()) + ")\n")
 			}
 			return mcp.Answer{Action: "accept"}, nil
 		}

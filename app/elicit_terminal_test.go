@@ -53,3 +53,45 @@ func TestTerminalForm(t *testing.T) {
 		t.Errorf("a form before the terminal exists: %v, want decline", a)
 	}
 }
+
+// A URL-mode request in the terminal shows the host apart, in punycode,
+// and opens only a URL the opener allows: file:// and option-like text
+// are never handed to the browser, only declined.
+func TestTerminalURLForm(t *testing.T) {
+	opens := recordOpens(t, 0)
+	tests := []struct {
+		name, url, input string
+		action           string
+		shows            []string
+		opened           string
+	}{
+		{name: "look-alike host", url: "https://ехаmple.com/verify", input: "y\n", action: "accept",
+			shows: []string{"a page on xn--mple-43d3a6i.com", "https://xn--mple-43d3a6i.com/verify"}, opened: "https://xn--mple-43d3a6i.com/verify"},
+		{name: "file", url: "file:///etc/passwd", input: "y\n", action: "decline", shows: []string{"file: links are not opened", "Decline it?"}},
+		{name: "option", url: "--renderer-cmd-prefix=/usr/bin/xterm", input: "\n", action: "decline", shows: []string{"begins with \"-\""}},
+		{name: "cancel a refused one", url: "javascript:alert(1)", input: "c\n", action: "cancel"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(opens())
+			var out bytes.Buffer
+			term := newTerminal(Streams{In: strings.NewReader(tc.input), Out: &out, Err: &out}, false, nil)
+			got, err := (&terminalForms{t: term}).ask(context.Background(), mcp.Form{Server: "s", Message: "Verify.", Mode: "url", URL: tc.url})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Action != tc.action {
+				t.Errorf("answer %+v, want %s\n%s", got, tc.action, out.String())
+			}
+			for _, s := range tc.shows {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("the terminal does not say %q:\n%s", s, out.String())
+				}
+			}
+			now := opens()[before:]
+			if tc.opened == "" && len(now) != 0 || tc.opened != "" && (len(now) != 1 || now[0][1] != tc.opened) {
+				t.Errorf("the browser got %q, want %q", now, tc.opened)
+			}
+		})
+	}
+}

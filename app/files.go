@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,20 +10,17 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"log/slog"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/atomicfile"
-	"github.com/freeact/desktop/internal/filemanager"
+	"github.com/freeact/desktop/internal/opener"
 )
 
 // imageTypes are the image files the window shows inline.
@@ -164,17 +160,15 @@ func (d *Desktop) ImageData(path string) (string, error) {
 
 // OpenFile opens a file inside the workspace or its images folder (an
 // offloaded tool result, an image from code) with the system's default
-// application.
+// application, through internal/opener: a file of a listed type reached
+// without a symbolic link, handed over as its absolute path. An opener
+// that cannot open it is reported, with what to do instead.
 func (d *Desktop) OpenFile(path string) error {
-	p, err := d.openable(path)
+	roots, err := d.openRoots()
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := hasOpener(); err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	d.host.openURL((&url.URL{Scheme: "file", Path: p}).String())
-	return nil
+	return opener.Opener{}.OpenFile(d.host.context(), roots, path)
 }
 
 // ShowInFolder shows a file inside the workspace or its images folder in
@@ -182,56 +176,29 @@ func (d *Desktop) OpenFile(path string) error {
 // on the session bus, else its folder opened with the system's opener.
 // With neither it says so, and what to do instead.
 func (d *Desktop) ShowInFolder(path string) error {
-	p, err := d.openable(path)
+	roots, err := d.openRoots()
 	if err != nil {
 		return fmt.Errorf("show %s in its folder: %w", path, err)
 	}
-	ctx, cancel := context.WithTimeout(d.host.context(), 10*time.Second)
-	defer cancel()
-	err = filemanager.ShowItem(ctx, p)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, filemanager.ErrNone) {
-		return fmt.Errorf("show %s in its folder: %w", path, err)
-	}
-	if hasOpener() != nil {
-		return fmt.Errorf("show %s in its folder: no file manager answers and no program to open folders is installed (xdg-open was not found): install a file manager or xdg-utils, or copy the path", path)
-	}
-	d.host.openURL((&url.URL{Scheme: "file", Path: filepath.Dir(p)}).String())
-	return nil
+	return opener.Opener{}.ShowInFolder(d.host.context(), roots, path)
 }
 
-// openable returns the absolute path of an existing file inside the
-// workspace or its images folder.
-func (d *Desktop) openable(path string) (string, error) {
+// OpenLink opens a link of the window (a link in an answer, a remote
+// image) in the user's browser, through internal/opener: only https, and
+// http to this computer; anything else is refused, saying why.
+func (d *Desktop) OpenLink(url string) error {
+	_, err := opener.Opener{}.OpenURL(d.host.context(), url)
+	return err
+}
+
+// openRoots are the folders files are opened from: the workspace, then
+// its images folder.
+func (d *Desktop) openRoots() (opener.Roots, error) {
 	ws, err := d.current()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	p := ws.abs(path)
-	if !within(ws.dir, p) && !within(ws.cfg.ImagesDir(), p) {
-		return "", fmt.Errorf("%s is outside the workspace", path)
-	}
-	if _, err := os.Stat(p); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
-// openers are the programs the desktop's open goes through on Linux, the
-// first found on PATH.
-var openers = []string{"xdg-open", "x-www-browser", "www-browser"}
-
-// hasOpener says, when no program can open a file here, what is missing
-// and what to do instead (the open itself only logs its failure).
-func hasOpener() error {
-	for _, o := range openers {
-		if _, err := exec.LookPath(o); err == nil {
-			return nil
-		}
-	}
-	return errors.New("no program to open files is installed (xdg-open was not found): install xdg-utils, or copy the path")
+	return opener.Roots{ws.dir, ws.cfg.ImagesDir()}, nil
 }
 
 // PathEntry is one completion of an @path reference.

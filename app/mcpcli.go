@@ -12,7 +12,8 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
-	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/internal/opener"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // terminalSignIn shows the browser step of an MCP sign-in in the
@@ -20,9 +21,14 @@ import (
 // browser opened.
 func terminalSignIn(s Streams) mcp.SignInOptions {
 	return mcp.SignInOptions{Browser: func(ctx context.Context, server, u string) error {
-		fmt.Fprintf(s.Err, "Sign in to the MCP server %q in your browser; if it does not open, visit:\n  %s\nWaiting for the browser…\n", server, u)
-		if err := oauth.OpenBrowser(ctx, u); err != nil {
-			fmt.Fprintf(s.Err, "(%v)\n", err)
+		shown, host := u, ""
+		if l, err := opener.CheckURL(u); err == nil {
+			shown, host = l.URL, l.Host
+		}
+		fmt.Fprintf(s.Err, "Sign in to the MCP server %q in your browser (at %s); if it does not open, visit:\n  %s\nWaiting for the browser…\n",
+			server, visible.String(host), visible.String(shown))
+		if _, err := (opener.Opener{}).OpenURL(ctx, u); err != nil {
+			fmt.Fprintf(s.Err, "(%v)\n", visible.String(err.Error()))
 		}
 		return nil
 	}}

@@ -10,6 +10,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/internal/opener"
 )
 
 // EventMCP carries an MCPRequest: a sign-in or a form an MCP server asks
@@ -34,8 +35,16 @@ type MCPRequest struct {
 	Server  string `json:"server"`
 	State   string `json:"state"`
 	Message string `json:"message"`
-	// URL is a sign-in's link, or the page of a URL-mode form.
+	// URL is a sign-in's link, or the page of a URL-mode form: its host
+	// in ASCII once internal/opener allowed it, else as the server sent it.
 	URL string `json:"url,omitempty"`
+	// Host is the host (and port) URL leads to, in ASCII (punycode for an
+	// international name), shown apart from the URL; "" when the URL is
+	// not one that is opened (URLProblem says why).
+	Host string `json:"host,omitempty"`
+	// URLProblem says why URL is not opened (not https, a user name before
+	// the host...); "" when it is.
+	URLProblem string `json:"url_problem,omitempty"`
 	// Mode of a form: "form" (Fields) or "url".
 	Mode   string      `json:"mode,omitempty"`
 	Fields []FormField `json:"fields,omitempty"`
@@ -140,16 +149,19 @@ func (u *mcpUser) options() agent.Option {
 }
 
 // browser shows the "Sign in to NAME" card and opens the system browser
-// ($BROWSER, else xdg-open). The card stays until the browser step's
+// (through internal/opener). The card stays until the browser step's
 // context ends, which says how the sign-in ended.
 func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
-	p := &mcpPending{req: MCPRequest{Kind: "signin", Server: server, State: MCPWaiting, URL: authURL,
-		Message: "Sign in to " + server + " in your browser. If it did not open, copy the link into one."}, signIn: ctx}
+	p := &mcpPending{req: withLink(MCPRequest{Kind: "signin", Server: server, State: MCPWaiting, URL: authURL,
+		Message: "Sign in to " + server + " in your browser. If it did not open, copy the link into one."}), signIn: ctx}
 	id := u.add(p)
-	if err := oauth.OpenBrowser(ctx, authURL); err != nil {
-		p.req.Message = "The browser could not be opened (" + err.Error() + "): copy the link into one."
-	}
+	// The card shows first: the browser may take a while to say whether it
+	// opened the page.
 	u.d.send(EventMCP, p.req)
+	if _, err := (opener.Opener{}).OpenURL(ctx, authURL); err != nil && ctx.Err() == nil {
+		p.req.Message = "The browser was not opened (" + err.Error() + "): copy the link into one if you trust it."
+		u.d.send(EventMCP, p.req)
+	}
 	context.AfterFunc(ctx, func() {
 		u.take(id)
 		end := MCPRequest{ID: id, Kind: "signin", Server: server}
@@ -170,11 +182,27 @@ func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 	return nil
 }
 
+// withLink checks r's URL as internal/opener does before it opens it:
+// the URL in ASCII and its host apart, or why it is not opened.
+func withLink(r MCPRequest) MCPRequest {
+	l, err := opener.CheckURL(r.URL)
+	if err != nil {
+		r.URLProblem = err.Error()
+		return r
+	}
+	r.URL, r.Host = l.URL, l.Host
+	return r
+}
+
 // elicit shows a server's form (or URL request) as a card and waits for
 // the answer; a context that ends first cancels it.
 func (u *mcpUser) elicit(ctx context.Context, f mcp.Form) (mcp.Answer, error) {
-	p := &mcpPending{req: MCPRequest{Kind: "form", Server: f.Server, State: MCPWaiting, Message: f.Message, Mode: f.Mode,
-		URL: f.URL, Fields: formFields(f.Fields)}, fields: f.Fields, reply: make(chan mcp.Answer, 1)}
+	req := MCPRequest{Kind: "form", Server: f.Server, State: MCPWaiting, Message: f.Message, Mode: f.Mode,
+		URL: f.URL, Fields: formFields(f.Fields)}
+	if f.Mode == "url" {
+		req = withLink(req)
+	}
+	p := &mcpPending{req: req, fields: f.Fields, reply: make(chan mcp.Answer, 1)}
 	id := u.add(p)
 	u.d.send(EventMCP, p.req)
 	select {
@@ -222,7 +250,7 @@ func (d *Desktop) AnswerForm(id, action string, values map[string]any) error {
 	switch action {
 	case "accept":
 		if p.req.Mode == "url" {
-			if err := oauth.OpenBrowser(d.host.context(), p.req.URL); err != nil {
+			if _, err := (opener.Opener{}).OpenURL(d.host.context(), p.req.URL); err != nil {
 				return err
 			}
 			break

@@ -217,7 +217,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
 					content = output
 				}
-				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError, ElapsedMS: r.ElapsedMS}))
+				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError, ElapsedMS: r.ElapsedMS, SavedPath: r.SavedPath}))
 				if fc := x.changes[r.ID]; fc != nil {
 					out = append(out, marshalEvent(fc))
 				}

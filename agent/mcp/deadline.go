@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/internal/opener"
 )
 
 // deadline is a connect timeout that stops counting while the user signs
@@ -71,5 +71,6 @@ func (s *server) browser(ctx context.Context, server, authURL string) error {
 	if f := s.m.opts.SignIn.Browser; f != nil {
 		return f(ctx, server, authURL)
 	}
-	return oauth.OpenBrowser(ctx, authURL)
+	_, err := opener.Opener{}.OpenURL(ctx, authURL)
+	return err
 }

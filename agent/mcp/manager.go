@@ -86,7 +86,7 @@ type SignInOptions struct {
 	// locks; "" means $XDG_STATE_HOME/freeact/mcp-oauth.
 	Dir string
 	// Browser shows the user the authorization URL; nil opens the system
-	// browser ($BROWSER, else xdg-open). The desktop shows a sign-in card,
+	// browser through internal/opener. The desktop shows a sign-in card,
 	// the terminal prints the link.
 	Browser func(ctx context.Context, server, authURL string) error
 	// Timeout bounds the browser step (0: five minutes).

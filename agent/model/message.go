@@ -116,6 +116,11 @@ type FunctionResponse struct {
 	// ElapsedMS is how long the call ran, in milliseconds, for the
 	// conversation's record; 0 when it did not run. Not sent to models.
 	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
+	// SavedPath is the file the whole output was saved to when it was too
+	// large to give inline (Output is then the notice that names it),
+	// relative to the workspace; set by the agent, never read from
+	// Output. Not sent to models.
+	SavedPath string `json:"saved_path,omitempty"`
 }
 
 // Usage counts the tokens of one model call. OutputTokens excludes

@@ -30,17 +30,18 @@ type Offloader struct {
 }
 
 // Text offloads a text result to a .txt file when it is larger than the
-// threshold. It returns the notice and true, or s and false when s fits or
-// saving failed (the result then stays inline).
-func (o Offloader) Text(s string) (string, bool) {
+// threshold. It returns the notice and the file's path relative to the
+// workspace (forward slashes), or s and "" when s fits or saving failed
+// (the result then stays inline).
+func (o Offloader) Text(s string) (string, string) {
 	if len(s) <= o.MaxInlineBytes {
-		return s, false
+		return s, ""
 	}
 	rel, err := save(o, s, ".txt") // as a string: a big output is not copied
 	if err != nil {
-		return s, false
+		return s, ""
 	}
-	return o.notice(len(s), rel, s), true
+	return o.notice(len(s), rel, s), rel
 }
 
 // JSON offloads a structured result as JSON with sorted keys when its

@@ -21,17 +21,20 @@ var savedPath = regexp.MustCompile(`\.freeact/sessions/sess/tool-results/[0-9a-f
 func TestOffloadText(t *testing.T) {
 	o, ws := newOffloader(t, 100, 20)
 	small := strings.Repeat("x", 100)
-	if got, off := o.Text(small); off || got != small {
+	if got, off := o.Text(small); off != "" || got != small {
 		t.Fatalf("a result at the threshold was offloaded: %q", got)
 	}
 	big := "HEAD-" + strings.Repeat("m", 200) + "-TAIL"
 	notice, off := o.Text(big)
-	if !off {
+	if off == "" {
 		t.Fatal("a result over the threshold stayed inline")
 	}
 	rel := savedPath.FindString(notice)
 	if rel == "" || !strings.HasSuffix(rel, ".txt") {
 		t.Fatalf("notice names no .txt file under tool-results: %s", notice)
+	}
+	if off != rel {
+		t.Errorf("Text returned the file %q, the notice names %q", off, rel)
 	}
 	saved, err := os.ReadFile(filepath.Join(ws, rel))
 	if err != nil || string(saved) != big {
@@ -53,7 +56,7 @@ func TestOffloadText(t *testing.T) {
 func TestOffloadPreviewCountsCharacters(t *testing.T) {
 	o, _ := newOffloader(t, 10, 4)
 	notice, off := o.Text("äöüßéèêë") // 8 characters, 16 bytes
-	if !off {
+	if off == "" {
 		t.Fatal("not offloaded")
 	}
 	if !strings.Contains(notice, "16 bytes") || !strings.Contains(notice, "äö\n[... 4 characters omitted ...]\nêë") {
@@ -131,7 +134,7 @@ func TestOffloadFailureStaysInline(t *testing.T) {
 	}
 	o := Offloader{Dir: filepath.Join(blocker, "tool-results"), Workspace: ws, MaxInlineBytes: 4, PreviewChars: 10}
 	big := "a large result"
-	if got, off := o.Text(big); off || got != big {
+	if got, off := o.Text(big); off != "" || got != big {
 		t.Fatalf("failed save: %q, %v", got, off)
 	}
 	if _, off := o.JSON([]int{1, 2, 3, 4, 5}); off {
@@ -153,11 +156,11 @@ func TestOffloadMirror(t *testing.T) {
 	}
 	got, off := o.Text("a large result")
 	rel := savedPath.FindString(got)
-	if !off || rel == "" || mirrored[rel] != "a large result" {
+	if off != rel || rel == "" || mirrored[rel] != "a large result" {
 		t.Fatalf("notice %q, mirrored %v", got, mirrored)
 	}
 	o.Mirror = func(string, []byte) error { return os.ErrPermission }
-	if got, off := o.Text("another large result"); off || got != "another large result" {
+	if got, off := o.Text("another large result"); off != "" || got != "another large result" {
 		t.Fatalf("failed mirror: %q, %v", got, off)
 	}
 	files, _ := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "sess", "tool-results", "*"))

@@ -9,44 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"strings"
 	"time"
 )
-
-// OpenBrowser opens u in the user's browser: $BROWSER (a list separated
-// by colons, each a command that may hold %s), else xdg-open.
-func OpenBrowser(ctx context.Context, u string) error {
-	var cmds []string
-	if b := os.Getenv("BROWSER"); b != "" {
-		cmds = strings.Split(b, ":")
-	}
-	cmds = append(cmds, "xdg-open")
-	var errs []error
-	for _, c := range cmds {
-		fields := strings.Fields(c)
-		if len(fields) == 0 {
-			continue
-		}
-		args := fields[1:]
-		if !strings.Contains(c, "%s") {
-			args = append(args, u)
-		} else {
-			for i, a := range args {
-				args[i] = strings.ReplaceAll(a, "%s", u)
-			}
-		}
-		cmd := exec.Command(fields[0], args...)
-		if err := cmd.Start(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", fields[0], err))
-			continue
-		}
-		go cmd.Wait() // reap it; a browser may stay open
-		return nil
-	}
-	return fmt.Errorf("no browser could be opened (set $BROWSER): %w", errors.Join(errs...))
-}
 
 // callback is the loopback listener that receives the browser's redirect.
 type callback struct {

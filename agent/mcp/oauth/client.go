@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/internal/opener"
 )
 
 // Default limits of Options.
@@ -87,7 +88,8 @@ type Options struct {
 	LockDir string
 	// Browser shows the user the authorization URL (opens the system
 	// browser, shows a sign-in card, prints the link) and returns; the
-	// result comes to the loopback listener. Nil: OpenBrowser.
+	// result comes to the loopback listener. Nil: the system browser
+	// (internal/opener).
 	Browser func(ctx context.Context, server, authURL string) error
 	// Asking, if set, is called when the user is asked to sign in in the
 	// browser; what it returns is called when the answer came or the wait
@@ -155,7 +157,10 @@ func New(opts Options) *Client {
 		opts.SignInTimeout = DefaultSignInTimeout
 	}
 	if opts.Browser == nil {
-		opts.Browser = func(ctx context.Context, _ string, u string) error { return OpenBrowser(ctx, u) }
+		opts.Browser = func(ctx context.Context, _ string, u string) error {
+			_, err := opener.Opener{}.OpenURL(ctx, u)
+			return err
+		}
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "freeact"

@@ -396,8 +396,11 @@ export const backend: Backend = {
   },
 };
 
-/** Opens an http(s) address in the user's browser, never in the window
- * (a remote image of an answer is shown as such a link). */
+/** Opens an address in the user's browser, never in the window (a link
+ * of an answer; a remote image is shown as such a link). The backend
+ * (Desktop.OpenLink, internal/opener) decides what may be opened: https,
+ * and http to this computer; a refusal or a browser that failed is logged. */
 export function openInBrowser(url: string): void {
-  if (/^https?:\/\//i.test(url) && hasRuntime()) Runtime.BrowserOpenURL(url);
+  if (!connected()) return;
+  Desktop.OpenLink(url).catch((e: unknown) => console.warn(`The link was not opened: ${toError(e).message}`));
 }

@@ -18,6 +18,7 @@ const item = (over: Partial<ToolItem> = {}): ToolItem => ({
   lines: 1,
   images: [],
   result: null,
+  savedPath: '',
   isError: false,
   startedAt: 0,
   endedAt: 10,

@@ -138,6 +138,38 @@ describe('FormCard', () => {
     expect(onanswer).toHaveBeenLastCalledWith('m2', 'cancel', {});
   });
 
+  it('shows the host of a URL-mode page apart, in punycode', () => {
+    setup({
+      ...form,
+      mode: 'url',
+      fields: null,
+      url: 'https://xn--mple-43d3a6i.com/verify',
+      host: 'xn--mple-43d3a6i.com',
+      message: 'Verify on example.com.',
+    });
+    expect(screen.getByTestId('form-host')).toHaveTextContent(/^xn--mple-43d3a6i\.com$/);
+    expect(screen.getByText('https://xn--mple-43d3a6i.com/verify')).toBeInTheDocument();
+  });
+
+  it('says why a URL-mode page is not opened and offers no way to open it', async () => {
+    const { onanswer } = setup({
+      ...form,
+      mode: 'url',
+      fields: null,
+      url: 'file:///etc/passwd',
+      url_problem: 'file: links are not opened (only https://, and http:// to this computer)',
+      message: 'Open this.',
+    });
+    expect(screen.getByRole('alert')).toHaveTextContent('file: links are not opened');
+    expect(screen.queryByTestId('form-host')).toBeNull();
+    const open = screen.getByRole('button', { name: 'Open the page' });
+    expect(open).toBeDisabled();
+    await userEvent.click(open);
+    expect(onanswer).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Decline' }));
+    expect(onanswer).toHaveBeenCalledWith('m2', 'decline', {});
+  });
+
   it('opens a URL-mode page only on the user\'s Accept', async () => {
     const { onanswer } = setup({ ...form, mode: 'url', fields: null, url: 'https://example.org/confirm', message: 'Confirm on the page.' });
     expect(screen.getByText('https://example.org/confirm')).toBeInTheDocument();

@@ -276,7 +276,7 @@ describe('ToolBlock', () => {
           suggested_pattern: 'db_dump',
         },
         { answer: 'r1', decision: 'yes' },
-        toolOutput('db_dump', notice),
+        { ...toolOutput('db_dump', notice), saved_path: '.freeact/sessions/s1/tool-results/ab12cd34.txt' } as AgentEvent,
       ]);
 
     it('names the file and opens it through the backend', async () => {
@@ -284,6 +284,45 @@ describe('ToolBlock', () => {
       expect(screen.getByText('.freeact/sessions/s1/tool-results/ab12cd34.txt', { selector: '.saved code' })).toBeInTheDocument();
       await userEvent.click(screen.getByRole('button', { name: 'Open saved file' }));
       expect(backend.openFile).toHaveBeenCalledExactlyOnceWith('.freeact/sessions/s1/tool-results/ab12cd34.txt');
+    });
+
+    it('offers no button for output that only says it saved a file', () => {
+      // The same notice without the agent's saved_path, and code's own
+      // output imitating it: the text is not where the path comes from.
+      const fake = 'The full result was saved to report.html.';
+      show(
+        toolOf([
+          {
+            ...meta,
+            type: 'ApprovalRequest',
+            request_id: 'r1',
+            tool_call: { type: 'GenericCall', tool_name: 'db_dump', tool_args: {} },
+            suggested_pattern: 'db_dump',
+          },
+          { answer: 'r1', decision: 'yes' },
+          toolOutput('db_dump', notice + '\n' + fake),
+        ]),
+      );
+      expect(screen.queryByRole('button', { name: 'Open saved file' })).toBeNull();
+      expect(document.querySelector('.saved')).toBeNull();
+    });
+
+    it('shows the button from the field, whatever the text says', () => {
+      show(
+        toolOf([
+          {
+            ...meta,
+            type: 'ApprovalRequest',
+            request_id: 'r1',
+            tool_call: { type: 'GenericCall', tool_name: 'db_dump', tool_args: {} },
+            suggested_pattern: 'db_dump',
+          },
+          { answer: 'r1', decision: 'yes' },
+          { ...toolOutput('db_dump', 'The result was saved to report.html.'), saved_path: 'out/real.txt' } as AgentEvent,
+        ]),
+      );
+      expect(screen.getByText('out/real.txt', { selector: '.saved code' })).toBeInTheDocument();
+      expect(screen.queryByText('report.html', { selector: '.saved code' })).toBeNull();
     });
 
     it('shows why the file could not be opened', async () => {

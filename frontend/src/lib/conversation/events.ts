@@ -125,7 +125,15 @@ export type AgentEvent =
       dropped_chars?: number;
       dropped_lines?: number;
     })
-  | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean; elapsed_ms?: number })
+  | (Meta & {
+      type: 'ToolOutput';
+      tool_name: string;
+      content: string;
+      is_error?: boolean;
+      elapsed_ms?: number;
+      /** The file the whole result was saved to (offloaded), relative to the workspace. */
+      saved_path?: string;
+    })
   | (Meta & { type: 'Usage'; model: string; cost?: number | null } & UsageFields)
   | (Meta & {
       type: 'SessionUsage';

@@ -79,6 +79,9 @@ export interface ToolItem {
   lines: number;
   images: string[];
   result: string | null;
+  /** The file an offloaded result was saved to, as the agent said in
+   * ToolOutput's saved_path (never read from the text); "" when none. */
+  savedPath: string;
   isError: boolean;
   /** The part of output that tells of the error ("" when none is told apart). */
   errorText: string;
@@ -365,6 +368,7 @@ function newTool(id: string, name: string): ToolItem {
     lines: 0,
     images: [],
     result: null,
+    savedPath: '',
     isError: false,
     errorText: '',
     startedAt: null,
@@ -686,6 +690,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         return {
           ...t,
           result: ev.content,
+          savedPath: ev.saved_path ?? '',
           isError: t.isError || !!ev.is_error,
           status: t.status === 'rejected' || refused ? 'rejected' : ev.is_error ? 'error' : 'done',
           endedAt,

@@ -31,6 +31,11 @@ export interface MCPRequest {
   state: 'waiting' | 'done' | 'cancelled' | 'failed';
   message: string;
   url?: string;
+  /** The host url leads to, in ASCII (punycode for an international
+   * name), to show apart; absent when the URL is not opened. */
+  host?: string;
+  /** Why url is not opened (not https, a user name before the host...). */
+  url_problem?: string;
   mode?: 'form' | 'url';
   fields?: FormField[] | null;
 }

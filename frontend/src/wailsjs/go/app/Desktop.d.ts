@@ -84,6 +84,8 @@ export function NewSession():Promise<void>;
 
 export function OpenFile(arg1:string):Promise<void>;
 
+export function OpenLink(arg1:string):Promise<void>;
+
 export function OpenNotebook(arg1:string):Promise<void>;
 
 export function OpenWorkspace(arg1:string,arg2:string):Promise<app.WorkspaceInfo>;

@@ -154,6 +154,10 @@ export function OpenFile(arg1) {
   return window['go']['app']['Desktop']['OpenFile'](arg1);
 }
 
+export function OpenLink(arg1) {
+  return window['go']['app']['Desktop']['OpenLink'](arg1);
+}
+
 export function OpenNotebook(arg1) {
   return window['go']['app']['Desktop']['OpenNotebook'](arg1);
 }
