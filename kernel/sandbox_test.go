@@ -470,25 +470,38 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	py, srt := newPython(t), testSrt(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, Root: t.TempDir(), Sandbox: &Sandbox{Srt: srt}})
+	runtime := shortDir(t)
+	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, Root: t.TempDir(), Sandbox: &Sandbox{Srt: srt}, RuntimeDir: runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := startKernel(t, srv, KernelOptions{})
 	run(t, k, "x = 1")
-	ipc := srv.sandbox.ipc
-	if entries, _ := os.ReadDir(ipc); len(entries) == 0 {
-		t.Fatalf("no kernel sockets in %s", ipc)
+	folders, _ := filepath.Glob(filepath.Join(runtime, "k-*", "k-1"))
+	if len(folders) != 1 {
+		t.Fatalf("kernel sockets in %s: %v", runtime, folders)
 	}
 	srv.Close()
 	// Every process that ran with the server's directory in its command
 	// line or environment is gone, and so are srt's leftovers.
 	waitNoProcesses(t, dir)
-	for _, d := range []string{srv.sandbox.srtTmp, ipc} {
+	for _, d := range []string{srv.sandbox.srtTmp, filepath.Dir(folders[0])} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
 		}
 	}
+}
+
+// shortDir is a new folder whose path is short enough for Unix sockets
+// below it, removed when the test ends.
+func shortDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "frt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // BenchmarkSandbox compares a kernel's start and a trivial cell's round
