@@ -60,6 +60,7 @@ type Sandbox struct {
 // sandboxPaths are the sandbox's files under the server's directory.
 type sandboxPaths struct {
 	settings string // the effective srt settings
+	kernels  string // each sandboxed kernel's own settings; hidden
 	tmp      string // TMPDIR inside the sandbox
 	mpl      string // MPLCONFIGDIR inside the sandbox
 	srtTmp   string // TMPDIR of srt itself (its proxy sockets); removed on stop
@@ -100,6 +101,7 @@ func newSandboxPaths(dir string) sandboxPaths {
 	d := filepath.Join(dir, "sandbox")
 	return sandboxPaths{
 		settings: filepath.Join(d, "srt-settings.json"),
+		kernels:  filepath.Join(d, "kernels"),
 		tmp:      filepath.Join(d, "tmp"),
 		mpl:      filepath.Join(d, "matplotlib"),
 	}
@@ -176,7 +178,7 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 		}
 		protect = append(protect, sb.Settings)
 	}
-	protect = append(protect, p.settings)
+	protect = append(protect, p.settings, p.kernels)
 	network := section(base, "network")
 	network["allowAllUnixSockets"] = true
 	files := section(base, "filesystem")
@@ -385,7 +387,7 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 			strings.Join(missing, ", "), map[bool]string{true: "is", false: "are"}[len(missing) == 1], sandboxInstallHint)
 	}
 	sb.Srt = srt
-	for _, d := range []string{p.tmp, p.mpl} {
+	for _, d := range []string{p.tmp, p.mpl, p.kernels} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return p, fmt.Errorf("create sandbox directory: %w", err)
 		}

@@ -566,3 +566,60 @@ func TestParseSandboxSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxKernelSeesOnlyItsOwnFolder: two sandboxed kernels of one
+// server (a spare, a subagent's) each see their own private folder in the
+// runtime folder and nothing of the other's, nor the server's or the
+// other kernel's sandbox settings; a plain kernel's folder is 0700.
+func TestSandboxKernelSeesOnlyItsOwnFolder(t *testing.T) {
+	runtime, ws := shortDir(t), t.TempDir()
+	py, srt := newPython(t), testSrt(t)
+	srv, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), Root: ws, Sandbox: &Sandbox{Srt: srt}, RuntimeDir: runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	k1 := startKernel(t, srv, KernelOptions{Workspace: ws})
+	k2 := startKernel(t, srv, KernelOptions{Workspace: ws})
+	folders, _ := filepath.Glob(filepath.Join(runtime, "k-*"))
+	if len(folders) != 2 {
+		t.Fatalf("kernel folders: %v", folders)
+	}
+	for _, k := range []*Kernel{k1, k2} {
+		code := fmt.Sprintf(`import os
+from ipykernel.kernelapp import IPKernelApp
+own = os.path.dirname(IPKernelApp.instance().ip)
+seen = []
+for d, dirs, files in os.walk(%q):
+    seen += [os.path.join(d, f) for f in dirs + files if not os.path.join(d, f).startswith(own)]
+def readable(p):
+    try:
+        return 'filesystem' in open(p).read()
+    except OSError:
+        return False
+settings = [p for p in %s if readable(p)]
+print('OWN', own, 'SEEN', seen, 'SETTINGS', settings)`, runtime, jsonList(srv.sandbox.settings, k1.c.z.settings, k2.c.z.settings))
+		res := run(t, k, code)
+		if res.Error != nil || !strings.Contains(res.Text, "SEEN [] SETTINGS []") || !strings.Contains(res.Text, "OWN "+runtime+"/k-") {
+			t.Errorf("kernel saw: %q %v", res.Text, res.Error)
+		}
+	}
+	plain, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), RuntimeDir: runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	k3 := startKernel(t, plain, KernelOptions{})
+	if fi, err := os.Stat(k3.c.z.dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("a plain kernel's folder: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(k3.c.z.dir, "kernel-"+k3.c.id+".json")); err == nil {
+		t.Error("the connection file is still there once the kernel has connected")
+	}
+}
+
+// jsonList is a JSON list of strings (a Python list literal too).
+func jsonList(s ...string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

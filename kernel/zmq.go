@@ -147,7 +147,7 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 		if len(ci.endpoint(5)) > len("ipc://")+maxSocketPath {
 			return nil, fmt.Errorf("the kernel's socket path %s is longer than %d bytes: set a shorter runtime folder (XDG_RUNTIME_DIR)", ci.endpoint(5), maxSocketPath)
 		}
-		z.settings = filepath.Join(filepath.Dir(s.sandbox.settings), filepath.Base(dir)+".json")
+		z.settings = filepath.Join(s.sandbox.kernels, filepath.Base(dir)+".json")
 		if err := writeKernelSettings(*s.sandbox, z.settings, dir); err != nil {
 			return nil, err
 		}
