@@ -623,3 +623,23 @@ func jsonList(s ...string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestSandboxBehindJupyterServer: kernels a local jupyter_server starts
+// run in the sandbox too, their sockets in a folder of the hidden runtime
+// folder that the sandbox gives back.
+func TestSandboxBehindJupyterServer(t *testing.T) {
+	runtime, ws := shortDir(t), t.TempDir()
+	srv, err := StartServer(context.Background(), ServerOptions{Python: newPython(t), Dir: t.TempDir(), Root: ws,
+		Sandbox: &Sandbox{Srt: testSrt(t)}, RuntimeDir: runtime, JupyterServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	k := startKernel(t, srv, KernelOptions{Workspace: ws})
+	if res := run(t, k, "print(6*7)"); res.Error != nil || !strings.Contains(res.Text, "42") {
+		t.Fatalf("cell: %q %v", res.Text, res.Error)
+	}
+	if !strings.HasPrefix(srv.sandbox.ipc, runtime+string(filepath.Separator)) {
+		t.Errorf("the sockets are in %s, not in the runtime folder %s", srv.sandbox.ipc, runtime)
+	}
+}
