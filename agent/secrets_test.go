@@ -3,7 +3,9 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -229,6 +231,69 @@ turns:
 	for _, l := range locks {
 		if strings.Contains(out[0].Text, l) {
 			t.Errorf("the cell locked %s", l)
+		}
+	}
+}
+
+// Everything a sandboxed agent writes in the app's folders (settings and
+// API keys, the seal key, checkpoints and their locks, the conversation's
+// lock, the kernel server's files, the kernel's connection folder and
+// sockets) is in a store on appdirs' list, which every sandbox hides: a
+// new store outside the list fails here.
+func TestEveryStoreTheAgentWritesIsHidden(t *testing.T) {
+	srtOnPath(t)
+	root := t.TempDir()
+	dirs := appdirs.In(root)
+	cfgJSON, _ := json.Marshal(map[string]any{"python": testPython(t), "sandbox": true, "enable_subagents": false,
+		"kernel_pool": false, "enable_persistence": true, "checkpoints": true})
+	ws := workspace(t, string(cfgJSON))
+	if _, err := config.NewAppStore(dirs.Config).SetAPIKey("GEMINI_API_KEY", "key-canary-7f3c"); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "open('a.txt', 'w').write('a')"}}}]
+  - reply: [{text: "Done."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	a := startIn(t, ws, dirs)
+	defer a.Stop()
+	run(t, a, "Write.", nil)
+	// While the agent and its kernel live.
+	var written []string
+	for _, top := range []string{root, dirs.Runtime} {
+		_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && p != top {
+				written = append(written, p)
+			}
+			return nil
+		})
+	}
+	hidden := dirs.SecretPaths()
+	stores := map[string]bool{}
+	for _, p := range written {
+		store := ""
+		for _, h := range hidden {
+			if rel, err := filepath.Rel(h, p); err == nil && filepath.IsLocal(rel) {
+				store = h
+			}
+		}
+		switch {
+		case store != "":
+			stores[store] = true
+		case slices.ContainsFunc(hidden, func(h string) bool { return strings.HasPrefix(h, p+string(filepath.Separator)) }):
+			// a folder above a store
+		default:
+			t.Errorf("%s is in no store every sandbox hides (%v)", p, hidden)
+		}
+	}
+	// Each kind of store was written, so the walk saw it.
+	for _, want := range []string{dirs.Config, dirs.Checkpoints(), dirs.Locks(), dirs.Jupyter(), dirs.Runtime} {
+		if !stores[want] {
+			t.Errorf("nothing written in %s: %v", want, written)
 		}
 	}
 }
