@@ -171,6 +171,11 @@ func TestSandboxHidesTheSecretStores(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The other conversation's lock, as the host sees it.
+	theirLock, _ := filepath.Glob(filepath.Join(dirs.State, "locks", "*.lock"))
+	if len(theirLock) != 1 {
+		t.Fatalf("locks of the other conversation: %v", theirLock)
+	}
 	wsA := sandboxedWorkspace(t, true)
 	var roots []string
 	for _, s := range dirs.Secrets() {
@@ -201,6 +206,11 @@ for root in ` + string(r) + `:
                     _held.append(fh)
                 except OSError:
                     pass
+try:
+    open(` + jsonString(theirLock[0]) + `, 'rb')
+    print('THEIR LOCK OPENED')
+except OSError as e:
+    print('THEIR LOCK', type(e).__name__)
 print('SEEN', seen)
 print('LOCKED', locked)`
 	sc, err = modeltest.ParseScenario([]byte(`
@@ -219,6 +229,9 @@ turns:
 		t.Fatalf("outputs: %+v", out)
 	}
 	t.Logf("cell: %s", out[0].Text)
+	if !strings.Contains(out[0].Text, "THEIR LOCK FileNotFoundError") {
+		t.Errorf("the cell could open the other conversation's lock %s: %s", theirLock[0], out[0].Text)
+	}
 	if !strings.Contains(out[0].Text, "SEEN []") {
 		t.Errorf("the cell read secrets: %s", out[0].Text)
 	}
