@@ -471,7 +471,7 @@ func (a *Agent) openSession() error {
 	}
 	// One writer a session: a second process would interleave its turns
 	// with ours in the same file.
-	if err := st.Lock(); err != nil {
+	if err := st.Lock(a.opts.dirs.Locks()); err != nil {
 		return err
 	}
 	a.store, a.ownStore = st, true
@@ -605,7 +605,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	// Isolate: every agent (and every freeact process) keeps its kernelspec,
 	// sandbox settings and runtime files in a directory of its own there.
 	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir,
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir, RuntimeDir: a.opts.dirs.Kernels(),
 		PythonPath: []string{a.cfg.GeneratedDir()},
 		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
 		WarmAfter: spareAfter,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -52,8 +51,8 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
 	signIn := a.opts.mcpSignIn
-	if signIn.Dir == "" && a.opts.dirs.State != "" {
-		signIn.Dir = filepath.Join(a.opts.dirs.State, "mcp-oauth")
+	if signIn.Dir == "" {
+		signIn.Dir = a.opts.dirs.MCPSignIn()
 	}
 	mopts := mcp.Options{Log: a.opts.log, SignIn: signIn, Elicit: a.opts.mcpElicit,
 		// The workspace is the servers' root.

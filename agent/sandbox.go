@@ -2,12 +2,14 @@ package agent
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -21,10 +23,7 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
 	}
-	// The checkpoint stores hold earlier versions of every workspace's
-	// files: hidden like .env. Made now so the sandbox has a folder to
-	// hide even before the first checkpoint.
-	_ = os.MkdirAll(a.ckpt.root, 0o700)
+	hide := a.hidden()
 	return &kernel.Sandbox{
 		Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg),
 		// .freeact holds the settings, the permission rules and freeact
@@ -40,8 +39,29 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 			filepath.Join(a.cfg.Dir, config.DotEnvFile),
 			filepath.Join(a.cfg.Dir, ".venv") + string(filepath.Separator),
 		},
-		Hide: append(slices.Clone(a.opts.hidden), a.ckpt.root),
+		Hide: hide,
 	}, nil
+}
+
+// hidden are the paths no sandbox may read: the app's secret stores
+// (appdirs.Dirs.Secrets: keys, sign-ins, checkpoints, locks, every
+// kernel's connection file and sockets), and the folders options moved
+// one of them to. Each is made now (0700) when missing, so the sandbox
+// has a folder to hide before the store's first file: a path that does
+// not exist when a sandbox starts would stay visible in it once made.
+func (a *Agent) hidden() []string {
+	hide := slices.Clone(a.opts.dirs.SecretPaths())
+	for _, p := range append(slices.Clone(a.opts.hidden), a.ckpt.root, a.opts.kernelDir) {
+		if p != "" && !slices.Contains(hide, p) {
+			hide = append(hide, p)
+		}
+	}
+	for _, p := range hide {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			_ = appdirs.MakePrivate(p)
+		}
+	}
+	return hide
 }
 
 // protectServerEnv adds to the sandbox's protected paths the Python

@@ -109,6 +109,15 @@ func (w *Workspace) LoadOptions() config.LoadOptions {
 	return config.LoadOptions{APIKeys: keys}
 }
 
+// AppDirs are the app's folders this workspace's agents use (the user's
+// when OpenWorkspace was given none): where its conversations' locks are.
+func (w *Workspace) AppDirs() appdirs.Dirs {
+	if w.dirs.Data == "" {
+		return appdirs.FromXDG()
+	}
+	return w.dirs
+}
+
 // StartAgent creates an agent over cfg (this workspace's configuration as
 // Load returned it, possibly adjusted) with the workspace's permission
 // rules and logger (and, in sandbox mode, the key store hidden from

@@ -156,12 +156,13 @@ func TestHoldSessionLock(t *testing.T) {
 	if v == "" {
 		t.Skip("a helper process of TestDesktopBusySessionFork")
 	}
-	dir, id, _ := strings.Cut(v, "|")
+	locks, rest, _ := strings.Cut(v, "|")
+	dir, id, _ := strings.Cut(rest, "|")
 	st, err := session.Open[model.Message](dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Lock(); err != nil {
+	if err := st.Lock(locks); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("locked")
@@ -171,10 +172,10 @@ func TestHoldSessionLock(t *testing.T) {
 
 // holdSession starts a process that writes session id until the test
 // ends, and returns its pid.
-func holdSession(t *testing.T, dir, id string) int {
+func holdSession(t *testing.T, locks, dir, id string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHoldSessionLock$")
-	cmd.Env = append(os.Environ(), holdEnv+"="+dir+"|"+id)
+	cmd.Env = append(os.Environ(), holdEnv+"="+locks+"|"+dir+"|"+id)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ turns:
 	}
 	h.waitStateAfter(t, KernelReady, sid)
 
-	pid := holdSession(t, d.ws.cfg.SessionsDir(), sid)
+	pid := holdSession(t, d.ws.open.AppDirs().Locks(), d.ws.cfg.SessionsDir(), sid)
 	from := h.statusCount()
 	if err := d.ResumeSession(sid); err != nil {
 		t.Fatal(err)

@@ -68,9 +68,7 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 		}
 	}
 	signIn := terminalSignIn(s)
-	if b.Dirs.State != "" {
-		signIn.Dir = filepath.Join(b.Dirs.State, "mcp-oauth")
-	}
+	signIn.Dir = b.Dirs.MCPSignIn()
 	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: signIn})
 	defer m.Close()
 	name := fs.Arg(0)

@@ -35,7 +35,7 @@ func (d *Desktop) DeleteSession(id string) error {
 			return err
 		}
 	}
-	return session.Delete(ws.cfg.SessionsDir(), id)
+	return session.Delete(ws.open.AppDirs().Locks(), ws.cfg.SessionsDir(), id)
 }
 
 // SearchSessions finds the saved sessions whose prompts or replies

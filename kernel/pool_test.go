@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -18,7 +19,9 @@ func TestWarmPool(t *testing.T) {
 	py := newPython(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), WarmPool: true})
+	dir := t.TempDir()
+	// The kernels' folders in dir: their command lines mention it.
+	s, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, RuntimeDir: filepath.Join(dir, "run"), WarmPool: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,8 @@ func TestWarmPoolHeldBack(t *testing.T) {
 	start := func(after time.Duration) *Server {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		s, err := StartServer(ctx, ServerOptions{Python: py, Dir: t.TempDir(), WarmPool: true, WarmAfter: after})
+		dir := t.TempDir()
+		s, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, RuntimeDir: filepath.Join(dir, "run"), WarmPool: true, WarmAfter: after})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,10 +60,19 @@ type Sandbox struct {
 // sandboxPaths are the sandbox's files under the server's directory.
 type sandboxPaths struct {
 	settings string // the effective srt settings
+	kernels  string // each sandboxed kernel's own settings; hidden
 	tmp      string // TMPDIR inside the sandbox
 	mpl      string // MPLCONFIGDIR inside the sandbox
 	srtTmp   string // TMPDIR of srt itself (its proxy sockets); removed on stop
-	ipc      string // the kernels' ZeroMQ sockets; removed on stop
+	// ipc holds the kernels' ZeroMQ sockets behind a local jupyter_server
+	// (launched directly, each kernel's are in its own folder); removed
+	// on stop.
+	ipc string
+	// runtime is ServerOptions.RuntimeDir: hidden, but for a kernel's own
+	// folder.
+	runtime string
+	// base is the effective settings (JSON) without a kernel's folder.
+	base []byte
 	// placeholders hold missing Protect paths; removed on stop if still
 	// the empty file or folder made.
 	placeholders []placeholder
@@ -75,15 +84,24 @@ type placeholder struct {
 	made os.FileInfo
 }
 
-// ipcBase is where the folders of Unix sockets go (the kernels' and srt's):
-// a socket path has at most 107 bytes, which a folder under the app's state
-// directory can exceed with the socket's name added.
+// ipcBase is where the folder of srt's Unix sockets goes: a socket path
+// has at most 107 bytes, which a folder under the app's state directory
+// can exceed with the socket's name added.
 const ipcBase = "/tmp"
+
+// maxSocketPath is the longest path of a Unix socket (sun_path less its
+// terminating zero).
+const maxSocketPath = 107
+
+// sandboxSettingsArg stands for a kernel's own settings file in the
+// sandboxed kernel command.
+const sandboxSettingsArg = "{sandbox_settings}"
 
 func newSandboxPaths(dir string) sandboxPaths {
 	d := filepath.Join(dir, "sandbox")
 	return sandboxPaths{
 		settings: filepath.Join(d, "srt-settings.json"),
+		kernels:  filepath.Join(d, "kernels"),
 		tmp:      filepath.Join(d, "tmp"),
 		mpl:      filepath.Join(d, "matplotlib"),
 	}
@@ -160,7 +178,7 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 		}
 		protect = append(protect, sb.Settings)
 	}
-	protect = append(protect, p.settings)
+	protect = append(protect, p.settings, p.kernels)
 	network := section(base, "network")
 	network["allowAllUnixSockets"] = true
 	files := section(base, "filesystem")
@@ -168,8 +186,15 @@ func sandboxSettings(sb Sandbox, runtimeDir, ipythonDir string, p sandboxPaths) 
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		hidden = append(hidden, d)
 	}
+	// The kernels' runtime folder holds every kernel's connection file and
+	// sockets: hidden, each kernel gets its own folder back (see
+	// kernelSettings).
+	hidden = append(hidden, p.runtime)
 	denyRead := addStrings(files["denyRead"], append(append(hidden, protect...), sb.Hide...)...)
-	allowWrite := addStrings(files["allowWrite"], runtimeDir, ipythonDir, p.ipc, p.tmp, p.mpl)
+	allowWrite := addStrings(files["allowWrite"], runtimeDir, ipythonDir, p.tmp, p.mpl)
+	if p.ipc != "" {
+		allowWrite = addStrings(allowWrite, p.ipc)
+	}
 	var allowRead []string
 	if sb.Config != "" {
 		shown, err := configEntries(sb, denyRead, protect)
@@ -362,7 +387,7 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 			strings.Join(missing, ", "), map[bool]string{true: "is", false: "are"}[len(missing) == 1], sandboxInstallHint)
 	}
 	sb.Srt = srt
-	for _, d := range []string{p.tmp, p.mpl} {
+	for _, d := range []string{p.tmp, p.mpl, p.kernels} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return p, fmt.Errorf("create sandbox directory: %w", err)
 		}
@@ -375,11 +400,15 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 	if _, err := os.Stat(base); err != nil {
 		base = os.TempDir()
 	}
-	ipc, err := os.MkdirTemp(base, "freeact-ipc-")
-	if err != nil {
-		return p, fmt.Errorf("create the kernels' socket directory: %w", err)
+	p.runtime = opts.RuntimeDir
+	if opts.JupyterServer {
+		// The server picks the kernels' connection files (in its runtime
+		// folder) and sockets: one folder for all its kernels.
+		if p.ipc, err = os.MkdirTemp(p.runtime, "ipc-"); err != nil {
+			_ = cleanSandbox(p)
+			return p, fmt.Errorf("create the kernels' socket directory: %w", err)
+		}
 	}
-	p.ipc = ipc
 	if p.srtTmp, err = os.MkdirTemp(base, "freeact-srt-"); err != nil {
 		_ = cleanSandbox(p)
 		return p, fmt.Errorf("create srt's socket directory: %w", err)
@@ -393,6 +422,7 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 	if err := atomicfile.Write(p.settings, settings, 0o600); err != nil {
 		return p, fmt.Errorf("write sandbox settings: %w", err)
 	}
+	p.base = settings
 	opts.Sandbox = sb
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -417,14 +447,35 @@ func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, err
 // paths that may not exist; JPY_PARENT_PID is dropped because the server's
 // PID means nothing inside the PID namespace (the kernel would think its
 // parent gone and exit).
-func sandboxArgv(sb *Sandbox, p sandboxPaths, ipythonDir string, kernelArgv []string) []string {
+func sandboxArgv(sb *Sandbox, p sandboxPaths, settings, ipythonDir string, kernelArgv []string) []string {
 	argv := []string{}
 	if setpriv, err := exec.LookPath("setpriv"); err == nil {
 		argv = append(argv, setpriv, "--pdeathsig", "KILL")
 	}
-	argv = append(argv, "env", "TMPDIR="+p.srtTmp, sb.Srt, "--settings", p.settings,
+	argv = append(argv, "env", "TMPDIR="+p.srtTmp, sb.Srt, "--settings", settings,
 		"env", "-u", "JPY_PARENT_PID", "TMPDIR="+p.tmp, "MPLCONFIGDIR="+p.mpl, "IPYTHONDIR="+ipythonDir)
 	return append(argv, kernelArgv...)
+}
+
+// writeKernelSettings writes to file the settings of the kernel whose
+// private folder is dir: the server's, with that folder writable (and so
+// back from under the hidden runtime folder). No other kernel's settings
+// name it.
+func writeKernelSettings(p sandboxPaths, file, dir string) error {
+	var m map[string]any
+	if err := json.Unmarshal(p.base, &m); err != nil {
+		return fmt.Errorf("the kernel's sandbox settings: %w", err)
+	}
+	files := section(m, "filesystem")
+	files["allowWrite"] = addStrings(files["allowWrite"], dir)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("the kernel's sandbox settings: %w", err)
+	}
+	if err := atomicfile.Write(file, b, 0o600); err != nil {
+		return fmt.Errorf("write the kernel's sandbox settings: %w", err)
+	}
+	return nil
 }
 
 // cleanSandbox removes what srt and the kernels may leave behind when they

@@ -470,25 +470,38 @@ func TestSandboxLeavesNothing(t *testing.T) {
 	py, srt := newPython(t), testSrt(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, Root: t.TempDir(), Sandbox: &Sandbox{Srt: srt}})
+	runtime := shortDir(t)
+	srv, err := StartServer(ctx, ServerOptions{Python: py, Dir: dir, Root: t.TempDir(), Sandbox: &Sandbox{Srt: srt}, RuntimeDir: runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := startKernel(t, srv, KernelOptions{})
 	run(t, k, "x = 1")
-	ipc := srv.sandbox.ipc
-	if entries, _ := os.ReadDir(ipc); len(entries) == 0 {
-		t.Fatalf("no kernel sockets in %s", ipc)
+	folders, _ := filepath.Glob(filepath.Join(runtime, "k-*", "k-1"))
+	if len(folders) != 1 {
+		t.Fatalf("kernel sockets in %s: %v", runtime, folders)
 	}
 	srv.Close()
 	// Every process that ran with the server's directory in its command
 	// line or environment is gone, and so are srt's leftovers.
 	waitNoProcesses(t, dir)
-	for _, d := range []string{srv.sandbox.srtTmp, ipc} {
+	for _, d := range []string{srv.sandbox.srtTmp, filepath.Dir(folders[0])} {
 		if exists(d) {
 			t.Errorf("%s is still there", d)
 		}
 	}
+}
+
+// shortDir is a new folder whose path is short enough for Unix sockets
+// below it, removed when the test ends.
+func shortDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "frt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // BenchmarkSandbox compares a kernel's start and a trivial cell's round
@@ -551,5 +564,82 @@ func TestParseSandboxSettings(t *testing.T) {
 		if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("%s: err = %v, want %q", tt.in, err, tt.wantErr)
 		}
+	}
+}
+
+// TestSandboxKernelSeesOnlyItsOwnFolder: two sandboxed kernels of one
+// server (a spare, a subagent's) each see their own private folder in the
+// runtime folder and nothing of the other's, nor the server's or the
+// other kernel's sandbox settings; a plain kernel's folder is 0700.
+func TestSandboxKernelSeesOnlyItsOwnFolder(t *testing.T) {
+	runtime, ws := shortDir(t), t.TempDir()
+	py, srt := newPython(t), testSrt(t)
+	srv, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), Root: ws, Sandbox: &Sandbox{Srt: srt}, RuntimeDir: runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	k1 := startKernel(t, srv, KernelOptions{Workspace: ws})
+	k2 := startKernel(t, srv, KernelOptions{Workspace: ws})
+	folders, _ := filepath.Glob(filepath.Join(runtime, "k-*"))
+	if len(folders) != 2 {
+		t.Fatalf("kernel folders: %v", folders)
+	}
+	for _, k := range []*Kernel{k1, k2} {
+		code := fmt.Sprintf(`import os
+from ipykernel.kernelapp import IPKernelApp
+own = os.path.dirname(IPKernelApp.instance().ip)
+seen = []
+for d, dirs, files in os.walk(%q):
+    seen += [os.path.join(d, f) for f in dirs + files if not os.path.join(d, f).startswith(own)]
+def readable(p):
+    try:
+        return 'filesystem' in open(p).read()
+    except OSError:
+        return False
+settings = [p for p in %s if readable(p)]
+print('OWN', own, 'SEEN', seen, 'SETTINGS', settings)`, runtime, jsonList(srv.sandbox.settings, k1.c.z.settings, k2.c.z.settings))
+		res := run(t, k, code)
+		if res.Error != nil || !strings.Contains(res.Text, "SEEN [] SETTINGS []") || !strings.Contains(res.Text, "OWN "+runtime+"/k-") {
+			t.Errorf("kernel saw: %q %v", res.Text, res.Error)
+		}
+	}
+	plain, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), RuntimeDir: runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	k3 := startKernel(t, plain, KernelOptions{})
+	if fi, err := os.Stat(k3.c.z.dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("a plain kernel's folder: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(k3.c.z.dir, "kernel-"+k3.c.id+".json")); err == nil {
+		t.Error("the connection file is still there once the kernel has connected")
+	}
+}
+
+// jsonList is a JSON list of strings (a Python list literal too).
+func jsonList(s ...string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestSandboxBehindJupyterServer: kernels a local jupyter_server starts
+// run in the sandbox too, their sockets in a folder of the hidden runtime
+// folder that the sandbox gives back.
+func TestSandboxBehindJupyterServer(t *testing.T) {
+	runtime, ws := shortDir(t), t.TempDir()
+	srv, err := StartServer(context.Background(), ServerOptions{Python: newPython(t), Dir: t.TempDir(), Root: ws,
+		Sandbox: &Sandbox{Srt: testSrt(t)}, RuntimeDir: runtime, JupyterServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	k := startKernel(t, srv, KernelOptions{Workspace: ws})
+	if res := run(t, k, "print(6*7)"); res.Error != nil || !strings.Contains(res.Text, "42") {
+		t.Fatalf("cell: %q %v", res.Text, res.Error)
+	}
+	if !strings.HasPrefix(srv.sandbox.ipc, runtime+string(filepath.Separator)) {
+		t.Errorf("the sockets are in %s, not in the runtime folder %s", srv.sandbox.ipc, runtime)
 	}
 }

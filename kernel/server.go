@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/atomicfile"
 )
 
@@ -51,6 +52,13 @@ type ServerOptions struct {
 	Isolate bool
 	// Root is the server's root directory: kernels start there. Default Dir.
 	Root string
+	// RuntimeDir holds each kernel's private folder (mode 0700): its
+	// connection file, which holds the key that signs its messages, and,
+	// in sandbox mode, its Unix sockets. Keep it short: a socket's path
+	// has at most 107 bytes. In sandbox mode every kernel's sandbox hides
+	// it but for that kernel's own folder. Default: the user's
+	// (appdirs.Dirs.Kernels), which every freeact sandbox hides.
+	RuntimeDir string
 	// KernelEnv is added to the kernels' environment.
 	KernelEnv map[string]string
 	// PythonPath entries are prepended to the kernels' PYTHONPATH.
@@ -273,6 +281,12 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	}
 	if opts.KernelPython == "" {
 		opts.KernelPython = opts.Python
+	}
+	if opts.RuntimeDir == "" {
+		opts.RuntimeDir = appdirs.FromXDG().Kernels()
+	}
+	if err := appdirs.MakePrivate(opts.RuntimeDir); err != nil {
+		return nil, fmt.Errorf("%s: the kernels' runtime folder: %w", what, err)
 	}
 	var private *stateDir
 	if opts.Isolate {

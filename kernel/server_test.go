@@ -66,7 +66,8 @@ func TestLocalServer(t *testing.T) {
 func testLocalServer(t *testing.T, py string, viaServer bool) {
 	dir := t.TempDir()
 	s, err := StartServer(context.Background(), ServerOptions{
-		Python: py, Dir: dir, WarmPool: true, JupyterServer: viaServer,
+		// The kernels' folders in dir: their command lines mention it.
+		Python: py, Dir: dir, RuntimeDir: filepath.Join(dir, "run"), WarmPool: true, JupyterServer: viaServer,
 		KernelEnv: map[string]string{"FREEACT_TEST_VAR": "from-env"}, PythonPath: []string{"/opt/gen"},
 	})
 	if err != nil {
@@ -199,7 +200,7 @@ func testOwnerKilled(t *testing.T, py string, viaServer bool) {
 func ownerHelper() {
 	ctx := context.Background()
 	s, err := StartServer(ctx, ServerOptions{Python: os.Getenv("FREEACT_HELPER_PYTHON"), Dir: os.Getenv("FREEACT_HELPER_DIR"),
-		JupyterServer: os.Getenv("FREEACT_HELPER_VIA_SERVER") == "true"})
+		RuntimeDir: filepath.Join(os.Getenv("FREEACT_HELPER_DIR"), "run"), JupyterServer: os.Getenv("FREEACT_HELPER_VIA_SERVER") == "true"})
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(1)
@@ -391,7 +392,7 @@ for pid in ["self", str(os.getppid())] + [p for p in os.listdir("/proc") if p.is
                 scan(f"{who} {what}", f.read())
         except OSError:
             pass
-roots = [os.environ.get(v) for v in ("JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR")] + [STATE]
+roots = [os.environ.get(v) for v in ("JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR")] + STATE
 for root in filter(None, roots):
     for d, _, files in os.walk(root):
         for n in files:
@@ -414,7 +415,14 @@ func checkTokenHidden(t *testing.T, srv *Server, k *Kernel) {
 	if secret == "" {
 		secret, where = startKernel(t, srv, KernelOptions{Workspace: k.opts.Workspace}).c.z.info.Key, where[:3]
 	}
-	r := run(t, k, strings.Replace(tokenSearch, "STATE", fmt.Sprintf("%q", srv.StateDir()), 1))
+	// The state folder, and the kernels' runtime folder, where the other
+	// kernel's connection file was until it connected.
+	roots := []string{srv.StateDir()}
+	if srv.local != nil {
+		roots = append(roots, srv.local.RuntimeDir)
+	}
+	list, _ := json.Marshal(roots)
+	r := run(t, k, strings.Replace(tokenSearch, "STATE", string(list), 1))
 	if r.Error != nil {
 		t.Fatalf("search: %s: %s", r.Error.Name, r.Error.Message)
 	}

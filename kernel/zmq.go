@@ -60,7 +60,13 @@ func newKernelSpec(opts ServerOptions, sandbox *sandboxPaths) kernelSpec {
 	argv := []string{opts.KernelPython, "-m", "ipykernel_launcher", "-f", "{connection_file}", "--HistoryManager.enabled=False"}
 	interrupt := "signal"
 	if sandbox != nil {
-		argv = sandboxArgv(opts.Sandbox, *sandbox, jupyterDirs(opts.Dir)["IPYTHONDIR"], argv)
+		// Launched directly, each kernel gets settings of its own
+		// ({sandbox_settings}): its folder is the one it may reach.
+		settings := sandboxSettingsArg
+		if opts.JupyterServer {
+			settings = sandbox.settings
+		}
+		argv = sandboxArgv(opts.Sandbox, *sandbox, settings, jupyterDirs(opts.Dir)["IPYTHONDIR"], argv)
 		// Signals do not reach into bubblewrap's session: interrupt by a
 		// message on the control channel.
 		interrupt = "message"
@@ -95,7 +101,8 @@ type zmqKernel struct {
 	signer    *jupyterwire.Signer
 	sockets   map[string]zmq4.Socket // shell, control, stdin, iopub, hb
 	proc      *process
-	dir       string // the private folder of the connection file
+	dir       string // the kernel's private folder: connection file, sockets
+	settings  string // the kernel's own sandbox settings; "" without a sandbox
 	info      connectionInfo
 	interrupt string // the spec's interrupt mode
 	cancel    context.CancelFunc
@@ -118,12 +125,13 @@ const (
 // connects its channels; id names it.
 func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error) {
 	opts := s.local
-	runtimeDir := jupyterDirs(opts.Dir)["JUPYTER_RUNTIME_DIR"]
-	// The connection file holds the key: a folder of its own, 0700, that
-	// goes with the kernel.
-	dir, err := os.MkdirTemp(runtimeDir, "kernel-")
+	// The connection file holds the key, and the sockets take commands
+	// from whoever holds it: a folder of the kernel's own, 0700, that
+	// goes with the kernel, in the runtime folder every sandbox hides
+	// (only this kernel's sandbox has this folder back).
+	dir, err := os.MkdirTemp(opts.RuntimeDir, "k-")
 	if err != nil {
-		return nil, fmt.Errorf("make the kernel's connection folder: %w", err)
+		return nil, fmt.Errorf("make the kernel's private folder: %w", err)
 	}
 	z := &zmqKernel{dir: dir, interrupt: s.spec.InterruptMode, sockets: map[string]zmq4.Socket{}}
 	defer func() {
@@ -133,9 +141,16 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 	}()
 	ci := connectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: randomHex(32), SignatureScheme: "hmac-sha256", KernelName: kernelName}
 	if s.sandbox != nil {
-		// No network in the sandbox: Unix sockets, in the folder it may write.
-		ci.Transport, ci.IP = "ipc", filepath.Join(s.sandbox.ipc, id[:12])
+		// No network in the sandbox: Unix sockets, in the kernel's folder.
+		ci.Transport, ci.IP = "ipc", filepath.Join(dir, "k")
 		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
+		if len(ci.endpoint(5)) > len("ipc://")+maxSocketPath {
+			return nil, fmt.Errorf("the kernel's socket path %s is longer than %d bytes: set a shorter runtime folder (XDG_RUNTIME_DIR)", ci.endpoint(5), maxSocketPath)
+		}
+		z.settings = filepath.Join(s.sandbox.kernels, filepath.Base(dir)+".json")
+		if err := writeKernelSettings(*s.sandbox, z.settings, dir); err != nil {
+			return nil, err
+		}
 	}
 	// Over TCP the ports are 0: the kernel binds free ones itself and
 	// writes them into the file (ports picked here would be free only
@@ -150,7 +165,7 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 	if err := atomicfile.Write(file, b, 0o600); err != nil {
 		return nil, fmt.Errorf("write the kernel's connection file: %w", err)
 	}
-	if z.proc, err = s.launchKernel(file); err != nil {
+	if z.proc, err = s.launchKernel(file, z.settings); err != nil {
 		return nil, err
 	}
 	if ci.Transport == "tcp" {
@@ -209,12 +224,16 @@ func (s *Server) startLocalRetried(ctx context.Context, id string) (*conn, error
 	return s.startLocalHooked(ctx, id)
 }
 
-// launchKernel starts the kernel process for connection file file.
-func (s *Server) launchKernel(file string) (*process, error) {
+// launchKernel starts the kernel process for connection file file, in
+// sandbox mode under the sandbox settings file settings.
+func (s *Server) launchKernel(file, settings string) (*process, error) {
 	opts := s.local
 	argv := slices.Clone(s.spec.Argv)
 	for i, a := range argv {
 		argv[i] = strings.ReplaceAll(a, "{connection_file}", file)
+		if a == sandboxSettingsArg {
+			argv[i] = settings
+		}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = opts.Root
@@ -544,6 +563,9 @@ func (z *zmqKernel) close() {
 			_ = s.Close()
 		}
 		_ = os.RemoveAll(z.dir)
+		if z.settings != "" {
+			_ = os.Remove(z.settings)
+		}
 		if z.info.Transport == "ipc" {
 			for _, p := range []int{z.info.ShellPort, z.info.IOPubPort, z.info.StdinPort, z.info.ControlPort, z.info.HBPort} {
 				_ = os.Remove(z.info.IP + "-" + strconv.Itoa(p))

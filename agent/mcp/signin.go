@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
@@ -18,7 +17,7 @@ func signInDir(o SignInOptions) string {
 	if o.Dir != "" {
 		return o.Dir
 	}
-	return filepath.Join(appdirs.FromXDG().State, "mcp-oauth")
+	return appdirs.FromXDG().MCPSignIn()
 }
 
 // lazyStore asks for the store on first use, so that a manager without

@@ -11,11 +11,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes the session's writer lock: an flock on <id>.lock beside
-// the session's folder, which holds the writer's pid. The kernel releases
-// it when the process dies, however it dies.
+// lockFile takes the session's writer lock: an flock on its file in the
+// folder of locks, which holds the writer's pid. The kernel releases it
+// when the process dies, however it dies.
 func lockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -32,4 +32,19 @@ func lockFile(path string) (*os.File, error) {
 		_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
 	}
 	return f, nil
+}
+
+// lockLegacy takes the lock file of earlier versions when it is free, and
+// returns nil when it is not (or cannot be opened: a link is not
+// followed). It is never truncated: the file is in the workspace.
+func lockLegacy(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }

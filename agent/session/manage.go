@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/atomicfile"
 )
 
@@ -70,8 +71,9 @@ func ownTitle(dir string) (string, bool) {
 }
 
 // Delete removes session id: its messages, subagents' messages, offloaded
-// results and title.
-func Delete(sessionsDir, id string) error {
+// results and title. locks is the folder of lock files (see Store.Lock):
+// a session another process writes is not deleted.
+func Delete(locks, sessionsDir, id string) error {
 	if err := checkName("session id", id); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
@@ -79,7 +81,10 @@ func Delete(sessionsDir, id string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
-	lock := filepath.Join(sessionsDir, id+".lock")
+	if err := appdirs.MakePrivate(locks); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	lock := LockFile(locks, sessionsDir, id)
 	f, err := lockFile(lock)
 	switch {
 	case isOurs(err): // this process closes it
@@ -92,6 +97,7 @@ func Delete(sessionsDir, id string) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	_ = os.Remove(lock)
+	_ = os.Remove(legacyLockFile(sessionsDir, id))
 	return nil
 }
 

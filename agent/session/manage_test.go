@@ -69,7 +69,7 @@ func TestDelete(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "s1", "tool-results"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := Delete(dir, "s1"); err != nil {
+	if err := Delete(t.TempDir(), dir, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	list, _ := List(dir, userTitle)
@@ -80,7 +80,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("s1 still there: %v", err)
 	}
 	for _, id := range []string{"s1", "..", "", "a/b"} {
-		if err := Delete(dir, id); err == nil {
+		if err := Delete(t.TempDir(), dir, id); err == nil {
 			t.Errorf("Delete(%q) did not fail", id)
 		}
 	}

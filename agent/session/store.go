@@ -79,7 +79,9 @@ type Store[M any] struct {
 	files   map[string]*os.File // open for appending, by agent id
 	summary *summary            // of main.jsonl, once it is open
 	lock    *os.File            // the writer lock (Lock), held until Close
-	repairs []Repair            // not yet reported (Repair)
+	// legacyLock is earlier versions' lock file, when it was free.
+	legacyLock *os.File
+	repairs    []Repair // not yet reported (Repair)
 }
 
 // NewID returns a new random session id (a UUID version 4).
@@ -375,6 +377,10 @@ func (s *Store[M]) Close() error {
 	if s.lock != nil {
 		s.lock.Close() // releases the flock
 		s.lock = nil
+	}
+	if s.legacyLock != nil {
+		s.legacyLock.Close()
+		s.legacyLock = nil
 	}
 	return err
 }

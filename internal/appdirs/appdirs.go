@@ -11,7 +11,11 @@
 package appdirs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/adrg/xdg"
 )
@@ -34,6 +38,12 @@ type Dirs struct {
 	// administrator provides: $XDG_DATA_DIRS/freeact
 	// (/usr/local/share/freeact, /usr/share/freeact).
 	DataDirs []string
+	// Runtime holds what lives only while a process runs: each local
+	// kernel's folder of its connection file and sockets.
+	// $XDG_RUNTIME_DIR/freeact when that folder exists, else
+	// $TMPDIR/freeact-<uid>. Kept short: a Unix socket's path has at most
+	// 107 bytes.
+	Runtime string
 	// Documents is where the workspace folder picker starts
 	// (XDG_DOCUMENTS_DIR of user-dirs.dirs, ~/Documents); "" for none.
 	Documents string
@@ -47,8 +57,25 @@ func FromXDG() Dirs {
 		Data:      filepath.Join(xdg.DataHome, Name),
 		State:     filepath.Join(xdg.StateHome, Name),
 		DataDirs:  below(xdg.DataDirs),
+		Runtime:   runtimeDir(xdg.RuntimeDir),
 		Documents: xdg.UserDirs.Documents,
 	}
+}
+
+// runtimeDir is freeact's folder below the runtime directory xdg names
+// when it exists (it is made by the login session, never by us), else the
+// fallback in the temporary folder.
+func runtimeDir(xdgRuntime string) string {
+	if fi, err := os.Stat(xdgRuntime); err == nil && fi.IsDir() && filepath.IsAbs(xdgRuntime) {
+		return filepath.Join(xdgRuntime, Name)
+	}
+	return fallbackRuntime()
+}
+
+// fallbackRuntime is the runtime folder without a runtime directory:
+// one a user, in the temporary folder.
+func fallbackRuntime() string {
+	return filepath.Join(os.TempDir(), Name+"-"+strconv.Itoa(os.Getuid()))
 }
 
 // In returns folders all below root, with no system-wide folders: what a
@@ -58,8 +85,17 @@ func In(root string) Dirs {
 		Config:    filepath.Join(root, "config", Name),
 		Data:      filepath.Join(root, "data", Name),
 		State:     filepath.Join(root, "state", Name),
+		Runtime:   shortRuntime(root),
 		Documents: filepath.Join(root, "Documents"),
 	}
+}
+
+// shortRuntime is In's runtime folder: in the temporary folder, named
+// after root, since a test's root is often too long for a socket's path
+// below it.
+func shortRuntime(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), Name+"-"+strconv.Itoa(os.Getuid())+"-"+hex.EncodeToString(sum[:6]))
 }
 
 // Checkpoints holds the checkpoint stores of all workspaces; "" without
@@ -69,6 +105,89 @@ func (d Dirs) Checkpoints() string { return below1(d.Data, "checkpoints") }
 // Jupyter holds the Jupyter servers' runtime files and kernel specs; ""
 // without a state folder.
 func (d Dirs) Jupyter() string { return below1(d.State, "jupyter") }
+
+// MCPSignIn holds the MCP servers' sign-ins kept in files (without a
+// Secret Service: tokens and client secrets) and their refresh locks; ""
+// without a state folder.
+func (d Dirs) MCPSignIn() string { return below1(d.State, "mcp-oauth") }
+
+// Locks holds the lock files of conversations (one writer a session),
+// named after what they lock; "" without a state folder.
+func (d Dirs) Locks() string { return below1(d.State, "locks") }
+
+// Kernels holds each local kernel's private folder: its connection file
+// (with the key that signs its messages) and its sockets; "" without a
+// runtime folder.
+func (d Dirs) Kernels() string { return below1(d.Runtime, "kernels") }
+
+// Store is a folder where freeact keeps what code in a sandbox must never
+// read or open.
+type Store struct {
+	What string // what it holds, for messages and docs
+	Path string
+}
+
+// Secrets are the app's folders that no sandbox may read or open: every
+// sandbox hides all of them, whichever workspace or process it belongs
+// to, so one workspace's code reaches nothing of another's. A new place
+// where the app keeps a secret, a key or a lock goes here (and the test
+// that walks what each store writes finds one that does not). Folders
+// not set (an empty Dirs field) are left out.
+func (d Dirs) Secrets() []Store {
+	stores := []Store{
+		// settings.json, credentials.json (API keys without a keyring),
+		// the keyring's index and session-keys/ (agent/seal).
+		{"settings, API keys and the keys that seal records of code", d.Config},
+		{"checkpoints: earlier versions of every workspace's files, and their locks", d.Checkpoints()},
+		{"MCP sign-ins kept in files, and their locks", d.MCPSignIn()},
+		{"conversation locks", d.Locks()},
+		{"kernel servers: kernel specs, sandbox settings, runtime files", d.Jupyter()},
+		{"kernels' connection files and sockets", d.Runtime},
+	}
+	// Another process of the user may have found no runtime directory
+	// (started outside the login session): its kernels are in the
+	// fallback.
+	if fb := fallbackRuntime(); d.Runtime != "" && d.Runtime != fb {
+		stores = append(stores, Store{"kernels' connection files and sockets (without a runtime directory)", fb})
+	}
+	out := stores[:0]
+	for _, s := range stores {
+		if s.Path != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SecretPaths are the paths of Secrets.
+func (d Dirs) SecretPaths() []string {
+	var out []string
+	for _, s := range d.Secrets() {
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+// LockFile is the lock file in locks for what is at path: named after a
+// hash of the absolute path, so every process finds the same file.
+func LockFile(locks, kind, path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(locks, kind+"-"+hex.EncodeToString(sum[:16])+".lock")
+}
+
+// MakePrivate makes dir (and missing parents) with mode 0700 and checks
+// that dir is a folder of this user's that no one else may enter: a
+// folder in a shared place (the temporary folder) that someone else made
+// first, or a link, is an error.
+func MakePrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return checkPrivate(dir)
+}
 
 func below1(dir, name string) string {
 	if dir == "" {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,7 +19,7 @@ const childEnv = "FREEACT_APPDIRS_CHILD"
 func TestFromXDG(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		d := FromXDG()
-		os.Stdout.WriteString(strings.Join([]string{d.Config, d.Data, d.State, strings.Join(d.DataDirs, ":"), d.Documents}, "\n"))
+		os.Stdout.WriteString(strings.Join([]string{d.Config, d.Data, d.State, strings.Join(d.DataDirs, ":"), d.Documents, d.Runtime}, "\n"))
 		os.Exit(0)
 	}
 	home := t.TempDir()
@@ -27,6 +29,8 @@ func TestFromXDG(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "conf", "user-dirs.dirs"), []byte(`XDG_DOCUMENTS_DIR="$HOME/Papers"`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	run := t.TempDir()
+	fallback := filepath.Join(os.TempDir(), "freeact-"+strconv.Itoa(os.Getuid()))
 	for _, tc := range []struct {
 		name string
 		env  []string
@@ -34,11 +38,15 @@ func TestFromXDG(t *testing.T) {
 	}{
 		{"defaults", nil, []string{
 			home + "/.config/freeact", home + "/.local/share/freeact", home + "/.local/state/freeact",
-			"/usr/local/share/freeact:/usr/share/freeact", home + "/Documents",
+			"/usr/local/share/freeact:/usr/share/freeact", home + "/Documents", fallback,
 		}},
 		{"set", []string{"XDG_CONFIG_HOME=" + home + "/conf", "XDG_DATA_HOME=/d", "XDG_STATE_HOME=/s",
-			"XDG_DATA_DIRS=/opt/share:relative:/usr/share"}, []string{
-			home + "/conf/freeact", "/d/freeact", "/s/freeact", "/opt/share/freeact:/usr/share/freeact", home + "/Papers",
+			"XDG_DATA_DIRS=/opt/share:relative:/usr/share", "XDG_RUNTIME_DIR=" + run}, []string{
+			home + "/conf/freeact", "/d/freeact", "/s/freeact", "/opt/share/freeact:/usr/share/freeact", home + "/Papers", run + "/freeact",
+		}},
+		{"runtime directory missing", []string{"XDG_RUNTIME_DIR=" + run + "/gone"}, []string{
+			home + "/.config/freeact", home + "/.local/share/freeact", home + "/.local/state/freeact",
+			"/usr/local/share/freeact:/usr/share/freeact", home + "/Documents", fallback,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,5 +71,66 @@ func TestIn(t *testing.T) {
 	}
 	if (Dirs{}).Checkpoints() != "" || (Dirs{}).Jupyter() != "" {
 		t.Error("no folders name relative ones")
+	}
+}
+
+// Every folder the app keeps a secret, key or lock in is on the list the
+// sandboxes hide, and the list names no folder twice.
+func TestSecretsListEveryStore(t *testing.T) {
+	d := In("/t")
+	got := d.SecretPaths()
+	for _, want := range []string{d.Config, d.Checkpoints(), d.MCPSignIn(), d.Locks(), d.Jupyter(), d.Runtime, d.Kernels()} {
+		if !slices.ContainsFunc(got, func(p string) bool { return within(want, p) }) {
+			t.Errorf("%s is not hidden by %q", want, got)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range got {
+		if seen[p] || !filepath.IsAbs(p) {
+			t.Errorf("secret path %q twice or relative", p)
+		}
+		seen[p] = true
+	}
+	if len((Dirs{}).Secrets()) != 0 {
+		t.Errorf("no folders, no secrets: %+v", (Dirs{}).Secrets())
+	}
+}
+
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
+// A test's runtime folder is short enough for a socket below it, and
+// differs between roots.
+func TestInRuntimeIsShort(t *testing.T) {
+	long := "/" + strings.Repeat("x", 200)
+	a, b := In(long).Kernels(), In(long+"y").Kernels()
+	if len(a)+len("/k-1234567890/k-1") > 100 || a == b {
+		t.Errorf("Kernels() = %q, %q", a, b)
+	}
+}
+
+// MakePrivate closes a folder others could enter and refuses a link.
+func TestMakePrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	if err := MakePrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := MakePrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := MakePrivate(link); err == nil {
+		t.Error("a link was taken as the private folder")
 	}
 }
