@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -66,13 +67,13 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// A server that lists other tools than before (it said they
 		// changed, or it was restarted) has them offered from the next
 		// model call.
-		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool) }
+		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool, a.opts.log) }
 		m.json = mcp.NewManager(o.MCPServers, jopts)
 		if err := m.json.Connect(ctx); err != nil {
 			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
 			m.failed("mcp_servers", err)
 		}
-		m.rename(a.builtinTool)
+		m.rename(a.builtinTool, a.opts.log)
 	}
 	if len(o.PTCServers) > 0 {
 		popts := mopts
@@ -98,9 +99,13 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	a.mcp = m
 }
 
-// rename names the JSON servers' tools for the model again.
-func (m *mcpTools) rename(builtin func(string) bool) {
-	byName := mcp.ModelNames(m.json.Tools(), builtin)
+// rename names the JSON servers' tools for the model again; a tool left
+// with no free name is not offered, and logged.
+func (m *mcpTools) rename(builtin func(string) bool, log *slog.Logger) {
+	byName, unnamed := mcp.ModelNames(m.json.Tools(), builtin)
+	for _, t := range unnamed {
+		log.Warn("MCP tool not offered: every name it could have is taken; rename the server in agent.json", "mcp_server", t.Server, "tool", t.Name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !maps.EqualFunc(byName, m.byName, func(a, b mcp.Tool) bool { return reflect.DeepEqual(a, b) }) {
