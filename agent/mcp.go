@@ -41,6 +41,9 @@ type mcpTools struct {
 	caller bool
 	// calls are the JSON calls in flight, for sampling requests.
 	calls mcpCalls
+	// starts are the JSON servers' first connections (nil without
+	// mcp_servers).
+	starts *mcpStarts
 }
 
 // startMCP connects the JSON servers (in parallel), generates the Python
@@ -69,10 +72,11 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// model call.
 		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool, a.opts.log) }
 		m.json = mcp.NewManager(o.MCPServers, jopts)
-		if err := m.json.Connect(ctx); err != nil {
-			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
-			m.failed("mcp_servers", err)
+		wait := DefaultMCPStartWait
+		if a.opts.mcpStartWait != nil {
+			wait = *a.opts.mcpStartWait
 		}
+		a.connectInBackground(ctx, m, wait)
 		m.rename(a.builtinTool, a.opts.log)
 	}
 	if len(o.PTCServers) > 0 {
@@ -143,6 +147,9 @@ func (a *Agent) stopMCP() error {
 	m := a.mcp
 	if m == nil {
 		return nil
+	}
+	if m.starts != nil {
+		m.starts.stop()
 	}
 	var errs []error
 	for _, mgr := range []*mcp.Manager{m.json, m.ptc} {

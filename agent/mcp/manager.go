@@ -32,7 +32,7 @@ const (
 	DefaultCallTimeout = 5 * time.Minute
 	// DefaultConnectTimeout bounds starting a server and listing its
 	// tools; a server's "connect_timeout" (seconds) replaces it.
-	DefaultConnectTimeout = 10 * time.Second
+	DefaultConnectTimeout = 60 * time.Second
 )
 
 // Options adjusts a Manager. Zero values mean the defaults.

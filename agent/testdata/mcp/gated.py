@@ -1,0 +1,41 @@
+"""An MCP server on the Python SDK from PyPI (1.x or 2.x) for the agent's
+tests.
+
+    python gated.py GATE     create GATE + ".started", wait until the file
+                             GATE exists, then serve on stdin/stdout (a
+                             server slow to start, without a clock)
+    python gated.py -        serve at once
+
+Its tools validate their arguments as the SDK does (pydantic): a null where
+the schema wants an integer is refused.
+"""
+
+import os
+import sys
+import time
+
+try:  # mcp >= 2
+    from mcp.server import MCPServer as Server
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as Server
+
+server = Server("gated")
+
+
+@server.tool()
+def fetch(url: str, max_length: int = 5000, raw: bool = False, note: str | None = None) -> str:
+    """Pretend to fetch url; say what arrived."""
+    return f"fetched {url} max_length={max_length} raw={raw} note={note!r}"
+
+
+def main() -> None:
+    gate = sys.argv[1]
+    if gate != "-":
+        open(gate + ".started", "w").close()
+        while not os.path.exists(gate):
+            time.sleep(0.05)
+    server.run()
+
+
+if __name__ == "__main__":
+    main()
