@@ -188,3 +188,32 @@ turns:
 		t.Fatalf("events:%s", describe(events))
 	}
 }
+
+// Code mode against a Python SDK server that validates its arguments:
+// a field given None (max_length=None, typed Optional[int] = 5000) is left
+// out of the JSON, so the server's default applies; a nullable field set
+// to None is left out as well when its default is None. The generated
+// module of a tool with a nested model lists the model's fields in the
+// schema's order (golden file; go test -update rewrites it).
+func TestCodeModeLeavesNoneOut(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"gated": gatedServer(t, "-")}})
+	cell := `from mcptools.gated import fetch, book
+print(fetch.run(fetch.Params(url="https://example.org", max_length=None, raw=None, note=None)).result)
+print(book.run(book.Params(trip=book.ParamsTrip(destination="Graz", budget=None))).result)`
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: `+jsonString(cell)+`}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "fetched https://example.org max_length=5000 raw=False note=None\nbooked Graz budget=100 arrival=None"}]
+    reply: [{text: "Done."}]
+`)
+	events := run(t, a, "Fetch.", nil)
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	book, err := os.ReadFile(filepath.Join(ws, ".freeact", "generated", "mcptools", "gated", "book.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "mcp", "golden", "book.py"), book)
+}

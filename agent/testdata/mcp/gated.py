@@ -14,6 +14,8 @@ import os
 import sys
 import time
 
+from pydantic import BaseModel
+
 try:  # mcp >= 2
     from mcp.server import MCPServer as Server
 except ImportError:  # mcp 1.x
@@ -26,6 +28,20 @@ server = Server("gated")
 def fetch(url: str, max_length: int = 5000, raw: bool = False, note: str | None = None) -> str:
     """Pretend to fetch url; say what arrived."""
     return f"fetched {url} max_length={max_length} raw={raw} note={note!r}"
+
+
+class Trip(BaseModel):
+    """A trip, its fields deliberately not in alphabetical order."""
+
+    destination: str
+    budget: int = 100
+    arrival: str | None = None
+
+
+@server.tool()
+def book(trip: Trip) -> str:
+    """Pretend to book a trip; say what arrived."""
+    return f"booked {trip.destination} budget={trip.budget} arrival={trip.arrival!r}"
 
 
 def main() -> None:
