@@ -465,9 +465,20 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 
 	status := exitDone
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
+	var skip mcpSkipper
+	defer skip.end()
 	for ev := range events(turnCtx) {
 		t.render(ev)
 		switch e := ev.(type) {
+		case *agent.MCPWaiting:
+			if e.AgentID != agent.MainAgent {
+				break // Ctrl-C stops a subagent's wait
+			}
+			if e.Done {
+				skip.end()
+			} else {
+				skip.start(turnCtx, t, e, stopped)
+			}
 		case *agent.ApprovalRequest:
 			t.approve(turnCtx, e, stopped)
 		case *agent.BudgetRequest:
@@ -500,4 +511,49 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 		return -1
 	}
 	return status
+}
+
+// mcpSkipper reads a line while the main agent's model call waits for MCP
+// servers: Enter (an empty line) or /skip skips them (MCPWaiting.Skip).
+// Nothing else reads stdin then: the agent runs no tool while it waits.
+type mcpSkipper struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *agent.MCPWaiting, stopped <-chan struct{}) {
+	s.end()
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	stop, done := s.stop, s.done
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stopped:
+				return
+			default:
+			}
+			line, ok := t.readLine(ctx, stop, nil)
+			if !ok {
+				return
+			}
+			switch strings.TrimSpace(line) {
+			case "", "/skip", "skip":
+				w.Skip()
+				return
+			}
+			fmt.Fprintln(t.errw, t.style.yellow("Enter or /skip goes on without the MCP server; Ctrl-C stops the turn."))
+		}
+	}()
+}
+
+// end stops the reader and waits for it, so the next reader of stdin is
+// alone; a line asked for and not yet read is kept for it.
+func (s *mcpSkipper) end() {
+	if s.stop == nil {
+		return
+	}
+	close(s.stop)
+	<-s.done
+	s.stop, s.done = nil, nil
 }

@@ -160,6 +160,10 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:
 			q.requestID = ws.requestID(ev)
+		case *agent.MCPWaiting:
+			if !e.Done {
+				q.requestID = ws.requestID(ev)
+			}
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {
 				died = true

@@ -92,6 +92,7 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     describeVariable: vi.fn(async () => ({ name: 'x', type: 'int', bytes: 28 })),
     compactNow: vi.fn(async () => {}),
     continueBudget: vi.fn(async () => {}),
+    skipMCPWait: vi.fn(async () => {}),
     checkpointDiff: vi.fn(async () => []),
     planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [], protected: [], unkept: [] })),
     revert: vi.fn(async () => {}),
@@ -776,6 +777,26 @@ describe('App long sessions', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Continue (budget $2.00)' }));
     expect(backend.continueBudget).toHaveBeenCalledWith('b1', true);
     expect(screen.queryByTestId('budget-bar')).toBeNull();
+  });
+
+  it('a model call waiting for an MCP server shows it, and Skip goes on without it', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByLabelText('Message to the agent');
+    emit([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'MCPWaiting', agent_id: 'main', request_id: 'w1', servers: ['slow'], limit_secs: 58 },
+    ]);
+    const bar = await screen.findByTestId('mcp-wait-bar');
+    expect(bar.textContent).toContain('Waiting for MCP server slow to start (up to 58 s)');
+    await userEvent.click(screen.getByRole('button', { name: 'Skip' }));
+    expect(backend.skipMCPWait).toHaveBeenCalledWith('w1');
+    expect(screen.queryByTestId('mcp-wait-bar')).toBeNull();
+    emit([
+      { type: 'MCPWaiting', agent_id: 'main', request_id: 'w2', servers: ['slow'] },
+      { type: 'MCPWaiting', agent_id: 'main', servers: ['slow'], done: true },
+    ]);
+    await vi.waitFor(() => expect(screen.queryByTestId('mcp-wait-bar')).toBeNull());
   });
 });
 

@@ -163,6 +163,8 @@ export interface Backend {
   compactNow(): Promise<void>;
   /** Answers a budget request: continue (raising the budget) or stop. */
   continueBudget(requestId: string, ok: boolean): Promise<void>;
+  /** Lets a model call that waits for MCP servers go on without them. */
+  skipMCPWait(requestId: string): Promise<void>;
   /** The files an action, a turn or a revert changed, with unified diffs. */
   checkpointDiff(id: string): Promise<FileDiff[]>;
   /** What reverting a checkpoint would do now. */
@@ -356,6 +358,7 @@ export const backend: Backend = {
   describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
   compactNow: () => call(Desktop.CompactNow),
   continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
+  skipMCPWait: (id) => call(() => Desktop.SkipMCPWait(id)),
   checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),
   planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
   revert: (id, force, deleteUnkept) => call(() => Desktop.Revert(id, force, deleteUnkept)),

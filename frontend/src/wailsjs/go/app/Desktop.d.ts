@@ -162,6 +162,8 @@ export function ShowInFolder(arg1:string):Promise<void>;
 
 export function Skills():Promise<Array<app.SkillInfo>>;
 
+export function SkipMCPWait(arg1:string):Promise<void>;
+
 export function SkipReplay():Promise<void>;
 
 export function TestMCPServer(arg1:string,arg2:string):Promise<Array<string>>;

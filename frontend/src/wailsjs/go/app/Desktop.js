@@ -310,6 +310,10 @@ export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
 }
 
+export function SkipMCPWait(arg1) {
+  return window['go']['app']['Desktop']['SkipMCPWait'](arg1);
+}
+
 export function SkipReplay() {
   return window['go']['app']['Desktop']['SkipReplay']();
 }
