@@ -384,11 +384,42 @@ func (m *mcpTools) group(group string) *mcp.Manager {
 	return nil
 }
 
+// LargeMention is a resource a request mentions that is larger than the
+// mention limit (256 KiB unless WithMentionLimit): Size and Limit in bytes.
+type LargeMention struct {
+	Server string `json:"server"`
+	URI    string `json:"uri"`
+	Size   int    `json:"size"`
+	Limit  int    `json:"limit"`
+}
+
+// ExpandOption changes what ExpandMCP attaches.
+type ExpandOption func(*mcp.MentionOptions)
+
+// AllowLargeMentions attaches mentioned resources whatever their size.
+func AllowLargeMentions() ExpandOption {
+	return func(o *mcp.MentionOptions) { o.Allow = func(string, string, int) bool { return true } }
+}
+
+// WithMentionLimit sets the size in bytes above which a mentioned
+// resource is refused (mcp.DefaultMentionLimit when not given; below 0:
+// none).
+func WithMentionLimit(n int) ExpandOption {
+	return func(o *mcp.MentionOptions) { o.Limit = n }
+}
+
 // ExpandMCP turns a request into what the model gets: a prompt slash
 // command /server:prompt key=value ... into the server's prompt, and
 // @server:uri mentions into the resources attached after the text. Text
-// with neither comes back as it is.
-func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
+// with neither comes back as it is. A mentioned resource over the mention
+// limit is refused with an *mcp.LargeMentionError (its size, nothing
+// sent) unless AllowLargeMentions is given: ask the user first
+// (LargeMentions lists them).
+func (a *Agent) ExpandMCP(ctx context.Context, text string, opts ...ExpandOption) (string, error) {
+	var mo mcp.MentionOptions
+	for _, o := range opts {
+		o(&mo)
+	}
 	var managers []*mcp.Manager
 	if a.mcp != nil {
 		for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
@@ -416,9 +447,31 @@ func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
 		}
 	}
 	for _, m := range managers {
-		if text, err = m.ExpandMentions(ctx, text); err != nil {
+		if text, err = m.ExpandMentions(ctx, text, mo); err != nil {
 			return "", err
 		}
 	}
 	return text, nil
+}
+
+// LargeMentions reads the resources text mentions and lists those over
+// the mention limit, for the user to confirm before ExpandMCP attaches
+// them with AllowLargeMentions.
+func (a *Agent) LargeMentions(ctx context.Context, text string, opts ...ExpandOption) ([]LargeMention, error) {
+	var large []LargeMention
+	var limit int
+	collect := func(o *mcp.MentionOptions) {
+		limit = o.Limit
+		if limit == 0 {
+			limit = mcp.DefaultMentionLimit
+		}
+		o.Allow = func(server, uri string, size int) bool {
+			large = append(large, LargeMention{Server: server, URI: uri, Size: size, Limit: limit})
+			return true
+		}
+	}
+	if _, err := a.ExpandMCP(ctx, text, append(slices.Clone(opts), collect)...); err != nil {
+		return nil, err
+	}
+	return large, nil
 }

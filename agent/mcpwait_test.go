@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -216,4 +218,35 @@ turns:
 		t.Fatal(err)
 	}
 	testenv.Golden(t, filepath.Join("testdata", "mcp", "golden", "book.py"), book)
+}
+
+// A mentioned resource over the mention limit is refused with its size,
+// unless allowed; LargeMentions lists it for the user to confirm; a small
+// one is attached as before.
+func TestLargeMentionAsksFirst(t *testing.T) {
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"gated": gatedServer(t, "-")}})
+	a, _ := fakeKernels(nil).startIn(t, ws, "turns: []\nallow_unplayed: true\n")
+	ctx := t.Context()
+	small, err := a.ExpandMCP(ctx, "see @gated:data://small")
+	if err != nil || !strings.Contains(small, "small text") {
+		t.Fatalf("small mention: %q, %v", small, err)
+	}
+	const big = "summarise @gated:data://big please"
+	_, err = a.ExpandMCP(ctx, big)
+	var large *mcp.LargeMentionError
+	if !errors.As(err, &large) || large.Size != 300<<10 || large.Limit != mcp.DefaultMentionLimit ||
+		!strings.Contains(err.Error(), "@gated:data://big is 300 KiB") {
+		t.Fatalf("a 300 KiB mention without asking: %v", err)
+	}
+	list, err := a.LargeMentions(ctx, big)
+	if err != nil || len(list) != 1 || list[0] != (agent.LargeMention{Server: "gated", URI: "data://big", Size: 300 << 10, Limit: mcp.DefaultMentionLimit}) {
+		t.Fatalf("large mentions %+v, %v", list, err)
+	}
+	got, err := a.ExpandMCP(ctx, big, agent.AllowLargeMentions())
+	if err != nil || !strings.Contains(got, strings.Repeat("x", 300<<10)) {
+		t.Fatalf("allowed: %d bytes, %v", len(got), err)
+	}
+	if _, err := a.ExpandMCP(ctx, big, agent.WithMentionLimit(-1)); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
 }

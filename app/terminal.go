@@ -22,6 +22,7 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/internal/visible"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -124,7 +125,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 		return nil
 	}
 	if f.prompt != "" {
-		request, err := a.ExpandMCP(ctx, f.prompt)
+		request, err := t.expand(ctx, a, f.prompt)
 		if err != nil {
 			return err
 		}
@@ -309,7 +310,7 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			continue
 		}
 		// /server:prompt and @server:uri reach MCP servers.
-		request, err := a.ExpandMCP(ctx, line)
+		request, err := t.expand(ctx, a, line)
 		if err != nil {
 			fmt.Fprintln(t.errw, t.style.red(err.Error()))
 			continue
@@ -556,4 +557,21 @@ func (s *mcpSkipper) end() {
 	close(s.stop)
 	<-s.done
 	s.stop, s.done = nil, nil
+}
+
+// expand is Agent.ExpandMCP that asks before it attaches a mentioned
+// resource larger than the mention limit (with --json too: the question
+// goes to stderr, the answer is a line y or n).
+func (t *terminal) expand(ctx context.Context, a *agent.Agent, text string) (string, error) {
+	ask := func(o *mcp.MentionOptions) {
+		o.Allow = func(server, uri string, size int) bool {
+			q := fmt.Sprintf("@%s:%s is %s; mentions over %d KiB go to the model whole only when you agree. Attach it?",
+				visible.String(server), visible.String(uri), mcp.SizeText(size), mcp.DefaultMentionLimit>>10)
+			if t.json {
+				fmt.Fprintln(t.errw, q+" [y/N]")
+			}
+			return t.confirm(ctx, nil, t.style.yellow(q))
+		}
+	}
+	return a.ExpandMCP(ctx, text, ask)
 }

@@ -44,6 +44,18 @@ def book(trip: Trip) -> str:
     return f"booked {trip.destination} budget={trip.budget} arrival={trip.arrival!r}"
 
 
+@server.resource("data://big")
+def big() -> str:
+    """300 KiB of text: over the mention limit."""
+    return "x" * (300 * 1024)
+
+
+@server.resource("data://small")
+def small() -> str:
+    """A few bytes of text."""
+    return "small text"
+
+
 def main() -> None:
     gate = sys.argv[1]
     if gate != "-":

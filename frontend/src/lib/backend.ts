@@ -23,6 +23,8 @@ export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<app.Attachment>;
+/** A mentioned resource over the mention limit: sizes in bytes. */
+export type LargeMention = Data<agent.LargeMention>;
 export type PathEntry = Data<app.PathEntry>;
 export type MCPCatalog = Data<agent.MCPCatalog>;
 export type MCPResource = Data<agent.MCPResource>;
@@ -79,6 +81,11 @@ export interface Backend {
   applySettings(): Promise<void>;
   restartKernel(): Promise<void>;
   send(prompt: string, attachments: Attachment[]): Promise<void>;
+  /** The resources the prompt mentions that are over the mention limit
+   * (256 KiB): the prompt box asks before it sends them whole. */
+  largeMentions(prompt: string): Promise<LargeMention[]>;
+  /** Sends a prompt whose large mentions the user agreed to attach. */
+  sendAllowingLarge(prompt: string, attachments: Attachment[]): Promise<void>;
   /** Carries on a turn that failed after its actions ran (Failure.kept). */
   continueTurn(): Promise<void>;
   approve(requestId: string, decision: Decision, pattern: string): Promise<void>;
@@ -301,6 +308,9 @@ export const backend: Backend = {
   applySettings: () => call(Desktop.ApplySettings),
   restartKernel: () => call(Desktop.RestartKernel),
   send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
+  largeMentions: (prompt) => call(() => Desktop.LargeMentions(prompt)),
+  sendAllowingLarge: (prompt, attachments) =>
+    call(() => Desktop.SendAllowingLarge(prompt, attachments as app.Attachment[])),
   continueTurn: () => call(Desktop.ContinueTurn),
   approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),
   replyInput: (id, text) => call(() => Desktop.ReplyInput(id, text)),

@@ -64,6 +64,8 @@ export function ImagesIn(arg1:string):Promise<Array<string>>;
 
 export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 
+export function LargeMentions(arg1:string):Promise<Array<agent.LargeMention>>;
+
 export function Launch():Promise<app.LaunchTarget>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
@@ -145,6 +147,8 @@ export function SaveSettings(arg1:{[key: string]: string}):Promise<Array<app.Fie
 export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
 
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
+
+export function SendAllowingLarge(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 
 export function SessionGrants():Promise<Array<permission.Rule>>;
 

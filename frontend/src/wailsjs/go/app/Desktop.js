@@ -114,6 +114,10 @@ export function InspectFolder(arg1) {
   return window['go']['app']['Desktop']['InspectFolder'](arg1);
 }
 
+export function LargeMentions(arg1) {
+  return window['go']['app']['Desktop']['LargeMentions'](arg1);
+}
+
 export function Launch() {
   return window['go']['app']['Desktop']['Launch']();
 }
@@ -276,6 +280,10 @@ export function SearchSessions(arg1) {
 
 export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
+}
+
+export function SendAllowingLarge(arg1, arg2) {
+  return window['go']['app']['Desktop']['SendAllowingLarge'](arg1, arg2);
 }
 
 export function SessionGrants() {
