@@ -79,12 +79,16 @@ func (a *Agent) connectInBackground(ctx context.Context, m *mcpTools, wait time.
 	s := &mcpStarts{pending: map[string]chan struct{}{}, until: map[string]time.Time{}, skipped: map[string]bool{}, stop: stop}
 	m.starts = s
 	now := time.Now()
+	// Every server is pending before any connection can end.
 	var all []chan struct{}
 	for _, name := range m.json.Servers() {
 		done := make(chan struct{})
 		s.pending[name] = done
 		s.until[name] = now.Add(a.connectTimeout(name))
 		all = append(all, done)
+	}
+	for i, name := range m.json.Servers() {
+		done := all[i]
 		go func() {
 			_, err := m.json.ServerTools(bg, name)
 			if err != nil {
