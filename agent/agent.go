@@ -74,6 +74,8 @@ type options struct {
 	// mcpUser is how MCP servers reach the user (WithMCPUser).
 	mcpSignIn mcp.SignInOptions
 	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
+	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
+	mcpStartWait *time.Duration
 }
 
 // WithModel uses m instead of opening the model named in agent.json.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"reflect"
 	"slices"
@@ -39,6 +40,9 @@ type mcpTools struct {
 	caller bool
 	// calls are the JSON calls in flight, for sampling requests.
 	calls mcpCalls
+	// starts are the JSON servers' first connections (nil without
+	// mcp_servers).
+	starts *mcpStarts
 }
 
 // startMCP connects the JSON servers (in parallel), generates the Python
@@ -65,13 +69,14 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// A server that lists other tools than before (it said they
 		// changed, or it was restarted) has them offered from the next
 		// model call.
-		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool) }
+		jopts.OnConnect = func(context.Context, string, []mcp.Tool) { m.rename(a.builtinTool, a.opts.log) }
 		m.json = mcp.NewManager(o.MCPServers, jopts)
-		if err := m.json.Connect(ctx); err != nil {
-			a.opts.log.Warn("MCP servers not connected; their tools are not offered", "err", err)
-			m.failed("mcp_servers", err)
+		wait := DefaultMCPStartWait
+		if a.opts.mcpStartWait != nil {
+			wait = *a.opts.mcpStartWait
 		}
-		m.rename(a.builtinTool)
+		a.connectInBackground(ctx, m, wait)
+		m.rename(a.builtinTool, a.opts.log)
 	}
 	if len(o.PTCServers) > 0 {
 		popts := mopts
@@ -97,9 +102,13 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	a.mcp = m
 }
 
-// rename names the JSON servers' tools for the model again.
-func (m *mcpTools) rename(builtin func(string) bool) {
-	byName := mcp.ModelNames(m.json.Tools(), builtin)
+// rename names the JSON servers' tools for the model again; a tool left
+// with no free name is not offered, and logged.
+func (m *mcpTools) rename(builtin func(string) bool, log *slog.Logger) {
+	byName, unnamed := mcp.ModelNames(m.json.Tools(), builtin)
+	for _, t := range unnamed {
+		log.Warn("MCP tool not offered: every name it could have is taken; rename the server in agent.json", "mcp_server", t.Server, "tool", t.Name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !maps.EqualFunc(byName, m.byName, func(a, b mcp.Tool) bool { return reflect.DeepEqual(a, b) }) {
@@ -137,6 +146,9 @@ func (a *Agent) stopMCP() error {
 	m := a.mcp
 	if m == nil {
 		return nil
+	}
+	if m.starts != nil {
+		m.starts.stop()
 	}
 	var errs []error
 	for _, mgr := range []*mcp.Manager{m.json, m.ptc} {
@@ -371,11 +383,42 @@ func (m *mcpTools) group(group string) *mcp.Manager {
 	return nil
 }
 
+// LargeMention is a resource a request mentions that is larger than the
+// mention limit (256 KiB unless WithMentionLimit): Size and Limit in bytes.
+type LargeMention struct {
+	Server string `json:"server"`
+	URI    string `json:"uri"`
+	Size   int    `json:"size"`
+	Limit  int    `json:"limit"`
+}
+
+// ExpandOption changes what ExpandMCP attaches.
+type ExpandOption func(*mcp.MentionOptions)
+
+// AllowLargeMentions attaches mentioned resources whatever their size.
+func AllowLargeMentions() ExpandOption {
+	return func(o *mcp.MentionOptions) { o.Allow = func(string, string, int) bool { return true } }
+}
+
+// WithMentionLimit sets the size in bytes above which a mentioned
+// resource is refused (mcp.DefaultMentionLimit when not given; below 0:
+// none).
+func WithMentionLimit(n int) ExpandOption {
+	return func(o *mcp.MentionOptions) { o.Limit = n }
+}
+
 // ExpandMCP turns a request into what the model gets: a prompt slash
 // command /server:prompt key=value ... into the server's prompt, and
 // @server:uri mentions into the resources attached after the text. Text
-// with neither comes back as it is.
-func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
+// with neither comes back as it is. A mentioned resource over the mention
+// limit is refused with an *mcp.LargeMentionError (its size, nothing
+// sent) unless AllowLargeMentions is given: ask the user first
+// (LargeMentions lists them).
+func (a *Agent) ExpandMCP(ctx context.Context, text string, opts ...ExpandOption) (string, error) {
+	var mo mcp.MentionOptions
+	for _, o := range opts {
+		o(&mo)
+	}
 	var managers []*mcp.Manager
 	if a.mcp != nil {
 		for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
@@ -403,9 +446,31 @@ func (a *Agent) ExpandMCP(ctx context.Context, text string) (string, error) {
 		}
 	}
 	for _, m := range managers {
-		if text, err = m.ExpandMentions(ctx, text); err != nil {
+		if text, err = m.ExpandMentions(ctx, text, mo); err != nil {
 			return "", err
 		}
 	}
 	return text, nil
+}
+
+// LargeMentions reads the resources text mentions and lists those over
+// the mention limit, for the user to confirm before ExpandMCP attaches
+// them with AllowLargeMentions.
+func (a *Agent) LargeMentions(ctx context.Context, text string, opts ...ExpandOption) ([]LargeMention, error) {
+	var large []LargeMention
+	var limit int
+	collect := func(o *mcp.MentionOptions) {
+		limit = o.Limit
+		if limit == 0 {
+			limit = mcp.DefaultMentionLimit
+		}
+		o.Allow = func(server, uri string, size int) bool {
+			large = append(large, LargeMention{Server: server, URI: uri, Size: size, Limit: limit})
+			return true
+		}
+	}
+	if _, err := a.ExpandMCP(ctx, text, append(slices.Clone(opts), collect)...); err != nil {
+		return nil, err
+	}
+	return large, nil
 }

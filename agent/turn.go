@@ -392,6 +392,8 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 // streamModel sends view to the model and streams the reply.
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Done, error) {
 	meta := Meta{AgentID: a.id}
+	// Servers still connecting since Start get their tools offered.
+	a.awaitMCP(ctx, emit)
 	if v := a.toolsVersion(ctx); v != a.jsonToolsVersion {
 		// A JSON server changed its tools since they were declared.
 		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v

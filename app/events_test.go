@@ -48,6 +48,7 @@ func contractEvents() []queued {
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost}},
 		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},
 		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
+		{requestID: "r-mcp-wait", ev: &agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, LimitSecs: 58, Done: true, Skipped: true}},
 		{ev: &agent.Compacting{Meta: meta, Reason: agent.CompactThreshold, Messages: 731}},
 		{ev: &agent.Compacted{Meta: meta, Reason: agent.CompactManual, Summary: "the summary", Messages: 732, TokensBefore: 733, TokensAfter: 734}},
 		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Late: true, Files: []checkpoint.Change{

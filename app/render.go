@@ -174,6 +174,8 @@ func (t *terminal) render(ev agent.Event) {
 		t.line(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
 	case *agent.FilesChanged:
 		t.line(t.style.dim("files changed: " + describeChanges(e.Files)))
+	case *agent.MCPWaiting:
+		t.line(t.style.yellow(mcpWaitingText(e)))
 	case *agent.BudgetRequest:
 		t.line(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
 			agent.FormatUSD(e.Spent), agent.FormatUSD(e.Budget), agent.FormatUSD(e.Estimate))))
@@ -585,4 +587,27 @@ func clip(s string, n int) string {
 
 func prefixLines(s, p string) string {
 	return p + strings.ReplaceAll(s, "\n", "\n"+p)
+}
+
+// mcpWaitingText says what a model call waits for, or how the wait ended.
+func mcpWaitingText(e *agent.MCPWaiting) string {
+	names := make([]string, len(e.Servers))
+	for i, n := range e.Servers {
+		names[i] = visible.String(n)
+	}
+	servers := "MCP server " + strings.Join(names, ", ")
+	if len(names) > 1 {
+		servers = "MCP servers " + strings.Join(names, ", ")
+	}
+	switch {
+	case e.Done && e.Skipped:
+		return "Going on without " + servers + "; its tools join once it connects."
+	case e.Done:
+		return "Done waiting for " + servers + "."
+	}
+	limit := ""
+	if e.LimitSecs > 0 {
+		limit = fmt.Sprintf(" (up to %.0f s)", e.LimitSecs)
+	}
+	return "Waiting for " + servers + " to start" + limit + "… Enter or /skip goes on without it."
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/internal/visible"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -124,7 +125,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 		return nil
 	}
 	if f.prompt != "" {
-		request, err := a.ExpandMCP(ctx, f.prompt)
+		request, err := t.expand(ctx, a, f.prompt)
 		if err != nil {
 			return err
 		}
@@ -309,7 +310,7 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			continue
 		}
 		// /server:prompt and @server:uri reach MCP servers.
-		request, err := a.ExpandMCP(ctx, line)
+		request, err := t.expand(ctx, a, line)
 		if err != nil {
 			fmt.Fprintln(t.errw, t.style.red(err.Error()))
 			continue
@@ -465,9 +466,20 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 
 	status := exitDone
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
+	var skip mcpSkipper
+	defer skip.end()
 	for ev := range events(turnCtx) {
 		t.render(ev)
 		switch e := ev.(type) {
+		case *agent.MCPWaiting:
+			if e.AgentID != agent.MainAgent {
+				break // Ctrl-C stops a subagent's wait
+			}
+			if e.Done {
+				skip.end()
+			} else {
+				skip.start(turnCtx, t, e, stopped)
+			}
 		case *agent.ApprovalRequest:
 			t.approve(turnCtx, e, stopped)
 		case *agent.BudgetRequest:
@@ -500,4 +512,66 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 		return -1
 	}
 	return status
+}
+
+// mcpSkipper reads a line while the main agent's model call waits for MCP
+// servers: Enter (an empty line) or /skip skips them (MCPWaiting.Skip).
+// Nothing else reads stdin then: the agent runs no tool while it waits.
+type mcpSkipper struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *agent.MCPWaiting, stopped <-chan struct{}) {
+	s.end()
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	stop, done := s.stop, s.done
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stopped:
+				return
+			default:
+			}
+			line, ok := t.readLine(ctx, stop, nil)
+			if !ok {
+				return
+			}
+			switch strings.TrimSpace(line) {
+			case "", "/skip", "skip":
+				w.Skip()
+				return
+			}
+			fmt.Fprintln(t.errw, t.style.yellow("Enter or /skip goes on without the MCP server; Ctrl-C stops the turn."))
+		}
+	}()
+}
+
+// end stops the reader and waits for it, so the next reader of stdin is
+// alone; a line asked for and not yet read is kept for it.
+func (s *mcpSkipper) end() {
+	if s.stop == nil {
+		return
+	}
+	close(s.stop)
+	<-s.done
+	s.stop, s.done = nil, nil
+}
+
+// expand is Agent.ExpandMCP that asks before it attaches a mentioned
+// resource larger than the mention limit (with --json too: the question
+// goes to stderr, the answer is a line y or n).
+func (t *terminal) expand(ctx context.Context, a *agent.Agent, text string) (string, error) {
+	ask := func(o *mcp.MentionOptions) {
+		o.Allow = func(server, uri string, size int) bool {
+			q := fmt.Sprintf("@%s:%s is %s; mentions over %d KiB go to the model whole only when you agree. Attach it?",
+				visible.String(server), visible.String(uri), mcp.SizeText(size), mcp.DefaultMentionLimit>>10)
+			if t.json {
+				fmt.Fprintln(t.errw, q+" [y/N]")
+			}
+			return t.confirm(ctx, nil, t.style.yellow(q))
+		}
+	}
+	return a.ExpandMCP(ctx, text, ask)
 }

@@ -39,6 +39,11 @@ type turn struct {
 // Send submits a prompt with optional image attachments. The turn runs in
 // the background; its events arrive as EventAgent batches.
 func (d *Desktop) Send(prompt string, attachments []Attachment) error {
+	return d.sendPrompt(prompt, attachments)
+}
+
+// sendPrompt is Send; opts change what the mentions attach.
+func (d *Desktop) sendPrompt(prompt string, attachments []Attachment, opts ...agent.ExpandOption) error {
 	if strings.TrimSpace(prompt) == "" && len(attachments) == 0 {
 		return errors.New("the prompt is empty: type a request first")
 	}
@@ -64,7 +69,7 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 	ws.mu.Unlock()
 	text := prompt
 	if a != nil && !busy {
-		if text, err = a.ExpandMCP(ws.d.host.context(), prompt); err != nil {
+		if text, err = a.ExpandMCP(ws.d.host.context(), prompt, opts...); err != nil {
 			return err
 		}
 	}
@@ -160,6 +165,10 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:
 			q.requestID = ws.requestID(ev)
+		case *agent.MCPWaiting:
+			if !e.Done {
+				q.requestID = ws.requestID(ev)
+			}
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {
 				died = true

@@ -116,13 +116,18 @@ const structuredResult = `def _result(raw: Any) -> Result:
 
 `
 
+// helpers: _to_json leaves a field that is None out of the arguments,
+// except a field whose schema allows null and whose default is not None
+// (then None is the caller's choice, sent as null): a server's defaults
+// apply, and a None never reaches a server that refuses null.
 const helpers = `def _to_json(value: Any) -> Any:
     if _dc.is_dataclass(value) and not isinstance(value, type):
         names = getattr(type(value), "_json_names", {})
+        nullable = getattr(type(value), "_nullable", frozenset())
         out = {}
         for f in _dc.fields(value):
             v = getattr(value, f.name)
-            if v is None and f.default is None:
+            if v is None and (f.name not in nullable or f.default is None):
                 continue
             out[names.get(f.name, f.name)] = _to_json(v)
         return out
@@ -159,10 +164,15 @@ type field struct {
 	required                         bool
 }
 
+// nullable reports whether the field's schema allows null.
+func (f field) nullable() bool {
+	return f.typ == "Any" || f.typ == "None" || strings.HasPrefix(f.typ, "Optional[")
+}
+
 // class emits a dataclass for object schema s (nested classes first) and
 // returns nothing: the caller knows the name.
 func (g *gen) class(s *schema, name, fallbackDoc string) error {
-	taken := map[string]bool{"_json_names": true, "_nested": true}
+	taken := map[string]bool{"_json_names": true, "_nested": true, "_nullable": true}
 	req := s.required()
 	var fields []field
 	for _, prop := range s.props {
@@ -201,7 +211,7 @@ func (g *gen) class(s *schema, name, fallbackDoc string) error {
 		doc = fallbackDoc
 	}
 	fmt.Fprintf(&b, "@_dc.dataclass\nclass %s:\n    %s\n", name, docstring(doc, "    "))
-	names, nested := []string{}, []string{}
+	names, nested, nullable := []string{}, []string{}, []string{}
 	for _, f := range fields {
 		b.WriteString("\n")
 		switch {
@@ -221,8 +231,19 @@ func (g *gen) class(s *schema, name, fallbackDoc string) error {
 		if f.shape != "None" {
 			nested = append(nested, pyString(f.py)+": "+f.shape)
 		}
+		if f.nullable() {
+			nullable = append(nullable, pyString(f.py))
+		}
 	}
 	fmt.Fprintf(&b, "\n    _json_names = {%s}\n    _nested = {%s}\n", strings.Join(names, ", "), strings.Join(nested, ", "))
+	if !g.result {
+		// _to_json sends None as null only for these (see helpers).
+		set := "frozenset()"
+		if len(nullable) > 0 {
+			set = "frozenset({" + strings.Join(nullable, ", ") + "})"
+		}
+		fmt.Fprintf(&b, "    _nullable = %s\n", set)
+	}
 	g.classes = append(g.classes, b.String())
 	return nil
 }

@@ -117,7 +117,7 @@ type Server struct {
 	// exclude_tools, is read into it too.
 	ExcludedTools []string `json:"excluded_tools,omitempty"`
 	// ConnectTimeout bounds starting the server and listing its tools, in
-	// seconds; nil means the default (10 s).
+	// seconds; nil means the default (60 s).
 	ConnectTimeout *float64 `json:"connect_timeout,omitempty"`
 	// ReadTimeout is how long, in seconds, one tool call may take
 	// (pydantic-ai's name; nil: five minutes).

@@ -28,6 +28,8 @@ const cancelTimeout = 5 * time.Second
 // JSON-RPC id of each tools/call it posts.
 type callIDs struct {
 	base http.RoundTripper
+	// seen, if set, is shown the bodies of the answers.
+	seen *toolSchemas
 
 	mu  sync.Mutex
 	ids map[string]json.RawMessage // progress token -> request id
@@ -47,7 +49,11 @@ func (r *callIDs) RoundTrip(req *http.Request) (*http.Response, error) {
 			body.Close()
 		}
 	}
-	return r.base.RoundTrip(req)
+	resp, err := r.base.RoundTrip(req)
+	if err == nil && r.seen != nil && resp.Body != nil {
+		resp.Body = seenBody{resp.Body, r.seen}
+	}
+	return resp, err
 }
 
 // note reads a posted message and keeps the id of a tools/call.

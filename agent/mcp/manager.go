@@ -32,7 +32,7 @@ const (
 	DefaultCallTimeout = 5 * time.Minute
 	// DefaultConnectTimeout bounds starting a server and listing its
 	// tools; a server's "connect_timeout" (seconds) replaces it.
-	DefaultConnectTimeout = 10 * time.Second
+	DefaultConnectTimeout = 60 * time.Second
 )
 
 // Options adjusts a Manager. Zero values mean the defaults.
@@ -481,8 +481,10 @@ type conn struct {
 	ids  *callIDs // the ids of calls posted; nil for stdio
 	// protocol is the MCP protocol version agreed with the server.
 	protocol string
-	once     sync.Once
-	err      error
+	// schemas are the tools' schemas as the server sent them.
+	schemas *toolSchemas
+	once    sync.Once
+	err     error
 }
 
 // connected returns the live connection, starting one when there is none.
@@ -537,11 +539,11 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 	defer dl.stop()
 	defer context.AfterFunc(s.m.life, dl.stop)()
 	log := s.m.opts.Log.With("mcp_server", s.name)
-	c := &conn{}
+	c := &conn{schemas: newToolSchemas()}
 	var tr transport.Interface
 	switch {
 	case s.cfg.URL != "":
-		h, ids, err := s.httpTransport(log, false)
+		h, ids, err := s.httpTransport(log, false, c.schemas)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -552,7 +554,7 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 			return nil, nil, fmt.Errorf("start %s: %w", s.describe(), err)
 		}
 		c.proc = p
-		tr = transport.NewIO(p.reader(), p.stdin, nil)
+		tr = transport.NewIO(io.TeeReader(p.reader(), c.schemas), p.stdin, nil)
 	default:
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
@@ -621,6 +623,12 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
 		if err != nil {
 			return nil, toolError{fmt.Errorf("tool %q: %w", t.Name, err)}
 		}
+		// Nested objects' properties in the server's order.
+		in, out := c.schemas.schemas(t.Name)
+		tool.InputSchema = reorderLike(tool.InputSchema, in)
+		if tool.OutputSchema != nil {
+			tool.OutputSchema = reorderLike(tool.OutputSchema, out)
+		}
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
@@ -629,12 +637,13 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]Tool, error) {
 
 // httpTransport is the streamable HTTP transport of the server, signed in
 // through s.auth; listening opens the GET stream (legacy protocols only).
-func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.StreamableHTTP, *callIDs, error) {
+func (s *server) httpTransport(log *slog.Logger, listening bool, seen *toolSchemas) (*transport.StreamableHTTP, *callIDs, error) {
 	var base http.RoundTripper
 	if s.auth != nil {
 		base = s.auth.Transport(nil)
 	}
 	ids := newCallIDs(base)
+	ids.seen = seen
 	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
 		transport.WithHTTPBasicClient(&http.Client{Transport: ids})}
 	if listening {
@@ -651,11 +660,11 @@ func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.Str
 // also listens on the GET stream, shaking hands at version.
 func (s *server) reconnectListening(ctx context.Context, c *conn, version string, log *slog.Logger) (*conn, string, error) {
 	c.close(log)
-	h, ids, err := s.httpTransport(log, true)
+	h, ids, err := s.httpTransport(log, true, c.schemas)
 	if err != nil {
 		return nil, "", err
 	}
-	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids}
+	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids, schemas: c.schemas}
 	if err := n.cli.Start(s.m.life); err != nil {
 		return nil, "", err
 	}

@@ -343,7 +343,7 @@ func TestBrokenServerFailsFast(t *testing.T) {
 	// The garbage case waits for the default timeout, except in the fast
 	// tier, which gives it a second.
 	var quick *float64
-	defaultWait := "no answer within 10s"
+	defaultWait := fmt.Sprintf("no answer within %s", mcp.DefaultConnectTimeout)
 	if testing.Short() {
 		quick, defaultWait = &one, "no answer within 1s"
 	}

@@ -10,11 +10,53 @@ import (
 	"unicode"
 )
 
+// DefaultMentionLimit is the size of a mentioned resource above which
+// it is attached only when MentionOptions.Allow says so.
+const DefaultMentionLimit = 256 << 10
+
+// MentionOptions bounds what ExpandMentions attaches.
+type MentionOptions struct {
+	// Limit is the size in bytes above which a resource is attached only
+	// when Allow says so; 0 means DefaultMentionLimit, below 0 no limit.
+	Limit int
+	// Allow is asked about each resource over Limit; nil refuses it, and
+	// ExpandMentions returns a *LargeMentionError.
+	Allow func(server, uri string, size int) bool
+}
+
+// LargeMentionError is a mentioned resource over the limit that was not
+// allowed: nothing was attached and nothing sent.
+type LargeMentionError struct {
+	Server, URI string
+	Size, Limit int
+}
+
+func (e *LargeMentionError) Error() string {
+	return fmt.Sprintf("@%s:%s is %s, more than the %d KiB a mention attaches without asking; it was not sent. Attach it anyway when asked, or mention a smaller resource",
+		e.Server, e.URI, SizeText(e.Size), e.Limit>>10)
+}
+
+// SizeText writes a size in bytes for people: 812 bytes, 14 KiB, 5.0 MiB.
+func SizeText(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
 // ExpandMentions attaches the resources that text mentions as
 // @server:uri (server a configured name; anything else is left as it is)
 // after the text, each between markers with a random boundary, so that a
-// resource cannot end its own block early.
-func (m *Manager) ExpandMentions(ctx context.Context, text string) (string, error) {
+// resource cannot end its own block early. A resource larger than
+// opts.Limit is attached only when opts.Allow says so.
+func (m *Manager) ExpandMentions(ctx context.Context, text string, opts MentionOptions) (string, error) {
+	limit := opts.Limit
+	if limit == 0 {
+		limit = DefaultMentionLimit
+	}
 	var blocks []string
 	seen := map[string]bool{}
 	for _, word := range strings.FieldsFunc(text, unicode.IsSpace) {
@@ -26,6 +68,9 @@ func (m *Manager) ExpandMentions(ctx context.Context, text string) (string, erro
 		content, err := m.ReadResource(ctx, server, uri)
 		if err != nil {
 			return "", err
+		}
+		if limit > 0 && len(content) > limit && (opts.Allow == nil || !opts.Allow(server, uri, len(content))) {
+			return "", &LargeMentionError{Server: server, URI: uri, Size: len(content), Limit: limit}
 		}
 		b := boundary()
 		blocks = append(blocks, fmt.Sprintf("<resource server=%q uri=%q boundary=%q>\n%s\n</resource boundary=%q>", server, uri, b, content, b))

@@ -46,7 +46,7 @@ func TestMentionsAndPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := "summarise @everything:" + uri + " please, and mail me@example.com"
-	got, err := m.ExpandMentions(ctx, text)
+	got, err := m.ExpandMentions(ctx, text, mcp.MentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

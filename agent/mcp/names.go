@@ -38,10 +38,18 @@ func ModelName(server, tool string) string {
 	return s
 }
 
+// maxSuffix bounds the numeric suffixes ModelNames tries on a name.
+const maxSuffix = 100
+
 // ModelNames maps each tool's model name to the tool. Names taken by an
 // earlier tool (in server, tool order) or reserved (built-in tools) get a
-// numeric suffix.
-func ModelNames(tools []Tool, reserved func(string) bool) map[string]Tool {
+// numeric suffix (_2, _3, ... up to _100). A name that stays taken
+// whatever its suffix (the built-in file tools reserve every name starting
+// "filesystem_", so a server named "filesystem" can take none) is tried
+// with "mcp_" before it instead: "mcp_filesystem_read_file". A tool left with no free
+// name after a bounded number of tries is left out and returned in
+// unnamed, so the caller can say so; the search always ends.
+func ModelNames(tools []Tool, reserved func(string) bool) (named map[string]Tool, unnamed []Tool) {
 	sorted := slices.Clone(tools)
 	slices.SortFunc(sorted, func(a, b Tool) int {
 		if c := strings.Compare(a.Server, b.Server); c != 0 {
@@ -55,13 +63,29 @@ func ModelNames(tools []Tool, reserved func(string) bool) map[string]Tool {
 		return ok || (reserved != nil && reserved(name))
 	}
 	for _, t := range sorted {
-		base := ModelName(t.Server, t.Name)
-		name := base
-		for i := 2; taken(name); i++ {
-			suffix := fmt.Sprintf("_%d", i)
-			name = base[:min(len(base), MaxNameLen-len(suffix))] + suffix
+		if name, ok := freeName(t, taken); ok {
+			out[name] = t
+		} else {
+			unnamed = append(unnamed, t)
 		}
-		out[name] = t
 	}
-	return out
+	return out, unnamed
+}
+
+// freeName is the first name of t that is not taken: its model name, then
+// with the suffixes _2 to _maxSuffix, then the same with "mcp_" before the
+// server's name.
+func freeName(t Tool, taken func(string) bool) (string, bool) {
+	for _, b := range []string{ModelName(t.Server, t.Name), ModelName("mcp_"+t.Server, t.Name)} {
+		if !taken(b) {
+			return b, true
+		}
+		for i := 2; i <= maxSuffix; i++ {
+			suffix := fmt.Sprintf("_%d", i)
+			if name := b[:min(len(b), MaxNameLen-len(suffix))] + suffix; !taken(name) {
+				return name, true
+			}
+		}
+	}
+	return "", false
 }

@@ -92,6 +92,9 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     describeVariable: vi.fn(async () => ({ name: 'x', type: 'int', bytes: 28 })),
     compactNow: vi.fn(async () => {}),
     continueBudget: vi.fn(async () => {}),
+    skipMCPWait: vi.fn(async () => {}),
+    largeMentions: vi.fn(async () => []),
+    sendAllowingLarge: vi.fn(async () => {}),
     checkpointDiff: vi.fn(async () => []),
     planRevert: vi.fn(async () => ({ restore: [], conflicts: [], unrestorable: [], protected: [], unkept: [] })),
     revert: vi.fn(async () => {}),
@@ -776,6 +779,54 @@ describe('App long sessions', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Continue (budget $2.00)' }));
     expect(backend.continueBudget).toHaveBeenCalledWith('b1', true);
     expect(screen.queryByTestId('budget-bar')).toBeNull();
+  });
+
+  it('asks before a large resource mention goes to the model whole', async () => {
+    const big = { server: 'gated', uri: 'data://big', size: 5 * 1024 * 1024, limit: 256 * 1024 };
+    const { backend } = fakeBackend({ workspace: vi.fn(async () => ws()), largeMentions: vi.fn(async () => [big]) });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    await userEvent.type(box, 'summarise @gated:data://big {Escape}{Enter}');
+    const ask = await screen.findByTestId('large-mention-confirm');
+    expect(backend.largeMentions).toHaveBeenCalledWith('summarise @gated:data://big');
+    expect(ask).toHaveTextContent('@gated:data://big is 5.0 MiB');
+    expect(ask).toHaveTextContent('Mentions over 256 KiB go to the model whole');
+    expect(backend.send).not.toHaveBeenCalled();
+    // Cancel sends nothing and keeps the prompt.
+    await userEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByTestId('large-mention-confirm')).toBeNull();
+    expect(box.value).toBe('summarise @gated:data://big ');
+    expect(backend.sendAllowingLarge).not.toHaveBeenCalled();
+    // Attach and send sends it, allowing the large mention.
+    box.focus();
+    await userEvent.keyboard('{Enter}');
+    await userEvent.click(
+      within(await screen.findByTestId('large-mention-confirm')).getByRole('button', { name: 'Attach and send' }),
+    );
+    expect(backend.sendAllowingLarge).toHaveBeenCalledWith('summarise @gated:data://big', []);
+    expect(backend.send).not.toHaveBeenCalled();
+    await vi.waitFor(() => expect(box.value).toBe(''));
+  });
+
+  it('a model call waiting for an MCP server shows it, and Skip goes on without it', async () => {
+    const { backend, emit } = fakeBackend({ workspace: vi.fn(async () => ws()) });
+    render(App, { backend });
+    await screen.findByLabelText('Message to the agent');
+    emit([
+      { type: 'TurnStarted', agent_id: 'main' },
+      { type: 'MCPWaiting', agent_id: 'main', request_id: 'w1', servers: ['slow'], limit_secs: 58 },
+    ]);
+    const bar = await screen.findByTestId('mcp-wait-bar');
+    expect(bar.textContent).toContain('Waiting for MCP server slow to start (up to 58 s)');
+    await userEvent.click(screen.getByRole('button', { name: 'Skip' }));
+    expect(backend.skipMCPWait).toHaveBeenCalledWith('w1');
+    expect(screen.queryByTestId('mcp-wait-bar')).toBeNull();
+    emit([
+      { type: 'MCPWaiting', agent_id: 'main', request_id: 'w2', servers: ['slow'] },
+      { type: 'MCPWaiting', agent_id: 'main', servers: ['slow'], done: true },
+    ]);
+    await vi.waitFor(() => expect(screen.queryByTestId('mcp-wait-bar')).toBeNull());
   });
 });
 

@@ -23,6 +23,8 @@ export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<app.Attachment>;
+/** A mentioned resource over the mention limit: sizes in bytes. */
+export type LargeMention = Data<agent.LargeMention>;
 export type PathEntry = Data<app.PathEntry>;
 export type MCPCatalog = Data<agent.MCPCatalog>;
 export type MCPResource = Data<agent.MCPResource>;
@@ -79,6 +81,11 @@ export interface Backend {
   applySettings(): Promise<void>;
   restartKernel(): Promise<void>;
   send(prompt: string, attachments: Attachment[]): Promise<void>;
+  /** The resources the prompt mentions that are over the mention limit
+   * (256 KiB): the prompt box asks before it sends them whole. */
+  largeMentions(prompt: string): Promise<LargeMention[]>;
+  /** Sends a prompt whose large mentions the user agreed to attach. */
+  sendAllowingLarge(prompt: string, attachments: Attachment[]): Promise<void>;
   /** Carries on a turn that failed after its actions ran (Failure.kept). */
   continueTurn(): Promise<void>;
   approve(requestId: string, decision: Decision, pattern: string): Promise<void>;
@@ -163,6 +170,8 @@ export interface Backend {
   compactNow(): Promise<void>;
   /** Answers a budget request: continue (raising the budget) or stop. */
   continueBudget(requestId: string, ok: boolean): Promise<void>;
+  /** Lets a model call that waits for MCP servers go on without them. */
+  skipMCPWait(requestId: string): Promise<void>;
   /** The files an action, a turn or a revert changed, with unified diffs. */
   checkpointDiff(id: string): Promise<FileDiff[]>;
   /** What reverting a checkpoint would do now. */
@@ -299,6 +308,9 @@ export const backend: Backend = {
   applySettings: () => call(Desktop.ApplySettings),
   restartKernel: () => call(Desktop.RestartKernel),
   send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
+  largeMentions: (prompt) => call(() => Desktop.LargeMentions(prompt)),
+  sendAllowingLarge: (prompt, attachments) =>
+    call(() => Desktop.SendAllowingLarge(prompt, attachments as app.Attachment[])),
   continueTurn: () => call(Desktop.ContinueTurn),
   approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),
   replyInput: (id, text) => call(() => Desktop.ReplyInput(id, text)),
@@ -356,6 +368,7 @@ export const backend: Backend = {
   describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
   compactNow: () => call(Desktop.CompactNow),
   continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
+  skipMCPWait: (id) => call(() => Desktop.SkipMCPWait(id)),
   checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),
   planRevert: (id) => call(() => Desktop.PlanRevert(id)) as Promise<RevertPlan>,
   revert: (id, force, deleteUnkept) => call(() => Desktop.Revert(id, force, deleteUnkept)),

@@ -27,6 +27,9 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   ModelRetry: ['correlation_id'],
   // The session's figures are the main conversation's, whoever reported them.
   SessionUsage: ['agent_id', 'correlation_id'],
+  // A wait for MCP servers is before a model call, not in a call; once it
+  // ended, its request and limit are moot.
+  MCPWaiting: ['correlation_id', 'request_id', 'limit_secs'],
   // A budget belongs to the session, not to a call.
   BudgetRequest: ['correlation_id'],
   Compacting: ['correlation_id'],

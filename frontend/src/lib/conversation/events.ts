@@ -145,6 +145,15 @@ export type AgentEvent =
       compact_at: number;
     })
   | (Meta & { type: 'BudgetRequest'; request_id: string; spent: number; budget: number; estimate: number })
+  | (Meta & {
+      type: 'MCPWaiting';
+      /** Set while it waits (not on the event with done). */
+      request_id?: string;
+      servers: string[];
+      limit_secs?: number;
+      done?: boolean;
+      skipped?: boolean;
+    })
   | (Meta & { type: 'Compacting'; reason: string; messages: number })
   | (Meta & {
       type: 'Compacted';

@@ -253,6 +253,16 @@ export interface BudgetPending {
   estimate: number;
 }
 
+/** A model call waiting for MCP servers still connecting; Skip goes on
+ * without them. */
+export interface McpWaitPending {
+  requestId: string;
+  agentId: string;
+  servers: string[];
+  /** About the longest the wait lasts, seconds; 0 when not known. */
+  limitSecs: number;
+}
+
 /** A replay restoring the kernel's state: its progress and outcome. */
 export interface ReplayState {
   running: boolean;
@@ -300,6 +310,8 @@ export interface ConversationState {
   turnChanges: ChangesView[];
   session: SessionMeter | null;
   budget: BudgetPending | null;
+  /** A model call waiting for MCP servers, while it waits. */
+  mcpWaiting: McpWaitPending | null;
   /** The grants of this conversation (rules its Session answers added). */
   grants: RuleData[];
   seq: number;
@@ -317,6 +329,7 @@ export function initialState(): ConversationState {
     turnChanges: [],
     session: null,
     budget: null,
+    mcpWaiting: null,
     grants: [],
     seq: 0,
     replay: null,
@@ -741,6 +754,22 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         ...s,
         budget: { requestId: ev.request_id, agentId: agent, spent: ev.spent, budget: ev.budget, estimate: ev.estimate },
       };
+    case 'MCPWaiting': {
+      if (ev.done || !ev.request_id) {
+        const out = s.mcpWaiting?.agentId === agent ? { ...s, mcpWaiting: null } : s;
+        if (!ev.skipped) return out;
+        // The conversation keeps that the call went on without them.
+        const many = ev.servers.length > 1;
+        const text =
+          `Went on without MCP server${many ? 's' : ''} ${ev.servers.join(', ')}; ` +
+          `${many ? 'their' : 'its'} tools join once connected.`;
+        return push(out, agent, (id) => ({ kind: 'notice', id, level: 'info', text }));
+      }
+      return {
+        ...s,
+        mcpWaiting: { requestId: ev.request_id, agentId: agent, servers: ev.servers, limitSecs: ev.limit_secs ?? 0 },
+      };
+    }
     case 'Compacting':
       return push(s, agent, (id) => ({
         kind: 'compaction',
@@ -881,7 +910,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       return s;
     }
     case 'TurnEnded': {
-      let out: ConversationState = { ...s, running: false, pending: [], budget: null };
+      let out: ConversationState = { ...s, running: false, pending: [], budget: null, mcpWaiting: null };
       out = withItems(out, MAIN, closeOpen(out.items, now));
       for (const [id, lane] of Object.entries(out.lanes)) out = withItems(out, id, closeOpen(lane.items, now));
       const turn = turnChanges(s.turnChanges);
@@ -1088,6 +1117,11 @@ export function answered(s: ConversationState, requestId: string, d: Decision, n
 }
 
 /** Records the answer to a budget request. */
+/** Forgets the wait for MCP servers once Skip answered it. */
+export function mcpWaitSkipped(s: ConversationState, requestId: string): ConversationState {
+  return s.mcpWaiting?.requestId === requestId ? { ...s, mcpWaiting: null } : s;
+}
+
 export function budgetAnswered(s: ConversationState, requestId: string): ConversationState {
   return s.budget?.requestId === requestId ? { ...s, budget: null } : s;
 }

@@ -6,6 +6,7 @@ import {
   answered,
   budgetAnswered,
   initialState,
+  mcpWaitSkipped,
   inputAnswered,
   reduce,
   withGrants,
@@ -31,6 +32,10 @@ export class Conversation {
 
   budgetAnswered(requestId: string): void {
     this.state = budgetAnswered(this.state, requestId);
+  }
+
+  mcpWaitSkipped(requestId: string): void {
+    this.state = mcpWaitSkipped(this.state, requestId);
   }
 
   replied(requestId: string, text: string): void {

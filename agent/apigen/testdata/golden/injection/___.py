@@ -27,6 +27,7 @@ class Params:
 
     _json_names = {"x____pass_import_os_os_system__touch_PWNED____": "x\"): pass\nimport os\nos.system('touch PWNED')\n#"}
     _nested = {}
+    _nullable = frozenset()
 
 
 def run(params: Params) -> str:
@@ -51,10 +52,11 @@ def _result(raw: Any) -> str:
 def _to_json(value: Any) -> Any:
     if _dc.is_dataclass(value) and not isinstance(value, type):
         names = getattr(type(value), "_json_names", {})
+        nullable = getattr(type(value), "_nullable", frozenset())
         out = {}
         for f in _dc.fields(value):
             v = getattr(value, f.name)
-            if v is None and f.default is None:
+            if v is None and (f.name not in nullable or f.default is None):
                 continue
             out[names.get(f.name, f.name)] = _to_json(v)
         return out

@@ -27,6 +27,7 @@ class ParamsOptions:
 
     _json_names = {}
     _nested = {}
+    _nullable = frozenset({"region"})
 
 
 @_dc.dataclass
@@ -48,6 +49,7 @@ class Params:
 
     _json_names = {"class_": "class", "page_size": "page-size"}
     _nested = {"options": ("obj", ParamsOptions)}
+    _nullable = frozenset()
 
 
 @_dc.dataclass
@@ -113,10 +115,11 @@ def _result(raw: Any) -> Result:
 def _to_json(value: Any) -> Any:
     if _dc.is_dataclass(value) and not isinstance(value, type):
         names = getattr(type(value), "_json_names", {})
+        nullable = getattr(type(value), "_nullable", frozenset())
         out = {}
         for f in _dc.fields(value):
             v = getattr(value, f.name)
-            if v is None and f.default is None:
+            if v is None and (f.name not in nullable or f.default is None):
                 continue
             out[names.get(f.name, f.name)] = _to_json(v)
         return out

@@ -64,6 +64,8 @@ export function ImagesIn(arg1:string):Promise<Array<string>>;
 
 export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 
+export function LargeMentions(arg1:string):Promise<Array<agent.LargeMention>>;
+
 export function Launch():Promise<app.LaunchTarget>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
@@ -148,6 +150,8 @@ export function SearchSessions(arg1:string):Promise<Array<session.Match>>;
 
 export function Send(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
 
+export function SendAllowingLarge(arg1:string,arg2:Array<app.Attachment>):Promise<void>;
+
 export function SessionGrants():Promise<Array<permission.Rule>>;
 
 export function Sessions():Promise<Array<session.Info>>;
@@ -163,6 +167,8 @@ export function SettingsSource():Promise<app.SettingsSource>;
 export function ShowInFolder(arg1:string):Promise<void>;
 
 export function Skills():Promise<Array<app.SkillInfo>>;
+
+export function SkipMCPWait(arg1:string):Promise<void>;
 
 export function SkipReplay():Promise<void>;
 

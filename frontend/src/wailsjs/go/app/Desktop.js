@@ -114,6 +114,10 @@ export function InspectFolder(arg1) {
   return window['go']['app']['Desktop']['InspectFolder'](arg1);
 }
 
+export function LargeMentions(arg1) {
+  return window['go']['app']['Desktop']['LargeMentions'](arg1);
+}
+
 export function Launch() {
   return window['go']['app']['Desktop']['Launch']();
 }
@@ -282,6 +286,10 @@ export function Send(arg1, arg2) {
   return window['go']['app']['Desktop']['Send'](arg1, arg2);
 }
 
+export function SendAllowingLarge(arg1, arg2) {
+  return window['go']['app']['Desktop']['SendAllowingLarge'](arg1, arg2);
+}
+
 export function SessionGrants() {
   return window['go']['app']['Desktop']['SessionGrants']();
 }
@@ -312,6 +320,10 @@ export function ShowInFolder(arg1) {
 
 export function Skills() {
   return window['go']['app']['Desktop']['Skills']();
+}
+
+export function SkipMCPWait(arg1) {
+  return window['go']['app']['Desktop']['SkipMCPWait'](arg1);
 }
 
 export function SkipReplay() {
