@@ -61,8 +61,12 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	if len(o.MCPServers) > 0 {
 		jopts := mopts
 		// A server may ask the model (with the user's approval) during
-		// a JSON call of its tools.
-		jopts.Sample = a.sample
+		// a JSON call of its tools. The calls are m's, which exists
+		// before any server connects (a.mcp is set only afterwards, and a
+		// server may ask during its handshake).
+		jopts.Sample = func(ctx context.Context, r mcp.SampleRequest) (mcp.SampleResult, error) {
+			return a.sample(ctx, &m.calls, r)
+		}
 		// A server that lists other tools than before (it said they
 		// changed, or it was restarted) has them offered from the next
 		// model call.

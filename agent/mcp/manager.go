@@ -557,6 +557,9 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
 	c.cli = client.NewClient(tr, s.clientOptions()...)
+	// Every handler of the server's messages is in place before the
+	// first byte is read: a server may send them during the handshake.
+	c.cli.OnNotification(s.notifications(c))
 	// The transport keeps the context given to Start for requests from the
 	// server: give it the Manager's lifetime.
 	if err := c.cli.Start(s.m.life); err != nil {
@@ -588,7 +591,6 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
 	}
-	c.cli.OnNotification(s.notifications(c))
 	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
 }
@@ -656,6 +658,7 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 		return nil, "", err
 	}
 	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids}
+	n.cli.OnNotification(s.notifications(n))
 	if err := n.cli.Start(s.m.life); err != nil {
 		return nil, "", err
 	}
@@ -673,13 +676,13 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking, tell: s.broadcast}))
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking, tell: s.broadcast, guard: guard{s}}))
 	}
 	if s.m.opts.Sample != nil {
-		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking}))
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking, guard: guard{s}}))
 	}
 	if s.m.opts.Roots != nil {
-		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
+		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots, guard: guard{s}}))
 	}
 	return copts
 }
