@@ -58,6 +58,10 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	mopts := mcp.Options{Log: a.opts.log, SignIn: signIn, Elicit: a.opts.mcpElicit,
 		// The workspace is the servers' root.
 		Roots: func() []string { return []string{a.cfg.Dir} }}
+	// The start connects the servers, but opens no browser: a server
+	// that needs a sign-in says so (Settings → MCP, `freeact mcp login`)
+	// until the user signs in; a call the user approves may sign in.
+	ctx = mcp.WithoutBrowser(ctx)
 	if len(o.MCPServers) > 0 {
 		jopts := mopts
 		// A server may ask the model (with the user's approval) during

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -256,8 +257,11 @@ func (m *Manager) Servers() []string { return slices.Sorted(maps.Keys(m.servers)
 
 // Connect starts every server in parallel and lists its tools. A server
 // that fails is reported in the joined error (each naming its server) and
-// tried again on its next use; the others stay connected.
+// tried again on its next use; the others stay connected. It opens no
+// browser: a server that needs a sign-in fails saying so (see
+// WithoutBrowser).
 func (m *Manager) Connect(ctx context.Context) error {
+	ctx = WithoutBrowser(ctx)
 	errs := make([]error, len(m.servers))
 	var wg sync.WaitGroup
 	for i, name := range m.Servers() {
@@ -638,7 +642,7 @@ func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.Str
 	}
 	ids := newCallIDs(base)
 	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
-		transport.WithHTTPBasicClient(&http.Client{Transport: ids})}
+		transport.WithHTTPBasicClient(&http.Client{Transport: ids, CheckRedirect: s.sameOrigin})}
 	if listening {
 		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
 	}
@@ -647,6 +651,19 @@ func (s *server) httpTransport(log *slog.Logger, listening bool) (*transport.Str
 		return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
 	}
 	return h, ids, nil
+}
+
+// sameOrigin refuses a redirect of an MCP request to another origin
+// (scheme, host or port): the request carries the session, and the
+// server's token is not the other origin's to see.
+func (s *server) sameOrigin(req *http.Request, via []*http.Request) error {
+	if u, err := url.Parse(s.cfg.URL); err != nil || !strings.EqualFold(req.URL.Scheme, u.Scheme) || !strings.EqualFold(req.URL.Host, u.Host) {
+		return fmt.Errorf("the MCP server %s redirected to another origin %s; refused", s.cfg.URL, req.URL.Scheme+"://"+req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // reconnectListening replaces the legacy HTTP connection c with one that
