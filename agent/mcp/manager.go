@@ -182,6 +182,10 @@ func (e *Error) Error() string {
 	if errors.As(e.Err, &si) {
 		return fmt.Sprintf("MCP server %q: sign-in failed (%s): %v. Sign in again from Settings → MCP or with `freeact mcp login %s`", e.Server, si.Step, si.Err, e.Server)
 	}
+	var need *oauth.NeedSignInError
+	if errors.As(e.Err, &need) {
+		return fmt.Sprintf("MCP server %q: %v", e.Server, need)
+	}
 	if e.Tool == "" {
 		return fmt.Sprintf("MCP server %q is not available: %v", e.Server, e.Err)
 	}

@@ -133,6 +133,9 @@ func TestConnectOpensNoBrowser(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sign-in needed") || !strings.Contains(err.Error(), "freeact mcp login secured") {
 		t.Errorf("Connect = %v, want the server to say it needs a sign-in", err)
 	}
+	if !errors.Is(err, oauth.ErrSignInRequired) {
+		t.Errorf("Connect = %v, want it to wrap oauth.ErrSignInRequired", err)
+	}
 	if b, err := os.ReadFile(calls); err == nil {
 		t.Errorf("the browser was opened at the start: %q", b)
 	}

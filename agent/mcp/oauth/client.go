@@ -39,11 +39,23 @@ const (
 // the Client may not start on its own (see Options.Interactive).
 var ErrSignInRequired = errors.New("sign-in required")
 
+// NeedSignInError is the error of a request that needs the user to sign
+// in (Login) first; it says why and how, and wraps ErrSignInRequired and
+// its cause.
+type NeedSignInError struct {
+	Server string
+	msg    string
+	cause  error
+}
+
+func (e *NeedSignInError) Error() string   { return e.msg }
+func (e *NeedSignInError) Unwrap() []error { return []error{ErrSignInRequired, e.cause} }
+
 // ErrAuthServerChanged is wrapped by the error of a kept sign-in whose
 // MCP server now names another authorization server (issuer or token
 // endpoint) than the one that issued its tokens: the tokens are dropped,
 // never sent to the new one, and the user signs in again (Login).
-var ErrAuthServerChanged = errors.New("the authorization server changed since the sign-in")
+var ErrAuthServerChanged = errors.New("the MCP server names another authorization server")
 
 type noBrowserKey struct{}
 
@@ -439,10 +451,11 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		extra = strings.Fields(rec.Scope)
 	}
 	if errors.Is(c.failed, ErrAuthServerChanged) {
-		return "", fmt.Errorf("%w for MCP server %q: %w", ErrSignInRequired, c.opts.Server, c.failed)
+		return "", &NeedSignInError{Server: c.opts.Server, cause: c.failed, msg: "sign-in needed: " + c.failed.Error()}
 	}
 	if c.failed != nil {
-		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%w); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
+		return "", &NeedSignInError{Server: c.opts.Server, cause: c.failed,
+			msg: fmt.Sprintf("sign-in needed: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", c.failed, c.opts.Server)}
 	}
 	if c.grant() != "authorization_code" {
 		if err := c.obtain(ctx, challenge, strings.Join(extra, " "), false); err != nil {
@@ -451,7 +464,8 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		return c.rec.AccessToken, nil
 	}
 	if c.flight == nil && !browserAllowed(ctx) {
-		return "", fmt.Errorf("%w for MCP server %q: sign-in needed; sign in from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.opts.Server)
+		return "", &NeedSignInError{Server: c.opts.Server, cause: ErrSignInRequired,
+			msg: fmt.Sprintf("sign-in needed: the server asks for a sign-in, which opens the browser only when you ask; sign in from Settings → MCP or with `freeact mcp login %s`", c.opts.Server)}
 	}
 	if err := c.await(ctx, c.signIn(ctx, challenge, strings.Join(extra, " "), false)); err != nil {
 		return "", err
