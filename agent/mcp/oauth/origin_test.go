@@ -171,3 +171,21 @@ func TestForgedCallbackIgnored(t *testing.T) {
 		t.Error("not signed in")
 	}
 }
+
+// An MCP server on plain http on another host gets no sign-in: its
+// token would travel in clear. Nothing is fetched.
+func TestNoSignInToPlainHTTPServer(t *testing.T) {
+	c := New(Options{Server: "srv", URL: "http://mcp.example/mcp", Store: FileStore(t.TempDir()),
+		HTTP: &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			t.Errorf("fetched %s", r.URL)
+			return nil, errors.New("no network in this test")
+		})}})
+	err := c.Login(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "plain http on a host that is not this computer") {
+		t.Errorf("Login = %v, want the plain http server refused", err)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
