@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,47 @@ func TestMCPLoginCommand(t *testing.T) {
 	}
 	if _, authz := auth.Counts(); authz != 2 {
 		t.Errorf("authorized %d times, want twice (once per login)", authz)
+	}
+}
+
+// `freeact run --json` with a server that asks for a sampling while it
+// connects: the server gets an error answer and the turn runs (the
+// process crashed on a nil pointer before).
+func TestRunJSONSamplingDuringHandshake(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - expect:
+      tools: [asks_echo, ipybox_execute_ipython_cell, pytools_list_categories]
+    reply: [{text: "Started."}]
+`)
+	srv, answer := mcptest.AsksOnInitialize(t)
+	file := filepath.Join(ws, ".freeact", "agent.json")
+	var cfg map[string]any
+	if b, err := os.ReadFile(file); err != nil || json.Unmarshal(b, &cfg) != nil {
+		t.Fatalf("read agent.json: %v", err)
+	}
+	cfg["mcp_servers"] = map[string]any{"asks": srv}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--workspace", ws, "--json", "--prompt", "Hello.")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(out), "Started.") {
+		t.Errorf("the turn did not run:\n%s", out)
+	}
+	got, err := os.ReadFile(answer)
+	if err != nil {
+		t.Fatalf("the server got no answer: %v", err)
+	}
+	if !strings.Contains(string(got), `"error"`) || !strings.Contains(string(got), "only during a call") {
+		t.Errorf("answer %s; want an error saying sampling is answered only during a call", got)
 	}
 }
