@@ -36,7 +36,7 @@ const (
 )
 
 // ErrSignInRequired is wrapped by errors of a request that needs a sign-in
-// the Client may not start on its own (see Options.Interactive).
+// the Client may not start on its own (see WithoutBrowser).
 var ErrSignInRequired = errors.New("sign-in required")
 
 // NeedSignInError is the error of a request that needs the user to sign

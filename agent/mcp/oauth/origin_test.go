@@ -189,3 +189,32 @@ func TestNoSignInToPlainHTTPServer(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A kept sign-in is held to the issuer and token endpoint that issued it;
+// a record kept before the token endpoint was kept, to its issuer.
+func TestPinned(t *testing.T) {
+	d := &Discovery{Server: &ServerMetadata{Issuer: "https://as.example", TokenEndpoint: "https://as.example/token"}}
+	tests := []struct {
+		name string
+		rec  record
+		want string // "" when the refresh may go to d
+	}{
+		{"same server", record{Issuer: "https://as.example/", TokenEndpoint: "https://as.example/token"}, ""},
+		{"kept before the token endpoint was", record{Issuer: "https://as.example"}, ""},
+		{"another issuer", record{Issuer: "https://old.example", TokenEndpoint: "https://as.example/token"}, `now names the authorization server "https://as.example", not "https://old.example"`},
+		{"another token endpoint", record{Issuer: "https://as.example", TokenEndpoint: "https://as.example/old-token"}, `now names the token endpoint "https://as.example/token"`},
+		{"nothing kept", record{}, "does not know which authorization server issued"},
+	}
+	c := New(Options{Server: "srv", URL: "https://mcp.example/mcp"})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.pinned(&tc.rec, d)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (!errors.Is(err, ErrAuthServerChanged) || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want ErrAuthServerChanged saying %q", err, tc.want)
+			}
+		})
+	}
+}
