@@ -42,7 +42,6 @@ func TestMCPSignInFormAndSettings(t *testing.T) {
 		app.WaitFor(Text("Kernel ready"))
 		banner := Text("MCP server “secured” did not start")
 		app.WaitFor(banner)
-		app.WaitFor(Text("sign-in needed"))
 		if _, authz := auth.Counts(); authz != 0 {
 			t.Fatalf("signed in %d times at the start, without a click", authz)
 		}
