@@ -61,11 +61,19 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 	mopts := mcp.Options{Log: a.opts.log, SignIn: signIn, Elicit: a.opts.mcpElicit,
 		// The workspace is the servers' root.
 		Roots: func() []string { return []string{a.cfg.Dir} }}
+	// The start connects the servers, but opens no browser: a server
+	// that needs a sign-in says so (Settings → MCP, `freeact mcp login`)
+	// until the user signs in; a call the user approves may sign in.
+	ctx = mcp.WithoutBrowser(ctx)
 	if len(o.MCPServers) > 0 {
 		jopts := mopts
 		// A server may ask the model (with the user's approval) during
-		// a JSON call of its tools.
-		jopts.Sample = a.sample
+		// a JSON call of its tools. The calls are m's, which exists
+		// before any server connects (a.mcp is set only afterwards, and a
+		// server may ask during its handshake).
+		jopts.Sample = func(ctx context.Context, r mcp.SampleRequest) (mcp.SampleResult, error) {
+			return a.sample(ctx, &m.calls, r)
+		}
 		// A server that lists other tools than before (it said they
 		// changed, or it was restarted) has them offered from the next
 		// model call.

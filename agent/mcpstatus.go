@@ -77,6 +77,11 @@ func (a *Agent) MCPServers(skip func(server string) bool) []MCPServerState {
 				switch {
 				case err == nil:
 					st.SignIn, st.SignedIn, st.Expiry, st.Refreshable = true, si.SignedIn, si.Expiry, si.Refreshable
+					if si.Dropped != "" {
+						// Tokens dropped because the authorization server
+						// changed: that is why it needs a sign-in.
+						st.Failure = si.Dropped
+					}
 				case errors.Is(err, mcp.ErrNoSignIn):
 				default:
 					st.SignIn, st.SignInError = true, err.Error()

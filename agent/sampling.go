@@ -55,8 +55,8 @@ func (c *mcpCalls) of(server string) *mcpCall {
 // sample answers a server's sampling/createMessage with the agent's
 // model: the user approves the messages, then the answer before it goes
 // back to the server.
-func (a *Agent) sample(_ context.Context, r mcp.SampleRequest) (mcp.SampleResult, error) {
-	call := a.mcp.calls.of(r.Server)
+func (a *Agent) sample(_ context.Context, calls *mcpCalls, r mcp.SampleRequest) (mcp.SampleResult, error) {
+	call := calls.of(r.Server)
 	if call == nil {
 		return mcp.SampleResult{}, fmt.Errorf("freeact answers sampling requests only during a call of one of the server's tools")
 	}

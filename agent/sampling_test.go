@@ -2,10 +2,12 @@ package agent_test
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -70,5 +72,31 @@ turns:
 	}
 	if n := len(fake.Requests()); n != 2 {
 		t.Errorf("%d model requests, want 2 (no sampling request reached the model)", n)
+	}
+}
+
+// A server that asks for a sampling during its handshake, when the agent
+// is starting and no call of its tools is in flight, is answered with an
+// error; the agent starts and offers its tools (it crashed on a nil
+// pointer before).
+func TestMCPSamplingDuringHandshake(t *testing.T) {
+	srv, answer := mcptest.AsksOnInitialize(t)
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"asks": srv}})
+	a, _ := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - expect:
+      tools: [asks_echo, ipybox_execute_ipython_cell, pytools_list_categories]
+    reply: [{text: "Started."}]
+`)
+	events := run(t, a, "Hello.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Started." {
+		t.Fatalf("events:%s", describe(events))
+	}
+	b, err := os.ReadFile(answer)
+	if err != nil {
+		t.Fatalf("the server got no answer: %v", err)
+	}
+	if !strings.Contains(string(b), `"error"`) || !strings.Contains(string(b), "only during a call of one of the server's tools") {
+		t.Errorf("answer %s; want an error saying sampling is answered only during a call", b)
 	}
 }

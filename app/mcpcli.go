@@ -48,8 +48,17 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	sub := args[0]
 	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
-	if err := parseFlags(fs, args[1:], s.Err); err != nil {
-		return err
+	// Flags go before or after the server's name (the usage gives
+	// `mcp login NAME --workspace DIR`).
+	var names []string
+	for rest := args[1:]; ; {
+		if err := parseFlags(fs, rest, s.Err); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names, rest = append(names, fs.Arg(0)), fs.Args()[1:]
 	}
 	dir, err := filepath.Abs(*ws)
 	if err != nil {
@@ -71,9 +80,12 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	signIn.Dir = b.Dirs.MCPSignIn()
 	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: signIn})
 	defer m.Close()
-	name := fs.Arg(0)
+	var name string
+	if len(names) > 0 {
+		name = names[0]
+	}
 	need := func() error {
-		if fs.NArg() != 1 {
+		if len(names) != 1 {
 			return usageError{fmt.Errorf("mcp %s takes the name of one HTTP server (have: %v)", sub, slices.Sorted(maps.Keys(servers)))}
 		}
 		return nil
@@ -104,8 +116,10 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 			switch {
 			case err != nil:
 				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %v\n", n, err)
+			case st.Dropped != "":
+				fmt.Fprintf(s.Out, "%s\tnot signed in: %s\n", n, st.Dropped)
 			case !st.SignedIn:
-				fmt.Fprintf(s.Out, "%s\tnot signed in (signs in when the server asks)\n", n)
+				fmt.Fprintf(s.Out, "%s\tnot signed in (sign in with `freeact mcp login %s`)\n", n, n)
 			case st.Expiry.IsZero():
 				fmt.Fprintf(s.Out, "%s\tsigned in\n", n)
 			default:

@@ -91,9 +91,12 @@ func approveAll(t *testing.T, d *Desktop, h *fakeHost) {
 	t.Cleanup(func() { close(done); wg.Wait() })
 }
 
-// Issue 26: a server that answers 401 at the agent's start shows the
-// "Sign in to NAME" card, which goes once the browser (a $BROWSER script)
-// came back, and the server is connected; its forms, from a JSON call and
+// Issue 26: a server that answers 401 at the agent's start opens no
+// browser: Settings → MCP says it needs a sign-in. Sign in (the user's
+// click) shows the "Sign in to NAME" card, which goes once the browser (a
+// $BROWSER script) came back, and the server is connected; the code-mode
+// server on the same URL connects with the same token (Try again); its
+// forms, from a JSON call and
 // from code mode while the cell waits, are answered through AnswerForm,
 // which refuses values that do not fit; Settings → MCP shows the state
 // and signs out. No token reaches an event, a log or the session.
@@ -125,6 +128,24 @@ turns:
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}
+	h.waitState(t, KernelReady)
+	h.mu.Lock()
+	atStart := len(h.mcp)
+	h.mu.Unlock()
+	if _, authz := auth.Counts(); atStart != 0 || authz != 0 {
+		t.Fatalf("the start showed %d cards and signed in %d times, want none: the user signs in", atStart, authz)
+	}
+	servers, err := d.MCPServers()
+	if err != nil || len(servers) != 2 {
+		t.Fatalf("MCPServers = %+v, %v", servers, err)
+	}
+	for _, s := range servers {
+		if !s.SignIn || s.SignedIn || s.Connected || !strings.Contains(s.Failure, "sign-in needed") {
+			t.Errorf("server %+v at the start: want not connected, saying it needs a sign-in", s)
+		}
+	}
+	signedIn := make(chan error, 1)
+	go func() { signedIn <- d.MCPSignIn("secured") }()
 	card, i := h.waitMCP(t, 0, "asking to sign in", func(r MCPRequest) bool { return r.Kind == "signin" })
 	if card.Server != "secured" || card.State != MCPWaiting || !strings.Contains(card.URL, "code_challenge=") {
 		t.Errorf("sign-in card %+v", card)
@@ -133,11 +154,16 @@ turns:
 	if end.State != MCPDone {
 		t.Fatalf("sign-in ended %+v, want done", end)
 	}
-	h.waitState(t, KernelReady)
+	if err := <-signedIn; err != nil {
+		t.Fatalf("MCPSignIn: %v", err)
+	}
+	if err := d.MCPConnect("coded"); err != nil {
+		t.Fatalf("Try again for the code-mode server on the same URL: %v", err)
+	}
 	if reg, authz := auth.Counts(); reg != 1 || authz != 1 {
 		t.Errorf("registered %d and authorized %d times for one server in both groups, want once each", reg, authz)
 	}
-	servers, err := d.MCPServers()
+	servers, err = d.MCPServers()
 	if err != nil || len(servers) != 2 {
 		t.Fatalf("MCPServers = %+v, %v", servers, err)
 	}
@@ -235,8 +261,9 @@ turns:
 	}
 }
 
-// A sign-in outlasts the connect timeout (the user is in the browser, the
-// server is not slow); Cancel on the card stops a sign-in from Settings →
+// A sign-in from Try again outlasts the connect timeout (the user is in
+// the browser, the server is not slow); Cancel on the card stops a
+// sign-in from Settings →
 // MCP, which then fails saying so; Sign in again connects the server
 // without a restart.
 func TestDesktopSignInSlowCancelAndAgain(t *testing.T) {
@@ -258,11 +285,16 @@ func TestDesktopSignInSlowCancelAndAgain(t *testing.T) {
 	if _, err := d.OpenWorkspace(ws, ""); err != nil {
 		t.Fatal(err)
 	}
+	h.waitState(t, KernelReady)
+	connected := make(chan error, 1)
+	go func() { connected <- d.MCPConnect("secured") }()
 	card, i := h.waitMCP(t, 0, "asking to sign in", func(r MCPRequest) bool { return r.Kind == "signin" })
 	if end, _ := h.waitMCP(t, i+1, "ending it", func(r MCPRequest) bool { return r.ID == card.ID }); end.State != MCPDone {
 		t.Fatalf("slow sign-in ended %+v, want done", end)
 	}
-	h.waitState(t, KernelReady)
+	if err := <-connected; err != nil {
+		t.Fatalf("Try again with a slow sign-in: %v", err)
+	}
 	if s, _ := d.MCPServers(); len(s) != 1 || !s[0].Connected {
 		t.Fatalf("after a sign-in slower than connect_timeout: %+v", s)
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 )
 
-// Issue 26: an MCP server behind OAuth shows "Sign in to secured" while
-// the agent starts, with Copy link and Cancel; the browser ($BROWSER, a
-// script that follows the redirect with curl once the journey lets it)
-// signs in and the card goes. The server's form, from a JSON tool call,
+// Issue 26: an MCP server behind OAuth opens no browser while the agent
+// starts: its banner says it needs a sign-in. Try again (the user's
+// click) shows "Sign in to secured", with Copy link and Cancel; the
+// browser ($BROWSER, a script that follows the redirect with curl once
+// the journey lets it) signs in and the card and the banner go. The server's form, from a JSON tool call,
 // is filled by keyboard: a bad email is refused in place, the fixed one
 // accepted, and the model gets the answer. Settings → MCP servers shows
 // the server connected and signed in with the token's expiry; Sign out
@@ -38,6 +39,14 @@ func TestMCPSignInFormAndSettings(t *testing.T) {
 		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
 		app := Start(t, Options{Workspace: ws, Scenario: "testdata/mcp-form.yaml", Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
 
+		app.WaitFor(Text("Kernel ready"))
+		banner := Text("MCP server “secured” did not start")
+		app.WaitFor(banner)
+		if _, authz := auth.Counts(); authz != 0 {
+			t.Fatalf("signed in %d times at the start, without a click", authz)
+		}
+		app.Shot("sign-in-needed")
+		app.Click(Button("Try again to start secured"))
 		card := Role("landmark", "Sign in to secured")
 		app.WaitFor(card)
 		app.WaitFor(Text("Sign in to secured in your browser"))
@@ -48,7 +57,7 @@ func TestMCPSignInFormAndSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 		app.WaitGone(card)
-		app.WaitFor(Text("Kernel ready"))
+		app.WaitGone(banner)
 		if reg, authz := auth.Counts(); reg != 1 || authz != 1 {
 			t.Errorf("registered %d and authorized %d times, want once each", reg, authz)
 		}
@@ -120,9 +129,9 @@ func TestMCPSignInFormAndSettings(t *testing.T) {
 	})
 }
 
-// Issue 26: Cancel on the sign-in card stops the sign-in; the card says
-// so until dismissed, the agent starts without the server, and Settings →
-// MCP servers says it needs a sign-in.
+// Issue 26: Cancel on the sign-in card (after Try again on the banner of
+// a server that needs a sign-in) stops the sign-in; the card says so
+// until dismissed, and Settings → MCP servers says it needs a sign-in.
 func TestMCPSignInCancelled(t *testing.T) {
 	atSizes(t, func(t *testing.T, w, h int) {
 		auth := mcptest.NewOAuth(t)
@@ -133,11 +142,12 @@ func TestMCPSignInCancelled(t *testing.T) {
 		}
 		ws := Workspace(t, map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})
 		app := Start(t, Options{Workspace: ws, Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
+		app.WaitFor(Text("Kernel ready"))
+		app.Click(Button("Try again to start secured"))
 		card := Role("landmark", "Sign in to secured")
 		app.WaitFor(card)
 		app.Click(Button("Cancel"))
 		app.WaitFor(Text("Sign-in to secured cancelled"))
-		app.WaitFor(Text("Kernel ready"))
 		app.Shot("sign-in-cancelled")
 		app.Click(Button("Dismiss the sign-in to secured"))
 		app.WaitGone(card)
@@ -155,7 +165,7 @@ func TestMCPSignInCancelled(t *testing.T) {
 // Issue 26: a signed-in server's access token expires (the authorization
 // server issues it for 60 s, and refuses it after); a tool call after
 // that is answered without a second sign-in: no card, the browser opened
-// once (at the start), one refresh_token grant carrying the resource, made
+// once (Try again after the start), one refresh_token grant carrying the resource, made
 // after the expiry. Settings → MCP servers shows the new token's expiry.
 func TestMCPTokenRefreshedAfterExpiry(t *testing.T) {
 	atSizes(t, func(t *testing.T, w, h int) {
@@ -179,6 +189,8 @@ func TestMCPTokenRefreshedAfterExpiry(t *testing.T) {
 		app := Start(t, Options{Workspace: ws, Scenario: "testdata/mcp-refresh.yaml", Width: w, Height: h, Env: map[string]string{"BROWSER": browser}})
 		app.WaitFor(Text("Kernel ready"))
 		card := Role("landmark", "Sign in to secured")
+		app.Click(Button("Try again to start secured"))
+		app.WaitGone(Text("MCP server “secured” did not start"))
 
 		signedIn := app.settingsExpiry("secured", "settings-first-token")
 		grants := auth.Grants()

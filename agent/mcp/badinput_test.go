@@ -43,6 +43,11 @@ func TestBadInputMessages(t *testing.T) {
 			want:  "MCP server \"secured\": sign-in failed (discovery): URL/.well-known/oauth-protected-resource/mcp: protected resource metadata is not valid JSON: unexpected end of JSON input. Sign in again from Settings → MCP or with `freeact mcp login secured`",
 		},
 		{
+			name:  "authorization server on plain http",
+			spoil: []mcptest.OAuthOption{mcptest.ResourceMetadata(`{"authorization_servers": ["http://as.example"]}`)},
+			want:  "MCP server \"secured\": sign-in failed (discovery): URL/.well-known/oauth-protected-resource/mcp: protected resource metadata: authorization server \"http://as.example\": plain http to as.example, which is not this computer: codes, tokens and client secrets would travel in clear; refusing it (an authorization server must use https). Sign in again from Settings → MCP or with `freeact mcp login secured`",
+		},
+		{
 			name:  "token endpoint error",
 			spoil: []mcptest.OAuthOption{mcptest.TokenError(`{"error":"invalid_grant","error_description":"the code expired"}`)},
 			want:  "MCP server \"secured\": sign-in failed (token request): URL/token answered 400 Bad Request: invalid_grant: the code expired. Sign in again from Settings → MCP or with `freeact mcp login secured`",

@@ -176,14 +176,16 @@ type elicitor struct {
 	asking func() func()
 	// tell shows the user a note on the cards of the server's calls in
 	// flight (as a log notification).
-	tell func(Notification)
+	tell  func(Notification)
+	guard guard
 }
 
 // DeclinedMeta is the _meta key of a declined elicitation that freeact
 // declined itself, without asking the user: its value says why.
 const DeclinedMeta = "freeact/declined"
 
-func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (_ *mcp.ElicitationResult, err error) {
+	defer e.guard.request(string(mcp.MethodElicitationCreate), &err)
 	ctx, cancel := whileAsking(ctx, e.life)
 	defer cancel()
 	p := req.Params

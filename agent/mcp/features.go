@@ -153,9 +153,11 @@ type sampler struct {
 	f      func(context.Context, SampleRequest) (SampleResult, error)
 	life   context.Context
 	asking func() func()
+	guard  guard
 }
 
-func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (s sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (_ *mcp.CreateMessageResult, err error) {
+	defer s.guard.request(string(mcp.MethodSamplingCreateMessage), &err)
 	ctx, cancel := whileAsking(ctx, s.life)
 	defer cancel()
 	defer s.asking()()
@@ -182,9 +184,13 @@ func whileAsking(ctx, life context.Context) (context.Context, context.CancelFunc
 	return ctx, func() { stop(); cancel() }
 }
 
-type rooter struct{ f func() []string }
+type rooter struct {
+	f     func() []string
+	guard guard
+}
 
-func (r rooter) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (r rooter) ListRoots(context.Context, mcp.ListRootsRequest) (_ *mcp.ListRootsResult, err error) {
+	defer r.guard.request(string(mcp.MethodListRoots), &err)
 	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
 	for _, dir := range r.f() {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
@@ -208,6 +214,7 @@ func (s *server) broadcast(note Notification) {
 // and re-lists the tools when they changed.
 func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 	return func(n mcp.JSONRPCNotification) {
+		defer guard{s}.notification(n.Method)
 		f := s.m.opts.OnNotify
 		p := n.Params.AdditionalFields
 		num := func(k string) float64 { v, _ := p[k].(float64); return v }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -181,6 +182,10 @@ func (e *Error) Error() string {
 	if errors.As(e.Err, &si) {
 		return fmt.Sprintf("MCP server %q: sign-in failed (%s): %v. Sign in again from Settings → MCP or with `freeact mcp login %s`", e.Server, si.Step, si.Err, e.Server)
 	}
+	var need *oauth.NeedSignInError
+	if errors.As(e.Err, &need) {
+		return fmt.Sprintf("MCP server %q: %v", e.Server, need)
+	}
 	if e.Tool == "" {
 		return fmt.Sprintf("MCP server %q is not available: %v", e.Server, e.Err)
 	}
@@ -256,8 +261,11 @@ func (m *Manager) Servers() []string { return slices.Sorted(maps.Keys(m.servers)
 
 // Connect starts every server in parallel and lists its tools. A server
 // that fails is reported in the joined error (each naming its server) and
-// tried again on its next use; the others stay connected.
+// tried again on its next use; the others stay connected. It opens no
+// browser: a server that needs a sign-in fails saying so (see
+// WithoutBrowser).
 func (m *Manager) Connect(ctx context.Context) error {
+	ctx = WithoutBrowser(ctx)
 	errs := make([]error, len(m.servers))
 	var wg sync.WaitGroup
 	for i, name := range m.Servers() {
@@ -559,6 +567,9 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		return nil, nil, errors.New(`the server has neither "command" nor "url"`)
 	}
 	c.cli = client.NewClient(tr, s.clientOptions()...)
+	// Every handler of the server's messages is in place before the
+	// first byte is read: a server may send them during the handshake.
+	c.cli.OnNotification(s.notifications(c))
 	// The transport keeps the context given to Start for requests from the
 	// server: give it the Manager's lifetime.
 	if err := c.cli.Start(s.m.life); err != nil {
@@ -590,7 +601,6 @@ func (s *server) start(ctx context.Context) (*conn, []Tool, error) {
 		c.close(log)
 		return nil, nil, fmt.Errorf("list the tools of %s: %w", s.describe(), err)
 	}
-	c.cli.OnNotification(s.notifications(c))
 	log.Info("MCP server connected", "tools", len(tools), "protocol", version)
 	return c, tools, nil
 }
@@ -645,7 +655,7 @@ func (s *server) httpTransport(log *slog.Logger, listening bool, seen *toolSchem
 	ids := newCallIDs(base)
 	ids.seen = seen
 	opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPLogger(log),
-		transport.WithHTTPBasicClient(&http.Client{Transport: ids})}
+		transport.WithHTTPBasicClient(&http.Client{Transport: ids, CheckRedirect: s.sameOrigin})}
 	if listening {
 		opts = append(opts, transport.WithContinuousListening()) //lint:ignore SA1019 the GET stream of protocols before 2026-07-28
 	}
@@ -654,6 +664,19 @@ func (s *server) httpTransport(log *slog.Logger, listening bool, seen *toolSchem
 		return nil, nil, fmt.Errorf("connect to %s: %w", s.cfg.URL, err)
 	}
 	return h, ids, nil
+}
+
+// sameOrigin refuses a redirect of an MCP request to another origin
+// (scheme, host or port): the request carries the session, and the
+// server's token is not the other origin's to see.
+func (s *server) sameOrigin(req *http.Request, via []*http.Request) error {
+	if u, err := url.Parse(s.cfg.URL); err != nil || !strings.EqualFold(req.URL.Scheme, u.Scheme) || !strings.EqualFold(req.URL.Host, u.Host) {
+		return fmt.Errorf("the MCP server %s redirected to another origin %s; refused", s.cfg.URL, req.URL.Scheme+"://"+req.URL.Host)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // reconnectListening replaces the legacy HTTP connection c with one that
@@ -665,6 +688,7 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 		return nil, "", err
 	}
 	n := &conn{cli: client.NewClient(h, s.clientOptions()...), ids: ids, schemas: c.schemas}
+	n.cli.OnNotification(s.notifications(n))
 	if err := n.cli.Start(s.m.life); err != nil {
 		return nil, "", err
 	}
@@ -682,13 +706,13 @@ func (s *server) reconnectListening(ctx context.Context, c *conn, version string
 func (s *server) clientOptions() []client.ClientOption {
 	var copts []client.ClientOption
 	if s.m.opts.Elicit != nil {
-		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking, tell: s.broadcast}))
+		copts = append(copts, client.WithElicitationHandler(elicitor{server: s.name, ask: s.m.opts.Elicit, life: s.m.life, asking: s.clocks.asking, tell: s.broadcast, guard: guard{s}}))
 	}
 	if s.m.opts.Sample != nil {
-		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking}))
+		copts = append(copts, client.WithSamplingHandler(sampler{server: s.name, f: s.m.opts.Sample, life: s.m.life, asking: s.clocks.asking, guard: guard{s}}))
 	}
 	if s.m.opts.Roots != nil {
-		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots}))
+		copts = append(copts, client.WithRootsHandler(rooter{f: s.m.opts.Roots, guard: guard{s}}))
 	}
 	return copts
 }

@@ -113,6 +113,10 @@ func (s *server) startFailure(ctx context.Context, c *conn, err error) error {
 	if errors.As(err, &si) {
 		return si
 	}
+	var need *oauth.NeedSignInError
+	if errors.As(err, &need) {
+		return need
+	}
 	var why string
 	switch {
 	case errors.Is(context.Cause(ctx), errConnectTimeout):

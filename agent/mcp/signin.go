@@ -31,6 +31,13 @@ func (l lazyStore) Set(name, secret string) error   { return l.get().Set(name, s
 func (l lazyStore) Delete(name string) error        { return l.get().Delete(name) }
 func (l lazyStore) Name() string                    { return l.get().Name() }
 
+// WithoutBrowser marks ctx so that connections and calls made with it
+// never open the browser for a sign-in: a server that needs one fails
+// with an error that says "sign-in needed" (oauth.ErrSignInRequired)
+// until the user signs in (Login). A refresh still happens. Connect and
+// an agent's start use it.
+func WithoutBrowser(ctx context.Context) context.Context { return oauth.WithoutBrowser(ctx) }
+
 // ErrNoSignIn is returned (wrapped) for a server that does not sign in:
 // a command, or an HTTP server whose headers carry the credentials.
 var ErrNoSignIn = errors.New("the server does not sign in")
@@ -43,6 +50,9 @@ type SignInStatus struct {
 	Expiry time.Time
 	// Refreshable: a refresh token is kept, so expiry needs no new sign-in.
 	Refreshable bool
+	// Dropped says why the kept tokens were dropped (the server named
+	// another authorization server): the user must sign in again.
+	Dropped string
 }
 
 // SignInStatus reads the kept sign-in of server (an HTTP server).
@@ -55,7 +65,7 @@ func (m *Manager) SignInStatus(server string) (SignInStatus, error) {
 	if err != nil {
 		return SignInStatus{}, &Error{Server: server, Err: err}
 	}
-	return SignInStatus{SignedIn: st.SignedIn, Expiry: st.Expiry, Refreshable: st.Refreshable}, nil
+	return SignInStatus{SignedIn: st.SignedIn, Expiry: st.Expiry, Refreshable: st.Refreshable, Dropped: st.Dropped}, nil
 }
 
 // Login signs in to server now (the browser step included) and drops its

@@ -41,6 +41,13 @@ const EnvVar = "FREEACT_MCPTEST_SERVE"
 // started as a server (EnvVar set); otherwise it returns at once. Call it
 // first in TestMain.
 func Main() {
+	if os.Getenv(EnvVar) == askingMode {
+		if err := serveAsking(); err != nil {
+			fmt.Fprintln(os.Stderr, "mcptest server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(EnvVar) != "stdio" {
 		return
 	}

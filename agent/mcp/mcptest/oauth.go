@@ -1,10 +1,12 @@
 package mcptest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -38,6 +40,10 @@ type OAuth struct {
 	// metadata replaces the protected resource metadata when set;
 	// tokenError is the body of a 400 answer to every authorization code.
 	metadata, tokenError string
+	// secret is the client_secret a registration gets ("": none);
+	// redirect is where the MCP endpoint sends signed-in requests ("":
+	// it serves them).
+	secret, redirect string
 
 	mu         sync.Mutex
 	registered int
@@ -49,6 +55,12 @@ type OAuth struct {
 	refused    int // MCP requests answered 401
 	grants     []Grant
 	refreshes  []url.Values
+	// names is the authorization server the resource metadata names (""
+	// this one).
+	names string
+	// seen is every request to the authorization server's registration
+	// and token endpoints: its Authorization header and body.
+	seen []string
 }
 
 // Grant is a token request the token endpoint answered with tokens.
@@ -84,6 +96,19 @@ func TokenError(body string) OAuthOption {
 	return func(a *OAuth) { a.tokenError = body }
 }
 
+// ClientSecret makes a dynamic registration issue a confidential client
+// with secret: token requests then authenticate with it (HTTP Basic).
+func ClientSecret(secret string) OAuthOption {
+	return func(a *OAuth) { a.secret = secret }
+}
+
+// RedirectMCP makes the MCP endpoint answer every request that carries a
+// valid token with 307 Temporary Redirect to target (unsigned requests
+// still get the 401 that starts a sign-in).
+func RedirectMCP(target string) OAuthOption {
+	return func(a *OAuth) { a.redirect = target }
+}
+
 // NewOAuth starts the servers for the test's lifetime.
 func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 	a := &OAuth{t: t, valid: map[string]time.Time{}, challenges: map[string]string{}, lifetime: time.Hour}
@@ -102,17 +127,28 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 			w.Write([]byte(a.metadata))
 			return
 		}
-		writeJSON(w, map[string]any{"resource": a.URL(), "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"tools"}})
+		a.mu.Lock()
+		as := a.names
+		a.mu.Unlock()
+		if as == "" {
+			as = a.srv.URL
+		}
+		writeJSON(w, map[string]any{"resource": a.URL(), "authorization_servers": []string{as}, "scopes_supported": []string{"tools"}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"issuer": a.srv.URL, "authorization_endpoint": a.srv.URL + "/authorize", "token_endpoint": a.srv.URL + "/token",
 			"registration_endpoint": a.srv.URL + "/register", "code_challenge_methods_supported": []string{"S256"}, "scopes_supported": []string{"tools", "offline_access"}})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		a.see(r)
 		a.mu.Lock()
 		a.registered++
 		a.mu.Unlock()
-		writeJSON(w, map[string]any{"client_id": "client-1"})
+		reg := map[string]any{"client_id": "client-1"}
+		if a.secret != "" {
+			reg["client_secret"] = a.secret
+		}
+		writeJSON(w, reg)
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -137,6 +173,7 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		a.see(r)
 		r.ParseForm()
 		f := r.PostForm
 		a.mu.Lock()
@@ -189,11 +226,45 @@ func NewOAuth(t testing.TB, opts ...OAuthOption) *OAuth {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		if a.redirect != "" {
+			http.Redirect(w, r, a.redirect, http.StatusTemporaryRedirect)
+			return
+		}
 		mcpHandler.ServeHTTP(w, r)
 	})
 	a.srv = httptest.NewServer(mux)
 	t.Cleanup(a.srv.Close)
 	return a
+}
+
+// see records what r carries (its Authorization header and body) and
+// leaves the body to be read again.
+func (a *OAuth) see(r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seen = append(a.seen, r.URL.Path+" "+r.Header.Get("Authorization")+" "+string(body))
+}
+
+// Seen returns every request to the registration and token endpoints:
+// its path, Authorization header and body, one string each.
+func (a *OAuth) Seen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.seen...)
+}
+
+// Issuer is the authorization server's issuer (its origin).
+func (a *OAuth) Issuer() string { return a.srv.URL }
+
+// NameAuthorizationServer makes the protected resource metadata name
+// issuer as the authorization server from now on (a server that moved,
+// or one that wants its tokens sent elsewhere).
+func (a *OAuth) NameAuthorizationServer(issuer string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.names = issuer
 }
 
 // badRequest fails the test with what the client sent wrong and answers
@@ -248,6 +319,16 @@ func (a *OAuth) Refreshes() []url.Values {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]url.Values(nil), a.refreshes...)
+}
+
+// RevokeAll makes every access and refresh token issued so far invalid:
+// the next request gets a 401, a refresh invalid_grant, and only a new
+// sign-in helps (a sign-in that expired).
+func (a *OAuth) RevokeAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.valid)
+	a.refresh = ""
 }
 
 // Revoke makes every access token issued so far invalid: the next request

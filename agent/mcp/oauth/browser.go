@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -17,6 +18,23 @@ type callback struct {
 	redirectURI string
 	srv         *http.Server
 	got         chan url.Values
+
+	mu    sync.Mutex
+	state string // of the authorization request under way
+}
+
+// expect sets the state of the authorization request: only a redirect
+// that carries it is taken.
+func (cb *callback) expect(state string) {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	cb.state = state
+}
+
+func (cb *callback) ours(q url.Values) bool {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	return cb.state != "" && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(cb.state)) == 1
 }
 
 // listen opens the listener on 127.0.0.1: on the port of prev (a redirect
@@ -40,11 +58,18 @@ func listen(prev string) (*callback, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if !cb.ours(q) {
+			// Not the answer to our request (a page that sent the
+			// browser here, a stale tab): ignored, the sign-in goes on.
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, "<!doctype html><title>freeact</title><p>This is not the answer to the sign-in freeact is waiting for; it was ignored.</p>")
+			return
+		}
 		select {
 		case cb.got <- q:
 		default:
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		msg := "Signed in. You can close this tab and return to freeact."
 		if e := q.Get("error"); e != "" {
 			msg = "Sign-in failed: " + e + ". You can close this tab."
@@ -56,17 +81,14 @@ func listen(prev string) (*callback, error) {
 	return cb, nil
 }
 
-// wait returns the code of the redirect whose state matches; a redirect
-// with another state is refused (it is not the answer to our request).
-func (cb *callback) wait(ctx context.Context, state string) (string, error) {
+// wait returns the code of the redirect whose state matches (see
+// expect); a redirect with another state never comes here.
+func (cb *callback) wait(ctx context.Context) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case q := <-cb.got:
-			if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
-				return "", errors.New("the browser's answer carries a state that is not ours: refusing it (sign in again)")
-			}
 			if e := q.Get("error"); e != "" {
 				if d := q.Get("error_description"); d != "" {
 					e += ": " + d

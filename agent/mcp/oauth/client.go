@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,8 +37,42 @@ const (
 )
 
 // ErrSignInRequired is wrapped by errors of a request that needs a sign-in
-// the Client may not start on its own (see Options.Interactive).
+// the Client may not start on its own (see WithoutBrowser).
 var ErrSignInRequired = errors.New("sign-in required")
+
+// NeedSignInError is the error of a request that needs the user to sign
+// in (Login) first; it says why and how, and wraps ErrSignInRequired and
+// its cause.
+type NeedSignInError struct {
+	Server string
+	msg    string
+	cause  error
+}
+
+func (e *NeedSignInError) Error() string   { return e.msg }
+func (e *NeedSignInError) Unwrap() []error { return []error{ErrSignInRequired, e.cause} }
+
+// ErrAuthServerChanged is wrapped by the error of a kept sign-in whose
+// MCP server now names another authorization server (issuer or token
+// endpoint) than the one that issued its tokens: the tokens are dropped,
+// never sent to the new one, and the user signs in again (Login).
+var ErrAuthServerChanged = errors.New("the MCP server names another authorization server")
+
+type noBrowserKey struct{}
+
+// WithoutBrowser marks ctx so that a request made with it never starts a
+// browser sign-in on its own: one that needs it fails with
+// ErrSignInRequired (a refresh, or joining a sign-in under way, still
+// happen). The start of a workspace connects its servers so; the
+// browser opens only when the user asks (Login, a call).
+func WithoutBrowser(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noBrowserKey{}, true)
+}
+
+func browserAllowed(ctx context.Context) bool {
+	no, _ := ctx.Value(noBrowserKey{}).(bool)
+	return !no
+}
 
 // ErrCancelled ends a sign-in the user stopped with CancelSignIn.
 var ErrCancelled = errors.New("sign-in cancelled")
@@ -101,7 +136,8 @@ type Options struct {
 	// ClientName is the client_name of a dynamic registration.
 	ClientName string
 	// HTTP sends the OAuth requests (discovery, token, registration);
-	// nil means a client with a 30 s timeout.
+	// nil means a client with a 30 s timeout that follows no redirect of
+	// a token or registration request (see refuseSecretRedirects).
 	HTTP *http.Client
 	Log  *slog.Logger
 	// Now is the clock (tests); nil means time.Now.
@@ -109,12 +145,15 @@ type Options struct {
 }
 
 // Client signs in to one MCP server and keeps its tokens. Its Transport
-// adds the bearer token to every request and, on a 401 or a 403
+// adds the bearer token to the requests to the server (its scheme, host,
+// port and path) and, on a 401 or a 403
 // insufficient_scope, refreshes, signs in or steps up, then sends the
 // request again. Safe for concurrent use.
 type Client struct {
 	opts Options
 	key  string
+	// origin is the server URL the token is bound to.
+	origin *url.URL
 
 	mu       sync.Mutex // serialises sign-in, refresh and record updates
 	rec      *record
@@ -127,25 +166,31 @@ type Client struct {
 // record is what is kept for a server and client: the registration and
 // the tokens.
 type record struct {
-	Issuer       string    `json:"issuer,omitempty"`
-	ClientID     string    `json:"client_id,omitempty"`
-	ClientSecret string    `json:"client_secret,omitempty"`
-	AuthMethod   string    `json:"token_endpoint_auth_method,omitempty"`
-	RedirectURI  string    `json:"redirect_uri,omitempty"`
-	AccessToken  string    `json:"access_token,omitempty"`
-	TokenType    string    `json:"token_type,omitempty"`
-	RefreshToken string    `json:"refresh_token,omitempty"`
-	Scope        string    `json:"scope,omitempty"`
-	Expiry       time.Time `json:"expiry,omitzero"`
+	// Issuer and TokenEndpoint are the authorization server that issued
+	// the tokens: a refresh goes there or nowhere.
+	Issuer        string    `json:"issuer,omitempty"`
+	TokenEndpoint string    `json:"token_endpoint,omitempty"`
+	ClientID      string    `json:"client_id,omitempty"`
+	ClientSecret  string    `json:"client_secret,omitempty"`
+	AuthMethod    string    `json:"token_endpoint_auth_method,omitempty"`
+	RedirectURI   string    `json:"redirect_uri,omitempty"`
+	AccessToken   string    `json:"access_token,omitempty"`
+	TokenType     string    `json:"token_type,omitempty"`
+	RefreshToken  string    `json:"refresh_token,omitempty"`
+	Scope         string    `json:"scope,omitempty"`
+	Expiry        time.Time `json:"expiry,omitzero"`
 	// Issued is when the access token came (zero in records kept before
 	// it was kept).
 	Issued time.Time `json:"issued,omitzero"`
+	// Dropped says why the tokens were dropped (the authorization server
+	// changed), until the next sign-in.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // New returns a Client for one server.
 func New(opts Options) *Client {
 	if opts.HTTP == nil {
-		opts.HTTP = &http.Client{Timeout: 30 * time.Second}
+		opts.HTTP = &http.Client{Timeout: 30 * time.Second, CheckRedirect: refuseSecretRedirects}
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -169,7 +214,52 @@ func New(opts Options) *Client {
 	if opts.Config != nil && opts.Config.ClientID != "" {
 		client = opts.Config.ClientID
 	}
-	return &Client{opts: opts, key: "mcp-oauth " + opts.URL + " " + client}
+	origin, err := url.Parse(opts.URL)
+	if err != nil {
+		origin = &url.URL{} // matches no request: no token is sent
+	}
+	return &Client{opts: opts, key: "mcp-oauth " + opts.URL + " " + client, origin: origin}
+}
+
+// refuseSecretRedirects follows redirects of metadata requests only: a
+// token or registration request (a POST) carries the code, the refresh
+// token or the client secret in its body, which a 307 would send on to
+// wherever it points.
+func refuseSecretRedirects(req *http.Request, via []*http.Request) error {
+	if first := via[0]; first.Method != http.MethodGet {
+		return fmt.Errorf("%s redirected the %s request to %s: refused (a token or registration request is sent only where the metadata says)", first.URL.Redacted(), first.Method, req.URL.Redacted())
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// Owns reports whether u is a URL of the MCP server the Client signs in
+// to: same scheme, host and port, and the server URL's path or one below
+// it. Only such requests get its token.
+func (c *Client) Owns(u *url.URL) bool {
+	o := c.origin
+	if o.Host == "" || !strings.EqualFold(u.Scheme, o.Scheme) || !strings.EqualFold(hostPort(u), hostPort(o)) {
+		return false
+	}
+	p := strings.TrimSuffix(o.EscapedPath(), "/")
+	up := u.EscapedPath()
+	return p == "" || up == p || up == p+"/" || strings.HasPrefix(up, p+"/")
+}
+
+// hostPort is u's host with the scheme's default port made explicit.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // Status is what is known about a server's sign-in.
@@ -180,6 +270,9 @@ type Status struct {
 	// Refreshable is set when a refresh token is kept.
 	Refreshable bool
 	ClientID    string
+	// Dropped says why the tokens were dropped, when they were (the
+	// authorization server changed): the user must sign in again.
+	Dropped string
 }
 
 // Status reads the kept tokens.
@@ -190,7 +283,7 @@ func (c *Client) Status() (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return Status{SignedIn: rec.AccessToken != "", Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", ClientID: rec.ClientID}, nil
+	return Status{SignedIn: rec.AccessToken != "", Expiry: rec.Expiry, Refreshable: rec.RefreshToken != "", ClientID: rec.ClientID, Dropped: rec.Dropped}, nil
 }
 
 // Login signs in now (also after a failed sign-in).
@@ -200,9 +293,9 @@ func (c *Client) Login(ctx context.Context) error {
 	c.failed = nil
 	c.stepUps = 0
 	if c.grant() != "authorization_code" {
-		return c.obtain(ctx, nil, "")
+		return c.obtain(ctx, nil, "", true)
 	}
-	return c.await(ctx, c.signIn(ctx, nil, ""))
+	return c.await(ctx, c.signIn(ctx, nil, "", true))
 }
 
 // Logout forgets the tokens (the registration is kept).
@@ -252,6 +345,11 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.Header.Set("Authorization", "Bearer "+token)
 		}
 		return t.base.RoundTrip(r)
+	}
+	if !t.c.Owns(req.URL) {
+		// Another origin or path (a redirect followed, a link): it gets
+		// no token, and its 401 starts no sign-in.
+		return send("")
 	}
 	token := t.c.token(ctx)
 	resp, err := send(token)
@@ -357,16 +455,24 @@ func (c *Client) authorize(ctx context.Context, sent string, status int, challen
 		c.stepUps++
 		extra = strings.Fields(rec.Scope)
 	}
+	if errors.Is(c.failed, ErrAuthServerChanged) {
+		return "", &NeedSignInError{Server: c.opts.Server, cause: c.failed, msg: "sign-in needed: " + c.failed.Error()}
+	}
 	if c.failed != nil {
-		return "", fmt.Errorf("%w for MCP server %q: the last sign-in failed (%w); sign in again from Settings → MCP or with `freeact mcp login %s`", ErrSignInRequired, c.opts.Server, c.failed, c.opts.Server)
+		return "", &NeedSignInError{Server: c.opts.Server, cause: c.failed,
+			msg: fmt.Sprintf("sign-in needed: the last sign-in failed (%v); sign in again from Settings → MCP or with `freeact mcp login %s`", c.failed, c.opts.Server)}
 	}
 	if c.grant() != "authorization_code" {
-		if err := c.obtain(ctx, challenge, strings.Join(extra, " ")); err != nil {
+		if err := c.obtain(ctx, challenge, strings.Join(extra, " "), false); err != nil {
 			return "", err
 		}
 		return c.rec.AccessToken, nil
 	}
-	if err := c.await(ctx, c.signIn(ctx, challenge, strings.Join(extra, " "))); err != nil {
+	if c.flight == nil && !browserAllowed(ctx) {
+		return "", &NeedSignInError{Server: c.opts.Server, cause: ErrSignInRequired,
+			msg: fmt.Sprintf("sign-in needed: the server asks for a sign-in, which opens the browser only when you ask; sign in from Settings → MCP or with `freeact mcp login %s`", c.opts.Server)}
+	}
+	if err := c.await(ctx, c.signIn(ctx, challenge, strings.Join(extra, " "), false)); err != nil {
 		return "", err
 	}
 	return c.rec.AccessToken, nil
@@ -383,7 +489,7 @@ type flight struct {
 // seconds, the user minutes): it ends when the user signs in, when it
 // fails, at SignInTimeout or by CancelSignIn. A failure is kept: requests
 // fail at once until Login. c.mu is held.
-func (c *Client) signIn(ctx context.Context, challenge map[string]string, held string) *flight {
+func (c *Client) signIn(ctx context.Context, challenge map[string]string, held string, login bool) *flight {
 	if c.flight != nil {
 		return c.flight
 	}
@@ -392,7 +498,7 @@ func (c *Client) signIn(ctx context.Context, challenge map[string]string, held s
 	bctx := context.WithoutCancel(ctx)
 	go func() {
 		c.mu.Lock()
-		f.err = c.obtain(bctx, challenge, held)
+		f.err = c.obtain(bctx, challenge, held, login)
 		if f.err != nil {
 			c.failed = f.err
 		}
@@ -424,8 +530,10 @@ func (c *Client) grant() string {
 }
 
 // obtain gets new tokens: discovery, client identity, then the grant.
-// c.mu is held (and let go while the browser step waits).
-func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string) (err error) {
+// Unless login (the user asked to sign in), the authorization server
+// must be the one of the kept sign-in, if any. c.mu is held (and let go
+// while the browser step waits).
+func (c *Client) obtain(ctx context.Context, challenge map[string]string, held string, login bool) (err error) {
 	wrap := func(step string, err error) error {
 		return &SignInError{Server: c.opts.Server, Step: step, Err: err}
 	}
@@ -433,11 +541,17 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	if err != nil {
 		return wrap("discovery", err)
 	}
-	c.discover = d
 	rec, err := c.load()
 	if err != nil {
 		return wrap("read the kept registration", err)
 	}
+	if !login && (rec.Issuer != "" || rec.TokenEndpoint != "") {
+		if err := c.pinned(rec, d); err != nil {
+			c.failed = err
+			return err
+		}
+	}
+	c.discover = d
 	scope := c.scope(d, challenge, held)
 	switch c.grant() {
 	case "client_credentials":
@@ -473,6 +587,7 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	verifier := randomString(48)
 	sum := sha256.Sum256([]byte(verifier))
 	state := randomString(24)
+	cb.expect(state)
 	q := url.Values{
 		"response_type":         {"code"},
 		"client_id":             {rec.ClientID},
@@ -513,7 +628,7 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	// join this sign-in (authorize) instead of waiting for the lock, and
 	// Status answers.
 	c.mu.Unlock()
-	code, err := cb.wait(wctx, state)
+	code, err := cb.wait(wctx)
 	c.mu.Lock()
 	if err != nil {
 		switch {
@@ -730,9 +845,7 @@ func (c *Client) keep(rec *record, d *Discovery, t *tokenResponse) error {
 	if t.ExpiresIn > 0 {
 		rec.Expiry = rec.Issued.Add(time.Duration(t.ExpiresIn) * time.Second)
 	}
-	if rec.Issuer == "" {
-		rec.Issuer = d.Server.Issuer
-	}
+	rec.Issuer, rec.TokenEndpoint, rec.Dropped = d.Server.Issuer, d.Server.TokenEndpoint, ""
 	if err := c.save(rec); err != nil {
 		return &SignInError{Server: c.opts.Server, Step: "keep the tokens", Err: err}
 	}
@@ -764,14 +877,41 @@ func (c *Client) refresh(ctx context.Context, stale string) error {
 		if d, err = discover(ctx, c.opts.HTTP, c.opts.URL, ""); err != nil {
 			return fmt.Errorf("discovery: %w", err)
 		}
-		c.discover = d
 	}
+	if err := c.pinned(rec, d); err != nil {
+		// Drop the tokens (the pin stays, so that no sign-in but the
+		// user's goes to the new server) and say why until Login.
+		rec.AccessToken, rec.RefreshToken, rec.Scope, rec.TokenType, rec.Expiry, rec.Issued = "", "", "", "", time.Time{}, time.Time{}
+		rec.Dropped = err.Error()
+		if serr := c.save(rec); serr != nil {
+			c.opts.Log.Warn("MCP sign-in: the dropped tokens could not be forgotten", "mcp_server", c.opts.Server, "err", serr)
+		}
+		c.failed = err
+		return err
+	}
+	c.discover = d
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rec.RefreshToken}, "resource": {d.Resource}}
 	t, err := c.tokenRequest(ctx, d, rec, form)
 	if err != nil {
 		return err
 	}
 	return c.keep(rec, d, t)
+}
+
+// pinned checks that d names the authorization server that issued rec's
+// tokens: the same issuer and token endpoint. A record kept before the
+// token endpoint was kept is held to its issuer alone.
+func (c *Client) pinned(rec *record, d *Discovery) error {
+	issuer, endpoint := d.Server.Issuer, d.Server.TokenEndpoint
+	switch {
+	case rec.Issuer == "" && rec.TokenEndpoint == "":
+		return fmt.Errorf("%w: freeact does not know which authorization server issued the kept tokens of MCP server %q, so they are not sent to %s; sign in again from Settings → MCP or with `freeact mcp login %s`", ErrAuthServerChanged, c.opts.Server, endpoint, c.opts.Server)
+	case strings.TrimSuffix(rec.Issuer, "/") != strings.TrimSuffix(issuer, "/"):
+		return fmt.Errorf("%w: MCP server %q now names the authorization server %q, not %q that you signed in with; its tokens and client secret are not sent to the new one: sign in again from Settings → MCP or with `freeact mcp login %s` if you trust it", ErrAuthServerChanged, c.opts.Server, issuer, rec.Issuer, c.opts.Server)
+	case rec.TokenEndpoint != "" && rec.TokenEndpoint != endpoint:
+		return fmt.Errorf("%w: the authorization server of MCP server %q now names the token endpoint %q, not %q that issued its tokens; they are not sent to the new one: sign in again from Settings → MCP or with `freeact mcp login %s` if you trust it", ErrAuthServerChanged, c.opts.Server, endpoint, rec.TokenEndpoint, c.opts.Server)
+	}
+	return nil
 }
 
 // load returns the kept record (cached after the first read). c.mu held.

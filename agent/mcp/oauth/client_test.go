@@ -94,9 +94,12 @@ func TestLoginFailures(t *testing.T) {
 			f.tokenStatus, f.tokenBody = 400, `{"error":"invalid_grant","error_description":"code expired"}`
 		}, "token request: "},
 		{"token without access token", func(f *fakeAS) { f.tokenBody = `{"refresh_token":"secret-refresh"}` }, "without an access token"},
-		{"state not ours", func(f *fakeAS) {
-			f.redirect = func(q url.Values) url.Values { q.Set("state", "forged"); return q }
-		}, "state that is not ours"},
+		{"authorization server on plain http elsewhere", func(f *fakeAS) {
+			f.asm = `{"issuer":"URL","authorization_endpoint":"http://as.example/a","token_endpoint":"URL/t","code_challenge_methods_supported":["S256"]}`
+		}, "plain http to as.example"},
+		{"resource metadata naming a plain http authorization server", func(f *fakeAS) {
+			f.prm = `{"authorization_servers":["http://as.example"]}`
+		}, "plain http to as.example"},
 		{"refused in the browser", func(f *fakeAS) {
 			f.redirect = func(q url.Values) url.Values { q.Del("code"); q.Set("error", "access_denied"); return q }
 		}, "refused: access_denied"},

@@ -66,6 +66,9 @@ func (c *Client) enterprise(ctx context.Context, d *Discovery, scope string) (*t
 	if cfg == nil || cfg.IDPTokenEndpoint == "" || cfg.IDToken == "" || cfg.ClientID == "" {
 		return nil, errors.New(`the enterprise grant needs "idp_token_endpoint", "id_token" and "client_id" in the server's "oauth" object`)
 	}
+	if err := checkEndpointURL(cfg.IDPTokenEndpoint); err != nil {
+		return nil, fmt.Errorf("idp_token_endpoint %q: %w", cfg.IDPTokenEndpoint, err)
+	}
 	form := url.Values{
 		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
 		"requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"},

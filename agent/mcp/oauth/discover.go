@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -57,7 +58,7 @@ func ParseResourceMetadata(b []byte) (*ResourceMetadata, error) {
 		return nil, fmt.Errorf("protected resource metadata is not valid JSON: %w", err)
 	}
 	for _, s := range m.AuthorizationServers {
-		if err := checkHTTPURL(s); err != nil {
+		if err := checkEndpointURL(s); err != nil {
 			return nil, fmt.Errorf("protected resource metadata: authorization server %q: %w", s, err)
 		}
 	}
@@ -65,7 +66,8 @@ func ParseResourceMetadata(b []byte) (*ResourceMetadata, error) {
 }
 
 // ParseServerMetadata decodes an authorization server metadata document
-// and checks that its endpoints are HTTP(S) URLs.
+// and checks that its issuer and endpoints are https URLs (http only on
+// this computer's loopback).
 func ParseServerMetadata(b []byte) (*ServerMetadata, error) {
 	var m ServerMetadata
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -74,26 +76,42 @@ func ParseServerMetadata(b []byte) (*ServerMetadata, error) {
 	if m.AuthorizationEndpoint == "" && m.TokenEndpoint == "" {
 		return nil, errors.New("authorization server metadata names neither an authorization nor a token endpoint")
 	}
-	for name, u := range map[string]string{"authorization_endpoint": m.AuthorizationEndpoint, "token_endpoint": m.TokenEndpoint, "registration_endpoint": m.RegistrationEndpoint} {
+	for name, u := range map[string]string{"issuer": m.Issuer, "authorization_endpoint": m.AuthorizationEndpoint, "token_endpoint": m.TokenEndpoint, "registration_endpoint": m.RegistrationEndpoint} {
 		if u == "" {
 			continue
 		}
-		if err := checkHTTPURL(u); err != nil {
+		if err := checkEndpointURL(u); err != nil {
 			return nil, fmt.Errorf("authorization server metadata: %s %q: %w", name, u, err)
 		}
 	}
 	return &m, nil
 }
 
-func checkHTTPURL(s string) error {
+// checkEndpointURL accepts an https URL, or an http one on this
+// computer's loopback (127.0.0.0/8, ::1, localhost): on plain http
+// elsewhere the authorization code, PKCE verifier, tokens and client
+// secret would travel in clear.
+func checkEndpointURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
 		return err
 	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	switch {
+	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 		return errors.New("not an http(s) URL")
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		return fmt.Errorf("plain http to %s, which is not this computer: codes, tokens and client secrets would travel in clear; refusing it (an authorization server must use https)", u.Host)
 	}
 	return nil
+}
+
+// isLoopback reports whether host names this computer's loopback.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // discover finds the authorization server of the MCP server at serverURL.
@@ -102,6 +120,9 @@ func discover(ctx context.Context, hc *http.Client, serverURL, prmURL string) (*
 	su, err := url.Parse(serverURL)
 	if err != nil {
 		return nil, fmt.Errorf("server URL %q: %w", serverURL, err)
+	}
+	if su.Scheme == "http" && !isLoopback(su.Hostname()) {
+		return nil, fmt.Errorf("the MCP server %s is on plain http on a host that is not this computer: its token would travel in clear; refusing to sign in (use its https URL)", serverURL)
 	}
 	origin := su.Scheme + "://" + su.Host
 	var candidates []string

@@ -88,14 +88,14 @@ func FuzzParseMetadata(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if m, err := ParseServerMetadata(b); err == nil {
 			for _, u := range []string{m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
-				if u != "" && checkHTTPURL(u) != nil {
+				if u != "" && checkEndpointURL(u) != nil {
 					t.Fatalf("accepted endpoint %q", u)
 				}
 			}
 		}
 		if m, err := ParseResourceMetadata(b); err == nil {
 			for _, u := range m.AuthorizationServers {
-				if checkHTTPURL(u) != nil {
+				if checkEndpointURL(u) != nil {
 					t.Fatalf("accepted authorization server %q", u)
 				}
 			}
