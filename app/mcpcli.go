@@ -8,11 +8,13 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // terminalSignIn shows the browser step of an MCP sign-in in the
@@ -20,9 +22,11 @@ import (
 // browser opened.
 func terminalSignIn(s Streams) mcp.SignInOptions {
 	return mcp.SignInOptions{Browser: func(ctx context.Context, server, u string) error {
-		fmt.Fprintf(s.Err, "Sign in to the MCP server %q in your browser; if it does not open, visit:\n  %s\nWaiting for the browser…\n", server, u)
+		// The link comes from the server's metadata: one line, so that
+		// it cannot print lines of its own.
+		fmt.Fprintf(s.Err, "Sign in to the MCP server %s in your browser; if it does not open, visit:\n  %s\nWaiting for the browser…\n", visible.Line(strconv.Quote(server)), visible.Line(u))
 		if err := oauth.OpenBrowser(ctx, u); err != nil {
-			fmt.Fprintf(s.Err, "(%v)\n", err)
+			fmt.Fprintf(s.Err, "(%s)\n", visible.Line(err.Error()))
 		}
 		return nil
 	}}

@@ -56,6 +56,10 @@ type Answer struct {
 	// Values of an accepted form, by field name; fields left out get their
 	// defaults.
 	Values map[string]any
+	// Reason says why a form was declined or cancelled without the
+	// user's choice (no answer came); the server gets it in _meta
+	// (DeclinedMeta). Empty for the user's own answer.
+	Reason string
 }
 
 // ParseForm reads a requested schema (a flat object of primitive
@@ -226,6 +230,9 @@ func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.
 		res.Action = mcp.ElicitationResponseActionCancel
 	default:
 		return nil, errors.New("the answer to the form is neither accept, decline nor cancel")
+	}
+	if a.Reason != "" && a.Action != "accept" {
+		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{DeclinedMeta: a.Reason}}
 	}
 	return res, nil
 }
