@@ -58,6 +58,7 @@ type reply struct {
 
 	values  map[string]any // a form's content, checked and typed
 	request string         // a request line that declined a replay offer
+	line    string         // the bare line it was read from
 }
 
 // question is one open question.
@@ -254,7 +255,7 @@ func (qs *questions) route(line string, between bool) bool {
 		qs.answerError(q.id, err.Error())
 		return true
 	}
-	r.ID = q.id
+	r.ID, r.line = q.id, line
 	qs.deliver(q, r)
 	return true
 }
@@ -444,14 +445,18 @@ func (t *terminal) approveJSON(ctx context.Context, r *agent.ApprovalRequest, st
 		r.Answer(agent.Reject, "")
 		return
 	}
+	said := a.line
+	if said == "" {
+		said = a.Scope
+	}
 	switch {
 	case a.Scope == "" || a.Scope == "once":
 		r.Answer(agent.Once, "")
 	case r.Protected:
-		fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", a.Scope)
+		fmt.Fprintf(t.errw, "approval answer %q: this call can only be allowed once; taken as y\n", said)
 		r.Answer(agent.Once, "")
 	case r.NoAlways != "" && a.Scope == "always":
-		fmt.Fprintf(t.errw, "approval answer %q: no lasting rule is offered for this call; taken as s\n", a.Scope)
+		fmt.Fprintf(t.errw, "approval answer %q: no lasting rule is offered for this call; taken as s\n", said)
 		r.Answer(agent.Session, "")
 	case a.Scope == "always":
 		r.Answer(agent.Always, "")
