@@ -72,7 +72,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	fs.StringVar(&f.sessionID, "session-id", "", "resume the session with this `id`")
 	fs.BoolVar(&f.fork, "fork", false, "with --session-id: continue in a copy of the session (for one open in another window)")
 	fs.StringVar(&f.prompt, "prompt", "", "run this one request and exit: status 0 answered, 1 failed, 3 rejected, 4 cancelled")
-	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; approvals are answered by lines y, n, a or s on stdin")
+	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; questions (approvals, MCP forms, ...) carry an id and are answered by JSON lines on stdin, approvals also by y, n, a or s (docs/behaviour.md)")
 	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
