@@ -304,13 +304,17 @@ turns:
 
 // Approvals are questions too: an answer object naming one answers it,
 // with a scope; a bare line that is not y, n, a or s is an error and the
-// approval stays open.
+// approval stays open. A cell's input() is a question that a bare line
+// answers with its text.
 func TestRunJSONApprovalByID(t *testing.T) {
 	bin := freeactBinary(t)
 	ws, env, _ := terminalEnv(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
-  - reply: [{text: "It is 42."}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print('hi', input('name? '))"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "hi Ada"}]
+    reply: [{text: "It is 42."}]
 `)
 	r := startJSON(t, bin, env, "--workspace", ws, "--prompt", "What is 6*7?")
 	q := r.next("ApprovalRequest")
@@ -322,6 +326,73 @@ turns:
 	if g := r.next("SessionGrants"); !strings.Contains(fmt.Sprint(g["grants"]), "ipybox_execute_ipython_cell") {
 		t.Errorf("grants %v", g)
 	}
+	in := r.next("InputRequest")
+	if in["id"] == nil || in["id"] == q["id"] || in["prompt"] != "name? " {
+		t.Errorf("input request %v", in)
+	}
+	r.send("Ada")
+	if resp := r.next("Response"); resp["text"] != "It is 42." {
+		t.Errorf("response %v", resp)
+	}
+	r.wait(0)
+}
+
+// A resumed session's offer to replay its cells is a question in --json
+// mode: accepted, the cells run again and the kernel has their state; a
+// request line instead declines it and runs, as scripts written before
+// the offer expect.
+func TestRunJSONReplayOffer(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "x = 41"}}}]
+  - reply: [{text: "Set."}]
+  - expect:
+      last: [{role: user, text: "What is x+1?"}]
+    reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print(x+1)"}}}]
+  - expect:
+      last: [{role: user, response: ipybox_execute_ipython_cell, output: "42"}]
+    reply: [{text: "42."}]
+  - expect:
+      last: [{role: user, text: "Anything?"}]
+    reply: [{text: "Fresh."}]
+`)
+	r := startJSON(t, bin, env, "--workspace", ws, "--skip-permissions", "--prompt", "Set x.")
 	r.next("Response")
+	r.wait(0)
+	entries, err := os.ReadDir(filepath.Join(ws, ".freeact", "sessions"))
+	var id string
+	for _, e := range entries {
+		if e.IsDir() {
+			id = e.Name()
+		}
+	}
+	if err != nil || id == "" {
+		t.Fatalf("sessions %v %v", entries, err)
+	}
+
+	r = startJSON(t, bin, env, "--workspace", ws, "--skip-permissions", "--session-id", id)
+	offer := r.next("ReplayOffer")
+	cells, _ := offer["cells"].([]any)
+	if offer["id"] != "q1" || offer["reason"] != "resumed" || len(cells) != 1 || cells[0].(map[string]any)["code"] != "x = 41" {
+		t.Fatalf("offer %v", offer)
+	}
+	r.send(`{"id":"q1","action":"accept"}`)
+	r.next("CellsFinished")
+	r.send("What is x+1?")
+	if resp := r.next("Response"); resp["text"] != "42." {
+		t.Errorf("response %v", resp)
+	}
+	r.wait(0)
+
+	r = startJSON(t, bin, env, "--workspace", ws, "--skip-permissions", "--session-id", id)
+	r.next("ReplayOffer")
+	r.send("Anything?")
+	if note := r.next("KernelStateNote"); note["event"] == nil {
+		t.Errorf("note %v", note)
+	}
+	if resp := r.next("Response"); resp["text"] != "Fresh." {
+		t.Errorf("response %v", resp)
+	}
 	r.wait(0)
 }
