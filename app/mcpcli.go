@@ -103,7 +103,7 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 			st, err := m.SignInStatus(n)
 			switch {
 			case err != nil:
-				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %v\n", n, err)
+				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %s\n", n, visible.Line(err.Error()))
 			case !st.SignedIn:
 				fmt.Fprintf(s.Out, "%s\tnot signed in (signs in when the server asks)\n", n)
 			case st.Expiry.IsZero():

@@ -183,8 +183,9 @@ type elicitor struct {
 	tell func(Notification)
 }
 
-// DeclinedMeta is the _meta key of a declined elicitation that freeact
-// declined itself, without asking the user: its value says why.
+// DeclinedMeta is the _meta key of an elicitation that freeact declined
+// or cancelled itself, without the user's choice (a form it cannot show,
+// a question no answer came to: Answer.Reason): its value says why.
 const DeclinedMeta = "freeact/declined"
 
 func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
