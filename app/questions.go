@@ -553,7 +553,22 @@ func (t *terminal) offerReplayJSON(ctx context.Context, a *agent.Agent) bool {
 	q := &question{kind: askReplay, bare: func(line string) (reply, error) {
 		return reply{Action: actDecline, request: line}, nil
 	}}
-	r, _, answered := t.qs.ask(ctx, nil, q, mustJSON(ev))
+	// Ctrl-C quits here, as at the interactive offer.
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-t.interrupts:
+			close(stop)
+		case <-done:
+		}
+	}()
+	r, _, answered := t.qs.ask(ctx, stop, q, mustJSON(ev))
+	close(done)
+	select {
+	case <-stop:
+		return true
+	default:
+	}
 	if answered && r.Action == actAccept {
 		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.ReplayReviewed(ctx) }) == -1
 	}
