@@ -247,7 +247,7 @@ func (qs *questions) route(line string, between bool) bool {
 	}
 	qs.mu.Unlock()
 	if q == nil {
-		qs.answerError("", fmt.Sprintf(`the line %q answers no open question: answer one with {"id":"qN","action":"accept"|"decline"|"cancel"}`, clipLine(trimmed)))
+		qs.answerError("", `the line answers no open question: answer one with {"id":"qN","action":"accept"|"decline"|"cancel"}`)
 		return true
 	}
 	r, err := q.bare(line)
@@ -328,14 +328,6 @@ func (qs *questions) answerError(id, msg string) {
 	qs.t.emit(mustJSON(answerError{Type: "AnswerError", ID: id, Error: msg}))
 }
 
-// clipLine shortens a line quoted back in an error.
-func clipLine(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}
-
 // questionClosed ends a question that got no answer.
 type questionClosed struct {
 	Type   string `json:"type"`
@@ -344,7 +336,8 @@ type questionClosed struct {
 }
 
 // answerError says why an answer line was refused; the question it names
-// (ID, when one is known) stays open.
+// (ID, when one is known) stays open. It never quotes the line: a line
+// meant for a getpass() could be a secret.
 type answerError struct {
 	Type  string `json:"type"`
 	ID    string `json:"id,omitempty"`
@@ -415,7 +408,7 @@ func approvalBare(line string) (reply, error) {
 	case "s", "session":
 		return reply{Action: actAccept, Scope: "session"}, nil
 	}
-	return reply{}, fmt.Errorf(`approval answer %q: send y, n, a or s, or {"id":"qN","action":"accept"}`, clipLine(line))
+	return reply{}, errors.New(`approval answer: send y, n, a or s, or {"id":"qN","action":"accept"}`)
 }
 
 // yesNoBare reads y or n (Enter is n).
@@ -426,7 +419,7 @@ func yesNoBare(line string) (reply, error) {
 	case "", "n", "no":
 		return reply{Action: actDecline}, nil
 	}
-	return reply{}, fmt.Errorf(`answer %q: send y or n, or {"id":"qN","action":"accept"}`, clipLine(line))
+	return reply{}, errors.New(`answer: send y or n, or {"id":"qN","action":"accept"}`)
 }
 
 // approveJSON asks an approval as a question and answers r; no answer
