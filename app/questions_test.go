@@ -396,3 +396,31 @@ turns:
 	}
 	r.wait(0)
 }
+
+// A budget request is a question too: accepted by its id, the budget is
+// raised and the turn goes on.
+func TestRunJSONBudgetQuestion(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+    usage: {input: 20000, output: 100}
+  - reply: [{text: "Spent."}]
+`)
+	p := filepath.Join(ws, ".freeact", "agent.json")
+	data, _ := os.ReadFile(p)
+	data = []byte(strings.Replace(string(data), "{", `{"max_cost_per_session": 0.015, `, 1))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startJSON(t, bin, env, "--workspace", ws, "--skip-permissions", "--prompt", "Spend.")
+	q := r.next("BudgetRequest")
+	if q["id"] != "q1" || q["budget"] != 0.015 {
+		t.Fatalf("budget request %v", q)
+	}
+	r.send(`{"id":"q1","action":"accept"}`)
+	if resp := r.next("Response"); resp["text"] != "Spent." {
+		t.Errorf("response %v", resp)
+	}
+	r.wait(0)
+}
