@@ -144,9 +144,12 @@ func (t *terminal) lastTurn(a *agent.Agent) (*checkpoint.Store, []checkpoint.Rec
 	return store, records, true
 }
 
-// confirm asks a yes/no question; Enter is no. In --json mode the answer
-// is a bare line.
+// confirm asks a yes/no question; Enter is no. In --json mode it is a
+// question (a Confirm event) that a bare y or n answers too.
 func (t *terminal) confirm(ctx context.Context, stop <-chan struct{}, question string) bool {
+	if t.json {
+		return t.yesNoJSON(ctx, stop, askConfirm, mustJSON(confirmRequest{Type: "Confirm", Question: question}))
+	}
 	for {
 		if !t.json {
 			t.write(question + " [y/N] ")

@@ -21,6 +21,9 @@ type terminalForms struct {
 }
 
 func (f *terminalForms) ask(ctx context.Context, form mcp.Form) (mcp.Answer, error) {
+	if f.t != nil && f.t.json {
+		return f.t.qs.formJSON(ctx, form)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t := f.t
@@ -36,26 +39,28 @@ func (f *terminalForms) ask(ctx context.Context, form mcp.Form) (mcp.Answer, err
 	if !t.lineStart {
 		say("\n")
 	}
-	say(t.style.cyan(fmt.Sprintf("MCP server %q asks: ", form.Server)) + visible.String(form.Message) + "\n")
+	// What the server wrote is shown on one line each: it cannot print a
+	// line that passes for the terminal's own prompts.
+	say(t.style.cyan(fmt.Sprintf("MCP server %s asks: ", visible.Line(strconv.Quote(form.Server)))) + visible.Line(form.Message) + "\n")
 	if form.Mode == "url" {
 		link, bad := opener.CheckURL(form.URL)
 		if bad != nil {
-			say("It asks you to open " + visible.String(form.URL) + "\n")
-			say(t.style.yellow(visible.String(bad.Error())) + "\n")
+			say("It asks you to open " + visible.Line(form.URL) + "\n")
+			say(t.style.yellow(visible.Line(bad.Error())) + "\n")
 			line, ok := read("Decline it? [Y/c(ancel)] ")
 			if a := strings.ToLower(strings.TrimSpace(line)); !ok || a == "c" || a == "cancel" {
 				return mcp.Answer{Action: "cancel"}, nil
 			}
 			return mcp.Answer{Action: "decline"}, nil
 		}
-		say("It asks you to open a page on " + t.style.bold(visible.String(link.Host)) + ":\n  " + visible.String(link.URL) + "\n")
+		say("It asks you to open a page on " + t.style.bold(visible.Line(link.Host)) + ":\n  " + visible.Line(link.URL) + "\n")
 		line, ok := read("Open it in the browser? [y/N/c(ancel)] ")
 		switch a := strings.ToLower(strings.TrimSpace(line)); {
 		case !ok || a == "c" || a == "cancel":
 			return mcp.Answer{Action: "cancel"}, nil
 		case a == "y" || a == "yes":
 			if _, err := (opener.Opener{}).OpenURL(ctx, link.URL); err != nil {
-				say("(" + visible.String(err.Error()) + ")\n")
+				say("(" + visible.Line(err.Error()) + ")\n")
 			}
 			return mcp.Answer{Action: "accept"}, nil
 		}
@@ -77,7 +82,7 @@ func (f *terminalForms) ask(ctx context.Context, form mcp.Form) (mcp.Answer, err
 			}
 			v, err := fieldValue(fl, strings.TrimSpace(line))
 			if err != nil {
-				say(t.style.yellow(err.Error()) + "\n")
+				say(t.style.yellow(visible.Line(err.Error())) + "\n")
 				continue
 			}
 			if v != nil {
@@ -96,13 +101,13 @@ func fieldPrompt(t *terminal, f mcp.Field) string {
 	if title == "" {
 		title = f.Name
 	}
-	b.WriteString(t.style.bold(visible.String(title)))
+	b.WriteString(t.style.bold(visible.Line(title)))
 	if f.Description != "" {
-		b.WriteString(" — " + visible.String(f.Description))
+		b.WriteString(" — " + visible.Line(f.Description))
 	}
 	b.WriteString("\n")
 	for i, o := range f.Options {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, visible.String(o.Title))
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, visible.Line(o.Title))
 	}
 	switch {
 	case f.Multi:
@@ -113,7 +118,7 @@ func fieldPrompt(t *terminal, f mcp.Field) string {
 		b.WriteString("  y or n")
 	}
 	if f.Default != nil {
-		fmt.Fprintf(&b, " [default: %s]", visible.String(fmt.Sprint(f.Default)))
+		fmt.Fprintf(&b, " [default: %s]", visible.Line(fmt.Sprint(f.Default)))
 	} else if !f.Required {
 		b.WriteString(" [optional]")
 	}

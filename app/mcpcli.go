@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
@@ -21,14 +22,16 @@ import (
 // browser opened.
 func terminalSignIn(s Streams) mcp.SignInOptions {
 	return mcp.SignInOptions{Browser: func(ctx context.Context, server, u string) error {
+		// The link comes from the server's metadata: one line, so that
+		// it cannot print lines of its own.
 		shown, host := u, ""
 		if l, err := opener.CheckURL(u); err == nil {
 			shown, host = l.URL, l.Host
 		}
-		fmt.Fprintf(s.Err, "Sign in to the MCP server %q in your browser (at %s); if it does not open, visit:\n  %s\nWaiting for the browser…\n",
-			server, visible.String(host), visible.String(shown))
+		fmt.Fprintf(s.Err, "Sign in to the MCP server %s in your browser (at %s); if it does not open, visit:\n  %s\nWaiting for the browser…\n",
+			visible.Line(strconv.Quote(server)), visible.Line(host), visible.Line(shown))
 		if _, err := (opener.Opener{}).OpenURL(ctx, u); err != nil {
-			fmt.Fprintf(s.Err, "(%v)\n", visible.String(err.Error()))
+			fmt.Fprintf(s.Err, "(%s)\n", visible.Line(err.Error()))
 		}
 		return nil
 	}}
@@ -115,9 +118,9 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 			st, err := m.SignInStatus(n)
 			switch {
 			case err != nil:
-				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %v\n", n, err)
+				fmt.Fprintf(s.Out, "%s\tcannot read the sign-in: %s\n", n, visible.Line(err.Error()))
 			case st.Dropped != "":
-				fmt.Fprintf(s.Out, "%s\tnot signed in: %s\n", n, st.Dropped)
+				fmt.Fprintf(s.Out, "%s\tnot signed in: %s\n", n, visible.Line(st.Dropped))
 			case !st.SignedIn:
 				fmt.Fprintf(s.Out, "%s\tnot signed in (sign in with `freeact mcp login %s`)\n", n, n)
 			case st.Expiry.IsZero():

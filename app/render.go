@@ -55,7 +55,7 @@ func (t *terminal) render(ev agent.Event) {
 			fmt.Fprintf(t.errw, "error: %v\n", err)
 			return
 		}
-		fmt.Fprintf(t.out, "%s\n", b)
+		t.emit(b)
 		return
 	}
 	switch e := ev.(type) {
@@ -109,22 +109,24 @@ func (t *terminal) render(ev agent.Event) {
 		if e.ToolName == agent.ExecuteTool {
 			return // its output streamed already
 		}
-		t.line(t.style.dim(visible.String(clip(e.Content, maxToolLines))))
+		// A result is framed line by line, so that no line of it can pass
+		// for a prompt or a warning of the terminal's own.
+		t.line(t.style.dim(prefixLines(visible.String(clip(e.Content, maxToolLines)), "  │ ")))
 	case *agent.ToolProgress:
 		// The card's live progress is the desktop's; the terminal shows
 		// what went wrong: a server's warnings and errors, and freeact's
 		// own notes (a form it declined).
 		for _, l := range e.Logs {
 			if slices.Contains([]string{"warning", "error", "critical", "alert", "emergency"}, l.Level) {
-				t.line(t.style.yellow(fmt.Sprintf("[%s] %s", visible.String(e.Server), visible.String(l.Message))))
+				t.line(t.style.yellow(fmt.Sprintf("[%s] %s", visible.Line(e.Server), visible.Line(l.Message))))
 			}
 		}
 	case *agent.ModelRetry:
-		t.line(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.String(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
+		t.line(t.style.yellow(fmt.Sprintf("The model service failed (%s); retrying in %.0fs (%d of %d)", visible.Line(e.Reason), e.DelaySecs, e.Attempt, e.MaxRetries)))
 	case *agent.Cancelled:
 		t.line(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
 	case *agent.Failed:
-		t.line(t.style.red("error: " + visible.String(e.Error)))
+		t.line(t.style.red("error: " + visible.Line(e.Error)))
 		if e.Summary != "" {
 			t.line(t.style.yellow(visible.String(e.Summary + " " + e.Fix)))
 		}
@@ -164,7 +166,7 @@ func (t *terminal) render(ev agent.Event) {
 		t.newline()
 		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
-		t.line(t.style.yellow(visible.String(e.Text)))
+		t.line(t.style.yellow(visible.Line(e.Text)))
 	case *agent.ReplyCut:
 		t.line(t.style.yellow(visible.String(e.Text)))
 	case *agent.Compacting:
@@ -180,6 +182,13 @@ func (t *terminal) render(ev agent.Event) {
 		t.line(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
 			agent.FormatUSD(e.Spent), agent.FormatUSD(e.Budget), agent.FormatUSD(e.Estimate))))
 	}
+}
+
+// emit prints one JSON event on a line of its own (--json mode).
+func (t *terminal) emit(b []byte) {
+	t.outMu.Lock()
+	defer t.outMu.Unlock()
+	t.out.Write(append(b[:len(b):len(b)], '\n'))
 }
 
 // compactReason says why a compaction runs.
@@ -337,20 +346,20 @@ func grantList(rules []permission.Rule) string {
 // text shown as an escape (see internal/visible), and why it is asked when
 // a rule allows calls like it.
 func (t *terminal) showCall(r *agent.ApprovalRequest) {
-	v := visible.String
-	title := agent.TypeName(r.ToolCall) + " " + v(r.ToolCall.Name())
+	v, line := visible.String, visible.Line
+	title := agent.TypeName(r.ToolCall) + " " + line(r.ToolCall.Name())
 	t.write(t.style.bold("── " + title + " "))
 	t.newline()
 	if r.Protected {
-		t.write(t.style.yellow("Warning: "+v(r.Reason)) + "\n")
+		t.write(t.style.yellow("Warning: "+line(r.Reason)) + "\n")
 	} else if r.Reason != "" {
-		t.write(t.style.yellow("Why asked: "+v(r.Reason)) + "\n")
+		t.write(t.style.yellow("Why asked: "+line(r.Reason)) + "\n")
 	}
 	if g, ok := r.ToolCall.(agent.GenericCall); ok && g.Hints != nil {
-		t.write(t.style.dim("server's hints (not checked, never allow a call): "+v(hintText(g.Hints))) + "\n")
+		t.write(t.style.dim("server's hints (not checked, never allow a call): "+line(hintText(g.Hints))) + "\n")
 	}
 	if r.NoAlways != "" {
-		t.write(t.style.yellow(v(r.NoAlways)) + "\n")
+		t.write(t.style.yellow(line(r.NoAlways)) + "\n")
 	}
 	switch c := r.ToolCall.(type) {
 	case agent.CodeAction:
@@ -452,10 +461,10 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
 			t.lineStart = true
 		case r.NoAlways != "":
-			t.write(fmt.Sprintf("Approve? [Y/n/s] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session)`, visible.String(r.Suggested)))))
+			t.write(fmt.Sprintf("Approve? [Y/n/s] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session)`, visible.Line(r.Suggested)))))
 			t.lineStart = true
 		default:
-			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.String(r.Suggested))
+			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.Line(r.Suggested))
 			if editable {
 				hint += ", e: edit the cell"
 			}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/freeact/desktop/agent"
@@ -72,7 +73,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	fs.StringVar(&f.sessionID, "session-id", "", "resume the session with this `id`")
 	fs.BoolVar(&f.fork, "fork", false, "with --session-id: continue in a copy of the session (for one open in another window)")
 	fs.StringVar(&f.prompt, "prompt", "", "run this one request and exit: status 0 answered, 1 failed, 3 rejected, 4 cancelled")
-	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; approvals are answered by lines y, n, a or s on stdin")
+	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; questions (approvals, MCP forms, ...) carry an id and are answered by JSON lines on stdin, approvals also by y, n, a or s (docs/behaviour.md)")
 	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
@@ -96,9 +97,12 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	log.SetOutput(slogWriter{logger})
 	defer log.SetOutput(os.Stderr)
 
-	// MCP servers' forms are asked in the terminal, once it exists.
-	forms := &terminalForms{}
-	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s, forms)
+	// The terminal exists before the agent starts, so that MCP servers'
+	// sign-ins and forms during the start are asked in it; Ctrl-C is
+	// taken over once the agent runs.
+	sigs := make(chan os.Signal, 2)
+	t := newTerminal(s, f.json, sigs)
+	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s, t)
 	if errors.Is(err, session.ErrBusy) {
 		return fmt.Errorf("%w\n`freeact run --session-id %s --fork` continues in a copy; `freeact export --session %s` shows it", err, f.sessionID, f.sessionID)
 	}
@@ -111,17 +115,12 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 		}
 	}()
 
-	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
-	t := newTerminal(s, f.json, sigs)
-	forms.mu.Lock()
-	forms.t = t
-	forms.mu.Unlock()
 	if t.recover(ctx, a, f.prompt == "" && !f.json) {
 		return nil
 	}
-	if f.prompt == "" && !f.json && t.offerReplay(ctx, a) {
+	if f.prompt == "" && t.offerReplay(ctx, a) {
 		return nil
 	}
 	if f.prompt != "" {
@@ -143,7 +142,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
-func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams, forms *terminalForms) (*agent.Agent, error) {
+func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams, t *terminal) (*agent.Agent, error) {
 	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(dirs.Config).WithKeyring(config.SecretService()), Log: logger, Dirs: dirs})
 	if err != nil {
 		return nil, err
@@ -178,11 +177,14 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
 		f.sessionID = id
 	}
-	var elicit func(context.Context, mcp.Form) (mcp.Answer, error)
-	if !f.json {
-		elicit = forms.ask
+	// MCP servers' sign-ins and forms are asked in the terminal: in
+	// --json mode as questions (questions.go).
+	signIn := terminalSignIn(s)
+	if t.json {
+		signIn.Browser = t.qs.signInJSON
 	}
-	opts = append(opts, agent.WithMCPUser(terminalSignIn(s), elicit))
+	forms := &terminalForms{t: t}
+	opts = append(opts, agent.WithMCPUser(signIn, forms.ask))
 	if f.sessionID != "" {
 		opts = append(opts, agent.WithSessionID(f.sessionID))
 	}
@@ -224,6 +226,11 @@ type terminal struct {
 	interrupts <-chan os.Signal
 	json       bool
 	style      style
+	// qs asks the questions of --json mode; outMu keeps its events and
+	// the turn's from mixing on a line.
+	qs      *questions
+	outMu   sync.Mutex
+	pending string // a request read while a question was asked (--json)
 
 	agentID    string // whose output was printed last
 	lineStart  bool
@@ -242,6 +249,7 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 		inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
 		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
+	t.qs = newQuestions(t)
 	// Lines are read only when asked for, so that nothing reads the
 	// terminal while an editor runs on it (the e answer).
 	go func() {
@@ -289,7 +297,15 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 		if !t.json {
 			fmt.Fprint(t.out, t.style.bold("> "))
 		}
-		line, ok := t.readLine(ctx, nil, t.interrupts)
+		line, ok := t.pending, true
+		switch {
+		case line != "":
+			t.pending = ""
+		case t.json:
+			line, ok = t.qs.request(ctx, t.interrupts)
+		default:
+			line, ok = t.readLine(ctx, nil, t.interrupts)
+		}
 		if !ok {
 			if !t.json {
 				fmt.Fprintln(t.out)
@@ -312,10 +328,11 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 		// /server:prompt and @server:uri reach MCP servers.
 		request, err := t.expand(ctx, a, line)
 		if err != nil {
-			fmt.Fprintln(t.errw, t.style.red(err.Error()))
+			// The error may quote the server: one line.
+			fmt.Fprintln(t.errw, t.style.red(visible.Line(err.Error())))
 			continue
 		}
-		if t.turn(ctx, a, request) == -1 || (!t.json && t.offerReplay(ctx, a)) {
+		if t.turn(ctx, a, request) == -1 || t.offerReplay(ctx, a) {
 			return nil
 		}
 	}
@@ -325,6 +342,9 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 // resumed session, a kernel that died) by running the session's cells
 // again, and does what the user says; true means quit.
 func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
+	if t.json {
+		return t.offerReplayJSON(ctx, a)
+	}
 	offer, ok := a.ReplayOffer()
 	if !ok {
 		return false
@@ -469,7 +489,6 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 	var skip mcpSkipper
 	defer skip.end()
 	for ev := range events(turnCtx) {
-		t.render(ev)
 		switch e := ev.(type) {
 		case *agent.MCPWaiting:
 			if e.AgentID != agent.MainAgent {
@@ -481,12 +500,34 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 				skip.start(turnCtx, t, e, stopped)
 			}
 		case *agent.ApprovalRequest:
+			if t.json {
+				t.approveJSON(turnCtx, e, stopped)
+				continue
+			}
+			t.render(ev)
 			t.approve(turnCtx, e, stopped)
+			continue
 		case *agent.BudgetRequest:
+			if t.json {
+				b, err := agent.MarshalEvent(e)
+				e.Continue(err == nil && t.yesNoJSON(turnCtx, stopped, askBudget, b))
+				continue
+			}
+			t.render(ev)
 			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
+			continue
 		case *agent.InputRequest:
+			if t.json {
+				t.inputJSON(turnCtx, stopped, e)
+				continue
+			}
+			t.render(ev)
 			line, _ := t.readLine(turnCtx, stopped, nil)
 			e.Reply(line)
+			continue
+		}
+		t.render(ev)
+		switch e := ev.(type) {
 		case *agent.Response:
 			if e.AgentID == agent.MainAgent && e.Text == "Tool call rejected" {
 				status = exitRejected

@@ -56,6 +56,10 @@ type Answer struct {
 	// Values of an accepted form, by field name; fields left out get their
 	// defaults.
 	Values map[string]any
+	// Reason says why a form was declined or cancelled without the
+	// user's choice (no answer came); the server gets it in _meta
+	// (DeclinedMeta). Empty for the user's own answer.
+	Reason string
 }
 
 // ParseForm reads a requested schema (a flat object of primitive
@@ -180,8 +184,9 @@ type elicitor struct {
 	guard guard
 }
 
-// DeclinedMeta is the _meta key of a declined elicitation that freeact
-// declined itself, without asking the user: its value says why.
+// DeclinedMeta is the _meta key of an elicitation that freeact declined
+// or cancelled itself, without the user's choice (a form it cannot show,
+// a question no answer came to: Answer.Reason): its value says why.
 const DeclinedMeta = "freeact/declined"
 
 func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (_ *mcp.ElicitationResult, err error) {
@@ -228,6 +233,9 @@ func (e elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (_ *mc
 		res.Action = mcp.ElicitationResponseActionCancel
 	default:
 		return nil, errors.New("the answer to the form is neither accept, decline nor cancel")
+	}
+	if a.Reason != "" && a.Action != "accept" {
+		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{DeclinedMeta: a.Reason}}
 	}
 	return res, nil
 }
