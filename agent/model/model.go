@@ -188,6 +188,7 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 		for attempt := 1; ; attempt++ {
 			acc := accumulator{msg: Message{Role: RoleModel, Model: r.b.Name()}}
 			stopped, err := r.once(ctx, req, &acc, yield)
+			err = redacted(err)
 			if stopped {
 				return
 			}
