@@ -491,7 +491,8 @@ type ReplyCut struct {
 // runs (a JSON call, or a call from a cell: then CorrelationID is the
 // cell's): the latest progress and the log lines since the last
 // ToolProgress. At most ten a second go out for a call, however many the
-// server sends.
+// server sends, and their text is clipped where it enters (mcp.MaxNoteBytes
+// a message, mcp.NoteBudget a second for a server).
 type ToolProgress struct {
 	Meta
 	Server string `json:"server"`
@@ -500,6 +501,8 @@ type ToolProgress struct {
 	Progress float64 `json:"progress,omitempty"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+	// Clipped counts the bytes left out of Message (its end says so).
+	Clipped int `json:"clipped,omitempty"`
 	// Logs are the newest log messages since the last ToolProgress;
 	// Dropped counts the older ones left out.
 	Logs    []LogLine `json:"logs,omitempty"`
@@ -510,6 +513,8 @@ type ToolProgress struct {
 type LogLine struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`
+	// Clipped counts the bytes left out of Message (its end says so).
+	Clipped int `json:"clipped,omitempty"`
 }
 
 // Notice tells the user something about the session that is not an

@@ -27,6 +27,8 @@ export interface ToolHints {
 export interface LogLine {
   level: string;
   message: string;
+  /** Bytes left out of message, which says so at its end. */
+  clipped?: number;
 }
 
 /** A permission rule, as Go's permission.Rule encodes it. */
@@ -100,6 +102,8 @@ export type AgentEvent =
       progress?: number;
       total?: number;
       message?: string;
+      /** Bytes left out of message, which says so at its end. */
+      clipped?: number;
       logs?: LogLine[];
       /** Older log lines left out of this event. */
       dropped?: number;
