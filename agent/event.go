@@ -84,6 +84,10 @@ type CodeExecutionOutput struct {
 	// the cell ran (as its approval showed it); the cell was stopped there
 	// and Text is its output up to then.
 	Rejected string `json:"rejected,omitempty"`
+	// ElapsedMS is how long the cell ran, in milliseconds, when known
+	// from the session: set for a resumed session's cells the user ran
+	// (model.Ran.ElapsedMS); live, the window counts the time itself.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
 // ToolOutput is the result of a tool call as the model receives it (after

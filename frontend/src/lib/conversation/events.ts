@@ -128,6 +128,8 @@ export type AgentEvent =
       /** Characters the app left out at the front (it sends the tail). */
       dropped_chars?: number;
       dropped_lines?: number;
+      /** How long the cell ran, from a resumed session's record. */
+      elapsed_ms?: number;
     })
   | (Meta & { type: 'ToolOutput'; tool_name: string; content: string; is_error?: boolean; elapsed_ms?: number })
   | (Meta & { type: 'Usage'; model: string; cost?: number | null } & UsageFields)
