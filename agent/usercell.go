@@ -76,10 +76,12 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 				emit(&CodeEdited{Meta: meta, Code: edited})
 			}
 		}
-		start := time.Now() // as the window counts it: from the approval
+		// Its time as the window counts it, from the approval; at least
+		// 1 ms, since 0 means not recorded.
+		start := time.Now()
 		out, refused := a.execUserCell(ctx, emit, corr, c.Code)
-		elapsed := max(time.Since(start).Milliseconds(), 1) // 0 is "not recorded"
-		a.ranFor(corr)                                      // its approvals' start: the user's cells keep no time
+		elapsed := max(time.Since(start).Milliseconds(), 1)
+		a.ranFor(corr) // drops the start its approvals set
 		done.Ran++
 		failed := out.Error || refused != nil
 		if failed {
