@@ -25,8 +25,8 @@ turns:
 }
 
 // A server's twelve 1 MB log lines reach the terminal clipped, with the
-// clip said: what the terminal prints of the server is a few KiB a line
-// and within the server's budget, not 12 MB.
+// clip said: what the terminal prints of the server is at most 4 KiB a
+// line and about the server's budget in all, not 12 MB.
 func TestTerminalClipsServerNotifications(t *testing.T) {
 	bin := freeactBinary(t)
 	ws, env := floodEnv(t)
@@ -40,7 +40,7 @@ func TestTerminalClipsServerNotifications(t *testing.T) {
 	scr.expect(t, "> ")
 	quit(t, send, exited)
 	out := scr.String()
-	if n := strings.Count(out, "x"); n > mcp.NoteBudget+12*100 {
+	if n := strings.Count(out, "x"); n > mcp.NoteBudget+12*mcp.NoteFloor+1000 {
 		t.Errorf("the terminal printed %d bytes of the server's messages, want at most its budget of %d", n, mcp.NoteBudget)
 	}
 }
@@ -80,7 +80,7 @@ func TestRunJSONClipsServerNotifications(t *testing.T) {
 		}
 	}
 	// A line may come after the call's answer, and be left out.
-	if lines == 0 || clipped < lines*(1<<20-mcp.MaxNoteBytes) || text > mcp.NoteBudget+24*100 {
+	if lines == 0 || clipped < lines*(1<<20-mcp.MaxNoteBytes) || text > mcp.NoteBudget+24*(mcp.NoteFloor+100) {
 		t.Errorf("%d log lines, %d bytes of text, %d said clipped; want the 1 MB lines clipped to the budget of %d", lines, text, clipped, mcp.NoteBudget)
 	}
 	if len(out) > 1<<20 {

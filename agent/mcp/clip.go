@@ -16,9 +16,13 @@ const (
 	// MaxNoteBytes is how much of one notification's message is kept.
 	MaxNoteBytes = 4 << 10
 	// NoteBudget is how many bytes of messages one server's notifications
-	// carry in each NoteInterval; beyond it their messages are left out
-	// until the interval ends.
+	// carry in each NoteInterval; beyond it each message is cut to
+	// NoteFloor until the interval ends (the throttle of a call's
+	// progress bounds how many messages that is).
 	NoteBudget = 64 << 10
+	// NoteFloor is what a message keeps when the budget is spent: short
+	// messages pass whole whatever the server sent before.
+	NoteFloor = 256
 	// NoteInterval is the interval of NoteBudget.
 	NoteInterval = time.Second
 	// maxLevelBytes is how much of a log level is kept: the levels of
@@ -35,9 +39,9 @@ type noteClipper struct {
 	used  int       // bytes of messages passed in it
 }
 
-// clip cuts n's message to MaxNoteBytes and to what is left of the
-// server's budget, setting n.Clipped to the bytes left out and saying so
-// at the end of the message.
+// clip cuts n's message to MaxNoteBytes, and to NoteFloor once the
+// server's budget is spent, setting n.Clipped to the bytes left out and
+// saying so at the end of the message.
 func (c *noteClipper) clip(n *Notification) {
 	now := time.Now
 	if c.now != nil {
@@ -48,17 +52,13 @@ func (c *noteClipper) clip(n *Notification) {
 	if t := now(); t.Sub(c.start) >= NoteInterval || t.Before(c.start) {
 		c.start, c.used = t, 0
 	}
-	keep := min(len(n.Message), MaxNoteBytes, max(NoteBudget-c.used, 0))
+	keep := min(len(n.Message), MaxNoteBytes, max(NoteBudget-c.used, NoteFloor))
 	kept := cut(n.Message, keep)
 	c.used += len(kept)
 	c.mu.Unlock()
 	if left := len(n.Message) - len(kept); left > 0 {
 		n.Clipped += left
-		why := "clipped"
-		if len(kept) == 0 {
-			why = fmt.Sprintf("left out: the server sent more than %d KiB of messages a second", NoteBudget>>10)
-		}
-		n.Message = kept + fmt.Sprintf(" … [%d bytes %s]", left, why)
+		n.Message = kept + fmt.Sprintf(" … [%d bytes clipped]", left)
 	}
 }
 

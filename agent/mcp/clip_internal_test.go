@@ -8,9 +8,10 @@ import (
 )
 
 // A server's notifications are clipped where they enter: each message to
-// MaxNoteBytes on a whole character, all of them together to NoteBudget a
-// NoteInterval (the budget comes back in the next interval), the level to
-// a short word; what was left out is counted and said at the message's end.
+// MaxNoteBytes on a whole character, and once the server sent NoteBudget
+// in a NoteInterval to NoteFloor (short ones still pass whole; the budget
+// comes back in the next interval), the level to a short word; what was
+// left out is counted and said at the message's end.
 func TestNoteClipper(t *testing.T) {
 	now := time.Unix(1000, 0)
 	c := noteClipper{now: func() time.Time { return now }}
@@ -30,19 +31,22 @@ func TestNoteClipper(t *testing.T) {
 		big.Clipped != 3*(1<<20/3)-len(kept) || !strings.HasSuffix(big.Message, " bytes clipped]") {
 		t.Errorf("a 1 MB message kept %d bytes, %d clipped, ends %q", len(kept), big.Clipped, big.Message[len(big.Message)-40:])
 	}
-	// The budget runs out: the rest of the interval's messages are left out.
+	// The budget runs out: the rest of the interval's messages keep
+	// NoteFloor bytes each; short ones pass whole.
 	passed := len("hello") + len(kept)
-	var last Notification
-	for range 40 {
-		last = note(strings.Repeat("x", 1<<20))
-		k, _, _ := strings.Cut(last.Message, " … [")
+	for passed < NoteBudget {
+		n := note(strings.Repeat("x", 1<<20))
+		k, _, _ := strings.Cut(n.Message, " … [")
 		passed += len(k)
 	}
 	if passed != NoteBudget {
 		t.Errorf("%d bytes passed in one interval, want the budget %d", passed, NoteBudget)
 	}
-	if last.Clipped != 1<<20 || !strings.Contains(last.Message, "left out") {
-		t.Errorf("a message over the budget: %d clipped, %q", last.Clipped, last.Message)
+	if n := note(strings.Repeat("x", 1<<20)); n.Clipped != 1<<20-NoteFloor || n.Message != strings.Repeat("x", NoteFloor)+" … [1048320 bytes clipped]" {
+		t.Errorf("a message over the budget: %d clipped, %q", n.Clipped, n.Message[max(0, len(n.Message)-60):])
+	}
+	if n := note("line 7"); n.Clipped != 0 || n.Message != "line 7" {
+		t.Errorf("a short message over the budget: %+v", n)
 	}
 	// The next interval has the budget again.
 	now = now.Add(NoteInterval)
