@@ -30,6 +30,16 @@ type Cell struct {
 	// (the file was edited outside it, or written before records were
 	// sealed). Set only where the records are checked (ReplayOffer).
 	Changed bool
+	// ElapsedMS is how long it ran, in milliseconds (0: not recorded).
+	ElapsedMS int64
+	// Of a cell the user ran, as it showed (model.Ran): Run is the id it
+	// ran under (its events' correlation id, and its checkpoint record's
+	// call), Original the code before the user edited it at its approval
+	// ("" when not edited), Images the paths of the images it saved. A
+	// code action's images are named in its Output.
+	Run      string
+	Original string
+	Images   []string
 }
 
 // ByEdited marks a code action the user edited before approving it.
@@ -60,7 +70,7 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 				code[p.FunctionCall.ID] = callCode(p.FunctionCall.Args)
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
-				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError, Changed: changed(r.Ran, r.ID)}
+				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError, Changed: changed(r.Ran, r.ID), ElapsedMS: r.ElapsedMS}
 				if r.Ran != nil {
 					c.By, c.Code, c.Error = r.Ran.By, r.Ran.Code, r.Ran.Error
 				}
@@ -74,7 +84,8 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 				n, ok := ParseNote(NoteText(p))
 				switch {
 				case p.Ran != nil:
-					cell(Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, "")})
+					cell(Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, ""),
+						ElapsedMS: p.Ran.ElapsedMS, Run: p.Ran.Run, Original: p.Ran.Original, Images: p.Ran.Images})
 				case !ok:
 				case n.Kind == NoteUserCell:
 					cell(Cell{By: n.Source, Of: n.Of, Code: n.Code, Output: n.Output, Error: n.Error, Changed: changed(nil, "")})

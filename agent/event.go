@@ -84,6 +84,10 @@ type CodeExecutionOutput struct {
 	// the cell ran (as its approval showed it); the cell was stopped there
 	// and Text is its output up to then.
 	Rejected string `json:"rejected,omitempty"`
+	// ElapsedMS is how long the cell ran, in milliseconds, when known
+	// from the session: set for a resumed session's cells the user ran
+	// (model.Ran.ElapsedMS); live, the window counts the time itself.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
 // ToolOutput is the result of a tool call as the model receives it (after
@@ -497,7 +501,8 @@ type ReplyCut struct {
 // runs (a JSON call, or a call from a cell: then CorrelationID is the
 // cell's): the latest progress and the log lines since the last
 // ToolProgress. At most ten a second go out for a call, however many the
-// server sends.
+// server sends, and their text is clipped where it enters (mcp.MaxNoteBytes
+// a message, mcp.NoteBudget a second for a server).
 type ToolProgress struct {
 	Meta
 	Server string `json:"server"`
@@ -506,6 +511,8 @@ type ToolProgress struct {
 	Progress float64 `json:"progress,omitempty"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+	// Clipped counts the bytes left out of Message (its end says so).
+	Clipped int `json:"clipped,omitempty"`
 	// Logs are the newest log messages since the last ToolProgress;
 	// Dropped counts the older ones left out.
 	Logs    []LogLine `json:"logs,omitempty"`
@@ -516,6 +523,8 @@ type ToolProgress struct {
 type LogLine struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`
+	// Clipped counts the bytes left out of Message (its end says so).
+	Clipped int `json:"clipped,omitempty"`
 }
 
 // Notice tells the user something about the session that is not an

@@ -135,7 +135,11 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 				switch n.Kind {
 				case NoteUserCell:
 					flush()
-					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: files(n.Run)})
+					run := n.Run
+					if p.Ran != nil && p.Ran.Run != "" {
+						run = p.Ran.Run // the record, which output cannot write
+					}
+					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: files(run)})
 				case NoteKernelState:
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: n.Text})

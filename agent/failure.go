@@ -32,8 +32,10 @@ const (
 // failure describes err, which ended a turn, as a Failed event: the cause,
 // a summary in plain words and what to do about it.
 func (a *Agent) failure(err error) *Failed {
-	// URLs in errors (jupyter_url, a model's base URL) lose their secrets.
-	f := &Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())}
+	f := &Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()}
+	// URLs in errors and words (jupyter_url, a model's base URL, a
+	// provider's message) lose their secrets, whichever case built them.
+	defer f.redact()
 	spec, _ := model.ParseModelString(a.cfg.Options.Model)
 	var (
 		missing *MissingKeyError
@@ -143,8 +145,20 @@ func unreachable(err error) bool {
 	return errors.As(err, &dns) || errors.As(err, &op) || (errors.As(err, &ue) && !errors.Is(err, context.Canceled))
 }
 
-// modelBaseURL is the endpoint the model is called at, when set.
+// redact takes the secrets out of the URLs in the event's text.
+func (f *Failed) redact() {
+	for _, s := range []*string{&f.Error, &f.Summary, &f.Fix} {
+		*s = redact.Text(*s)
+	}
+}
+
+// modelBaseURL is the endpoint the model is called at, when set, as it
+// may be shown: without its userinfo and query values.
 func (a *Agent) modelBaseURL(spec model.Spec) string {
+	return redact.URL(a.rawModelBaseURL(spec))
+}
+
+func (a *Agent) rawModelBaseURL(spec model.Spec) string {
 	v := spec.BaseURLEnv
 	if spec.Gemini() {
 		v = "GOOGLE_GEMINI_BASE_URL"

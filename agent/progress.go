@@ -50,10 +50,10 @@ func (p *progressThrottle) note(n mcp.Notification) {
 	ev := p.pending
 	switch n.Kind {
 	case "progress":
-		ev.Progress, ev.Total, ev.Message = n.Progress, n.Total, n.Message
-		p.latest.Progress, p.latest.Total, p.latest.Message = n.Progress, n.Total, n.Message
+		ev.Progress, ev.Total, ev.Message, ev.Clipped = n.Progress, n.Total, n.Message, n.Clipped
+		p.latest.Progress, p.latest.Total, p.latest.Message, p.latest.Clipped = n.Progress, n.Total, n.Message, n.Clipped
 	case "log":
-		ev.Logs = append(ev.Logs, LogLine{Level: n.Level, Message: n.Message})
+		ev.Logs = append(ev.Logs, LogLine{Level: n.Level, Message: n.Message, Clipped: n.Clipped})
 		if len(ev.Logs) > maxProgressLogs {
 			ev.Dropped += len(ev.Logs) - maxProgressLogs
 			ev.Logs = ev.Logs[len(ev.Logs)-maxProgressLogs:]

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/redact"
@@ -60,6 +61,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		corr := newRunID()
 		meta := Meta{AgentID: a.id, CorrelationID: corr}
 		emit(&CellStarted{Meta: meta, Code: c.Code, Source: c.Source, Of: c.Of, Index: i + 1, Total: len(cells)})
+		original := ""
 		if c.Ask {
 			ok, edited, err := a.approvals.askEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
 			if !ok {
@@ -70,12 +72,16 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			}
 			a.logRuleError(err)
 			if edited != "" && edited != c.Code {
-				c.Code = edited
+				original, c.Code = c.Code, edited
 				emit(&CodeEdited{Meta: meta, Code: edited})
 			}
 		}
+		// Its time as the window counts it, from the approval; at least
+		// 1 ms, since 0 means not recorded.
+		start := time.Now()
 		out, refused := a.execUserCell(ctx, emit, corr, c.Code)
-		a.ranFor(corr) // its approvals' start: the user's cells keep no time
+		elapsed := max(time.Since(start).Milliseconds(), 1)
+		a.ranFor(corr) // drops the start its approvals set
 		done.Ran++
 		failed := out.Error || refused != nil
 		if failed {
@@ -85,6 +91,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		note := userCellNote(c.Source, c.Of, corr, c.Code, output, failed)
 		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
 		a.seal.Sign(ran, "")
+		ran.Run, ran.Original, ran.Images, ran.ElapsedMS = corr, original, out.Images, elapsed
 		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note, Ran: ran}}}); err != nil {
 			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 			done.Stopped = true

@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,14 @@ func TestLocalModels(t *testing.T) {
 	}
 	if got := d.LocalModels("url", "http://127.0.0.1:1/v1"); got.Error == "" || got.Models == nil {
 		t.Errorf("a server that is not there: %+v", got)
+	}
+	// A base URL's secrets (from OLLAMA_BASE_URL or typed) stay out of
+	// the error the window shows.
+	t.Setenv("OLLAMA_BASE_URL", "http://me:pw-s3cret@127.0.0.1:1/v1?key=key-s3cret")
+	for _, got := range []LocalModels{d.LocalModels("ollama", ""), d.LocalModels("url", "http://me:pw-s3cret@127.0.0.1:1/v1?key=key-s3cret")} {
+		if got.Error == "" || strings.Contains(got.Error, "s3cret") || !strings.Contains(got.Error, "***") {
+			t.Errorf("a base URL with secrets that is not there: %+v", got)
+		}
 	}
 	if got := d.LocalModels("url", "gpu-box:8000"); got.Error == "" {
 		t.Errorf("not a URL: %+v", got)

@@ -17,6 +17,7 @@ import (
 	"github.com/freeact/desktop/agent/model/local"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/bounds"
+	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/strictjson"
 )
 
@@ -508,7 +509,8 @@ func (d *Desktop) LocalModels(providerID, base string) LocalModels {
 	defer cancel()
 	ms, err := local.Server{BaseURL: base}.Models(ctx)
 	if err != nil {
-		return LocalModels{Models: []local.Model{}, Error: fmt.Sprintf("could not list the models at %s: %v", base, err)}
+		// The one redactor: a base URL's userinfo and key= stay out.
+		return LocalModels{Models: []local.Model{}, Error: redact.Text(fmt.Sprintf("could not list the models at %s: %v", base, err))}
 	}
 	return LocalModels{Models: ms}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
 	"github.com/freeact/desktop/kernel"
 )
@@ -197,7 +198,8 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		case cfg.Options.Sandbox:
 			where = " (sandboxed)"
 		case cfg.Options.JupyterURL != nil && *cfg.Options.JupyterURL != "":
-			server, _, _ := strings.Cut(*cfg.Options.JupyterURL, "?") // no token
+			// The one redactor: no password; and no query at all here.
+			server, _, _ := strings.Cut(redact.URL(*cfg.Options.JupyterURL), "?")
 			where = " on the Jupyter server " + server
 		}
 		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, where)

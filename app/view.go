@@ -250,10 +250,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 					}
 				case n.Kind == agent.NoteUserCell:
 					runs++
-					meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: fmt.Sprintf("history-run-%d", runs)}
-					notes = append(notes,
-						marshalEvent(&agent.CellStarted{Meta: meta, Code: n.Code, Source: n.Source, Of: n.Of, Index: 1, Total: 1}),
-						marshalEvent(&agent.CodeExecutionOutput{Meta: meta, Text: n.Output, Error: n.Error}))
+					notes = append(notes, userCellEvents(n, p.Ran, fmt.Sprintf("history-run-%d", runs), x.changes)...)
 				case n.Kind == agent.NoteKernelState:
 					notes = append(notes, marshalEvent(&agent.KernelStateNote{Meta: main, Event: n.Event, Text: n.Text}))
 				case n.Kind == agent.NoteNotebook:
@@ -300,6 +297,40 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 		out = append(out, marshalEvent(x.usage))
 	}
 	return out
+}
+
+// userCellEvents show a cell the user ran as it showed live: the code
+// as it was asked and the user's edit ("edited by you"), its output with
+// its images and time, and the files it changed (Review, Revert). All
+// but the output come from the cell's record (ran), never from its note's
+// text, which holds the cell's output; a session of an earlier version
+// without them shows the code and output under the id fallback.
+func userCellEvents(n agent.Note, ran *model.Ran, fallback string, changes map[string]*agent.FilesChanged) []json.RawMessage {
+	code, failed, corr := n.Code, n.Error, fallback
+	out := &agent.CodeExecutionOutput{Text: n.Output}
+	original := ""
+	if ran != nil {
+		code, failed, original = ran.Code, ran.Error, ran.Original
+		out.Images, out.ElapsedMS = ran.Images, ran.ElapsedMS
+		if ran.Run != "" {
+			corr = ran.Run
+		}
+	}
+	meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: corr}
+	out.Meta, out.Error = meta, failed
+	asked := code
+	if original != "" {
+		asked = original
+	}
+	evs := []json.RawMessage{marshalEvent(&agent.CellStarted{Meta: meta, Code: asked, Source: n.Source, Of: n.Of, Index: 1, Total: 1})}
+	if original != "" {
+		evs = append(evs, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
+	}
+	evs = append(evs, marshalEvent(out))
+	if fc := changes[corr]; fc != nil && corr != fallback {
+		evs = append(evs, marshalEvent(fc))
+	}
+	return evs
 }
 
 // sessionTitle is the session list's title function: the first user

@@ -49,8 +49,12 @@ type Notification struct {
 	// Progress and Total (0: unknown) of a progress notification.
 	Progress, Total float64
 	// Message of a progress or log notification; Level of a log one.
+	// Both are clipped where they enter (MaxNoteBytes, NoteBudget).
 	Message string
 	Level   string
+	// Clipped counts the bytes left out of Message; the end of Message
+	// says so too.
+	Clipped int
 }
 
 // WithNotify returns a context whose Manager.Call passes the call's
@@ -202,6 +206,7 @@ func (r rooter) ListRoots(context.Context, mcp.ListRootsRequest) (_ *mcp.ListRoo
 // broadcast passes a note that names no call (a log message) to each call
 // in flight on the server and to Options.OnNotify.
 func (s *server) broadcast(note Notification) {
+	s.notes.clip(&note)
 	for _, w := range s.watchers.all() {
 		w(note)
 	}
@@ -232,6 +237,7 @@ func (s *server) notifications(c *conn) func(mcp.JSONRPCNotification) {
 		switch n.Method {
 		case string(mcp.MethodNotificationProgress):
 			note := Notification{Server: s.name, Kind: "progress", Progress: num("progress"), Total: num("total"), Message: str("message")}
+			s.notes.clip(&note)
 			if w := s.watchers.of(str("progressToken")); w != nil {
 				w(note)
 			}

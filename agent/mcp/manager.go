@@ -480,6 +480,8 @@ type server struct {
 	// deadline is the connect timeout of the start under way, paused
 	// while the user signs in (see browser).
 	deadline *deadline
+	// notes clips the server's notifications (see clip.go).
+	notes noteClipper
 }
 
 // conn is one running connection.

@@ -83,6 +83,22 @@ type Ran struct {
 	// outside it (agent/seal): a record changed outside the app no longer
 	// matches it.
 	Seal string `json:"seal,omitempty"`
+
+	// What a cell the user ran showed, so that a resumed session shows it
+	// again (the model's code actions keep theirs in FunctionResponse).
+	// They are not sealed: they show what ran, they do not choose what a
+	// replay runs.
+	//
+	// Run is the id the cell ran under: its events' correlation id and
+	// its checkpoint record's call, which holds the files it changed.
+	Run string `json:"run,omitempty"`
+	// Original is the code before the user edited it at its approval;
+	// "" when it ran as asked.
+	Original string `json:"original,omitempty"`
+	// Images are the paths of the images its output saved.
+	Images []string `json:"images,omitempty"`
+	// ElapsedMS is how long it ran, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Image is inline media: raw bytes plus their MIME type. Mostly an image;

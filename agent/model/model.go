@@ -11,6 +11,8 @@ import (
 	"iter"
 	"strings"
 	"time"
+
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Model is a language model the turn loop talks to.
@@ -188,6 +190,9 @@ func (r *retrying) Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, er
 		for attempt := 1; ; attempt++ {
 			acc := accumulator{msg: Message{Role: RoleModel, Model: r.b.Name()}}
 			stopped, err := r.once(ctx, req, &acc, yield)
+			// Every backend's error leaves the Model redacted: a base URL's
+			// userinfo and key= never reach a retry notice, a failure or a log.
+			err = redact.Err(err)
 			if stopped {
 				return
 			}

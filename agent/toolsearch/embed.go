@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"google.golang.org/genai"
+
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Purpose says what a text is embedded for; some models embed queries and
@@ -102,7 +104,7 @@ func NewGeminiEmbedder(ctx context.Context, apiKey, baseURL, model string, dim i
 	}
 	c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: apiKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: baseURL}})
 	if err != nil {
-		return nil, fmt.Errorf("create Gemini client for embeddings: %w", err)
+		return nil, redact.Err(fmt.Errorf("create Gemini client for embeddings: %w", err))
 	}
 	return &GeminiEmbedder{client: c, model: strings.TrimPrefix(model, "models/"), dim: dim}, nil
 }
@@ -129,7 +131,8 @@ func (g *GeminiEmbedder) Embed(ctx context.Context, texts []string, p Purpose) (
 		}
 		res, err := g.client.Models.EmbedContent(ctx, g.model, contents, &genai.EmbedContentConfig{TaskType: task, OutputDimensionality: &dim})
 		if err != nil {
-			return nil, fmt.Errorf("embed with %s: %w", g.model, err)
+			// GOOGLE_GEMINI_BASE_URL may hold secrets.
+			return nil, redact.Err(fmt.Errorf("embed with %s: %w", g.model, err))
 		}
 		if len(res.Embeddings) != len(batch) {
 			return nil, fmt.Errorf("embed with %s: %d vectors for %d texts", g.model, len(res.Embeddings), len(batch))

@@ -87,3 +87,16 @@ func TestGeminiEmbedder(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 }
+
+// A base URL's userinfo and key= (GOOGLE_GEMINI_BASE_URL) stay out of an
+// embedding's error, which reaches the model and the log.
+func TestGeminiEmbedderErrorsRedactTheBaseURL(t *testing.T) {
+	e, err := toolsearch.NewGeminiEmbedder(context.Background(), "key", "http://tok-s3cret:pw-s3cret@127.0.0.1:1/?key=key-s3cret", "models/gemini-embedding-001", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Embed(context.Background(), []string{"a"}, toolsearch.ForQuery)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "***") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -359,6 +359,11 @@ describe('App at launch and in the picker', () => {
   });
 });
 
+/** Lets pending promises and the renders they cause run. */
+async function settled() {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
 describe('App failures and grants', () => {
   const turn = (text: string): AgentEvent[] => [
     { type: 'TurnStarted', agent_id: 'main' },
@@ -396,6 +401,43 @@ describe('App failures and grants', () => {
     expect(screen.queryByTestId('failure')).not.toBeInTheDocument();
     expect(screen.queryByTestId('user-message')).not.toBeInTheDocument();
     expect(box.value).toBe('');
+  });
+
+  it('gives the prompt back when the turn fails before the send returns', async () => {
+    // The turn's events and the reply to Send race: under load the
+    // failure can arrive while Send is still on its way back.
+    let answer: () => void = () => {};
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      send: vi.fn(() => new Promise<void>((resolve) => (answer = resolve))),
+    });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/Ask freeact/));
+    await userEvent.type(box, 'Hello there{Enter}');
+    await vi.waitFor(() => expect(backend.send).toHaveBeenCalledWith('Hello there', []));
+    emit([
+      ...turn('Hello there'),
+      { type: 'Failed', agent_id: 'main', error: 'HTTP 503', cause: 'model', summary: 'The provider is busy.', fix: 'Try again.', status: 503 },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    await screen.findByTestId('failure');
+    answer();
+    await settled();
+    expect(box.value).toBe('Hello there');
+    // A Retry that fails the same way before its send returns keeps it too.
+    (backend.send as ReturnType<typeof vi.fn>).mockImplementationOnce(() => new Promise<void>((resolve) => (answer = resolve)));
+    await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    emit([
+      ...turn('Hello there'),
+      { type: 'Failed', agent_id: 'main', error: 'HTTP 503', cause: 'model', summary: 'Still busy.', fix: 'Try again.', status: 503 },
+      { type: 'TurnEnded', agent_id: 'main' },
+    ]);
+    await screen.findByText('Still busy.');
+    answer();
+    await settled();
+    expect(backend.send).toHaveBeenCalledTimes(2);
+    expect(box.value).toBe('Hello there');
   });
 
   it('says what a provider error means, retries with the prompt and links the model setting', async () => {

@@ -1,6 +1,10 @@
 package redact
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -49,4 +53,21 @@ func FuzzText(f *testing.F) {
 			t.Errorf("Text kept the token %q: %q", s, u)
 		}
 	})
+}
+
+// An error leaves with its URLs' secrets replaced, in its text and in the
+// URL of a *url.Error in its chain, and still unwraps to its cause.
+func TestErr(t *testing.T) {
+	cause := &url.Error{Op: "Post", URL: "http://me:pw@h:1/v1?key=k", Err: io.ErrUnexpectedEOF}
+	err := Err(fmt.Errorf("openai:x: %w", cause))
+	if got, want := err.Error(), `openai:x: Post "http://***@h:1/v1?key=***": unexpected EOF`; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.URL != "http://***@h:1/v1?key=***" || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("the cause %v does not unwrap redacted", ue)
+	}
+	if Err(err) != err || Err(nil) != nil {
+		t.Error("Err of a redacted error or nil is not itself")
+	}
 }

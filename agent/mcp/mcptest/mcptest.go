@@ -10,7 +10,8 @@
 // call is in the server), pid (the serving process id), log (a line to stderr),
 // whereami (working directory and an environment variable), secret (for
 // excluded_tools), search_web (nested parameters), flood (sends "count"
-// progress notifications and as many log messages, then answers), grow
+// progress notifications and as many log messages, each "size" bytes at
+// "level" when given, then answers), grow
 // (adds the tool grown and says the tools changed) and ask (a form,
 // elicitation; with "nested" one no client need show). The HTTP endpoint refuses requests without the header HTTP
 // configures; NewOAuth serves the tools behind an OAuth authorization
@@ -25,6 +26,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,9 +200,15 @@ func New() *server.MCPServer {
 			b, _ := json.Marshal(res)
 			return mcp.NewToolResultStructured(res, string(b)), nil
 		})
-	add("flood", "Sends count progress notifications and log messages.", `{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"]}`, "",
+	add("flood", "Sends count progress notifications and log messages (at level, info by default; each size bytes long when size is given).", `{"type":"object","properties":{"count":{"type":"integer"},"size":{"type":"integer"},"level":{"type":"string"}},"required":["count"]}`, "",
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			n := r.GetInt("count", 0)
+			n, size, level := r.GetInt("count", 0), r.GetInt("size", 0), r.GetString("level", "info")
+			pad := func(s string) string {
+				if len(s) < size {
+					s += strings.Repeat("x", size-len(s))
+				}
+				return s
+			}
 			var token any
 			if r.Params.Meta != nil {
 				token = r.Params.Meta.ProgressToken
@@ -208,9 +216,9 @@ func New() *server.MCPServer {
 			srv := server.ServerFromContext(ctx)
 			for i := 1; i <= n; i++ {
 				if token != nil {
-					send(ctx, srv, "notifications/progress", map[string]any{"progressToken": token, "progress": i, "total": n, "message": fmt.Sprintf("step %d of %d", i, n)})
+					send(ctx, srv, "notifications/progress", map[string]any{"progressToken": token, "progress": i, "total": n, "message": pad(fmt.Sprintf("step %d of %d", i, n))})
 				}
-				send(ctx, srv, "notifications/message", map[string]any{"level": "info", "data": fmt.Sprintf("line %d", i)})
+				send(ctx, srv, "notifications/message", map[string]any{"level": level, "data": pad(fmt.Sprintf("line %d", i))})
 			}
 			return text(fmt.Sprintf("sent %d", n)), nil
 		})

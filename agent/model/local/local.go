@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Server is an OpenAI-compatible endpoint to ask.
@@ -47,7 +49,8 @@ func (s Server) root() string {
 
 // Models lists the server's models: Ollama's /api/tags where the server
 // answers it, else the OpenAI-compatible /models.
-func (s Server) Models(ctx context.Context) ([]Model, error) {
+func (s Server) Models(ctx context.Context) (_ []Model, err error) {
+	defer func() { err = redact.Err(err) }() // the base URL may hold secrets
 	var tags struct {
 		Models []struct {
 			Name  string `json:"name"`
@@ -121,7 +124,8 @@ func (s Server) openAIModels(ctx context.Context) ([]modelEntry, error) {
 // llama.cpp's /props (n_ctx), Ollama's /api/show (the num_ctx parameter,
 // else the model's context_length), or the model's /models entry; 0 with
 // a nil error when the server says nothing of it.
-func (s Server) Window(ctx context.Context, name string) (int, error) {
+func (s Server) Window(ctx context.Context, name string) (_ int, err error) {
+	defer func() { err = redact.Err(err) }() // the base URL may hold secrets
 	var props struct {
 		NCtx     int `json:"n_ctx"`
 		Settings struct {

@@ -3,6 +3,7 @@ package local
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +113,18 @@ func TestKeyIsSent(t *testing.T) {
 	}
 	if auth != "Bearer k" {
 		t.Errorf("Authorization %q", auth)
+	}
+}
+
+// A base URL's password and key= stay out of the errors, which the app
+// logs and shows.
+func TestErrorsRedactTheBaseURL(t *testing.T) {
+	srv := Server{BaseURL: "http://me:pw-s3cret@127.0.0.1:1/v1?key=key-s3cret"}
+	_, werr := srv.Window(t.Context(), "m")
+	_, merr := srv.Models(t.Context())
+	for _, err := range []error{werr, merr} {
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "***") {
+			t.Errorf("error %v", err)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/freeact/desktop/agent/model/anthropic"
 	"github.com/freeact/desktop/agent/model/gemini"
 	"github.com/freeact/desktop/agent/model/openai"
+	"github.com/freeact/desktop/internal/redact"
 )
 
 // Options adjust New. The zero value reads keys and endpoints from the
@@ -39,7 +40,8 @@ type Options struct {
 // New parses the model string and returns the model, ready to stream. It
 // does not contact the provider; a missing API key is an error naming the
 // variable to set.
-func New(ctx context.Context, modelString string, opts Options) (model.Model, error) {
+func New(ctx context.Context, modelString string, opts Options) (_ model.Model, err error) {
+	defer func() { err = redact.Err(err) }() // a base URL may hold secrets
 	spec, err := model.ParseModelString(modelString)
 	if err != nil {
 		return nil, err

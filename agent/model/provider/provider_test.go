@@ -239,6 +239,12 @@ func TestKeyNeverOverPlainHTTPToAnotherHost(t *testing.T) {
 	if strings.Contains(fmt.Sprint(err), "sk-secret") {
 		t.Error("the error shows the key")
 	}
+	// A base URL from OPENAI_BASE_URL with secrets in it is shown redacted.
+	t.Setenv("OPENAI_BASE_URL", "http://me:pw-s3cret@gpu-box.lan:8000/v1?key=key-s3cret")
+	if _, err := provider.New(t.Context(), "openai:gpt-5-mini", provider.Options{APIKey: "sk-secret"}); err == nil ||
+		strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "http://***@gpu-box.lan:8000/v1?key=***") {
+		t.Errorf("the refusal for a base URL with secrets: %v", err)
+	}
 	if _, err := provider.New(t.Context(), "http://gpu-box.lan:8000/v1#qwen", provider.Options{APIKey: "sk-secret", AllowHTTPKey: true}); err != nil {
 		t.Errorf("allowed: %v", err)
 	}

@@ -45,6 +45,9 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   CellsFinished: ['agent_id', 'correlation_id'],
   // The note's text says what happened.
   KernelStateNote: ['correlation_id', 'event'],
+  // The message ends saying how many bytes were clipped; the count is
+  // for programs.
+  ToolProgress: ['clipped'],
   // Grants belong to the conversation, whichever agent added them.
   SessionGrants: ['agent_id', 'correlation_id'],
   // The app's own events concern the whole conversation.

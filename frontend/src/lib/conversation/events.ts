@@ -27,6 +27,8 @@ export interface ToolHints {
 export interface LogLine {
   level: string;
   message: string;
+  /** Bytes left out of message, which says so at its end. */
+  clipped?: number;
 }
 
 /** A permission rule, as Go's permission.Rule encodes it. */
@@ -100,6 +102,8 @@ export type AgentEvent =
       progress?: number;
       total?: number;
       message?: string;
+      /** Bytes left out of message, which says so at its end. */
+      clipped?: number;
       logs?: LogLine[];
       /** Older log lines left out of this event. */
       dropped?: number;
@@ -124,6 +128,8 @@ export type AgentEvent =
       /** Characters the app left out at the front (it sends the tail). */
       dropped_chars?: number;
       dropped_lines?: number;
+      /** How long the cell ran, from a resumed session's record. */
+      elapsed_ms?: number;
     })
   | (Meta & {
       type: 'ToolOutput';

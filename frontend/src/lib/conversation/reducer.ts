@@ -692,7 +692,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           errorText: ev.error_text ?? '',
           rejected: ev.rejected ?? '',
           endedAt: now,
-          startedAt: t.startedAt ?? now,
+          // A resumed session's cell brings the time it ran.
+          startedAt: ev.elapsed_ms ? now - ev.elapsed_ms : (t.startedAt ?? now),
         };
       });
     case 'ToolOutput': {

@@ -51,6 +51,45 @@ function figures(s: ConversationState) {
 }
 
 describe('a resumed conversation', () => {
+  it("shows a cell the user ran with its edit, images, time and files, as it did live", () => {
+    const run = 'run-0a1b2c3d';
+    const m = { ...main, correlation_id: run };
+    const started: AgentEvent = { type: 'CellStarted', ...m, code: "print('asked')", source: 'rerun', of: 'c1', index: 1, total: 1 };
+    const edited: AgentEvent = { type: 'CodeEdited', ...m, code: "print('edited')" };
+    const files: AgentEvent = {
+      type: 'FilesChanged',
+      ...m,
+      checkpoint: 'ck1',
+      turn_id: 't1',
+      files: [{ path: 'made.txt', status: 'added', added: 1, removed: 0 }],
+    };
+    const out = (elapsed_ms?: number): AgentEvent => ({
+      type: 'CodeExecutionOutput',
+      ...m,
+      text: 'edited\n![image](/ws/images/a.png)',
+      images: ['/ws/images/a.png'],
+      elapsed_ms,
+    });
+    const live = new Conversation();
+    live.apply([started, edited], 1000);
+    live.apply([out(), files], 2500);
+    const resumed = new Conversation();
+    resumed.apply([started, edited, out(1500), files], 99_000);
+    const shown = (c: Conversation) => {
+      const t = c.state.items.find((it) => it.kind === 'tool') as ToolItem;
+      return {
+        code: t.call?.type === 'CodeAction' ? t.call.code : '',
+        original: t.original,
+        images: t.images,
+        time: t.endedAt !== null && t.startedAt !== null ? t.endedAt - t.startedAt : null,
+        checkpoint: t.changes?.checkpoint,
+        status: t.status,
+      };
+    };
+    expect(shown(live)).toEqual({ code: "print('edited')", original: "print('asked')", images: ['/ws/images/a.png'], time: 1500, checkpoint: 'ck1', status: 'done' });
+    expect(shown(resumed)).toEqual(shown(live));
+  });
+
   it('shows each turn with the cost, time and status it had live', () => {
     const live = new Conversation();
     // Turn 1: approved at 1 s, the cell ran 0.74 s by the agent's clock
