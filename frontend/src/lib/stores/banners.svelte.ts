@@ -17,6 +17,9 @@ export interface Banner {
   conversation: string;
   /** A notice: it replaces the previous one and expires. */
   notice: boolean;
+  /** An expired notice whose place is kept, empty and hidden, while the
+   * pointer is over what its going would move (see Banners.hold). */
+  expired?: boolean;
 }
 
 /** How many banners show at most; older ones are dropped. */
@@ -29,6 +32,7 @@ export class Banners {
   items: Banner[] = $state([]);
   #next = 1;
   #timed = new Set<number>();
+  #held = false;
 
   /** Shows a banner. key names its cause ('' for none): a banner of the
    * same key is replaced. A message already shown is not repeated. */
@@ -42,13 +46,33 @@ export class Banners {
   }
 
   /** Says what was just done in conversation (its key; '' for the
-   * window): it replaces the previous notice and goes after NOTICE_MS. */
-  notify(message: string, conversation: string): number {
+   * window): it replaces the previous notice and goes after NOTICE_MS.
+   * key names the action (as error's key does): its success ends the
+   * error an earlier try of it left, which would otherwise stay above. */
+  notify(message: string, conversation: string, key = ''): number {
     const id = this.#next++;
-    this.items = [...this.items.filter((b) => !b.notice), { id, kind: 'info' as const, message, key: '', conversation, notice: true }].slice(
+    const stale = (b: Banner) => b.notice || (key !== '' && b.key === key);
+    this.items = [...this.items.filter((b) => !stale(b)), { id, kind: 'info' as const, message, key, conversation, notice: true }].slice(
       -MAX_BANNERS,
     );
     return id;
+  }
+
+  /** The pointer is over (true) or has left (false) what lies below the
+   * banners: a banner going would move it under the pointer, and a click
+   * aimed before would land on something else. A notice that expires
+   * meanwhile hides but keeps its place until the pointer leaves. */
+  hold(over: boolean): void {
+    this.#held = over;
+    if (!over && this.items.some((b) => b.expired)) this.items = this.items.filter((b) => !b.expired);
+  }
+
+  #expire(id: number): void {
+    if (!this.#held) {
+      this.dismiss(id);
+      return;
+    }
+    if (this.items.some((b) => b.id === id)) this.items = this.items.map((b) => (b.id === id ? { ...b, expired: true } : b));
   }
 
   /** The banners were shown: a notice goes NOTICE_MS after it is first
@@ -59,7 +83,7 @@ export class Banners {
       this.#timed.add(b.id);
       setTimeout(() => {
         this.#timed.delete(b.id);
-        this.dismiss(b.id);
+        this.#expire(b.id);
       }, NOTICE_MS);
     }
   }
