@@ -17,9 +17,6 @@ export interface Banner {
   conversation: string;
   /** A notice: it replaces the previous one and expires. */
   notice: boolean;
-  /** An expired notice whose place is kept, empty and hidden, while the
-   * pointer is over what its going would move (see Banners.hold). */
-  expired?: boolean;
 }
 
 /** How many banners show at most; older ones are dropped. */
@@ -32,7 +29,6 @@ export class Banners {
   items: Banner[] = $state([]);
   #next = 1;
   #timed = new Set<number>();
-  #held = false;
 
   /** Shows a banner. key names its cause ('' for none): a banner of the
    * same key is replaced. A message already shown is not repeated. */
@@ -58,22 +54,6 @@ export class Banners {
     return id;
   }
 
-  /** The pointer is over (true) or has left (false) what lies below the
-   * banners: a banner going would move it under the pointer, and a click
-   * aimed before would land on something else. A notice that expires
-   * meanwhile hides but keeps its place until the pointer leaves. */
-  hold(over: boolean): void {
-    this.#held = over;
-    if (!over && this.items.some((b) => b.expired)) this.items = this.items.filter((b) => !b.expired);
-  }
-
-  #expire(id: number): void {
-    if (!this.#held) {
-      this.dismiss(id);
-      return;
-    }
-    if (this.items.some((b) => b.id === id)) this.items = this.items.map((b) => (b.id === id ? { ...b, expired: true } : b));
-  }
 
   /** The banners were shown: a notice goes NOTICE_MS after it is first
    * shown (a fork's notice waits for the fork to show). */
@@ -83,7 +63,7 @@ export class Banners {
       this.#timed.add(b.id);
       setTimeout(() => {
         this.#timed.delete(b.id);
-        this.#expire(b.id);
+        this.dismiss(b.id);
       }, NOTICE_MS);
     }
   }

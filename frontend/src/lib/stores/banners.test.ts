@@ -1,8 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { render, screen } from '@testing-library/svelte';
-import { flushSync } from 'svelte';
 import { Banners, MAX_BANNERS, NOTICE_MS } from './banners.svelte';
-import BannerList from '../../components/shell/BannerList.svelte';
 
 describe('Banners', () => {
   it('shows one notice at a time, in its own conversation only, and lets it expire', () => {
@@ -69,6 +66,7 @@ describe('Banners', () => {
     b.error(new Error('no API key: set GEMINI_API_KEY'));
     expect(b.items[0]).toMatchObject({ kind: 'error', message: 'no API key: set GEMINI_API_KEY' });
   });
+
   it('ends the error of an action when a later try of it succeeds', () => {
     const b = new Banners();
     b.push('error', 'the kernel died', 'kernel');
@@ -78,50 +76,5 @@ describe('Banners', () => {
     b.error(new Error('a turn is running: stop it before forking'), 'fork');
     b.notify('Forked a new session before prompt 2', 'ws\ns2', 'fork');
     expect(b.shownIn('ws\ns2').map((i) => i.message)).toEqual(['the kernel died', 'Forked a new session before prompt 2']);
-  });
-
-  it('keeps the place of a notice that expires while the pointer is below, until it leaves', () => {
-    vi.useFakeTimers();
-    try {
-      const b = new Banners();
-      b.notify('Forked a new session', 'ws\ns1');
-      b.shown(b.shownIn('ws\ns1'));
-      b.hold(true);
-      vi.advanceTimersByTime(NOTICE_MS);
-      // Still there, so nothing below moves, but expired: shown empty.
-      expect(b.items).toHaveLength(1);
-      expect(b.items[0]?.expired).toBe(true);
-      b.hold(false);
-      expect(b.items).toHaveLength(0);
-      // Without the pointer below, a notice goes when it expires.
-      b.notify('Exported to a.md', 'ws\ns1');
-      b.shown(b.shownIn('ws\ns1'));
-      vi.advanceTimersByTime(NOTICE_MS);
-      expect(b.items).toHaveLength(0);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('shows an expired notice as an empty place, hidden from screen readers and the pointer', () => {
-    vi.useFakeTimers();
-    try {
-      const b = new Banners();
-      b.notify('Forked a new session', '');
-      render(BannerList, { banners: b, conversation: '' });
-      expect(screen.getByRole('status')).toHaveTextContent('Forked a new session');
-      b.hold(true);
-      vi.advanceTimersByTime(NOTICE_MS);
-      flushSync();
-      expect(screen.queryByRole('status')).toBeNull();
-      const kept = screen.getByTestId('banner-expired');
-      expect(kept).toHaveAttribute('aria-hidden', 'true');
-      expect(kept).toHaveClass('expired');
-      b.hold(false);
-      flushSync();
-      expect(screen.queryByTestId('banner-expired')).toBeNull();
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });
