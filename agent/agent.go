@@ -250,7 +250,10 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
 		a.approvals.protectedYes = new(atomic.Int64)
 		file := o.perm.File()
-		a.approvals.saved = func() { a.guard.Accept(file) }
+		a.approvals.saved = func() {
+			a.guard.Accept(file)
+			a.wroteOwn(file)
+		}
 	}
 	if t := cfg.Options.ApprovalTimeout; t != nil {
 		a.approvalTimeout = time.Duration(*t * float64(time.Second))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -194,6 +195,25 @@ func CheckpointOptions(cfg *config.Config, perm *permission.Manager) checkpoint.
 
 func (a *Agent) checkpointsFailed(emit func(Event), err error) {
 	emit(&Notice{Meta: Meta{AgentID: a.id}, Text: "Checkpoints are off for the rest of this session, so changes cannot be reverted: " + err.Error()})
+}
+
+// wroteOwn tells the checkpoint store that the app itself just wrote file
+// (a rule saved with Always): the action running meanwhile did not change
+// it, so its record and its revert leave the file alone.
+func (a *Agent) wroteOwn(file string) {
+	s := a.checkpointStore(nil)
+	if s == nil {
+		return
+	}
+	rel, err := filepath.Rel(a.cfg.Dir, file)
+	if err != nil || !filepath.IsLocal(rel) {
+		return
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	s.Wrote(rel, data)
 }
 
 // pendingAction is an action whose record was begun: its snapshot

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -45,7 +46,7 @@ func newReplyCut(agentID string, msg model.Message, maxTokens int, dropped []str
 	if len(dropped) > 0 {
 		ev.Text += fmt.Sprintf("; its unfinished call (%s) did not run", strings.Join(dropped, ", "))
 	}
-	ev.Text += fmt.Sprintf(". Raise %s (Settings → Agent) to allow longer replies.", MaxTokensSetting)
+	ev.Text += fmt.Sprintf(". Raise %s (%s) to allow longer replies.", MaxTokensSetting, config.SettingsTab(MaxTokensSetting))
 	return ev
 }
 

@@ -168,6 +168,10 @@ turns:
 	if len(cuts) != 1 || !strings.Contains(cuts[0].Text, "cut at 5 output tokens") || len(cuts[0].Dropped) != 0 {
 		t.Fatalf("ReplyCut events %+v:%s", cuts, describe(events))
 	}
+	// max_tokens is a model setting, in the Model tab.
+	if !strings.Contains(cuts[0].Text, "Raise model_settings.max_tokens (Settings → Model)") {
+		t.Errorf("the cut notice %q does not send the user to the Model tab", cuts[0].Text)
+	}
 	if r := of[*agent.Response](events); len(r) != 1 || r[0].Text != "The answer begins and" {
 		t.Errorf("responses:%s", describe(events))
 	}

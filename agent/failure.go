@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/redact"
 )
@@ -70,7 +71,7 @@ func (a *Agent) failure(err error) *Failed {
 	case errors.As(err, &cutErr):
 		f.Cause = CauseModel
 		f.Summary = "The conversation was not compacted: " + cutErr.Error() + "."
-		f.Fix = fmt.Sprintf("Raise %s in Settings → Agent (or choose a model with a longer output), then compact again.", MaxTokensSetting)
+		f.Fix = fmt.Sprintf("Raise %s in %s (or choose a model with a longer output), then compact again.", MaxTokensSetting, config.SettingsTab(MaxTokensSetting))
 	case errors.Is(err, ErrNothingToCompact):
 		f.Cause = CauseOther
 		f.Summary = "There is nothing to compact yet: the conversation is short."
@@ -110,7 +111,7 @@ func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) 
 			fmt.Sprintf("Check %s: enter a valid key, then try again.", spec.KeyEnv)
 	case c == 404:
 		return fmt.Sprintf("The provider does not know the model %q (HTTP 404).", spec.Name),
-			"Check the model name in Settings → Agent → Model, then try again."
+			"Check the model name in " + config.SettingsTab("model") + ", then try again."
 	case c == 429:
 		return fmt.Sprintf("The provider's rate limit or quota for %s is used up (HTTP 429).", name),
 			"Wait a moment and try again, or check the plan and quota of your API key."
@@ -122,7 +123,7 @@ func describeAPIError(e *model.APIError, spec model.Spec) (summary, fix string) 
 			"This is on the provider's side: try again in a moment."
 	default:
 		return fmt.Sprintf("The provider rejected the request (HTTP %d).", c),
-			"Check the model and its settings (model_settings) in Settings → Agent, then try again."
+			"Check the model and its settings (model_settings) in " + config.SettingsTab("model_settings") + ", then try again."
 	}
 }
 
@@ -210,7 +211,7 @@ func startStep(step string) stepWords {
 			"Fix the skill or AGENTS.md named above, then retry."}
 	case StepModel:
 		return stepWords{"The model setting is not valid.",
-			"Correct the model in Settings → Agent, then retry."}
+			"Correct the model in " + config.SettingsTab("model") + ", then retry."}
 	case StepSession:
 		return stepWords{"The session could not be opened.",
 			"Start a new session, or check the files under .freeact/sessions."}
@@ -219,10 +220,10 @@ func startStep(step string) stepWords {
 			"Check that sandbox-runtime (srt) and bubblewrap are installed, or turn the sandbox off in Settings → Sandbox, then retry."}
 	case StepPython:
 		return stepWords{"The kernel's Python could not be used.",
-			"Correct the python setting (the kernel's interpreter) in Settings → Agent, or clear it to use the workspace's .venv or the app's own Python, then retry."}
+			"Correct the python setting (the kernel's interpreter) in " + config.SettingsTab("python") + ", or clear it to use the workspace's .venv or the app's own Python, then retry."}
 	case StepServer:
 		return stepWords{"The Jupyter server did not start.",
-			"Check jupyter_url and jupyter_token in Settings → Agent, or that the interpreter has jupyter_server 1.23 or newer, then retry."}
+			"Check jupyter_url and jupyter_token in " + config.SettingsTab("jupyter_url") + ", or that the interpreter has jupyter_server 1.23 or newer, then retry."}
 	}
 	return stepWords{"The kernel did not start.",
 		"Check that the interpreter has ipykernel 6.17 or newer, then retry."}

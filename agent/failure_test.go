@@ -98,10 +98,12 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 		name, scenario string
 		status         int
 		summary        string
+		fix            string // where the fix sends the user, if anywhere
 	}{
-		{"bad key", `{status: 401, message: "API key not valid"}`, 401, "refused the API key"},
-		{"unknown model", `{status: 404, message: "models/gemini-nope is not found"}`, 404, "does not know the model"},
-		{"bad request", `{status: 400, message: "bad request"}`, 400, "rejected the request"},
+		{"bad key", `{status: 401, message: "API key not valid"}`, 401, "refused the API key", ""},
+		// The model and its settings are in the Model tab.
+		{"unknown model", `{status: 404, message: "models/gemini-nope is not found"}`, 404, "does not know the model", "in Settings → Model,"},
+		{"bad request", `{status: 400, message: "bad request"}`, 400, "rejected the request", "in Settings → Model,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +113,9 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 			if len(f) != 1 || f[0].Cause != agent.CauseModel || f[0].Status != tt.status ||
 				!strings.Contains(f[0].Summary, tt.summary) || f[0].Fix == "" {
 				t.Fatalf("failed events %+v, want cause model, status %d, summary with %q", f, tt.status, tt.summary)
+			}
+			if !strings.Contains(f[0].Fix, tt.fix) {
+				t.Errorf("fix %q, want it to say %q", f[0].Fix, tt.fix)
 			}
 		})
 	}

@@ -118,6 +118,19 @@ turns:
 	if s := h.lastStatus(); s.State != KernelReady || s.ReplayCells != 2 || s.ReplayReason != "restarted" {
 		t.Fatalf("status after restart %+v, want an offer of two cells", s)
 	}
+	// The status sent again after Finish or Roll back of an interrupted
+	// revert lists each cell once.
+	cur, err := d.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.mu.Lock()
+	a := cur.agent
+	cur.mu.Unlock()
+	cur.afterRecovery(a.Checkpoints())
+	if s := h.lastStatus(); s.ReplayCells != 2 || len(s.ReplayCode) != 2 {
+		t.Errorf("status sent again offers %d cells and lists %d, want 2 and 2", s.ReplayCells, len(s.ReplayCode))
+	}
 	if ns, err := d.Variables(); err != nil || len(ns.Variables) != 0 {
 		t.Errorf("variables after restart: %+v %v", ns, err)
 	}

@@ -865,6 +865,9 @@ turns:
 	if died["error"] != true || !strings.HasPrefix(text, "printed first\n") || !strings.Contains(errText, "the kernel died") || strings.Contains(errText, "printed first") || !strings.Contains(text, errText) {
 		t.Errorf("the dead cell's output is %q with error text %q, want the printed line apart from the death", text, errText)
 	}
+	if strings.Contains(errText, "eavesdropping") {
+		t.Errorf("the death's message quotes ipykernel's TCP warning: %q", errText)
+	}
 	st := h.waitState(t, KernelReady)
 	if st.Message != msgRestartedAfterDeath {
 		t.Errorf("status after the death = %+v", st)

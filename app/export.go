@@ -31,13 +31,18 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The conversation the window shows, read from its session file: it
+	// needs no running agent (right after a fork, or a restart, the new
+	// one is still starting).
 	ws.mu.Lock()
-	a, cfg := ws.agent, ws.cfg
-	ws.mu.Unlock()
-	if a == nil || a.SessionID() == "" {
-		return "", fmt.Errorf("there is no session to export (enable_persistence is off, or the kernel has not started)")
+	id, cfg := ws.session, ws.cfg
+	if ws.agent != nil && ws.agent.SessionID() != "" {
+		id = ws.agent.SessionID()
 	}
-	id := a.SessionID()
+	ws.mu.Unlock()
+	if id == "" || !sessionExists(cfg, id) {
+		return "", fmt.Errorf("there is no session to export yet: send a prompt first (or turn enable_persistence on)")
+	}
 	data, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, d.build.Dirs.Checkpoints())
 	if err != nil {
 		return "", err

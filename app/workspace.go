@@ -270,6 +270,9 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	if ws.agent != nil && s.SessionID == "" && !s.starting {
 		s.SessionID = ws.agent.SessionID()
 	}
+	// The offer is the agent's now, not the last status's: a status sent
+	// again (after a recovery) would otherwise list its cells twice.
+	s.ReplayCells, s.ReplayReason, s.ReplayCode = 0, "", nil
 	if ws.agent != nil && s.State == KernelReady {
 		if offer, ok := ws.agent.ReplayOffer(); ok {
 			s.ReplayCells, s.ReplayReason = len(offer.Cells), offer.Reason

@@ -478,7 +478,7 @@ func (s *Server) waitReady(ctx context.Context, ep *endpoint) error {
 	for {
 		select {
 		case <-ep.proc.exited:
-			return fmt.Errorf("jupyter server exited during startup: %s", lastLines(ep.proc.logTail.Bytes(), 12))
+			return fmt.Errorf("jupyter server exited during startup: %s", ep.proc.tail(12))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -490,7 +490,7 @@ func (s *Server) waitReady(ctx context.Context, ep *endpoint) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("jupyter server not ready after 60 s: %v: %s", err, lastLines(ep.proc.logTail.Bytes(), 12))
+			return fmt.Errorf("jupyter server not ready after 60 s: %v: %s", err, ep.proc.tail(12))
 		}
 		time.Sleep(delay)
 		if delay < 50*time.Millisecond {

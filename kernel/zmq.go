@@ -295,13 +295,13 @@ func boundPorts(ctx context.Context, file string, ci connectionInfo, proc *proce
 		}
 		select {
 		case <-proc.exited:
-			return ci, fmt.Errorf("%w: %s", errExitedStarting, lastLines(proc.logTail.Bytes(), 12))
+			return ci, fmt.Errorf("%w: %s", errExitedStarting, proc.tail(12))
 		case <-ctx.Done():
 			return ci, ctx.Err()
 		case <-time.After(delay):
 		}
 		if time.Now().After(deadline) {
-			return ci, fmt.Errorf("the kernel did not write the ports it bound within 60 s: %s", lastLines(proc.logTail.Bytes(), 12))
+			return ci, fmt.Errorf("the kernel did not write the ports it bound within 60 s: %s", proc.tail(12))
 		}
 	}
 }
@@ -330,13 +330,13 @@ func (c *conn) connectLocal(ctx context.Context) error {
 			}
 			select {
 			case <-z.proc.exited:
-				return fmt.Errorf("%w: %s", errExitedStarting, lastLines(z.proc.logTail.Bytes(), 12))
+				return fmt.Errorf("%w: %s", errExitedStarting, z.proc.tail(12))
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-time.After(delay):
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("the kernel did not open its %s channel within 60 s: %v: %s", ch.name, err, lastLines(z.proc.logTail.Bytes(), 12))
+				return fmt.Errorf("the kernel did not open its %s channel within 60 s: %v: %s", ch.name, err, z.proc.tail(12))
 			}
 		}
 	}
@@ -377,7 +377,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 					}
 				}
 			case <-c.done:
-				return fmt.Errorf("%w: %s", errExitedStarting, lastLines(z.proc.logTail.Bytes(), 12))
+				return fmt.Errorf("%w: %s", errExitedStarting, z.proc.tail(12))
 			case <-ctx.Done():
 				return fmt.Errorf("%w: the kernel answered %d of the requests for its info, and nothing came on its iopub channel", ctx.Err(), answered)
 			case <-timeout:
@@ -386,7 +386,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the kernel did not answer within 60 s (it answered %d of the requests for its info, and nothing came on its iopub channel): %s",
-				answered, lastLines(z.proc.logTail.Bytes(), 12))
+				answered, z.proc.tail(12))
 		}
 	}
 }
@@ -455,7 +455,7 @@ func (c *conn) watchLocal() {
 		select {
 		case <-z.proc.exited:
 			cause = fmt.Errorf("%w (its process exited: %s)", ErrKernelDied, z.proc.cmd.ProcessState)
-			if tail := lastLines(z.proc.logTail.Bytes(), 8); tail != "" {
+			if tail := z.proc.tail(8); tail != "" {
 				cause = fmt.Errorf("%w; it printed:\n%s", cause, tail)
 			}
 		case <-beats:

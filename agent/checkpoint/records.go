@@ -277,8 +277,16 @@ func (s *Store) newRecord(info Info) Record {
 
 // Record saves the change from before to after as a record of the action
 // info, completing the pending record of Begin when pending names one. An
-// action that changed nothing is not recorded: the result is nil.
+// action that changed nothing is not recorded: the result is nil. Files
+// freeact itself wrote meanwhile (Wrote) are not the action's changes.
 func (s *Store) Record(ctx context.Context, pending string, info Info, before, after Snapshot) (*Record, error) {
+	if own := s.takeOwn(); len(own) > 0 {
+		root, err := s.withoutOwn(before.Root, after.Root, own)
+		if err != nil {
+			return nil, err
+		}
+		after.Root = root
+	}
 	var changes []Change
 	if before.Root != after.Root {
 		var err error

@@ -114,6 +114,10 @@ type Store struct {
 	dirty    bool        // index changed since it was saved
 	records  recordLog
 	pruning  sync.WaitGroup
+	// own are the files freeact itself wrote since the last record
+	// (Wrote), with the content it wrote.
+	ownMu sync.Mutex
+	own   map[string]Hash
 	// The action lock (LockActions): held while any action of this
 	// process runs.
 	actMu   sync.Mutex

@@ -58,6 +58,24 @@ const (
 	SectionSandbox = "sandbox"
 )
 
+// sectionTabs are the names of the settings panel's tabs, by section.
+var sectionTabs = map[string]string{
+	SectionModel: "Model", SectionAgent: "Agent", SectionKernel: "Kernel", SectionMCP: "MCP servers", SectionSandbox: "Sandbox",
+}
+
+// SettingsTab says where the settings panel shows the agent.json key
+// (a dotted path names a field of an object key: model_settings.max_tokens):
+// "Settings → Model". Messages that send the user to a setting take the
+// place from here, so they name the tab the key is in.
+func SettingsTab(key string) string {
+	head, _, _ := strings.Cut(key, ".")
+	k, ok := optionKey(head)
+	if !ok || sectionTabs[k.Section] == "" {
+		return "Settings"
+	}
+	return "Settings → " + sectionTabs[k.Section]
+}
+
 // What the names of a string map are.
 const (
 	NamesVariable = "variable"

@@ -87,3 +87,21 @@ func TestCheckValues(t *testing.T) {
 		t.Errorf("unknown key: %v", errs)
 	}
 }
+
+// A message that sends the user to a setting names the tab it is in.
+func TestSettingsTabNamesTheKeysTab(t *testing.T) {
+	for key, want := range map[string]string{
+		"model":                     "Settings → Model",
+		"model_settings.max_tokens": "Settings → Model",
+		"python":                    "Settings → Kernel",
+		"jupyter_url":               "Settings → Kernel",
+		"execution_timeout":         "Settings → Agent",
+		"mcp_servers":               "Settings → MCP servers",
+		"sandbox":                   "Settings → Sandbox",
+		"no_such_key":               "Settings",
+	} {
+		if got := SettingsTab(key); got != want {
+			t.Errorf("SettingsTab(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

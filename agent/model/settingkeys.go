@@ -57,6 +57,10 @@ type SettingKey struct {
 	Want string `json:"want"`
 	// Advanced settings are shown folded away.
 	Advanced bool `json:"advanced,omitempty"`
+	// Unset says, by family, what leaving the setting unset gives where
+	// that differs between providers; forms show the words of the
+	// conversation's provider only.
+	Unset map[string]string `json:"unset,omitempty"`
 
 	// get returns the value set (*int, *float64, *bool, string, []string;
 	// nil or "" when unset).
@@ -144,8 +148,13 @@ var settingKeys = []SettingKey{
 		Number:      bounds.Number{Min: bounds.V(0), Max: bounds.V(2)}, Families: allFamilies,
 		get: func(s *Settings) any { return s.Temperature }},
 	{Path: "max_tokens", Kind: "integer", Label: "Max output tokens",
-		Description: "The most tokens one reply may have. Unset: the provider's default (16,384 for Claude).",
-		Number:      bounds.Number{Min: bounds.V(1), Integer: true, Unit: "tokens"}, Families: allFamilies,
+		Description: "The most tokens one reply may have.",
+		Unset: map[string]string{
+			FamilyAnthropic: "16,384, plus the thinking budget when thinking is on (Claude's API needs a limit)",
+			FamilyGoogle:    "the model's own limit (Gemini's default)",
+			FamilyOpenAI:    "the server's default (usually the model's own limit)",
+		},
+		Number: bounds.Number{Min: bounds.V(1), Integer: true, Unit: "tokens"}, Families: allFamilies,
 		get: func(s *Settings) any { return s.MaxTokens }},
 	{Path: "top_p", Advanced: true, Kind: "number", Label: "Top p",
 		Description: "Nucleus sampling: only the most likely tokens whose probabilities add up to this are considered.",

@@ -164,3 +164,35 @@ func TestThinkingSettingsOnlyForModelsWithThem(t *testing.T) {
 		}
 	}
 }
+
+// A setting's description shows for every family it has, so it names no
+// provider's default unless the setting is that provider's alone; what
+// unset gives where providers differ is in Unset, each family's own.
+func TestSettingDescriptionsNameNoOtherProvidersDefault(t *testing.T) {
+	for _, k := range SettingKeys() {
+		for fam := range k.Unset {
+			if !slices.Contains(k.Families, fam) {
+				t.Errorf("%s: Unset for %s, which does not use it", k.Path, fam)
+			}
+		}
+		if len(k.Families) == 1 {
+			continue
+		}
+		for _, name := range []string{"Claude", "Gemini", "GPT", "16,384"} {
+			if strings.Contains(k.Description, name) {
+				t.Errorf("%s: the description every provider reads names %q: %q", k.Path, name, k.Description)
+			}
+		}
+	}
+	var maxTokens SettingKey
+	for _, k := range SettingKeys() {
+		if k.Path == "max_tokens" {
+			maxTokens = k
+		}
+	}
+	for _, fam := range allFamilies {
+		if maxTokens.Unset[fam] == "" {
+			t.Errorf("max_tokens: no words for what unset gives with %s", fam)
+		}
+	}
+}

@@ -452,7 +452,7 @@ describe('App failures and grants', () => {
         error: 'google:gemini-nope: HTTP 404 NOT_FOUND: models/gemini-nope is not found',
         cause: 'model',
         summary: 'The provider does not know the model "gemini-nope" (HTTP 404).',
-        fix: 'Check the model name in Settings → Agent → Model, then try again.',
+        fix: 'Check the model name in Settings → Model, then try again.',
         status: 404,
       },
       { type: 'TurnEnded', agent_id: 'main' },

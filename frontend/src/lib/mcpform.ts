@@ -2,13 +2,15 @@
 // it starts with (the defaults, SEP-1034), what is wrong with them, field
 // by field, and the answer it sends.
 import type { FormField } from './stores/mcp.svelte';
+import { visibleLine } from './render/visible';
 
 /** What an input holds: text for text and number inputs, a flag for a
  * boolean, the picked values of a multi-select. */
 export type FormValue = string | boolean | string[];
 
+/** A field's label: the server's title (or name) as one visible line. */
 export function label(f: FormField): string {
-  return f.title || f.name;
+  return visibleLine(f.title || f.name);
 }
 
 /** The values a form starts with: each field's default, else empty. */

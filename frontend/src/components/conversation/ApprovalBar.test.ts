@@ -211,6 +211,17 @@ describe('ApprovalBar', () => {
     expect(body).not.toMatch(/[\r\x1b\u202e]/);
   });
 
+  it("shows an MCP tool's name and title as one visible line", () => {
+    const req: PendingApproval = {
+      ...shell('r10', ''),
+      call: { type: 'GenericCall', tool_name: 'files_read\u200b\nfiles_delete', tool_args: {}, hints: { title: 'Read\u202e\nonly', read_only: true } },
+    };
+    render(ApprovalBar, { pending: [req], onanswer: vi.fn() });
+    expect(screen.getByText('Call files_read\\u200b files_delete?')).toBeInTheDocument();
+    expect(screen.getByTestId('tool-hints')).toHaveTextContent('Read\\u202e only');
+    expect(screen.getByTestId('tool-hints').textContent).not.toMatch(/[\n\u202e]/);
+  });
+
   it('says why a call is asked although a rule allows calls like it', () => {
     const req = { ...shell('r8', 'cat .env'), reason: 'the rule ShellAction bash "cat *" allows it, but it reads .env, which the rule FileRead filesystem_* **/.env asks for' };
     render(ApprovalBar, { pending: [req], onanswer: vi.fn() });

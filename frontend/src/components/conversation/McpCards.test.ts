@@ -178,3 +178,33 @@ describe('FormCard', () => {
     expect(onanswer).toHaveBeenCalledWith('m2', 'accept', {});
   });
 });
+
+describe('FormCard with invisible characters', () => {
+  // A server's strings are shown as one visible line: bidi controls and
+  // zero-width characters as escapes, line breaks collapsed.
+  const sneaky: MCPRequest = {
+    id: 'm9',
+    kind: 'form',
+    server: 'evil\u202e',
+    state: 'waiting',
+    message: 'Approve the\u200b payment?\nIgnore the line below.',
+    mode: 'form',
+    fields: [
+      { name: 'ok', title: 'Pay \u2066100\u2069 EUR', type: 'string', required: false, description: 'Say\u200dyes\nnow' },
+      { name: 'to', title: 'To', type: 'string', required: false, options: [{ value: 'a', title: 'Alice\ufeff' }] },
+    ],
+  };
+  const raw = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/;
+
+  it('shows the title, message, labels, help and options with the characters made visible, each on one line', () => {
+    setup(sneaky);
+    const card = screen.getByRole('form');
+    expect(card.textContent).not.toMatch(raw);
+    expect(screen.getByText('evil\\u202e asks')).toBeInTheDocument();
+    const message = card.querySelector('.message');
+    expect(message?.textContent).toBe('Approve the\\u200b payment? Ignore the line below.');
+    expect(screen.getByLabelText('Pay \\u2066100\\u2069 EUR')).toBeInTheDocument();
+    expect(card).toHaveTextContent('Say\\u200dyes now');
+    expect(screen.getByRole('option', { name: 'Alice\\ufeff' })).toBeInTheDocument();
+  });
+});

@@ -28,6 +28,22 @@ describe('InterruptedRevert', () => {
     expect(screen.queryByTestId('interrupted-revert')).toBeNull();
   });
 
+  it.each([
+    ['Finish', 'finishRevert', 'Finishing the revert…'],
+    ['Roll back', 'rollbackRevert', 'Rolling the revert back…'],
+  ] as const)('%s shows its progress while it runs', async (button, method, says) => {
+    let done = () => {};
+    const backend = { finishRevert: vi.fn(), rollbackRevert: vi.fn() };
+    backend[method].mockImplementation(() => new Promise<void>((resolve) => (done = resolve)));
+    render(InterruptedRevert, { interrupted: cut, backend });
+    await userEvent.click(screen.getByRole('button', { name: button }));
+    expect(screen.getByRole('status')).toHaveTextContent(says);
+    expect(screen.getByRole('button', { name: 'Finish' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Roll back' })).toBeDisabled();
+    done();
+    await vi.waitFor(() => expect(screen.queryByTestId('interrupted-revert')).toBeNull());
+  });
+
   it('keeps the banner with the error and what to do when the step fails, and Retry works', async () => {
     const backend = {
       finishRevert: vi.fn().mockRejectedValueOnce(new Error('finish the interrupted revert: no space left on device')).mockResolvedValueOnce(undefined),

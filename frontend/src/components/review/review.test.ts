@@ -37,6 +37,25 @@ describe('ChangesBar', () => {
     expect(screen.getByRole('button', { name: 'Review diff' })).toBeInTheDocument();
   });
 
+  it('strikes through only the files the revert took back, not one it kept', () => {
+    render(ChangesBar, { files, scope: 'turn', revertedBy: 'r1', kept: ['data.csv'], onreview: () => {}, onrevert: () => {} });
+    const list = screen.getByTestId('changed-files');
+    const kept = within(list).getByText('data.csv');
+    expect(kept).not.toHaveClass('struck');
+    expect(getComputedStyle(kept).textDecoration).not.toContain('line-through');
+    expect(kept.closest('li')).toHaveTextContent('kept: the revert left it as it is');
+    for (const name of ['gone.txt', 'plot.png']) {
+      const path = within(list).getByText(name);
+      expect(path).toHaveClass('struck');
+      expect(path.closest('li')).not.toHaveTextContent('kept');
+    }
+  });
+
+  it('strikes nothing through while the changes stand', () => {
+    render(ChangesBar, { files, scope: 'turn', revertedBy: '', onreview: () => {}, onrevert: () => {} });
+    for (const name of ['data.csv', 'gone.txt', 'plot.png']) expect(screen.getByText(name)).not.toHaveClass('struck');
+  });
+
   it('marks changes recorded late, after freeact stopped during the action, and still offers their revert', () => {
     render(ChangesBar, { files: files.slice(0, 1), scope: 'action', revertedBy: '', late: true, onreview: () => {}, onrevert: () => {} });
     expect(screen.getByTestId('late-badge')).toHaveTextContent('Recorded late');

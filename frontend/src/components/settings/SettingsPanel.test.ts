@@ -102,6 +102,21 @@ describe('SettingsPanel', () => {
     expect(screen.getByLabelText('Temperature')).toBeInTheDocument();
   });
 
+  it("says the default output limit of the chosen model's provider, not another's", async () => {
+    open();
+    const field = () => screen.getByTestId('field-max_tokens');
+    // The workspace of defaults runs Gemini.
+    await screen.findByLabelText('Max output tokens');
+    expect(field()).toHaveTextContent("Unset: the model's own limit (Gemini's default).");
+    expect(field()).not.toHaveTextContent('16,384');
+    expect(field()).not.toHaveTextContent('Claude');
+    await userEvent.selectOptions(screen.getByLabelText<HTMLSelectElement>('Provider'), 'anthropic');
+    expect(field()).toHaveTextContent('Unset: 16,384');
+    await userEvent.selectOptions(screen.getByLabelText<HTMLSelectElement>('Provider'), 'openai');
+    expect(field()).toHaveTextContent("Unset: the server's default");
+    expect(field()).not.toHaveTextContent('16,384');
+  });
+
   it('explains a number typed as words at once and saves nothing', async () => {
     const { b } = open(settingsBackend(), { tab: 'agent' });
     const timeout = await screen.findByLabelText('Code action time limit');

@@ -71,3 +71,11 @@ export function forModel(k: SettingScope, family: string, name: string): boolean
   if (k.models && !new RegExp(k.models).test(name)) return false;
   return !k.not_models || !new RegExp(k.not_models).test(name);
 }
+
+/** A model setting's description for the provider family: with what
+ * leaving it unset gives there, where that differs between providers
+ * (model.SettingKey.Unset), so no provider reads another's default. */
+export function settingDescription(k: { description: string; unset?: Record<string, string> }, family: string): string {
+  const unset = k.unset?.[family];
+  return unset ? `${k.description} Unset: ${unset}.` : k.description;
+}

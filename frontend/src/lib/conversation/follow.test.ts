@@ -27,6 +27,28 @@ describe('Follow', () => {
     expect(f.scrolled(1500, H + 300, C)).toBe(true);
   });
 
+  // Sending moves the view to the bottom while the prompt box is still
+  // tall; then the box (or the strip of attached images) goes, the view
+  // grows, the browser moves the position up by as much, and the new
+  // message arrives below in the same frame. That is no move of the user.
+  it.each([
+    ['a multi-line prompt: the prompt box shrinks back to one line', 120],
+    ['a prompt with images: the strip of attached images goes', 88],
+  ])('keeps following when sending %s', (_what, grew) => {
+    const f = new Follow();
+    f.followed(H - (C - grew), C - grew);
+    expect(f.scrolled(H - C, H + 150, C)).toBe(true);
+    // The answer that follows is followed too.
+    expect(f.scrolled(H - C, H + 600, C)).toBe(true);
+  });
+
+  it('still stops following when the user moves up while the view grows', () => {
+    const f = new Follow();
+    f.followed(H - 400, 400);
+    // The view grew by 100 px, but the position went up by 300.
+    expect(f.scrolled(H - 400 - 300, H, 500)).toBe(false);
+  });
+
   it('keeps following when the view grows taller and the browser moves it back up to the bottom', () => {
     const f = new Follow();
     f.followed(1500);

@@ -14,6 +14,8 @@ export class Follow {
   /** Where following last put the view: content that grows below it makes
    * the view look scrolled up, but only a move above it stops following. */
   private auto = 0;
+  /** The view's height when last seen (0: not yet). */
+  private client = 0;
 
   /** Near the bottom, in pixels: a move down that ends this close follows. */
   static readonly margin = 40;
@@ -23,9 +25,17 @@ export class Follow {
   /** A scroll event: the view's position now. Returns whether to follow. */
   scrolled(top: number, height: number, client: number): boolean {
     const move = top - this.last;
+    const grew = this.client > 0 ? client - this.client : 0;
     this.last = top;
+    this.client = client;
     const gap = height - top - client;
-    if (move < -Follow.still) {
+    if (move < -Follow.still && grew > 0 && -move <= grew + Follow.still) {
+      // The view grew taller (the prompt box of a multi-line prompt, or
+      // the strip of attached images, went as the prompt was sent) and
+      // the browser moved the position up by as much: no move of the
+      // user's, even when the new message made the content taller too.
+      if (this.on) this.auto = top;
+    } else if (move < -Follow.still) {
       // Up to the very bottom is no move of the user's: the view grew (a
       // bar below it went) and the browser moved it back inside.
       if (top < this.auto - 4 && gap >= 2) this.on = false;
@@ -41,10 +51,12 @@ export class Follow {
     this.on = false;
   }
 
-  /** Following put the view at top (the bottom). */
-  followed(top: number): void {
+  /** Following put the view at top (the bottom); client is the view's
+   * height then. */
+  followed(top: number, client = 0): void {
     this.on = true;
     this.auto = top;
     this.last = top;
+    if (client > 0) this.client = client;
   }
 }

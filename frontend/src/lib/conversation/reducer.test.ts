@@ -444,6 +444,31 @@ describe('long sessions', () => {
     expect(s.items.at(-1)).toMatchObject({ kind: 'revert', checkpoint: 'r2', undoes: true });
   });
 
+  it('keeps apart the files a revert left as they were, and forgets them when it is undone', () => {
+    let s = run([
+      { type: 'TurnStarted', agent_id: 'main' },
+      code('c1'),
+      files('c1', 'k1', ['a.txt', 'added'], ['b.txt', 'modified']),
+      { type: 'TurnEnded', agent_id: 'main' },
+      {
+        type: 'Reverted',
+        agent_id: 'main',
+        checkpoint: 'r1',
+        reverts: ['k1'],
+        label: 'Revert',
+        files: [{ path: 'a.txt', status: 'deleted', added: 0, removed: 1 }],
+        kept: ['b.txt'],
+      },
+    ]);
+    const tool = () => s.items.find((i) => i.kind === 'tool') as ToolItem;
+    const turn = () => s.items.find((i) => i.kind === 'changes');
+    expect(tool().changes).toMatchObject({ revertedBy: 'r1', kept: ['b.txt'] });
+    expect(turn()).toMatchObject({ revertedBy: 'r1', kept: ['b.txt'] });
+    s = run([{ type: 'Reverted', agent_id: 'main', checkpoint: 'r2', reverts: ['r1'], label: 'Undo', files: [] }], s);
+    expect(tool().changes).toMatchObject({ revertedBy: '', kept: [] });
+    expect(turn()).toMatchObject({ revertedBy: '', kept: [] });
+  });
+
   it('fills in a compaction when it is done', () => {
     let s = run([{ type: 'Compacting', agent_id: 'main', reason: 'manual', messages: 4 }]);
     expect(s.items[0]).toMatchObject({ kind: 'compaction', summary: null });

@@ -126,6 +126,9 @@ export interface ChangesView {
   turnId: string;
   files: FileChange[];
   revertedBy: string;
+  /** Files that revert left as they were (changed since, or too large to
+   * have been kept): still as the action left them. */
+  kept: string[];
   /** Recorded at the next start: freeact stopped while the action ran. */
   late: boolean;
 }
@@ -192,6 +195,8 @@ export interface TurnChangesItem {
   files: FileChange[];
   checkpoints: string[];
   revertedBy: string;
+  /** Files that revert left as they were. */
+  kept: string[];
 }
 /** A revert the user made; undoneBy names the revert that took it back. */
 export interface RevertItem {
@@ -804,6 +809,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
         turnId: ev.turn_id,
         files: ev.files,
         revertedBy: ev.reverted_by ?? '',
+        kept: [],
         late: ev.late ?? false,
       };
       s = { ...s, turnChanges: [...s.turnChanges, changes] };
@@ -811,7 +817,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     }
     case 'Reverted': {
       const undoes = s.items.some((it) => it.kind === 'revert' && ev.reverts.includes(it.checkpoint));
-      s = markReverted(s, ev.checkpoint, ev.reverts);
+      s = markReverted(s, ev.checkpoint, ev.reverts, [...(ev.kept ?? []), ...(ev.unrestorable ?? [])]);
       return push(s, MAIN, (id) => ({
         kind: 'revert',
         id,
@@ -968,12 +974,13 @@ function turnChanges(changes: ChangesView[]): Omit<TurnChangesItem, 'id'> | null
     files,
     checkpoints: changes.map((c) => c.checkpoint),
     revertedBy,
+    kept: revertedBy ? [...new Set(changes.flatMap((c) => c.kept))] : [],
   };
 }
 
 /** Marks what a revert took back, and un-marks what a revert it undid had
- * taken back. */
-function markReverted(s: ConversationState, by: string, reverts: string[]): ConversationState {
+ * taken back; left are the files the revert left as they were. */
+function markReverted(s: ConversationState, by: string, reverts: string[], left: string[]): ConversationState {
   const taken = new Set(reverts);
   // Reverts this one undoes: what they had reverted stands again.
   const undone = new Set<string>();
@@ -986,14 +993,14 @@ function markReverted(s: ConversationState, by: string, reverts: string[]): Conv
         const revertedBy = taken.has(c.checkpoint) ? by : undone.has(c.revertedBy) ? '' : c.revertedBy;
         if (revertedBy !== c.revertedBy) {
           changed = true;
-          return { ...it, changes: { ...c, revertedBy } };
+          return { ...it, changes: { ...c, revertedBy, kept: revertedBy === by ? left : [] } };
         }
       }
       if (it.kind === 'changes') {
         const revertedBy = it.checkpoints.every((c) => taken.has(c)) ? by : undone.has(it.revertedBy) ? '' : it.revertedBy;
         if (revertedBy !== it.revertedBy) {
           changed = true;
-          return { ...it, revertedBy };
+          return { ...it, revertedBy, kept: revertedBy === by ? left : [] };
         }
       }
       if (it.kind === 'revert' && taken.has(it.checkpoint) && it.undoneBy !== by) {

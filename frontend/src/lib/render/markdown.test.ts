@@ -23,6 +23,14 @@ describe('renderMarkdown', () => {
     expect(link?.getAttribute('href')).toBe('http://evil.example/leak?secret=abc');
     expect(link?.textContent).toContain('image: chart (remote, not loaded)');
   });
+  it('names the remote image link in words, with no emoji a font must have', () => {
+    const html = renderMarkdown('![chart](https://example.org/c.png)');
+    const link = new DOMParser().parseFromString(html, 'text/html').querySelector('a.remote-image');
+    expect(link?.getAttribute('aria-label')).toBe('image: chart (remote, not loaded): opens in your browser');
+    expect(link?.textContent).toBe('image: chart (remote, not loaded)');
+    expect(link?.querySelector('.icon-slot')?.getAttribute('data-icon')).toBe('image');
+    expect(html).not.toMatch(/\p{Extended_Pictographic}/u);
+  });
   it('takes every form of another host for remote', () => {
     for (const h of ['https://x/y.png', '//x/y.png', '\\\\x\\y', '/\\x/y', 'HTTP://X', 'ht\ttp://x', 'file:///etc/passwd', ' ftp://x']) {
       expect(isRemote(h), h).toBe(true);

@@ -74,11 +74,17 @@ const marked = new Marked({
     },
     // A remote image is never loaded (it could carry data out in its
     // address, and the page's Content-Security-Policy blocks it anyway):
-    // it shows as a link the user can open in the browser.
+    // it shows as a link the user can open in the browser. Its icon is
+    // the app's SVG (lib/icons.ts), put into the empty slot by the view
+    // (TextBlock): an emoji needs a font many machines lack.
     image({ href, title, text }: Tokens.Image) {
       if (!isRemote(href)) return false;
-      const label = text ? `image: ${text}` : 'image';
-      return `<a href="${escapeHTML(href)}" class="remote-image" title="${escapeHTML(title ?? href)}">🖼 ${escapeHTML(label)} (remote, not loaded)</a>`;
+      const label = `${text ? `image: ${text}` : 'image'} (remote, not loaded)`;
+      return (
+        `<a href="${escapeHTML(href)}" class="remote-image" title="${escapeHTML(title ?? href)}" ` +
+        `aria-label="${escapeHTML(`${label}: opens in your browser`)}">` +
+        `<span class="icon-slot" data-icon="image"></span>${escapeHTML(label)}</a>`
+      );
     },
     code({ text, lang }: Tokens.Code) {
       const l = (lang ?? '').split(/\s/)[0] ?? '';

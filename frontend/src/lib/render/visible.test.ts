@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { escapeChar, isHidden, visible } from './visible';
+import { escapeChar, isHidden, visible, visibleLine } from './visible';
 
 // The Go side's test data: the same cases and the same escaped characters.
 const goTestdata = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../internal/visible/testdata');
@@ -35,5 +35,18 @@ describe('visible', () => {
     const out = visible('touch x\r\x1b[2K$ ls -la\u202e\u2028');
     expect(out).not.toMatch(/[\r\x1b\u202e\u2028]/);
     expect(out).toBe('touch x\\r\\x1b[2K$ ls -la\\u202e\\u2028');
+  });
+});
+
+describe('visibleLine', () => {
+  it.each([
+    ['bidi override', 'ok\u202etxt.exe', 'ok\\u202etxt.exe'],
+    ['bidi isolates and marks', '\u2066a\u2069\u200e\u200f', '\\u2066a\\u2069\\u200e\\u200f'],
+    ['zero-width and BOM', 'a\u200bb\u200cc\u200dd\ufeff', 'a\\u200bb\\u200cc\\u200dd\\ufeff'],
+    ['newlines and tabs collapse', 'Line one\n\nLine two\tend', 'Line one Line two end'],
+    ['carriage return and escape stay visible', 'a\r\x1b[2Jb', 'a\\r\\x1b[2Jb'],
+    ['line separator', 'a\u2028b', 'a\\u2028b'],
+  ])('%s', (_name, input, output) => {
+    expect(visibleLine(input)).toBe(output);
   });
 });

@@ -35,3 +35,16 @@ export function visible(text: string): string {
   if (!HIDDEN.test(text)) return text;
   return text.replace(HIDDEN_ALL, (ch) => (ch === '\t' || ch === '\n' ? ch : escapeChar(ch)));
 }
+
+/**
+ * Text an MCP server (or a tool's own metadata) wrote, shown where it names
+ * or asks something: a form's title and message, a field's label, an
+ * option, a server's name, a tool's name and title. It is one visible line:
+ * hidden characters escaped as visible() does (bidi controls as \u202e,
+ * zero-width ones as \u200b), and line breaks and tabs collapsed into one
+ * space, so no server string can reorder, hide or add lines to the card
+ * around it.
+ */
+export function visibleLine(text: string): string {
+  return visible(text).replace(/[\t\n]+/g, ' ');
+}

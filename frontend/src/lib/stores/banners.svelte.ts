@@ -42,14 +42,18 @@ export class Banners {
   }
 
   /** Says what was just done in conversation (its key; '' for the
-   * window): it replaces the previous notice and goes after NOTICE_MS. */
-  notify(message: string, conversation: string): number {
+   * window): it replaces the previous notice and goes after NOTICE_MS.
+   * key names the action (as error's key does): its success ends the
+   * error an earlier try of it left, which would otherwise stay above. */
+  notify(message: string, conversation: string, key = ''): number {
     const id = this.#next++;
-    this.items = [...this.items.filter((b) => !b.notice), { id, kind: 'info' as const, message, key: '', conversation, notice: true }].slice(
+    const stale = (b: Banner) => b.notice || (key !== '' && b.key === key);
+    this.items = [...this.items.filter((b) => !stale(b)), { id, kind: 'info' as const, message, key, conversation, notice: true }].slice(
       -MAX_BANNERS,
     );
     return id;
   }
+
 
   /** The banners were shown: a notice goes NOTICE_MS after it is first
    * shown (a fork's notice waits for the fork to show). */

@@ -66,4 +66,15 @@ describe('Banners', () => {
     b.error(new Error('no API key: set GEMINI_API_KEY'));
     expect(b.items[0]).toMatchObject({ kind: 'error', message: 'no API key: set GEMINI_API_KEY' });
   });
+
+  it('ends the error of an action when a later try of it succeeds', () => {
+    const b = new Banners();
+    b.push('error', 'the kernel died', 'kernel');
+    b.error(new Error('there is no session to export'), 'export');
+    b.notify('Exported to /tmp/a.md', 'ws\ns1', 'export');
+    expect(b.shownIn('ws\ns1').map((i) => i.message)).toEqual(['the kernel died', 'Exported to /tmp/a.md']);
+    b.error(new Error('a turn is running: stop it before forking'), 'fork');
+    b.notify('Forked a new session before prompt 2', 'ws\ns2', 'fork');
+    expect(b.shownIn('ws\ns2').map((i) => i.message)).toEqual(['the kernel died', 'Forked a new session before prompt 2']);
+  });
 });

@@ -1163,6 +1163,7 @@ export namespace model {
 	    not_models?: string;
 	    want: string;
 	    advanced?: boolean;
+	    unset?: {[key: string]: string};
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingKey(source);
@@ -1181,6 +1182,7 @@ export namespace model {
 	        this.not_models = source["not_models"];
 	        this.want = source["want"];
 	        this.advanced = source["advanced"];
+	        this.unset = source["unset"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
