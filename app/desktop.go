@@ -57,6 +57,9 @@ type Desktop struct {
 	// mcp shows MCP sign-ins and forms as cards (mcpUser).
 	mcpOnce sync.Once
 	mcp     *mcpUser
+
+	// guard wraps the window's web view (windowguard.go).
+	guard windowGuard
 }
 
 // Message is what every event to the window carries: a sequence number
@@ -209,12 +212,16 @@ func RunDesktop(ctx context.Context, b Build, workspace string) error {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup: func(wctx context.Context) {
 			wh.set(wctx)
+			if !generatingBindings {
+				d.guardWindow(wctx)
+			}
 			// Ctrl-C or SIGTERM in the launching terminal closes the window.
 			go func() {
 				<-ctx.Done()
 				runtime.Quit(wctx)
 			}()
 		},
+		OnDomReady: func(context.Context) { d.domReady() },
 		OnShutdown: func(context.Context) { d.shutdown() },
 		DragAndDrop: &options.DragAndDrop{
 			// The web view must stay a GTK drop target: Wails reads the

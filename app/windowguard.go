@@ -1,0 +1,156 @@
+package app
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/app/internal/webview"
+	"github.com/freeact/desktop/internal/redact"
+)
+
+// appOrigin is the origin Wails serves the embedded frontend from on
+// Linux; a dev build serves it from its dev server (the origin of the
+// address the window was given).
+const appOrigin = "wails://wails"
+
+// windowGuard is the state of the guarded web view: the wrapper, and
+// what a death of the web process calls for.
+type windowGuard struct {
+	mu     sync.Mutex
+	g      *webview.Guard
+	watch  *webview.Watcher
+	resend bool // the page is being reloaded: send it the conversation
+}
+
+// guardWindow wraps the window's web view (app/internal/webview): the
+// window shows only the app's own page, calls reach the bindings only
+// from it, and a web process that dies is noticed. A window that cannot
+// be guarded is closed: it would answer any page's calls.
+func (d *Desktop) guardWindow(wctx context.Context) {
+	origin := appOrigin
+	if devBuild {
+		origin = ""
+	}
+	g, err := webview.Attach(webview.Config{
+		Origin: origin,
+		Refused: func(uri string, open bool) {
+			go d.refusedNavigation(uri, open)
+		},
+		Dropped: func(uri string) {
+			d.log.Warn("dropped a call from a page that is not the app's", "page", redact.URL(uri))
+		},
+		Terminated: func(reason string) {
+			go d.webProcessDied(wctx, reason)
+		},
+	})
+	if err != nil {
+		d.log.Error("the window's page cannot be guarded; closing", "err", err)
+		runtime.Quit(wctx)
+		return
+	}
+	d.guard.mu.Lock()
+	d.guard.g = g
+	d.guard.watch = webview.NewWatcher(nil)
+	d.guard.mu.Unlock()
+}
+
+// refusedNavigation hands a web page the user clicked to the browser;
+// anything else the window was asked to show is only logged.
+func (d *Desktop) refusedNavigation(uri string, open bool) {
+	if !open {
+		d.log.Warn("the window refused to leave the app's page", "to", redact.URL(uri))
+		return
+	}
+	d.host.openURL(uri)
+}
+
+// webProcessDied reloads the app's page after its web process died, or,
+// when it died again within a minute, shuts the agent down (its session
+// lock released, its kernel stopped), says so and quits.
+func (d *Desktop) webProcessDied(wctx context.Context, reason string) {
+	d.guard.mu.Lock()
+	g, w := d.guard.g, d.guard.watch
+	d.guard.mu.Unlock()
+	if g == nil {
+		return
+	}
+	switch w.Died() {
+	case webview.Reload:
+		d.log.Warn("the window's web process "+reason+"; reloading the page", "reason", reason)
+		d.guard.mu.Lock()
+		d.guard.resend = true
+		d.guard.mu.Unlock()
+		g.Reload()
+	case webview.GiveUp:
+		d.log.Error("the window's web process "+reason+" again within a minute; stopping", "reason", reason)
+		d.shutdown()
+		_, _ = runtime.MessageDialog(wctx, runtime.MessageDialogOptions{
+			Type:  runtime.ErrorDialog,
+			Title: AppName,
+			Message: "The window's page stopped twice within a minute (its web process " + reason + "). " +
+				"The conversation is saved and its kernel stopped. Quit, and open freeact again to carry on.",
+			Buttons:       []string{"Quit"},
+			DefaultButton: "Quit",
+		})
+		runtime.Quit(wctx)
+	}
+}
+
+// domReady sends a page reloaded after its web process died the
+// conversation it showed: the history, then the requests still waiting
+// for an answer.
+func (d *Desktop) domReady() {
+	d.guard.mu.Lock()
+	resend := d.guard.resend
+	d.guard.resend = false
+	d.guard.mu.Unlock()
+	if !resend {
+		return
+	}
+	if ws, err := d.current(); err == nil {
+		ws.resend()
+	}
+}
+
+// resend sends the conversation again to a new page: the agent's
+// history, or the session file's while the agent starts, then the
+// pending requests.
+func (ws *workspace) resend() {
+	ws.mu.Lock()
+	a, sid := ws.agent, ws.session
+	pending := make([]string, 0, len(ws.pending))
+	for id := range ws.pending {
+		pending = append(pending, id)
+	}
+	reqs := make(map[string]any, len(ws.pending))
+	for id, r := range ws.pending {
+		reqs[id] = r
+	}
+	ws.mu.Unlock()
+	if a == nil {
+		ws.show(sid)
+	} else {
+		ws.push(queued{raw: resetEvent})
+		for _, ev := range agentHistory(a, ws.cfg) {
+			ws.push(queued{raw: ev})
+		}
+	}
+	sort.Slice(pending, func(i, j int) bool { return reqNum(pending[i]) < reqNum(pending[j]) })
+	for _, id := range pending {
+		if ev, ok := reqs[id].(agent.Event); ok {
+			ws.push(queued{ev: ev, requestID: id})
+		}
+	}
+}
+
+// reqNum is the number of a request id ("r12": 12).
+func reqNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "r"))
+	return n
+}
