@@ -1,12 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/freeact/desktop/agent"
@@ -42,8 +46,13 @@ func (d *Desktop) guardWindow(wctx context.Context) {
 		Refused: func(uri string, open bool) {
 			go d.refusedNavigation(uri, open)
 		},
+		Capability: d.capability,
 		Dropped: func(uri string) {
 			d.log.Warn("dropped a call from a page that is not the app's", "page", redact.URL(uri))
+		},
+		RefusedCall: func(callbackID string, err error) {
+			d.log.Warn("refused a call of the window's page", "err", err)
+			go answerRefused(wctx, callbackID, err)
 		},
 		Terminated: func(reason string) {
 			go d.webProcessDied(wctx, reason)
@@ -59,6 +68,60 @@ func (d *Desktop) guardWindow(wctx context.Context) {
 	d.guard.watch = webview.NewWatcher(nil)
 	d.guard.mu.Unlock()
 }
+
+// answerRefused rejects the promise of a call the guard refused, with
+// the reason, through Wails' runtime (the callback the call waits on).
+func answerRefused(wctx context.Context, callbackID string, err error) {
+	if callbackID == "" {
+		return
+	}
+	msg, _ := json.Marshal(map[string]string{"callbackid": callbackID, "error": err.Error()})
+	arg, _ := json.Marshal(string(msg))
+	runtime.WindowExecJS(wctx, "window.wails && window.wails.Callback("+string(arg)+");")
+}
+
+// capabilityPage puts the window's capability into the app's index.html
+// (webview.InjectCapability): only the app's own page holds it, and
+// every call must carry it (webview.CheckCall).
+func capabilityPage(capability string) assetserver.Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || (r.URL.Path != "/" && r.URL.Path != "/index.html") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := &pageRecorder{header: http.Header{}, code: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			body := rec.body.Bytes()
+			if rec.code == http.StatusOK {
+				page, err := webview.InjectCapability(body, capability)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				body = page
+				rec.header.Del("Content-Length")
+				rec.header.Set("Cache-Control", "no-store")
+			}
+			for k, v := range rec.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.code)
+			_, _ = w.Write(body)
+		})
+	}
+}
+
+// pageRecorder keeps a response to change it.
+type pageRecorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (p *pageRecorder) Header() http.Header         { return p.header }
+func (p *pageRecorder) Write(b []byte) (int, error) { return p.body.Write(b) }
+func (p *pageRecorder) WriteHeader(code int)        { p.code = code }
 
 // refusedNavigation hands a web page the user clicked to the browser;
 // anything else the window was asked to show is only logged.

@@ -10,9 +10,15 @@ type Config struct {
 	// Refused is told of a navigation refused; open says the user
 	// clicked a link to a web page, which belongs in the browser.
 	Refused func(uri string, open bool)
+	// Capability is what every call of a bound method must carry
+	// (CheckCall); "" refuses every call.
+	Capability string
 	// Dropped is told of a script message dropped because the page
 	// shown, uri, is not the app's.
 	Dropped func(uri string)
+	// RefusedCall is told of a call of the app's page refused by
+	// CheckCall: its callback id (to answer it with err) and why.
+	RefusedCall func(callbackID string, err error)
 	// Terminated is told that the web process ended, and why.
 	Terminated func(reason string)
 }

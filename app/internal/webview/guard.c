@@ -3,7 +3,7 @@
 #include "guard.h"
 
 extern int guardDecide(uintptr_t h, char *uri, int kind, int gesture);
-extern int guardMessage(uintptr_t h, char *uri);
+extern int guardMessage(uintptr_t h, char *uri, char *message);
 extern void guardTerminated(uintptr_t h, int reason);
 extern void guardAttached(uintptr_t h, char *uri, char *err);
 
@@ -54,11 +54,16 @@ static gboolean on_decide(WebKitWebView *v, WebKitPolicyDecision *d, WebKitPolic
 
 // on_message runs instead of Wails' handlers (blocked): it lets them see
 // the message, by emitting it again with them unblocked, only while the
-// web view shows the app's origin.
+// web view shows the app's origin and, for a call, when it carries the
+// capability.
 static void on_message(WebKitUserContentManager *cm, WebKitJavascriptResult *res, gpointer data) {
 	guard *g = data;
 	const gchar *uri = webkit_web_view_get_uri(g->view);
-	if (!guardMessage(g->h, (char *)(uri ? uri : ""))) return;
+	JSCValue *value = webkit_javascript_result_get_js_value(res);
+	char *message = jsc_value_is_string(value) ? jsc_value_to_string(value) : NULL;
+	int ok = guardMessage(g->h, (char *)(uri ? uri : ""), message ? message : "");
+	g_free(message);
+	if (!ok) return;
 	g_signal_handler_block(cm, g->own);
 	for (guint i = 0; i < g->wails->len; i++) g_signal_handler_unblock(cm, g_array_index(g->wails, gulong, i));
 	g_signal_emit(cm, g->message, g->external, res);

@@ -89,16 +89,22 @@ func guardDecide(h C.uintptr_t, uri *C.char, kind, gesture C.int) C.int {
 }
 
 //export guardMessage
-func guardMessage(h C.uintptr_t, uri *C.char) C.int {
+func guardMessage(h C.uintptr_t, uri, message *C.char) C.int {
 	g := guardOf(h)
 	u := C.GoString(uri)
-	if Same(g.Origin(), u) {
-		return 1
+	if !Same(g.Origin(), u) {
+		if g.cfg.Dropped != nil {
+			g.cfg.Dropped(u)
+		}
+		return 0
 	}
-	if g.cfg.Dropped != nil {
-		g.cfg.Dropped(u)
+	if id, err := CheckCall(C.GoString(message), g.cfg.Capability); err != nil {
+		if g.cfg.RefusedCall != nil {
+			g.cfg.RefusedCall(id, err)
+		}
+		return 0
 	}
-	return 0
+	return 1
 }
 
 //export guardTerminated
