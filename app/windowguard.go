@@ -153,14 +153,8 @@ func (d *Desktop) webProcessDied(wctx context.Context, reason string) {
 	case webview.GiveUp:
 		d.log.Error("the window's web process "+reason+" again within a minute; stopping", "reason", reason)
 		d.shutdown()
-		_, _ = runtime.MessageDialog(wctx, runtime.MessageDialogOptions{
-			Type:  runtime.ErrorDialog,
-			Title: AppName,
-			Message: "The window's page stopped twice within a minute (its web process " + reason + "). " +
-				"The conversation is saved and its kernel stopped. Quit, and open freeact again to carry on.",
-			Buttons:       []string{"Quit"},
-			DefaultButton: "Quit",
-		})
+		g.Say(AppName, "The window's page stopped twice within a minute (its web process "+reason+"). "+
+			"The conversation is saved and its kernel stopped. Quit, and open freeact again to carry on.")
 		runtime.Quit(wctx)
 	}
 }

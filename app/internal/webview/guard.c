@@ -127,3 +127,41 @@ static gboolean reload(gpointer data) {
 }
 
 void guard_reload(guard *g) { g_idle_add(reload, g); }
+
+typedef struct {
+	guard *g;
+	gchar *title;
+	gchar *message;
+} saying;
+
+extern void guardSaid(uintptr_t h);
+
+// say shows message in a modal dialog over the app's window whose one
+// button is Quit, and tells Go when it is closed.
+static gboolean say(gpointer data) {
+	saying *s = data;
+	GtkWindow *parent = NULL;
+	if (s->g->view != NULL) {
+		GtkWidget *top = gtk_widget_get_toplevel(GTK_WIDGET(s->g->view));
+		if (GTK_IS_WINDOW(top)) parent = GTK_WINDOW(top);
+	}
+	GtkWidget *d = gtk_message_dialog_new(parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_ERROR,
+	                                      GTK_BUTTONS_NONE, "%s", s->message);
+	gtk_window_set_title(GTK_WINDOW(d), s->title);
+	gtk_dialog_add_button(GTK_DIALOG(d), "_Quit", GTK_RESPONSE_CLOSE);
+	gtk_dialog_run(GTK_DIALOG(d));
+	gtk_widget_destroy(d);
+	guardSaid(s->g->h);
+	g_free(s->title);
+	g_free(s->message);
+	g_free(s);
+	return G_SOURCE_REMOVE;
+}
+
+void guard_say(guard *g, const char *title, const char *message) {
+	saying *s = g_new0(saying, 1);
+	s->g = g;
+	s->title = g_strdup(title);
+	s->message = g_strdup(message);
+	g_idle_add(say, s);
+}

@@ -5,6 +5,7 @@ package webview
 /*
 #cgo linux,!webkit2_41 pkg-config: gtk+-3.0 webkit2gtk-4.0
 #cgo linux,webkit2_41 pkg-config: gtk+-3.0 webkit2gtk-4.1
+#include <stdlib.h>
 #include "guard.h"
 */
 import "C"
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"runtime/cgo"
 	"sync"
+	"unsafe"
 )
 
 // Guard is the wrapper around the window's web view.
@@ -24,13 +26,14 @@ type Guard struct {
 	mu       sync.Mutex
 	origin   string
 	attached chan error
+	said     chan struct{}
 }
 
 // Attach wraps the web view of the app's window (made by Wails before
 // OnStartup runs) on the GTK main thread and waits until it is wrapped.
 // Call it once, from OnStartup.
 func Attach(cfg Config) (*Guard, error) {
-	g := &Guard{cfg: cfg, origin: cfg.Origin, attached: make(chan error, 1)}
+	g := &Guard{cfg: cfg, origin: cfg.Origin, attached: make(chan error, 1), said: make(chan struct{}, 1)}
 	g.handle = cgo.NewHandle(g)
 	g.g = C.guard_new(C.uintptr_t(g.handle))
 	C.guard_attach(g.g)
@@ -43,6 +46,19 @@ func Attach(cfg Config) (*Guard, error) {
 // Reload loads the app's page again (in a new web process after one
 // died).
 func (g *Guard) Reload() { C.guard_reload(g.g) }
+
+// Say shows message in a dialog over the window whose one button is
+// Quit, and returns when it is closed.
+func (g *Guard) Say(title, message string) {
+	t, m := C.CString(title), C.CString(message)
+	defer C.free(unsafe.Pointer(t))
+	defer C.free(unsafe.Pointer(m))
+	C.guard_say(g.g, t, m)
+	<-g.said
+}
+
+//export guardSaid
+func guardSaid(h C.uintptr_t) { guardOf(h).said <- struct{}{} }
 
 // Origin is the app's origin the guard allows.
 func (g *Guard) Origin() string {

@@ -15,5 +15,8 @@ func Attach(Config) (*Guard, error) {
 // Reload does nothing here.
 func (g *Guard) Reload() {}
 
+// Say does nothing here.
+func (g *Guard) Say(title, message string) {}
+
 // Origin is "" here.
 func (g *Guard) Origin() string { return "" }
