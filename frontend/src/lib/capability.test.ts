@@ -11,9 +11,10 @@ describe('carryCapability', () => {
     const invoke = (w as unknown as { WailsInvoke: (m: string) => void }).WailsInvoke;
     invoke('C' + JSON.stringify({ name: 'app.Desktop.RunCell', args: ['x'], callbackID: 'cb-1' }));
     invoke('EE{"name":"x"}');
-    expect(JSON.parse(sent[0].slice(1))).toEqual({ name: 'app.Desktop.RunCell', args: ['x'], callbackID: 'cb-1', capability: 'tok123' });
-    expect(sent[0][0]).toBe('C');
-    expect(sent[1]).toBe('EE{"name":"x"}');
+    const [call, event] = sent as [string, string];
+    expect(JSON.parse(call.slice(1))).toEqual({ name: 'app.Desktop.RunCell', args: ['x'], callbackID: 'cb-1', capability: 'tok123' });
+    expect(call[0]).toBe('C');
+    expect(event).toBe('EE{"name":"x"}');
   });
 
   it('leaves WailsInvoke alone where the page holds no capability', () => {

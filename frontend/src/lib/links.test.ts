@@ -35,7 +35,7 @@ describe('guardLinks', () => {
     const open = vi.fn();
     off = guardLinks(window, open);
     document.body.innerHTML = '<div class="markdown"><a href="file:///etc/passwd"><em>x</em></a><a href="http://a.example/">y</a></div>';
-    const [file, web] = document.querySelectorAll('a');
+    const [file, web] = [...document.querySelectorAll('a')] as [HTMLAnchorElement, HTMLAnchorElement];
     expect(fire(file.querySelector('em') as Element, 'click').defaultPrevented).toBe(true);
     expect(fire(web, 'auxclick', 1).defaultPrevented).toBe(true);
     expect(open.mock.calls).toEqual([['file:///etc/passwd'], ['http://a.example/']]);
