@@ -27,9 +27,17 @@ const appOrigin = "wails://wails"
 // what a death of the web process calls for.
 type windowGuard struct {
 	mu     sync.Mutex
-	g      *webview.Guard
+	view   guardedView // nil: no window guarded
 	watch  *webview.Watcher
-	resend bool // the page is being reloaded: send it the conversation
+	quit   func() // closes the window
+	resend bool   // the page is being reloaded: send it the conversation
+}
+
+// guardedView is what a dead web process needs of the wrapped web view
+// (*webview.Guard; tests replace it).
+type guardedView interface {
+	Reload()
+	Say(title, message string)
 }
 
 // guardWindow wraps the window's web view (app/internal/webview): the
@@ -55,7 +63,7 @@ func (d *Desktop) guardWindow(wctx context.Context) {
 			go answerRefused(wctx, callbackID, err)
 		},
 		Terminated: func(reason string) {
-			go d.webProcessDied(wctx, reason)
+			go d.webProcessDied(reason)
 		},
 	})
 	if err != nil {
@@ -64,8 +72,9 @@ func (d *Desktop) guardWindow(wctx context.Context) {
 		return
 	}
 	d.guard.mu.Lock()
-	d.guard.g = g
+	d.guard.view = g
 	d.guard.watch = webview.NewWatcher(nil)
+	d.guard.quit = func() { runtime.Quit(wctx) }
 	d.guard.mu.Unlock()
 }
 
@@ -136,9 +145,9 @@ func (d *Desktop) refusedNavigation(uri string, open bool) {
 // webProcessDied reloads the app's page after its web process died, or,
 // when it died again within a minute, shuts the agent down (its session
 // lock released, its kernel stopped), says so and quits.
-func (d *Desktop) webProcessDied(wctx context.Context, reason string) {
+func (d *Desktop) webProcessDied(reason string) {
 	d.guard.mu.Lock()
-	g, w := d.guard.g, d.guard.watch
+	g, w, quit := d.guard.view, d.guard.watch, d.guard.quit
 	d.guard.mu.Unlock()
 	if g == nil {
 		return
@@ -155,7 +164,7 @@ func (d *Desktop) webProcessDied(wctx context.Context, reason string) {
 		d.shutdown()
 		g.Say(AppName, "The window's page stopped twice within a minute (its web process "+reason+"). "+
 			"The conversation is saved and its kernel stopped. Quit, and open freeact again to carry on.")
-		runtime.Quit(wctx)
+		quit()
 	}
 }
 
