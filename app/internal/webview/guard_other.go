@@ -1,15 +1,17 @@
-//go:build !linux || !cgo
+//go:build !linux || !cgo || !(desktop || dev)
 
 package webview
 
 import "errors"
 
-// Guard is the wrapper around the window's web view (Linux only).
+// Guard is the wrapper around the window's web view (the desktop and
+// dev builds on Linux only).
 type Guard struct{}
 
-// Attach is not available here: the desktop window is Linux only.
+// Attach is not available here: the window is guarded in the desktop
+// and dev builds on Linux (with cgo), the only ones that open it.
 func Attach(Config) (*Guard, error) {
-	return nil, errors.New("guard the window's page: only on Linux")
+	return nil, errors.New("guard the window's page: only in the desktop build on Linux")
 }
 
 // Reload does nothing here.
