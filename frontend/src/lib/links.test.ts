@@ -52,6 +52,17 @@ describe('guardLinks', () => {
     expect(seenPrevented).toBe(true);
   });
 
+  it('lets a link to a fragment of the page scroll, and opens nothing for it', () => {
+    const open = vi.fn();
+    off = guardLinks(window, open);
+    document.body.innerHTML = '<a href="#fn-1">1</a><a href="#fn-2" target="_blank">2</a><p id="fn-1">note</p>';
+    const [plain, blank] = [...document.querySelectorAll('a')] as [HTMLAnchorElement, HTMLAnchorElement];
+    expect(fire(plain, 'click').defaultPrevented).toBe(false);
+    expect(fire(blank, 'click').defaultPrevented).toBe(true);
+    expect(fire(plain, 'auxclick', 1).defaultPrevented).toBe(true);
+    expect(open).toHaveBeenCalledTimes(2);
+  });
+
   it('leaves clicks that are not on links alone', () => {
     const open = vi.fn();
     off = guardLinks(window, open);

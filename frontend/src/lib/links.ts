@@ -15,18 +15,24 @@ export function guardLinks(win: Window, open: (url: string) => void): () => void
     const target = e.target as Element | null;
     const a = target?.closest?.('a[href], area[href]') as HTMLAnchorElement | HTMLAreaElement | null;
     if (!a) return;
+    // A fragment of this page (a footnote) only scrolls, in this window.
+    if ((a.getAttribute('href') ?? '').startsWith('#') && !a.hasAttribute('target') && e.type === 'click') return;
     e.preventDefault();
     if (e.type === 'auxclick' && e.button !== 1) return;
-    const raw = a.getAttribute('href') ?? '';
-    // A fragment of this page (a footnote) moves nowhere that matters.
-    if (raw.startsWith('#')) return;
     open(a.href);
   }
   doc.addEventListener('click', onClick, true);
   doc.addEventListener('auxclick', onClick, true);
   const original = win.open;
   win.open = (url?: string | URL) => {
-    if (url !== undefined && url !== '') open(new URL(String(url), doc.baseURI).href);
+    if (url === undefined || url === '') return null;
+    let href: string;
+    try {
+      href = new URL(String(url), doc.baseURI).href;
+    } catch {
+      return null; // not an address
+    }
+    open(href);
     return null;
   };
   return () => {
