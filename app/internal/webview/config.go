@@ -22,16 +22,3 @@ type Config struct {
 	// Terminated is told that the web process ended, and why.
 	Terminated func(reason string)
 }
-
-// terminationReason names WebKit's WebKitWebProcessTerminationReason.
-func terminationReason(r int) string {
-	switch r {
-	case 0:
-		return "crashed"
-	case 1:
-		return "ran out of memory"
-	case 2:
-		return "was ended by the app"
-	}
-	return "ended"
-}

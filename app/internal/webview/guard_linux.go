@@ -130,3 +130,16 @@ func guardTerminated(h C.uintptr_t, reason C.int) {
 		g.cfg.Terminated(terminationReason(int(reason)))
 	}
 }
+
+// terminationReason names WebKit's WebKitWebProcessTerminationReason.
+func terminationReason(r int) string {
+	switch r {
+	case 0:
+		return "crashed"
+	case 1:
+		return "ran out of memory"
+	case 2:
+		return "was ended by the app"
+	}
+	return "ended"
+}
