@@ -178,6 +178,7 @@ JOURNEY_TEST = rt=$$(mktemp -d); trap 'rm -rf "$$rt"' EXIT; \
 	XDG_RUNTIME_DIR=$$rt dbus-run-session -- $(XVFB) $(GO) test -tags journey
 
 test-journey: $(BIN) $(FAKEMODEL) ## the production app driven by xdotool under Xvfb (journey/)
+	$(XVFB) $(GO) test -race -count=1 -tags desktop$(webkit_tags) ./app/internal/webview/...
 	$(JOURNEY_TEST) -count=1 -timeout 30m ./journey/
 
 test-smoke: $(BIN) ## open the production binary under Xvfb and screenshot it

@@ -17,6 +17,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/app/internal/webview"
 )
 
 // Names of the events the window receives with runtime.EventsOn.
@@ -57,6 +58,11 @@ type Desktop struct {
 	// mcp shows MCP sign-ins and forms as cards (mcpUser).
 	mcpOnce sync.Once
 	mcp     *mcpUser
+
+	// guard wraps the window's web view (windowguard.go); capability is
+	// what every call of its page must carry.
+	guard      windowGuard
+	capability string
 }
 
 // Message is what every event to the window carries: a sequence number
@@ -195,6 +201,9 @@ func RunDesktop(ctx context.Context, b Build, workspace string) error {
 	}
 	d := NewDesktop(b)
 	d.launch = workspace
+	if d.capability, err = webview.NewCapability(nil); err != nil {
+		return err
+	}
 	wh := d.host.(*wailsHost)
 	err = wails.Run(&options.App{
 		Title:            AppName,
@@ -203,15 +212,19 @@ func RunDesktop(ctx context.Context, b Build, workspace string) error {
 		MinWidth:         640,
 		MinHeight:        480,
 		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 249, A: 255},
-		AssetServer:      &assetserver.Options{Assets: assets},
+		AssetServer:      &assetserver.Options{Assets: assets, Middleware: capabilityPage(d.capability)},
 		OnStartup: func(wctx context.Context) {
 			wh.set(wctx)
+			if !generatingBindings {
+				d.guardWindow(wctx)
+			}
 			// Ctrl-C or SIGTERM in the launching terminal closes the window.
 			go func() {
 				<-ctx.Done()
 				runtime.Quit(wctx)
 			}()
 		},
+		OnDomReady: func(context.Context) { d.domReady() },
 		OnShutdown: func(context.Context) { d.shutdown() },
 		DragAndDrop: &options.DragAndDrop{
 			// The web view must stay a GTK drop target: Wails reads the

@@ -6,6 +6,7 @@ import * as Runtime from '../wailsjs/runtime/runtime';
 import type { agent, app, bounds, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
+import { carryCapability } from './capability';
 import type { MCPRequest } from './stores/mcp.svelte';
 
 // Plain data shapes of what the bindings return (the JSON of the Go types;
@@ -243,6 +244,9 @@ export function toError(e: unknown): Error {
   if (typeof e === 'string') return new Error(e);
   return new Error(`unexpected error from the backend: ${JSON.stringify(e)}`);
 }
+
+// Every call carries the window's capability (lib/capability.ts).
+carryCapability(window, document);
 
 function connected(): boolean {
   const w = window as unknown as { go?: { app?: { Desktop?: unknown } } };
