@@ -51,7 +51,7 @@ func TestFromXDG(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFromXDG$")
-			cmd.Env = append([]string{childEnv + "=1", "HOME=" + home, "PATH=" + os.Getenv("PATH")}, tc.env...)
+			cmd.Env = append([]string{childEnv + "=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + os.TempDir()}, tc.env...)
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("child: %v\n%s", err, out)
