@@ -1,0 +1,40 @@
+//go:build !unix
+
+package kernel
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// Without Unix process groups (Windows) a local server is one process:
+// stopping it ends that process alone (its kernels exit when they see it
+// gone, JPY_PARENT_PID), and an interrupt is the kernel's interrupt_request
+// message on the control channel instead of SIGINT.
+const signalsGroups = false
+
+var errNoGroups = errors.New("process groups need a Unix system")
+
+func serverProcAttr() *syscall.SysProcAttr { return nil }
+
+func termGroup(int) error { return errNoGroups }
+
+func killGroup(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+func interruptGroup(int) error { return errNoGroups }
+
+// locksDirs: without flock a state directory cannot be locked, so none
+// counts as left behind (removeStale keeps them all: a known leak on
+// Windows until it gets a lock of its own).
+const locksDirs = false
+
+// lockDir opens the directory without a lock; the open handle keeps
+// Windows from deleting it while the server runs.
+func lockDir(path string) (*os.File, error) { return os.Open(path) }
