@@ -116,7 +116,8 @@ package: deps-build build ## build a .deb into dist/
 # one before. Only a suite that leaves the CPUs mostly free, or whose tests
 # pass under load, goes beside another: test-frontend (its own files) beside
 # the fast Go tier, and test-package (debootstrap, apt, dpkg: I/O) beside
-# the journeys. test-go and the journeys each have the machine alone. The
+# the journeys, niced (the first suite of a step has the CPUs first).
+# test-go and the journeys have no CPU-heavy suite beside them. The
 # production binary is built once ("build") before the suites that run it
 # (smoke, journeys, package); smoke goes first, as the quick check that it
 # opens at all. Each suite's log is in test-output/logs/, and the end

@@ -9,7 +9,9 @@
 # (its other suites finish first). Side by side only goes a suite that
 # leaves the CPUs mostly free (test-package: debootstrap, apt, dpkg) or
 # one whose tests pass on a loaded machine, with nothing written that the
-# other reads. Each suite's output goes to test-output/logs/SUITE.log:
+# other reads. The first suite of a step has the CPUs first: the others run
+# under nice -n 10, so the suite that measures time (the journeys) is not
+# slowed by the one beside it. Each suite's output goes to test-output/logs/SUITE.log:
 # streamed as it comes when it runs alone, prefixed with "[SUITE] " when
 # it runs beside another, and printed whole when it fails.
 #
@@ -25,13 +27,16 @@ mkdir -p "$logs"
 names=() secs=() results=()
 declare -A shared=()
 
-# run SUITE PREFIX: make SUITE into its log, and its time and exit status
-# into SUITE.time (it may run in a subshell).
+# run SUITE PREFIX [NICE]: make SUITE into its log (under NICE, e.g.
+# "nice -n 10"), and its time and exit status into SUITE.time (it may run
+# in a subshell).
 run() {
 	local suite=$1 prefix=$2 start status
+	local -a nice
+	read -r -a nice <<<"${3:-}"
 	start=$(date +%s)
 	if [[ -n $prefix ]]; then
-		"$make" --no-print-directory "$suite" </dev/null 2>&1 | tee "$logs/$suite.log" | sed -u "s/^/[$suite] /"
+		"${nice[@]}" "$make" --no-print-directory "$suite" </dev/null 2>&1 | tee "$logs/$suite.log" | sed -u "s/^/[$suite] /"
 	else
 		"$make" --no-print-directory "$suite" </dev/null 2>&1 | tee "$logs/$suite.log"
 	fi
@@ -65,11 +70,12 @@ for step in "$@"; do
 		run "${suites[0]}" ""
 	else
 		echo "==> side by side: ${suites[*]} (logs in $logs/)"
-		pids=()
+		pids=() nice=""
 		for s in "${suites[@]}"; do
 			shared[$s]=1
-			run "$s" yes &
+			run "$s" yes "$nice" &
 			pids+=($!)
+			nice="nice -n 10"
 		done
 		for p in "${pids[@]}"; do wait "$p"; done
 	fi
