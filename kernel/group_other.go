@@ -10,10 +10,9 @@ import (
 
 // Without Unix process groups (Windows) a local server is one process:
 // stopping it ends that process alone (its kernels exit when they see it
-// gone, JPY_PARENT_PID), and an interrupt is the kernel's interrupt_request
-// message on the control channel instead of SIGINT.
-const signalsGroups = false
-
+// gone, JPY_PARENT_PID). A kernel whose spec asks for interrupts by
+// signal cannot be interrupted: ipykernel there watches a Win32 event
+// instead (JPY_INTERRUPT_EVENT), which this package does not create yet.
 var errNoGroups = errors.New("process groups need a Unix system")
 
 func serverProcAttr() *syscall.SysProcAttr { return nil }
@@ -28,7 +27,10 @@ func killGroup(pid int) error {
 	return p.Kill()
 }
 
-func interruptGroup(int) error { return errNoGroups }
+func interruptGroup(int) error {
+	return errors.New("interrupting a local kernel needs a Unix system (SIGINT to its process group); " +
+		"on this system stop the cell by restarting the kernel")
+}
 
 // locksDirs: without flock a state directory cannot be locked, so none
 // counts as left behind (removeStale keeps them all: a known leak on

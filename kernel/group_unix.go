@@ -7,10 +7,6 @@ import (
 	"syscall"
 )
 
-// signalsGroups: a local server and kernel run in process groups of their
-// own, signalled as a whole (an interrupt is SIGINT to the kernel's group).
-const signalsGroups = true
-
 // termGroup asks the process group led by pid to stop (SIGTERM).
 func termGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGTERM) }
 

@@ -509,10 +509,11 @@ func (c *conn) sendLocal(m *message) error {
 }
 
 // interruptLocal interrupts the kernel as its spec says: SIGINT to its
-// process group, or an interrupt_request on the control channel (always
-// where there are no process groups).
+// process group, or an interrupt_request on the control channel. Without
+// process groups (Windows) a signal-mode kernel cannot be interrupted yet:
+// interruptGroup says so.
 func (c *conn) interruptLocal(ctx context.Context) error {
-	if pid := c.z.proc.cmd.Process.Pid; c.z.interrupt != "message" && signalsGroups && pid > 0 {
+	if pid := c.z.proc.cmd.Process.Pid; c.z.interrupt != "message" && pid > 0 {
 		if err := interruptGroup(pid); err != nil {
 			return fmt.Errorf("interrupt kernel: %w", err)
 		}
