@@ -9,11 +9,12 @@
 # (its other suites finish first). Side by side only goes a suite that
 # leaves the CPUs mostly free (test-package: debootstrap, apt, dpkg) or
 # one whose tests pass on a loaded machine, with nothing written that the
-# other reads. The first suite of a step has the CPUs first: the others run
-# under nice -n 10, so the suite that measures time (the journeys) is not
-# slowed by the one beside it. Each suite's output goes to test-output/logs/SUITE.log:
-# streamed as it comes when it runs alone, prefixed with "[SUITE] " when
-# it runs beside another, and printed whole when it fails.
+# other reads. The first suite of a step has the CPUs first: the others
+# run under nice -n 10, so the suite that waits on timeouts (the journeys)
+# is not slowed by the one beside it. Each suite's output goes to
+# test-output/logs/SUITE.log: streamed as it comes when it runs alone,
+# prefixed with "[SUITE] " when it runs beside another, and printed whole
+# when such a suite fails.
 #
 # MAKE is the make to call (the Makefile passes $(MAKE)).
 set -uo pipefail
