@@ -111,24 +111,42 @@ package: deps-build build ## build a .deb into dist/
 # ---------------------------------------------------------------- test
 
 .PHONY: test lint check-bindings test-short test-go test-stress test-crash test-frontend test-e2e test-smoke test-package
-test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite
-	$(MAKE) lint
-	$(MAKE) test-short
-	$(MAKE) test-go
-	$(MAKE) test-mcp-conformance
-	$(MAKE) test-frontend
-	$(MAKE) test-e2e
-	$(MAKE) test-journey
-	$(MAKE) test-smoke
-	$(MAKE) test-package
-	@echo "make test: all suites passed"
+# make test runs the suites in these steps (scripts/test-suites.sh): a
+# step's suites, joined by +, run side by side, and each step waits for the
+# one before. Only a suite that leaves the CPUs mostly free, or whose tests
+# pass under load, goes beside another: test-frontend (its own files) beside
+# the fast Go tier, and test-package (debootstrap, apt, dpkg: I/O) beside
+# the journeys, niced (the first suite of a step has the CPUs first).
+# test-go and the journeys have no CPU-heavy suite beside them. The
+# production binary is built once ("build") before the suites that run it
+# (smoke, journeys, package); smoke goes first, as the quick check that it
+# opens at all. Each suite's log is in test-output/logs/, and the end
+# prints each suite's wall time.
+TEST_STEPS ?= lint test-short+test-frontend test-go test-mcp-conformance test-e2e \
+	build test-smoke test-journey+test-package
+test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite (side by side where they allow; times at the end)
+	@MAKE="$(MAKE)" scripts/test-suites.sh $(TEST_STEPS)
 
 lint: $(STATICCHECK) $(WAILS) $(NPM_STAMP) ## gofmt, go vet, staticcheck, bindings, commit subjects
 	scripts/check-commits.sh
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	$(MAKE) check-cross
 	$(MAKE) check-bindings
+
+# The core (agent, kernel, internal) builds and passes go vet, tests
+# included, for Windows and macOS too: cross-compiled without cgo. app/
+# and main need Wails's cgo web view for the target, so they are left out.
+CROSS_PACKAGES := ./agent/... ./kernel/... ./internal/...
+CROSS_TARGETS  := windows/amd64 darwin/arm64
+.PHONY: check-cross
+check-cross: ## go vet of the core cross-compiled for windows/amd64 and darwin/arm64
+	@for t in $(CROSS_TARGETS); do \
+		echo "go vet $(CROSS_PACKAGES) for $$t"; \
+		CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet $(CROSS_PACKAGES) || \
+			{ echo "the core does not build for $$t: put platform code in _unix.go/_other.go files (docs/architecture.md)"; exit 1; }; \
+	done
 
 check-bindings: $(WAILS)
 	@$(WAILS) generate module >/dev/null

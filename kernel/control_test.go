@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -211,7 +210,7 @@ func TestKernelDeath(t *testing.T) {
 			var err error
 			if c.kill {
 				done := startCell(t, ctx, k, c.code, "started")
-				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				if err := signal(pid, sigKill); err != nil {
 					t.Fatal(err)
 				}
 				o := testenv.Receive(t, done, time.Minute, "the end of the cell whose kernel was killed")
@@ -259,7 +258,7 @@ func TestServerKilledMidCell(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := startCell(t, ctx, k, "import time; print('started', flush=True); time.sleep(30)", "started")
-	if err := syscall.Kill(-spid, syscall.SIGKILL); err != nil {
+	if err := signal(-spid, sigKill); err != nil {
 		t.Fatal(err)
 	}
 	if err := testenv.Receive(t, done, time.Minute, "the end of the cell whose server was killed").err; !errors.Is(err, ErrConnectionLost) {

@@ -355,6 +355,16 @@ func addStrings(list any, add ...string) []string {
 // Ubuntu.
 const sandboxInstallHint = "install them with: sudo apt-get install bubblewrap socat ripgrep && npm install -g @anthropic-ai/sandbox-runtime"
 
+// sandboxSupported says why sandbox mode cannot run on the system goos:
+// srt confines the kernel with bubblewrap, which is Linux's alone here.
+func sandboxSupported(goos string) error {
+	if goos == "linux" {
+		return nil
+	}
+	return fmt.Errorf("the sandbox needs Linux (bubblewrap), and this is %s: "+
+		"set \"sandbox\": false in .freeact/agent.json to run without it", goos)
+}
+
 // prepareSandbox checks that the sandbox can run and writes its files. It
 // runs a trivial command under srt with the effective settings, so a missing
 // tool, disabled user namespaces or a broken settings file are reported here,
@@ -363,8 +373,8 @@ const sandboxInstallHint = "install them with: sudo apt-get install bubblewrap s
 func prepareSandbox(ctx context.Context, opts *ServerOptions) (sandboxPaths, error) {
 	sb := opts.Sandbox
 	p := newSandboxPaths(opts.Dir)
-	if runtime.GOOS != "linux" {
-		return p, fmt.Errorf("sandbox mode runs on Linux only here (this is %s)", runtime.GOOS)
+	if err := sandboxSupported(runtime.GOOS); err != nil {
+		return p, err
 	}
 	if sb.Workspace == "" {
 		sb.Workspace = opts.Root

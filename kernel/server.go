@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/freeact/desktop/internal/appdirs"
@@ -679,15 +678,17 @@ func (p *process) start() error {
 	return <-errc
 }
 
-// kill stops the process group: SIGTERM, then SIGKILL.
+// kill stops the process group: SIGTERM, then SIGKILL (the process alone
+// where there are no process groups).
 func (p *process) kill() {
 	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(3 * time.Second):
+	if termGroup(pgid) == nil {
+		select {
+		case <-p.exited:
+		case <-time.After(3 * time.Second):
+		}
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = killGroup(pgid)
 	<-p.exited
 }
 

@@ -267,14 +267,14 @@ func TestRemoteServer(t *testing.T) {
 		"--certfile="+certFile, "--keyfile="+keyFile, "--ServerApp.root_dir="+home)
 	cmd.Env = append(os.Environ(), "HOME="+home, "JUPYTER_CONFIG_DIR="+home+"/.jupyter",
 		"JUPYTER_DATA_DIR="+home+"/.local/share/jupyter", "JUPYTER_RUNTIME_DIR="+home+"/runtime")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroupAttr()
 	logf, _ := os.Create(filepath.Join(home, "server.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		signal(-cmd.Process.Pid, sigKill)
 		cmd.Wait()
 	})
 	url := fmt.Sprintf("https://127.0.0.1:%d/", port)

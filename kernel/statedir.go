@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -46,24 +45,13 @@ func newStateDir(base string) (*stateDir, error) {
 	return &stateDir{path: path, lock: lock}, nil
 }
 
-// lockDir takes an exclusive lock on the directory; it fails when another
-// process holds one.
-func lockDir(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // removeStale deletes private directories that no process holds and that
 // nothing has changed for a while. Errors are ignored: a directory that
 // cannot be removed now is tried again at the next start.
 func removeStale(base string) {
+	if !locksDirs {
+		return
+	}
 	entries, err := os.ReadDir(base)
 	if err != nil {
 		return

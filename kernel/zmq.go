@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -510,10 +509,12 @@ func (c *conn) sendLocal(m *message) error {
 }
 
 // interruptLocal interrupts the kernel as its spec says: SIGINT to its
-// process group, or an interrupt_request on the control channel.
+// process group, or an interrupt_request on the control channel. Without
+// process groups (Windows) a signal-mode kernel cannot be interrupted yet:
+// interruptGroup says so.
 func (c *conn) interruptLocal(ctx context.Context) error {
 	if pid := c.z.proc.cmd.Process.Pid; c.z.interrupt != "message" && pid > 0 {
-		if err := syscall.Kill(-c.z.proc.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		if err := interruptGroup(pid); err != nil {
 			return fmt.Errorf("interrupt kernel: %w", err)
 		}
 		return nil

@@ -85,7 +85,7 @@ func TestHeartbeatNoticesHungKernel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	done := startCell(t, ctx, k, "import time; print('started', flush=True); time.sleep(60)", "started")
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if err := signal(pid, sigStop); err != nil {
 		t.Fatal(err)
 	}
 	err := testenv.Receive(t, done, time.Minute, "the end of the cell whose kernel hung").err
@@ -154,8 +154,8 @@ func TestStopped(t *testing.T) {
 	for _, step := range []struct {
 		sig  syscall.Signal
 		want bool
-	}{{syscall.SIGSTOP, true}, {syscall.SIGCONT, false}} {
-		if err := syscall.Kill(pid, step.sig); err != nil {
+	}{{sigStop, true}, {sigCont, false}} {
+		if err := signal(pid, step.sig); err != nil {
 			t.Fatal(err)
 		}
 		testenv.Eventually(t, 10*time.Second, func() error {

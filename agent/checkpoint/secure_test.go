@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/freeact/desktop/internal/beneath"
 )
 
@@ -116,7 +114,7 @@ func TestRevertSwapRace(t *testing.T) {
 	}
 	defer root.Close()
 	a, b := filepath.Join(ws, "cfg"), filepath.Join(ws, "swap")
-	flip := func() error { return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE) }
+	flip := func() error { return exchange(a, b) }
 	if err := flip(); err != nil {
 		t.Skipf("no RENAME_EXCHANGE here: %v", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -182,7 +181,7 @@ func pidOf(t *testing.T, m *mcp.Manager) int {
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
 	testenv.Eventually(t, time.Minute, func() error {
-		if syscall.Kill(pid, 0) == nil {
+		if exists(pid) {
 			return fmt.Errorf("%s (pid %d) still exists", what, pid)
 		}
 		return nil

@@ -170,7 +170,7 @@ func TestSwapRace(t *testing.T) {
 	}
 	defer r.Close()
 	a, b := filepath.Join(ws, "cfg"), filepath.Join(ws, "swap")
-	flip := func() error { return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE) }
+	flip := func() error { return exchange(a, b) }
 	if err := flip(); errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
 		// No exchange here: swap by two renames.
 		flip = func() error {

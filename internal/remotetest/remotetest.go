@@ -7,9 +7,9 @@
 // folder of the test's machine, the local workspace's parent, is covered
 // by an empty tmpfs: the server cannot see the local workspace at all.
 //
-// It needs root (useradd, unshare, mount, setpriv); elsewhere the tests
-// skip, and fail under CI=true, as testenv.Missing does. It also has the
-// TCP proxy with which tests cut the connection for a moment.
+// It needs Linux and root (useradd, unshare, mount, setpriv); elsewhere
+// the tests skip, and fail under CI=true, as testenv.Missing does. It also
+// has the TCP proxy with which tests cut the connection for a moment.
 package remotetest
 
 import (
@@ -32,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -232,7 +231,7 @@ func (s *Server) start(py string) (started bool) {
 	cmdline = append(cmdline, args...)
 	cmd := exec.Command("unshare", cmdline...)
 	cmd.Dir = s.Root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = serverProcAttr()
 	log, err := os.OpenFile(filepath.Join(s.Dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +314,7 @@ func (s *Server) Kill() {
 	if cmd == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(cmd.Process.Pid)
 	s.killRest()
 }
 
@@ -344,7 +343,7 @@ func (s *Server) killRest() {
 	testenv.Eventually(s.t, time.Minute, func() error {
 		pids := s.Processes()
 		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			kill(pid)
 		}
 		if len(pids) > 0 {
 			return fmt.Errorf("%s processes still running after SIGKILL: %v", s.Kind, pids)
