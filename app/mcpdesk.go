@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent"
@@ -131,6 +133,25 @@ func (u *mcpUser) take(id string) (*mcpPending, bool) {
 	return p, ok
 }
 
+// open returns the cards still waiting for the user, in the order they
+// were shown (a reloaded page shows them again).
+func (u *mcpUser) open() []MCPRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make([]MCPRequest, 0, len(u.pending))
+	for _, p := range u.pending {
+		out = append(out, p.req)
+	}
+	sort.Slice(out, func(i, j int) bool { return cardNum(out[i].ID) < cardNum(out[j].ID) })
+	return out
+}
+
+// cardNum is the number of a card id ("m3": 3).
+func cardNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "m"))
+	return n
+}
+
 // signingIn reports whether a sign-in to server is under way.
 func (u *mcpUser) signingIn(server string) bool {
 	u.mu.Lock()
@@ -159,8 +180,11 @@ func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 	// opened the page.
 	u.d.send(EventMCP, p.req)
 	if _, err := (opener.Opener{}).OpenURL(ctx, authURL); err != nil && ctx.Err() == nil {
+		u.mu.Lock()
 		p.req.Message = "The browser was not opened (" + err.Error() + "): copy the link into one if you trust it."
-		u.d.send(EventMCP, p.req)
+		req := p.req
+		u.mu.Unlock()
+		u.d.send(EventMCP, req)
 	}
 	context.AfterFunc(ctx, func() {
 		u.take(id)
