@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/app/internal/webview"
@@ -228,5 +229,79 @@ turns:
 	}
 	if _, authz := auth.Counts(); authz != 1 {
 		t.Errorf("the server authorized %d times, want once", authz)
+	}
+}
+
+// A reloaded page gets the MCP wait bar while the model call waits for
+// its servers, and not once the wait is over: a bar whose Skip no longer
+// does anything is not an open question.
+func TestReloadedPageGetsTheMCPWaitOnlyWhileItLasts(t *testing.T) {
+	d, h, dir := testDesktop(t)
+	if _, err := d.OpenWorkspace(dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(t, KernelReady)
+	ws, err := d.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := agent.Meta{AgentID: agent.MainAgent}
+	step := make(chan struct{})
+	events := func(yield func(agent.Event) bool) {
+		if !yield(&agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}}) {
+			return
+		}
+		<-step
+		if !yield(&agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, Done: true}) {
+			return
+		}
+		<-step
+	}
+	tr := &turn{done: make(chan struct{})}
+	go ws.run(tr, events)
+	defer func() { close(step); <-tr.done }()
+	wait, _ := h.waitEvent(t, "MCPWaiting", 0)
+
+	// resent returns the MCPWaiting events a reload sends.
+	resent := func(marker string) []map[string]any {
+		t.Helper()
+		h.mu.Lock()
+		from := len(h.events)
+		h.mu.Unlock()
+		ws.resend()
+		ws.push(queued{raw: mustJSON(map[string]string{"type": marker})})
+		_, end := h.waitEvent(t, marker, from)
+		var out []map[string]any
+		for at := from; at < end; at++ {
+			h.mu.Lock()
+			raw := h.events[at]
+			h.mu.Unlock()
+			var m map[string]any
+			_ = json.Unmarshal(raw, &m)
+			if m["type"] == "MCPWaiting" {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	if got := resent("Marker1"); len(got) != 1 || got[0]["request_id"] != wait["request_id"] || got[0]["done"] == true {
+		t.Errorf("while the call waits, the reloaded page got %v, want the wait %v", got, wait["request_id"])
+	}
+	step <- struct{}{}
+	h.waitEvent(t, "MCPWaiting", 0) // the first
+	testenv.Eventually(t, 30*time.Second, func() error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, raw := range h.events {
+			var m map[string]any
+			_ = json.Unmarshal(raw, &m)
+			if m["type"] == "MCPWaiting" && m["done"] == true {
+				return nil
+			}
+		}
+		return errors.New("the wait did not end")
+	})
+	if got := resent("Marker2"); len(got) != 0 {
+		t.Errorf("after the wait ended, the reloaded page got %v, want no wait", got)
 	}
 }
