@@ -133,17 +133,21 @@ func (u *mcpUser) take(id string) (*mcpPending, bool) {
 	return p, ok
 }
 
-// open returns the cards still waiting for the user, in the order they
-// were shown (a reloaded page shows them again).
-func (u *mcpUser) open() []MCPRequest {
+// resend sends the cards still waiting for the user again, in the order
+// they were shown (a reloaded page shows them again). They are sent
+// under the lock that ends a card (take) so that no card's end is sent
+// before its resent "waiting".
+func (u *mcpUser) resend() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	out := make([]MCPRequest, 0, len(u.pending))
+	open := make([]MCPRequest, 0, len(u.pending))
 	for _, p := range u.pending {
-		out = append(out, p.req)
+		open = append(open, p.req)
 	}
-	sort.Slice(out, func(i, j int) bool { return cardNum(out[i].ID) < cardNum(out[j].ID) })
-	return out
+	sort.Slice(open, func(i, j int) bool { return cardNum(open[i].ID) < cardNum(open[j].ID) })
+	for _, r := range open {
+		u.d.send(EventMCP, r)
+	}
 }
 
 // cardNum is the number of a card id ("m3": 3).

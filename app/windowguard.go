@@ -225,9 +225,7 @@ func (ws *workspace) resend() {
 			ws.push(queued{ev: ev, requestID: id})
 		}
 	}
-	for _, card := range ws.d.mcpUser().open() {
-		ws.d.send(EventMCP, card)
-	}
+	ws.d.mcpUser().resend()
 	// The status as it is now (the replay offer is the agent's).
 	ws.updateStatus(func(last KernelStatus) (KernelStatus, bool) { return last, true })
 }

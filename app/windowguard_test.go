@@ -199,6 +199,7 @@ turns:
 	}
 	h.mu.Lock()
 	cards, statuses := len(h.mcp), len(h.status)
+	before := h.status[statuses-1]
 	h.mu.Unlock()
 	d.domReady() // the reloaded page
 	for _, want := range []MCPRequest{form, signIn} {
@@ -212,6 +213,9 @@ turns:
 		defer h.mu.Unlock()
 		if len(h.status) == statuses {
 			return errors.New("no kernel status sent to the reloaded page")
+		}
+		if got := h.status[statuses]; got.State != before.State || got.SessionID != before.SessionID || got.Message != before.Message {
+			t.Errorf("the reloaded page got the status %+v, want %+v", got, before)
 		}
 		return nil
 	})
