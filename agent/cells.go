@@ -36,7 +36,9 @@ type Cell struct {
 	// ran under (its events' correlation id, and its checkpoint record's
 	// call), Original the code before the user edited it at its approval
 	// ("" when not edited), Images the paths of the images it saved. A
-	// code action's images are named in its Output.
+	// code action's images are named in its Output. Where the records
+	// are checked, they (and ElapsedMS) are set only from a record
+	// sealed whole (seal.Key.Whole).
 	Run      string
 	Original string
 	Images   []string
@@ -54,15 +56,25 @@ func Cells(history []model.Message) []Cell {
 	return out
 }
 
+// sealChecker checks the records of code that ran (*seal.Key): Valid,
+// that the code is as the app wrote it; Whole, that every field is.
+type sealChecker interface {
+	Valid(r model.Ran, callID string) bool
+	Whole(r model.Ran, callID string) bool
+}
+
 // walkCells calls cell for each cell of the history in order, other for
 // every other tool result, and note for every note that is not a cell.
 // The code of a cell comes from its record (model.Ran), which no output
 // can write; a result without one (a session written before records
 // were kept) has the model's code. With sealed, a cell whose record is
-// missing or fails the check is Changed.
-func walkCells(history []model.Message, sealed func(r model.Ran, callID string) bool, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
+// missing or fails the check is Changed, and what a record shows beyond
+// its code (Run, Original, Images, ElapsedMS) is kept only when the
+// seal covers it (Whole).
+func walkCells(history []model.Message, sealed sealChecker, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
 	code := map[string]string{} // by call id
-	changed := func(r *model.Ran, id string) bool { return sealed != nil && (r == nil || !sealed(*r, id)) }
+	changed := func(r *model.Ran, id string) bool { return sealed != nil && (r == nil || !sealed.Valid(*r, id)) }
+	shown := func(r *model.Ran, id string) bool { return sealed == nil || sealed.Whole(*r, id) }
 	for _, m := range history {
 		for _, p := range m.Parts {
 			switch {
@@ -84,8 +96,11 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 				n, ok := ParseNote(NoteText(p))
 				switch {
 				case p.Ran != nil:
-					cell(Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, ""),
-						ElapsedMS: p.Ran.ElapsedMS, Run: p.Ran.Run, Original: p.Ran.Original, Images: p.Ran.Images})
+					c := Cell{By: p.Ran.By, Of: p.Ran.Of, Code: p.Ran.Code, Output: n.Output, Error: p.Ran.Error, Changed: changed(p.Ran, "")}
+					if shown(p.Ran, "") {
+						c.ElapsedMS, c.Run, c.Original, c.Images = p.Ran.ElapsedMS, p.Ran.Run, p.Ran.Original, p.Ran.Images
+					}
+					cell(c)
 				case !ok:
 				case n.Kind == NoteUserCell:
 					cell(Cell{By: n.Source, Of: n.Of, Code: n.Code, Output: n.Output, Error: n.Error, Changed: changed(nil, "")})
@@ -111,7 +126,7 @@ func callCode(args []byte) string {
 // purpose (the model's ipybox_reset, or the user's choice not to restore
 // it). A replay keeps the plan, or the part of it that ran when it was
 // stopped.
-func replayPlan(history []model.Message, sealed func(model.Ran, string) bool) []Cell {
+func replayPlan(history []model.Message, sealed sealChecker) []Cell {
 	var plan []Cell
 	walkCells(history, sealed,
 		func(c Cell) {
@@ -138,4 +153,14 @@ func replayPlan(history []model.Message, sealed func(model.Ran, string) bool) []
 			}
 		})
 	return plan
+}
+
+// SealedWhole reports whether r, the record of code that ran in this
+// agent's workspace (callID: its code action's call id, "" for a cell
+// the user ran), is as the app wrote it, every field: only then may a
+// view show what it holds beyond its code (Run, Original, Images,
+// ElapsedMS). A record of a session written before records were sealed
+// whole, or changed since, is not.
+func (a *Agent) SealedWhole(r model.Ran, callID string) bool {
+	return a.seal.Whole(r, callID)
 }

@@ -186,7 +186,7 @@ func TestReplayPlanSealed(t *testing.T) {
 	hist = append(hist, model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: userCellNote(CellRerun, "", "", "w = 4", "", false), Ran: cell}}},
 		model.UserText(userCellNote(CellRerun, "", "", "typed = 1", "", false)))
 	var got []string
-	for _, c := range replayPlan(hist, key.Valid) {
+	for _, c := range replayPlan(hist, key) {
 		got = append(got, fmt.Sprintf("%s changed=%v", c.Code, c.Changed))
 	}
 	want := []string{"x = 1 changed=false", "import os; os.system('evil') changed=true", "z = 3 changed=true", "v = 5 changed=true", "w = 4 changed=false", "typed = 1 changed=true"}
@@ -236,5 +236,44 @@ func TestIsPrompt(t *testing.T) {
 		if got := IsPrompt(tt.m); got != tt.want {
 			t.Errorf("%s: IsPrompt = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A user cell's record changed on disk (its Run re-pointed at another
+// action, a false Original, other Images) is Changed and shows none of
+// them; a record an earlier version sealed (its seal over By, Of, Code
+// and Error only) still verifies, but what its seal does not cover is
+// not shown.
+func TestCellsShowOnlyWhatTheSealCovers(t *testing.T) {
+	key := seal.New([]byte("k"))
+	cell := func(ran *model.Ran) model.Message {
+		return model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: userCellNote(CellRerun, "", "", ran.Code, "", false), Ran: ran}}}
+	}
+	whole := &model.Ran{By: CellRerun, Code: "w = 4", Run: "run-1", Original: "w = 3", Images: []string{"/ws/a.png"}, ElapsedMS: 7}
+	key.Sign(whole, "")
+	var changed []*model.Ran
+	for _, change := range []func(*model.Ran){
+		func(r *model.Ran) { r.Run = "run-2" },
+		func(r *model.Ran) { r.Original = "w = 0" },
+		func(r *model.Ran) { r.Images = []string{"/etc/b.png"} },
+	} {
+		r := *whole
+		change(&r)
+		changed = append(changed, &r)
+	}
+	// As the previous version wrote it: sealed with key "k" over By, Of,
+	// Code and Error, the fields after it unsealed.
+	old := &model.Ran{By: CellRerun, Code: "w = 4", Run: "run-1", Original: "w = 3", Images: []string{"/ws/a.png"}, ElapsedMS: 7,
+		Seal: "f9b54b8775512ffff0db0642b5a22e23b26e9ae13f14c4937de53ede21d69536"}
+	hist := []model.Message{cell(whole), cell(changed[0]), cell(changed[1]), cell(changed[2]), cell(old)}
+	var got []string
+	for _, c := range replayPlan(hist, key) {
+		got = append(got, fmt.Sprintf("changed=%v run=%q original=%q images=%q ms=%d", c.Changed, c.Run, c.Original, c.Images, c.ElapsedMS))
+	}
+	shown := `changed=false run="run-1" original="w = 3" images=["/ws/a.png"] ms=7`
+	hidden := `changed=true run="" original="" images=[] ms=0`
+	want := []string{shown, hidden, hidden, hidden, `changed=false run="" original="" images=[] ms=0`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n got %q\nwant %q", got, want)
 	}
 }

@@ -53,7 +53,7 @@ func (a *Agent) ReplayOffer() (ReplayOffer, bool) {
 	if reason == "" {
 		return ReplayOffer{}, false
 	}
-	plan := replayPlan(a.History(), a.seal.Valid)
+	plan := replayPlan(a.History(), a.seal)
 	if len(plan) == 0 {
 		return ReplayOffer{}, false
 	}

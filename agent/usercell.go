@@ -89,9 +89,9 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		}
 		output, _ := a.offload(refusedOutput(out.Text, refused))
 		note := userCellNote(c.Source, c.Of, corr, c.Code, output, failed)
-		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
-		a.seal.Sign(ran, "")
-		ran.Run, ran.Original, ran.Images, ran.ElapsedMS = corr, original, out.Images, elapsed
+		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed,
+			Run: corr, Original: original, Images: out.Images, ElapsedMS: elapsed}
+		a.seal.Sign(ran, "") // whole: after every field is set
 		if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note, Ran: ran}}}); err != nil {
 			emit(&Failed{Meta: Meta{AgentID: a.id}, Error: redact.Text(err.Error())})
 			done.Stopped = true

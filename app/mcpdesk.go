@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent"
@@ -131,6 +133,29 @@ func (u *mcpUser) take(id string) (*mcpPending, bool) {
 	return p, ok
 }
 
+// resend sends the cards still waiting for the user again, in the order
+// they were shown (a reloaded page shows them again). They are sent
+// under the lock that ends a card (take) so that no card's end is sent
+// before its resent "waiting".
+func (u *mcpUser) resend() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	open := make([]MCPRequest, 0, len(u.pending))
+	for _, p := range u.pending {
+		open = append(open, p.req)
+	}
+	sort.Slice(open, func(i, j int) bool { return cardNum(open[i].ID) < cardNum(open[j].ID) })
+	for _, r := range open {
+		u.d.send(EventMCP, r)
+	}
+}
+
+// cardNum is the number of a card id ("m3": 3).
+func cardNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "m"))
+	return n
+}
+
 // signingIn reports whether a sign-in to server is under way.
 func (u *mcpUser) signingIn(server string) bool {
 	u.mu.Lock()
@@ -159,8 +184,11 @@ func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 	// opened the page.
 	u.d.send(EventMCP, p.req)
 	if _, err := (opener.Opener{}).OpenURL(ctx, authURL); err != nil && ctx.Err() == nil {
+		u.mu.Lock()
 		p.req.Message = "The browser was not opened (" + err.Error() + "): copy the link into one if you trust it."
-		u.d.send(EventMCP, p.req)
+		req := p.req
+		u.mu.Unlock()
+		u.d.send(EventMCP, req)
 	}
 	context.AfterFunc(ctx, func() {
 		u.take(id)

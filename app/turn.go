@@ -168,6 +168,10 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 		case *agent.MCPWaiting:
 			if !e.Done {
 				q.requestID = ws.requestID(ev)
+			} else {
+				// The wait is over: nothing asks for a Skip any more (a
+				// reloaded page gets no wait bar).
+				ws.dropPending(func(r any) bool { _, ok := r.(*agent.MCPWaiting); return ok })
 			}
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {

@@ -98,7 +98,10 @@ type historyExtras struct {
 	// failed are the "Compact now"s that failed, with their paid calls.
 	failed  []agent.FailedCompaction
 	changes map[string]*agent.FilesChanged
-	usage   *agent.SessionUsage
+	// sealed says whether a record of code that ran is whole as the app
+	// wrote it (Agent.SealedWhole); nil (no agent yet): none is.
+	sealed func(r model.Ran, callID string) bool
+	usage  *agent.SessionUsage
 	// price gives a call's cost (nil: unknown, as without it).
 	price func(modelName string, u model.Usage) *float64
 }
@@ -125,6 +128,7 @@ func agentHistory(a *agent.Agent, cfg *config.Config) []json.RawMessage {
 	x := extrasOf(cfg)
 	x.compactions, x.failed, x.usage, x.price = a.Compactions(), a.FailedCompactions(), a.SessionUsage(), a.CostOf
 	x.changes = map[string]*agent.FilesChanged{}
+	x.sealed = a.SealedWhole
 	if store := a.Checkpoints(); store != nil {
 		if rs, err := store.Records(); err == nil {
 			reverted := checkpoint.RevertedBy(rs)
@@ -250,7 +254,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 					}
 				case n.Kind == agent.NoteUserCell:
 					runs++
-					notes = append(notes, userCellEvents(n, p.Ran, fmt.Sprintf("history-run-%d", runs), x.changes)...)
+					notes = append(notes, userCellEvents(n, p.Ran, x.sealed, fmt.Sprintf("history-run-%d", runs), x.changes)...)
 				case n.Kind == agent.NoteKernelState:
 					notes = append(notes, marshalEvent(&agent.KernelStateNote{Meta: main, Event: n.Event, Text: n.Text}))
 				case n.Kind == agent.NoteNotebook:
@@ -304,13 +308,21 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 // its images and time, and the files it changed (Review, Revert). All
 // but the output come from the cell's record (ran), never from its note's
 // text, which holds the cell's output; a session of an earlier version
-// without them shows the code and output under the id fallback.
-func userCellEvents(n agent.Note, ran *model.Ran, fallback string, changes map[string]*agent.FilesChanged) []json.RawMessage {
+// without them shows the code and output under the id fallback. What the
+// record holds beyond the code (its run, and with it the files and their
+// Review/Revert, the original, the images, the time) shows only when
+// sealed (the agent's seal check; nil: none) says the record is whole:
+// a session file changed on disk cannot re-point a cell at another
+// action's checkpoint record.
+func userCellEvents(n agent.Note, ran *model.Ran, sealed func(model.Ran, string) bool, fallback string, changes map[string]*agent.FilesChanged) []json.RawMessage {
 	code, failed, corr := n.Code, n.Error, fallback
 	out := &agent.CodeExecutionOutput{Text: n.Output}
 	original := ""
 	if ran != nil {
-		code, failed, original = ran.Code, ran.Error, ran.Original
+		code, failed = ran.Code, ran.Error
+	}
+	if ran != nil && sealed != nil && sealed(*ran, "") {
+		original = ran.Original
 		out.Images, out.ElapsedMS = ran.Images, ran.ElapsedMS
 		if ran.Run != "" {
 			corr = ran.Run

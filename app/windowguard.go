@@ -173,8 +173,7 @@ func (d *Desktop) webProcessDied(reason string) {
 }
 
 // domReady sends a page reloaded after its web process died the
-// conversation it showed: the history, then the requests still waiting
-// for an answer.
+// conversation it showed and every question still open (ws.resend).
 func (d *Desktop) domReady() {
 	d.guard.mu.Lock()
 	resend := d.guard.resend
@@ -188,9 +187,18 @@ func (d *Desktop) domReady() {
 	}
 }
 
-// resend sends the conversation again to a new page: the agent's
-// history, or the session file's while the agent starts, then the
-// pending requests.
+// resend sends a new page what the old one showed: the agent's history
+// (or the session file's while the agent starts), then everything still
+// open. What the window can answer lives in one of three places, and
+// each is sent whole:
+//   - ws.pending: the agent's requests (approvals, input, the budget
+//     question, the MCP wait bar), in the order they came;
+//   - the MCP cards (mcpUser.pending): sign-ins and forms still waiting;
+//   - the kernel status: the replay offer, the interrupted revert, the
+//     MCP servers that failed.
+//
+// A new kind of question registers in one of them, and comes back with
+// a reloaded page without a case of its own here.
 func (ws *workspace) resend() {
 	ws.mu.Lock()
 	a, sid := ws.agent, ws.session
@@ -217,6 +225,9 @@ func (ws *workspace) resend() {
 			ws.push(queued{ev: ev, requestID: id})
 		}
 	}
+	ws.d.mcpUser().resend()
+	// The status as it is now (the replay offer is the agent's).
+	ws.updateStatus(func(last KernelStatus) (KernelStatus, bool) { return last, true })
 }
 
 // reqNum is the number of a request id ("r12": 12).

@@ -613,6 +613,18 @@ func (ws *workspace) requestID(req any) string {
 	return id
 }
 
+// dropPending forgets the pending requests over says yes to: nothing
+// waits for their answer any more.
+func (ws *workspace) dropPending(over func(req any) bool) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for id, r := range ws.pending {
+		if over(r) {
+			delete(ws.pending, id)
+		}
+	}
+}
+
 // take removes and returns a pending request.
 func (ws *workspace) take(id string) (any, bool) {
 	ws.mu.Lock()

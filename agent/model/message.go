@@ -79,15 +79,16 @@ type Ran struct {
 	Code string `json:"code"`
 	// Error: it raised, was rejected or interrupted.
 	Error bool `json:"error,omitempty"`
-	// Seal is a MAC over the record under a key of the workspace kept
-	// outside it (agent/seal): a record changed outside the app no longer
-	// matches it.
+	// Seal is a MAC over the whole record (every field but Seal) under a
+	// key of the workspace kept outside it (agent/seal): a record changed
+	// outside the app no longer matches it. A seal of a session written
+	// before ("" or without the "v2:" prefix) covers By, Of, Code and
+	// Error only.
 	Seal string `json:"seal,omitempty"`
 
 	// What a cell the user ran showed, so that a resumed session shows it
 	// again (the model's code actions keep theirs in FunctionResponse).
-	// They are not sealed: they show what ran, they do not choose what a
-	// replay runs.
+	// They are shown only from a record whose seal covers them.
 	//
 	// Run is the id the cell ran under: its events' correlation id and
 	// its checkpoint record's call, which holds the files it changed.

@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -71,9 +73,28 @@ func Load(dir, ws string) (*Key, error) {
 // New returns a key of the given bytes (tests).
 func New(k []byte) *Key { return &Key{k: k} }
 
-func (k *Key) mac(r model.Ran, callID string) string {
+// v2 marks a seal over the whole record (mac2). A seal without it (of
+// a session written before) covers only By, Of, Code and Error (mac1).
+const v2 = "v2:"
+
+// mac1 is the first seal: who ran the code, of what, the code and
+// whether it failed.
+func (k *Key) mac1(r model.Ran, callID string) string {
+	return k.sum("freeact-ran-1", callID, r.By, r.Of, r.Code, fmt.Sprint(r.Error))
+}
+
+// mac2 covers every field of the record but its seal, each in order and
+// length-prefixed (the images with their count), so that no two records
+// encode alike.
+func (k *Key) mac2(r model.Ran, callID string) string {
+	f := []string{"freeact-ran-2", callID, r.By, r.Of, r.Code, fmt.Sprint(r.Error), r.Run, r.Original,
+		strconv.FormatInt(r.ElapsedMS, 10), strconv.Itoa(len(r.Images))}
+	return v2 + k.sum(append(f, r.Images...)...)
+}
+
+func (k *Key) sum(fields ...string) string {
 	h := hmac.New(sha256.New, k.k)
-	for _, f := range []string{"freeact-ran-1", callID, r.By, r.Of, r.Code, fmt.Sprint(r.Error)} {
+	for _, f := range fields {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
 		h.Write(n[:])
@@ -82,20 +103,34 @@ func (k *Key) mac(r model.Ran, callID string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Sign sets r's seal; callID is the code action's call id ("" for a cell
-// the user ran).
+// Sign seals r whole (every field but Seal): set them all first. callID
+// is the code action's call id ("" for a cell the user ran).
 func (k *Key) Sign(r *model.Ran, callID string) {
 	if k == nil {
 		return
 	}
-	r.Seal = k.mac(*r, callID)
+	r.Seal = k.mac2(*r, callID)
 }
 
-// Valid reports whether r is the record the app wrote under this key. A
-// nil key trusts nothing.
+// Valid reports whether r's code is as the app wrote it: its seal is
+// this key's over the whole record, or, for a record of a session
+// written before records were sealed whole, over By, Of, Code and Error.
+// A nil key trusts nothing.
 func (k *Key) Valid(r model.Ran, callID string) bool {
 	if k == nil || r.Seal == "" {
 		return false
 	}
-	return hmac.Equal([]byte(r.Seal), []byte(k.mac(r, callID)))
+	want := k.mac1(r, callID)
+	if strings.HasPrefix(r.Seal, v2) {
+		want = k.mac2(r, callID)
+	}
+	return hmac.Equal([]byte(r.Seal), []byte(want))
+}
+
+// Whole reports whether every field of r is as the app wrote it: only
+// then may what r shows beyond its code (Run, Original, Images,
+// ElapsedMS) be shown. A record sealed before records were sealed whole
+// is not. A nil key trusts nothing.
+func (k *Key) Whole(r model.Ran, callID string) bool {
+	return strings.HasPrefix(r.Seal, v2) && k.Valid(r, callID)
 }

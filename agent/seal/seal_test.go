@@ -71,3 +71,67 @@ func errString(errs ...error) string {
 	}
 	return ""
 }
+
+// The seal covers every field of the record: changing any one of them
+// (Run re-pointing a cell at another action's checkpoint record, a false
+// Original, other Images) fails the check, and Whole says so.
+func TestSealCoversTheWholeRecord(t *testing.T) {
+	k := New([]byte("0123456789abcdef0123456789abcdef"))
+	r := model.Ran{By: "notebook", Of: "nb1", Code: "x = 1", Run: "run-1", Original: "x = 0",
+		Images: []string{"/ws/a.png", "/ws/b.png"}, ElapsedMS: 1500}
+	k.Sign(&r, "")
+	if !k.Valid(r, "") || !k.Whole(r, "") {
+		t.Fatal("the key does not check its own whole record")
+	}
+	for name, change := range map[string]func(*model.Ran){
+		"run":               func(r *model.Ran) { r.Run = "run-2" },
+		"original":          func(r *model.Ran) { r.Original = "import os" },
+		"original added":    func(r *model.Ran) { r.Original = ""; r.Code = "x = 0" },
+		"an image":          func(r *model.Ran) { r.Images = []string{"/ws/a.png", "/etc/c.png"} },
+		"images merged":     func(r *model.Ran) { r.Images = []string{"/ws/a.png/ws/b.png"} },
+		"an image dropped":  func(r *model.Ran) { r.Images = r.Images[:1] },
+		"elapsed":           func(r *model.Ran) { r.ElapsedMS = 2 },
+		"run into original": func(r *model.Ran) { r.Run, r.Original = "", "run-1x = 0" },
+	} {
+		changed := r
+		changed.Images = append([]string(nil), r.Images...)
+		change(&changed)
+		if k.Valid(changed, "") || k.Whole(changed, "") {
+			t.Errorf("a record with its %s changed passes", name)
+		}
+	}
+	var none *Key
+	if none.Whole(r, "") {
+		t.Error("a nil key trusts a whole record")
+	}
+}
+
+// A record sealed before records were sealed whole (its seal over By,
+// Of, Code and Error) still verifies its code, but is not whole: what it
+// shows beyond its code is not trusted.
+func TestOldSealStillVerifiesItsCode(t *testing.T) {
+	k := New([]byte("0123456789abcdef0123456789abcdef"))
+	r := model.Ran{By: "edited", Code: "x = 1"}
+	r.Seal = k.mac1(r, "c1") // as the earlier Sign wrote it
+	if !k.Valid(r, "c1") {
+		t.Error("an old record no longer verifies")
+	}
+	if k.Whole(r, "c1") {
+		t.Error("an old record is taken as sealed whole")
+	}
+	r.Run = "run-9" // not covered by the old seal
+	if k.Whole(r, "c1") {
+		t.Error("an old record with a Run added is taken as sealed whole")
+	}
+	r.Code = "x = 2"
+	if k.Valid(r, "c1") {
+		t.Error("an old record with its code changed passes")
+	}
+	// A new seal cannot be made to pass as an old one, nor the reverse.
+	r = model.Ran{By: "edited", Code: "x = 1"}
+	k.Sign(&r, "c1")
+	r.Seal = strings.TrimPrefix(r.Seal, "v2:")
+	if k.Valid(r, "c1") {
+		t.Error("a whole seal without its version passes as an old one")
+	}
+}
