@@ -43,6 +43,7 @@ type conn struct {
 	srv     *Server
 	z       *zmqKernel   // set for a kernel we launched (zmq.go); ws is nil then
 	ws      *wswire.Conn // set for a kernel behind a server
+	link    wire.Link    // z's channels or ws: what messages are sent on
 	id      string
 	session string
 	wmu     sync.Mutex
@@ -104,7 +105,7 @@ func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.ws, c.done = ws, ws.Done()
+	c.ws, c.link, c.done = ws, ws, ws.Done()
 	return c, nil
 }
 
@@ -225,10 +226,7 @@ var errTooBig = wswire.ErrTooBig
 func (c *conn) send(m *message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.z != nil {
-		return c.sendLocal(m)
-	}
-	return c.ws.Send(m)
+	return c.link.Send(m)
 }
 
 // executeSilent runs internal code (hooks, configuration) and waits for its
@@ -281,7 +279,7 @@ func (c *conn) shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
 	c.mu.Unlock()
-	_ = c.ws.Close()
+	c.ws.Close()
 	c.srv.deleteKernel(ctx, c.id)
 }
 

@@ -267,7 +267,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	z.ch = ch
+	z.ch, c.link = ch, ch
 	ready := readyWatch{iopub: make(chan struct{}, 1), shell: make(chan struct{}, 64)}
 	c.setHandler(ready)
 	ch.Start(c.dispatch)
@@ -357,11 +357,6 @@ func (c *conn) watchLocal() {
 	}
 	z.close()
 	close(z.done)
-}
-
-// sendLocal signs and sends m on its channel.
-func (c *conn) sendLocal(m *message) error {
-	return c.z.ch.Send(m)
 }
 
 // interruptLocal interrupts the kernel as its spec says: SIGINT to its

@@ -130,3 +130,14 @@ func DecodeParts(channel string, header, parent, content []byte) (*Received, err
 	}
 	return m, nil
 }
+
+// Link is a kernel's channels as a session uses them, whichever transport
+// carries them: Send puts a message on its channel (one at a time: the
+// session serialises its sends), Close ends the link. What the kernel
+// sends arrives the other way, through the callback the transport was
+// started with, one message at a time per reader. zmqwire.Channels and
+// wswire.Conn are the two.
+type Link interface {
+	Send(m *Message) error
+	Close()
+}

@@ -153,9 +153,11 @@ func (c *Conn) Restoring() <-chan struct{} {
 
 // Close closes the current websocket; the reader then stops unless it is
 // restored (which a Sink that is Closing prevents).
-func (c *Conn) Close() error {
-	return c.Socket().Close()
+func (c *Conn) Close() {
+	_ = c.Socket().Close()
 }
+
+var _ wire.Link = (*Conn)(nil)
 
 func (c *Conn) read() {
 	defer close(c.done)

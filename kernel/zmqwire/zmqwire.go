@@ -223,6 +223,8 @@ func (ch *Channels) Send(m *wire.Message) error {
 	return nil
 }
 
+var _ wire.Link = (*Channels)(nil)
+
 // Close closes the channels; their readers and Watch's heartbeat end.
 func (ch *Channels) Close() {
 	ch.cancel()
