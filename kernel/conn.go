@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -14,78 +13,21 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/freeact/desktop/kernel/wire"
+	"github.com/freeact/desktop/kernel/wswire"
 )
 
 //go:embed hooks/freeact_kernel.py
 var hookSource string
 
-// message is a Jupyter protocol message the host sends, in the websocket
-// JSON form.
-type message struct {
-	Header       header          `json:"header"`
-	ParentHeader json.RawMessage `json:"parent_header"`
-	Metadata     map[string]any  `json:"metadata"`
-	Content      json.RawMessage `json:"content"`
-	Channel      string          `json:"channel"`
-	Buffers      []any           `json:"buffers"`
-}
-
-type header struct {
-	MsgID    string `json:"msg_id"`
-	MsgType  string `json:"msg_type"`
-	Session  string `json:"session"`
-	Username string `json:"username"`
-	Date     string `json:"date"`
-	Version  string `json:"version"`
-}
-
-// received is a message from the kernel, decoded once from its websocket
-// frame: the content goes straight into the fields the host reads, so the
-// text of a stream message is unquoted once, from the frame. (Content kept
-// raw, copied, and decoded again by its reader cost twice the work: 15 ms
-// of processor time per MB of output.)
-type received struct {
-	Header       header  `json:"header"`
-	ParentHeader header  `json:"parent_header"`
-	Channel      string  `json:"channel"`
-	Content      content `json:"content"`
-}
-
-// content holds the fields of message contents the host reads; each is
-// set by the message types named beside it, and the rest of a content is
-// skipped.
-type content struct {
-	Name            string                     `json:"name"`            // stream: stdout or stderr
-	Text            string                     `json:"text"`            // stream
-	ExecutionState  string                     `json:"execution_state"` // status
-	Status          string                     `json:"status"`          // execute_reply: ok, error or aborted
-	EName           string                     `json:"ename"`           // execute_reply, error
-	EValue          string                     `json:"evalue"`          // execute_reply, error
-	Traceback       []string                   `json:"traceback"`       // execute_reply, error
-	UserExpressions map[string]expressionReply `json:"user_expressions"`
-	Data            map[string]json.RawMessage `json:"data"`     // execute_result, display_data
-	Prompt          string                     `json:"prompt"`   // input_request
-	Password        bool                       `json:"password"` // input_request
-}
-
-// decodeReceived decodes a websocket frame. A field of a type the host
-// does not expect (another message type's content may use its name) is
-// left unset, and the rest of the message is kept.
-func decodeReceived(frame []byte) (*received, error) {
-	m := new(received)
-	err := json.Unmarshal(frame, m)
-	if !wrongFieldType(err) || err != nil && m.Header.MsgType == "" {
-		return nil, err
-	}
-	return m, nil
-}
-
-// wrongFieldType reports whether err is nil or only says that a field had
-// another type than the host expects (the rest is decoded).
-func wrongFieldType(err error) bool {
-	var typeErr *json.UnmarshalTypeError
-	return err == nil || errors.As(err, &typeErr)
-}
+// The Jupyter messages as the host sends and reads them (kernel/wire).
+type (
+	message  = wire.Message
+	header   = wire.Header
+	received = wire.Received
+	content  = wire.Content
+)
 
 // handler receives what a conn reads. All methods run on the conn's reader
 // goroutine.
@@ -94,23 +36,24 @@ type handler interface {
 	onClosed(c *conn, err error)
 }
 
-// conn is one kernel (by id) and its channels websocket.
+// conn is one kernel (by id) and the session over its channels: the
+// ZeroMQ channels of a kernel we launched (z, kernel/zmqwire), or the
+// channels websocket of a kernel behind a server (ws, kernel/wswire).
 type conn struct {
 	srv     *Server
-	z       *zmqKernel // set for a kernel we launched (zmq.go); ws is nil then
+	z       *zmqKernel   // set for a kernel we launched (zmq.go); ws is nil then
+	ws      *wswire.Conn // set for a kernel behind a server
+	link    wire.Link    // z's channels or ws: what messages are sent on
 	id      string
 	session string
 	wmu     sync.Mutex
 	dmu     sync.Mutex // one message handled at a time
 
 	mu      sync.Mutex
-	ws      *websocket.Conn // replaced when a remote connection is restored
-	swapped chan struct{}   // closed when ws is replaced
-	lost    chan struct{}   // while the connection is being restored: closed when that ends
 	h       handler
 	waiters map[string]chan *received // shell replies of internal requests
 	closing bool
-	done    chan struct{}
+	done    <-chan struct{}
 	// ended says why done was closed, when known (a local kernel's death).
 	ended error
 }
@@ -157,88 +100,71 @@ func (s *Server) startConn(ctx context.Context) (*conn, error) {
 // dial opens the channels websocket of kernel id.
 func (s *Server) dial(ctx context.Context, id string) (*conn, error) {
 	session := randomHex(16)
-	ws, err := s.dialWS(ctx, id, session)
+	c := &conn{srv: s, id: id, session: session, waiters: map[string]chan *received{}}
+	ws, err := wswire.Open(ctx, s.wireOptions(), id, session, c)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{srv: s, id: id, session: session, ws: ws, swapped: make(chan struct{}), waiters: map[string]chan *received{}, done: make(chan struct{})}
-	go c.read()
-	go c.keepAlive()
+	c.ws, c.link, c.done = ws, ws, ws.Done()
 	return c, nil
 }
 
-// dialWS opens a channels websocket of kernel id for session: a server
-// that buffered the kernel's messages for the session while it had no
-// websocket replays them.
-func (s *Server) dialWS(ctx context.Context, id, session string) (*websocket.Conn, error) {
-	ep := s.ep.Load()
-	u := *ep.base
-	if u.Scheme == "https" {
-		u.Scheme = "wss"
-	} else {
-		u.Scheme = "ws"
+// wireOptions say how the server's kernel channels are reached.
+func (s *Server) wireOptions() *wswire.Options {
+	return &wswire.Options{
+		Endpoint: func() (*url.URL, http.Header) {
+			ep := s.ep.Load()
+			hdr := http.Header{}
+			ep.authorize(hdr)
+			return ep.base, hdr
+		},
+		TLS:        s.tls,
+		NetDial:    s.netDial(),
+		Redact:     s.redact,
+		MaxMessage: s.maxMessage,
+		Window:     s.window(),
+		KeepAlive:  s.remote != nil,
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/kernels/" + url.PathEscape(id) + "/channels"
-	u.RawQuery = "session_id=" + session
-	d := websocket.Dialer{
-		HandshakeTimeout: 30 * time.Second,
-		TLSClientConfig:  s.tls,
-		ReadBufferSize:   64 << 10,
-		WriteBufferSize:  64 << 10,
-		NetDialContext:   s.netDial(),
-		Subprotocols:     []string{wsProtocolV1},
+}
+
+// socket is the current websocket of a kernel behind a server.
+func (c *conn) socket() *websocket.Conn { return c.ws.Socket() }
+
+func (c *conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
+}
+
+// Deliver, Closing, Lost and Restored make c the wswire.Sink of its
+// websocket.
+
+func (c *conn) Deliver(m *received) { c.dispatch(m) }
+
+func (c *conn) Closing() bool { return c.isClosing() }
+
+func (c *conn) Lost(err error) {
+	c.mu.Lock()
+	h, closing := c.h, c.closing
+	c.mu.Unlock()
+	if h != nil && !closing {
+		h.onClosed(c, err)
 	}
-	hdr := http.Header{}
-	ep.authorize(hdr)
-	ws, resp, err := d.DialContext(ctx, u.String(), hdr)
-	if err != nil {
-		if resp != nil {
-			return nil, s.redact(&dialError{err: err, status: resp.StatusCode})
-		}
-		return nil, s.redact(fmt.Errorf("open kernel channels: %w", err))
+}
+
+func (c *conn) Restored() {
+	c.mu.Lock()
+	h := c.h
+	c.mu.Unlock()
+	if rh, ok := h.(interface{ onRestored(*conn) }); ok {
+		go rh.onRestored(c)
 	}
-	return ws, nil
 }
 
 func (c *conn) setHandler(h handler) {
 	c.mu.Lock()
 	c.h = h
 	c.mu.Unlock()
-}
-
-func (c *conn) read() {
-	defer close(c.done)
-	// One read buffer, reused: messages are decoded (and copied) before the
-	// next read. Big outputs arrive as 1 MiB stream messages (see the hooks).
-	var buf bytes.Buffer
-	for {
-		buf.Reset()
-		if buf.Cap() > 4<<20 {
-			buf = bytes.Buffer{}
-		}
-		ws := c.socket()
-		c.armDeadline(ws)
-		typ, r, err := ws.NextReader()
-		if err == nil {
-			_, err = buf.ReadFrom(r)
-		}
-		data := buf.Bytes()
-		if err != nil {
-			if c.broken(err) {
-				continue
-			}
-			return
-		}
-		decode := decodeReceived
-		if typ == websocket.BinaryMessage {
-			decode = decodeV1
-		}
-		m, err := decode(data)
-		if err != nil {
-			continue // not a protocol message; nothing to route it to
-		}
-		c.dispatch(m)
-	}
 }
 
 // dispatch routes a message from the kernel: a reply to an internal
@@ -295,44 +221,12 @@ func (c *conn) newMessage(channel, msgType string, content any, parent *header) 
 
 // errTooBig: the message is over the server's websocket message limit;
 // sending it would make the server close the connection.
-var errTooBig = errors.New("message exceeds the Jupyter server's websocket message limit")
+var errTooBig = wswire.ErrTooBig
 
 func (c *conn) send(m *message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.z != nil {
-		return c.sendLocal(m)
-	}
-	for retried := false; ; retried = true {
-		ws := c.socket()
-		typ, b, err := encodeFor(ws, m)
-		if err != nil {
-			return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
-		}
-		if int64(len(b)) > c.srv.maxMessage {
-			return fmt.Errorf("send %s of %d bytes: %w (%d bytes)", m.Header.MsgType, len(b), errTooBig, c.srv.maxMessage)
-		}
-		_ = ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
-		err = ws.WriteMessage(typ, b)
-		if err == nil {
-			return nil
-		}
-		// A broken remote connection is being restored: send on the new
-		// one once it is there.
-		if retried || !c.awaitRestore(ws) {
-			return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
-		}
-	}
-}
-
-// encodeFor frames m in the protocol the server chose for ws.
-func encodeFor(ws *websocket.Conn, m *message) (int, []byte, error) {
-	if ws.Subprotocol() == wsProtocolV1 {
-		b, err := encodeV1(m)
-		return websocket.BinaryMessage, b, err
-	}
-	b, err := json.Marshal(m)
-	return websocket.TextMessage, b, err
+	return c.link.Send(m)
 }
 
 // executeSilent runs internal code (hooks, configuration) and waits for its
@@ -340,15 +234,6 @@ func encodeFor(ws *websocket.Conn, m *message) (int, []byte, error) {
 func (c *conn) executeSilent(ctx context.Context, code string) error {
 	_, err := c.silent(ctx, code, nil)
 	return err
-}
-
-// expressionReply is the value of one user expression: its display data, or
-// the error it raised.
-type expressionReply struct {
-	Status string                     `json:"status"`
-	Data   map[string]json.RawMessage `json:"data"`
-	EName  string                     `json:"ename"`
-	EValue string                     `json:"evalue"`
 }
 
 // silent runs code as a silent execution (no output, no history, no
@@ -393,9 +278,8 @@ func (c *conn) shutdown(ctx context.Context) {
 	}
 	c.mu.Lock()
 	c.closing = true
-	ws := c.ws
 	c.mu.Unlock()
-	_ = ws.Close()
+	c.ws.Close()
 	c.srv.deleteKernel(ctx, c.id)
 }
 

@@ -1,8 +1,8 @@
 // Package kernel runs Python code in a stateful IPython kernel over the
 // Jupyter protocol. It owns the Python environment, local kernels (launched
-// directly and reached over ZeroMQ, or behind a local Jupyter server), the
-// connection to a remote server (and the files of a workspace there), the
-// websocket client and the in-kernel
+// directly and reached over ZeroMQ, kernel/zmqwire, or behind a local
+// Jupyter server), the connection to a remote server (its websocket in
+// kernel/wswire, and the files of a workspace there) and the in-kernel
 // hooks through which running code asks its caller for approvals, tool calls
 // and user input. It knows nothing about agents.
 //
@@ -16,7 +16,7 @@
 //	defer srv.Close() // shuts down every kernel (and a server process group)
 //
 // A remote server keeps its kernels through network trouble (the websocket
-// is restored to the same kernel; see reconnect.go), and its files are
+// is restored to the same kernel; see kernel/wswire), and its files are
 // reached with Files, for a workspace that lives on the server:
 //
 //	files, err := srv.OpenFiles(ctx, k, "projects/x") // made when missing

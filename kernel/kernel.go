@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freeact/desktop/kernel/wire"
 )
 
 // Host is what running code asks for. The caller of this package implements
@@ -63,11 +65,11 @@ var ErrRejected = errors.New("tool call rejected")
 
 // ErrKernelDied is returned (wrapped) by Execute when the kernel process died
 // during the execution.
-var ErrKernelDied = errors.New("the kernel died and its state was lost; the next execution starts a fresh kernel")
+var ErrKernelDied = wire.ErrKernelDied
 
 // ErrConnectionLost is returned (wrapped) by Execute when the connection to
 // the Jupyter server broke during the execution.
-var ErrConnectionLost = errors.New("lost the connection to the Jupyter server")
+var ErrConnectionLost = wire.ErrConnectionLost
 
 // KernelOptions configure one kernel.
 type KernelOptions struct {

@@ -11,7 +11,7 @@ import (
 // BenchmarkRemoteTrivialCell: the round trip of "1+1" on a warm remote
 // kernel, per server kind, on a stock server (Nagle on for the kernel
 // websocket) and on one with remotetest.NoDelay in its configuration, with
-// the client's TCP_QUICKACK (quickack_linux.go) on and off.
+// the client's TCP_QUICKACK (kernel/wswire/quickack_linux.go) on and off.
 func BenchmarkRemoteTrivialCell(b *testing.B) {
 	for _, kind := range remotetest.Kinds {
 		for _, server := range []string{"stock", "nodelay"} {

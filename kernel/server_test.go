@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/testenv"
+	"github.com/freeact/desktop/kernel/wswire"
 )
 
 // processesMentioning lists pids whose command line contains s (our server
@@ -460,6 +461,29 @@ func TestKernelCannotReadToken(t *testing.T) {
 			checkTokenHidden(t, srv, k)
 			if r := run(t, k, "import os; print(os.environ.get('JUPYTER_TOKEN', 'unset'))"); strings.TrimSpace(r.Text) != "unset" {
 				t.Errorf("JUPYTER_TOKEN in the kernel: %q", r.Text)
+			}
+		})
+	}
+}
+
+// The local servers of both test interpreters (jupyter_server 2, and
+// Debian's 1.23) speak the binary protocol with the host; the JSON form is
+// left to servers without it.
+func TestServerProtocol(t *testing.T) {
+	for name, py := range pythons(t) {
+		t.Run(name, func(t *testing.T) {
+			want := wswire.ProtocolV1
+			s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), JupyterServer: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			k := startKernel(t, s, KernelOptions{})
+			if got := k.c.socket().Subprotocol(); got != want {
+				t.Fatalf("protocol %q, want %q", got, want)
+			}
+			if got := run(t, k, "print(6 * 7)"); strings.TrimSpace(got.Text) != "42" {
+				t.Fatalf("output %q", got.Text)
 			}
 		})
 	}

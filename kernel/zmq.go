@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,18 +15,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zeromq/zmq4"
-
 	"github.com/freeact/desktop/internal/atomicfile"
-	"github.com/freeact/desktop/internal/jupyterwire"
+	"github.com/freeact/desktop/kernel/zmqwire"
 )
 
-// This file is the local transport: a kernel process we launch ourselves
-// (`python -m ipykernel_launcher -f CONNECTION_FILE`) and talk to over
-// ZeroMQ with the Jupyter wire protocol, with no Jupyter server between us
-// and it. The ZeroMQ library is the pure-Go github.com/go-zeromq/zmq4: no
-// libzmq for the package to depend on, and it has what a client needs
-// (DEALER, SUB, the tcp and ipc transports).
+// This file launches a local kernel process (`python -m ipykernel_launcher
+// -f CONNECTION_FILE`), in its sandbox when there is one, and runs a
+// session over its ZeroMQ channels (kernel/zmqwire) with no Jupyter server
+// between us and it.
 
 // kernelSpec is how a local kernel is started: its command ({connection_file}
 // stands for the connection file), the variables added to its environment
@@ -74,51 +69,19 @@ func newKernelSpec(opts ServerOptions, sandbox *sandboxPaths) kernelSpec {
 }
 
 // connectionInfo is a kernel's connection file.
-type connectionInfo struct {
-	Transport       string `json:"transport"`
-	IP              string `json:"ip"`
-	ShellPort       int    `json:"shell_port"`
-	IOPubPort       int    `json:"iopub_port"`
-	StdinPort       int    `json:"stdin_port"`
-	ControlPort     int    `json:"control_port"`
-	HBPort          int    `json:"hb_port"`
-	Key             string `json:"key"`
-	SignatureScheme string `json:"signature_scheme"`
-	KernelName      string `json:"kernel_name"`
-}
-
-// endpoint is the ZeroMQ address of port.
-func (ci *connectionInfo) endpoint(port int) string {
-	if ci.Transport == "ipc" {
-		return "ipc://" + ci.IP + "-" + strconv.Itoa(port)
-	}
-	return "tcp://" + ci.IP + ":" + strconv.Itoa(port)
-}
+type connectionInfo = zmqwire.Info
 
 // zmqKernel is a kernel process we launched and its channels.
 type zmqKernel struct {
-	signer    *jupyterwire.Signer
-	sockets   map[string]zmq4.Socket // shell, control, stdin, iopub, hb
+	ch        *zmqwire.Channels // nil until connected
 	proc      *process
 	dir       string // the kernel's private folder: connection file, sockets
 	settings  string // the kernel's own sandbox settings; "" without a sandbox
 	info      connectionInfo
-	interrupt string // the spec's interrupt mode
-	cancel    context.CancelFunc
+	interrupt string        // the spec's interrupt mode
+	done      chan struct{} // closed by watchLocal
 	closeOnce sync.Once
 }
-
-// Heartbeat: a ping every hbEvery. ipykernel answers from a thread of its
-// own that needs no interpreter lock, so a silent heartbeat means a frozen
-// process: dead when silent for hbDead while the process is stopped, or
-// for hbStarved whatever its state (a process that waits for the processor
-// on a loaded machine, niced, can miss a second of beats and is not dead).
-// A kernel whose process exits is noticed at once.
-const (
-	hbEvery   = 250 * time.Millisecond
-	hbDead    = time.Second
-	hbStarved = 5 * time.Second
-)
 
 // startLocal launches a kernel process with a new connection file and
 // connects its channels; id names it.
@@ -132,7 +95,7 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 	if err != nil {
 		return nil, fmt.Errorf("make the kernel's private folder: %w", err)
 	}
-	z := &zmqKernel{dir: dir, interrupt: s.spec.InterruptMode, sockets: map[string]zmq4.Socket{}}
+	z := &zmqKernel{dir: dir, interrupt: s.spec.InterruptMode, done: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			z.close()
@@ -143,8 +106,8 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 		// No network in the sandbox: Unix sockets, in the kernel's folder.
 		ci.Transport, ci.IP = "ipc", filepath.Join(dir, "k")
 		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
-		if len(ci.endpoint(5)) > len("ipc://")+maxSocketPath {
-			return nil, fmt.Errorf("the kernel's socket path %s is longer than %d bytes: set a shorter runtime folder (XDG_RUNTIME_DIR)", ci.endpoint(5), maxSocketPath)
+		if len(ci.Endpoint(5)) > len("ipc://")+maxSocketPath {
+			return nil, fmt.Errorf("the kernel's socket path %s is longer than %d bytes: set a shorter runtime folder (XDG_RUNTIME_DIR)", ci.Endpoint(5), maxSocketPath)
 		}
 		z.settings = filepath.Join(s.sandbox.kernels, filepath.Base(dir)+".json")
 		if err := writeKernelSettings(*s.sandbox, z.settings, dir); err != nil {
@@ -155,7 +118,6 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 	// writes them into the file (ports picked here would be free only
 	// until another process, or another kernel, took one first).
 	z.info = ci
-	z.signer = jupyterwire.NewSigner([]byte(ci.Key))
 	b, err := json.Marshal(ci)
 	if err != nil {
 		return nil, err
@@ -173,7 +135,7 @@ func (s *Server) startLocal(ctx context.Context, id string) (_ *conn, err error)
 		}
 	}
 	session := randomHex(16)
-	c := &conn{srv: s, id: id, session: session, z: z, waiters: map[string]chan *received{}, done: make(chan struct{})}
+	c := &conn{srv: s, id: id, session: session, z: z, waiters: map[string]chan *received{}, done: z.done}
 	if err := c.connectLocal(ctx); err != nil {
 		return nil, err
 	}
@@ -204,7 +166,7 @@ func (s *Server) startLocalHooked(ctx context.Context, id string) (*conn, error)
 
 // errExitedStarting is why a local kernel did not start when its process
 // exited before it answered.
-var errExitedStarting = errors.New("the kernel exited during startup")
+var errExitedStarting = zmqwire.ErrExited
 
 // startLocalRetried is startLocalHooked, tried once more when the kernel
 // died while it started (its process exited, or stopped answering while
@@ -266,18 +228,6 @@ func (s *Server) launchKernel(file, settings string) (*process, error) {
 	return p, nil
 }
 
-// channelTypes are the ZeroMQ socket types of the channels we connect.
-var channelTypes = []struct {
-	name string
-	new  func(context.Context, ...zmq4.Option) zmq4.Socket
-}{
-	{"shell", zmq4.NewDealer}, {"control", zmq4.NewDealer}, {"stdin", zmq4.NewDealer},
-	{"iopub", zmq4.NewSub},
-	// DEALER, not REQ: a missed beat must not leave the socket waiting
-	// for a reply forever (the kernel's ROUTER echoes to either).
-	{"hb", zmq4.NewDealer},
-}
-
 // boundPorts waits until the kernel started with connection file file
 // (whose ports are 0) has written the ports it bound into it, and returns
 // ci with them. The kernel rewrites the file in place: a read may find it
@@ -310,43 +260,16 @@ func boundPorts(ctx context.Context, file string, ci connectionInfo, proc *proce
 // iopub subscription in place.
 func (c *conn) connectLocal(ctx context.Context) error {
 	z := c.z
-	sctx, cancel := context.WithCancel(context.Background())
-	z.cancel = cancel
-	ports := map[string]int{"shell": z.info.ShellPort, "control": z.info.ControlPort, "stdin": z.info.StdinPort,
-		"iopub": z.info.IOPubPort, "hb": z.info.HBPort}
-	// The kernel's ROUTERs send stdin requests to the identity of the
-	// shell socket the request came from: stdin shares it.
-	id := zmq4.WithID(zmq4.SocketIdentity(c.session))
 	deadline := time.Now().Add(60 * time.Second)
-	for _, ch := range channelTypes {
-		sock := ch.new(sctx, id, zmq4.WithDialerMaxRetries(0), zmq4.WithTimeout(30*time.Second))
-		z.sockets[ch.name] = sock
-		// The kernel binds its sockets some 100 ms after it starts.
-		for delay := 2 * time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-			err := sock.Dial(z.info.endpoint(ports[ch.name]))
-			if err == nil {
-				break
-			}
-			select {
-			case <-z.proc.exited:
-				return fmt.Errorf("%w: %s", errExitedStarting, z.proc.tail(12))
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(delay):
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the kernel did not open its %s channel within 60 s: %v: %s", ch.name, err, z.proc.tail(12))
-			}
-		}
+	tail := func() string { return z.proc.tail(12) }
+	ch, err := zmqwire.Dial(ctx, z.info, c.session, z.proc.exited, deadline, tail)
+	if err != nil {
+		return err
 	}
-	if err := z.sockets["iopub"].SetOption(zmq4.OptionSubscribe, ""); err != nil {
-		return fmt.Errorf("subscribe to the kernel's iopub channel: %w", err)
-	}
+	z.ch, c.link = ch, ch
 	ready := readyWatch{iopub: make(chan struct{}, 1), shell: make(chan struct{}, 64)}
 	c.setHandler(ready)
-	for _, name := range []string{"shell", "control", "stdin", "iopub"} {
-		go c.readLocal(name)
-	}
+	ch.Start(c.dispatch)
 	go c.watchLocal()
 	// A subscription takes effect a moment after it is sent, and what the
 	// kernel publishes before is lost: ask for kernel_info until its status
@@ -371,7 +294,7 @@ func (c *conn) connectLocal(ctx context.Context) error {
 			case <-ready.shell:
 				answered++
 				if answered > 1 {
-					if err := z.sockets["iopub"].SetOption(zmq4.OptionSubscribe, ""); err != nil {
+					if err := ch.Subscribe(); err != nil {
 						return fmt.Errorf("subscribe to the kernel's iopub channel again: %w", err)
 					}
 				}
@@ -409,63 +332,18 @@ func (r readyWatch) onMessage(_ *conn, m *received) {
 
 func (r readyWatch) onClosed(*conn, error) {}
 
-// readLocal reads channel name until its socket closes.
-func (c *conn) readLocal(name string) {
-	sock := c.z.sockets[name]
-	for {
-		msg, err := sock.Recv()
-		if err != nil {
-			return // the kernel is gone or the socket closed: watchLocal reports it
-		}
-		_, parts, err := c.z.signer.Decode(msg.Frames)
-		if err != nil {
-			continue // unsigned or not a protocol message: dropped
-		}
-		m, err := decodeParts(name, parts.Header, parts.Parent, parts.Content)
-		if err != nil {
-			continue
-		}
-		c.dispatch(m)
-	}
-}
-
 // watchLocal waits for the kernel process to exit or its heartbeat to
 // stop, then reports it dead and ends the conn.
 func (c *conn) watchLocal() {
 	z := c.z
-	hb := z.sockets["hb"]
-	beats := make(chan struct{}, 1)
-	go func() {
-		for {
-			if _, err := hb.Recv(); err != nil {
-				return
-			}
-			select {
-			case beats <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	tick := time.NewTicker(hbEvery)
-	defer tick.Stop()
-	last := time.Now()
 	var cause error
-	for cause == nil {
-		select {
-		case <-z.proc.exited:
-			cause = fmt.Errorf("%w (its process exited: %s)", ErrKernelDied, z.proc.cmd.ProcessState)
-			if tail := z.proc.tail(8); tail != "" {
-				cause = fmt.Errorf("%w; it printed:\n%s", cause, tail)
-			}
-		case <-beats:
-			last = time.Now()
-		case <-tick.C:
-			if silent := time.Since(last); silent > hbStarved || silent > hbDead && stopped(z.proc.cmd.Process.Pid) {
-				cause = fmt.Errorf("%w (its heartbeat stopped for %s)", ErrKernelDied, silent.Round(100*time.Millisecond))
-				break
-			}
-			_ = hb.Send(zmq4.NewMsgString("ping"))
+	if gone, silent := z.ch.Watch(z.proc.exited, z.proc.cmd.Process.Pid); gone {
+		cause = fmt.Errorf("%w (its process exited: %s)", ErrKernelDied, z.proc.cmd.ProcessState)
+		if tail := z.proc.tail(8); tail != "" {
+			cause = fmt.Errorf("%w; it printed:\n%s", cause, tail)
 		}
+	} else {
+		cause = fmt.Errorf("%w (its heartbeat stopped for %s)", ErrKernelDied, silent.Round(100*time.Millisecond))
 	}
 	c.mu.Lock()
 	h, closing := c.h, c.closing
@@ -477,35 +355,7 @@ func (c *conn) watchLocal() {
 		h.onClosed(c, cause)
 	}
 	z.close()
-	close(c.done)
-}
-
-// stopped reports whether process pid is stopped (by a signal or a
-// tracer), as /proc says; false where there is no /proc.
-func stopped(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which may hold ") " itself.
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't')
-}
-
-// sendLocal signs and sends m on its channel.
-func (c *conn) sendLocal(m *message) error {
-	p, err := encodeParts(m)
-	if err != nil {
-		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
-	}
-	sock := c.z.sockets[m.Channel]
-	if sock == nil {
-		return fmt.Errorf("send %s: no %s channel", m.Header.MsgType, m.Channel)
-	}
-	if err := sock.SendMulti(zmq4.NewMsgFrom(c.z.signer.Encode(p)...)); err != nil {
-		return fmt.Errorf("send %s: %w", m.Header.MsgType, err)
-	}
-	return nil
+	close(z.done)
 }
 
 // interruptLocal interrupts the kernel as its spec says: SIGINT to its
@@ -557,11 +407,8 @@ func (z *zmqKernel) close() {
 		if z.proc != nil {
 			z.proc.kill()
 		}
-		if z.cancel != nil {
-			z.cancel()
-		}
-		for _, s := range z.sockets {
-			_ = s.Close()
+		if z.ch != nil {
+			z.ch.Close()
 		}
 		_ = os.RemoveAll(z.dir)
 		if z.settings != "" {

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +24,7 @@ func TestLocalKeysPrivate(t *testing.T) {
 	var kernels []*Kernel
 	for range 2 {
 		dir := t.TempDir()
-		s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir})
+		s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: dir, RuntimeDir: filepath.Join(dir, "run")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,46 +123,5 @@ func TestInterruptModes(t *testing.T) {
 				t.Fatalf("kernel unusable after the interrupt: %q", res.Text)
 			}
 		})
-	}
-}
-
-// FuzzDecodeParts: the kernel's parts of any shape decode to a message or
-// an error, never a panic; a message always has a type.
-func FuzzDecodeParts(f *testing.F) {
-	f.Add([]byte(`{"msg_id":"1","msg_type":"stream"}`), []byte(`{"msg_id":"0"}`), []byte(`{"name":"stdout","text":"hi"}`))
-	f.Add([]byte(`{"msg_type":"status"}`), []byte(`{}`), []byte(`{"execution_state":7}`))
-	f.Add([]byte(`{"msg_type":"input_request"}`), []byte(`[]`), []byte(`{"prompt":"\u001dfreeact:{}","password":"x"}`))
-	f.Fuzz(func(t *testing.T, header, parent, content []byte) {
-		m, err := decodeParts("iopub", header, parent, content)
-		if err == nil && (m.Header.MsgType == "" || m.Channel != "iopub") {
-			t.Fatalf("decoded %+v", m)
-		}
-	})
-}
-
-// TestStopped: the heartbeat's check of a process's state, on a real one.
-func TestStopped(t *testing.T) {
-	cmd := exec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	pid := cmd.Process.Pid
-	for _, step := range []struct {
-		sig  syscall.Signal
-		want bool
-	}{{sigStop, true}, {sigCont, false}} {
-		if err := signal(pid, step.sig); err != nil {
-			t.Fatal(err)
-		}
-		testenv.Eventually(t, 10*time.Second, func() error {
-			if got := stopped(pid); got != step.want {
-				return fmt.Errorf("after %v stopped is %v", step.sig, got)
-			}
-			return nil
-		})
-	}
-	if stopped(1 << 30) {
-		t.Fatal("a process that does not exist is stopped")
 	}
 }

@@ -1,12 +1,13 @@
-package kernel
+package wswire
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
-	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/kernel/wire"
+	"github.com/freeact/desktop/kernel/wire/wiretest"
 )
 
 // v1Frame frames channel and parts as jupyter_server's
@@ -47,13 +48,13 @@ func v1Parts(frame []byte) (string, [][]byte) {
 // The JSON test frames, framed as a v1 server sends them, decode to the
 // same messages.
 func TestDecodeV1(t *testing.T) {
-	for _, c := range receivedFrames {
-		if c.bad {
+	for _, c := range wiretest.Frames {
+		if c.Bad {
 			continue
 		}
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			var env map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(c.frame), &env); err != nil {
+			if err := json.Unmarshal([]byte(c.Frame), &env); err != nil {
 				t.Fatal(err)
 			}
 			var channel string
@@ -70,7 +71,7 @@ func TestDecodeV1(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := json.Marshal(m)
-			want, _ := json.Marshal(c.want)
+			want, _ := json.Marshal(c.Want)
 			if string(got) != string(want) {
 				t.Fatalf("decoded\n%s\nwant\n%s", got, want)
 			}
@@ -109,10 +110,13 @@ func TestDecodeV1Rejects(t *testing.T) {
 // What the host sends splits, as the server splits it, into the channel
 // and the four parts Jupyter signs.
 func TestEncodeV1(t *testing.T) {
-	c := &conn{session: "s"}
-	m, err := c.newMessage("stdin", "input_reply", map[string]string{"value": "é\n"}, &header{MsgID: "p", MsgType: "input_request"})
-	if err != nil {
-		t.Fatal(err)
+	m := &wire.Message{
+		Header:       wire.Header{MsgID: "m", MsgType: "input_reply", Session: "s", Username: "freeact", Date: "2025-01-01T00:00:00Z", Version: "5.3"},
+		ParentHeader: json.RawMessage(`{"msg_id": "p", "msg_type": "input_request"}`),
+		Metadata:     map[string]any{},
+		Content:      json.RawMessage(`{"value": "é\n"}`),
+		Channel:      "stdin",
+		Buffers:      []any{},
 	}
 	frame, err := encodeV1(m)
 	if err != nil {
@@ -122,7 +126,7 @@ func TestEncodeV1(t *testing.T) {
 	if channel != "stdin" || len(parts) != 4 {
 		t.Fatalf("channel %q, %d parts", channel, len(parts))
 	}
-	var hdr, parent header
+	var hdr, parent wire.Header
 	var content struct{ Value string }
 	for i, v := range []any{&hdr, &parent, &map[string]any{}, &content} {
 		if err := json.Unmarshal(parts[i], v); err != nil {
@@ -150,27 +154,4 @@ func FuzzDecodeV1(f *testing.F) {
 			t.Fatalf("channel %q (decoded %q), %d parts", channel, m.Channel, len(parts))
 		}
 	})
-}
-
-// The local servers of both test interpreters (jupyter_server 2, and
-// Debian's 1.23) speak the binary protocol with the host; the JSON form is
-// left to servers without it.
-func TestServerProtocol(t *testing.T) {
-	for name, py := range pythons(t) {
-		t.Run(name, func(t *testing.T) {
-			want := wsProtocolV1
-			s, err := StartServer(context.Background(), ServerOptions{Python: py, Dir: t.TempDir(), JupyterServer: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			k := startKernel(t, s, KernelOptions{})
-			if got := k.c.socket().Subprotocol(); got != want {
-				t.Fatalf("protocol %q, want %q", got, want)
-			}
-			if got := run(t, k, "print(6 * 7)"); strings.TrimSpace(got.Text) != "42" {
-				t.Fatalf("output %q", got.Text)
-			}
-		})
-	}
 }

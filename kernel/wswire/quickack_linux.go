@@ -1,4 +1,4 @@
-package kernel
+package wswire
 
 import (
 	"net"

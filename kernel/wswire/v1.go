@@ -1,21 +1,20 @@
-package kernel
+package wswire
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/freeact/desktop/internal/jupyterwire"
+	"github.com/freeact/desktop/kernel/wire"
 )
 
-// wsProtocolV1 is Jupyter's binary websocket protocol for kernel channels
+// ProtocolV1 is Jupyter's binary websocket protocol for kernel channels
 // (jupyter_server 2): a frame holds the channel and the message's parts
 // (header, parent header, metadata, content, buffers) as the kernel sent
 // them, so the server relays a message without decoding and re-encoding
 // it as JSON, which was most of its work per message. A server that does
 // not offer it (jupyter_server 1, gateways) speaks the JSON text form.
-const wsProtocolV1 = "v1.kernel.websocket.jupyter.org"
+const ProtocolV1 = "v1.kernel.websocket.jupyter.org"
 
 // A v1 frame: n as a little-endian uint64, then n little-endian uint64
 // offsets into the frame, then the channel name and the parts. offsets[0]
@@ -23,8 +22,8 @@ const wsProtocolV1 = "v1.kernel.websocket.jupyter.org"
 // last one at the frame's end.
 
 // encodeV1 frames m in the v1 protocol.
-func encodeV1(m *message) ([]byte, error) {
-	p, err := encodeParts(m)
+func encodeV1(m *wire.Message) ([]byte, error) {
+	p, err := wire.EncodeParts(m)
 	if err != nil {
 		return nil, err
 	}
@@ -48,28 +47,11 @@ func encodeV1(m *message) ([]byte, error) {
 	return b, nil
 }
 
-// encodeParts encodes the JSON parts of m as the kernel receives them.
-func encodeParts(m *message) (*jupyterwire.Parts, error) {
-	hdr, err := json.Marshal(m.Header)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := json.Marshal(m.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	parent := m.ParentHeader
-	if len(parent) == 0 {
-		parent = json.RawMessage("{}")
-	}
-	return &jupyterwire.Parts{Header: hdr, Parent: parent, Metadata: meta, Content: m.Content}, nil
-}
-
 var errV1Frame = errors.New("not a v1 kernel message frame")
 
-// decodeV1 decodes a v1 frame from the server as decodeReceived decodes
+// decodeV1 decodes a v1 frame from the server as wire.DecodeReceived decodes
 // the JSON form: into the fields the host reads, each part once.
-func decodeV1(frame []byte) (*received, error) {
+func decodeV1(frame []byte) (*wire.Received, error) {
 	if len(frame) < 8 {
 		return nil, errV1Frame
 	}
@@ -90,26 +72,9 @@ func decodeV1(frame []byte) (*received, error) {
 		prev = int(o)
 	}
 	part := func(i int) []byte { return frame[off(i+1):off(i+2)] } // i: 0 header .. 3 content
-	m, err := decodeParts(string(frame[off(0):off(1)]), part(0), part(1), part(3))
+	m, err := wire.DecodeParts(string(frame[off(0):off(1)]), part(0), part(1), part(3))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errV1Frame, err)
-	}
-	return m, nil
-}
-
-// decodeParts decodes a message of channel from its parts as
-// decodeReceived decodes the JSON form: into the fields the host reads,
-// each part once.
-func decodeParts(channel string, header, parent, content []byte) (*received, error) {
-	m := &received{Channel: channel}
-	if err := json.Unmarshal(header, &m.Header); err != nil || m.Header.MsgType == "" {
-		return nil, errors.New("bad header")
-	}
-	if err := json.Unmarshal(parent, &m.ParentHeader); !wrongFieldType(err) {
-		return nil, errors.New("bad parent header")
-	}
-	if err := json.Unmarshal(content, &m.Content); !wrongFieldType(err) {
-		return nil, errors.New("bad content")
 	}
 	return m, nil
 }
