@@ -51,6 +51,7 @@ def node_info(node, depth):
         "role": role,
         "name": name,
         "text": text.replace("\ufffc", ""),
+        "description": node.get_description() or "",
         "x": e.x,
         "y": e.y,
         "w": e.width,

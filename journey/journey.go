@@ -303,14 +303,16 @@ func Role(role, name string) Query { return Query{Role: role, Name: name} }
 
 // Node is an element as the accessibility bus shows it.
 type Node struct {
-	Role    string `json:"role"`
-	Name    string `json:"name"`
-	Text    string `json:"text"`
-	X       int    `json:"x"`
-	Y       int    `json:"y"`
-	W       int    `json:"w"`
-	H       int    `json:"h"`
-	Focused bool   `json:"focused"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+	Text string `json:"text"`
+	// Description is the accessible description (aria-describedby).
+	Description string `json:"description"`
+	X           int    `json:"x"`
+	Y           int    `json:"y"`
+	W           int    `json:"w"`
+	H           int    `json:"h"`
+	Focused     bool   `json:"focused"`
 	// Enabled is false for a disabled control.
 	Enabled bool `json:"enabled"`
 }
