@@ -613,6 +613,24 @@ describe('App kernel status', () => {
     expect(await screen.findByText('The kernel did not start.')).toBeInTheDocument();
     expect(screen.getAllByRole('button', { name: 'Retry' }).length).toBeGreaterThan(0);
   });
+
+  it('says a conversation open in another window is that, not a kernel that did not start', async () => {
+    let kernelCb: (s: KernelStatus) => void = () => {};
+    const { backend } = fakeBackend({
+      onKernel: (cb) => {
+        kernelCb = cb;
+        return () => {};
+      },
+      workspace: vi.fn(async () => ws()),
+    });
+    render(App, { backend });
+    const box = await screen.findByLabelText<HTMLTextAreaElement>('Message to the agent');
+    kernelCb({ ...ready, state: 'error', problem: 'busy', busyPid: 4242, summary: 'This conversation is open in another freeact window, pid 4242.' });
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/open in another freeact window/));
+    expect(box.placeholder).not.toMatch(/did not start/);
+    kernelCb({ ...ready, state: 'error', message: 'python not found' });
+    await vi.waitFor(() => expect(box.placeholder).toMatch(/The kernel did not start/));
+  });
 });
 
 describe('App keyboard', () => {
