@@ -490,15 +490,22 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
 	var skip mcpSkipper
 	defer skip.end()
+	var waitQ waitQuestion
+	defer waitQ.end()
 	for ev := range events(turnCtx) {
 		switch e := ev.(type) {
 		case *agent.MCPWaiting:
-			if e.AgentID != agent.MainAgent {
-				break // Ctrl-C stops a subagent's wait
-			}
-			if e.Done {
+			switch {
+			case e.AgentID != agent.MainAgent:
+				// Ctrl-C stops a subagent's wait
+			case t.json && e.Done:
+				waitQ.end()
+			case t.json:
+				waitQ.start(turnCtx, t, e, stopped) // the question is the event
+				continue
+			case e.Done:
 				skip.end()
-			} else {
+			default:
 				skip.start(turnCtx, t, e, stopped)
 			}
 		case *agent.ApprovalRequest:
@@ -603,18 +610,29 @@ func (s *mcpSkipper) end() {
 }
 
 // expand is Agent.ExpandMCP that asks before it attaches a mentioned
-// resource larger than the mention limit (with --json too: the question
-// goes to stderr, the answer is a line y or n).
+// resource larger than the mention limit. In --json mode the question is
+// a Confirm question; no answer is no, and then the request is not sent
+// and a NotSent event says why.
 func (t *terminal) expand(ctx context.Context, a *agent.Agent, text string) (string, error) {
 	ask := func(o *mcp.MentionOptions) {
 		o.Allow = func(server, uri string, size int) bool {
 			q := fmt.Sprintf("@%s:%s is %s; mentions over %d KiB go to the model whole only when you agree. Attach it?",
 				visible.String(server), visible.String(uri), mcp.SizeText(size), mcp.DefaultMentionLimit>>10)
 			if t.json {
-				fmt.Fprintln(t.errw, q+" [y/N]")
+				return t.confirm(ctx, nil, q)
 			}
 			return t.confirm(ctx, nil, t.style.yellow(q))
 		}
 	}
-	return a.ExpandMCP(ctx, text, ask)
+	out, err := a.ExpandMCP(ctx, text, ask)
+	if err != nil && t.json {
+		t.emit(mustJSON(notSent{Type: "NotSent", Error: err.Error()}))
+	}
+	return out, err
+}
+
+// notSent says why a request was not sent to the model (--json mode).
+type notSent struct {
+	Type  string `json:"type"`
+	Error string `json:"error"`
 }
