@@ -400,27 +400,31 @@ func (t *terminal) listReplay(offer agent.ReplayOffer, all bool) {
 }
 
 // grants lists this session's grants (/grants) or revokes one by its
-// number (/revoke N).
+// number (/revoke N); in --json mode as CommandOutput events.
 func (t *terminal) grants(a *agent.Agent, line string) {
+	cmd := "/grants"
 	list := a.Grants()
 	if arg, ok := strings.CutPrefix(line, "/revoke"); ok {
+		cmd = "/revoke"
 		n, err := strconv.Atoi(strings.TrimSpace(arg))
 		if err != nil || n < 1 || n > len(list) {
-			fmt.Fprintf(t.out, "Give the number of a grant: /revoke N, with N from 1 to %d (see /grants).\n", len(list))
+			t.say(cmd, fmt.Sprintf("Give the number of a grant: /revoke N, with N from 1 to %d (see /grants).\n", len(list)))
 			return
 		}
 		a.RevokeGrant(list[n-1])
-		fmt.Fprintf(t.out, "Revoked %s %q: those calls are asked again.\n", list[n-1].Type, list[n-1].Pattern())
+		t.say(cmd, fmt.Sprintf("Revoked %s %q: those calls are asked again.\n", list[n-1].Type, list[n-1].Pattern()))
 		list = a.Grants()
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(t.out, "This session has no grants: answer s to an approval to allow such calls until the session ends.")
+		t.say(cmd, "This session has no grants: answer s to an approval to allow such calls until the session ends.\n")
 		return
 	}
-	fmt.Fprintln(t.out, "Allowed for this session (/revoke N takes one back):")
+	var b strings.Builder
+	b.WriteString("Allowed for this session (/revoke N takes one back):\n")
 	for i, r := range list {
-		fmt.Fprintf(t.out, "  %d. %s %q\n", i+1, r.Type, r.Pattern())
+		fmt.Fprintf(&b, "  %d. %s %q\n", i+1, r.Type, r.Pattern())
 	}
+	t.say(cmd, b.String())
 }
 
 // readLine waits for a line of stdin; ok is false at end of input, when
