@@ -232,6 +232,16 @@ func (t *terminal) confirm(ctx context.Context, stop <-chan struct{}, question s
 	if t.json {
 		return t.yesNoJSON(ctx, stop, askConfirm, mustJSON(confirmRequest{Type: "Confirm", Question: question}))
 	}
+	if !t.take(ctx, stop, "a question") {
+		return false
+	}
+	defer t.give()
+	return t.confirmHeld(ctx, stop, question)
+}
+
+// confirmHeld asks a yes/no question on the interactive terminal, held
+// by the caller.
+func (t *terminal) confirmHeld(ctx context.Context, stop <-chan struct{}, question string) bool {
 	for {
 		if !t.json {
 			t.write(question + " [y/N] ")

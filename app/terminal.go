@@ -221,7 +221,7 @@ type terminal struct {
 	out, errw  io.Writer
 	lines      chan string   // stdin lines; closed at end of input
 	want       chan struct{} // asks the reader for the next line
-	asked      bool          // a line was asked for and not yet taken
+	asked      atomic.Bool   // a line was asked for and not yet taken
 	in         io.Reader
 	inputErr   error         // why reading stdin stopped early; set before inputDone closes
 	inputDone  chan struct{} // closed when reading stdin stopped
@@ -233,6 +233,15 @@ type terminal struct {
 	qs      *questions
 	outMu   sync.Mutex
 	pending string // a request read while a question was asked (--json)
+
+	// hold is the interactive terminal, held by its one reader at a time
+	// (terminal_hold.go); holder names who has it.
+	hold      chan struct{}
+	holdMu    sync.Mutex
+	holder    string
+	waiters   int           // askers waiting for hold
+	preempt   chan struct{} // asks the prompt to give way to a question
+	preempted atomic.Bool
 
 	agentID    string // whose output was printed last
 	lineStart  bool
@@ -249,6 +258,7 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 	t := &terminal{
 		out: s.Out, errw: s.Err, lines: make(chan string), want: make(chan struct{}, 1), in: s.In,
 		inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
+		hold: make(chan struct{}, 1), preempt: make(chan struct{}, 1),
 		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
 	t.qs = newQuestions(t)
@@ -306,7 +316,7 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 		case t.json:
 			line, ok = t.qs.request(ctx, t.interrupts)
 		default:
-			line, ok = t.readLine(ctx, nil, t.interrupts)
+			line, ok = t.readRequest(ctx)
 		}
 		if !ok {
 			if !t.json {
@@ -431,8 +441,7 @@ func (t *terminal) grants(a *agent.Agent, line string) {
 // stop closes, at a signal on interrupts (nil during a turn, whose own
 // watcher takes them) or when ctx ends.
 func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupts <-chan os.Signal) (string, bool) {
-	if !t.asked {
-		t.asked = true
+	if t.asked.CompareAndSwap(false, true) {
 		select {
 		case t.want <- struct{}{}:
 		default: // the reader is done: lines is closed
@@ -440,7 +449,7 @@ func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupt
 	}
 	select {
 	case l, ok := <-t.lines:
-		t.asked = false
+		t.asked.Store(false)
 		return l, ok
 	case <-interrupts:
 		return "", false
@@ -510,15 +519,23 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 			case e.Done:
 				skip.end()
 			default:
+				// Shown before its reader holds the terminal.
+				t.render(ev)
 				skip.start(turnCtx, t, e, stopped)
+				continue
 			}
 		case *agent.ApprovalRequest:
 			if t.json {
 				t.approveJSON(turnCtx, e, stopped)
 				continue
 			}
-			t.render(ev)
+			if !t.take(turnCtx, stopped, "an approval") {
+				e.Answer(agent.Reject, "")
+				continue
+			}
+			t.show(ev)
 			t.approve(turnCtx, e, stopped)
+			t.give()
 			continue
 		case *agent.BudgetRequest:
 			if t.json {
@@ -526,16 +543,26 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 				e.Continue(err == nil && t.yesNoJSON(turnCtx, stopped, askBudget, b))
 				continue
 			}
-			t.render(ev)
-			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
+			if !t.take(turnCtx, stopped, "the budget question") {
+				e.Continue(false)
+				continue
+			}
+			t.show(ev)
+			e.Continue(t.confirmHeld(turnCtx, stopped, "Continue and raise the budget?"))
+			t.give()
 			continue
 		case *agent.InputRequest:
 			if t.json {
 				t.inputJSON(turnCtx, stopped, e)
 				continue
 			}
-			t.render(ev)
+			if !t.take(turnCtx, stopped, "a line for the cell's input()") {
+				e.Reply("")
+				continue
+			}
+			t.show(ev)
 			line, _ := t.readLine(turnCtx, stopped, nil)
+			t.give()
 			e.Reply(line)
 			continue
 		}
@@ -580,15 +607,21 @@ func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *agent.MCPWaiting
 	s.end()
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	stop, done := s.stop, s.done
+	// The reader gives way to the events and questions that come during
+	// the wait (terminal_hold.go).
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+		case <-stopped:
+		}
+		cancel()
+	}()
 	go func() {
 		defer close(done)
+		defer cancel()
 		for {
-			select {
-			case <-stopped:
-				return
-			default:
-			}
-			line, ok := t.readLine(ctx, stop, nil)
+			line, ok := t.readYielding(rctx, holdMCPWait, nil, nil)
 			if !ok {
 				return
 			}
