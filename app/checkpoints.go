@@ -23,6 +23,7 @@ import (
 const kernelNote = "Reverting restores files only: variables, imports and data in the Python kernel keep their current values."
 
 // command runs a terminal command between turns: /compact, /diff, /undo.
+// In --json mode what it says is events: Diff, CommandOutput.
 func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 	switch cmd {
 	case "/compact":
@@ -32,57 +33,134 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 		}
 		t.endTurn()
 	case "/diff":
-		store, records, ok := t.lastTurn(a)
+		store, records, ok := t.lastTurn(a, cmd)
 		if !ok {
 			return
 		}
 		diffs, err := store.Diff(ctx, records)
 		if err != nil {
-			t.write(t.style.red("error: "+err.Error()) + "\n")
+			t.fail(cmd, err)
+			return
+		}
+		if t.json {
+			if diffs == nil {
+				diffs = []checkpoint.FileDiff{}
+			}
+			t.emit(mustJSON(diffEvent{Type: "Diff", Turn: records[0].Turn, Prompt: records[0].Prompt, Files: diffs}))
 			return
 		}
 		t.write(t.style.bold(fmt.Sprintf("Turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n")
 		writeDiffs(t.out, t.style, diffs)
 	case "/undo":
-		store, records, ok := t.lastTurn(a)
+		store, records, ok := t.lastTurn(a, cmd)
 		if !ok {
 			return
 		}
 		plan, err := store.PlanRevert(ctx, records)
 		if err != nil {
-			t.write(t.style.red("error: "+err.Error()) + "\n")
+			t.fail(cmd, err)
 			return
 		}
-		t.write(t.style.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n")
-		force, proceed, del := confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirm(ctx, nil, q) })
+		// In --json mode the plan is said in CommandOutput events, each
+		// before the question it leads to.
+		var w io.Writer = t.out
+		st := t.style
+		var said strings.Builder
+		flush := func() {
+			if said.Len() > 0 {
+				t.say(cmd, said.String())
+				said.Reset()
+			}
+		}
+		if t.json {
+			w, st = &said, style{}
+		}
+		head := st.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n"
+		if t.json {
+			said.WriteString(head)
+		} else {
+			t.write(head)
+		}
+		force, proceed, del := confirmPlan(w, st, plan, func(q string) bool { flush(); return t.confirm(ctx, nil, q) })
+		flush()
 		if !proceed {
-			t.write("Nothing was reverted.\n")
+			t.say(cmd, "Nothing was reverted.\n")
 			return
 		}
 		rev, _, err := a.Revert(ctx, records[0].TurnID, force, del...)
 		switch {
 		case err != nil:
-			t.write(t.style.red("error: "+err.Error()) + "\n")
+			t.fail(cmd, err)
 		case rev == nil:
-			t.write("The files were already as before the turn.\n")
+			t.say(cmd, "The files were already as before the turn.\n")
 		default:
-			t.write(fmt.Sprintf("Reverted %d files (checkpoint %s; `freeact checkpoints revert %s` takes the revert back).\n", len(rev.Files), rev.Checkpoint, rev.Checkpoint))
+			t.say(cmd, fmt.Sprintf("Reverted %d files (checkpoint %s; `freeact checkpoints revert %s` takes the revert back).\n", len(rev.Files), rev.Checkpoint, rev.Checkpoint))
 		}
 	}
 }
 
+// commandOutput is what a terminal command (/diff, /undo) says, in
+// --json mode: Text, or Error when it failed.
+type commandOutput struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Text    string `json:"text,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// diffEvent is /diff in --json mode: the files the last turn changed.
+type diffEvent struct {
+	Type   string                `json:"type"`
+	Turn   int                   `json:"turn"`
+	Prompt string                `json:"prompt"`
+	Files  []checkpoint.FileDiff `json:"files"`
+}
+
+// revertInterrupted says, in --json mode, that a revert was cut short.
+type revertInterrupted struct {
+	Type  string    `json:"type"`
+	Label string    `json:"label"`
+	Paths int       `json:"paths"`
+	Time  time.Time `json:"time"`
+	Text  string    `json:"text"`
+}
+
+// say prints what a command says: a CommandOutput event in --json mode.
+func (t *terminal) say(cmd, text string) {
+	if t.json {
+		t.emit(mustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Text: strings.TrimSuffix(text, "\n")}))
+		return
+	}
+	t.write(text)
+}
+
+// fail prints why a command failed: a CommandOutput event with its error
+// in --json mode.
+func (t *terminal) fail(cmd string, err error) {
+	if t.json {
+		t.emit(mustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Error: err.Error()}))
+		return
+	}
+	t.write(t.style.red("error: "+err.Error()) + "\n")
+}
+
 // recover tells what a freeact process that died left of the workspace's
 // checkpoints: actions recorded late, a revert cut short. When ask is set
-// it offers to finish or roll back such a revert; true means quit.
+// it offers to finish or roll back such a revert; true means quit. In
+// --json mode a revert cut short is a RevertInterrupted event.
 func (t *terminal) recover(ctx context.Context, a *agent.Agent, ask bool) bool {
 	evs, in, err := a.Recover(ctx)
 	for _, ev := range evs {
 		t.render(ev)
 	}
 	if err != nil {
-		t.write(t.style.red("error: "+err.Error()) + "\n")
+		t.fail("recover", err)
 	}
 	if in == nil {
+		return false
+	}
+	if t.json {
+		t.emit(mustJSON(revertInterrupted{Type: "RevertInterrupted", Label: in.Label, Paths: in.Files, Time: in.Time, Text: interruptedText(in)}))
 		return false
 	}
 	t.newline()
@@ -125,20 +203,24 @@ func interruptedText(in *checkpoint.Interrupted) string {
 }
 
 // lastTurn finds the session's latest turn with changes not reverted.
-func (t *terminal) lastTurn(a *agent.Agent) (*checkpoint.Store, []checkpoint.Record, bool) {
+func (t *terminal) lastTurn(a *agent.Agent, cmd string) (*checkpoint.Store, []checkpoint.Record, bool) {
 	store := a.Checkpoints()
 	if store == nil {
-		t.write(t.style.yellow("Checkpoints are off: set \"checkpoints\": true in .freeact/agent.json.") + "\n")
+		if t.json {
+			t.fail(cmd, errors.New(`checkpoints are off: set "checkpoints": true in .freeact/agent.json`))
+		} else {
+			t.write(t.style.yellow("Checkpoints are off: set \"checkpoints\": true in .freeact/agent.json.") + "\n")
+		}
 		return nil, nil, false
 	}
 	id := a.LastTurnCheckpoint()
 	if id == "" {
-		t.write("No turn of this session changed files (or all such changes were reverted).\n")
+		t.say(cmd, "No turn of this session changed files (or all such changes were reverted).\n")
 		return nil, nil, false
 	}
 	records, err := store.Find(id)
 	if err != nil {
-		t.write(t.style.red("error: "+err.Error()) + "\n")
+		t.fail(cmd, err)
 		return nil, nil, false
 	}
 	return store, records, true
@@ -150,6 +232,16 @@ func (t *terminal) confirm(ctx context.Context, stop <-chan struct{}, question s
 	if t.json {
 		return t.yesNoJSON(ctx, stop, askConfirm, mustJSON(confirmRequest{Type: "Confirm", Question: question}))
 	}
+	if !t.take(ctx, stop, "a question") {
+		return false
+	}
+	defer t.give()
+	return t.confirmHeld(ctx, stop, question)
+}
+
+// confirmHeld asks a yes/no question on the interactive terminal, held
+// by the caller.
+func (t *terminal) confirmHeld(ctx context.Context, stop <-chan struct{}, question string) bool {
 	for {
 		if !t.json {
 			t.write(question + " [y/N] ")

@@ -30,6 +30,10 @@ func (f *terminalForms) ask(ctx context.Context, form mcp.Form) (mcp.Answer, err
 	if t == nil {
 		return mcp.Answer{Action: "decline"}, nil
 	}
+	if !t.take(ctx, nil, fmt.Sprintf("a form of MCP server %s", visible.Line(strconv.Quote(form.Server)))) {
+		return mcp.Answer{Action: "cancel"}, nil
+	}
+	defer t.give()
 	say := func(s string) { t.write(s); t.lineStart = strings.HasSuffix(s, "\n") }
 	read := func(prompt string) (string, bool) {
 		say(prompt)

@@ -47,7 +47,8 @@ func (s style) cyan(t string) string   { return s.wrap("36", t) }
 // maxToolLines is how much of a non-code tool result is shown.
 const maxToolLines = 12
 
-// render prints one event.
+// render prints one event. The interactive terminal is held meanwhile,
+// so that no event is printed into a question being asked.
 func (t *terminal) render(ev agent.Event) {
 	if t.json {
 		b, err := agent.MarshalEvent(ev)
@@ -58,6 +59,13 @@ func (t *terminal) render(ev agent.Event) {
 		t.emit(b)
 		return
 	}
+	t.take(context.Background(), nil, "")
+	defer t.give()
+	t.show(ev)
+}
+
+// show prints one event on the interactive terminal, held by the caller.
+func (t *terminal) show(ev agent.Event) {
 	switch e := ev.(type) {
 	case *agent.Usage:
 		t.turnTokens[0] += e.InputTokens

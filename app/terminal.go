@@ -221,7 +221,7 @@ type terminal struct {
 	out, errw  io.Writer
 	lines      chan string   // stdin lines; closed at end of input
 	want       chan struct{} // asks the reader for the next line
-	asked      bool          // a line was asked for and not yet taken
+	asked      atomic.Bool   // a line was asked for and not yet taken
 	in         io.Reader
 	inputErr   error         // why reading stdin stopped early; set before inputDone closes
 	inputDone  chan struct{} // closed when reading stdin stopped
@@ -233,6 +233,15 @@ type terminal struct {
 	qs      *questions
 	outMu   sync.Mutex
 	pending string // a request read while a question was asked (--json)
+
+	// hold is the interactive terminal, held by its one reader at a time
+	// (terminal_hold.go); holder names who has it.
+	hold      chan struct{}
+	holdMu    sync.Mutex
+	holder    string
+	waiters   int           // askers waiting for hold
+	preempt   chan struct{} // asks the prompt to give way to a question
+	preempted atomic.Bool
 
 	agentID    string // whose output was printed last
 	lineStart  bool
@@ -249,6 +258,7 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 	t := &terminal{
 		out: s.Out, errw: s.Err, lines: make(chan string), want: make(chan struct{}, 1), in: s.In,
 		inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
+		hold: make(chan struct{}, 1), preempt: make(chan struct{}, 1),
 		style: newStyle(s.Out), agentID: agent.MainAgent, lineStart: true,
 	}
 	t.qs = newQuestions(t)
@@ -306,7 +316,7 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 		case t.json:
 			line, ok = t.qs.request(ctx, t.interrupts)
 		default:
-			line, ok = t.readLine(ctx, nil, t.interrupts)
+			line, ok = t.readRequest(ctx)
 		}
 		if !ok {
 			if !t.json {
@@ -400,35 +410,38 @@ func (t *terminal) listReplay(offer agent.ReplayOffer, all bool) {
 }
 
 // grants lists this session's grants (/grants) or revokes one by its
-// number (/revoke N).
+// number (/revoke N); in --json mode as CommandOutput events.
 func (t *terminal) grants(a *agent.Agent, line string) {
+	cmd := "/grants"
 	list := a.Grants()
 	if arg, ok := strings.CutPrefix(line, "/revoke"); ok {
+		cmd = "/revoke"
 		n, err := strconv.Atoi(strings.TrimSpace(arg))
 		if err != nil || n < 1 || n > len(list) {
-			fmt.Fprintf(t.out, "Give the number of a grant: /revoke N, with N from 1 to %d (see /grants).\n", len(list))
+			t.say(cmd, fmt.Sprintf("Give the number of a grant: /revoke N, with N from 1 to %d (see /grants).\n", len(list)))
 			return
 		}
 		a.RevokeGrant(list[n-1])
-		fmt.Fprintf(t.out, "Revoked %s %q: those calls are asked again.\n", list[n-1].Type, list[n-1].Pattern())
+		t.say(cmd, fmt.Sprintf("Revoked %s %q: those calls are asked again.\n", list[n-1].Type, list[n-1].Pattern()))
 		list = a.Grants()
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(t.out, "This session has no grants: answer s to an approval to allow such calls until the session ends.")
+		t.say(cmd, "This session has no grants: answer s to an approval to allow such calls until the session ends.\n")
 		return
 	}
-	fmt.Fprintln(t.out, "Allowed for this session (/revoke N takes one back):")
+	var b strings.Builder
+	b.WriteString("Allowed for this session (/revoke N takes one back):\n")
 	for i, r := range list {
-		fmt.Fprintf(t.out, "  %d. %s %q\n", i+1, r.Type, r.Pattern())
+		fmt.Fprintf(&b, "  %d. %s %q\n", i+1, r.Type, r.Pattern())
 	}
+	t.say(cmd, b.String())
 }
 
 // readLine waits for a line of stdin; ok is false at end of input, when
 // stop closes, at a signal on interrupts (nil during a turn, whose own
 // watcher takes them) or when ctx ends.
 func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupts <-chan os.Signal) (string, bool) {
-	if !t.asked {
-		t.asked = true
+	if t.asked.CompareAndSwap(false, true) {
 		select {
 		case t.want <- struct{}{}:
 		default: // the reader is done: lines is closed
@@ -436,7 +449,7 @@ func (t *terminal) readLine(ctx context.Context, stop <-chan struct{}, interrupt
 	}
 	select {
 	case l, ok := <-t.lines:
-		t.asked = false
+		t.asked.Store(false)
 		return l, ok
 	case <-interrupts:
 		return "", false
@@ -490,24 +503,39 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
 	var skip mcpSkipper
 	defer skip.end()
+	var waitQ waitQuestion
+	defer waitQ.end()
 	for ev := range events(turnCtx) {
 		switch e := ev.(type) {
 		case *agent.MCPWaiting:
-			if e.AgentID != agent.MainAgent {
-				break // Ctrl-C stops a subagent's wait
-			}
-			if e.Done {
+			switch {
+			case e.AgentID != agent.MainAgent:
+				// Ctrl-C stops a subagent's wait
+			case t.json && e.Done:
+				waitQ.end()
+			case t.json:
+				waitQ.start(turnCtx, t, e, stopped) // the question is the event
+				continue
+			case e.Done:
 				skip.end()
-			} else {
+			default:
+				// Shown before its reader holds the terminal.
+				t.render(ev)
 				skip.start(turnCtx, t, e, stopped)
+				continue
 			}
 		case *agent.ApprovalRequest:
 			if t.json {
 				t.approveJSON(turnCtx, e, stopped)
 				continue
 			}
-			t.render(ev)
+			if !t.take(turnCtx, stopped, "an approval") {
+				e.Answer(agent.Reject, "")
+				continue
+			}
+			t.show(ev)
 			t.approve(turnCtx, e, stopped)
+			t.give()
 			continue
 		case *agent.BudgetRequest:
 			if t.json {
@@ -515,16 +543,26 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 				e.Continue(err == nil && t.yesNoJSON(turnCtx, stopped, askBudget, b))
 				continue
 			}
-			t.render(ev)
-			e.Continue(t.confirm(turnCtx, stopped, "Continue and raise the budget?"))
+			if !t.take(turnCtx, stopped, "the budget question") {
+				e.Continue(false)
+				continue
+			}
+			t.show(ev)
+			e.Continue(t.confirmHeld(turnCtx, stopped, "Continue and raise the budget?"))
+			t.give()
 			continue
 		case *agent.InputRequest:
 			if t.json {
 				t.inputJSON(turnCtx, stopped, e)
 				continue
 			}
-			t.render(ev)
+			if !t.take(turnCtx, stopped, "a line for the cell's input()") {
+				e.Reply("")
+				continue
+			}
+			t.show(ev)
 			line, _ := t.readLine(turnCtx, stopped, nil)
+			t.give()
 			e.Reply(line)
 			continue
 		}
@@ -569,15 +607,21 @@ func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *agent.MCPWaiting
 	s.end()
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	stop, done := s.stop, s.done
+	// The reader gives way to the events and questions that come during
+	// the wait (terminal_hold.go).
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+		case <-stopped:
+		}
+		cancel()
+	}()
 	go func() {
 		defer close(done)
+		defer cancel()
 		for {
-			select {
-			case <-stopped:
-				return
-			default:
-			}
-			line, ok := t.readLine(ctx, stop, nil)
+			line, ok := t.readYielding(rctx, holdMCPWait, nil, nil)
 			if !ok {
 				return
 			}
@@ -603,18 +647,29 @@ func (s *mcpSkipper) end() {
 }
 
 // expand is Agent.ExpandMCP that asks before it attaches a mentioned
-// resource larger than the mention limit (with --json too: the question
-// goes to stderr, the answer is a line y or n).
+// resource larger than the mention limit. In --json mode the question is
+// a Confirm question; no answer is no, and then the request is not sent
+// and a NotSent event says why.
 func (t *terminal) expand(ctx context.Context, a *agent.Agent, text string) (string, error) {
 	ask := func(o *mcp.MentionOptions) {
 		o.Allow = func(server, uri string, size int) bool {
 			q := fmt.Sprintf("@%s:%s is %s; mentions over %d KiB go to the model whole only when you agree. Attach it?",
 				visible.String(server), visible.String(uri), mcp.SizeText(size), mcp.DefaultMentionLimit>>10)
 			if t.json {
-				fmt.Fprintln(t.errw, q+" [y/N]")
+				return t.confirm(ctx, nil, q)
 			}
 			return t.confirm(ctx, nil, t.style.yellow(q))
 		}
 	}
-	return a.ExpandMCP(ctx, text, ask)
+	out, err := a.ExpandMCP(ctx, text, ask)
+	if err != nil && t.json {
+		t.emit(mustJSON(notSent{Type: "NotSent", Error: err.Error()}))
+	}
+	return out, err
+}
+
+// notSent says why a request was not sent to the model (--json mode).
+type notSent struct {
+	Type  string `json:"type"`
+	Error string `json:"error"`
 }
