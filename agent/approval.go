@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,7 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 	pc := call.Permission()
 	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
 	if ap.skipAll {
-		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: BySkip})
+		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: BySkip})
 		return true, "", nil
 	}
 	var verdict permission.Verdict
@@ -66,7 +67,7 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 			if verdict.Scope == permission.Session {
 				by = BySession
 			}
-			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: by, Rule: verdict.Rule.Pattern()})
+			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, "", nil
 		}
 	}
@@ -77,7 +78,7 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 	case ap.perm != nil:
 		suggested = ap.perm.Suggest(pc)
 	}
-	req := newApprovalRequest(meta, call, suggested)
+	req := event.NewApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	if !req.Protected {
 		req.NoAlways = noAlways(call)
@@ -90,27 +91,27 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 		expired = t.C
 	}
 	select {
-	case ans := <-req.reply.ch:
+	case ans := <-req.Answered():
 		if err := ctx.Err(); err != nil {
 			// The turn ended while the answer came: nothing runs any more.
 			return false, "", err
 		}
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.code, err
+		return ok, ans.Code, err
 	case <-ctx.Done():
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
 		req.Answer(Reject, "")
-		<-req.reply.ch
+		<-req.Answered()
 		return false, "", ctx.Err()
 	case <-expired:
 		if req.Answer(Reject, "") {
-			<-req.reply.ch
+			<-req.Answered()
 			return false, "", errApprovalTimeout
 		}
-		ans := <-req.reply.ch
+		ans := <-req.Answered()
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.code, err
+		return ok, ans.Code, err
 	}
 }
 
@@ -132,23 +133,23 @@ func noAlways(call ToolCall) string {
 // apply carries out an answer: an Always answer saves a rule (a Session
 // grant for a call whose request offers none, NoAlways), a Session
 // answer adds a grant to the conversation and reports its grants.
-func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (bool, error) {
-	if ans.decision == Reject {
+func (ap *approver) apply(req *ApprovalRequest, ans event.Answer, emit func(Event)) (bool, error) {
+	if ans.Decision == Reject {
 		return false, nil
 	}
 	if req.Protected && ap.protectedYes != nil {
 		ap.protectedYes.Add(1)
 	}
-	if ans.decision == Once || ap.perm == nil || req.Protected {
+	if ans.Decision == Once || ap.perm == nil || req.Protected {
 		return true, nil
 	}
-	pattern := ans.pattern
+	pattern := ans.Pattern
 	if pattern == "" {
 		pattern = req.Suggested
 	}
 	rule := permission.ParsePattern(pattern, req.ToolCall.Permission())
 	scope := permission.Session
-	if ans.decision == Always && req.NoAlways == "" {
+	if ans.Decision == Always && req.NoAlways == "" {
 		scope = permission.Always
 	}
 	if err := ap.perm.Add(scope, false, rule); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
 	"path/filepath"
 	"strings"
 
@@ -92,13 +93,13 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 	dir := h.a.localDir(req.Dir)
 	switch {
 	case len(req.Argv) > 0:
-		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true, dir: dir}}
+		calls = []ShellAction{ShellAction{ToolName: permission.ShellTool, Command: req.Command, Opaque: true}.InDir(dir)}
 	case req.Interpreter != "":
-		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter, dir: dir}}
+		calls = []ShellAction{ShellAction{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter}.InDir(dir)}
 	default:
 		split := shell.Split(req.Command)
 		for _, cmd := range split.Commands {
-			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, dir: dir})
+			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque}.InDir(dir))
 		}
 	}
 	if len(calls) > 0 {
@@ -180,10 +181,10 @@ func (h *host) Input(ctx context.Context, prompt string, password bool) (string,
 	if err != nil {
 		return "", err
 	}
-	req := &InputRequest{Meta: Meta{AgentID: h.a.id, CorrelationID: c.corr}, Prompt: prompt, Password: password, reply: newFirstReply[string]()}
+	req := event.NewInputRequest(Meta{AgentID: h.a.id, CorrelationID: c.corr}, prompt, password)
 	c.emit(req)
 	select {
-	case s := <-req.reply.ch:
+	case s := <-req.Answered():
 		return s, nil
 	case <-ctx.Done():
 		req.Reply("")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
 	"strings"
 	"sync"
 	"time"
@@ -297,10 +298,10 @@ func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int)
 	if spent+next <= limit {
 		return true, ""
 	}
-	req := &BudgetRequest{Meta: Meta{AgentID: a.id}, Spent: spent, Budget: limit, Estimate: next, reply: newFirstReply[bool]()}
+	req := event.NewBudgetRequest(Meta{AgentID: a.id}, spent, limit, next)
 	emit(req)
 	select {
-	case yes := <-req.reply.ch:
+	case yes := <-req.Answered():
 		if yes && ctx.Err() == nil {
 			c.mu.Lock()
 			c.raised += *budget
