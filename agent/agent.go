@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -432,14 +433,6 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	return codeActions(cfg, spec, po, m), nil
 }
 
-// freeactSessions is the format of the Python freeact's session files
-// (0.10 and 0.11: pydantic-ai messages in the same envelopes). Its sessions
-// resume here and are continued in that format, so freeact can resume them
-// too; sessions started here are written in this app's format.
-var freeactSessions = session.Format[model.Message]{
-	Name: "pydantic-ai", Detect: pydanticai.IsMessage, Decode: pydanticai.Decode, Encode: pydanticai.Encode,
-}
-
 // DecodeSessionMessage decodes one message of a session file in either
 // format: this app's, or the Python freeact's (ok is false for a message
 // with nothing for the history, such as freeact's system prompt).
@@ -470,7 +463,7 @@ func (a *Agent) openSession() error {
 	if id == "" {
 		id = session.NewID()
 	}
-	st, err := session.Open(a.cfg.SessionsDir(), id, freeactSessions)
+	st, err := session.Open(a.cfg.SessionsDir(), id, history.SessionFormat)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}

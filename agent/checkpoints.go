@@ -532,10 +532,6 @@ func (c *checkpoints) untell(ids []string) {
 	}
 }
 
-// RevertNotePrefix starts the part of a prompt that tells the model about
-// reverted files; front ends leave it out of the prompt they show.
-const RevertNotePrefix = "<workspace-revert>\n"
-
 // newTurnID names a turn in checkpoint records: eight hex digits, like a
 // record's id.
 func newTurnID() string {

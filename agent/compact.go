@@ -128,22 +128,6 @@ func (a *Agent) measured(viewLen int, u model.Usage) {
 	a.mu.Unlock()
 }
 
-// IsPrompt reports a message the user sent: a user message without tool
-// results that holds more than the agent's notes (the cells the user ran
-// between turns and kernel state changes are recorded as user messages of
-// notes alone). Turns are counted by their prompts.
-func IsPrompt(m model.Message) bool {
-	if m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
-		return false
-	}
-	for _, p := range m.Parts {
-		if p.Image != nil || (p.Text != "" && !IsAgentNote(NoteText(p))) {
-			return true
-		}
-	}
-	return false
-}
-
 // splitPoint chooses where a compaction of hist (from start) ends: the
 // messages before it are summarised. Turn boundaries are preferred; inside
 // a turn the cut falls before a model message, so every kept call keeps

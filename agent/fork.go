@@ -3,7 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"github.com/freeact/desktop/agent/history"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
@@ -19,7 +19,7 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 	if !cfg.Options.EnablePersistence {
 		return "", Prompt{}, errors.New("sessions cannot be forked: enable_persistence is false")
 	}
-	st, err := session.Open(cfg.SessionsDir(), src, freeactSessions)
+	st, err := session.Open(cfg.SessionsDir(), src, history.SessionFormat)
 	if err != nil {
 		return "", Prompt{}, err
 	}
@@ -51,7 +51,7 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 // session src's main conversation, for continuing it while src is open in
 // another process, and returns the new id.
 func CopySession(cfg *config.Config, src string) (string, error) {
-	st, err := session.Open(cfg.SessionsDir(), src, freeactSessions)
+	st, err := session.Open(cfg.SessionsDir(), src, history.SessionFormat)
 	if err != nil {
 		return "", err
 	}
@@ -85,39 +85,4 @@ func promptOf(m model.Message) Prompt {
 		}
 	}
 	return p
-}
-
-// IsAgentNote reports text the agent added to the conversation for the
-// model (what the user reverted, a note ParseNote reads), which front ends
-// do not show as the prompt.
-func IsAgentNote(text string) bool {
-	if _, ok := taggedNote(text); ok {
-		return true
-	}
-	_, ok := ParseNote(text)
-	return ok
-}
-
-// NoteText is the text of p to read as a note of the agent's (with
-// ParseNote, IsAgentNote and the tags): "" for the text the user sent
-// (model.Part.User), whatever it starts with.
-func NoteText(p model.Part) string {
-	if p.User {
-		return ""
-	}
-	return p.Text
-}
-
-// taggedNote returns the text inside a note the agent wrote for the model
-// in a tag of its own: what the user reverted (<workspace-revert>), a reply
-// cut at max_tokens (<reply-cut>), a turn that failed after its actions
-// (<turn-failed>) and the carrying on with it (<turn-resumed>).
-func taggedNote(text string) (string, bool) {
-	for _, prefix := range []string{RevertNotePrefix, CutNotePrefix, FailedNotePrefix, ResumeNotePrefix} {
-		if inner, ok := strings.CutPrefix(text, prefix); ok {
-			tag := strings.TrimSuffix(strings.TrimPrefix(prefix, "<"), ">\n")
-			return strings.TrimSpace(strings.TrimSuffix(inner, "</"+tag+">")), true
-		}
-	}
-	return "", false
 }

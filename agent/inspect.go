@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"time"
 	"unicode"
@@ -123,7 +124,7 @@ func (a *Agent) variableNotes(ctx context.Context, prompt string) []string {
 			}
 			continue
 		}
-		notes = append(notes, variableNote(name, DescribeVariable(d)))
+		notes = append(notes, history.VariableNote(name, DescribeVariable(d)))
 	}
 	return notes
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"strings"
 
@@ -53,7 +54,7 @@ func (a *Agent) ReplayOffer() (ReplayOffer, bool) {
 	if reason == "" {
 		return ReplayOffer{}, false
 	}
-	plan := replayPlan(a.History(), a.seal.Valid)
+	plan := history.ReplayPlan(a.History(), a.seal.Valid)
 	if len(plan) == 0 {
 		return ReplayOffer{}, false
 	}
@@ -196,7 +197,7 @@ func (a *Agent) dropOffer(emit func(Event)) string {
 		return ""
 	}
 	emit(&KernelStateNote{Meta: Meta{AgentID: a.id}, Event: event, Text: text})
-	return stateNote(event, text, 0, 0)
+	return history.StateNote(event, text, 0, 0)
 }
 
 // declineOffer closes the offer; text says what the model is told, "" when
@@ -214,7 +215,7 @@ func (a *Agent) declineOffer(event, what string) (string, string) {
 
 // recordState records a kernel state note and returns it as an event.
 func (a *Agent) recordState(event, text string, ran, planned int) (*KernelStateNote, error) {
-	note := stateNote(event, text, ran, planned)
+	note := history.StateNote(event, text, ran, planned)
 	if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
 		return nil, err
 	}

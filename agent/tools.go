@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"sync"
 	"time"
@@ -12,13 +13,6 @@ import (
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/kernel"
-)
-
-// Names of the built-in tools as the model sees them.
-const (
-	ExecuteTool  = "ipybox_execute_ipython_cell"
-	ResetTool    = "ipybox_reset"
-	SubagentTool = "subagent_task"
 )
 
 // toolDeclarations lists what the model may call.
@@ -148,7 +142,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	}
 	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
-		text = editedResult(code, text)
+		text = history.EditedResult(code, text)
 		ran.By = ByEdited
 	}
 	a.seal.Sign(ran, call.ID)

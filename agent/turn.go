@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"slices"
 	"strings"
 	"sync"
@@ -161,7 +162,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		if msg.Cut() {
 			// The model must learn that the calls it began were not run,
 			// or it takes their effects for done.
-			next.Parts = append(next.Parts, model.Part{Text: cutNote(msg, reply.Cut, a.cfg.Options.ModelSettings.MaxTokens)})
+			next.Parts = append(next.Parts, model.Part{Text: history.CutNote(msg, reply.Cut, a.cfg.Options.ModelSettings.MaxTokens)})
 		}
 		if err := a.record(next); err != nil {
 			return fail(err)
@@ -190,10 +191,6 @@ func (a *Agent) actionsRan(start int) bool {
 	return false
 }
 
-// FailedNotePrefix starts the note that ends a turn which failed after
-// its actions ran.
-const FailedNotePrefix = "<turn-failed>\n"
-
 // IsRejection reports whether r is the result of a call the user
 // rejected (a whole call, or a shell command inside a cell), which ended
 // its turn.
@@ -219,10 +216,6 @@ const (
 	failedNoteLead = "The turn ended early: the next step failed ("
 	failedNoteTail = "). The actions above ran"
 )
-
-// ResumeNotePrefix starts the note that asks the model to carry on with a
-// turn that failed (Continue).
-const ResumeNotePrefix = "<turn-resumed>\n"
 
 // resumeNote asks the model to carry on from where the failed turn
 // stopped, without doing again what it did.
@@ -398,7 +391,7 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 		// A JSON server changed its tools since they were declared.
 		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v
 	}
-	req := &model.Request{System: a.system, Messages: mergeUserTurns(view), Tools: a.tools}
+	req := &model.Request{System: a.system, Messages: history.MergeUserTurns(view), Tools: a.tools}
 	m := a.currentModel()
 	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {

@@ -83,15 +83,7 @@ func (a *Agent) priceOf(modelName string, u model.Usage) *float64 {
 
 // priceOf prices a call by the catalog and the models of cfg's agent.json.
 func priceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
-	info, ok := model.Lookup(modelName, cfg.Options.Models)
-	if !ok {
-		return nil
-	}
-	c, ok := info.Cost(u)
-	if !ok {
-		return nil
-	}
-	return &c
+	return cfg.PriceOf(modelName, u)
 }
 
 // CostOf returns what a call of modelName counted by u cost by the

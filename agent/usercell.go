@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			done.Failed++
 		}
 		output, _ := a.offload(refusedOutput(out.Text, refused))
-		note := userCellNote(c.Source, c.Of, corr, c.Code, output, failed)
+		note := history.UserCellNote(c.Source, c.Of, corr, c.Code, output, failed)
 		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed}
 		a.seal.Sign(ran, "")
 		ran.Run, ran.Original, ran.Images, ran.ElapsedMS = corr, original, out.Images, elapsed

@@ -1,4 +1,4 @@
-package agent
+package history
 
 import (
 	"encoding/json"
@@ -67,7 +67,7 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 		for _, p := range m.Parts {
 			switch {
 			case p.FunctionCall != nil && p.FunctionCall.Name == ExecuteTool:
-				code[p.FunctionCall.ID] = callCode(p.FunctionCall.Args)
+				code[p.FunctionCall.ID] = CallCode(p.FunctionCall.Args)
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
 				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError, Changed: changed(r.Ran, r.ID), ElapsedMS: r.ElapsedMS}
@@ -97,8 +97,8 @@ func walkCells(history []model.Message, sealed func(r model.Ran, callID string) 
 	}
 }
 
-// callCode is the code argument of a code action ("" when it has none).
-func callCode(args []byte) string {
+// CallCode is the code argument of a code action ("" when it has none).
+func CallCode(args []byte) string {
 	var a struct {
 		Code string `json:"code"`
 	}
@@ -106,12 +106,12 @@ func callCode(args []byte) string {
 	return a.Code
 }
 
-// replayPlan is the cells whose effects the kernel held before it lost
+// ReplayPlan is the cells whose effects the kernel held before it lost
 // its state: the cells that succeeded since the state was last cleared on
 // purpose (the model's ipybox_reset, or the user's choice not to restore
 // it). A replay keeps the plan, or the part of it that ran when it was
 // stopped.
-func replayPlan(history []model.Message, sealed func(model.Ran, string) bool) []Cell {
+func ReplayPlan(history []model.Message, sealed func(model.Ran, string) bool) []Cell {
 	var plan []Cell
 	walkCells(history, sealed,
 		func(c Cell) {
