@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"path/filepath"
 	"strings"
 
@@ -170,9 +171,9 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 		return nil, fmt.Errorf("no MCP server %q is configured: add it to ptc_servers in .freeact/agent.json", server)
 	}
 	// The server's progress and log lines show on the cell's card.
-	progress := newProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
-	defer progress.stop()
-	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.note), server, tool, args)
+	progress := mcpglue.NewProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
+	defer progress.Stop()
+	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.Note), server, tool, args)
 }
 
 // Input passes the cell's input() to the front end and waits for the reply.

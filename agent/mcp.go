@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"log/slog"
 	"maps"
 	"reflect"
@@ -91,7 +92,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// A server whose tools changed since its modules were generated
 		// gets them generated again when it connects.
 		popts.OnConnect = func(_ context.Context, server string, tools []mcp.Tool) {
-			if err := writeAPI(a.cfg.Dir, server, tools); err != nil {
+			if err := mcpglue.WriteAPI(a.cfg.Dir, server, tools); err != nil {
 				a.opts.log.Warn("Python API not regenerated", "err", err)
 			}
 		}
@@ -240,11 +241,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
 			var res *mcp.Result
 			var err error
-			progress := newProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
+			progress := mcpglue.NewProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
 			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
-				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.note), t.Server, t.Name, call.Args)
+				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.Note), t.Server, t.Name, call.Args)
 			})
-			progress.stop()
+			progress.Stop()
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil
@@ -320,14 +321,6 @@ func (p ptcCaller) CallTool(ctx context.Context, server, tool string, args json.
 		return nil, fmt.Errorf("encode the result of %s.%s: %w", server, tool, err)
 	}
 	return b, nil
-}
-
-// MCPFailure is an MCP server that did not start with the agent: Group is
-// "mcp_servers" or "ptc_servers", Error says why.
-type MCPFailure struct {
-	Group  string `json:"group"`
-	Server string `json:"server"`
-	Error  string `json:"error"`
 }
 
 // failed records the servers err names (an *mcp.Error each, joined).
