@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -150,7 +153,7 @@ type Agent struct {
 	id        string
 	cfg       *config.Config
 	opts      options
-	approvals approver
+	approvals approval.Approver
 
 	model     model.Model
 	modelErr  error // why model is nil: a *MissingKeyError
@@ -177,7 +180,7 @@ type Agent struct {
 	jsonToolsVersion int
 
 	costs *costs       // what the session cost; shared with subagents
-	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+	ckpt  *ckpt.Shared // the workspace's checkpoints; shared with subagents
 	// repairs are what a crash left torn in the resumed session's files,
 	// cut off at start and not yet reported (Recover).
 	repairs []session.Repair
@@ -240,18 +243,18 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		// Nothing is trusted then: every replay shows its code first.
 		o.log.Warn("records of code that ran cannot be sealed", "err", err)
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}, seal: key}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
 	var conv *permission.Conversation
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
 	}
-	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id, began: new(sync.Map)}
+	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
-		a.approvals.protectedYes = new(atomic.Int64)
+		a.approvals.ProtectedYes = new(atomic.Int64)
 		file := o.perm.File()
-		a.approvals.saved = func() {
+		a.approvals.Saved = func() {
 			a.guard.Accept(file)
 			a.wroteOwn(file)
 		}
@@ -517,7 +520,7 @@ func (a *Agent) openSession() error {
 		if c.Upto < len(pos) {
 			upto = pos[c.Upto]
 		}
-		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: usagesOf(c.Usage), event: Compacted{
+		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: longsession.UsagesOf(c.Usage), event: Compacted{
 			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
 		}})
 	}
@@ -540,7 +543,7 @@ func (a *Agent) openSession() error {
 		retried := slices.ContainsFunc(comps, func(c session.Compaction) bool {
 			return c.Reason == CompactManual && c.Meta.TS > sp.Meta.TS // the same UTC layout sorts by time
 		})
-		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: usagesOf(sp.Usage), Retried: retried})
+		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: longsession.UsagesOf(sp.Usage), Retried: retried})
 	}
 	for i := range a.cuts {
 		prev := 0
@@ -682,7 +685,7 @@ func (a *Agent) Stop() error {
 			errs = append(errs, fmt.Errorf("close session: %w", err))
 		}
 	}
-	if err := a.ckpt.close(); err != nil {
+	if err := a.ckpt.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
 	}
 	return errors.Join(errs...)
@@ -706,16 +709,16 @@ func (a *Agent) Kernel() Executor { return a.kern }
 // conversation (its subagents' included): they allow calls in this
 // conversation only, and end with the agent. Nil without permissions.
 func (a *Agent) Grants() []permission.Rule {
-	if a.approvals.perm == nil {
+	if a.approvals.Perm == nil {
 		return nil
 	}
-	return a.approvals.perm.Grants().Allow
+	return a.approvals.Perm.Grants().Allow
 }
 
 // RevokeGrant removes a grant of this conversation: calls it allowed are
 // asked again. It reports whether the conversation had it.
 func (a *Agent) RevokeGrant(r permission.Rule) bool {
-	return a.approvals.perm != nil && a.approvals.perm.Revoke(r)
+	return a.approvals.Perm != nil && a.approvals.Perm.Revoke(r)
 }
 
 func (a *Agent) logRuleError(err error) {

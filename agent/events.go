@@ -1,6 +1,9 @@
 package agent
 
-import "github.com/freeact/desktop/agent/event"
+import (
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/event"
+)
 
 // The SDK's events and tool calls live in agent/event; these aliases keep
 // them reachable as agent.Event, agent.ApprovalRequest, ... .
@@ -69,3 +72,7 @@ func EventType(ev Event) string { return event.EventType(ev) }
 
 // MarshalEvent is event.MarshalEvent.
 func MarshalEvent(ev Event) ([]byte, error) { return event.MarshalEvent(ev) }
+
+// NoAlwaysDestructive is approval.NoAlwaysDestructive: why an approval of
+// a tool its server marks destructive offers no lasting rule.
+const NoAlwaysDestructive = approval.NoAlwaysDestructive

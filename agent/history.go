@@ -11,6 +11,7 @@ import (
 // agent.Note, agent.Cells, ... .
 
 type (
+	Prompt       = history.Prompt
 	Cell         = history.Cell
 	Note         = history.Note
 	NotebookCell = history.NotebookCell
@@ -63,3 +64,6 @@ func NoteText(p model.Part) string { return history.NoteText(p) }
 
 // IsPrompt is history.IsPrompt.
 func IsPrompt(m model.Message) bool { return history.IsPrompt(m) }
+
+// Text returns a prompt of text only.
+func Text(s string) Prompt { return history.Text(s) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/mcpglue"
 	"path/filepath"
@@ -107,7 +108,7 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 		h.a.guardShell(c.emit, c.corr, permission.SuggestDisplay(calls[0].Permission()))
 	}
 	for _, call := range calls {
-		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
+		ok, err := h.a.approvals.Ask(ctx, c.emit, c.corr, call, 0)
 		if !ok {
 			if err == nil {
 				r := refusal{kind: "shell command", what: permission.SuggestDisplay(call.Permission())}
@@ -156,9 +157,9 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
 	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.ptcHints(ctx, server, tool)}
-	ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
+	ok, err := h.a.approvals.Ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
 	switch {
-	case errors.Is(err, errApprovalTimeout):
+	case errors.Is(err, approval.ErrTimeout):
 		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.approvalTimeout)
 	case !ok && err == nil:
 		c.rejected(refusal{kind: "tool call", what: call.ToolName})

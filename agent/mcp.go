@@ -33,7 +33,7 @@ type mcpTools struct {
 	// version counts the changes of byName, for the turn loop to offer
 	// the model the new tools.
 	version int
-	search  *toolSearch
+	search  *mcpglue.ToolSearch
 	// ownSearch is set on the agent that opened the search (not on
 	// subagents sharing it).
 	ownSearch bool
@@ -52,7 +52,7 @@ type mcpTools struct {
 // and, unless the caller set a ToolCaller, serves programmatic calls from
 // ptc_servers. Servers that fail are logged and do not stop the agent: their
 // calls report the failure.
-func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
+func (a *Agent) startMCP(ctx context.Context, search *mcpglue.ToolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
 	signIn := a.opts.mcpSignIn
@@ -106,7 +106,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		if a.id == MainAgent && m.ptc != nil {
 			a.prepareModules(ctx, m)
 		}
-		m.search, m.ownSearch = openToolSearch(ctx, a.cfg, a.opts.log.Warn), true
+		m.search, m.ownSearch = mcpglue.OpenToolSearch(ctx, a.cfg, a.opts.log.Warn), true
 	}
 	a.mcp = m
 }
@@ -166,7 +166,7 @@ func (a *Agent) stopMCP() error {
 		}
 	}
 	if m.ownSearch && m.search != nil {
-		errs = append(errs, m.search.close())
+		errs = append(errs, m.search.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -182,7 +182,7 @@ func (a *Agent) builtinTool(name string) bool {
 
 // mcpDeclarations are the tool-search tools and the JSON MCP tools.
 func (a *Agent) mcpDeclarations() []model.Tool {
-	tools := a.searchDeclarations()
+	tools := mcpglue.SearchDeclarations(a.cfg.Options.ToolSearch)
 	if a.mcp == nil {
 		return tools
 	}
@@ -265,11 +265,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		return resp, rejected, true
 	}
 	resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
-		var search *toolSearch
+		var search *mcpglue.ToolSearch
 		if a.mcp != nil {
 			search = a.mcp.search
 		}
-		text, err := search.run(ctx, call.Name, call.Args)
+		text, err := search.Run(ctx, call.Name, call.Args)
 		if err != nil {
 			return err.Error(), true, nil
 		}

@@ -21,6 +21,13 @@ type (
 	MCPFailure     = mcpglue.MCPFailure
 )
 
+// Names of the tool-search tools.
+const (
+	ListCategoriesTool = mcpglue.ListCategoriesTool
+	ListToolsTool      = mcpglue.ListToolsTool
+	SearchToolsTool    = mcpglue.SearchToolsTool
+)
+
 // mcpManagers are the agent's managers: JSON tools and code mode (nil
 // when not configured).
 func (a *Agent) mcpManagers() []*mcp.Manager {

@@ -105,7 +105,7 @@ func (a *Agent) replay(ctx context.Context, emit func(Event), reviewed bool) {
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: CellReplay, Total: len(offer.Cells)}
 	var failed []string
 	a.beginUserCheckpoints(userCellsWhat(CellReplay, len(offer.Cells)))
-	defer a.ckpt.flush()
+	defer a.ckpt.Flush()
 	for i, c := range offer.Cells {
 		if ctx.Err() != nil {
 			done.Stopped = true

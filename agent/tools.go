@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"sync"
@@ -91,7 +92,7 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 
 // approveThen asks for tc and runs do when it is approved.
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
-	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
+	ok, err := a.approvals.Ask(ctx, emit, call.ID, tc, 0)
 	approvalAnswered(ctx)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
@@ -118,7 +119,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	ok, edited, err := a.approvals.askEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
+	ok, edited, err := a.approvals.AskEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
 	}
@@ -130,7 +131,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	} else {
 		edited = ""
 	}
-	before := a.checkpointBefore(ctx, emit, call, actionLabel(call, code))
+	before := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
 	out, refused := a.execCell(ctx, emit, call.ID, code)
 	// What ran, before a "no" too, may have changed files.
 	a.checkpointAfter(ctx, emit, before)
@@ -268,7 +269,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		if _, read := tc.(FileRead); !read {
-			before := a.checkpointBefore(ctx, emit, call, actionLabel(call, args))
+			before := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, args))
 			defer a.checkpointAfter(ctx, emit, before)
 		}
 		res, err := a.ws.RunApproved(ctx, args, p)

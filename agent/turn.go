@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"slices"
 	"strings"
 	"sync"
@@ -47,13 +49,13 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		} else {
 			a.beginCheckpointTurn(user)
 		}
-		a.ckpt.beginTurn()
+		a.ckpt.BeginTurn()
 		var note string
 		if note, told = a.revertNote(); note != "" {
 			user.Parts = append([]model.Part{{Text: note}}, user.Parts...)
 		}
 	}
-	defer a.ckpt.flush()
+	defer a.ckpt.Flush()
 	// A failed turn goes back out of the history and the session file
 	// alike, so that resuming the session gives the history the agent has.
 	// Once actions ran, though, the kernel and the files went through
@@ -71,7 +73,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			emit(f)
 			return turnResult{failed: err}
 		}
-		a.ckpt.untell(told) // the prompt that told them is taken back
+		a.ckpt.Untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
 		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
@@ -272,7 +274,7 @@ func (a *Agent) beginCheckpointTurn(user model.Message) {
 			n++
 		}
 	}
-	a.turn = turnInfo{id: newTurnID(), number: n, prompt: user.Text()}
+	a.turn = turnInfo{id: ckpt.NewTurnID(), number: n, prompt: user.Text()}
 }
 
 // record appends messages to the history and the session file.
@@ -317,7 +319,7 @@ func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
 	var spent []session.Spent
 	for _, msg := range dropped {
 		if msg.Role == model.RoleModel && msg.Usage != nil {
-			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: usageJSON([]model.Usage{*msg.Usage})})
+			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: longsession.UsageJSON([]model.Usage{*msg.Usage})})
 		}
 	}
 	for _, c := range comps {
@@ -582,10 +584,10 @@ func (a *Agent) savedResult(emit func(Event), call model.FunctionCall, text, sav
 // milliseconds (at least 1), and forgets its start; 0 for a call that
 // never ran (rejected, or not reached).
 func (a *Agent) ranFor(corr string) int64 {
-	if a.approvals.began == nil {
+	if a.approvals.Began == nil {
 		return 0
 	}
-	t, ok := a.approvals.began.LoadAndDelete(corr)
+	t, ok := a.approvals.Began.LoadAndDelete(corr)
 	if !ok {
 		return 0
 	}

@@ -50,7 +50,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: source, Total: len(cells)}
 	a.beginUserCheckpoints(userCellsWhat(source, len(cells)))
 	defer func() {
-		a.ckpt.flush()
+		a.ckpt.Flush()
 		a.sync()
 		emit(done)
 	}()
@@ -64,7 +64,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		emit(&CellStarted{Meta: meta, Code: c.Code, Source: c.Source, Of: c.Of, Index: i + 1, Total: len(cells)})
 		original := ""
 		if c.Ask {
-			ok, edited, err := a.approvals.askEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
+			ok, edited, err := a.approvals.AskEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
 			if !ok {
 				why := stopTextFor(err)
 				emit(&CodeExecutionOutput{Meta: meta, Text: why, Error: true, ErrorText: why})

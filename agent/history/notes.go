@@ -400,3 +400,12 @@ const (
 	ResetTool    = "ipybox_reset"
 	SubagentTool = "subagent_task"
 )
+
+// Prompt is what the user sends: text, optionally with images.
+type Prompt struct {
+	Text   string
+	Images []model.Image
+}
+
+// Text returns a prompt of text only.
+func Text(s string) Prompt { return Prompt{Text: s} }

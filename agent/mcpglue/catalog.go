@@ -1,8 +1,9 @@
 // Package mcpglue owns the parts of the agent's MCP use that need no agent:
 // the catalog of resources and prompts and argument completion
 // (catalog.go), the state of each server (status.go), the throttled
-// progress of a call (progress.go) and the generation of code-mode
-// modules (gen.go). The agent hands it its managers.
+// progress of a call (progress.go), the generation of code-mode
+// modules (gen.go) and the tool-search tools over them
+// (toolsearch.go). The agent hands it its managers.
 package mcpglue
 
 import (

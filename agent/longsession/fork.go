@@ -1,4 +1,4 @@
-package agent
+package longsession
 
 import (
 	"errors"
@@ -15,24 +15,24 @@ import (
 // returns the new session's id and that prompt, for the user to send again
 // or change. The source session is not changed. Resume the new id with
 // WithSessionID; its kernel starts fresh.
-func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, error) {
+func ForkSession(cfg *config.Config, src string, turn int) (string, history.Prompt, error) {
 	if !cfg.Options.EnablePersistence {
-		return "", Prompt{}, errors.New("sessions cannot be forked: enable_persistence is false")
+		return "", history.Prompt{}, errors.New("sessions cannot be forked: enable_persistence is false")
 	}
 	st, err := session.Open(cfg.SessionsDir(), src, history.SessionFormat)
 	if err != nil {
-		return "", Prompt{}, err
+		return "", history.Prompt{}, err
 	}
 	if !st.Exists() {
-		return "", Prompt{}, fmt.Errorf("no session %q in %s", src, cfg.SessionsDir())
+		return "", history.Prompt{}, fmt.Errorf("no session %q in %s", src, cfg.SessionsDir())
 	}
-	msgs, err := st.Load(MainAgent)
+	msgs, err := st.Load(session.MainAgent)
 	if err != nil {
-		return "", Prompt{}, fmt.Errorf("fork session %s: %w", src, err)
+		return "", history.Prompt{}, fmt.Errorf("fork session %s: %w", src, err)
 	}
 	n := 0
 	for i, m := range msgs {
-		if !IsPrompt(m) {
+		if !history.IsPrompt(m) {
 			continue
 		}
 		if n++; n < turn {
@@ -40,11 +40,11 @@ func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, erro
 		}
 		id := session.NewID()
 		if err := st.Fork(id, i); err != nil {
-			return "", Prompt{}, err
+			return "", history.Prompt{}, err
 		}
 		return id, promptOf(m), nil
 	}
-	return "", Prompt{}, fmt.Errorf("fork session %s: it has %d prompts, not %d", src, n, turn)
+	return "", history.Prompt{}, fmt.Errorf("fork session %s: it has %d prompts, not %d", src, n, turn)
 }
 
 // CopySession starts a new session of the workspace cfg with all of
@@ -55,7 +55,7 @@ func CopySession(cfg *config.Config, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msgs, err := st.Load(MainAgent)
+	msgs, err := st.Load(session.MainAgent)
 	if err != nil {
 		return "", fmt.Errorf("copy session %s: %w", src, err)
 	}
@@ -71,13 +71,13 @@ func CopySession(cfg *config.Config, src string) (string, error) {
 
 // promptOf returns what the user sent in a prompt message, without what
 // the agent added (a note on reverted files).
-func promptOf(m model.Message) Prompt {
-	var p Prompt
+func promptOf(m model.Message) history.Prompt {
+	var p history.Prompt
 	for _, part := range m.Parts {
 		switch {
 		case part.Image != nil:
 			p.Images = append(p.Images, *part.Image)
-		case part.Text != "" && !part.Thought && !IsAgentNote(NoteText(part)):
+		case part.Text != "" && !part.Thought && !history.IsAgentNote(history.NoteText(part)):
 			if p.Text != "" {
 				p.Text += "\n"
 			}
