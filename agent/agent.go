@@ -11,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/remote"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -167,12 +168,12 @@ type Agent struct {
 	host      *host
 	system    string
 	tools     []model.Tool
-	subagents chan struct{}    // max_subagents slots
-	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
-	seal      *seal.Key        // signs the records of code that ran (nil: none can be checked)
-	guard     *protect.Guard   // the protected files as last written or approved (nil: none)
-	guardYes  atomic.Int64     // approvals.protectedYes when the running cell started
-	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
+	subagents chan struct{}     // max_subagents slots
+	mcp       *mcpTools         // MCP connections and tool search (mcptools.go)
+	seal      *seal.Key         // signs the records of code that ran (nil: none can be checked)
+	guard     *protect.Guard    // the protected files as last written or approved (nil: none)
+	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
+	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -572,7 +573,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if a.opts.executors != nil {
 		a.executors = a.opts.executors
 		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
-			a.remote = &remoteWorkspace{srv: j.srv, log: a.opts.log}
+			a.remote = remote.New(j.srv, a.opts.log)
 		}
 		return nil
 	}
@@ -635,7 +636,7 @@ func (a *Agent) startKernel(ctx context.Context) error {
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
 	}
-	a.remote.kernelOptions(a.cfg, &kopts)
+	a.remote.KernelOptions(a.cfg, &kopts)
 	k, err := a.executors.StartExecutor(ctx, kopts)
 	if err != nil {
 		return fmt.Errorf("start kernel: %w", err)

@@ -137,10 +137,11 @@ func (a *Agent) localDir(dir string) string {
 	if r == nil {
 		return filepath.Clean(dir)
 	}
-	if r.files == nil {
+	root := r.Root()
+	if root == "" {
 		return ""
 	}
-	rel, err := filepath.Rel(r.files.Root(), dir)
+	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}

@@ -185,7 +185,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 			}
 		}
 	}})
-	if err := a.remote.refresh(ctx, a.cfg); err != nil {
+	if err := a.remote.Refresh(ctx, a.cfg); err != nil {
 		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 	}
 	var (
@@ -210,7 +210,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
 		errText = res.ErrorText
 	}
-	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+	if cerr := a.remote.AfterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 	}
 	mu.Lock()
@@ -265,7 +265,7 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
-		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+		if err := a.remote.Refresh(ctx, a.cfg); err != nil {
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		if _, read := tc.(FileRead); !read {
