@@ -7,6 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/remote"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -149,7 +154,7 @@ type Agent struct {
 	id        string
 	cfg       *config.Config
 	opts      options
-	approvals approver
+	approvals approval.Approver
 
 	model     model.Model
 	modelErr  error // why model is nil: a *MissingKeyError
@@ -163,12 +168,12 @@ type Agent struct {
 	host      *host
 	system    string
 	tools     []model.Tool
-	subagents chan struct{}    // max_subagents slots
-	mcp       *mcpTools        // MCP connections and tool search (mcptools.go)
-	seal      *seal.Key        // signs the records of code that ran (nil: none can be checked)
-	guard     *protect.Guard   // the protected files as last written or approved (nil: none)
-	guardYes  atomic.Int64     // approvals.protectedYes when the running cell started
-	remote    *remoteWorkspace // the workspace on a remote server (remote.go); nil locally
+	subagents chan struct{}     // max_subagents slots
+	mcp       *mcpTools         // MCP connections and tool search (mcptools.go)
+	seal      *seal.Key         // signs the records of code that ran (nil: none can be checked)
+	guard     *protect.Guard    // the protected files as last written or approved (nil: none)
+	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
+	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -176,7 +181,7 @@ type Agent struct {
 	jsonToolsVersion int
 
 	costs *costs       // what the session cost; shared with subagents
-	ckpt  *checkpoints // the workspace's checkpoints; shared with subagents
+	ckpt  *ckpt.Shared // the workspace's checkpoints; shared with subagents
 	// repairs are what a crash left torn in the resumed session's files,
 	// cut off at start and not yet reported (Recover).
 	repairs []session.Repair
@@ -239,18 +244,18 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		// Nothing is trusted then: every replay shows its code first.
 		o.log.Warn("records of code that ran cannot be sealed", "err", err)
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: &checkpoints{root: root, ws: cfg.Dir}, seal: key}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
 	var conv *permission.Conversation
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
 	}
-	a.approvals = approver{perm: conv, skipAll: o.skipPerms, agentID: a.id, began: new(sync.Map)}
+	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
-		a.approvals.protectedYes = new(atomic.Int64)
+		a.approvals.ProtectedYes = new(atomic.Int64)
 		file := o.perm.File()
-		a.approvals.saved = func() {
+		a.approvals.Saved = func() {
 			a.guard.Accept(file)
 			a.wroteOwn(file)
 		}
@@ -432,14 +437,6 @@ func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	return codeActions(cfg, spec, po, m), nil
 }
 
-// freeactSessions is the format of the Python freeact's session files
-// (0.10 and 0.11: pydantic-ai messages in the same envelopes). Its sessions
-// resume here and are continued in that format, so freeact can resume them
-// too; sessions started here are written in this app's format.
-var freeactSessions = session.Format[model.Message]{
-	Name: "pydantic-ai", Detect: pydanticai.IsMessage, Decode: pydanticai.Decode, Encode: pydanticai.Encode,
-}
-
 // DecodeSessionMessage decodes one message of a session file in either
 // format: this app's, or the Python freeact's (ok is false for a message
 // with nothing for the history, such as freeact's system prompt).
@@ -470,7 +467,7 @@ func (a *Agent) openSession() error {
 	if id == "" {
 		id = session.NewID()
 	}
-	st, err := session.Open(a.cfg.SessionsDir(), id, freeactSessions)
+	st, err := session.Open(a.cfg.SessionsDir(), id, history.SessionFormat)
 	if err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}
@@ -524,7 +521,7 @@ func (a *Agent) openSession() error {
 		if c.Upto < len(pos) {
 			upto = pos[c.Upto]
 		}
-		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: usagesOf(c.Usage), event: Compacted{
+		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: longsession.UsagesOf(c.Usage), event: Compacted{
 			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
 		}})
 	}
@@ -547,7 +544,7 @@ func (a *Agent) openSession() error {
 		retried := slices.ContainsFunc(comps, func(c session.Compaction) bool {
 			return c.Reason == CompactManual && c.Meta.TS > sp.Meta.TS // the same UTC layout sorts by time
 		})
-		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: usagesOf(sp.Usage), Retried: retried})
+		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: longsession.UsagesOf(sp.Usage), Retried: retried})
 	}
 	for i := range a.cuts {
 		prev := 0
@@ -576,7 +573,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if a.opts.executors != nil {
 		a.executors = a.opts.executors
 		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
-			a.remote = &remoteWorkspace{srv: j.srv, log: a.opts.log}
+			a.remote = remote.New(j.srv, a.opts.log)
 		}
 		return nil
 	}
@@ -639,7 +636,7 @@ func (a *Agent) startKernel(ctx context.Context) error {
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
 	}
-	a.remote.kernelOptions(a.cfg, &kopts)
+	a.remote.KernelOptions(a.cfg, &kopts)
 	k, err := a.executors.StartExecutor(ctx, kopts)
 	if err != nil {
 		return fmt.Errorf("start kernel: %w", err)
@@ -689,7 +686,7 @@ func (a *Agent) Stop() error {
 			errs = append(errs, fmt.Errorf("close session: %w", err))
 		}
 	}
-	if err := a.ckpt.close(); err != nil {
+	if err := a.ckpt.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
 	}
 	return errors.Join(errs...)
@@ -713,16 +710,16 @@ func (a *Agent) Kernel() Executor { return a.kern }
 // conversation (its subagents' included): they allow calls in this
 // conversation only, and end with the agent. Nil without permissions.
 func (a *Agent) Grants() []permission.Rule {
-	if a.approvals.perm == nil {
+	if a.approvals.Perm == nil {
 		return nil
 	}
-	return a.approvals.perm.Grants().Allow
+	return a.approvals.Perm.Grants().Allow
 }
 
 // RevokeGrant removes a grant of this conversation: calls it allowed are
 // asked again. It reports whether the conversation had it.
 func (a *Agent) RevokeGrant(r permission.Rule) bool {
-	return a.approvals.perm != nil && a.approvals.perm.Revoke(r)
+	return a.approvals.Perm != nil && a.approvals.Perm.Revoke(r)
 }
 
 func (a *Agent) logRuleError(err error) {

@@ -2,18 +2,14 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/ckpt"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 )
@@ -22,110 +18,11 @@ import (
 // data folder (appdirs.Dirs.Checkpoints).
 func WithCheckpointRoot(root string) Option { return func(o *options) { o.checkpointRoot = root } }
 
-// checkpoints is the checkpoint store of the agent's workspace, opened at
-// the first action while checkpoints is on. The main agent and its
-// subagents share it.
-type checkpoints struct {
-	root, ws string
-
-	mu    sync.Mutex
-	store *checkpoint.Store
-	off   string          // why checkpoints stopped for this run ("" while working)
-	told  map[string]bool // revert records the model knows of
-	bg    sync.WaitGroup  // the first snapshot, taken in the background
-	stop  context.CancelFunc
-}
-
 // turnInfo is the running turn, for checkpoint records.
 type turnInfo struct {
 	id     string
 	number int
 	prompt string
-}
-
-// open opens the store (once) and takes a first snapshot in the
-// background, so that the first action's is quick.
-func (c *checkpoints) open(o config.Options, opts checkpoint.Options) (*checkpoint.Store, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.off != "" {
-		return nil, errors.New(c.off)
-	}
-	if c.store != nil {
-		c.store.SetMaxFileBytes(o.CheckpointMaxFileBytes)
-		return c.store, nil
-	}
-	opts.MaxFileBytes = o.CheckpointMaxFileBytes
-	s, err := checkpoint.Open(checkpoint.Dir(c.root, c.ws), c.ws, opts)
-	if err != nil {
-		c.off = err.Error()
-		return nil, err
-	}
-	c.store = s
-	// Reverts made before this run were told to the model in their time.
-	c.told = map[string]bool{}
-	if rs, err := s.Records(); err == nil {
-		for _, r := range rs {
-			if r.Kind == checkpoint.KindRevert {
-				c.told[r.ID] = true
-			}
-		}
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	c.stop = stop
-	c.bg.Add(1)
-	go func() {
-		defer c.bg.Done()
-		_, _ = s.Snapshot(ctx)
-	}()
-	return s, nil
-}
-
-// beginTurn tells the store that a turn begins: a .gitignore the turn
-// writes hides nothing from its later records.
-func (c *checkpoints) beginTurn() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.store != nil {
-		c.store.BeginTurn()
-	}
-}
-
-// turnOff stops checkpoints for this run after err; it reports whether
-// they were on.
-func (c *checkpoints) turnOff(err error) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.off != "" {
-		return false
-	}
-	c.off = err.Error()
-	return true
-}
-
-func (c *checkpoints) close() error {
-	c.mu.Lock()
-	if c.stop != nil {
-		c.stop() // a first snapshot still running is not needed any more
-	}
-	c.mu.Unlock()
-	c.bg.Wait()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.store == nil {
-		return nil
-	}
-	return c.store.Close()
-}
-
-// flush saves the store's stat cache at a turn's end.
-func (c *checkpoints) flush() {
-	c.mu.Lock()
-	s := c.store
-	c.mu.Unlock()
-	if s != nil {
-		_ = s.Flush()
-	}
 }
 
 // errRemoteCheckpoints is why a remote workspace has no checkpoints.
@@ -140,14 +37,14 @@ func (a *Agent) checkpointStore(emit func(Event)) *checkpoint.Store {
 	if a.remote != nil {
 		// The workspace is on the server: a snapshot of the local folder
 		// would record nothing the code changed.
-		if emit != nil && a.ckpt.turnOff(errRemoteCheckpoints) {
+		if emit != nil && a.ckpt.TurnOff(errRemoteCheckpoints) {
 			a.checkpointsFailed(emit, errRemoteCheckpoints)
 		}
 		return nil
 	}
-	s, err := a.ckpt.open(a.cfg.Options, a.checkpointOptions())
+	s, err := a.ckpt.Open(a.cfg.Options, a.checkpointOptions())
 	if err != nil {
-		if emit != nil && a.ckpt.turnOff(err) {
+		if emit != nil && a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil
@@ -238,7 +135,7 @@ func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event), call mod
 		emit(&Notice{Meta: Meta{AgentID: a.id}, Text: fmt.Sprintf("Waiting for an action of another freeact process on this workspace (pid %d) to end, so that each action's changes are recorded apart.", pid)})
 	})
 	if err != nil {
-		if ctx.Err() == nil && a.ckpt.turnOff(err) {
+		if ctx.Err() == nil && a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil // cancelled while waiting: the action does not run either
@@ -247,7 +144,7 @@ func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event), call mod
 	snap, err := s.Snapshot(ctx)
 	if err != nil {
 		release()
-		if a.ckpt.turnOff(err) {
+		if a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil
@@ -259,7 +156,7 @@ func (a *Agent) checkpointBefore(ctx context.Context, emit func(Event), call mod
 	}}
 	if p.id, err = s.Begin(ctx, p.info, snap); err != nil {
 		release()
-		if a.ckpt.turnOff(err) {
+		if a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return nil
@@ -281,14 +178,14 @@ func (a *Agent) checkpointAfter(ctx context.Context, emit func(Event), p *pendin
 	ctx = context.WithoutCancel(ctx) // the change happened, cancelled or not
 	after, err := s.Snapshot(ctx)
 	if err != nil {
-		if a.ckpt.turnOff(err) {
+		if a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return
 	}
 	r, err := s.Record(ctx, p.id, p.info, p.before, after)
 	if err != nil {
-		if a.ckpt.turnOff(err) {
+		if a.ckpt.TurnOff(err) {
 			a.checkpointsFailed(emit, err)
 		}
 		return
@@ -311,7 +208,7 @@ func (a *Agent) beginUserCheckpoints(what string) {
 			n++
 		}
 	}
-	a.turn = turnInfo{id: newTurnID(), number: n, prompt: what}
+	a.turn = turnInfo{id: ckpt.NewTurnID(), number: n, prompt: what}
 }
 
 // execUserCell runs a cell of the user's like a code action of the
@@ -319,7 +216,7 @@ func (a *Agent) beginUserCheckpoints(what string) {
 // (FilesChanged) and can be reviewed and reverted.
 func (a *Agent) execUserCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
 	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
-	p := a.checkpointBefore(ctx, emit, call, actionLabel(call, code))
+	p := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
 	out, refused := a.execCell(ctx, emit, corr, code)
 	a.checkpointAfter(ctx, emit, p)
 	return out, refused
@@ -373,7 +270,7 @@ func (a *Agent) FinishRevert(ctx context.Context) (*Reverted, error) {
 	if err != nil || r == nil {
 		return nil, err
 	}
-	return revertedEvent(r, checkpoint.Plan{}, true), nil
+	return ckpt.RevertedEvent(r, checkpoint.Plan{}, true), nil
 }
 
 // RollbackRevert puts back the files a revert that was cut short changed.
@@ -389,28 +286,6 @@ func (a *Agent) currentTurn() turnInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.turn
-}
-
-// actionLabel says in one line what a code action or file call does.
-func actionLabel(call model.FunctionCall, args any) string {
-	switch v := args.(type) {
-	case string: // the code of a cell: its first line of code
-		lines := strings.Split(strings.TrimSpace(v), "\n")
-		for i, l := range lines {
-			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-				if i < len(lines)-1 {
-					l += " …"
-				}
-				return l
-			}
-		}
-		return "code action"
-	case files.WriteArgs:
-		return "write " + v.FilePath()
-	case files.EditArgs:
-		return "edit " + v.FilePath()
-	}
-	return call.Name
 }
 
 // Checkpoints returns the workspace's checkpoint store; nil when
@@ -459,17 +334,7 @@ func (a *Agent) Revert(ctx context.Context, id string, force bool, deleteUnkept 
 	if err != nil || r == nil {
 		return nil, plan, err
 	}
-	return revertedEvent(r, plan, force), plan, nil
-}
-
-func revertedEvent(r *checkpoint.Record, plan checkpoint.Plan, force bool) *Reverted {
-	rev := &Reverted{Meta: Meta{AgentID: MainAgent}, Checkpoint: r.ID, Reverts: r.Reverts, Label: r.Label, Files: r.Changes, Unrestorable: plan.Unrestorable}
-	if !force {
-		for _, c := range plan.Conflicts {
-			rev.Kept = append(rev.Kept, c.Path)
-		}
-	}
-	return rev
+	return ckpt.RevertedEvent(r, plan, force), plan, nil
 }
 
 // LastTurnCheckpoint returns the id of the latest turn of this session
@@ -498,48 +363,5 @@ func (a *Agent) revertNote() (string, []string) {
 	if err != nil {
 		return "", nil
 	}
-	a.ckpt.mu.Lock()
-	defer a.ckpt.mu.Unlock()
-	var b strings.Builder
-	var ids []string
-	for _, r := range rs {
-		if r.Kind != checkpoint.KindRevert || a.ckpt.told[r.ID] {
-			continue
-		}
-		a.ckpt.told[r.ID] = true
-		ids = append(ids, r.ID)
-		fmt.Fprintf(&b, "- %s:", r.Label)
-		for _, c := range r.Changes {
-			fmt.Fprintf(&b, " %s (%s)", c.Path, c.Status)
-		}
-		b.WriteString("\n")
-	}
-	if b.Len() == 0 {
-		return "", nil
-	}
-	return RevertNotePrefix + "The user reverted changes to the workspace's files since your last turn. " +
-		"In parentheses, what the revert did to each file; variables in the Python kernel were not changed:\n" +
-		b.String() + "</workspace-revert>", ids
-}
-
-// untell forgets that the model heard of reverts, after the turn that
-// told it failed and was taken back.
-func (c *checkpoints) untell(ids []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, id := range ids {
-		delete(c.told, id)
-	}
-}
-
-// RevertNotePrefix starts the part of a prompt that tells the model about
-// reverted files; front ends leave it out of the prompt they show.
-const RevertNotePrefix = "<workspace-revert>\n"
-
-// newTurnID names a turn in checkpoint records: eight hex digits, like a
-// record's id.
-func newTurnID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return a.ckpt.RevertNote(rs)
 }

@@ -5,19 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/longsession"
 	"iter"
 	"slices"
 	"strings"
 
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
-)
-
-// Compaction reasons.
-const (
-	CompactThreshold = "threshold"
-	CompactOverflow  = "overflow"
-	CompactManual    = "manual"
 )
 
 // cut is a compaction as the agent applies it: the model sees summary in
@@ -30,10 +24,6 @@ type cut struct {
 	model  string
 	usages []model.Usage
 }
-
-// ErrNothingToCompact is the error of a compaction with nothing old enough
-// to summarise.
-var ErrNothingToCompact = errors.New("nothing to compact yet: the conversation has no earlier turns")
 
 // summaryPrefix starts the message that stands for compacted turns.
 const summaryPrefix = "<conversation-summary>\nThe earlier part of this conversation was summarised to fit the context window. " +
@@ -76,28 +66,6 @@ type tokenEstimate struct {
 	valid          bool
 }
 
-// estimateTokens is a rough count for messages no call has measured yet:
-// four characters a token, 1,000 tokens an image.
-func estimateTokens(msgs []model.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += 4
-		for _, p := range m.Parts {
-			n += len(p.Text) / 4
-			switch {
-			case p.Image != nil:
-				n += 1000
-			case p.FunctionCall != nil:
-				n += (len(p.FunctionCall.Name) + len(p.FunctionCall.Args)) / 4
-			case p.FunctionResponse != nil:
-				n += (len(p.FunctionResponse.Name) + len(p.FunctionResponse.Output)) / 4
-				n += 1000 * len(p.FunctionResponse.Images)
-			}
-		}
-	}
-	return n
-}
-
 // requestTokens estimates the request the view makes: what the last call
 // measured, plus the messages since, or an estimate of it all.
 func (a *Agent) requestTokens(view []model.Message) int {
@@ -105,7 +73,7 @@ func (a *Agent) requestTokens(view []model.Message) int {
 	est := a.est
 	a.mu.Unlock()
 	if est.valid && est.covered <= len(view) {
-		return est.input + estimateTokens(view[est.covered:])
+		return est.input + longsession.EstimateTokens(view[est.covered:])
 	}
 	return a.estimateAll(view)
 }
@@ -117,7 +85,7 @@ func (a *Agent) estimateAll(view []model.Message) int {
 	for _, t := range a.tools {
 		n += (len(t.Name) + len(t.Description) + len(t.Parameters)) / 4
 	}
-	return n + estimateTokens(view)
+	return n + longsession.EstimateTokens(view)
 }
 
 // measured records a call's usage: the view it was sent with, plus its
@@ -126,64 +94,6 @@ func (a *Agent) measured(viewLen int, u model.Usage) {
 	a.mu.Lock()
 	a.est = tokenEstimate{input: u.InputTokens + u.OutputTokens, covered: viewLen + 1, valid: true}
 	a.mu.Unlock()
-}
-
-// IsPrompt reports a message the user sent: a user message without tool
-// results that holds more than the agent's notes (the cells the user ran
-// between turns and kernel state changes are recorded as user messages of
-// notes alone). Turns are counted by their prompts.
-func IsPrompt(m model.Message) bool {
-	if m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
-		return false
-	}
-	for _, p := range m.Parts {
-		if p.Image != nil || (p.Text != "" && !IsAgentNote(NoteText(p))) {
-			return true
-		}
-	}
-	return false
-}
-
-// splitPoint chooses where a compaction of hist (from start) ends: the
-// messages before it are summarised. Turn boundaries are preferred; inside
-// a turn the cut falls before a model message, so every kept call keeps
-// its results. The earliest point whose kept part fits keep tokens wins,
-// so as much is kept as fits; a running turn keeps at least its last model
-// message and results. Compacting on request (manual) keeps the last turn
-// when it fits and nothing otherwise.
-func splitPoint(hist []model.Message, start, keep int, reason string) int {
-	mid := reason != CompactManual
-	end := len(hist)
-	var prompts, models []int
-	for i := start + 1; i < end; i++ {
-		switch {
-		case IsPrompt(hist[i]):
-			prompts = append(prompts, i)
-		case hist[i].Role == model.RoleModel:
-			models = append(models, i)
-		}
-	}
-	if !mid {
-		// Compact now: keep the last turn if it fits, else summarise all.
-		if n := len(prompts); n > 0 && estimateTokens(hist[prompts[n-1]:]) <= keep {
-			return prompts[n-1]
-		}
-		return end
-	}
-	for _, cands := range [][]int{prompts, models} {
-		for _, i := range cands {
-			if estimateTokens(hist[i:]) <= keep {
-				return i
-			}
-		}
-	}
-	if n := len(models); n > 0 {
-		return models[n-1]
-	}
-	if n := len(prompts); n > 0 {
-		return prompts[n-1]
-	}
-	return start
 }
 
 // compact summarises older messages so that the model sees the summary
@@ -204,7 +114,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	if keep == 0 {
 		keep = before * 2 / 5
 	}
-	k := splitPoint(hist, start, keep, reason)
+	k := longsession.SplitPoint(hist, start, keep, reason)
 	if k <= start {
 		return ErrNothingToCompact
 	}
@@ -213,7 +123,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	if err != nil {
 		return a.compactFailed(reason, len(hist), usages, fmt.Errorf("compact the conversation: %w", err))
 	}
-	if reason != CompactManual && !hasPromptAfter(hist, k) {
+	if reason != CompactManual && !longsession.HasPromptAfter(hist, k) {
 		// The running turn is cut in the middle: its request, word for
 		// word, so nothing of it is lost to the summary.
 		for i := k - 1; i >= start; i-- {
@@ -228,7 +138,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	c.event = Compacted{Meta: Meta{AgentID: a.id}, Reason: reason, Summary: summary, Messages: k - start, TokensBefore: before, TokensAfter: after}
 	if a.store != nil {
 		err := a.store.AppendCompaction(a.id, session.Compaction{
-			Upto: a.fileIndex(k), Summary: summary, Reason: reason, Model: a.modelName(), Usage: usageJSON(usages),
+			Upto: a.fileIndex(k), Summary: summary, Reason: reason, Model: a.modelName(), Usage: longsession.UsageJSON(usages),
 			TokensBefore: before, TokensAfter: after,
 		})
 		if err != nil {
@@ -257,7 +167,7 @@ func (a *Agent) compactFailed(reason string, at int, usages []model.Usage, err e
 	if a.store == nil || len(usages) == 0 {
 		return err
 	}
-	sp := session.Spent{Agent: a.id, Model: a.modelName(), Usage: usageJSON(usages)}
+	sp := session.Spent{Agent: a.id, Model: a.modelName(), Usage: longsession.UsageJSON(usages)}
 	if reason == CompactManual {
 		f := a.compactFailure(err)
 		fc := FailedCompaction{Index: at, Failed: *f, Model: sp.Model, Usage: usages}
@@ -283,15 +193,6 @@ func (a *Agent) lastCut() *cut {
 	return nil
 }
 
-func hasPromptAfter(hist []model.Message, k int) bool {
-	for _, m := range hist[k:] {
-		if IsPrompt(m) {
-			return true
-		}
-	}
-	return false
-}
-
 // fileIndex turns a history index into the index of the same message in
 // the session file, which lacks the results answerDangling added.
 func (a *Agent) fileIndex(i int) int {
@@ -306,72 +207,11 @@ func (a *Agent) fileIndex(i int) int {
 
 // Summarising.
 
-// compactionInstructions is the system prompt of a summarising call.
-const compactionInstructions = `You summarise a working session between a user and a coding agent, so that the agent can continue the work with your summary in place of the messages. The agent answers by writing Python that runs in a stateful IPython kernel in the user's workspace; it also reads and writes files with tools and runs shell commands.
-
-Write the summary for the agent, in Markdown, with these sections:
-1. Requests: what the user asked for (their words where it matters) and which request is current.
-2. Done: what was done and what came out of it (numbers, answers, findings).
-3. Decisions: what was decided and why; preferences and constraints the user stated.
-4. Files: files created, changed or deleted, by path, and what they hold.
-5. Kernel state: variables, functions, imports and data in the kernel that later work relies on (names, types, what they hold).
-6. Saved results: where offloaded tool results, images and saved tools are (paths).
-7. Open: what is left to do, open questions, errors not yet solved.
-
-Be specific and complete: names, paths, numbers. Leave out small talk and anything later work does not need. Answer with the summary only.`
-
-// maxItemChars bounds one tool argument or result in a transcript.
-const maxItemChars = 2000
-
-// transcript renders messages as text for a summarising call.
-func transcript(msgs []model.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		switch {
-		case IsPrompt(m):
-			b.WriteString("\n## User\n")
-		case m.Role == model.RoleUser:
-			b.WriteString("\n## Tool results\n")
-		default:
-			b.WriteString("\n## Agent\n")
-		}
-		for _, p := range m.Parts {
-			switch {
-			case p.Thought:
-			case p.Image != nil:
-				b.WriteString("[image]\n")
-			case p.FunctionCall != nil:
-				fmt.Fprintf(&b, "Called %s with %s\n", p.FunctionCall.Name, clipMiddle(string(p.FunctionCall.Args), maxItemChars))
-			case p.FunctionResponse != nil:
-				r := p.FunctionResponse
-				state := ""
-				if r.IsError {
-					state = " (error)"
-				}
-				fmt.Fprintf(&b, "Result of %s%s:\n%s\n", r.Name, state, clipMiddle(r.Output, maxItemChars))
-			case p.Text != "":
-				b.WriteString(p.Text)
-				b.WriteString("\n")
-			}
-		}
-	}
-	return b.String()
-}
-
-// clipMiddle keeps the head and tail of s, n characters in all.
-func clipMiddle(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n/2]) + fmt.Sprintf("\n[… %d characters left out …]\n", len(r)-n) + string(r[len(r)-n/2:])
-}
-
 // summarise asks the model for a summary of msgs, continuing prev (an
 // earlier summary). A transcript too long for one call goes in parts,
 // each summary carried into the next.
 func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, msgs []model.Message) (string, []model.Usage, error) {
-	text := transcript(msgs)
+	text := longsession.Transcript(msgs)
 	window, _ := a.window()
 	chunk := 400_000 // characters, when the window is unknown
 	if window > 0 {
@@ -394,7 +234,7 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 		}
 		prompt.WriteString(part)
 		prompt.WriteString("\n\nWrite the summary of the whole session as instructed.")
-		summary, u, err := a.ask(ctx, compactionInstructions, prompt.String())
+		summary, u, err := a.ask(ctx, longsession.CompactionInstructions, prompt.String())
 		if u != nil {
 			usages = append(usages, *u)
 			a.recordUsage(emit, a.modelName(), *u)
@@ -413,18 +253,6 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 		text = text[len(part):]
 	}
 	return prev, usages, nil
-}
-
-// SummaryCutError is the error of a compaction whose summary was cut off
-// at the output token limit: it is not kept, and the history stays whole.
-type SummaryCutError struct{ OutputTokens int }
-
-func (e *SummaryCutError) Error() string {
-	at := "at the output token limit"
-	if e.OutputTokens > 0 {
-		at = fmt.Sprintf("at %d output tokens", e.OutputTokens)
-	}
-	return fmt.Sprintf("the summary was cut off %s, so it was not kept; raise %s to compact", at, MaxTokensSetting)
 }
 
 // ask makes one call without tools and returns its answer text; an
@@ -482,16 +310,6 @@ func (a *Agent) compactFailure(err error) *Failed {
 	return f
 }
 
-// HistoryCompaction is a compaction of the main conversation placed in
-// its history: it happened before History()[Index]. Model and Usage are
-// those of its summarising calls.
-type HistoryCompaction struct {
-	Index int
-	Event Compacted
-	Model string
-	Usage []model.Usage
-}
-
 // Compactions lists the compactions of the conversation, oldest first.
 func (a *Agent) Compactions() []HistoryCompaction {
 	a.mu.Lock()
@@ -501,19 +319,6 @@ func (a *Agent) Compactions() []HistoryCompaction {
 		out = append(out, HistoryCompaction{Index: c.upto, Event: c.event, Model: c.model, Usage: c.usages})
 	}
 	return out
-}
-
-// FailedCompaction is a "Compact now" of the main conversation that
-// failed after its summarising calls (Model, Usage) were paid, placed in
-// its history: after History()[Index-1].
-type FailedCompaction struct {
-	Index  int
-	Failed Failed
-	Model  string
-	Usage  []model.Usage
-	// Retried: a later "Compact now" took its place; what its calls cost
-	// stays.
-	Retried bool
 }
 
 // FailedCompactions lists the conversation's failed "Compact now"s,

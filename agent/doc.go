@@ -1,6 +1,11 @@
 // Package agent is the freeact SDK: the Agent type, its typed events, tool
 // calls and approvals, the turn loop and subagents. Front ends in package app
 // drive it; the state, model and tool packages beneath it do the work.
+// Concerns that need no Agent live in packages of their own between those
+// and this one (agent/event, agent/history, agent/longsession, agent/ckpt,
+// agent/approval, agent/variables, agent/mcpglue, agent/remote,
+// agent/export); none of them imports this package, which keeps aliases
+// for the SDK names that moved.
 //
 // Use:
 //

@@ -36,7 +36,7 @@ func (a *Agent) failure(err error) *Failed {
 	f := &Failed{Meta: Meta{AgentID: a.id}, Error: err.Error()}
 	// URLs in errors and words (jupyter_url, a model's base URL, a
 	// provider's message) lose their secrets, whichever case built them.
-	defer f.redact()
+	defer redactFailed(f)
 	spec, _ := model.ParseModelString(a.cfg.Options.Model)
 	var (
 		missing *MissingKeyError
@@ -146,8 +146,8 @@ func unreachable(err error) bool {
 	return errors.As(err, &dns) || errors.As(err, &op) || (errors.As(err, &ue) && !errors.Is(err, context.Canceled))
 }
 
-// redact takes the secrets out of the URLs in the event's text.
-func (f *Failed) redact() {
+// redactFailed takes the secrets out of the URLs in the event's text.
+func redactFailed(f *Failed) {
 	for _, s := range []*string{&f.Error, &f.Summary, &f.Fix} {
 		*s = redact.Text(*s)
 	}

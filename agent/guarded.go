@@ -36,7 +36,7 @@ func (a *Agent) guardFiles(emit func(Event), corr, what string) string {
 // running cell, unless the user approved a protected write in the cell
 // already (the cell's end records it then).
 func (a *Agent) guardShell(emit func(Event), corr, command string) {
-	if a.guard == nil || a.approvals.protectedYes.Load() != a.guardYes.Load() {
+	if a.guard == nil || a.approvals.ProtectedYes.Load() != a.guardYes.Load() {
 		return
 	}
 	a.guardFiles(emit, corr, "The code before the shell command `"+command+"`")
@@ -52,10 +52,10 @@ func (a *Agent) guarded(emit func(Event), corr string, run func()) (note string)
 		return ""
 	}
 	a.guardFiles(emit, corr, "Code that ran outside any action (a thread an earlier cell left running?)")
-	yes := a.approvals.protectedYes.Load()
+	yes := a.approvals.ProtectedYes.Load()
 	a.guardYes.Store(yes)
 	run()
-	if a.approvals.protectedYes.Load() != yes {
+	if a.approvals.ProtectedYes.Load() != yes {
 		a.guard.Accept() // the user approved changing them
 		return ""
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"path/filepath"
 	"strings"
 
@@ -92,20 +95,20 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 	dir := h.a.localDir(req.Dir)
 	switch {
 	case len(req.Argv) > 0:
-		calls = []ShellAction{{ToolName: permission.ShellTool, Command: req.Command, Opaque: true, dir: dir}}
+		calls = []ShellAction{ShellAction{ToolName: permission.ShellTool, Command: req.Command, Opaque: true}.InDir(dir)}
 	case req.Interpreter != "":
-		calls = []ShellAction{{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter, dir: dir}}
+		calls = []ShellAction{ShellAction{ToolName: permission.ShellMagicTool, Command: req.Command, Interpreter: req.Interpreter}.InDir(dir)}
 	default:
 		split := shell.Split(req.Command)
 		for _, cmd := range split.Commands {
-			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque, dir: dir})
+			calls = append(calls, ShellAction{ToolName: permission.ShellTool, Command: cmd, Opaque: split.Opaque}.InDir(dir))
 		}
 	}
 	if len(calls) > 0 {
 		h.a.guardShell(c.emit, c.corr, permission.SuggestDisplay(calls[0].Permission()))
 	}
 	for _, call := range calls {
-		ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, 0)
+		ok, err := h.a.approvals.Ask(ctx, c.emit, c.corr, call, 0)
 		if !ok {
 			if err == nil {
 				r := refusal{kind: "shell command", what: permission.SuggestDisplay(call.Permission())}
@@ -134,10 +137,11 @@ func (a *Agent) localDir(dir string) string {
 	if r == nil {
 		return filepath.Clean(dir)
 	}
-	if r.files == nil {
+	root := r.Root()
+	if root == "" {
 		return ""
 	}
-	rel, err := filepath.Rel(r.files.Root(), dir)
+	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}
@@ -154,9 +158,9 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
 	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.ptcHints(ctx, server, tool)}
-	ok, err := h.a.approvals.ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
+	ok, err := h.a.approvals.Ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
 	switch {
-	case errors.Is(err, errApprovalTimeout):
+	case errors.Is(err, approval.ErrTimeout):
 		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.approvalTimeout)
 	case !ok && err == nil:
 		c.rejected(refusal{kind: "tool call", what: call.ToolName})
@@ -169,9 +173,9 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 		return nil, fmt.Errorf("no MCP server %q is configured: add it to ptc_servers in .freeact/agent.json", server)
 	}
 	// The server's progress and log lines show on the cell's card.
-	progress := newProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
-	defer progress.stop()
-	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.note), server, tool, args)
+	progress := mcpglue.NewProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
+	defer progress.Stop()
+	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.Note), server, tool, args)
 }
 
 // Input passes the cell's input() to the front end and waits for the reply.
@@ -180,10 +184,10 @@ func (h *host) Input(ctx context.Context, prompt string, password bool) (string,
 	if err != nil {
 		return "", err
 	}
-	req := &InputRequest{Meta: Meta{AgentID: h.a.id, CorrelationID: c.corr}, Prompt: prompt, Password: password, reply: newFirstReply[string]()}
+	req := event.NewInputRequest(Meta{AgentID: h.a.id, CorrelationID: c.corr}, prompt, password)
 	c.emit(req)
 	select {
-	case s := <-req.reply.ch:
+	case s := <-req.Answered():
 		return s, nil
 	case <-ctx.Done():
 		req.Reply("")

@@ -3,32 +3,32 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
-	"time"
-	"unicode"
 
+	"github.com/freeact/desktop/agent/variables"
 	"github.com/freeact/desktop/kernel"
 )
 
-// Inspector reads an executor's variables without running a cell and
-// without asking anything (*kernel.Kernel implements it, and so do the
-// fake kernels of agent/agenttest).
-type Inspector interface {
-	Variables(ctx context.Context) (*kernel.Namespace, error)
-	Describe(ctx context.Context, name string) (*kernel.VariableDetail, error)
-}
+// Inspector is variables.Inspector: what reads an executor's variables
+// without running a cell.
+type Inspector = variables.Inspector
 
-// errNoInspector: the executor cannot list its variables.
-var errNoInspector = errors.New("this kernel cannot list its variables")
+// Mentions is variables.Mentions.
+func Mentions(text string) []string { return variables.Mentions(text) }
 
+// DescribeVariable is variables.DescribeVariable.
+func DescribeVariable(d *kernel.VariableDetail) string { return variables.DescribeVariable(d) }
+
+// FormatBytes is variables.FormatBytes.
+func FormatBytes(n int64) string { return variables.FormatBytes(n) }
+
+// inspector is the main kernel as an Inspector.
 func (a *Agent) inspector() (Inspector, error) {
 	if a.kern == nil {
 		return nil, errors.New("the agent is not started: call Start first")
 	}
 	in, ok := a.kern.(Inspector)
 	if !ok {
-		return nil, errNoInspector
+		return nil, variables.ErrNoInspector
 	}
 	return in, nil
 }
@@ -54,126 +54,15 @@ func (a *Agent) Describe(ctx context.Context, name string) (*kernel.VariableDeta
 	return in.Describe(ctx, name)
 }
 
-// maxMentions bounds the variables one prompt brings along.
-const maxMentions = 8
-
-// mentionWait bounds how long a prompt waits to describe its variables.
-const mentionWait = 5 * time.Second
-
-// Mentions returns the variable names a prompt mentions as @name, in
-// order, each once: an @ at the start or after a space or bracket,
-// followed by a Python identifier that ends the word (so @data.csv or
-// @src/main.py, which name files, are not mentions).
-func Mentions(text string) []string {
-	var out []string
-	seen := map[string]bool{}
-	rs := []rune(text)
-	for i := 0; i < len(rs); i++ {
-		if rs[i] != '@' || (i > 0 && !unicode.IsSpace(rs[i-1]) && !strings.ContainsRune("([{,;", rs[i-1])) {
-			continue
-		}
-		j := i + 1
-		for j < len(rs) && (rs[j] == '_' || unicode.IsLetter(rs[j]) || (j > i+1 && unicode.IsDigit(rs[j]))) {
-			j++
-		}
-		if j == i+1 {
-			continue
-		}
-		if j < len(rs) {
-			next := rs[j]
-			endsWord := unicode.IsSpace(next) || strings.ContainsRune(",;:!?)]}'\"", next) ||
-				(next == '.' && (j+1 == len(rs) || unicode.IsSpace(rs[j+1])))
-			if !endsWord {
-				continue
-			}
-		}
-		name := string(rs[i+1 : j])
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-		i = j - 1
-	}
-	if len(out) > maxMentions {
-		out = out[:maxMentions]
-	}
-	return out
-}
-
 // variableNotes describes the variables a prompt mentions (@name) for the
-// model; a name the kernel does not hold is left alone (it may name a
-// file).
+// model (variables.Notes); none when the kernel cannot list them.
 func (a *Agent) variableNotes(ctx context.Context, prompt string) []string {
-	names := Mentions(prompt)
-	if len(names) == 0 {
+	if len(variables.Mentions(prompt)) == 0 {
 		return nil
 	}
 	in, err := a.inspector()
 	if err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, mentionWait)
-	defer cancel()
-	var notes []string
-	for _, name := range names {
-		d, err := in.Describe(ctx, name)
-		if err != nil {
-			if !errors.Is(err, kernel.ErrNoVariable) {
-				a.opts.log.Warn("describe a mentioned variable", "name", name, "err", err)
-			}
-			continue
-		}
-		notes = append(notes, variableNote(name, DescribeVariable(d)))
-	}
-	return notes
-}
-
-// DescribeVariable is the compact text the model gets about a variable:
-// its type, shape or length, size, dtypes and first rows or repr.
-func DescribeVariable(d *kernel.VariableDetail) string {
-	var b strings.Builder
-	b.WriteString(d.Type)
-	if len(d.Shape) > 0 {
-		dims := make([]string, len(d.Shape))
-		for i, n := range d.Shape {
-			dims[i] = fmt.Sprint(n)
-		}
-		fmt.Fprintf(&b, ", shape (%s)", strings.Join(dims, ", "))
-	} else if d.Len != nil {
-		fmt.Fprintf(&b, ", length %d", *d.Len)
-	}
-	if d.Dtype != "" {
-		b.WriteString(", dtype " + d.Dtype)
-	}
-	if d.Bytes >= 0 {
-		b.WriteString(", " + FormatBytes(d.Bytes))
-	}
-	b.WriteByte('\n')
-	if len(d.Columns) > 0 {
-		cols := make([]string, len(d.Columns))
-		for i, c := range d.Columns {
-			cols[i] = c.Name + " (" + c.Dtype + ")"
-		}
-		b.WriteString("columns: " + strings.Join(cols, ", ") + "\n")
-	}
-	if d.Head != "" {
-		b.WriteString("first rows:\n" + d.Head + "\n")
-	} else if d.Repr != "" {
-		b.WriteString("value: " + d.Repr + "\n")
-	}
-	return b.String()
-}
-
-// FormatBytes writes a size the way people read it: 512 B, 1.5 kB, 2.0 GB.
-func FormatBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+	return variables.Notes(ctx, in, a.opts.log, prompt)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"log/slog"
 	"maps"
 	"reflect"
@@ -32,7 +33,7 @@ type mcpTools struct {
 	// version counts the changes of byName, for the turn loop to offer
 	// the model the new tools.
 	version int
-	search  *toolSearch
+	search  *mcpglue.ToolSearch
 	// ownSearch is set on the agent that opened the search (not on
 	// subagents sharing it).
 	ownSearch bool
@@ -51,7 +52,7 @@ type mcpTools struct {
 // and, unless the caller set a ToolCaller, serves programmatic calls from
 // ptc_servers. Servers that fail are logged and do not stop the agent: their
 // calls report the failure.
-func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
+func (a *Agent) startMCP(ctx context.Context, search *mcpglue.ToolSearch) {
 	o := a.cfg.Options
 	m := &mcpTools{search: search}
 	signIn := a.opts.mcpSignIn
@@ -91,7 +92,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		// A server whose tools changed since its modules were generated
 		// gets them generated again when it connects.
 		popts.OnConnect = func(_ context.Context, server string, tools []mcp.Tool) {
-			if err := writeAPI(a.cfg.Dir, server, tools); err != nil {
+			if err := mcpglue.WriteAPI(a.cfg.Dir, server, tools); err != nil {
 				a.opts.log.Warn("Python API not regenerated", "err", err)
 			}
 		}
@@ -105,7 +106,7 @@ func (a *Agent) startMCP(ctx context.Context, search *toolSearch) {
 		if a.id == MainAgent && m.ptc != nil {
 			a.prepareModules(ctx, m)
 		}
-		m.search, m.ownSearch = openToolSearch(ctx, a.cfg, a.opts.log.Warn), true
+		m.search, m.ownSearch = mcpglue.OpenToolSearch(ctx, a.cfg, a.opts.log.Warn), true
 	}
 	a.mcp = m
 }
@@ -165,7 +166,7 @@ func (a *Agent) stopMCP() error {
 		}
 	}
 	if m.ownSearch && m.search != nil {
-		errs = append(errs, m.search.close())
+		errs = append(errs, m.search.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -181,7 +182,7 @@ func (a *Agent) builtinTool(name string) bool {
 
 // mcpDeclarations are the tool-search tools and the JSON MCP tools.
 func (a *Agent) mcpDeclarations() []model.Tool {
-	tools := a.searchDeclarations()
+	tools := mcpglue.SearchDeclarations(a.cfg.Options.ToolSearch)
 	if a.mcp == nil {
 		return tools
 	}
@@ -240,11 +241,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
 			var res *mcp.Result
 			var err error
-			progress := newProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
+			progress := mcpglue.NewProgressThrottle(emit, Meta{AgentID: a.id, CorrelationID: call.ID})
 			a.mcp.calls.during(t.Server, &mcpCall{ctx: ctx, emit: emit, corr: call.ID}, func() {
-				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.note), t.Server, t.Name, call.Args)
+				res, err = a.mcp.json.Call(mcp.WithNotify(ctx, progress.Note), t.Server, t.Name, call.Args)
 			})
-			progress.stop()
+			progress.Stop()
 			if err != nil {
 				if ctx.Err() != nil {
 					return stopText(ctx), true, nil
@@ -264,11 +265,11 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		return resp, rejected, true
 	}
 	resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
-		var search *toolSearch
+		var search *mcpglue.ToolSearch
 		if a.mcp != nil {
 			search = a.mcp.search
 		}
-		text, err := search.run(ctx, call.Name, call.Args)
+		text, err := search.Run(ctx, call.Name, call.Args)
 		if err != nil {
 			return err.Error(), true, nil
 		}
@@ -320,14 +321,6 @@ func (p ptcCaller) CallTool(ctx context.Context, server, tool string, args json.
 		return nil, fmt.Errorf("encode the result of %s.%s: %w", server, tool, err)
 	}
 	return b, nil
-}
-
-// MCPFailure is an MCP server that did not start with the agent: Group is
-// "mcp_servers" or "ptc_servers", Error says why.
-type MCPFailure struct {
-	Group  string `json:"group"`
-	Server string `json:"server"`
-	Error  string `json:"error"`
 }
 
 // failed records the servers err names (an *mcp.Error each, joined).

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func ReadNotebook(path string) ([]NotebookCell, error) {
 			continue
 		}
 		id := c.ID
-		if id == "" || !notebookCellRE.MatchString("Cell "+id+" (code):") {
+		if id == "" || !history.IsNoteCellID(id) {
 			id = fmt.Sprintf("cell-%d", i+1)
 		}
 		cells = append(cells, NotebookCell{ID: id, Type: c.CellType, Source: c.Source, Output: savedOutput(c.Outputs)})
@@ -85,7 +86,7 @@ func (a *Agent) OpenNotebook(path string) ([]NotebookCell, error) {
 		shown = rel
 	}
 	err = a.claim(func() error {
-		msg := model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: notebookNote(shown, cells)}}}
+		msg := model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: history.NotebookNote(shown, cells)}}}
 		if err := a.record(msg); err != nil {
 			return err
 		}

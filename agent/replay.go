@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"strings"
 
@@ -53,7 +54,7 @@ func (a *Agent) ReplayOffer() (ReplayOffer, bool) {
 	if reason == "" {
 		return ReplayOffer{}, false
 	}
-	plan := replayPlan(a.History(), a.seal)
+	plan := history.ReplayPlan(a.History(), a.seal)
 	if len(plan) == 0 {
 		return ReplayOffer{}, false
 	}
@@ -104,7 +105,7 @@ func (a *Agent) replay(ctx context.Context, emit func(Event), reviewed bool) {
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: CellReplay, Total: len(offer.Cells)}
 	var failed []string
 	a.beginUserCheckpoints(userCellsWhat(CellReplay, len(offer.Cells)))
-	defer a.ckpt.flush()
+	defer a.ckpt.Flush()
 	for i, c := range offer.Cells {
 		if ctx.Err() != nil {
 			done.Stopped = true
@@ -196,7 +197,7 @@ func (a *Agent) dropOffer(emit func(Event)) string {
 		return ""
 	}
 	emit(&KernelStateNote{Meta: Meta{AgentID: a.id}, Event: event, Text: text})
-	return stateNote(event, text, 0, 0)
+	return history.StateNote(event, text, 0, 0)
 }
 
 // declineOffer closes the offer; text says what the model is told, "" when
@@ -214,7 +215,7 @@ func (a *Agent) declineOffer(event, what string) (string, string) {
 
 // recordState records a kernel state note and returns it as an event.
 func (a *Agent) recordState(event, text string, ran, planned int) (*KernelStateNote, error) {
-	note := stateNote(event, text, ran, planned)
+	note := history.StateNote(event, text, ran, planned)
 	if err := a.record(model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: note}}}); err != nil {
 		return nil, err
 	}
@@ -259,4 +260,14 @@ func Plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// SealedWhole reports whether r, the record of code that ran in this
+// agent's workspace (callID: its code action's call id, "" for a cell
+// the user ran), is as the app wrote it, every field: only then may a
+// view show what it holds beyond its code (Run, Original, Images,
+// ElapsedMS). A record of a session written before records were sealed
+// whole, or changed since, is not.
+func (a *Agent) SealedWhole(r model.Ran, callID string) bool {
+	return a.seal.Whole(r, callID)
 }

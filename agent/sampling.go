@@ -63,7 +63,7 @@ func (a *Agent) sample(_ context.Context, calls *mcpCalls, r mcp.SampleRequest) 
 	ctx := call.ctx
 	args, _ := json.Marshal(map[string]any{"system_prompt": r.SystemPrompt, "messages": r.Messages, "max_tokens": r.MaxTokens})
 	tool := SamplingToolPrefix + r.Server
-	ok, err := a.approvals.ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: args}, 0)
+	ok, err := a.approvals.Ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: args}, 0)
 	if !ok {
 		return mcp.SampleResult{}, fmt.Errorf("the user did not approve the sampling request (%v)", errOr(err, "declined"))
 	}
@@ -80,7 +80,7 @@ func (a *Agent) sample(_ context.Context, calls *mcpCalls, r mcp.SampleRequest) 
 		return mcp.SampleResult{}, fmt.Errorf("the model failed: %w", err)
 	}
 	result, _ := json.Marshal(map[string]any{"answer": text})
-	ok, err = a.approvals.ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: result}, 0)
+	ok, err = a.approvals.Ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: result}, 0)
 	if !ok {
 		return mcp.SampleResult{}, fmt.Errorf("the user did not approve sending the answer (%v)", errOr(err, "declined"))
 	}

@@ -51,7 +51,7 @@ func (a *Agent) sandbox() (*kernel.Sandbox, error) {
 // not exist when a sandbox starts would stay visible in it once made.
 func (a *Agent) hidden() []string {
 	hide := slices.Clone(a.opts.dirs.SecretPaths())
-	for _, p := range append(slices.Clone(a.opts.hidden), a.ckpt.root, a.opts.kernelDir) {
+	for _, p := range append(slices.Clone(a.opts.hidden), a.ckpt.Root(), a.opts.kernelDir) {
 		if p != "" && !slices.Contains(hide, p) {
 			hide = append(hide, p)
 		}

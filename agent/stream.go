@@ -11,15 +11,6 @@ import (
 	"github.com/freeact/desktop/internal/redact"
 )
 
-// Prompt is what the user sends: text, optionally with images.
-type Prompt struct {
-	Text   string
-	Images []model.Image
-}
-
-// Text returns a prompt of text only.
-func Text(s string) Prompt { return Prompt{Text: s} }
-
 // queue carries events from the turn's goroutines to the stream's consumer.
 // push never blocks, so a kernel's reader goroutine that reports output is
 // never held up by a consumer that is busy asking the user something.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
@@ -78,9 +80,9 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		costs: a.costs, ckpt: a.ckpt, turn: a.currentTurn(),
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
-	sub.approvals = approver{perm: a.approvals.perm, skipAll: o.skipPerms, agentID: sub.id, began: new(sync.Map)}
+	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map)}
 	// The subagent opens its own MCP connections and shares tool search.
-	var search *toolSearch
+	var search *mcpglue.ToolSearch
 	if a.mcp != nil {
 		search = a.mcp.search
 		if a.mcp.caller {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"sync"
 	"time"
@@ -12,13 +14,6 @@ import (
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/kernel"
-)
-
-// Names of the built-in tools as the model sees them.
-const (
-	ExecuteTool  = "ipybox_execute_ipython_cell"
-	ResetTool    = "ipybox_reset"
-	SubagentTool = "subagent_task"
 )
 
 // toolDeclarations lists what the model may call.
@@ -97,7 +92,7 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 
 // approveThen asks for tc and runs do when it is approved.
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
-	ok, err := a.approvals.ask(ctx, emit, call.ID, tc, 0)
+	ok, err := a.approvals.Ask(ctx, emit, call.ID, tc, 0)
 	approvalAnswered(ctx)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
@@ -124,7 +119,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	if err := json.Unmarshal(call.Args, &args); err != nil || args.Code == nil {
 		return a.result(emit, call, `Invalid arguments: `+ExecuteTool+` takes {"code": "<python>"}.`, true, nil), false
 	}
-	ok, edited, err := a.approvals.askEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
+	ok, edited, err := a.approvals.AskEditable(ctx, emit, call.ID, CodeAction{ToolName: ExecuteTool, Code: *args.Code}, 0)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
 	}
@@ -136,7 +131,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	} else {
 		edited = ""
 	}
-	before := a.checkpointBefore(ctx, emit, call, actionLabel(call, code))
+	before := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
 	out, refused := a.execCell(ctx, emit, call.ID, code)
 	// What ran, before a "no" too, may have changed files.
 	a.checkpointAfter(ctx, emit, before)
@@ -148,7 +143,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	}
 	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
-		text = editedResult(code, text)
+		text = history.EditedResult(code, text)
 		ran.By = ByEdited
 	}
 	a.seal.Sign(ran, call.ID)
@@ -190,7 +185,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 			}
 		}
 	}})
-	if err := a.remote.refresh(ctx, a.cfg); err != nil {
+	if err := a.remote.Refresh(ctx, a.cfg); err != nil {
 		a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 	}
 	var (
@@ -215,7 +210,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		out.Text, out.Images, out.Error = res.Text, res.Images, res.Error != nil || res.TimedOut
 		errText = res.ErrorText
 	}
-	if cerr := a.remote.afterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
+	if cerr := a.remote.AfterCell(context.WithoutCancel(ctx), a.cfg, res); cerr != nil {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + cerr.Error() + "]")
 	}
 	mu.Lock()
@@ -270,11 +265,11 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
 	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
-		if err := a.remote.refresh(ctx, a.cfg); err != nil {
+		if err := a.remote.Refresh(ctx, a.cfg); err != nil {
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}
 		if _, read := tc.(FileRead); !read {
-			before := a.checkpointBefore(ctx, emit, call, actionLabel(call, args))
+			before := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, args))
 			defer a.checkpointAfter(ctx, emit, before)
 		}
 		res, err := a.ws.RunApproved(ctx, args, p)

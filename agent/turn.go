@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"slices"
 	"strings"
 	"sync"
@@ -46,13 +49,13 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		} else {
 			a.beginCheckpointTurn(user)
 		}
-		a.ckpt.beginTurn()
+		a.ckpt.BeginTurn()
 		var note string
 		if note, told = a.revertNote(); note != "" {
 			user.Parts = append([]model.Part{{Text: note}}, user.Parts...)
 		}
 	}
-	defer a.ckpt.flush()
+	defer a.ckpt.Flush()
 	// A failed turn goes back out of the history and the session file
 	// alike, so that resuming the session gives the history the agent has.
 	// Once actions ran, though, the kernel and the files went through
@@ -70,7 +73,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 			emit(f)
 			return turnResult{failed: err}
 		}
-		a.ckpt.untell(told) // the prompt that told them is taken back
+		a.ckpt.Untell(told) // the prompt that told them is taken back
 		a.mu.Lock()
 		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
@@ -161,7 +164,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		if msg.Cut() {
 			// The model must learn that the calls it began were not run,
 			// or it takes their effects for done.
-			next.Parts = append(next.Parts, model.Part{Text: cutNote(msg, reply.Cut, a.cfg.Options.ModelSettings.MaxTokens)})
+			next.Parts = append(next.Parts, model.Part{Text: history.CutNote(msg, reply.Cut, a.cfg.Options.ModelSettings.MaxTokens)})
 		}
 		if err := a.record(next); err != nil {
 			return fail(err)
@@ -190,10 +193,6 @@ func (a *Agent) actionsRan(start int) bool {
 	return false
 }
 
-// FailedNotePrefix starts the note that ends a turn which failed after
-// its actions ran.
-const FailedNotePrefix = "<turn-failed>\n"
-
 // IsRejection reports whether r is the result of a call the user
 // rejected (a whole call, or a shell command inside a cell), which ended
 // its turn.
@@ -219,10 +218,6 @@ const (
 	failedNoteLead = "The turn ended early: the next step failed ("
 	failedNoteTail = "). The actions above ran"
 )
-
-// ResumeNotePrefix starts the note that asks the model to carry on with a
-// turn that failed (Continue).
-const ResumeNotePrefix = "<turn-resumed>\n"
 
 // resumeNote asks the model to carry on from where the failed turn
 // stopped, without doing again what it did.
@@ -279,7 +274,7 @@ func (a *Agent) beginCheckpointTurn(user model.Message) {
 			n++
 		}
 	}
-	a.turn = turnInfo{id: newTurnID(), number: n, prompt: user.Text()}
+	a.turn = turnInfo{id: ckpt.NewTurnID(), number: n, prompt: user.Text()}
 }
 
 // record appends messages to the history and the session file.
@@ -324,7 +319,7 @@ func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
 	var spent []session.Spent
 	for _, msg := range dropped {
 		if msg.Role == model.RoleModel && msg.Usage != nil {
-			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: usageJSON([]model.Usage{*msg.Usage})})
+			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: longsession.UsageJSON([]model.Usage{*msg.Usage})})
 		}
 	}
 	for _, c := range comps {
@@ -398,7 +393,7 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 		// A JSON server changed its tools since they were declared.
 		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v
 	}
-	req := &model.Request{System: a.system, Messages: mergeUserTurns(view), Tools: a.tools}
+	req := &model.Request{System: a.system, Messages: history.MergeUserTurns(view), Tools: a.tools}
 	m := a.currentModel()
 	for ch, err := range m.Stream(ctx, req) {
 		if err != nil {
@@ -589,10 +584,10 @@ func (a *Agent) savedResult(emit func(Event), call model.FunctionCall, text, sav
 // milliseconds (at least 1), and forgets its start; 0 for a call that
 // never ran (rejected, or not reached).
 func (a *Agent) ranFor(corr string) int64 {
-	if a.approvals.began == nil {
+	if a.approvals.Began == nil {
 		return 0
 	}
-	t, ok := a.approvals.began.LoadAndDelete(corr)
+	t, ok := a.approvals.Began.LoadAndDelete(corr)
 	if !ok {
 		return 0
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 	"sync"
 	"time"
@@ -82,15 +84,7 @@ func (a *Agent) priceOf(modelName string, u model.Usage) *float64 {
 
 // priceOf prices a call by the catalog and the models of cfg's agent.json.
 func priceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
-	info, ok := model.Lookup(modelName, cfg.Options.Models)
-	if !ok {
-		return nil
-	}
-	c, ok := info.Cost(u)
-	if !ok {
-		return nil
-	}
-	return &c
+	return cfg.PriceOf(modelName, u)
 }
 
 // CostOf returns what a call of modelName counted by u cost by the
@@ -243,37 +237,9 @@ func (a *Agent) loadCosts() error {
 // addUsages counts the calls of a stored list of usages (of a compaction
 // or a Spent record).
 func (a *Agent) addUsages(modelName string, raw json.RawMessage) {
-	for _, u := range usagesOf(raw) {
+	for _, u := range longsession.UsagesOf(raw) {
 		a.costs.add(a.priceOf(modelName, u), u)
 	}
-}
-
-// usagesOf reads a stored list of usages; nil when there is none.
-func usagesOf(raw json.RawMessage) []model.Usage {
-	var us []model.Usage
-	if len(raw) == 0 || json.Unmarshal(raw, &us) != nil {
-		return nil
-	}
-	return us
-}
-
-// budgetStopText ends a turn stopped at the budget.
-func budgetStopText(spent, budget float64) string {
-	return fmt.Sprintf("Stopped before the next model call: this session has cost %s of its %s budget (max_cost_per_session). "+
-		"Send a message and continue to raise the budget.", FormatUSD(spent), FormatUSD(budget))
-}
-
-// FormatUSD writes an amount of US dollars: cents above a dollar, else
-// up to four decimals ($12.35, $0.015, $0.0323).
-func FormatUSD(v float64) string {
-	if v >= 1 || v == 0 {
-		return fmt.Sprintf("$%.2f", v)
-	}
-	s := strings.TrimRight(fmt.Sprintf("%.4f", v), "0")
-	if i := strings.IndexByte(s, '.'); len(s)-i < 3 {
-		s += strings.Repeat("0", 3-(len(s)-i))
-	}
-	return "$" + s
 }
 
 // checkBudget asks before a model call that would take the session over
@@ -297,10 +263,10 @@ func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int)
 	if spent+next <= limit {
 		return true, ""
 	}
-	req := &BudgetRequest{Meta: Meta{AgentID: a.id}, Spent: spent, Budget: limit, Estimate: next, reply: newFirstReply[bool]()}
+	req := event.NewBudgetRequest(Meta{AgentID: a.id}, spent, limit, next)
 	emit(req)
 	select {
-	case yes := <-req.reply.ch:
+	case yes := <-req.Answered():
 		if yes && ctx.Err() == nil {
 			c.mu.Lock()
 			c.raised += *budget
@@ -310,14 +276,5 @@ func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int)
 	case <-ctx.Done():
 		req.Continue(false)
 	}
-	return false, budgetStopText(spent, limit)
-}
-
-// usageJSON encodes the usages of a compaction's calls.
-func usageJSON(us []model.Usage) json.RawMessage {
-	if len(us) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(us) // plain structs of ints
-	return b
+	return false, longsession.BudgetStopText(spent, limit)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 	done := &CellsFinished{Meta: Meta{AgentID: a.id}, Source: source, Total: len(cells)}
 	a.beginUserCheckpoints(userCellsWhat(source, len(cells)))
 	defer func() {
-		a.ckpt.flush()
+		a.ckpt.Flush()
 		a.sync()
 		emit(done)
 	}()
@@ -63,7 +64,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 		emit(&CellStarted{Meta: meta, Code: c.Code, Source: c.Source, Of: c.Of, Index: i + 1, Total: len(cells)})
 		original := ""
 		if c.Ask {
-			ok, edited, err := a.approvals.askEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
+			ok, edited, err := a.approvals.AskEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: c.Code}, 0)
 			if !ok {
 				why := stopTextFor(err)
 				emit(&CodeExecutionOutput{Meta: meta, Text: why, Error: true, ErrorText: why})
@@ -88,7 +89,7 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			done.Failed++
 		}
 		output, _ := a.offload(refusedOutput(out.Text, refused))
-		note := userCellNote(c.Source, c.Of, corr, c.Code, output, failed)
+		note := history.UserCellNote(c.Source, c.Of, corr, c.Code, output, failed)
 		ran := &model.Ran{By: c.Source, Of: c.Of, Code: c.Code, Error: failed,
 			Run: corr, Original: original, Images: out.Images, ElapsedMS: elapsed}
 		a.seal.Sign(ran, "") // whole: after every field is set

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/export"
 	"github.com/freeact/desktop/agent/notebook"
 )
 
@@ -62,7 +63,7 @@ turns:
 			if err := b.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			md, err := agent.ExportSession(load(t, ws), src, agent.FormatMarkdown, notebook.Options{}, "")
+			md, err := export.ExportSession(load(t, ws), src, export.FormatMarkdown, notebook.Options{}, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -189,14 +189,19 @@ func TestEventContractCoversEveryType(t *testing.T) {
 	}
 }
 
-// agentTypes reads package agent's source for its event types (structs
-// embedding Meta) and tool call types (receivers of a Permission method).
+// agentTypes reads the source of package agent and agent/event for the
+// event types (structs embedding Meta) and tool call types (receivers of a
+// Permission method).
 func agentTypes(t *testing.T) (events, calls []string) {
 	t.Helper()
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join("..", "agent", "*.go"))
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{filepath.Join("..", "agent"), filepath.Join("..", "agent", "event")} {
+		got, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, got...)
 	}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/export"
 	"github.com/freeact/desktop/agent/notebook"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/atomicfile"
 )
 
 // exportExt is the file name extension of each export format.
-var exportExt = map[string]string{agent.FormatNotebook: ".ipynb", agent.FormatMarkdown: ".md", agent.FormatHTML: ".html"}
+var exportExt = map[string]string{export.FormatNotebook: ".ipynb", export.FormatMarkdown: ".md", export.FormatHTML: ".html"}
 
 // ExportSession asks where to save the current session and writes it as a
 // Jupyter notebook ("ipynb"), Markdown ("md") or an HTML page ("html"),
@@ -43,7 +43,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if id == "" || !sessionExists(cfg, id) {
 		return "", fmt.Errorf("there is no session to export yet: send a prompt first (or turn enable_persistence on)")
 	}
-	data, err := agent.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, d.build.Dirs.Checkpoints())
+	data, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, d.build.Dirs.Checkpoints())
 	if err != nil {
 		return "", err
 	}
@@ -84,7 +84,7 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
 	id := fs.String("session", "", "the `id` of the session to export (a folder name under .freeact/sessions)")
-	format := fs.String("format", agent.FormatNotebook, "ipynb (a Jupyter notebook), md or html")
+	format := fs.String("format", export.FormatNotebook, "ipynb (a Jupyter notebook), md or html")
 	out := fs.String("o", "", "write to this `file` instead of stdout")
 	thoughts := fs.Bool("thoughts", false, "include the model's thoughts")
 	if err := parseFlags(fs, args, s.Err); err != nil {
@@ -109,7 +109,7 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	if loaded, err := config.Load(dir, config.LoadOptions{}); err == nil {
 		cfg.Options = loaded.Options
 	}
-	data, err := agent.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, b.Dirs.Checkpoints())
+	data, err := export.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, b.Dirs.Checkpoints())
 	if err != nil {
 		return err
 	}

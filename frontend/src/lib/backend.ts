@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/app/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { agent, app, bounds, checkpoint, config, kernel, model, permission, session } from '../wailsjs/go/models';
+import type { agent, app, bounds, checkpoint, config, kernel, mcpglue, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 import { carryCapability } from './capability';
@@ -17,9 +17,9 @@ type Data<T> = T extends (infer E)[]
     ? { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: Data<T[K]> }
     : T;
 export type VersionInfo = Data<app.VersionInfo>;
-export type MCPFailure = Data<agent.MCPFailure>;
+export type MCPFailure = Data<mcpglue.MCPFailure>;
 /** An MCP server of the running agent with its state; expiry is RFC 3339 (absent: none). */
-export type MCPServerState = Omit<Data<agent.MCPServerState>, 'expiry'> & { expiry?: string };
+export type MCPServerState = Omit<Data<mcpglue.MCPServerState>, 'expiry'> & { expiry?: string };
 export type KernelStatus = Data<app.KernelStatus>;
 // Go sends a nil slice as null.
 export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
@@ -27,10 +27,10 @@ export type Attachment = Data<app.Attachment>;
 /** A mentioned resource over the mention limit: sizes in bytes. */
 export type LargeMention = Data<agent.LargeMention>;
 export type PathEntry = Data<app.PathEntry>;
-export type MCPCatalog = Data<agent.MCPCatalog>;
-export type MCPResource = Data<agent.MCPResource>;
-export type MCPPrompt = Data<agent.MCPPrompt>;
-export type MCPArgument = Data<agent.MCPArgument>;
+export type MCPCatalog = Data<mcpglue.MCPCatalog>;
+export type MCPResource = Data<mcpglue.MCPResource>;
+export type MCPPrompt = Data<mcpglue.MCPPrompt>;
+export type MCPArgument = Data<mcpglue.MCPArgument>;
 export type SettingField = Data<app.SettingField>;
 export type OptionKey = Data<config.OptionKey>;
 /** A number setting's bounds: min, max, whole or not, its unit. */

@@ -18,199 +18,6 @@ export namespace agent {
 	        this.limit = source["limit"];
 	    }
 	}
-	export class MCPArgument {
-	    name: string;
-	    description: string;
-	    required: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPArgument(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.description = source["description"];
-	        this.required = source["required"];
-	    }
-	}
-	export class MCPPrompt {
-	    server: string;
-	    name: string;
-	    description: string;
-	    arguments: MCPArgument[];
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPPrompt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.server = source["server"];
-	        this.name = source["name"];
-	        this.description = source["description"];
-	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MCPResource {
-	    server: string;
-	    uri: string;
-	    name: string;
-	    description: string;
-	    mime_type: string;
-	    arguments: MCPArgument[];
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPResource(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.server = source["server"];
-	        this.uri = source["uri"];
-	        this.name = source["name"];
-	        this.description = source["description"];
-	        this.mime_type = source["mime_type"];
-	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MCPCatalog {
-	    resources: MCPResource[];
-	    prompts: MCPPrompt[];
-	    errors: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPCatalog(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.resources = this.convertValues(source["resources"], MCPResource);
-	        this.prompts = this.convertValues(source["prompts"], MCPPrompt);
-	        this.errors = source["errors"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MCPFailure {
-	    group: string;
-	    server: string;
-	    error: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPFailure(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.group = source["group"];
-	        this.server = source["server"];
-	        this.error = source["error"];
-	    }
-	}
-	
-	
-	export class MCPServerState {
-	    name: string;
-	    group: string;
-	    url?: string;
-	    connected: boolean;
-	    failure?: string;
-	    signIn: boolean;
-	    signedIn: boolean;
-	    // Go type: time
-	    expiry: any;
-	    refreshable: boolean;
-	    signInError?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPServerState(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.group = source["group"];
-	        this.url = source["url"];
-	        this.connected = source["connected"];
-	        this.failure = source["failure"];
-	        this.signIn = source["signIn"];
-	        this.signedIn = source["signedIn"];
-	        this.expiry = this.convertValues(source["expiry"], null);
-	        this.refreshable = source["refreshable"];
-	        this.signInError = source["signInError"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
@@ -393,7 +200,7 @@ export namespace app {
 	    replayCells: number;
 	    replayCode: ReplayCell[];
 	    replayReason: string;
-	    mcpFailures: agent.MCPFailure[];
+	    mcpFailures: mcpglue.MCPFailure[];
 	    interrupted?: InterruptedRevert;
 	    busyPid?: number;
 	
@@ -415,7 +222,7 @@ export namespace app {
 	        this.replayCells = source["replayCells"];
 	        this.replayCode = this.convertValues(source["replayCode"], ReplayCell);
 	        this.replayReason = source["replayReason"];
-	        this.mcpFailures = this.convertValues(source["mcpFailures"], agent.MCPFailure);
+	        this.mcpFailures = this.convertValues(source["mcpFailures"], mcpglue.MCPFailure);
 	        this.interrupted = this.convertValues(source["interrupted"], InterruptedRevert);
 	        this.busyPid = source["busyPid"];
 	    }
@@ -1121,6 +928,204 @@ export namespace local {
 	        this.name = source["name"];
 	        this.context_window = source["context_window"];
 	    }
+	}
+
+}
+
+export namespace mcpglue {
+	
+	export class MCPArgument {
+	    name: string;
+	    description: string;
+	    required: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPArgument(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.required = source["required"];
+	    }
+	}
+	export class MCPPrompt {
+	    server: string;
+	    name: string;
+	    description: string;
+	    arguments: MCPArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPResource {
+	    server: string;
+	    uri: string;
+	    name: string;
+	    description: string;
+	    mime_type: string;
+	    arguments: MCPArgument[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPResource(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.uri = source["uri"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.mime_type = source["mime_type"];
+	        this.arguments = this.convertValues(source["arguments"], MCPArgument);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPCatalog {
+	    resources: MCPResource[];
+	    prompts: MCPPrompt[];
+	    errors: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPCatalog(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.resources = this.convertValues(source["resources"], MCPResource);
+	        this.prompts = this.convertValues(source["prompts"], MCPPrompt);
+	        this.errors = source["errors"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPFailure {
+	    group: string;
+	    server: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPFailure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = source["group"];
+	        this.server = source["server"];
+	        this.error = source["error"];
+	    }
+	}
+	
+	
+	export class MCPServerState {
+	    name: string;
+	    group: string;
+	    url?: string;
+	    connected: boolean;
+	    failure?: string;
+	    signIn: boolean;
+	    signedIn: boolean;
+	    // Go type: time
+	    expiry: any;
+	    refreshable: boolean;
+	    signInError?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.group = source["group"];
+	        this.url = source["url"];
+	        this.connected = source["connected"];
+	        this.failure = source["failure"];
+	        this.signIn = source["signIn"];
+	        this.signedIn = source["signedIn"];
+	        this.expiry = this.convertValues(source["expiry"], null);
+	        this.refreshable = source["refreshable"];
+	        this.signInError = source["signInError"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

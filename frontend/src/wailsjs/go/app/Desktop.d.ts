@@ -4,6 +4,7 @@ import {app} from '../models';
 import {checkpoint} from '../models';
 import {kernel} from '../models';
 import {agent} from '../models';
+import {mcpglue} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
 import {config} from '../models';
@@ -70,13 +71,13 @@ export function Launch():Promise<app.LaunchTarget>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<app.LocalModels>;
 
-export function MCPCatalog():Promise<agent.MCPCatalog>;
+export function MCPCatalog():Promise<mcpglue.MCPCatalog>;
 
 export function MCPConnect(arg1:string):Promise<void>;
 
 export function MCPResourceURI(arg1:string,arg2:{[key: string]: string}):Promise<string>;
 
-export function MCPServers():Promise<Array<agent.MCPServerState>>;
+export function MCPServers():Promise<Array<mcpglue.MCPServerState>>;
 
 export function MCPSignIn(arg1:string):Promise<void>;
 

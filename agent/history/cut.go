@@ -1,7 +1,9 @@
-package agent
+package history
 
 import (
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/session"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,23 +20,10 @@ const MaxTokensSetting = "model_settings.max_tokens"
 // off at the output token limit.
 const CutNotePrefix = "<reply-cut>\n"
 
-// replyCut is the event of a reply cut at the output token limit.
-func (a *Agent) replyCut(msg model.Message, cut []model.FunctionCall) *ReplyCut {
-	var dropped []string
-	for _, c := range cut {
-		dropped = append(dropped, c.Name)
-	}
-	maxTokens := 0
-	if mt := a.cfg.Options.ModelSettings.MaxTokens; mt != nil {
-		maxTokens = *mt
-	}
-	return newReplyCut(a.id, msg, maxTokens, dropped)
-}
-
-// newReplyCut says that msg was cut at maxTokens (0: the provider's
+// NewReplyCut says that msg was cut at maxTokens (0: the provider's
 // default), with the calls named in dropped not run.
-func newReplyCut(agentID string, msg model.Message, maxTokens int, dropped []string) *ReplyCut {
-	ev := &ReplyCut{Meta: Meta{AgentID: agentID}, Setting: MaxTokensSetting, MaxTokens: maxTokens, Dropped: dropped}
+func NewReplyCut(agentID string, msg model.Message, maxTokens int, dropped []string) *event.ReplyCut {
+	ev := &event.ReplyCut{Meta: event.Meta{AgentID: agentID}, Setting: MaxTokensSetting, MaxTokens: maxTokens, Dropped: dropped}
 	if msg.Usage != nil {
 		ev.OutputTokens = msg.Usage.OutputTokens + msg.Usage.ThinkingTokens
 	}
@@ -56,7 +45,7 @@ func newReplyCut(agentID string, msg model.Message, maxTokens int, dropped []str
 // not run come from the <reply-cut> note the agent added to the results
 // that follow it (a cut answer without calls has none: its limit is
 // then unknown, 0).
-func HistoryReplyCut(msgs []model.Message, i int) (ev *ReplyCut, ok bool) {
+func HistoryReplyCut(msgs []model.Message, i int) (ev *event.ReplyCut, ok bool) {
 	if i < 0 || i >= len(msgs) || msgs[i].Role != model.RoleModel || !msgs[i].Cut() {
 		return nil, false
 	}
@@ -69,7 +58,7 @@ func HistoryReplyCut(msgs []model.Message, i int) (ev *ReplyCut, ok bool) {
 			}
 		}
 	}
-	return newReplyCut(MainAgent, msgs[i], maxTokens, dropped), true
+	return NewReplyCut(session.MainAgent, msgs[i], maxTokens, dropped), true
 }
 
 var (
@@ -77,7 +66,7 @@ var (
 	cutNoteCall  = regexp.MustCompile(`The call to (\S+?)(?: \(id [^)]*\))? was cut before its arguments were complete`)
 )
 
-// parseCutNote reads back what cutNote wrote: the limit (0 when none was
+// parseCutNote reads back what CutNote wrote: the limit (0 when none was
 // set) and the names of the calls that did not run.
 func parseCutNote(note string) (maxTokens int, dropped []string) {
 	if m := cutNoteLimit.FindStringSubmatch(note); m != nil {
@@ -89,9 +78,9 @@ func parseCutNote(note string) (maxTokens int, dropped []string) {
 	return maxTokens, dropped
 }
 
-// cutNote tells the model which of its calls were cut and not run, and
+// CutNote tells the model which of its calls were cut and not run, and
 // why. maxTokens is the limit set, nil for the provider's default.
-func cutNote(msg model.Message, cut []model.FunctionCall, maxTokens *int) string {
+func CutNote(msg model.Message, cut []model.FunctionCall, maxTokens *int) string {
 	var b strings.Builder
 	b.WriteString(CutNotePrefix)
 	limit := "the output token limit"

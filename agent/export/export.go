@@ -1,9 +1,10 @@
-package agent
+package export
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	hist "github.com/freeact/desktop/agent/history"
 	"io/fs"
 	"maps"
 	"os"
@@ -103,10 +104,10 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 		}
 		for _, p := range m.Parts {
 			switch {
-			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
+			case p.FunctionResponse != nil && p.FunctionResponse.Name == hist.ExecuteTool:
 				r := p.FunctionResponse
-				e := notebook.Entry{Kind: notebook.KindCode, Code: callCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError, Files: files(r.ID)}
-				if code, out, ok := EditedCode(*r); ok {
+				e := notebook.Entry{Kind: notebook.KindCode, Code: hist.CallCode(calls[r.ID].Args), Output: r.Output, Error: r.IsError, Files: files(r.ID)}
+				if code, out, ok := hist.EditedCode(*r); ok {
 					e.Code, e.Output, e.By = code, out, byEditedText
 				}
 				add(e)
@@ -120,30 +121,30 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 			case p.Image != nil:
 				prompt = append(prompt, "*(an image was attached)*")
 			case p.Text != "":
-				if note, ok := taggedNote(NoteText(p)); ok {
+				if note, ok := hist.TaggedNote(hist.NoteText(p)); ok {
 					// What the model was told: the files the user
 					// reverted, a reply cut, a turn that failed.
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: note})
 					continue
 				}
-				n, ok := ParseNote(NoteText(p))
+				n, ok := hist.ParseNote(hist.NoteText(p))
 				if !ok {
 					prompt = append(prompt, p.Text)
 					continue
 				}
 				switch n.Kind {
-				case NoteUserCell:
+				case hist.NoteUserCell:
 					flush()
 					run := n.Run
 					if p.Ran != nil && p.Ran.Run != "" {
 						run = p.Ran.Run // the record, which output cannot write
 					}
 					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: files(run)})
-				case NoteKernelState:
+				case hist.NoteKernelState:
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: n.Text})
-				case NoteNotebook:
+				case hist.NoteNotebook:
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: fmt.Sprintf("The session started from the notebook %s (%d cells).", n.Path, len(n.Cells))})
 				}
@@ -180,7 +181,7 @@ func turnSpans(history []model.Message, rec SessionRecord) map[int]notebook.Entr
 	}
 	for i, m := range history {
 		switch {
-		case IsPrompt(m):
+		case hist.IsPrompt(m):
 			end(i)
 			start, last = i, i
 			e = notebook.Entry{Kind: notebook.KindTurn}
@@ -254,19 +255,19 @@ func ExportSession(cfg *config.Config, id, format string, opts notebook.Options,
 	if _, err := Render(&notebook.Transcript{}, format, opts); err != nil {
 		return nil, err
 	}
-	st, err := session.Open(cfg.SessionsDir(), id, freeactSessions)
+	st, err := session.Open(cfg.SessionsDir(), id, hist.SessionFormat)
 	if err != nil {
 		return nil, fmt.Errorf("export session: %w", err)
 	}
 	if !st.Exists() {
 		return nil, fmt.Errorf("export session: no session %q in %s: the session list (freeact's window, or the folder) has the ids", id, cfg.SessionsDir())
 	}
-	hist, times, err := st.LoadTimed(MainAgent)
+	hist, times, err := st.LoadTimed(session.MainAgent)
 	if err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
-	rec := SessionRecord{Times: times, Price: func(name string, u model.Usage) *float64 { return priceOf(cfg, name, u) }}
-	if rec.Compactions, err = st.Compactions(MainAgent); err != nil {
+	rec := SessionRecord{Times: times, Price: func(name string, u model.Usage) *float64 { return cfg.PriceOf(name, u) }}
+	if rec.Compactions, err = st.Compactions(session.MainAgent); err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
 	if rec.Changes, err = sessionChanges(cfg.Dir, checkpoints, id); err != nil {

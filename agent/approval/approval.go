@@ -1,9 +1,14 @@
-package agent
+// Package approval owns asking for approvals on behalf of one agent: the
+// permission rules of its conversation answer at once where they can,
+// otherwise an ApprovalRequest goes out and its answer is applied (a
+// saved rule, a session grant).
+package approval
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,62 +16,62 @@ import (
 	"github.com/freeact/desktop/agent/permission"
 )
 
-// errApprovalTimeout is the cause of a programmatic call whose approval did
+// ErrTimeout is the cause of a programmatic call whose approval did
 // not come within approval_timeout.
-var errApprovalTimeout = errors.New("approval timed out")
+var ErrTimeout = errors.New("approval timed out")
 
-// approver asks for approvals on behalf of one agent: it consults the
+// Approver asks for approvals on behalf of one agent: it consults the
 // permission rules of the agent's conversation, emits requests and saves
 // Always rules and Session grants.
-type approver struct {
-	perm    *permission.Conversation // nil: every call is asked
-	skipAll bool                     // approve everything without asking
-	agentID string
+type Approver struct {
+	Perm    *permission.Conversation // nil: every call is asked
+	SkipAll bool                     // approve everything without asking
+	AgentID string
 	// protectedYes counts the writes of protected files the user approved
 	// (see Agent.guarded); saved is called after a rule was saved to the
 	// permissions file. Both may be nil.
-	protectedYes *atomic.Int64
-	saved        func()
+	ProtectedYes *atomic.Int64
+	Saved        func()
 	// began holds when each call (by correlation id) was let run, the
 	// start of the time its result reports (Agent.result); nil keeps none.
-	began *sync.Map
+	Began *sync.Map
 }
 
-// ask returns whether call may run. Rules that allow it answer at once (an
+// Ask returns whether call may run. Rules that allow it answer at once (an
 // AutoApproved event says so, so the call is shown all the same);
 // otherwise an ApprovalRequest goes out through emit and ask waits for its
 // answer, for ctx, or for timeout (zero: no limit). A call that is not
-// approved returns false and, for a timeout, errApprovalTimeout.
-func (ap *approver) ask(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (bool, error) {
-	ok, _, err := ap.askEditable(ctx, emit, corr, call, timeout)
+// approved returns false and, for a timeout, ErrTimeout.
+func (ap *Approver) Ask(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration) (bool, error) {
+	ok, _, err := ap.AskEditable(ctx, emit, corr, call, timeout)
 	return ok, err
 }
 
-// askEditable is ask for a call whose approval may bring an edited version
+// AskEditable is Ask for a call whose approval may bring an edited version
 // (a code action's cell, ApprovalRequest.Edit): edited is it, "" when the
 // call runs as it is.
-func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr string, call ToolCall, timeout time.Duration) (ok bool, edited string, err error) {
+func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration) (ok bool, edited string, err error) {
 	defer func() {
 		// The first approval of a call starts its time: a shell command
 		// asked from inside a cell is part of the cell's.
-		if ok && ap.began != nil {
-			ap.began.LoadOrStore(corr, time.Now())
+		if ok && ap.Began != nil {
+			ap.Began.LoadOrStore(corr, time.Now())
 		}
 	}()
 	pc := call.Permission()
-	meta := Meta{AgentID: ap.agentID, CorrelationID: corr}
-	if ap.skipAll {
-		emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: BySkip})
+	meta := event.Meta{AgentID: ap.AgentID, CorrelationID: corr}
+	if ap.SkipAll {
+		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.BySkip})
 		return true, "", nil
 	}
 	var verdict permission.Verdict
-	if ap.perm != nil {
-		if verdict = ap.perm.Evaluate(pc); verdict.Decision == permission.Allow {
-			by := ByRule
+	if ap.Perm != nil {
+		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow {
+			by := event.ByRule
 			if verdict.Scope == permission.Session {
-				by = BySession
+				by = event.BySession
 			}
-			emit(&AutoApproved{Meta: meta, ToolCall: call, Display: display(call), By: by, Rule: verdict.Rule.Pattern()})
+			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, "", nil
 		}
 	}
@@ -74,10 +79,10 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 	switch {
 	case verdict.Protected:
 		suggested = ""
-	case ap.perm != nil:
-		suggested = ap.perm.Suggest(pc)
+	case ap.Perm != nil:
+		suggested = ap.Perm.Suggest(pc)
 	}
-	req := newApprovalRequest(meta, call, suggested)
+	req := event.NewApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
 	if !req.Protected {
 		req.NoAlways = noAlways(call)
@@ -90,27 +95,27 @@ func (ap *approver) askEditable(ctx context.Context, emit func(Event), corr stri
 		expired = t.C
 	}
 	select {
-	case ans := <-req.reply.ch:
+	case ans := <-req.Answered():
 		if err := ctx.Err(); err != nil {
 			// The turn ended while the answer came: nothing runs any more.
 			return false, "", err
 		}
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.code, err
+		return ok, ans.Code, err
 	case <-ctx.Done():
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
-		req.Answer(Reject, "")
-		<-req.reply.ch
+		req.Answer(event.Reject, "")
+		<-req.Answered()
 		return false, "", ctx.Err()
 	case <-expired:
-		if req.Answer(Reject, "") {
-			<-req.reply.ch
-			return false, "", errApprovalTimeout
+		if req.Answer(event.Reject, "") {
+			<-req.Answered()
+			return false, "", ErrTimeout
 		}
-		ans := <-req.reply.ch
+		ans := <-req.Answered()
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.code, err
+		return ok, ans.Code, err
 	}
 }
 
@@ -122,8 +127,8 @@ const NoAlwaysDestructive = "The server marks this tool destructive, so no lasti
 // noAlways is ApprovalRequest.NoAlways for call: why no lasting rule is
 // offered, "" when one is. The server's annotations only ever take the
 // offer away; they never allow a call.
-func noAlways(call ToolCall) string {
-	if g, ok := call.(GenericCall); ok && g.Hints.IsDestructive() {
+func noAlways(call event.ToolCall) string {
+	if g, ok := call.(event.GenericCall); ok && g.Hints.IsDestructive() {
 		return NoAlwaysDestructive
 	}
 	return ""
@@ -132,34 +137,34 @@ func noAlways(call ToolCall) string {
 // apply carries out an answer: an Always answer saves a rule (a Session
 // grant for a call whose request offers none, NoAlways), a Session
 // answer adds a grant to the conversation and reports its grants.
-func (ap *approver) apply(req *ApprovalRequest, ans answer, emit func(Event)) (bool, error) {
-	if ans.decision == Reject {
+func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit func(event.Event)) (bool, error) {
+	if ans.Decision == event.Reject {
 		return false, nil
 	}
-	if req.Protected && ap.protectedYes != nil {
-		ap.protectedYes.Add(1)
+	if req.Protected && ap.ProtectedYes != nil {
+		ap.ProtectedYes.Add(1)
 	}
-	if ans.decision == Once || ap.perm == nil || req.Protected {
+	if ans.Decision == event.Once || ap.Perm == nil || req.Protected {
 		return true, nil
 	}
-	pattern := ans.pattern
+	pattern := ans.Pattern
 	if pattern == "" {
 		pattern = req.Suggested
 	}
 	rule := permission.ParsePattern(pattern, req.ToolCall.Permission())
 	scope := permission.Session
-	if ans.decision == Always && req.NoAlways == "" {
+	if ans.Decision == event.Always && req.NoAlways == "" {
 		scope = permission.Always
 	}
-	if err := ap.perm.Add(scope, false, rule); err != nil {
+	if err := ap.Perm.Add(scope, false, rule); err != nil {
 		// The call itself was approved; only the rule could not be kept.
 		return true, fmt.Errorf("save permission rule %s: %w", rule, err)
 	}
-	if scope == permission.Always && ap.saved != nil {
-		ap.saved()
+	if scope == permission.Always && ap.Saved != nil {
+		ap.Saved()
 	}
 	if scope == permission.Session {
-		emit(&SessionGrants{Meta: Meta{AgentID: ap.agentID}, Grants: ap.perm.Grants().Allow})
+		emit(&event.SessionGrants{Meta: event.Meta{AgentID: ap.AgentID}, Grants: ap.Perm.Grants().Allow})
 	}
 	return true, nil
 }

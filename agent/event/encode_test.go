@@ -1,4 +1,4 @@
-package agent
+package event
 
 import (
 	"encoding/json"
@@ -21,9 +21,9 @@ func TestMarshalEvent(t *testing.T) {
 			`{"type":"Usage","agent_id":"main","model":"google:g","input_tokens":3,"output_tokens":2,"thinking_tokens":1,"cost":null}`},
 		{&Usage{Meta: Meta{AgentID: "main"}, Model: "google:g", Usage: model.Usage{InputTokens: 3, CachedTokens: 1}, Cost: func() *float64 { c := 0.0125; return &c }()},
 			`{"type":"Usage","agent_id":"main","model":"google:g","input_tokens":3,"output_tokens":0,"thinking_tokens":0,"cached_tokens":1,"cost":0.0125}`},
-		{newApprovalRequest(meta, ShellAction{ToolName: "bash", Command: "git status"}, "git status *"),
+		{NewApprovalRequest(meta, ShellAction{ToolName: "bash", Command: "git status"}, "git status *"),
 			`{"type":"ApprovalRequest","agent_id":"sub-1a2b","correlation_id":"c1","tool_call":{"type":"ShellAction","tool_name":"bash","command":"git status"},"display":"git status","suggested_pattern":"git status *"}`},
-		{newApprovalRequest(meta, GenericCall{ToolName: "ipybox_reset", Args: json.RawMessage(`{}`)}, "ipybox_reset"),
+		{NewApprovalRequest(meta, GenericCall{ToolName: "ipybox_reset", Args: json.RawMessage(`{}`)}, "ipybox_reset"),
 			`{"type":"ApprovalRequest","agent_id":"sub-1a2b","correlation_id":"c1","tool_call":{"type":"GenericCall","tool_name":"ipybox_reset","tool_args":{}},"suggested_pattern":"ipybox_reset"}`},
 	}
 	for _, tt := range tests {
@@ -33,14 +33,6 @@ func TestMarshalEvent(t *testing.T) {
 		}
 		if string(got) != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", EventType(tt.ev), got, tt.want)
-		}
-	}
-}
-
-func TestFormatUSD(t *testing.T) {
-	for v, want := range map[float64]string{0: "$0.00", 12.3456: "$12.35", 1.5: "$1.50", 0.015: "$0.015", 0.0323: "$0.0323", 0.1: "$0.10", 0.00004: "$0.00"} {
-		if got := FormatUSD(v); got != want {
-			t.Errorf("FormatUSD(%v) = %q, want %q", v, got, want)
 		}
 	}
 }

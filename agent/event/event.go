@@ -1,4 +1,7 @@
-package agent
+// Package event holds the typed events an agent's Stream yields, the tool
+// calls they carry, and their JSON form. It is the leaf every part of the
+// agent emits through.
+package event
 
 import (
 	"sync"
@@ -227,22 +230,28 @@ type ApprovalRequest struct {
 	// permissions.json still allows the tool. Empty for other calls.
 	NoAlways string `json:"no_always,omitempty"`
 
-	reply firstReply[answer]
+	reply firstReply[Answer]
 }
 
-type answer struct {
-	decision Decision
-	pattern  string
-	code     string // a code action's cell as the user edited it
+// Answer is the answer an ApprovalRequest got, as the turn that waits for
+// it reads it from Answered.
+type Answer struct {
+	Decision Decision
+	Pattern  string
+	Code     string // a code action's cell as the user edited it
 }
 
-func newApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
+// NewApprovalRequest is the request the agent emits for call.
+func NewApprovalRequest(meta Meta, call ToolCall, suggested string) *ApprovalRequest {
 	return &ApprovalRequest{
 		Meta: meta, ToolCall: call, Suggested: suggested,
-		Display: display(call),
-		reply:   newFirstReply[answer](),
+		Display: Display(call),
+		reply:   newFirstReply[Answer](),
 	}
 }
+
+// Answered yields the request's first answer.
+func (r *ApprovalRequest) Answered() <-chan Answer { return r.reply.ch }
 
 // Approve answers yes (once) or no. It reports whether this was the first
 // answer.
@@ -257,7 +266,7 @@ func (r *ApprovalRequest) Approve(ok bool) bool {
 // to save (the user may have edited the suggestion); "" saves Suggested.
 // It reports whether this was the first answer.
 func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {
-	return r.reply.send(answer{decision: d, pattern: pattern})
+	return r.reply.send(Answer{Decision: d, Pattern: pattern})
 }
 
 // Edit approves a code action with the cell as the user edited it: code
@@ -268,7 +277,7 @@ func (r *ApprovalRequest) Edit(code string) bool {
 	if _, ok := r.ToolCall.(CodeAction); !ok {
 		return false
 	}
-	return r.reply.send(answer{decision: Once, code: code})
+	return r.reply.send(Answer{Decision: Once, Code: code})
 }
 
 // Who allowed a call without asking (AutoApproved.By).
@@ -317,6 +326,14 @@ type InputRequest struct {
 
 	reply firstReply[string]
 }
+
+// NewInputRequest is the request the agent emits for a cell's input().
+func NewInputRequest(meta Meta, prompt string, password bool) *InputRequest {
+	return &InputRequest{Meta: meta, Prompt: prompt, Password: password, reply: newFirstReply[string]()}
+}
+
+// Answered yields the request's first reply.
+func (r *InputRequest) Answered() <-chan string { return r.reply.ch }
 
 // Reply sends the user's answer to the cell. Only the first reply counts.
 func (r *InputRequest) Reply(text string) bool {
@@ -403,6 +420,15 @@ type BudgetRequest struct {
 
 	reply firstReply[bool]
 }
+
+// NewBudgetRequest is the request the agent emits before a call that would
+// go over the budget.
+func NewBudgetRequest(meta Meta, spent, budget, estimate float64) *BudgetRequest {
+	return &BudgetRequest{Meta: meta, Spent: spent, Budget: budget, Estimate: estimate, reply: newFirstReply[bool]()}
+}
+
+// Answered yields the request's first answer.
+func (r *BudgetRequest) Answered() <-chan bool { return r.reply.ch }
 
 // Continue answers the request; only the first answer counts.
 func (r *BudgetRequest) Continue(ok bool) bool {

@@ -1,7 +1,9 @@
-package agent
+package mcpglue
 
 import (
 	"fmt"
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/session"
 	"sync"
 	"testing"
 
@@ -14,18 +16,18 @@ import (
 func TestProgressThrottleFlood(t *testing.T) {
 	const n = 20000
 	var mu sync.Mutex
-	var events []*ToolProgress
-	p := newProgressThrottle(func(ev Event) {
+	var events []*event.ToolProgress
+	p := NewProgressThrottle(func(ev event.Event) {
 		mu.Lock()
-		events = append(events, ev.(*ToolProgress))
+		events = append(events, ev.(*event.ToolProgress))
 		mu.Unlock()
-	}, Meta{AgentID: MainAgent, CorrelationID: "c1"})
+	}, event.Meta{AgentID: session.MainAgent, CorrelationID: "c1"})
 	for i := 1; i <= n; i++ {
-		p.note(mcp.Notification{Server: "s", Kind: "progress", Progress: float64(i), Total: n, Message: fmt.Sprint("step ", i)})
-		p.note(mcp.Notification{Server: "s", Kind: "log", Level: "info", Message: fmt.Sprint("line ", i)})
+		p.Note(mcp.Notification{Server: "s", Kind: "progress", Progress: float64(i), Total: n, Message: fmt.Sprint("step ", i)})
+		p.Note(mcp.Notification{Server: "s", Kind: "log", Level: "info", Message: fmt.Sprint("line ", i)})
 	}
-	p.stop()
-	p.note(mcp.Notification{Server: "s", Kind: "log", Message: "after the call"})
+	p.Stop()
+	p.Note(mcp.Notification{Server: "s", Kind: "log", Message: "after the call"})
 	mu.Lock()
 	defer mu.Unlock()
 	// The first goes out at once, then one each progressEvery at most: a
@@ -56,21 +58,21 @@ func TestProgressThrottleFlood(t *testing.T) {
 // Progress without log lines keeps the last progress in each event, and a
 // log line alone carries the progress reported before it.
 func TestProgressThrottleCarriesProgress(t *testing.T) {
-	var events []*ToolProgress
-	p := newProgressThrottle(func(ev Event) { events = append(events, ev.(*ToolProgress)) }, Meta{AgentID: MainAgent})
-	p.note(mcp.Notification{Server: "s", Kind: "progress", Progress: 1, Total: 4, Message: "one"})
-	p.stop()
+	var events []*event.ToolProgress
+	p := NewProgressThrottle(func(ev event.Event) { events = append(events, ev.(*event.ToolProgress)) }, event.Meta{AgentID: session.MainAgent})
+	p.Note(mcp.Notification{Server: "s", Kind: "progress", Progress: 1, Total: 4, Message: "one"})
+	p.Stop()
 	if len(events) != 1 || events[0].Progress != 1 || len(events[0].Logs) != 0 {
 		t.Fatalf("events %+v", events)
 	}
 	events = nil
-	p = newProgressThrottle(func(ev Event) { events = append(events, ev.(*ToolProgress)) }, Meta{AgentID: MainAgent})
-	p.note(mcp.Notification{Server: "s", Kind: "progress", Progress: 2, Total: 4, Message: "two"})
-	p.note(mcp.Notification{Server: "s", Kind: "log", Level: "warning", Message: "careful"})
-	p.note(mcp.Notification{Server: "s", Kind: "tools_changed"})
-	p.stop()
+	p = NewProgressThrottle(func(ev event.Event) { events = append(events, ev.(*event.ToolProgress)) }, event.Meta{AgentID: session.MainAgent})
+	p.Note(mcp.Notification{Server: "s", Kind: "progress", Progress: 2, Total: 4, Message: "two"})
+	p.Note(mcp.Notification{Server: "s", Kind: "log", Level: "warning", Message: "careful"})
+	p.Note(mcp.Notification{Server: "s", Kind: "tools_changed"})
+	p.Stop()
 	last := events[len(events)-1]
-	if last.Progress != 2 || last.Message != "two" || len(last.Logs) != 1 || last.Logs[0] != (LogLine{Level: "warning", Message: "careful"}) {
+	if last.Progress != 2 || last.Message != "two" || len(last.Logs) != 1 || last.Logs[0] != (event.LogLine{Level: "warning", Message: "careful"}) {
 		t.Errorf("events %+v", events)
 	}
 }

@@ -1,4 +1,10 @@
-package agent
+// Package history owns what the agent writes into a conversation besides
+// the model's turns, and the reading of a conversation back: the notes
+// about what the user did with the kernel, the tagged notes of reverts,
+// cut replies and failed turns, the names of the built-in tools, the cells
+// of a conversation and the replay plan, and which messages are prompts.
+// It imports no part of the agent above agent/event.
+package history
 
 import (
 	"fmt"
@@ -71,12 +77,12 @@ type NotebookCell struct {
 	Output string `json:"output,omitempty"`
 }
 
-func fenced(text, lang string) string {
+func Fenced(text, lang string) string {
 	f := notebook.Fence(text)
 	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
 }
 
-// readFence reads a fenced block starting at lines[i] with the info
+// readFence reads a Fenced block starting at lines[i] with the info
 // string lang; it returns the content and the index after the closing
 // fence.
 func readFence(lines []string, i int, lang string) (string, int, bool) {
@@ -102,10 +108,10 @@ const (
 	editedSays  = "The user edited your code before running it; this code ran instead of yours:"
 )
 
-// editedResult is the result of a code action the user edited: a note with
+// EditedResult is the result of a code action the user edited: a note with
 // the code that ran, then its output.
-func editedResult(code, output string) string {
-	return editedOpen + "\n" + editedSays + "\n" + fenced(code, "python") + "\n" + editedClose + "\n" + output
+func EditedResult(code, output string) string {
+	return editedOpen + "\n" + editedSays + "\n" + Fenced(code, "python") + "\n" + editedClose + "\n" + output
 }
 
 // EditedCode returns the code that ran for the result r of a code action
@@ -117,7 +123,7 @@ func EditedCode(r model.FunctionResponse) (code, output string, ok bool) {
 	if r.Ran == nil || r.Ran.By != ByEdited {
 		return "", "", false
 	}
-	return r.Ran.Code, strings.TrimPrefix(r.Output, editedResult(r.Ran.Code, "")), true
+	return r.Ran.Code, strings.TrimPrefix(r.Output, EditedResult(r.Ran.Code, "")), true
 }
 
 // Sources of cells the user runs.
@@ -129,9 +135,9 @@ const (
 
 var userCellRE = regexp.MustCompile(`^<user-cell source="([a-z]+)"(?: of="([^"]*)")? status="(ok|error)"(?: run="(run-[0-9a-f]+)")?>$`)
 
-// userCellNote records a cell the user ran; run is the id it ran under
+// UserCellNote records a cell the user ran; run is the id it ran under
 // (its checkpoint records' call), "" for none.
-func userCellNote(source, of, run, code, output string, failed bool) string {
+func UserCellNote(source, of, run, code, output string, failed bool) string {
 	status := "ok"
 	if failed {
 		status = "error"
@@ -147,14 +153,14 @@ func userCellNote(source, of, run, code, output string, failed bool) string {
 	}
 	fmt.Fprintf(&b, "<user-cell source=%q%s status=%q%s>\n", source, attrOf, status, attrRun)
 	b.WriteString("The user ran this code in the kernel themselves (it was not a tool call of yours):\n")
-	b.WriteString(fenced(code, "python") + "\n")
+	b.WriteString(Fenced(code, "python") + "\n")
 	switch {
 	case failed:
-		b.WriteString("It failed:\n" + fenced(output, "") + "\n")
+		b.WriteString("It failed:\n" + Fenced(output, "") + "\n")
 	case strings.TrimSpace(output) == "":
 		b.WriteString("It printed nothing.\n")
 	default:
-		b.WriteString("Output:\n" + fenced(output, "") + "\n")
+		b.WriteString("Output:\n" + Fenced(output, "") + "\n")
 	}
 	b.WriteString("</user-cell>")
 	return b.String()
@@ -162,9 +168,9 @@ func userCellNote(source, of, run, code, output string, failed bool) string {
 
 var stateRE = regexp.MustCompile(`^<kernel-state event="([a-z-]+)"(?: ran="(\d+)" of="(\d+)")?>([\s\S]*)</kernel-state>$`)
 
-// stateNote records what happened to the kernel's state; ran and planned
+// StateNote records what happened to the kernel's state; ran and planned
 // count a replay's cells.
-func stateNote(event, text string, ran, planned int) string {
+func StateNote(event, text string, ran, planned int) string {
 	counts := ""
 	if event == StateReplayed {
 		counts = fmt.Sprintf(" ran=\"%d\" of=\"%d\"", ran, planned)
@@ -174,8 +180,8 @@ func stateNote(event, text string, ran, planned int) string {
 
 var variableRE = regexp.MustCompile(`^<variable name="([^"]+)">\n([\s\S]*)\n</variable>$`)
 
-// variableNote tells the model about a variable the prompt mentions.
-func variableNote(name, text string) string {
+// VariableNote tells the model about a variable the prompt mentions.
+func VariableNote(name, text string) string {
 	return fmt.Sprintf("<variable name=%q>\n%s\n</variable>", name, strings.TrimRight(text, "\n"))
 }
 
@@ -184,13 +190,17 @@ var (
 	notebookCellRE = regexp.MustCompile(`^Cell ([\w.-]+) \((markdown|code)\):$`)
 )
 
+// IsNoteCellID reports whether id can name a cell in a notebook note as
+// ParseNote reads it back.
+func IsNoteCellID(id string) bool { return notebookCellRE.MatchString("Cell " + id + " (code):") }
+
 const (
 	notebookSays    = "The user opened this notebook to start the session; its cells follow. Its code has not run in this kernel unless a later message says so."
 	savedOutputSays = "Output when the notebook was saved:"
 )
 
-// notebookNote gives the model the cells of a notebook the user opened.
-func notebookNote(path string, cells []NotebookCell) string {
+// NotebookNote gives the model the cells of a notebook the user opened.
+func NotebookNote(path string, cells []NotebookCell) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<notebook path=%q cells=\"%d\">\n%s\n", path, len(cells), notebookSays)
 	for _, c := range cells {
@@ -198,9 +208,9 @@ func notebookNote(path string, cells []NotebookCell) string {
 		if c.Type != notebook.Code {
 			lang = "markdown"
 		}
-		fmt.Fprintf(&b, "Cell %s (%s):\n%s\n", c.ID, c.Type, fenced(c.Source, lang))
+		fmt.Fprintf(&b, "Cell %s (%s):\n%s\n", c.ID, c.Type, Fenced(c.Source, lang))
 		if c.Output != "" {
-			b.WriteString(savedOutputSays + "\n" + fenced(c.Output, "") + "\n")
+			b.WriteString(savedOutputSays + "\n" + Fenced(c.Output, "") + "\n")
 		}
 	}
 	b.WriteString("</notebook>")
@@ -303,10 +313,10 @@ func parseNotebookNote(text string) (Note, bool) {
 	return n, true
 }
 
-// mergeUserTurns joins adjacent user messages that hold no tool results
+// MergeUserTurns joins adjacent user messages that hold no tool results
 // (notes recorded between turns, then the prompt) into one, so requests
 // alternate between the user and the model as every provider expects.
-func mergeUserTurns(msgs []model.Message) []model.Message {
+func MergeUserTurns(msgs []model.Message) []model.Message {
 	plain := func(m model.Message) bool { return m.Role == model.RoleUser && len(m.FunctionResponses()) == 0 }
 	out := make([]model.Message, 0, len(msgs))
 	for _, m := range msgs {
@@ -320,3 +330,82 @@ func mergeUserTurns(msgs []model.Message) []model.Message {
 	}
 	return out
 }
+
+// IsAgentNote reports text the agent added to the conversation for the
+// model (what the user reverted, a note ParseNote reads), which front ends
+// do not show as the prompt.
+func IsAgentNote(text string) bool {
+	if _, ok := TaggedNote(text); ok {
+		return true
+	}
+	_, ok := ParseNote(text)
+	return ok
+}
+
+// NoteText is the text of p to read as a note of the agent's (with
+// ParseNote, IsAgentNote and the tags): "" for the text the user sent
+// (model.Part.User), whatever it starts with.
+func NoteText(p model.Part) string {
+	if p.User {
+		return ""
+	}
+	return p.Text
+}
+
+// TaggedNote returns the text inside a note the agent wrote for the model
+// in a tag of its own: what the user reverted (<workspace-revert>), a reply
+// cut at max_tokens (<reply-cut>), a turn that failed after its actions
+// (<turn-failed>) and the carrying on with it (<turn-resumed>).
+func TaggedNote(text string) (string, bool) {
+	for _, prefix := range []string{RevertNotePrefix, CutNotePrefix, FailedNotePrefix, ResumeNotePrefix} {
+		if inner, ok := strings.CutPrefix(text, prefix); ok {
+			tag := strings.TrimSuffix(strings.TrimPrefix(prefix, "<"), ">\n")
+			return strings.TrimSpace(strings.TrimSuffix(inner, "</"+tag+">")), true
+		}
+	}
+	return "", false
+}
+
+// IsPrompt reports a message the user sent: a user message without tool
+// results that holds more than the agent's notes (the cells the user ran
+// between turns and kernel state changes are recorded as user messages of
+// notes alone). Turns are counted by their prompts.
+func IsPrompt(m model.Message) bool {
+	if m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
+		return false
+	}
+	for _, p := range m.Parts {
+		if p.Image != nil || (p.Text != "" && !IsAgentNote(NoteText(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedNotePrefix starts the note that ends a turn which failed after
+// its actions ran.
+const FailedNotePrefix = "<turn-failed>\n"
+
+// ResumeNotePrefix starts the note that asks the model to carry on with a
+// turn that failed (Continue).
+const ResumeNotePrefix = "<turn-resumed>\n"
+
+// RevertNotePrefix starts the part of a prompt that tells the model about
+// reverted files; front ends leave it out of the prompt they show.
+const RevertNotePrefix = "<workspace-revert>\n"
+
+// Names of the built-in tools as the model sees them.
+const (
+	ExecuteTool  = "ipybox_execute_ipython_cell"
+	ResetTool    = "ipybox_reset"
+	SubagentTool = "subagent_task"
+)
+
+// Prompt is what the user sends: text, optionally with images.
+type Prompt struct {
+	Text   string
+	Images []model.Image
+}
+
+// Text returns a prompt of text only.
+func Text(s string) Prompt { return Prompt{Text: s} }

@@ -1,6 +1,7 @@
-package agent
+package mcpglue
 
 import (
+	"github.com/freeact/desktop/agent/event"
 	"sync"
 	"time"
 
@@ -17,26 +18,26 @@ const progressEvery = 100 * time.Millisecond
 // (the newest); the others are counted in Dropped.
 const maxProgressLogs = 20
 
-// progressThrottle turns the notifications of one MCP call into
+// ProgressThrottle turns the notifications of one MCP call into
 // ToolProgress events, at most one each progressEvery.
-type progressThrottle struct {
-	emit func(Event)
-	meta Meta
+type ProgressThrottle struct {
+	emit func(event.Event)
+	meta event.Meta
 
 	mu      sync.Mutex
 	last    time.Time
-	pending *ToolProgress // nil: nothing waits
-	latest  ToolProgress  // the progress so far, carried into each event
+	pending *event.ToolProgress // nil: nothing waits
+	latest  event.ToolProgress  // the progress so far, carried into each event
 	timer   *time.Timer
 	done    bool
 }
 
-func newProgressThrottle(emit func(Event), meta Meta) *progressThrottle {
-	return &progressThrottle{emit: emit, meta: meta}
+func NewProgressThrottle(emit func(event.Event), meta event.Meta) *ProgressThrottle {
+	return &ProgressThrottle{emit: emit, meta: meta}
 }
 
-// note takes one notification of the call.
-func (p *progressThrottle) note(n mcp.Notification) {
+// Note takes one notification of the call.
+func (p *ProgressThrottle) Note(n mcp.Notification) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done {
@@ -53,7 +54,7 @@ func (p *progressThrottle) note(n mcp.Notification) {
 		ev.Progress, ev.Total, ev.Message, ev.Clipped = n.Progress, n.Total, n.Message, n.Clipped
 		p.latest.Progress, p.latest.Total, p.latest.Message, p.latest.Clipped = n.Progress, n.Total, n.Message, n.Clipped
 	case "log":
-		ev.Logs = append(ev.Logs, LogLine{Level: n.Level, Message: n.Message, Clipped: n.Clipped})
+		ev.Logs = append(ev.Logs, event.LogLine{Level: n.Level, Message: n.Message, Clipped: n.Clipped})
 		if len(ev.Logs) > maxProgressLogs {
 			ev.Dropped += len(ev.Logs) - maxProgressLogs
 			ev.Logs = ev.Logs[len(ev.Logs)-maxProgressLogs:]
@@ -71,7 +72,7 @@ func (p *progressThrottle) note(n mcp.Notification) {
 	p.flushLocked()
 }
 
-func (p *progressThrottle) flush() {
+func (p *ProgressThrottle) flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.timer = nil
@@ -81,7 +82,7 @@ func (p *progressThrottle) flush() {
 // flushLocked emits what waits. It emits under mu, so events go out in
 // order; a slow reader of events slows the server's reader, never the
 // other way round.
-func (p *progressThrottle) flushLocked() {
+func (p *ProgressThrottle) flushLocked() {
 	if p.pending == nil || p.done {
 		return
 	}
@@ -90,9 +91,9 @@ func (p *progressThrottle) flushLocked() {
 	p.emit(ev)
 }
 
-// stop emits what waits and ends the throttle: the call is over, and
+// Stop emits what waits and ends the throttle: the call is over, and
 // notifications that come later are dropped.
-func (p *progressThrottle) stop() {
+func (p *ProgressThrottle) Stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.timer != nil {

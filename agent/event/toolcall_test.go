@@ -1,4 +1,4 @@
-package agent
+package event
 
 import (
 	"testing"
@@ -21,8 +21,8 @@ func TestScriptPermission(t *testing.T) {
 		if got := c.Permission().Opaque; got != tt.opaque {
 			t.Errorf("interpreter %q: opaque %v, want %v", tt.interpreter, got, tt.opaque)
 		}
-		if want := "#!" + tt.interpreter + "\nls\n"; display(c) != want {
-			t.Errorf("display %q, want %q", display(c), want)
+		if want := "#!" + tt.interpreter + "\nls\n"; Display(c) != want {
+			t.Errorf("display %q, want %q", Display(c), want)
 		}
 	}
 	if (ShellAction{ToolName: permission.ShellTool, Command: "ls"}).Permission().Opaque {

@@ -1,4 +1,10 @@
-package agent
+// Package mcpglue owns the parts of the agent's MCP use that need no agent:
+// the catalog of resources and prompts and argument completion
+// (catalog.go), the state of each server (status.go), the throttled
+// progress of a call (progress.go), the generation of code-mode
+// modules (gen.go) and the tool-search tools over them
+// (toolsearch.go). The agent hands it its managers.
+package mcpglue
 
 import (
 	"context"
@@ -47,33 +53,29 @@ type MCPArgument struct {
 	Required    bool   `json:"required"`
 }
 
-// mcpManagers are the agent's managers (JSON and code mode), by server.
-func (a *Agent) mcpManager(server string) (*mcp.Manager, error) {
-	if a.mcp != nil {
-		for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
-			if m != nil && slices.Contains(m.Servers(), server) {
-				return m, nil
-			}
+// ManagerFor returns the manager, of managers (nil ones skipped), that
+// runs server.
+func ManagerFor(server string, managers ...*mcp.Manager) (*mcp.Manager, error) {
+	for _, m := range managers {
+		if m != nil && slices.Contains(m.Servers(), server) {
+			return m, nil
 		}
 	}
 	return nil, fmt.Errorf("no MCP server %q is configured in mcp_servers or ptc_servers", server)
 }
 
-// MCPCatalog lists the resources, resource templates and prompts of every
+// Catalog lists the resources, resource templates and prompts of every
 // MCP server. A server that offers none of a kind is left out quietly; one
 // that fails is named in Errors and the others are listed all the same.
-func (a *Agent) MCPCatalog(ctx context.Context) MCPCatalog {
+func Catalog(ctx context.Context, managers ...*mcp.Manager) MCPCatalog {
 	cat := MCPCatalog{Resources: []MCPResource{}, Prompts: []MCPPrompt{}, Errors: []string{}}
-	if a.mcp == nil {
-		return cat
-	}
 	fail := func(err error) {
 		if errors.Is(err, gomcp.ErrMethodNotFound) || strings.Contains(err.Error(), "not supported") {
 			return // the server has none of that kind
 		}
 		cat.Errors = append(cat.Errors, err.Error())
 	}
-	for _, m := range []*mcp.Manager{a.mcp.json, a.mcp.ptc} {
+	for _, m := range managers {
 		if m == nil {
 			continue
 		}
@@ -121,15 +123,11 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-// CompleteMCP asks a server for values of an argument that begin like
+// Complete asks m's server for values of an argument that begin like
 // value: kind "prompt" (name a prompt) or "resource" (name a resource
 // template). resolved holds the arguments already filled in, which the
 // server may narrow the values by.
-func (a *Agent) CompleteMCP(ctx context.Context, kind, server, name, arg, value string, resolved map[string]string) ([]string, error) {
-	m, err := a.mcpManager(server)
-	if err != nil {
-		return nil, err
-	}
+func Complete(ctx context.Context, m *mcp.Manager, kind, server, name, arg, value string, resolved map[string]string) ([]string, error) {
 	switch kind {
 	case "prompt":
 		return m.CompletePromptArgument(ctx, server, name, arg, value, resolved)

@@ -1,4 +1,4 @@
-package agent
+package history
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/freeact/desktop/agent/model"
 )
 
-// What cutNote writes, parseCutNote reads back: a resumed conversation
+// What CutNote writes, parseCutNote reads back: a resumed conversation
 // names the same limit and calls as the live turn did.
 func TestCutNoteReadsBack(t *testing.T) {
 	msg := model.Message{Role: model.RoleModel, Stop: model.StopMaxTokens, Usage: &model.Usage{OutputTokens: 9}}
@@ -24,7 +24,7 @@ func TestCutNoteReadsBack(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			maxTokens, dropped := parseCutNote(cutNote(msg, tt.cut, tt.maxTokens))
+			maxTokens, dropped := parseCutNote(CutNote(msg, tt.cut, tt.maxTokens))
 			var want []string
 			for _, c := range tt.cut {
 				want = append(want, c.Name)

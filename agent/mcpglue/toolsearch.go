@@ -1,4 +1,4 @@
-package agent
+package mcpglue
 
 import (
 	"context"
@@ -22,11 +22,11 @@ const (
 	SearchToolsTool    = "pytools_search_tools"
 )
 
-// searchDeclarations are the tool-search tools tool_search asks for (none
+// SearchDeclarations are the tool-search tools tool_search (mode) asks for (none
 // for "off").
-func (a *Agent) searchDeclarations() []model.Tool {
+func SearchDeclarations(mode string) []model.Tool {
 	var tools []model.Tool
-	switch a.cfg.Options.ToolSearch {
+	switch mode {
 	case "off":
 	case "hybrid":
 		tools = append(tools, model.Tool{
@@ -55,10 +55,10 @@ func (a *Agent) searchDeclarations() []model.Tool {
 	return tools
 }
 
-// toolSearch runs the pytools_* tools: basic listing, and the hybrid index
+// ToolSearch runs the pytools_* tools: basic listing, and the hybrid index
 // when tool_search is "hybrid" (opened at start; retried on use when that
 // failed, e.g. without an API key for embeddings).
-type toolSearch struct {
+type ToolSearch struct {
 	cfg   *config.Config
 	basic toolsearch.Basic
 
@@ -66,8 +66,8 @@ type toolSearch struct {
 	index *toolsearch.Index
 }
 
-func openToolSearch(ctx context.Context, cfg *config.Config, warn func(string, ...any)) *toolSearch {
-	s := &toolSearch{cfg: cfg, basic: toolsearch.Basic{Dir: cfg.GeneratedDir(), DisplayDir: filepath.ToSlash(config.GeneratedPath())}}
+func OpenToolSearch(ctx context.Context, cfg *config.Config, warn func(string, ...any)) *ToolSearch {
+	s := &ToolSearch{cfg: cfg, basic: toolsearch.Basic{Dir: cfg.GeneratedDir(), DisplayDir: filepath.ToSlash(config.GeneratedPath())}}
 	if cfg.Options.ToolSearch == "hybrid" {
 		if _, err := s.hybrid(ctx); err != nil {
 			warn("hybrid tool search not available", "err", err)
@@ -79,7 +79,7 @@ func openToolSearch(ctx context.Context, cfg *config.Config, warn func(string, .
 // hybrid opens the index on first use. Its settings are the environment
 // variables of the Python freeact (PYTOOLS_*), looked up in the process
 // environment and the workspace .env.
-func (s *toolSearch) hybrid(ctx context.Context) (*toolsearch.Index, error) {
+func (s *ToolSearch) hybrid(ctx context.Context) (*toolsearch.Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.index != nil {
@@ -158,7 +158,7 @@ func (s *toolSearch) hybrid(ctx context.Context) (*toolsearch.Index, error) {
 	return ix, nil
 }
 
-func (s *toolSearch) close() error {
+func (s *ToolSearch) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.index == nil {
@@ -167,8 +167,8 @@ func (s *toolSearch) close() error {
 	return s.index.Close()
 }
 
-// run answers one pytools_* call with JSON text.
-func (s *toolSearch) run(ctx context.Context, name string, args json.RawMessage) (string, error) {
+// Run answers one pytools_* call with JSON text.
+func (s *ToolSearch) Run(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	if s == nil {
 		return "", errors.New("tool search is not available")
 	}

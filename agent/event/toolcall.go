@@ -1,4 +1,4 @@
-package agent
+package event
 
 import (
 	"encoding/json"
@@ -43,6 +43,10 @@ type ShellAction struct {
 	// permission.Call.Dir); "" is the workspace.
 	dir string
 }
+
+// InDir is the call run in dir, a folder on this machine (see
+// permission.Call.Dir).
+func (c ShellAction) InDir(dir string) ShellAction { c.dir = dir; return c }
 
 // GenericCall is any other tool call: an MCP tool, a programmatic call from
 // code (PTC set), ipybox_reset or subagent_task.
@@ -116,7 +120,7 @@ func (c ShellAction) Permission() permission.Call {
 // Display is what an approval prompt shows for the call: for a script cell
 // a "#!" line naming its program followed by the whole script, for other
 // shell actions the command exactly; "" for other calls.
-func display(c ToolCall) string {
+func Display(c ToolCall) string {
 	if s, ok := c.(ShellAction); ok && s.Interpreter != "" {
 		return "#!" + s.Interpreter + "\n" + s.Command
 	}

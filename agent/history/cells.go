@@ -1,4 +1,4 @@
-package agent
+package history
 
 import (
 	"encoding/json"
@@ -56,9 +56,9 @@ func Cells(history []model.Message) []Cell {
 	return out
 }
 
-// sealChecker checks the records of code that ran (*seal.Key): Valid,
+// SealChecker checks the records of code that ran (*seal.Key): Valid,
 // that the code is as the app wrote it; Whole, that every field is.
-type sealChecker interface {
+type SealChecker interface {
 	Valid(r model.Ran, callID string) bool
 	Whole(r model.Ran, callID string) bool
 }
@@ -71,7 +71,7 @@ type sealChecker interface {
 // missing or fails the check is Changed, and what a record shows beyond
 // its code (Run, Original, Images, ElapsedMS) is kept only when the
 // seal covers it (Whole).
-func walkCells(history []model.Message, sealed sealChecker, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
+func walkCells(history []model.Message, sealed SealChecker, cell func(Cell), other func(model.FunctionResponse), note func(Note)) {
 	code := map[string]string{} // by call id
 	changed := func(r *model.Ran, id string) bool { return sealed != nil && (r == nil || !sealed.Valid(*r, id)) }
 	shown := func(r *model.Ran, id string) bool { return sealed == nil || sealed.Whole(*r, id) }
@@ -79,7 +79,7 @@ func walkCells(history []model.Message, sealed sealChecker, cell func(Cell), oth
 		for _, p := range m.Parts {
 			switch {
 			case p.FunctionCall != nil && p.FunctionCall.Name == ExecuteTool:
-				code[p.FunctionCall.ID] = callCode(p.FunctionCall.Args)
+				code[p.FunctionCall.ID] = CallCode(p.FunctionCall.Args)
 			case p.FunctionResponse != nil && p.FunctionResponse.Name == ExecuteTool:
 				r := p.FunctionResponse
 				c := Cell{ID: r.ID, Code: code[r.ID], Output: r.Output, Error: r.IsError, Changed: changed(r.Ran, r.ID), ElapsedMS: r.ElapsedMS}
@@ -112,8 +112,8 @@ func walkCells(history []model.Message, sealed sealChecker, cell func(Cell), oth
 	}
 }
 
-// callCode is the code argument of a code action ("" when it has none).
-func callCode(args []byte) string {
+// CallCode is the code argument of a code action ("" when it has none).
+func CallCode(args []byte) string {
 	var a struct {
 		Code string `json:"code"`
 	}
@@ -121,12 +121,12 @@ func callCode(args []byte) string {
 	return a.Code
 }
 
-// replayPlan is the cells whose effects the kernel held before it lost
+// ReplayPlan is the cells whose effects the kernel held before it lost
 // its state: the cells that succeeded since the state was last cleared on
 // purpose (the model's ipybox_reset, or the user's choice not to restore
 // it). A replay keeps the plan, or the part of it that ran when it was
 // stopped.
-func replayPlan(history []model.Message, sealed sealChecker) []Cell {
+func ReplayPlan(history []model.Message, sealed SealChecker) []Cell {
 	var plan []Cell
 	walkCells(history, sealed,
 		func(c Cell) {
@@ -153,14 +153,4 @@ func replayPlan(history []model.Message, sealed sealChecker) []Cell {
 			}
 		})
 	return plan
-}
-
-// SealedWhole reports whether r, the record of code that ran in this
-// agent's workspace (callID: its code action's call id, "" for a cell
-// the user ran), is as the app wrote it, every field: only then may a
-// view show what it holds beyond its code (Run, Original, Images,
-// ElapsedMS). A record of a session written before records were sealed
-// whole, or changed since, is not.
-func (a *Agent) SealedWhole(r model.Ran, callID string) bool {
-	return a.seal.Whole(r, callID)
 }
