@@ -61,7 +61,7 @@ turns:
   - reply: [{text: "Done: a sine wave, and an error."}]
 `)
 	run(t, a, "Plot, then fail.", nil)
-	raw, err := export.ExportSession(load(t, ws), a.SessionID(), export.FormatNotebook, notebook.Options{}, "")
+	raw, err := export.ExportSession(load(t, ws), a.SessionID(), export.FormatNotebook, notebook.Options{}, export.Stores{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ turns:
 		t.Errorf("outputs %q, want the plot, its print and the error", kinds)
 	}
 	for _, f := range []string{export.FormatMarkdown, export.FormatHTML} {
-		if _, err := export.ExportSession(load(t, ws), a.SessionID(), f, notebook.Options{}, ""); err != nil {
+		if _, err := export.ExportSession(load(t, ws), a.SessionID(), f, notebook.Options{}, export.Stores{}); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}

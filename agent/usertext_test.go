@@ -63,7 +63,7 @@ turns:
 			if err := b.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			md, err := export.ExportSession(load(t, ws), src, export.FormatMarkdown, notebook.Options{}, "")
+			md, err := export.ExportSession(load(t, ws), src, export.FormatMarkdown, notebook.Options{}, export.Stores{})
 			if err != nil {
 				t.Fatal(err)
 			}

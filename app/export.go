@@ -43,7 +43,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if id == "" || !sessionExists(cfg, id) {
 		return "", fmt.Errorf("there is no session to export yet: send a prompt first (or turn enable_persistence on)")
 	}
-	data, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, d.build.Dirs.Checkpoints())
+	data, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, export.Stores{Checkpoints: d.build.Dirs.Checkpoints(), Keys: d.build.Dirs.Config})
 	if err != nil {
 		return "", err
 	}
@@ -109,7 +109,7 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	if loaded, err := config.Load(dir, config.LoadOptions{}); err == nil {
 		cfg.Options = loaded.Options
 	}
-	data, err := export.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, b.Dirs.Checkpoints())
+	data, err := export.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, export.Stores{Checkpoints: b.Dirs.Checkpoints(), Keys: b.Dirs.Config})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/notebook"
+	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 )
 
@@ -45,6 +46,21 @@ type SessionRecord struct {
 	Changes map[string][]checkpoint.Change
 	// Price is what a model call cost; nil leaves costs out.
 	Price func(modelName string, u model.Usage) *float64
+	// Sealed checks the records of code that ran: a cell the user ran
+	// lists the files its run changed only when its record is sealed
+	// whole, so an edit of the session file cannot point it at another
+	// action's files. Nil lists none.
+	Sealed hist.SealChecker
+}
+
+// Stores are the app's folders an export reads besides the workspace.
+type Stores struct {
+	// Checkpoints is the root of the checkpoint stores
+	// (appdirs.Dirs.Checkpoints); "" leaves the files actions changed out.
+	Checkpoints string
+	// Keys is the folder of the workspace's seal key (appdirs.Dirs.Config,
+	// the agent's key folder); "" lists no files for cells the user ran.
+	Keys string
 }
 
 // Transcript turns a conversation into what exports render: prompts,
@@ -136,11 +152,14 @@ func Transcript(history []model.Message, title, dir string, rec SessionRecord) *
 				switch n.Kind {
 				case hist.NoteUserCell:
 					flush()
-					run := n.Run
-					if p.Ran != nil && p.Ran.Run != "" {
-						run = p.Ran.Run // the record, which output cannot write
+					// The run's files come from its sealed record only:
+					// neither output nor an edit of the session file can
+					// write it (the note's own run= is text).
+					var changed []notebook.FileChange
+					if p.Ran != nil && p.Ran.Run != "" && rec.Sealed != nil && rec.Sealed.Whole(*p.Ran, "") {
+						changed = files(p.Ran.Run)
 					}
-					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: files(run)})
+					add(notebook.Entry{Kind: notebook.KindCode, Code: n.Code, Output: n.Output, Error: n.Error, By: byUserText, Files: changed})
 				case hist.NoteKernelState:
 					flush()
 					add(notebook.Entry{Kind: notebook.KindNote, Text: n.Text})
@@ -249,9 +268,10 @@ func Render(t *notebook.Transcript, format string, opts notebook.Options) ([]byt
 // ExportSession renders the saved session id of the workspace cfg in
 // format, titled "freeact session <id>", with each turn's duration and
 // cost, the summaries that replaced history, and the files each action
-// changed as the checkpoint stores under checkpoints (appdirs.Dirs.
-// Checkpoints; "" leaves files out) recorded them.
-func ExportSession(cfg *config.Config, id, format string, opts notebook.Options, checkpoints string) ([]byte, error) {
+// changed as the checkpoint stores recorded them (stores.Checkpoints; for
+// the cells the user ran, only when their records are sealed under the
+// key in stores.Keys).
+func ExportSession(cfg *config.Config, id, format string, opts notebook.Options, stores Stores) ([]byte, error) {
 	if _, err := Render(&notebook.Transcript{}, format, opts); err != nil {
 		return nil, err
 	}
@@ -270,8 +290,15 @@ func ExportSession(cfg *config.Config, id, format string, opts notebook.Options,
 	if rec.Compactions, err = st.Compactions(session.MainAgent); err != nil {
 		return nil, fmt.Errorf("export session %s: %w", id, err)
 	}
-	if rec.Changes, err = sessionChanges(cfg.Dir, checkpoints, id); err != nil {
+	if rec.Changes, err = sessionChanges(cfg.Dir, stores.Checkpoints, id); err != nil {
 		return nil, fmt.Errorf("export session %s: the files its actions changed: %w", id, err)
+	}
+	if stores.Keys != "" && rec.Changes != nil {
+		key, err := seal.Load(stores.Keys, cfg.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("export session %s: the key that seals its records: %w", id, err)
+		}
+		rec.Sealed = key
 	}
 	return Render(Transcript(hist, "freeact session "+id, cfg.Dir, rec), format, opts)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/notebook"
+	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -71,9 +72,27 @@ var goldenSeconds = []float64{0, 3, 5, 6, 7, 8, 9, 10, 11, 12.5, 30, 31, 60, 61.
 // writeGoldenSession writes the golden session as the session store does,
 // with the times of goldenSeconds, and a compaction that replaced its
 // first turn.
-func writeGoldenSession(t *testing.T, cfg *config.Config, id string) {
+func writeGoldenSession(t *testing.T, cfg *config.Config, id, keys string, ran ...func(*model.Ran)) {
 	t.Helper()
 	msgs := goldenSession()
+	// The cell the user ran again has its record, sealed whole as the
+	// agent seals it; ran changes it after sealing (an edit on disk).
+	key, err := seal.Load(keys, cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		for i, p := range m.Parts {
+			if n, ok := history.ParseNote(p.Text); ok && n.Kind == history.NoteUserCell {
+				r := &model.Ran{By: n.Source, Of: n.Of, Code: n.Code, Run: n.Run}
+				key.Sign(r, "")
+				for _, change := range ran {
+					change(r)
+				}
+				m.Parts[i].Ran = r
+			}
+		}
+	}
 	if len(msgs) != len(goldenSeconds) {
 		t.Fatalf("%d messages, %d times", len(msgs), len(goldenSeconds))
 	}
@@ -149,7 +168,7 @@ func recordGoldenChanges(t *testing.T, root, ws, id string) {
 // plot, the files its first action changed in a checkpoint store, and
 // returns the workspace's configuration, the session id and the store's
 // root.
-func exportWorkspace(t *testing.T) (*config.Config, string, string) {
+func exportWorkspace(t *testing.T, ran ...func(*model.Ran)) (*config.Config, string, export.Stores) {
 	t.Helper()
 	ws := workspace(t, "")
 	png, err := os.ReadFile(filepath.Join("testdata", "export", "plot.png"))
@@ -164,17 +183,62 @@ func exportWorkspace(t *testing.T) (*config.Config, string, string) {
 	}
 	cfg := load(t, ws)
 	const id = "5f0c8e1a-0000-4000-8000-000000000001"
-	writeGoldenSession(t, cfg, id)
+	keys := t.TempDir()
+	writeGoldenSession(t, cfg, id, keys, ran...)
 	root := t.TempDir()
 	recordGoldenChanges(t, root, ws, id)
-	return cfg, id, root
+	return cfg, id, export.Stores{Checkpoints: root, Keys: keys}
+}
+
+// A cell the user ran lists the files its run changed only from its
+// record sealed whole: a record edited on disk to point at another
+// action, a record without a seal (the note's own run= is text), or an
+// export without the key lists none, while the model's actions keep
+// theirs.
+func TestExportListsUserCellFilesOnlyFromASealedRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ran   func(*model.Ran)
+		keys  bool
+		files bool
+	}{
+		{"sealed whole", nil, true, true},
+		{"run pointed at another action", func(r *model.Ran) { r.Run = "c1" }, true, false},
+		{"no seal", func(r *model.Ran) { r.Seal = "" }, true, false},
+		{"no key given", nil, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran []func(*model.Ran)
+			if tc.ran != nil {
+				ran = append(ran, tc.ran)
+			}
+			cfg, id, stores := exportWorkspace(t, ran...)
+			if !tc.keys {
+				stores.Keys = ""
+			}
+			md, err := export.ExportSession(cfg, id, export.FormatMarkdown, notebook.Options{}, stores)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 1 // the model's action
+			if tc.files {
+				want = 2
+			}
+			if got := strings.Count(string(md), "Files changed"); got != want || tc.files != strings.Contains(string(md), "`sine.csv` (deleted)") {
+				t.Errorf("%d file lists, want %d (the user's cell's only when its record is sealed whole):\n%s", got, want, md)
+			}
+			if !strings.Contains(string(md), "`sine.csv` (added)") {
+				t.Errorf("the model's action lost its files:\n%s", md)
+			}
+		})
+	}
 }
 
 func TestExportGolden(t *testing.T) {
-	cfg, id, root := exportWorkspace(t)
+	cfg, id, stores := exportWorkspace(t)
 	for _, format := range []string{export.FormatNotebook, export.FormatMarkdown, export.FormatHTML} {
 		t.Run(format, func(t *testing.T) {
-			got, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: true}, root)
+			got, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: true}, stores)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,9 +251,9 @@ func TestExportGolden(t *testing.T) {
 // code as code cells with stream, error and image/png outputs, thoughts
 // only when asked for; the user's edit and own cell are the code that ran.
 func TestExportNotebookCells(t *testing.T) {
-	cfg, id, root := exportWorkspace(t)
+	cfg, id, stores := exportWorkspace(t)
 	for _, thoughts := range []bool{false, true} {
-		raw, err := export.ExportSession(cfg, id, export.FormatNotebook, notebook.Options{Thoughts: thoughts}, root)
+		raw, err := export.ExportSession(cfg, id, export.FormatNotebook, notebook.Options{Thoughts: thoughts}, stores)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,10 +326,10 @@ func TestExportNotebookCells(t *testing.T) {
 
 func TestExportErrors(t *testing.T) {
 	cfg, id, _ := exportWorkspace(t)
-	if _, err := export.ExportSession(cfg, id, "pdf", notebook.Options{}, ""); err == nil || !strings.Contains(err.Error(), "ipynb, md or html") {
+	if _, err := export.ExportSession(cfg, id, "pdf", notebook.Options{}, export.Stores{}); err == nil || !strings.Contains(err.Error(), "ipynb, md or html") {
 		t.Errorf("unknown format: %v", err)
 	}
-	if _, err := export.ExportSession(cfg, "no-such-session", export.FormatNotebook, notebook.Options{}, ""); err == nil || !strings.Contains(err.Error(), "no session") {
+	if _, err := export.ExportSession(cfg, "no-such-session", export.FormatNotebook, notebook.Options{}, export.Stores{}); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("unknown session: %v", err)
 	}
 }
