@@ -22,6 +22,10 @@ import (
 // the names the model calls JSON tools by, and the tool search shared with
 // its subagents.
 type mcpTools struct {
+	// fmu guards failures, written by the start and by servers still
+	// connecting in the background while the agent reads them. A leaf
+	// lock: nothing else is taken while it is held.
+	fmu sync.Mutex
 	// failures are the servers that did not start with the agent.
 	failures []MCPFailure
 	json     *mcp.Manager
@@ -329,6 +333,8 @@ func (m *mcpTools) failed(group string, err error) {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
+	m.fmu.Lock()
+	defer m.fmu.Unlock()
 	for _, e := range errs {
 		var me *mcp.Error
 		if errors.As(e, &me) {
@@ -346,10 +352,12 @@ func (a *Agent) MCPFailures() []MCPFailure {
 	a.mu.Lock()
 	m := a.mcp
 	var failures []MCPFailure
-	if m != nil {
-		failures = slices.Clone(m.failures)
-	}
 	a.mu.Unlock()
+	if m != nil {
+		m.fmu.Lock()
+		failures = slices.Clone(m.failures)
+		m.fmu.Unlock()
+	}
 	out := failures[:0]
 	for _, f := range failures {
 		if g := m.group(f.Group); f.Server == "" || g == nil || g.ProtocolVersion(f.Server) == "" {
@@ -365,6 +373,8 @@ func (m *mcpTools) noteFailure(g *mcp.Manager, server, why string) {
 	if g == m.json {
 		group = "mcp_servers"
 	}
+	m.fmu.Lock()
+	defer m.fmu.Unlock()
 	i := slices.IndexFunc(m.failures, func(f MCPFailure) bool { return f.Group == group && f.Server == server })
 	if i < 0 {
 		m.failures = append(m.failures, MCPFailure{Group: group, Server: server, Error: why})

@@ -1,0 +1,36 @@
+package agent
+
+import (
+	"errors"
+	"sync"
+	"testing"
+)
+
+// The servers that failed are written by the start and by servers still
+// connecting in the background while the window reads them
+// (MCPFailures): under -race, writers and readers at once report nothing.
+func TestMCPFailuresWrittenWhileRead(t *testing.T) {
+	m := &mcpTools{}
+	a := &Agent{mcp: m}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for range 200 {
+				if i%2 == 0 {
+					m.failed("ptc_servers", errors.New("no such server"))
+				} else {
+					m.noteFailure(nil, "slow", "still connecting")
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 200 {
+				_ = a.MCPFailures()
+			}
+		})
+	}
+	wg.Wait()
+	if got := len(a.MCPFailures()); got != 2*200+1 {
+		t.Errorf("%d failures kept, want %d (each failed call one, the noted server once)", got, 2*200+1)
+	}
+}
