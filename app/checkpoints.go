@@ -76,13 +76,15 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			w, st = &said, style{}
 		}
 		head := st.bold(fmt.Sprintf("Revert turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n"
+		var force, proceed bool
+		var del []string
 		if t.json {
 			said.WriteString(head)
+			force, proceed, del = confirmPlan(w, st, plan, func(q string) bool { flush(); return t.confirm(ctx, nil, q) })
+			flush()
 		} else {
-			t.write(head)
+			force, proceed, del = t.confirmUndo(ctx, head, plan)
 		}
-		force, proceed, del := confirmPlan(w, st, plan, func(q string) bool { flush(); return t.confirm(ctx, nil, q) })
-		flush()
 		if !proceed {
 			t.say(cmd, "Nothing was reverted.\n")
 			return
@@ -97,6 +99,18 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			t.say(cmd, fmt.Sprintf("Reverted %d files (checkpoint %s; `freeact checkpoints revert %s` takes the revert back).\n", len(rev.Files), rev.Checkpoint, rev.Checkpoint))
 		}
 	}
+}
+
+// confirmUndo shows /undo's plan and asks its questions on the
+// interactive terminal, holding it throughout: a form that comes
+// meanwhile waits, and prints nothing into the plan.
+func (t *terminal) confirmUndo(ctx context.Context, head string, plan checkpoint.Plan) (force, proceed bool, del []string) {
+	if !t.take(ctx, nil, holdUndo) {
+		return false, false, nil
+	}
+	defer t.give()
+	t.write(head)
+	return confirmPlan(t.out, t.style, plan, func(q string) bool { return t.confirmHeld(ctx, nil, q) })
 }
 
 // commandOutput is what a terminal command (/diff, /undo) says, in
@@ -163,14 +177,7 @@ func (t *terminal) recover(ctx context.Context, a *agent.Agent, ask bool) bool {
 		t.emit(mustJSON(revertInterrupted{Type: "RevertInterrupted", Label: in.Label, Paths: in.Files, Time: in.Time, Text: interruptedText(in)}))
 		return false
 	}
-	t.newline()
-	t.write(t.style.yellow(interruptedText(in)) + "\n")
-	if !ask {
-		return false
-	}
-	t.write("Finish the revert (f), roll it back (r), or decide later (Enter)? ")
-	t.lineStart = true
-	line, ok := t.readLine(ctx, nil, t.interrupts)
+	line, ok := t.askRecover(ctx, in, ask)
 	if !ok {
 		return true
 	}
@@ -193,6 +200,25 @@ func (t *terminal) recover(ctx context.Context, a *agent.Agent, ask bool) bool {
 		}
 	}
 	return false
+}
+
+// askRecover says that a revert was cut short and, when ask is set, reads
+// what to do about it, holding the terminal throughout: a form a server
+// sends while it connects waits until this is answered, and the other way
+// round. ok is false at the end of input, a signal or the end of ctx.
+func (t *terminal) askRecover(ctx context.Context, in *checkpoint.Interrupted, ask bool) (string, bool) {
+	if !t.take(ctx, nil, holdRecover) {
+		return "", false
+	}
+	defer t.give()
+	t.newline()
+	t.write(t.style.yellow(interruptedText(in)) + "\n")
+	if !ask {
+		return "", true
+	}
+	t.write("Finish the revert (f), roll it back (r), or decide later (Enter)? ")
+	t.lineStart = true
+	return t.readLine(ctx, nil, t.interrupts)
 }
 
 // interruptedText says that a revert was cut short and what to do.

@@ -361,22 +361,9 @@ func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
 	if !ok {
 		return false
 	}
-	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
-	t.newline()
-	t.write(fmt.Sprintf("The kernel is fresh (%s). This session's %s would run again:\n", why, agent.Plural(len(offer.Cells), "successful code cell")))
-	t.listReplay(offer, false)
-	var ans string
-	for {
-		t.write("Replay them to restore its variables? [y/N, v shows all their code] ")
-		t.lineStart = true
-		line, ok := t.readLine(ctx, nil, t.interrupts)
-		if !ok {
-			return true
-		}
-		if ans = strings.ToLower(strings.TrimSpace(line)); ans != "v" {
-			break
-		}
-		t.listReplay(offer, true)
+	ans, ok := t.askReplay(ctx, offer)
+	if !ok {
+		return true
 	}
 	if ans == "y" || ans == "yes" {
 		// The user saw every cell: the changed ones in full.
@@ -389,6 +376,33 @@ func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
 		t.render(note)
 	}
 	return false
+}
+
+// askReplay shows a replay offer and reads the answer (v shows all the
+// code first), holding the terminal throughout: a form a server sends
+// while it connects waits until this is answered, and the other way
+// round. ok is false at the end of input, a signal or the end of ctx.
+func (t *terminal) askReplay(ctx context.Context, offer agent.ReplayOffer) (ans string, ok bool) {
+	if !t.take(ctx, nil, holdReplay) {
+		return "", false
+	}
+	defer t.give()
+	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
+	t.newline()
+	t.write(fmt.Sprintf("The kernel is fresh (%s). This session's %s would run again:\n", why, agent.Plural(len(offer.Cells), "successful code cell")))
+	t.listReplay(offer, false)
+	for {
+		t.write("Replay them to restore its variables? [y/N, v shows all their code] ")
+		t.lineStart = true
+		line, ok := t.readLine(ctx, nil, t.interrupts)
+		if !ok {
+			return "", false
+		}
+		if ans = strings.ToLower(strings.TrimSpace(line)); ans != "v" {
+			return ans, true
+		}
+		t.listReplay(offer, true)
+	}
 }
 
 // listReplay shows the cells of a replay offer: each one's first line, or

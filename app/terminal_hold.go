@@ -22,6 +22,14 @@ const (
 	holdMCPWait = "the wait for MCP servers"
 )
 
+// Questions asked outside a turn, each held from what it prints first to
+// its answer.
+const (
+	holdRecover = "the question about the interrupted revert"
+	holdReplay  = "the question whether to replay the session's cells"
+	holdUndo    = "the /undo question"
+)
+
 // take waits for the terminal; false when ctx ends or stop closes first.
 // what names the question for the note shown while it waits ("" for an
 // event the turn prints).

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -123,5 +124,99 @@ turns:
 	}
 	if strings.Contains(s, "DATA RACE") {
 		t.Errorf("a data race:\n%s", s)
+	}
+}
+
+// A server whose form comes while freeact starts (it asks before it
+// answers the handshake) and the offer to replay a resumed session's
+// cells are asked one after the other in the interactive terminal: the
+// second waits, saying so, until the first is answered, and each answer
+// reaches its own question. The program runs under the race detector.
+func TestTerminalAsksAStartupFormAndTheReplayOfferOneAtATime(t *testing.T) {
+	bin := raceBinary(t)
+	ws, env, _ := terminalEnv(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "word = 'kept'"}}}]
+  - reply: [{text: "Set."}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print(word.upper())"}}}]
+  - reply: [{text: "Said."}]
+`)
+	first := exec.Command(bin, "run", "--workspace", ws, "--skip-permissions", "--prompt", "Set a word.")
+	first.Env = env
+	if out, err := first.CombinedOutput(); err != nil || !strings.Contains(string(out), "Set.") {
+		t.Fatalf("the first run: %v\n%s", err, out)
+	}
+	sessions, err := filepath.Glob(filepath.Join(ws, ".freeact", "sessions", "*", "main.jsonl"))
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions: %v %v", sessions, err)
+	}
+	id := filepath.Base(filepath.Dir(sessions[0]))
+
+	// The resumed session's start connects a server that asks a form.
+	srv, answer := mcptest.FormsOnInitialize(t)
+	file := filepath.Join(ws, ".freeact", "agent.json")
+	var cfg map[string]any
+	if b, err := os.ReadFile(file); err != nil || json.Unmarshal(b, &cfg) != nil {
+		t.Fatalf("read agent.json: %v", err)
+	}
+	cfg["mcp_servers"] = map[string]any{"asks": srv}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws, "--session-id", id, "--skip-permissions"), env, 200)
+
+	const form, offer = `a form of MCP server "asks"`, holdReplay
+	formFirst := "(" + offer + " waits until " + form + " is answered)"
+	offerFirst := "(" + form + " waits until " + offer + " is answered)"
+	var order string
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		s := scr.String()
+		switch {
+		case strings.Contains(s, formFirst):
+			order = "form"
+		case strings.Contains(s, offerFirst):
+			order = "offer"
+		default:
+			return errors.New("the form and the offer are not both open, one waiting")
+		}
+		return nil
+	})
+	answerForm := func() {
+		scr.expect(t, "Answer it? [y/N/c(ancel)]")
+		send("y\r")
+		scr.expect(t, "[optional]: ")
+		send("Ada\r") // taken by the offer, it would say no to the replay
+	}
+	answerOffer := func() {
+		scr.expect(t, "Replay them to restore its variables? [y/N, v shows all their code]")
+		send("y\r") // taken by the form, it would be the name
+	}
+	if order == "form" {
+		answerForm()
+		scr.expect(t, "── next: "+offer+" ──")
+		answerOffer()
+	} else {
+		answerOffer()
+		scr.expect(t, "── next: "+form+" ──")
+		answerForm()
+	}
+	scr.expect(t, "replaying cell 1 of 1")
+	scr.expect(t, "cells run: 1 of 1, failed: 0")
+	scr.expect(t, "> ")
+	send("Say it.\r")
+	scr.expect(t, "KEPT")
+	scr.expect(t, "Said.")
+	scr.expect(t, "> ")
+	quit(t, send, exited)
+	got, err := os.ReadFile(answer)
+	if err != nil {
+		t.Fatalf("the server got no answer: %v", err)
+	}
+	if !strings.Contains(string(got), `"accept"`) || !strings.Contains(string(got), `"name":"Ada"`) {
+		t.Errorf("the form's answer %s; want it accepted with name Ada", got)
+	}
+	if s := scr.String(); strings.Contains(s, "DATA RACE") || strings.Contains(s, "NameError") {
+		t.Errorf("a data race or a lost variable:\n%s", s)
 	}
 }

@@ -17,6 +17,11 @@ import (
 // sampling before it answers the handshake (see AsksOnInitialize).
 const askingMode = "asks-on-initialize"
 
+// formingMode is the EnvVar value of a server that asks the user for a
+// form (elicitation) before it answers the handshake (see
+// FormsOnInitialize).
+const formingMode = "forms-on-initialize"
+
 // answerVar names the file where that server writes the client's answer.
 const answerVar = "FREEACT_MCPTEST_ANSWER"
 
@@ -34,9 +39,19 @@ func AsksOnInitialize(t testing.TB) (srv config.Server, answer string) {
 	return srv, answer
 }
 
-// serveAsking is the server of AsksOnInitialize, spoken by hand: the
-// handshake is held until the client answered.
-func serveAsking() error {
+// FormsOnInitialize is AsksOnInitialize with a form for the user
+// (elicitation/create, one string field "name") instead of a sampling: a
+// server whose form comes while the client starts.
+func FormsOnInitialize(t testing.TB) (srv config.Server, answer string) {
+	t.Helper()
+	srv, answer = AsksOnInitialize(t)
+	srv.Env[EnvVar] = formingMode
+	return srv, answer
+}
+
+// serveAsking is the server of AsksOnInitialize and FormsOnInitialize,
+// spoken by hand: the handshake is held until the client answered.
+func serveAsking(mode string) error {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	out := json.NewEncoder(os.Stdout)
@@ -59,8 +74,12 @@ func serveAsking() error {
 		case m.Method == "initialize":
 			if !asked {
 				asked = true
-				if err := out.Encode(map[string]any{"jsonrpc": "2.0", "id": "asked-1", "method": string(mcp.MethodSamplingCreateMessage),
-					"params": map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Who are you?"}}}}}); err != nil {
+				method, params := string(mcp.MethodSamplingCreateMessage), map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Who are you?"}}}}
+				if mode == formingMode {
+					method, params = string(mcp.MethodElicitationCreate), map[string]any{"message": "Who are you?",
+						"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
+				}
+				if err := out.Encode(map[string]any{"jsonrpc": "2.0", "id": "asked-1", "method": method, "params": params}); err != nil {
 					return err
 				}
 				for in.Scan() {

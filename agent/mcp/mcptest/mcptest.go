@@ -43,8 +43,8 @@ const EnvVar = "FREEACT_MCPTEST_SERVE"
 // started as a server (EnvVar set); otherwise it returns at once. Call it
 // first in TestMain.
 func Main() {
-	if os.Getenv(EnvVar) == askingMode {
-		if err := serveAsking(); err != nil {
+	if mode := os.Getenv(EnvVar); mode == askingMode || mode == formingMode {
+		if err := serveAsking(mode); err != nil {
 			fmt.Fprintln(os.Stderr, "mcptest server:", err)
 			os.Exit(1)
 		}
