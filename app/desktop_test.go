@@ -428,6 +428,25 @@ func TestCompletePath(t *testing.T) {
 // testDesktop returns bindings with private XDG folders over a new
 // workspace whose agent.json uses the test Python and no subagents. The
 // workspace is not opened yet.
+// scenarioDesktop opens a test workspace in a Desktop whose model plays
+// the modeltest scenario yaml, shut down when the test ends, and waits for
+// its kernel.
+func scenarioDesktop(t *testing.T, yaml string) (*Desktop, *fakeHost, string) {
+	t.Helper()
+	sc, err := modeltest.ParseScenario([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	d, h, ws := testDesktop(t)
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.shutdown)
+	h.waitState(t, KernelReady)
+	return d, h, ws
+}
+
 func testDesktop(t *testing.T) (*Desktop, *fakeHost, string) {
 	t.Helper()
 	opts := map[string]any{"python": testPython(t), "enable_subagents": false}

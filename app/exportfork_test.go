@@ -5,29 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/freeact/desktop/agent/model/modeltest"
 )
 
 // Export right after a fork exports the fork: it reads the conversation
 // the window shows from its session file, so it needs no agent, and the
 // fork's agent is still starting then.
 func TestDesktopExportRightAfterFork(t *testing.T) {
-	sc, err := modeltest.ParseScenario([]byte(`
+	d, h, _ := scenarioDesktop(t, `
 turns:
   - reply: [{text: "First answer."}]
   - reply: [{text: "Second answer."}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	modeltest.UseGemini(t, sc)
-	d, h, ws := testDesktop(t)
-	if _, err := d.OpenWorkspace(ws, ""); err != nil {
-		t.Fatal(err)
-	}
-	defer d.shutdown()
-	h.waitState(t, KernelReady)
+`)
 	if err := d.Send("First question", nil); err != nil {
 		t.Fatal(err)
 	}

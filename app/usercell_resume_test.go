@@ -3,29 +3,17 @@ package app
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/freeact/desktop/agent/model/modeltest"
 )
 
 // A cell the user ran, resumed in the window, shows as it did live: under
 // the id it ran under, with its image, its time, and the files it changed
 // with their checkpoint (Review, Revert), in a real kernel.
 func TestDesktopShowsAResumedUserCellAsItRan(t *testing.T) {
-	sc, err := modeltest.ParseScenario([]byte(`
+	d, h, _ := scenarioDesktop(t, `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
   - reply: [{text: "Done."}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	modeltest.UseGemini(t, sc)
-	d, h, ws := testDesktop(t)
-	if _, err := d.OpenWorkspace(ws, ""); err != nil {
-		t.Fatal(err)
-	}
-	defer d.shutdown()
-	h.waitState(t, KernelReady)
+`)
 	if err := d.Send("Print one.", nil); err != nil {
 		t.Fatal(err)
 	}
