@@ -116,6 +116,20 @@ func run(ctx context.Context, freeact, python, url string) error {
 	fake := modeltest.NewGemini(rep, sc)
 	defer fake.Close()
 
+	// A start opens no browser: a server that asks for a sign-in is
+	// signed in to first, as a headless user does, with freeact mcp
+	// login (its browser is $BROWSER). A sign-in a call needs later (a
+	// step-up) is a SignInRequest question of the run. The scenario's
+	// server judges the sign-in, so a refused one is not an error here.
+	if browserSignIn(scenario) {
+		login := exec.CommandContext(ctx, freeact, "mcp", "login", server, "--workspace", ws)
+		login.Env = environment(dir, fake.URL())
+		login.Stdout, login.Stderr = os.Stderr, os.Stderr
+		if err := login.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "freeact mcp login:", err)
+		}
+	}
+
 	cmd := exec.CommandContext(ctx, freeact, "run", "--json", "--workspace", ws, "--prompt", "Use the tools of the server conf.")
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
@@ -210,6 +224,13 @@ func answer(ctx context.Context, events io.Reader, answers io.Writer) error {
 		return errors.New(strings.Join(failures, "; "))
 	}
 	return nil
+}
+
+// browserSignIn says whether the scenario signs in through the browser
+// (authorization code), not with a grant of its own.
+func browserSignIn(scenario string) bool {
+	return strings.HasPrefix(scenario, "auth/") && !strings.HasPrefix(scenario, "auth/client-credentials") &&
+		!strings.HasPrefix(scenario, "auth/cross-app")
 }
 
 // browse opens u with $BROWSER, the suite's user who approves.
