@@ -295,7 +295,40 @@ func (c *Client) Login(ctx context.Context) error {
 	if c.grant() != "authorization_code" {
 		return c.obtain(ctx, nil, "", true)
 	}
-	return c.await(ctx, c.signIn(ctx, nil, "", true))
+	return c.await(ctx, c.signIn(ctx, c.probe(ctx), "", true))
+}
+
+// probe asks the server, without a token, what sign-in it wants: the
+// Bearer challenge of its 401 (or 403) names the protected resource
+// metadata and the scope, which discovery alone may not find. Nil when
+// the server answers otherwise, cannot be reached, or is on plain http
+// away from this computer: discovery then starts from the server's URL,
+// as without a challenge (and refuses the last).
+func (c *Client) probe(ctx context.Context) map[string]string {
+	if checkEndpointURL(c.opts.URL) != nil {
+		return nil // plain http elsewhere: discovery refuses it, and says why
+	}
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"freeact","version":"0"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opts.URL, strings.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	// No redirect: the challenge is the server's own, and nothing of the
+	// sign-in goes to another origin.
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: c.opts.HTTP.Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return nil
+	}
+	return BearerChallenge(resp.Header.Values("WWW-Authenticate"))
 }
 
 // Logout forgets the tokens (the registration is kept).
