@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -563,14 +562,9 @@ func (t *terminal) offerReplayJSON(ctx context.Context, a *agent.Agent) bool {
 	default:
 	}
 	if answered && r.Action == actAccept {
-		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.ReplayReviewed(ctx) }) == -1
+		return t.replayAnswered(ctx, a, true)
 	}
-	note, err := a.SkipReplay()
-	if err != nil {
-		fmt.Fprintf(t.errw, "error: %v\n", err)
-	} else if note != nil {
-		t.render(note)
-	}
+	t.replayAnswered(ctx, a, false)
 	t.pending = r.request
 	return false
 }

@@ -365,8 +365,14 @@ func (t *terminal) offerReplay(ctx context.Context, a *agent.Agent) bool {
 	if !ok {
 		return true
 	}
-	if ans == "y" || ans == "yes" {
-		// The user saw every cell: the changed ones in full.
+	// The user saw every cell: the changed ones in full.
+	return t.replayAnswered(ctx, a, ans == "y" || ans == "yes")
+}
+
+// replayAnswered replays the session's cells (accept) or records that
+// the kernel's state was not restored; true means quit.
+func (t *terminal) replayAnswered(ctx context.Context, a *agent.Agent, accept bool) bool {
+	if accept {
 		return t.stream(ctx, a, func(ctx context.Context) iter.Seq[agent.Event] { return a.ReplayReviewed(ctx) }) == -1
 	}
 	note, err := a.SkipReplay()
