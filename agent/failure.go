@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -56,6 +55,10 @@ func (a *Agent) failure(err error) *Failed {
 		f.Cause = CauseSession
 		f.Summary = "The conversation could not be saved to the session file."
 		f.Fix = "Check that the workspace's .freeact/sessions folder is writable and the disk has room, then try again."
+	case model.IsConnectionLost(err):
+		f.Cause = CauseModel
+		f.Summary = "The connection to the model service was lost in the middle of its reply."
+		f.Fix = "Check that the model server is still running (a local server may have stopped or crashed), then try again."
 	case unreachable(err):
 		f.Cause = CauseModel
 		where := spec.String()
@@ -76,22 +79,12 @@ func (a *Agent) failure(err error) *Failed {
 		f.Cause = CauseOther
 		f.Summary = "There is nothing to compact yet: the conversation is short."
 		f.Fix = "Compact once the conversation has grown; it happens by itself near the context window."
-	case connectionLost(err):
-		f.Cause = CauseModel
-		f.Summary = "The connection to the model service was lost in the middle of its reply."
-		f.Fix = "Check that the model server is still running (a local server may have stopped or crashed), then try again."
 	default:
 		f.Cause = CauseOther
 		f.Summary = "The turn failed."
 		f.Fix = "Read the error above; try again, and if it fails again, check the model's settings and the log."
 	}
 	return f
-}
-
-// connectionLost reports a connection that broke after it was made.
-func connectionLost(err error) bool {
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // describeAPIError says in plain words what a provider's error response

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -120,6 +121,9 @@ func TestIsTransient(t *testing.T) {
 		{&APIError{StatusCode: 404}, false},
 		{fmt.Errorf("read: %w", &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}), true},
 		{fmt.Errorf("stream: %w", io.ErrUnexpectedEOF), true},
+		// The server closed while the request was still being written:
+		// Go's transport closed its side on reading the end first.
+		{&url.Error{Op: "Post", URL: "http://127.0.0.1:1", Err: &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}}, true},
 		{&net.OpError{Op: "read", Err: timeoutErr{}}, true},
 		{context.Canceled, false},
 		{syscall.ECONNREFUSED, false},

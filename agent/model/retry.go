@@ -132,10 +132,20 @@ func IsTransient(err error) bool {
 		}
 		return false
 	}
-	if errors.Is(err, ErrStalled) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if errors.Is(err, ErrStalled) || IsConnectionLost(err) {
 		return true
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// IsConnectionLost reports a connection that broke after it was made: the
+// server closed or reset it, in the middle of its reply or while the
+// request was still being written. A peer that closes while the request
+// is written shows as a write on a closed connection, because the
+// client's transport closes its side when it reads the end first.
+func IsConnectionLost(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed)
 }
