@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -83,8 +82,6 @@ type Relay struct {
 	upstream string
 	client   *http.Client
 	srv      *httptest.Server
-	mu       sync.Mutex
-	got      []Fixture
 	recorded chan Fixture
 }
 
@@ -106,13 +103,6 @@ func (r *Relay) Close() { r.srv.Close() }
 // after the client stopped reading (at an SSE stream's [DONE]). It holds
 // the last 64 that nobody took.
 func (r *Relay) Recorded() <-chan Fixture { return r.recorded }
-
-// Exchanges returns what was recorded so far, oldest first.
-func (r *Relay) Exchanges() []Fixture {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Fixture(nil), r.got...)
-}
 
 func (r *Relay) handle(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(req.Body)
@@ -168,9 +158,6 @@ func (r *Relay) handle(w http.ResponseWriter, req *http.Request) {
 	} else {
 		f.ResponseBase64 = got.Bytes()
 	}
-	r.mu.Lock()
-	r.got = append(r.got, f)
-	r.mu.Unlock()
 	select {
 	case r.recorded <- f:
 	default:

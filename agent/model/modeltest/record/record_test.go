@@ -40,12 +40,13 @@ func TestRelayRecordsAndReplays(t *testing.T) {
 	if string(got) != body || resp.StatusCode != 200 {
 		t.Fatalf("through the relay: %d %q", resp.StatusCode, got)
 	}
-	ex := relay.Exchanges()
-	if len(ex) != 1 || ex[0].Path != "/v1/chat/completions" || string(ex[0].Body) != `{"stream":true}` ||
-		ex[0].Status != 200 || ex[0].ContentType != "text/event-stream" || ex[0].Response != body {
-		t.Fatalf("recorded %+v", ex)
+	// The exchange is recorded once the relay has finished its response,
+	// which can be after the client has read it all: wait for it.
+	f := <-relay.Recorded()
+	if f.Path != "/v1/chat/completions" || string(f.Body) != `{"stream":true}` ||
+		f.Status != 200 || f.ContentType != "text/event-stream" || f.Response != body {
+		t.Fatalf("recorded %+v", f)
 	}
-	f := ex[0]
 	f.Server, f.Model, f.Shows = "test server 1", "test model", "a text reply"
 	path := filepath.Join(t.TempDir(), "f.json")
 	if err := record.Save(path, f); err != nil {
@@ -81,7 +82,7 @@ func TestFixtureKeepsBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	f := relay.Exchanges()[0]
+	f := <-relay.Recorded()
 	f.Server, f.Model = "s", "m"
 	path := filepath.Join(t.TempDir(), "f.json")
 	if err := record.Save(path, f); err != nil {
