@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/adrg/xdg"
@@ -90,12 +91,15 @@ func In(root string) Dirs {
 	}
 }
 
-// shortRuntime is In's runtime folder: in the temporary folder, named
-// after root, since a test's root is often too long for a socket's path
-// below it.
+// shortRuntime is In's runtime folder: below the fallback runtime
+// folder, named after root, since a test's root is often too long for a
+// socket's path below it. Below the fallback, because every sandbox hides
+// the fallback whole (Secrets): a sandbox of one test then finds no
+// kernel of another test running beside it, as in use one user's
+// processes find none of each other's.
 func shortRuntime(root string) string {
 	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(os.TempDir(), Name+"-"+strconv.Itoa(os.Getuid())+"-"+hex.EncodeToString(sum[:6]))
+	return filepath.Join(fallbackRuntime(), "t-"+hex.EncodeToString(sum[:6]))
 }
 
 // Checkpoints holds the checkpoint stores of all workspaces; "" without
@@ -147,8 +151,11 @@ func (d Dirs) Secrets() []Store {
 	// Another process of the user may have found no runtime directory
 	// (started outside the login session): its kernels are in the
 	// fallback.
-	if fb := fallbackRuntime(); d.Runtime != "" && d.Runtime != fb {
-		stores = append(stores, Store{"kernels' connection files and sockets (without a runtime directory)", fb})
+	// So may one started with another TMPDIR than the usual /tmp.
+	for _, fb := range []string{fallbackRuntime(), filepath.Join("/tmp", Name+"-"+strconv.Itoa(os.Getuid()))} {
+		if d.Runtime != "" && d.Runtime != fb && !slices.ContainsFunc(stores, func(s Store) bool { return s.Path == fb }) {
+			stores = append(stores, Store{"kernels' connection files and sockets (without a runtime directory)", fb})
+		}
 	}
 	out := stores[:0]
 	for _, s := range stores {

@@ -96,6 +96,22 @@ func TestSecretsListEveryStore(t *testing.T) {
 	}
 }
 
+// A sandbox hides the kernels of the user's other processes too: a test's
+// (In) kernels from another test's sandbox, and those of a process that
+// found no runtime directory, with this TMPDIR or the usual /tmp.
+func TestSecretsHideOtherProcessesKernels(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	uid := strconv.Itoa(os.Getuid())
+	for _, d := range []Dirs{In("/a"), {Runtime: "/run/user/" + uid + "/freeact"}} {
+		got := d.SecretPaths()
+		for _, other := range []string{In("/b").Kernels(), fallbackRuntime(), "/tmp/freeact-" + uid + "/kernels"} {
+			if !slices.ContainsFunc(got, func(p string) bool { return within(other, p) }) {
+				t.Errorf("%s is not hidden by %q", other, got)
+			}
+		}
+	}
+}
+
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && filepath.IsLocal(rel) || rel == "."
