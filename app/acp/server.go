@@ -68,7 +68,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	life, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{o: o, life: life, sessions: map[string]*acpSession{}}
-	s.conn = sdk.NewAgentSideConnection(s, out, in)
+	w := &lockedWriter{w: out}
+	s.conn = sdk.NewAgentSideConnection(s, w, guard(in, w, func(err error) { o.Log.Error("read the client's messages", "err", err) }))
 	s.conn.SetLogger(o.Log)
 	select {
 	case <-s.conn.Done():
