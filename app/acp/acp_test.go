@@ -103,11 +103,13 @@ func processesWith(marker string) []int {
 // client is the test's ACP client: it records every update and answers
 // permission requests with the option answer picks.
 type client struct {
-	mu      sync.Mutex
-	updates []sdk.SessionNotification
-	asked   []sdk.RequestPermissionRequest
-	changed chan struct{}
-	answer  func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	mu sync.Mutex
+	// toolCallAt is when the first tool_call came since it was last reset.
+	toolCallAt time.Time
+	updates    []sdk.SessionNotification
+	asked      []sdk.RequestPermissionRequest
+	changed    chan struct{}
+	answer     func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
 }
 
 func newClient() *client { return &client{changed: make(chan struct{}, 1)} }
@@ -122,6 +124,9 @@ func (c *client) poke() {
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
 	c.mu.Lock()
 	c.updates = append(c.updates, n)
+	if n.Update.ToolCall != nil && c.toolCallAt.IsZero() {
+		c.toolCallAt = time.Now()
+	}
 	c.mu.Unlock()
 	c.poke()
 	return nil

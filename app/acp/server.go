@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -310,7 +311,12 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		cwd = *p.Cwd
 	}
 	if cwd == "" && s.o.Workspace == "" {
-		return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no cwd: give the workspace folder whose sessions to list"})
+		// No filter: the folder the client started freeact acp in.
+		wd, err := os.Getwd()
+		if err != nil {
+			return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": "no cwd, and the working folder is unknown: give the workspace folder whose sessions to list"})
+		}
+		cwd = wd
 	}
 	dir, err := s.workspaceDir(cwd)
 	if err != nil {

@@ -176,7 +176,14 @@ turns:
 	if err := p.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
 		t.Fatal(err)
 	}
+	p.c.mu.Lock()
+	p.c.toolCallAt = time.Time{}
+	p.c.mu.Unlock()
+	sent := time.Now()
 	resp, err := p.prompt(t, id, "what is x*6?")
+	p.c.mu.Lock()
+	t.Logf("session/prompt to the first tool_call, warm kernel: %v", p.c.toolCallAt.Sub(sent))
+	p.c.mu.Unlock()
 	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("the prompt after a cancel: %+v %v", resp, err)
 	}
