@@ -37,7 +37,7 @@ func (ss *acpSession) replayHistory(ctx context.Context) {
 				}
 				content := []sdk.ToolCallContent{}
 				if tc, ok := names[r.ID]; ok {
-					_, _, content, _ = describe(tc, "", ss.dir)
+					_, _, content, _ = describe(tc, "", ss.dir, ss.servers())
 				}
 				if r.Output != "" {
 					content = append(content, sdk.ToolContent(sdk.TextBlock("```\n"+r.Output+"\n```")))
@@ -50,7 +50,7 @@ func (ss *acpSession) replayHistory(ctx context.Context) {
 				case p.FunctionCall != nil:
 					tc := historyCall(*p.FunctionCall)
 					names[p.FunctionCall.ID] = tc
-					kind, title, head, loc := describe(tc, "", ss.dir)
+					kind, title, head, loc := describe(tc, "", ss.dir, ss.servers())
 					ss.send(ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 						ToolCallId: sdk.ToolCallId(p.FunctionCall.ID), Title: title, Kind: kind,
 						Status: sdk.ToolCallStatusPending, Content: head, Locations: loc,
@@ -63,6 +63,15 @@ func (ss *acpSession) replayHistory(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// servers names the session's JSON-tool MCP servers.
+func (ss *acpSession) servers() []string {
+	out := make([]string, 0, len(ss.cfg.Options.MCPServers))
+	for name := range ss.cfg.Options.MCPServers {
+		out = append(out, name)
+	}
+	return out
 }
 
 // historyCall is a recorded function call as the tool call it was.

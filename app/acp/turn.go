@@ -119,7 +119,7 @@ func (t *turn) open(corr string, tc agent.ToolCall, display string, status sdk.T
 		t.sub++
 		id = fmt.Sprintf("%s/%d", corr, t.sub)
 	}
-	kind, title, head, loc := describe(tc, display, t.ss.dir)
+	kind, title, head, loc := describe(tc, display, t.ss.dir, t.ss.servers())
 	c := &call{kind: kind, head: head}
 	t.calls[id] = c
 	t.send(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
@@ -131,7 +131,7 @@ func (t *turn) open(corr string, tc agent.ToolCall, display string, status sdk.T
 
 // describe is how a call shows in the client: its kind, title, content
 // (the exact code or command that runs, the diff of a write) and files.
-func describe(tc agent.ToolCall, display, dir string) (sdk.ToolKind, string, []sdk.ToolCallContent, []sdk.ToolCallLocation) {
+func describe(tc agent.ToolCall, display, dir string, servers []string) (sdk.ToolKind, string, []sdk.ToolCallContent, []sdk.ToolCallLocation) {
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
@@ -160,9 +160,24 @@ func describe(tc agent.ToolCall, display, dir string) (sdk.ToolKind, string, []s
 		return sdk.ToolKindEdit, "Edit " + c.Path, []sdk.ToolCallContent{sdk.ToolDiffContent(abs(c.Path), c.NewText, c.OldText)}, []sdk.ToolCallLocation{{Path: abs(c.Path)}}
 	case agent.GenericCall:
 		args := string(c.Args)
-		return sdk.ToolKindOther, "Tool " + c.ToolName, text("```json\n" + args + "\n```"), nil
+		title := "Tool " + c.ToolName
+		if server, tool, ok := mcpName(c.ToolName, servers); ok {
+			title = "MCP " + server + ": " + tool
+		}
+		return sdk.ToolKindOther, title, text("```json\n" + args + "\n```"), nil
 	}
 	return sdk.ToolKindOther, tc.Name(), nil, nil
+}
+
+// mcpName splits a JSON tool's name into its server and tool
+// (mcp.ModelNames joins them with "_"); the longest server name wins.
+func mcpName(name string, servers []string) (server, tool string, ok bool) {
+	for _, s := range servers {
+		if strings.HasPrefix(name, s+"_") && len(s) > len(server) {
+			server, tool, ok = s, strings.TrimPrefix(name, s+"_"), true
+		}
+	}
+	return server, tool, ok
 }
 
 func rawInput(tc agent.ToolCall) any {
