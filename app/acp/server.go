@@ -53,6 +53,7 @@ type Server struct {
 	mu       sync.Mutex
 	client   sdk.ClientCapabilities
 	sessions map[string]*acpSession
+	starting map[string]bool // ids being loaded or resumed
 }
 
 var (
@@ -68,7 +69,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	life, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &Server{o: o, life: life, sessions: map[string]*acpSession{}}
+	s := &Server{o: o, life: life, sessions: map[string]*acpSession{}, starting: map[string]bool{}}
 	w := &lockedWriter{w: out}
 	s.conn = sdk.NewAgentSideConnection(s, w, guard(in, w, func(err error) { o.Log.Error("read the client's messages", "err", err) }))
 	s.conn.SetLogger(o.Log)
@@ -214,12 +215,23 @@ func (s *Server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 // new one).
 func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSession, error) {
 	if id != "" {
+		// The id is taken before the agent starts, so that two loads of
+		// one session on this connection cannot both open it.
 		s.mu.Lock()
 		_, open := s.sessions[id]
+		open = open || s.starting[id]
+		if !open {
+			s.starting[id] = true
+		}
 		s.mu.Unlock()
 		if open {
 			return nil, sdk.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %s is already open on this connection: use it, or session/close it first", id)})
 		}
+		defer func() {
+			s.mu.Lock()
+			delete(s.starting, id)
+			s.mu.Unlock()
+		}()
 	}
 	dir, err := s.workspaceDir(cwd)
 	if err != nil {
