@@ -249,3 +249,29 @@ func TestACPListAndLoad(t *testing.T) {
 		t.Errorf("loaded answer %q", agentText(updates))
 	}
 }
+
+// TestACPSessionWithoutAKeyNeedsAuth: a workspace whose model has no key
+// is refused with auth_required naming the variable, before any kernel
+// starts.
+func TestACPSessionWithoutAKeyNeedsAuth(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, environ, marker := env(t, "turns: []")
+	var keyless []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "GEMINI_API_KEY=") {
+			keyless = append(keyless, kv)
+		}
+	}
+	p := startACP(t, bin, keyless)
+	p.initialize(t)
+	_, err := p.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
+		t.Fatalf("session/new without a key: %v", err)
+	}
+	for _, pid := range processesWith(marker) {
+		if pid != p.cmd.Process.Pid {
+			t.Errorf("a process started for a session that was refused: %d", pid)
+		}
+	}
+}
