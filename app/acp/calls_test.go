@@ -54,6 +54,18 @@ turns:
 	if err != nil {
 		t.Fatalf("prompt with an image: %v; stderr:\n%s", err, p.stderr.String())
 	}
+	p.c.waitFor(t, "the MCP server's prompts as commands", func(u []sdk.SessionNotification, _ []sdk.RequestPermissionRequest) bool {
+		for _, n := range u {
+			if c := n.Update.AvailableCommandsUpdate; c != nil {
+				for _, cmd := range c.AvailableCommands {
+					if strings.HasPrefix(cmd.Name, "everything:") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
 	_, asked := p.c.snapshot()
 	if len(asked) != 1 {
 		t.Fatalf("%d permission requests, want 1", len(asked))

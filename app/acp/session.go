@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -43,22 +44,51 @@ func (ss *acpSession) send(ctx context.Context, u sdk.SessionUpdate) {
 }
 
 // advertise sends the slash commands: the workspace's skills (the agent
-// expands /name itself).
+// expands /name itself) and the MCP servers' prompts (/server:prompt
+// key=value ..., expanded by ExpandMCP as the prompt box's are). It runs
+// after the answer that names the session, and asks the servers for at
+// most mcpListWait.
 func (ss *acpSession) advertise() {
-	cmds := []sdk.AvailableCommand{}
-	for _, sk := range ss.cfg.Skills {
-		cmds = append(cmds, sdk.AvailableCommand{
-			Name: sk.Name, Description: sk.Description,
-			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what the skill is for"}},
-		})
-	}
-	ss.send(ss.srv.life, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
+	go func() {
+		cmds := []sdk.AvailableCommand{}
+		for _, sk := range ss.cfg.Skills {
+			cmds = append(cmds, sdk.AvailableCommand{
+				Name: sk.Name, Description: sk.Description,
+				Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what the skill is for"}},
+			})
+		}
+		ctx, cancel := context.WithTimeout(ss.srv.life, mcpListWait)
+		defer cancel()
+		for _, p := range ss.a.MCPCatalog(ctx).Prompts {
+			hint := "no arguments"
+			if len(p.Arguments) > 0 {
+				var args []string
+				for _, a := range p.Arguments {
+					args = append(args, a.Name+"=…")
+				}
+				hint = strings.Join(args, " ")
+			}
+			cmds = append(cmds, sdk.AvailableCommand{
+				Name: p.Server + ":" + p.Name, Description: p.Description,
+				Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: hint}},
+			})
+		}
+		ss.send(ss.srv.life, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
+	}()
 }
+
+// mcpListWait bounds asking the MCP servers for their prompts.
+const mcpListWait = 10 * time.Second
 
 // prompt runs one turn: one at a time per session.
 func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
 	p, err := toPrompt(blocks)
 	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	// /server:prompt commands and @server:uri mentions, as the prompt box
+	// expands them; a mention over the limit is refused, not attached.
+	if p.Text, err = ss.a.ExpandMCP(ss.srv.life, p.Text); err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	ss.mu.Lock()
