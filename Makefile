@@ -230,4 +230,5 @@ clean: ## remove build outputs (keeps downloaded dependencies)
 	rm -rf build/bin dist test-output frontend/dist/assets frontend/dist/index.html
 
 include scripts/mcp-servers/mcp.mk
+include scripts/acp-clients/acp.mk
 include scripts/mcp-conformance/conformance.mk

@@ -55,6 +55,7 @@ func commands() []command {
 	return []command{
 		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
 		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "acp", summary: "serve the Agent Client Protocol on stdio, for editors and notebooks (docs/acp.md)", run: runACP},
 		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
 		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: runMCP},
 		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},

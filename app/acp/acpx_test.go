@@ -1,0 +1,200 @@
+package acp_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+// acpx is the headless ACP client from npm (scripts/acp-clients, which
+// make test installs): these tests drive freeact acp through it as a
+// script would.
+func acpx(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(testenv.RepoRoot(t), "scripts", "acp-clients", "node_modules", ".bin", "acpx")
+	if _, err := os.Stat(bin); err != nil {
+		testenv.Missing(t, "no acpx: run make test, or npm install --no-save in scripts/acp-clients")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		testenv.Missing(t, "no node for acpx")
+	}
+	return bin
+}
+
+// acpxRun runs acpx in the workspace with a home of its own (acpx keeps
+// its session records in ~/.acpx) and returns what it printed.
+type acpxEnv struct {
+	bin, freeact, ws, marker string
+	environ                  []string
+}
+
+func newAcpx(t *testing.T, scenario string) *acpxEnv {
+	t.Helper()
+	a := &acpxEnv{bin: acpx(t), freeact: freeactBinary(t)}
+	a.ws, a.environ, a.marker = env(t, scenario)
+	home := filepath.Join(a.marker, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	a.environ = append(a.environ, "HOME="+home)
+	t.Cleanup(func() { a.stopOwners(t) })
+	return a
+}
+
+func (a *acpxEnv) cmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(a.bin, append([]string{"--agent", a.freeact + " acp", "--format", "json"}, args...)...)
+	cmd.Dir, cmd.Env = a.ws, a.environ
+	return cmd
+}
+
+func (a *acpxEnv) run(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := a.cmd(args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("acpx %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// stopOwners ends the acpx queue owners this test started (they keep the
+// agent between prompts) and waits for their freeact acp to go.
+func (a *acpxEnv) stopOwners(t *testing.T) {
+	t.Helper()
+	for _, pid := range processesWith(a.marker) {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if bytes.Contains(cmdline, []byte("__queue-owner")) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for len(processesWith(a.marker)) > 0 {
+		if time.Now().After(deadline) {
+			t.Errorf("processes left after the acpx owners stopped: %v", processesWith(a.marker))
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // polling /proc: no event tells of another process's exit
+	}
+}
+
+// TestAcpxApprovals: a code action approved once (--approve-all) and one
+// rejected (--deny-all), through acpx exec.
+func TestAcpxApprovals(t *testing.T) {
+	tests := []struct {
+		name, flag string
+		ran        bool
+	}{
+		{"approved once", "--approve-all", true},
+		{"rejected", "--deny-all", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scenario := codeTurn
+			if !tt.ran {
+				scenario = "turns:\n  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: \"print(6*7)\"}}}]\n"
+			}
+			a := newAcpx(t, scenario)
+			cmd := a.cmd(tt.flag, "exec", "What is 6*7?")
+			raw, err := cmd.CombinedOutput()
+			out := string(raw)
+			// acpx exits 5 when a permission was denied.
+			if code := cmd.ProcessState.ExitCode(); (tt.ran && err != nil) || (!tt.ran && code != 5) {
+				t.Fatalf("acpx exit %d (%v):\n%s", code, err, out)
+			}
+			if !strings.Contains(out, `"method":"session/request_permission"`) || !strings.Contains(out, `print(6*7)`) {
+				t.Errorf("no permission request for the code:\n%s", out)
+			}
+			if got := strings.Contains(out, `42\n`); got != tt.ran {
+				t.Errorf("output 42: %v, want %v:\n%s", got, tt.ran, out)
+			}
+			if tt.ran && !strings.Contains(out, `"stopReason":"end_turn"`) {
+				t.Errorf("no end_turn:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAcpxSessionCancelListLoad: a persistent acpx session; a cancel
+// during time.sleep stops the turn (the model is told of the
+// KeyboardInterrupt); the session is listed; after its agent is gone, the
+// next prompt reopens it and the conversation goes on.
+func TestAcpxSessionCancelListLoad(t *testing.T) {
+	a := newAcpx(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('sleeping', flush=True)\ntime.sleep(600)"}}}]
+  - expect:
+      has: [{role: user, response: ipybox_execute_ipython_cell, output: "KeyboardInterrupt"}]
+    reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{text: "It is 42."}]
+`)
+	a.run(t, "sessions", "new")
+	var out syncBuffer
+	prompt := a.cmd("--approve-all", "prompt", "Sleep.")
+	prompt.Stdout, prompt.Stderr = &out, &out
+	if err := prompt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- prompt.Wait() }()
+	// The session file has the turn's prompt once it runs; the cell's
+	// output is in the client's output.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), `\nsleeping`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cell did not start:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond) // polling another process's output
+	}
+	a.run(t, "cancel")
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("acpx prompt did not end on cancel:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), `"stopReason":"cancelled"`) {
+		t.Errorf("the turn did not end cancelled:\n%s", out.String())
+	}
+
+	list := a.run(t, "sessions", "list")
+	if !strings.Contains(list, "Sleep.") {
+		t.Errorf("sessions list does not show the session:\n%s", list)
+	}
+
+	a.stopOwners(t) // the agent goes; the next prompt loads the session
+	again := a.run(t, "--approve-all", "prompt", "Go on.")
+	// acpx reopens with session/resume where offered (session/load is
+	// TestACPListAndLoad's).
+	if !strings.Contains(again, `"method":"session/resume"`) && !strings.Contains(again, `"method":"session/load"`) {
+		t.Errorf("acpx did not reopen the session:\n%s", again)
+	}
+	if !strings.Contains(again, `It is 42.`) || !strings.Contains(again, `42\n`) {
+		t.Errorf("the loaded session did not go on:\n%s", again)
+	}
+}
+
+// syncBuffer is a buffer another process's output is copied into while
+// the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
