@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"strings"
@@ -103,6 +104,17 @@ func (a *Agent) runCells(ctx context.Context, cells []UserCell, emit func(Event)
 			return
 		}
 	}
+}
+
+// execUserCell runs a cell of the user's like a code action of the
+// model's: checkpointed before and after, so what it changed is reported
+// (FilesChanged) and can be reviewed and reverted.
+func (a *Agent) execUserCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
+	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
+	p := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
+	out, refused := a.execCell(ctx, emit, corr, code)
+	a.checkpointAfter(ctx, emit, p)
+	return out, refused
 }
 
 // userCellsWhat says what the user did, as the prompt of its checkpoint
