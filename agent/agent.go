@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
@@ -173,6 +174,7 @@ type Agent struct {
 	guard     *protect.Guard    // the protected files as last written or approved (nil: none)
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
 	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
+	kstate    cells.State       // whether the kernel lost its state (agent/cells)
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -190,8 +192,6 @@ type Agent struct {
 	// synthetic are the indexes of history messages that are not in the
 	// session file: results answerDangling added on resume.
 	synthetic []int
-	lost      string                  // why the kernel's state was lost (replay.go); "" while it holds
-	losses    int                     // counts losses, so a replay knows whether it lost the state again
 	cuts      []longsession.Cut       // compactions, the last one in force
 	est       longsession.Estimate    // the conversation's size as last measured
 	served    int                     // the context window the model's server reported; 0 when unknown
@@ -499,7 +499,7 @@ func (a *Agent) openSession() error {
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
-	a.lost = LostResumed // a resumed session has a fresh kernel
+	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
 	a.synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {
 		if j < len(pos) && pos[j] == i {
