@@ -3,13 +3,9 @@ package agent
 import (
 	"context"
 	"github.com/freeact/desktop/agent/longsession"
-	"strings"
-	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/model/local"
-	"github.com/freeact/desktop/agent/model/provider"
 )
 
 // modelInfo returns what the catalog (and agent.json's models) know of the
@@ -84,34 +80,19 @@ func (a *Agent) window() (window, compactAt int) {
 	return longsession.Window(info.ContextWindow, served, a.cfg.Options.CompactionThreshold)
 }
 
-// askWindow asks the model's server, when it is the user's own (a base
-// URL, Ollama, LM Studio, or any server on this machine), for the context
-// window it runs the model with: llama.cpp's /props, Ollama's /api/show or
-// a /v1/models entry. It waits at most 3 s; a server that does not say
-// leaves the window as the table (or agent.json's models) has it.
+// askWindow asks the model's server, when it is the user's own, for the
+// context window it runs the model with (longsession.ServedWindow); a
+// server that does not say leaves the window as the table (or
+// agent.json's models) has it.
 func (a *Agent) askWindow(ctx context.Context) {
 	if a.opts.model != nil || a.currentModel() == nil {
 		return
 	}
 	spec, po, err := modelOptions(a.cfg)
-	if err != nil || spec.Gemini() || spec.Provider == "anthropic" {
+	if err != nil {
 		return
 	}
-	base := po.BaseURL
-	if base == "" {
-		base = spec.BaseURL
-	}
-	loopback := provider.SafeForKey(base) && !strings.HasPrefix(base, "https://")
-	if spec.Provider != "url" && spec.Provider != "ollama" && spec.Provider != "lmstudio" && !loopback {
-		return
-	}
-	srv := local.Server{BaseURL: base}
-	if provider.SafeForKey(base) || po.AllowHTTPKey {
-		srv.APIKey = po.APIKey
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	n, err := srv.Window(ctx, spec.Name)
+	n, err := longsession.ServedWindow(ctx, spec, po)
 	if err != nil {
 		a.opts.log.Info("the model server did not say its context window", "err", err)
 		return

@@ -3,10 +3,14 @@ package longsession
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/local"
+	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/session"
 )
 
@@ -159,4 +163,31 @@ func Window(window, served int, threshold *float64) (int, int) {
 		compactAt = int(*threshold * float64(window))
 	}
 	return window, compactAt
+}
+
+// ServedWindow asks the model's server, when it is the user's own (a base
+// URL, Ollama, LM Studio, or any server on this machine), for the context
+// window it runs the model spec with: llama.cpp's /props, Ollama's
+// /api/show or a /v1/models entry; po are its provider options. It waits
+// at most 3 s. 0 when the server is not asked; an error when it does not
+// say.
+func ServedWindow(ctx context.Context, spec model.Spec, po provider.Options) (int, error) {
+	if spec.Gemini() || spec.Provider == "anthropic" {
+		return 0, nil
+	}
+	base := po.BaseURL
+	if base == "" {
+		base = spec.BaseURL
+	}
+	loopback := provider.SafeForKey(base) && !strings.HasPrefix(base, "https://")
+	if spec.Provider != "url" && spec.Provider != "ollama" && spec.Provider != "lmstudio" && !loopback {
+		return 0, nil
+	}
+	srv := local.Server{BaseURL: base}
+	if provider.SafeForKey(base) || po.AllowHTTPKey {
+		srv.APIKey = po.APIKey
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	return srv.Window(ctx, spec.Name)
 }
