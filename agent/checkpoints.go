@@ -27,8 +27,10 @@ func (a ckptAgent) CheckpointTurn() ckpt.Turn {
 	return a.turn
 }
 
-func (a ckptAgent) CheckpointSettings() (config.Options, checkpoint.Options, bool) {
-	return a.cfg.Options, CheckpointOptions(a.cfg, a.opts.perm), a.remote != nil
+func (a ckptAgent) CheckpointSettings() (config.Options, bool) { return a.cfg.Options, a.remote != nil }
+
+func (a ckptAgent) CheckpointStoreOptions() checkpoint.Options {
+	return CheckpointOptions(a.cfg, a.opts.perm)
 }
 
 // CheckpointOptions names, for the checkpoint store of cfg's workspace,

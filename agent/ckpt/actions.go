@@ -43,9 +43,11 @@ type Agent interface {
 	SessionID() string
 	// CheckpointTurn is the running turn.
 	CheckpointTurn() Turn
-	// CheckpointSettings are the workspace's options, the options of its
-	// store, and whether the workspace is on a remote Jupyter server.
-	CheckpointSettings() (o config.Options, store checkpoint.Options, remote bool)
+	// CheckpointSettings are the workspace's options and whether the
+	// workspace is on a remote Jupyter server.
+	CheckpointSettings() (o config.Options, remote bool)
+	// CheckpointStoreOptions are the options of the workspace's store.
+	CheckpointStoreOptions() checkpoint.Options
 }
 
 // ErrRemote is why a remote workspace has no checkpoints.
@@ -61,7 +63,7 @@ func (c *Shared) Store(a Agent, emit func(event.Event)) *checkpoint.Store {
 	if c == nil {
 		return nil
 	}
-	o, so, remote := a.CheckpointSettings()
+	o, remote := a.CheckpointSettings()
 	if !o.Checkpoints {
 		return nil
 	}
@@ -73,7 +75,7 @@ func (c *Shared) Store(a Agent, emit func(event.Event)) *checkpoint.Store {
 		}
 		return nil
 	}
-	s, err := c.Open(o, so)
+	s, err := c.Open(o, a.CheckpointStoreOptions())
 	if err != nil {
 		if emit != nil && c.TurnOff(err) {
 			failed(a, emit, err)
