@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
@@ -15,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,14 +174,15 @@ type Agent struct {
 	guard     *protect.Guard    // the protected files as last written or approved (nil: none)
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
 	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
+	kstate    cells.State       // whether the kernel lost its state (agent/cells)
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
 	// (mcpTools.version); the turn loop declares them again when it moved.
 	jsonToolsVersion int
 
-	costs *costs       // what the session cost; shared with subagents
-	ckpt  *ckpt.Shared // the workspace's checkpoints; shared with subagents
+	costs *longsession.Costs // what the session cost; shared with subagents
+	ckpt  *ckpt.Shared       // the workspace's checkpoints; shared with subagents
 	// repairs are what a crash left torn in the resumed session's files,
 	// cut off at start and not yet reported (Recover).
 	repairs []session.Repair
@@ -191,12 +192,10 @@ type Agent struct {
 	// synthetic are the indexes of history messages that are not in the
 	// session file: results answerDangling added on resume.
 	synthetic []int
-	lost      string                  // why the kernel's state was lost (replay.go); "" while it holds
-	losses    int                     // counts losses, so a replay knows whether it lost the state again
-	cuts      []cut                   // compactions, the last one in force
-	est       tokenEstimate           // the conversation's size as last measured
+	cuts      []longsession.Cut       // compactions, the last one in force
+	est       longsession.Estimate    // the conversation's size as last measured
 	served    int                     // the context window the model's server reported; 0 when unknown
-	turn      turnInfo                // the running turn
+	turn      ckpt.Turn               // the running turn
 	cancel    context.CancelCauseFunc // of the running turn
 	turns     sync.WaitGroup          // the running turn's goroutine
 	started   bool
@@ -244,7 +243,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		// Nothing is trusted then: every replay shows its code first.
 		o.log.Warn("records of code that ran cannot be sealed", "err", err)
 	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &longsession.Costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
 	var conv *permission.Conversation
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
@@ -257,7 +256,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		file := o.perm.File()
 		a.approvals.Saved = func() {
 			a.guard.Accept(file)
-			a.wroteOwn(file)
+			a.ckpt.WroteOwn(ckptAgent{a}, cfg.Dir, file)
 		}
 	}
 	if t := cfg.Options.ApprovalTimeout; t != nil {
@@ -500,7 +499,7 @@ func (a *Agent) openSession() error {
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
-	a.lost = LostResumed // a resumed session has a fresh kernel
+	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
 	a.synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {
 		if j < len(pos) && pos[j] == i {
@@ -509,54 +508,13 @@ func (a *Agent) openSession() error {
 		}
 		a.synthetic = append(a.synthetic, i)
 	}
-	comps, err := st.Compactions(a.id)
-	if err != nil {
+	if a.cuts, a.failedCompactions, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	for _, c := range comps {
-		if c.Upto < 0 || c.Upto > len(hist) {
-			return fmt.Errorf("resume session %s: a compaction covers %d messages of %d", id, c.Upto, len(hist))
-		}
-		upto := len(a.history)
-		if c.Upto < len(pos) {
-			upto = pos[c.Upto]
-		}
-		a.cuts = append(a.cuts, cut{upto: upto, summary: c.Summary, model: c.Model, usages: longsession.UsagesOf(c.Usage), event: Compacted{
-			Meta: Meta{AgentID: a.id}, Reason: c.Reason, Summary: c.Summary, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
-		}})
-	}
-	spent, err := st.Spent()
-	if err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	for _, sp := range spent {
-		var f Failed
-		if sp.Agent != a.id || len(sp.Failed) == 0 || json.Unmarshal(sp.Failed, &f) != nil {
-			continue
-		}
-		for i := range a.failedCompactions {
-			a.failedCompactions[i].Retried = true // this one came after it
-		}
-		at := len(a.history)
-		if sp.At < len(pos) {
-			at = pos[sp.At]
-		}
-		retried := slices.ContainsFunc(comps, func(c session.Compaction) bool {
-			return c.Reason == CompactManual && c.Meta.TS > sp.Meta.TS // the same UTC layout sorts by time
-		})
-		a.failedCompactions = append(a.failedCompactions, FailedCompaction{Index: at, Failed: f, Model: sp.Model, Usage: longsession.UsagesOf(sp.Usage), Retried: retried})
-	}
-	for i := range a.cuts {
-		prev := 0
-		if i > 0 {
-			prev = a.cuts[i-1].upto
-		}
-		a.cuts[i].event.Messages = a.cuts[i].upto - prev
 	}
 	if err := a.loadCosts(); err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
-	a.updateContext(a.estimateAll(viewOf(a.history, a.cut())))
+	a.updateContext(a.estimateAll(longsession.View(a.history, longsession.Last(a.cuts))))
 	return nil
 }
 

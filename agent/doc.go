@@ -3,9 +3,11 @@
 // drive it; the state, model and tool packages beneath it do the work.
 // Concerns that need no Agent live in packages of their own between those
 // and this one (agent/event, agent/history, agent/longsession, agent/ckpt,
-// agent/approval, agent/variables, agent/mcpglue, agent/remote,
-// agent/export); none of them imports this package, which keeps aliases
-// for the SDK names that moved.
+// agent/cells, agent/approval, agent/variables, agent/mcpglue,
+// agent/remote, agent/export); none of them imports this package, which
+// keeps aliases for the SDK names that moved. Where one needs the agent
+// (agent/ckpt, agent/cells), it says what in a small interface that this
+// package implements.
 //
 // Use:
 //

@@ -8,7 +8,6 @@ import (
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/mcpglue"
-	"path/filepath"
 	"strings"
 
 	"github.com/freeact/desktop/agent/mcp"
@@ -92,7 +91,7 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
 	var calls []ShellAction
-	dir := h.a.localDir(req.Dir)
+	dir := h.a.remote.LocalDir(req.Dir, h.a.cfg.Dir)
 	switch {
 	case len(req.Argv) > 0:
 		calls = []ShellAction{ShellAction{ToolName: permission.ShellTool, Command: req.Command, Opaque: true}.InDir(dir)}
@@ -122,30 +121,6 @@ func (h *host) ApproveShell(ctx context.Context, req kernel.ShellRequest) (bool,
 		h.a.logRuleError(err)
 	}
 	return true, nil
-}
-
-// localDir is the folder on this machine that the kernel's current folder
-// dir stands for: dir itself for a local kernel; for a remote one, the
-// same place below the local workspace when dir lies below the remote
-// workspace, else the workspace (""). A relative or empty dir is the
-// workspace too.
-func (a *Agent) localDir(dir string) string {
-	if dir == "" || !filepath.IsAbs(dir) {
-		return ""
-	}
-	r := a.remote
-	if r == nil {
-		return filepath.Clean(dir)
-	}
-	root := r.Root()
-	if root == "" {
-		return ""
-	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return ""
-	}
-	return filepath.Join(a.cfg.Dir, rel)
 }
 
 // CallTool approves and runs a programmatic tool call; approval_timeout

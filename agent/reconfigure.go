@@ -10,36 +10,6 @@ import (
 	"github.com/freeact/desktop/agent/config"
 )
 
-// restartKeys are the agent.json keys a running agent cannot take over:
-// they shape the kernel, its server, the MCP connections, tool search or
-// the session store, which are made at Start. field returns a pointer to
-// the key's field.
-var restartKeys = []struct {
-	key   string
-	field func(*config.Options) any
-}{
-	{"python", func(o *config.Options) any { return &o.Python }},
-	{"jupyter_url", func(o *config.Options) any { return &o.JupyterURL }},
-	{"jupyter_token", func(o *config.Options) any { return &o.JupyterToken }},
-	{"jupyter_workdir", func(o *config.Options) any { return &o.JupyterWorkdir }},
-	{"jupyter_headers", func(o *config.Options) any { return &o.JupyterHeaders }},
-	{"jupyter_ca_file", func(o *config.Options) any { return &o.JupyterCAFile }},
-	{"jupyter_reconnect_timeout", func(o *config.Options) any { return &o.JupyterReconnectTimeout }},
-	{"kernel_name", func(o *config.Options) any { return &o.KernelName }},
-	{"kernel_pool", func(o *config.Options) any { return &o.KernelPool }},
-	{"kernel_env", func(o *config.Options) any { return &o.KernelEnv }},
-	{"images_dir", func(o *config.Options) any { return &o.ImagesDir }},
-	{"execution_timeout", func(o *config.Options) any { return &o.ExecutionTimeout }},
-	{"sandbox", func(o *config.Options) any { return &o.Sandbox }},
-	{"sandbox_config", func(o *config.Options) any { return &o.SandboxConfig }},
-	{"mcp_servers", func(o *config.Options) any { return &o.MCPServers }},
-	{"ptc_servers", func(o *config.Options) any { return &o.PTCServers }},
-	{"tool_search", func(o *config.Options) any { return &o.ToolSearch }},
-	{"enable_persistence", func(o *config.Options) any { return &o.EnablePersistence }},
-	{"tool_result_inline_max_bytes", func(o *config.Options) any { return &o.ToolResultInlineMaxBytes }},
-	{"tool_result_preview_chars", func(o *config.Options) any { return &o.ToolResultPreviewChars }},
-}
-
 // RestartNeeded lists the keys whose values differ between the options the
 // agent runs with and next, among those only a new agent (Stop, New, Start)
 // takes over.
@@ -47,18 +17,11 @@ func (a *Agent) RestartNeeded(next config.Options) []string {
 	return RestartDiff(a.cfg.Options, next)
 }
 
-// RestartDiff lists the keys whose values differ between cur and next,
-// among those only a new agent takes over: what a start with cur (one that
-// failed, or is still under way) would not have of next.
-func RestartDiff(cur, next config.Options) []string {
-	var keys []string
-	for _, k := range restartKeys {
-		if !reflect.DeepEqual(reflect.ValueOf(k.field(&cur)).Elem().Interface(), reflect.ValueOf(k.field(&next)).Elem().Interface()) {
-			keys = append(keys, k.key)
-		}
-	}
-	return keys
-}
+// RestartDiff is config.RestartDiff.
+func RestartDiff(cur, next config.Options) []string { return config.RestartDiff(cur, next) }
+
+// RestartKeys is config.RestartKeys.
+func RestartKeys() []string { return config.RestartKeys() }
 
 // Reconfigure takes over a reloaded workspace configuration between turns:
 // the model and its settings, approval_timeout, subagents, skills, AGENTS.md
@@ -80,10 +43,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	// Keep what cannot change while running, so the agent's view stays
 	// consistent with its kernel and connections.
 	next := *cfg
-	cur := a.cfg.Options
-	for _, k := range restartKeys {
-		reflect.ValueOf(k.field(&next.Options)).Elem().Set(reflect.ValueOf(k.field(&cur)).Elem())
-	}
+	config.KeepRestartKeys(&next.Options, a.cfg.Options)
 	system, err := a.systemPrompt(&next)
 	if err != nil {
 		return nil, fmt.Errorf("reconfigure: render system prompt: %w", err)
@@ -111,14 +71,4 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	}
 	a.tools = a.toolDeclarations()
 	return restart, nil
-}
-
-// RestartKeys lists the agent.json keys a running agent takes over only
-// when it is started again.
-func RestartKeys() []string {
-	out := make([]string, len(restartKeys))
-	for i, k := range restartKeys {
-		out[i] = k.key
-	}
-	return out
 }

@@ -77,7 +77,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		id: newSubagentID(), cfg: a.cfg, opts: o, model: a.model, ws: a.ws,
 		store: a.store, offloader: a.offloader, executors: a.executors, remote: a.remote,
 		system: a.system, approvalTimeout: a.approvalTimeout, started: true,
-		costs: a.costs, ckpt: a.ckpt, turn: a.currentTurn(),
+		costs: a.costs, ckpt: a.ckpt, turn: ckptAgent{a}.CheckpointTurn(),
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
 	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map)}

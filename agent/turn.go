@@ -78,10 +78,10 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
 		// Compactions of the turn's own messages go with them.
-		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].upto > start {
+		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].Upto > start {
 			a.cuts = a.cuts[:len(a.cuts)-1]
 		}
-		a.est = tokenEstimate{}
+		a.est = longsession.Estimate{}
 		a.mu.Unlock()
 		if markErr == nil {
 			if rerr := a.rollbackSession(mark, dropped); rerr != nil {
@@ -268,13 +268,7 @@ func failedNote(err error) string {
 func (a *Agent) beginCheckpointTurn(user model.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := 1
-	for _, m := range a.history {
-		if IsPrompt(m) {
-			n++
-		}
-	}
-	a.turn = turnInfo{id: ckpt.NewTurnID(), number: n, prompt: user.Text()}
+	a.turn = ckpt.NewTurn(a.history, user.Text(), 1)
 }
 
 // record appends messages to the history and the session file.

@@ -2,56 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/longsession"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/model/local"
-	"github.com/freeact/desktop/agent/model/provider"
 )
-
-// costs is what a session's model calls have cost. The main agent and its
-// subagents share it; the main agent also keeps the context figures here
-// so that every SessionUsage shows the main conversation's.
-type costs struct {
-	mu       sync.Mutex
-	total    float64
-	unpriced int
-	raised   float64 // budget added by BudgetRequest answers
-	// outTokens and calls estimate the output of the next call.
-	outTokens, calls int
-
-	contextTokens, window, compactAt int
-}
-
-func (c *costs) add(cost *float64, u model.Usage) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cost != nil {
-		c.total += *cost
-	} else {
-		c.unpriced++
-	}
-	c.outTokens += u.OutputTokens + u.ThinkingTokens
-	c.calls++
-}
-
-// expectedOutput is the average output of the session's calls so far
-// (1,000 tokens before the first).
-func (c *costs) expectedOutput() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.calls == 0 {
-		return 1000
-	}
-	return c.outTokens / c.calls
-}
 
 // modelInfo returns what the catalog (and agent.json's models) know of the
 // agent's model.
@@ -100,7 +55,7 @@ func PriceOf(cfg *config.Config, modelName string, u model.Usage) *float64 {
 // recordUsage counts a call's tokens and cost and reports them.
 func (a *Agent) recordUsage(emit func(Event), modelName string, u model.Usage) {
 	cost := a.priceOf(modelName, u)
-	a.costs.add(cost, u)
+	a.costs.Add(cost, u)
 	emit(&Usage{Meta: Meta{AgentID: a.id}, Model: modelName, Usage: u, Cost: cost})
 	if a.id == MainAgent {
 		a.updateContext(u.InputTokens + u.OutputTokens)
@@ -112,56 +67,32 @@ func (a *Agent) recordUsage(emit func(Event), modelName string, u model.Usage) {
 // model's window and compaction point.
 func (a *Agent) updateContext(tokens int) {
 	window, at := a.window()
-	a.costs.mu.Lock()
-	a.costs.contextTokens, a.costs.window, a.costs.compactAt = tokens, window, at
-	a.costs.mu.Unlock()
+	a.costs.SetContext(tokens, window, at)
 }
 
 // window returns the model's context window and the request size at
 // which older turns are compacted (0 when unknown or off).
 func (a *Agent) window() (window, compactAt int) {
 	info, _ := a.modelInfo()
-	window = info.ContextWindow
 	a.mu.Lock()
 	served := a.served
 	a.mu.Unlock()
-	if served > 0 && (window == 0 || served < window) {
-		window = served // what the server runs the model with
-	}
-	if t := a.cfg.Options.CompactionThreshold; t != nil && window > 0 {
-		compactAt = int(*t * float64(window))
-	}
-	return window, compactAt
+	return longsession.Window(info.ContextWindow, served, a.cfg.Options.CompactionThreshold)
 }
 
-// askWindow asks the model's server, when it is the user's own (a base
-// URL, Ollama, LM Studio, or any server on this machine), for the context
-// window it runs the model with: llama.cpp's /props, Ollama's /api/show or
-// a /v1/models entry. It waits at most 3 s; a server that does not say
-// leaves the window as the table (or agent.json's models) has it.
+// askWindow asks the model's server, when it is the user's own, for the
+// context window it runs the model with (longsession.ServedWindow); a
+// server that does not say leaves the window as the table (or
+// agent.json's models) has it.
 func (a *Agent) askWindow(ctx context.Context) {
 	if a.opts.model != nil || a.currentModel() == nil {
 		return
 	}
 	spec, po, err := modelOptions(a.cfg)
-	if err != nil || spec.Gemini() || spec.Provider == "anthropic" {
+	if err != nil {
 		return
 	}
-	base := po.BaseURL
-	if base == "" {
-		base = spec.BaseURL
-	}
-	loopback := provider.SafeForKey(base) && !strings.HasPrefix(base, "https://")
-	if spec.Provider != "url" && spec.Provider != "ollama" && spec.Provider != "lmstudio" && !loopback {
-		return
-	}
-	srv := local.Server{BaseURL: base}
-	if provider.SafeForKey(base) || po.AllowHTTPKey {
-		srv.APIKey = po.APIKey
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	n, err := srv.Window(ctx, spec.Name)
+	n, err := longsession.ServedWindow(ctx, spec, po)
 	if err != nil {
 		a.opts.log.Info("the model server did not say its context window", "err", err)
 		return
@@ -181,65 +112,12 @@ func (a *Agent) learnWindow(n int) {
 
 // SessionUsage returns where the session stands: its cost and the main
 // conversation's size against the model's window.
-func (a *Agent) SessionUsage() *SessionUsage {
-	c := a.costs
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	su := &SessionUsage{
-		Meta: Meta{AgentID: MainAgent}, Cost: c.total, Unpriced: c.unpriced,
-		ContextTokens: c.contextTokens, ContextWindow: c.window, CompactAt: c.compactAt,
-	}
-	if b := a.cfg.Options.MaxCostPerSession; b != nil {
-		v := *b + c.raised
-		su.Budget = &v
-	}
-	return su
-}
+func (a *Agent) SessionUsage() *SessionUsage { return a.costs.Usage(a.cfg.Options.MaxCostPerSession) }
 
 // loadCosts adds up what the stored session cost so far: every agent's
 // model messages and every compaction.
 func (a *Agent) loadCosts() error {
-	agents, err := a.store.Agents()
-	if err != nil {
-		return err
-	}
-	for _, id := range agents {
-		var msgs []model.Message
-		if id == a.id {
-			msgs = a.History()
-		} else if msgs, err = a.store.Load(id); err != nil {
-			return fmt.Errorf("read the cost of %s: %w", id, err)
-		}
-		for _, m := range msgs {
-			if m.Role == model.RoleModel && m.Usage != nil {
-				a.costs.add(a.priceOf(m.Model, *m.Usage), *m.Usage)
-			}
-		}
-		cs, err := a.store.Compactions(id)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			a.addUsages(c.Model, c.Usage)
-		}
-	}
-	// Calls of failed turns, whose messages were taken out of the files.
-	spent, err := a.store.Spent()
-	if err != nil {
-		return err
-	}
-	for _, sp := range spent {
-		a.addUsages(sp.Model, sp.Usage)
-	}
-	return nil
-}
-
-// addUsages counts the calls of a stored list of usages (of a compaction
-// or a Spent record).
-func (a *Agent) addUsages(modelName string, raw json.RawMessage) {
-	for _, u := range longsession.UsagesOf(raw) {
-		a.costs.add(a.priceOf(modelName, u), u)
-	}
+	return a.costs.Load(a.store, a.id, a.History(), a.priceOf)
 }
 
 // checkBudget asks before a model call that would take the session over
@@ -251,30 +129,9 @@ func (a *Agent) checkBudget(ctx context.Context, emit func(Event), estimate int)
 	if budget == nil {
 		return true, ""
 	}
-	info, known := a.modelInfo()
 	next := 0.0
-	if known {
-		next, _ = info.Cost(model.Usage{InputTokens: estimate, OutputTokens: a.costs.expectedOutput()})
+	if info, known := a.modelInfo(); known {
+		next, _ = info.Cost(model.Usage{InputTokens: estimate, OutputTokens: a.costs.ExpectedOutput()})
 	}
-	c := a.costs
-	c.mu.Lock()
-	spent, limit := c.total, *budget+c.raised
-	c.mu.Unlock()
-	if spent+next <= limit {
-		return true, ""
-	}
-	req := event.NewBudgetRequest(Meta{AgentID: a.id}, spent, limit, next)
-	emit(req)
-	select {
-	case yes := <-req.Answered():
-		if yes && ctx.Err() == nil {
-			c.mu.Lock()
-			c.raised += *budget
-			c.mu.Unlock()
-			return true, ""
-		}
-	case <-ctx.Done():
-		req.Continue(false)
-	}
-	return false, longsession.BudgetStopText(spent, limit)
+	return a.costs.CheckBudget(ctx, emit, a.id, budget, next)
 }

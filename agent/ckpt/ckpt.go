@@ -1,8 +1,10 @@
 // Package ckpt owns the agent's use of the checkpoint store around
 // actions: one store per run shared with subagents, opened at the first
 // action with a first snapshot in the background and turned off for the
-// run at the first failure, the reverts the model has been told of, the
-// label of an action and the id of a turn in its records.
+// run at the first failure, each action's record before and after it
+// (actions.go), recovering, planning and running reverts (revert.go), the
+// reverts the model has been told of, the label of an action and the id
+// of a turn in its records. It sees the agent through Agent.
 package ckpt
 
 import (

@@ -1,8 +1,12 @@
 // Package longsession owns what keeps a long session going besides the
 // agent's own state: estimating a conversation's tokens, choosing where a
 // compaction splits it, the summarising prompt and transcript
-// (compaction.go), the texts and figures of usage and budget (usage.go),
-// and forking or copying a session (fork.go).
+// (compaction.go), the view the model sees after a compaction and the
+// estimates of a request (view.go), the summarising calls (summarise.go),
+// the compactions of a resumed session (resume.go), the session's costs,
+// budget and the window a user's own server reports (costs.go), the texts
+// and figures of usage and budget (usage.go), and forking or copying a
+// session (fork.go).
 package longsession
 
 import (

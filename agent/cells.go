@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"path/filepath"
+
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/seal"
+)
+
+// The kernel workflow the user drives (their own cells, the kernel state
+// lost and its replay, notebooks opened) lives in agent/cells; these
+// aliases keep its SDK names reachable as agent.UserCell, ... .
+
+type (
+	UserCell    = cells.UserCell
+	ReplayOffer = cells.ReplayOffer
+)
+
+// Why a kernel lost its state (ReplayOffer.Reason).
+const (
+	LostResumed   = cells.LostResumed
+	LostDied      = cells.LostDied
+	LostRestarted = cells.LostRestarted
+)
+
+// Plural writes n and the noun, with an s unless n is 1: "1 cell", "3
+// cells".
+func Plural(n int, noun string) string { return cells.Plural(n, noun) }
+
+// ReadNotebook reads the notebook at path as the cells OpenNotebook gives
+// the model: markdown and code cells (raw cells are left out) with the
+// text of their saved outputs.
+func ReadNotebook(path string) ([]NotebookCell, error) { return cells.ReadNotebook(path) }
+
+// cellsAgent is the agent as its kernel workflow sees it (cells.Agent).
+type cellsAgent struct{ *Agent }
+
+func (a cellsAgent) Seal() *seal.Key { return a.seal }
+
+func (a cellsAgent) AskCell(ctx context.Context, emit func(Event), corr, code string) (bool, string, string) {
+	ok, edited, err := a.approvals.AskEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: code}, 0)
+	if !ok {
+		if err == nil {
+			return false, "", RejectedText
+		}
+		return false, "", interruptedText // the batch ended while it waited
+	}
+	a.logRuleError(err)
+	return true, edited, ""
+}
+
+// ExecCell runs a cell of the user's like a code action of the model's:
+// checkpointed before and after, so what it changed is reported
+// (FilesChanged) and can be reviewed and reverted.
+func (a cellsAgent) ExecCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, string) {
+	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
+	p := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
+	out, refused := a.execCell(ctx, emit, corr, code)
+	a.checkpointAfter(ctx, emit, p)
+	if refused == nil {
+		return out, ""
+	}
+	return out, refused.text() + "\n" + RejectedText
+}
+
+func (a cellsAgent) RanFor(corr string) { a.ranFor(corr) }
+
+func (a cellsAgent) Offload(text string) string {
+	out, _ := a.offload(text)
+	return out
+}
+
+func (a cellsAgent) Record(m model.Message) error { return a.record(m) }
+func (a cellsAgent) Sync()                        { a.sync() }
+func (a cellsAgent) BeginCheckpoints(what string) { a.beginUserCheckpoints(what) }
+func (a cellsAgent) FlushCheckpoints()            { a.ckpt.Flush() }
+
+// RunCells runs cells in the kernel as the user's own action: no model
+// call, one after another, each announced by a CellStarted event and
+// followed by its output like a code action's, the batch ended by
+// CellsFinished. Each cell that ran is recorded in the conversation with
+// its output, so the next model call sees what the user ran. A "no" (to a
+// cell that asks, or to a command inside one) or Cancel stops the batch.
+// It takes the place of a turn: only one of them runs at a time.
+func (a *Agent) RunCells(ctx context.Context, cs []UserCell) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		cells.Run(ctx, cellsAgent{a}, emit, cs)
+	})
+}
+
+// stateLost records that the kernel's state is gone.
+func (a *Agent) stateLost(reason string) { a.kstate.Lose(reason) }
+
+// ReplayOffer returns the offer to restore the kernel's state, when it was
+// lost (a resumed session, a kernel that died, a restart the user asked
+// for) and there are cells to run again. Answer it with Replay or
+// SkipReplay; the next turn answers it "no" by itself. Either way the model
+// is told, so it does not count on variables that are gone.
+func (a *Agent) ReplayOffer() (ReplayOffer, bool) { return a.kstate.Offer(cellsAgent{a}) }
+
+// Replay accepts the ReplayOffer: it runs the offer's cells again, in
+// order, as one batch the caller has approved (the user said yes to the
+// offer). Shell commands and tool calls inside them are still asked unless
+// permission rules allow them. Each cell is announced by a CellStarted
+// event (Index and Total give the progress) and followed by its output;
+// CellsFinished ends the batch. Cancel stops it after the running cell,
+// and a "no" stops it too. The conversation records what happened for the
+// model: how many cells ran, which failed, whether it was stopped.
+//
+// When the session's record of any of the cells was changed outside the
+// app (ReplayOffer.Changed), Replay runs nothing and fails: show the
+// user those cells' code, then call ReplayReviewed.
+func (a *Agent) Replay(ctx context.Context) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) { a.kstate.Replay(ctx, cellsAgent{a}, emit, false) })
+}
+
+// ReplayReviewed is Replay for an offer whose cells, changed ones
+// included, the user has seen and accepted.
+func (a *Agent) ReplayReviewed(ctx context.Context) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) { a.kstate.Replay(ctx, cellsAgent{a}, emit, true) })
+}
+
+// SkipReplay declines the ReplayOffer: the kernel stays fresh, and the
+// conversation tells the model that the earlier cells' variables, imports
+// and definitions are gone. It returns what was recorded (nil when no
+// offer was open).
+func (a *Agent) SkipReplay() (*KernelStateNote, error) {
+	var ev *KernelStateNote
+	err := a.claim(func() (err error) {
+		ev, err = a.kstate.Skip(cellsAgent{a})
+		return err
+	})
+	return ev, err
+}
+
+// dropOffer declines an open offer when a turn starts without an answer:
+// it returns the note for the turn's user message ("" when no offer was
+// open) and emits what the model is told.
+func (a *Agent) dropOffer(emit func(Event)) string { return a.kstate.Drop(cellsAgent{a}, emit) }
+
+// RestartKernel restarts the kernel because the user asked: its state is
+// lost, the conversation records it for the model (the returned note), and
+// a ReplayOffer follows when there are cells to run again. It fails while a
+// turn runs.
+func (a *Agent) RestartKernel(ctx context.Context) (*KernelStateNote, error) {
+	var ev *KernelStateNote
+	err := a.claim(func() (err error) {
+		if err := a.kern.Restart(ctx); err != nil {
+			a.stateLost(LostDied) // whatever it held is gone
+			return fmt.Errorf("restart kernel: %w", err)
+		}
+		a.stateLost(LostRestarted)
+		ev, err = cells.RecordState(cellsAgent{a}, StateRestarted, "The user restarted the kernel: the variables, imports and definitions of earlier cells are gone.", 0, 0)
+		return err
+	})
+	return ev, err
+}
+
+// claim runs f in the place of a turn, without a stream.
+func (a *Agent) claim(f func() error) error {
+	if err := a.beginTurn(func(error) {}); err != nil {
+		return err
+	}
+	defer func() {
+		a.endTurn()
+		a.turns.Done()
+	}()
+	return f()
+}
+
+// SealedWhole reports whether r, the record of code that ran in this
+// agent's workspace (callID: its code action's call id, "" for a cell
+// the user ran), is as the app wrote it, every field: only then may a
+// view show what it holds beyond its code (Run, Original, Images,
+// ElapsedMS). A record of a session written before records were sealed
+// whole, or changed since, is not.
+func (a *Agent) SealedWhole(r model.Ran, callID string) bool {
+	return a.seal.Whole(r, callID)
+}
+
+// OpenNotebook starts from the notebook at path: its cells become context
+// the model sees (the conversation records them, with the text of their
+// saved outputs), and RunNotebook runs its code. It is meant for the start
+// of a session, and fails while a turn runs.
+func (a *Agent) OpenNotebook(path string) ([]NotebookCell, error) {
+	nb, err := ReadNotebook(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(nb) == 0 {
+		return nil, fmt.Errorf("%s has no markdown or code cells", path)
+	}
+	shown := path
+	if rel, err := filepath.Rel(a.cfg.Dir, path); err == nil && filepath.IsLocal(rel) {
+		shown = rel
+	}
+	err = a.claim(func() error {
+		msg := model.Message{Role: model.RoleUser, Parts: []model.Part{{Text: history.NotebookNote(shown, nb)}}}
+		if err := a.record(msg); err != nil {
+			return err
+		}
+		a.sync()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nb, nil
+}
+
+// RunNotebook runs the code cells of the notebook opened last, in order,
+// as RunCells does: each is approved as a code action before it runs (its
+// shell commands and tool calls are asked one by one), a "no" or Cancel
+// stops the rest, and what ran is recorded for the model.
+func (a *Agent) RunNotebook(ctx context.Context) iter.Seq[Event] {
+	cs, ok := cells.NotebookCells(a.History())
+	if !ok {
+		return func(yield func(Event) bool) {
+			yield(&Failed{Meta: Meta{AgentID: a.id}, Error: "no notebook was opened in this session"})
+		}
+	}
+	return a.RunCells(ctx, cs)
+}
