@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,7 +261,7 @@ func TestHistoryEventsShowNotes(t *testing.T) {
 	if prompt != "Look at @df." {
 		t.Errorf("prompt %q: the variable note must not show as typed text", prompt)
 	}
-	if title, ok := sessionTitle(mustJSON(a[0])); !ok || title != "Notebook analysis.ipynb" {
+	if title, ok := sessionTitle(adapter.MustJSON(a[0])); !ok || title != "Notebook analysis.ipynb" {
 		t.Errorf("title %q %v", title, ok)
 	}
 }

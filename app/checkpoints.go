@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func (t *terminal) command(ctx context.Context, a *agent.Agent, cmd string) {
 			if diffs == nil {
 				diffs = []checkpoint.FileDiff{}
 			}
-			t.emit(mustJSON(diffEvent{Type: "Diff", Turn: records[0].Turn, Prompt: records[0].Prompt, Files: diffs}))
+			t.emit(adapter.MustJSON(diffEvent{Type: "Diff", Turn: records[0].Turn, Prompt: records[0].Prompt, Files: diffs}))
 			return
 		}
 		t.write(t.style.bold(fmt.Sprintf("Turn %d: %s", records[0].Turn, visible.Line(records[0].Prompt))) + "\n")
@@ -142,7 +143,7 @@ type revertInterrupted struct {
 // say prints what a command says: a CommandOutput event in --json mode.
 func (t *terminal) say(cmd, text string) {
 	if t.json {
-		t.emit(mustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Text: strings.TrimSuffix(text, "\n")}))
+		t.emit(adapter.MustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Text: strings.TrimSuffix(text, "\n")}))
 		return
 	}
 	t.write(text)
@@ -152,7 +153,7 @@ func (t *terminal) say(cmd, text string) {
 // in --json mode.
 func (t *terminal) fail(cmd string, err error) {
 	if t.json {
-		t.emit(mustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Error: err.Error()}))
+		t.emit(adapter.MustJSON(commandOutput{Type: "CommandOutput", Command: cmd, Error: err.Error()}))
 		return
 	}
 	t.write(t.style.red("error: "+err.Error()) + "\n")
@@ -174,7 +175,7 @@ func (t *terminal) recover(ctx context.Context, a *agent.Agent, ask bool) bool {
 		return false
 	}
 	if t.json {
-		t.emit(mustJSON(revertInterrupted{Type: "RevertInterrupted", Label: in.Label, Paths: in.Files, Time: in.Time, Text: interruptedText(in)}))
+		t.emit(adapter.MustJSON(revertInterrupted{Type: "RevertInterrupted", Label: in.Label, Paths: in.Files, Time: in.Time, Text: interruptedText(in)}))
 		return false
 	}
 	line, ok := t.askRecover(ctx, in, ask)
@@ -256,7 +257,7 @@ func (t *terminal) lastTurn(a *agent.Agent, cmd string) (*checkpoint.Store, []ch
 // question (a Confirm event) that a bare y or n answers too.
 func (t *terminal) confirm(ctx context.Context, stop <-chan struct{}, question string) bool {
 	if t.json {
-		return t.yesNoJSON(ctx, stop, askConfirm, mustJSON(confirmRequest{Type: "Confirm", Question: question}))
+		return t.yesNoJSON(ctx, stop, askConfirm, adapter.MustJSON(confirmRequest{Type: "Confirm", Question: question}))
 	}
 	if !t.take(ctx, stop, "a question") {
 		return false
@@ -436,7 +437,7 @@ func restoreLine(c checkpoint.Change) string {
 // runCheckpoints is `freeact checkpoints list|diff|revert`.
 func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) error {
 	usage := func() error {
-		return usageError{errors.New("checkpoints takes list, diff [ID], revert [ID], finish or rollback: e.g. freeact checkpoints revert --workspace DIR")}
+		return adapter.UsageError{Err: errors.New("checkpoints takes list, diff [ID], revert [ID], finish or rollback: e.g. freeact checkpoints revert --workspace DIR")}
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -450,11 +451,11 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 	ws := fs.String("workspace", ".", "the workspace `directory`")
 	yes := fs.Bool("yes", false, "revert without asking")
 	force := fs.Bool("force", false, "also revert files changed since (their changes are lost)")
-	if err := parseFlags(fs, args[1:], s.Err); err != nil {
+	if err := adapter.ParseFlags(fs, args[1:], s.Err); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return usageError{fmt.Errorf("checkpoints %s takes at most one ID, got %q", sub, fs.Args())}
+		return adapter.UsageError{Err: fmt.Errorf("checkpoints %s takes at most one ID, got %q", sub, fs.Args())}
 	}
 	id := fs.Arg(0)
 	dir, err := filepath.Abs(*ws)
@@ -507,7 +508,7 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 	switch sub {
 	case "finish", "rollback":
 		if id != "" {
-			return usageError{fmt.Errorf("checkpoints %s takes no ID", sub)}
+			return adapter.UsageError{Err: fmt.Errorf("checkpoints %s takes no ID", sub)}
 		}
 		if sub == "rollback" {
 			if err := store.RollbackRevert(ctx); err != nil {
@@ -528,7 +529,7 @@ func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) erro
 		return nil
 	case "list":
 		if id != "" {
-			return usageError{errors.New("checkpoints list takes no ID")}
+			return adapter.UsageError{Err: errors.New("checkpoints list takes no ID")}
 		}
 		writeRecords(s.Out, st, records)
 		return nil

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +50,7 @@ func TestSettingsPanelFreeact011(t *testing.T) {
 				t.Errorf("model field %+v", f)
 			}
 		case "python":
-			if f.ReadOnly || f.Value != string(mustJSON(testPython(t))) {
+			if f.ReadOnly || f.Value != string(adapter.MustJSON(testPython(t))) {
 				t.Errorf("python field %+v", f)
 			}
 		case "tool_search":

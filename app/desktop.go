@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -106,7 +107,7 @@ func NewDesktop(b Build) *Desktop {
 	return &Desktop{
 		build: b,
 		host:  &wailsHost{ctx: context.Background()},
-		store: config.NewAppStore(b.Dirs.Config).WithKeyring(config.SecretService()),
+		store: adapter.KeyStore(b.Dirs),
 		log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 }
@@ -165,7 +166,7 @@ func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 }
 
 // Version describes the running binary; the About line shows it.
-func (d *Desktop) Version() VersionInfo { return versionInfo(d.build) }
+func (d *Desktop) Version() adapter.VersionInfo { return adapter.Version(d.build) }
 
 // shutdown stops the open workspace's agent when the window closes.
 func (d *Desktop) shutdown() {

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/freeact/desktop/app/adapter"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -80,11 +81,11 @@ func contractEvents() []queued {
 		{ev: &agent.CellStarted{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Code: "print(x + 1)", Source: agent.CellRerun, Of: "call-9", Index: 2, Total: 3}},
 		{ev: &agent.CellsFinished{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Source: agent.CellReplay, Ran: 2, Failed: 1, Total: 3, Stopped: true}},
 		{ev: &agent.KernelStateNote{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Event: agent.StateReplayed, Text: "The user restored the kernel's state."}},
-		{raw: mustJSON(userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: "the prompt", Images: []string{"data:image/png;base64,iVBORw0KGgo="}, Turn: 3})},
-		{raw: mustJSON(toolCallEvent{Type: "ToolCall", AgentID: agent.MainAgent, CorrelationID: "call-9", ToolName: "filesystem_write_text_file", Args: json.RawMessage(`{"path":"a.txt","content":"from history"}`)})},
+		{raw: adapter.MustJSON(userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: "the prompt", Images: []string{"data:image/png;base64,iVBORw0KGgo="}, Turn: 3})},
+		{raw: adapter.MustJSON(toolCallEvent{Type: "ToolCall", AgentID: agent.MainAgent, CorrelationID: "call-9", ToolName: "filesystem_write_text_file", Args: json.RawMessage(`{"path":"a.txt","content":"from history"}`)})},
 		{raw: notebookEvent("analysis.ipynb", []agent.NotebookCell{{ID: "nb-2", Type: "code", Source: "x = 20", Output: "saved output"}})},
-		{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true})},
-		{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true})},
+		{raw: adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true})},
+		{raw: adapter.MustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true})},
 		{raw: resetEvent},
 	}
 }

@@ -4,26 +4,22 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"path/filepath"
 	"strings"
-	"unicode"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/export"
-	"github.com/freeact/desktop/agent/notebook"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/atomicfile"
 )
-
-// exportExt is the file name extension of each export format.
-var exportExt = map[string]string{export.FormatNotebook: ".ipynb", export.FormatMarkdown: ".md", export.FormatHTML: ".html"}
 
 // ExportSession asks where to save the current session and writes it as a
 // Jupyter notebook ("ipynb"), Markdown ("md") or an HTML page ("html"),
 // with the model's thoughts when thoughts is set. It returns the path
 // written, or "" when the dialog was cancelled.
 func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
-	ext, ok := exportExt[format]
+	ext, ok := adapter.ExportExt[format]
 	if !ok {
 		return "", fmt.Errorf("unknown export format %q: want ipynb, md or html", format)
 	}
@@ -40,10 +36,10 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 		id = ws.agent.SessionID()
 	}
 	ws.mu.Unlock()
-	if id == "" || !sessionExists(cfg, id) {
+	if id == "" || !adapter.SessionExists(cfg, id) {
 		return "", fmt.Errorf("there is no session to export yet: send a prompt first (or turn enable_persistence on)")
 	}
-	data, err := export.ExportSession(cfg, id, format, notebook.Options{Thoughts: thoughts}, export.Stores{Checkpoints: d.build.Dirs.Checkpoints(), Keys: d.build.Dirs.Config})
+	data, err := adapter.Export(cfg, id, format, thoughts, d.build.Dirs)
 	if err != nil {
 		return "", err
 	}
@@ -51,31 +47,11 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 	if list, err := session.List(cfg.SessionsDir(), sessionTitle); err == nil {
 		for _, s := range list {
 			if s.ID == id {
-				name = exportName(s.Title, name)
+				name = adapter.ExportName(s.Title, name)
 			}
 		}
 	}
 	return d.saveAs("Export the session", ws.dir, name+ext, data, "export")
-}
-
-// exportName is a file name (without extension) made of a conversation's
-// title: its words joined by "-", without characters file systems or
-// shells trip on, at most 60 characters; fallback when nothing is left.
-func exportName(title, fallback string) string {
-	var b strings.Builder
-	for _, word := range strings.FieldsFunc(strings.ToLower(title), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if b.Len() > 0 && b.Len()+1+len(word) > 60 {
-			break
-		}
-		if b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		b.WriteString(word)
-	}
-	if b.Len() == 0 {
-		return fallback
-	}
-	return b.String()
 }
 
 // runExport is `freeact export`: a saved session as a notebook, Markdown or
@@ -87,17 +63,17 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	format := fs.String("format", export.FormatNotebook, "ipynb (a Jupyter notebook), md or html")
 	out := fs.String("o", "", "write to this `file` instead of stdout")
 	thoughts := fs.Bool("thoughts", false, "include the model's thoughts")
-	if err := parseFlags(fs, args, s.Err); err != nil {
+	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usageError{fmt.Errorf("export takes no arguments, got %q (use --session ID)", fs.Args())}
+		return adapter.UsageError{Err: fmt.Errorf("export takes no arguments, got %q (use --session ID)", fs.Args())}
 	case *id == "":
-		return usageError{fmt.Errorf("export needs --session ID: the ids are the folder names in %s", filepath.Join(*ws, ".freeact", "sessions"))}
+		return adapter.UsageError{Err: fmt.Errorf("export needs --session ID: the ids are the folder names in %s", filepath.Join(*ws, ".freeact", "sessions"))}
 	}
-	if _, ok := exportExt[*format]; !ok {
-		return usageError{fmt.Errorf("--format %q: use ipynb, md or html", *format)}
+	if _, ok := adapter.ExportExt[*format]; !ok {
+		return adapter.UsageError{Err: fmt.Errorf("--format %q: use ipynb, md or html", *format)}
 	}
 	dir, err := filepath.Abs(*ws)
 	if err != nil {
@@ -109,7 +85,7 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	if loaded, err := config.Load(dir, config.LoadOptions{}); err == nil {
 		cfg.Options = loaded.Options
 	}
-	data, err := export.ExportSession(cfg, *id, *format, notebook.Options{Thoughts: *thoughts}, export.Stores{Checkpoints: b.Dirs.Checkpoints(), Keys: b.Dirs.Config})
+	data, err := adapter.Export(cfg, *id, *format, *thoughts, b.Dirs)
 	if err != nil {
 		return err
 	}
@@ -120,8 +96,8 @@ func runExport(_ context.Context, args []string, b Build, s Streams) error {
 	if err := atomicfile.Write(*out, data, 0o644); err != nil {
 		return fmt.Errorf("export to %s: %w", *out, err)
 	}
-	if !strings.HasSuffix(*out, exportExt[*format]) {
-		fmt.Fprintf(s.Err, "note: %s is a %s file but does not end with %s\n", *out, *format, exportExt[*format])
+	if !strings.HasSuffix(*out, adapter.ExportExt[*format]) {
+		fmt.Fprintf(s.Err, "note: %s is a %s file but does not end with %s\n", *out, *format, adapter.ExportExt[*format])
 	}
 	return nil
 }

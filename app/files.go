@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"image"
 	_ "image/gif" // CopyImage checks GIFs
 	_ "image/jpeg"
@@ -355,7 +356,7 @@ func (d *Desktop) CheckAttachments(paths []string) ([]AttachmentInfo, error) {
 	}
 	out := make([]AttachmentInfo, 0, len(paths))
 	for _, p := range paths {
-		abs := ws.abs(expandHome(p))
+		abs := ws.abs(adapter.ExpandHome(p))
 		info := AttachmentInfo{Path: abs, Name: filepath.Base(abs)}
 		if within(ws.dir, abs) && abs != ws.dir {
 			rel, _ := filepath.Rel(ws.dir, abs)

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func (d *Desktop) InspectFolder(path string) (FolderCheck, error) {
 	if path == "" {
 		return FolderCheck{}, errors.New("no folder given: type a path such as ~/projects/demo")
 	}
-	abs, err := filepath.Abs(expandHome(path))
+	abs, err := filepath.Abs(adapter.ExpandHome(path))
 	if err != nil {
 		return FolderCheck{}, fmt.Errorf("folder %s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +14,12 @@ import (
 func TestExpandHomeAndWorkspaceArg(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	if got := expandHome("~/projects/x"); got != filepath.Join(home, "projects/x") {
-		t.Errorf("expandHome(~/projects/x) = %q", got)
+	if got := adapter.ExpandHome("~/projects/x"); got != filepath.Join(home, "projects/x") {
+		t.Errorf("adapter.ExpandHome(~/projects/x) = %q", got)
 	}
 	for _, p := range []string{"~user/x", "a/~/b", "/abs"} {
-		if got := expandHome(p); got != p {
-			t.Errorf("expandHome(%q) = %q, want it unchanged", p, got)
+		if got := adapter.ExpandHome(p); got != p {
+			t.Errorf("adapter.ExpandHome(%q) = %q, want it unchanged", p, got)
 		}
 	}
 	if err := os.Mkdir(filepath.Join(home, "ws"), 0o755); err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"github.com/freeact/desktop/app/adapter"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -35,7 +36,7 @@ func (d *Desktop) CompactNow() error {
 	if err != nil {
 		return err
 	}
-	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
+	ws.push(queued{raw: adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
 	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Compacting…", Progress: -1})
 	go ws.run(t, a.Compact(ws.d.host.context()))
 	return nil
@@ -208,6 +209,6 @@ func (ws *workspace) sendQueued() {
 		return
 	}
 	if err := ws.d.Send(p, nil); err != nil {
-		ws.push(queued{raw: mustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": "the edited prompt was not sent: " + err.Error()})})
+		ws.push(queued{raw: adapter.MustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": "the edited prompt was not sent: " + err.Error()})})
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"os"
 	"os/exec"
@@ -317,8 +318,8 @@ func TestExportName(t *testing.T) {
 		{"???", "session-ab12"},
 		{strings.Repeat("word ", 30), strings.TrimSuffix(strings.Repeat("word-", 12), "-")},
 	} {
-		if got := exportName(tt.title, "session-ab12"); got != tt.want {
-			t.Errorf("exportName(%q) = %q, want %q", tt.title, got, tt.want)
+		if got := adapter.ExportName(tt.title, "session-ab12"); got != tt.want {
+			t.Errorf("adapter.ExportName(%q) = %q, want %q", tt.title, got, tt.want)
 		}
 	}
 }

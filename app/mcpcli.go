@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -40,7 +41,7 @@ func terminalSignIn(s Streams) mcp.SignInOptions {
 // runMCP is `freeact mcp login NAME | logout NAME | status`: the sign-in
 // of the workspace's HTTP MCP servers.
 func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
-	usage := usageError{errors.New("mcp takes login NAME, logout NAME or status: e.g. freeact mcp login github --workspace DIR")}
+	usage := adapter.UsageError{Err: errors.New("mcp takes login NAME, logout NAME or status: e.g. freeact mcp login github --workspace DIR")}
 	if len(args) == 0 {
 		return usage
 	}
@@ -55,7 +56,7 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	// `mcp login NAME --workspace DIR`).
 	var names []string
 	for rest := args[1:]; ; {
-		if err := parseFlags(fs, rest, s.Err); err != nil {
+		if err := adapter.ParseFlags(fs, rest, s.Err); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -89,7 +90,7 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	}
 	need := func() error {
 		if len(names) != 1 {
-			return usageError{fmt.Errorf("mcp %s takes the name of one HTTP server (have: %v)", sub, slices.Sorted(maps.Keys(servers)))}
+			return adapter.UsageError{Err: fmt.Errorf("mcp %s takes the name of one HTTP server (have: %v)", sub, slices.Sorted(maps.Keys(servers)))}
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,47 +49,8 @@ type MCPRequest struct {
 	// the host...); "" when it is.
 	URLProblem string `json:"url_problem,omitempty"`
 	// Mode of a form: "form" (Fields) or "url".
-	Mode   string      `json:"mode,omitempty"`
-	Fields []FormField `json:"fields,omitempty"`
-}
-
-// FormField is a field of a form card (mcp.Field as the window reads it).
-type FormField struct {
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	Type        string       `json:"type"`
-	Format      string       `json:"format,omitempty"`
-	Required    bool         `json:"required"`
-	Default     any          `json:"default,omitempty"`
-	Options     []FormOption `json:"options,omitempty"`
-	Multi       bool         `json:"multi,omitempty"`
-	Minimum     *float64     `json:"minimum,omitempty"`
-	Maximum     *float64     `json:"maximum,omitempty"`
-	MinLength   *int         `json:"minLength,omitempty"`
-	MaxLength   *int         `json:"maxLength,omitempty"`
-	MinItems    *int         `json:"minItems,omitempty"`
-	MaxItems    *int         `json:"maxItems,omitempty"`
-}
-
-// FormOption is one value of a choice.
-type FormOption struct {
-	Value string `json:"value"`
-	Title string `json:"title"`
-}
-
-func formFields(fields []mcp.Field) []FormField {
-	out := make([]FormField, 0, len(fields))
-	for _, f := range fields {
-		ff := FormField{Name: f.Name, Title: f.Title, Description: f.Description, Type: f.Type, Format: f.Format,
-			Required: f.Required, Default: f.Default, Multi: f.Multi, Minimum: f.Minimum, Maximum: f.Maximum,
-			MinLength: f.MinLength, MaxLength: f.MaxLength, MinItems: f.MinItems, MaxItems: f.MaxItems}
-		for _, o := range f.Options {
-			ff.Options = append(ff.Options, FormOption{Value: o.Value, Title: o.Title})
-		}
-		out = append(out, ff)
-	}
-	return out
+	Mode   string              `json:"mode,omitempty"`
+	Fields []adapter.FormField `json:"fields,omitempty"`
 }
 
 // mcpUser is the desktop's side of MCP sign-in and elicitation: it shows
@@ -226,7 +188,7 @@ func withLink(r MCPRequest) MCPRequest {
 // the answer; a context that ends first cancels it.
 func (u *mcpUser) elicit(ctx context.Context, f mcp.Form) (mcp.Answer, error) {
 	req := MCPRequest{Kind: "form", Server: f.Server, State: MCPWaiting, Message: f.Message, Mode: f.Mode,
-		URL: f.URL, Fields: formFields(f.Fields)}
+		URL: f.URL, Fields: adapter.FormFields(f.Fields)}
 	if f.Mode == "url" {
 		req = withLink(req)
 	}

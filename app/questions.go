@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"strconv"
 	"strings"
@@ -109,7 +110,7 @@ func (qs *questions) ask(ctx context.Context, stop <-chan struct{}, q *question,
 	qs.t.emit(withID(event, q.id))
 	closed := func(why string) (reply, string, bool) {
 		if qs.remove(q) {
-			qs.t.emit(mustJSON(questionClosed{Type: "QuestionClosed", ID: q.id, Reason: why}))
+			qs.t.emit(adapter.MustJSON(questionClosed{Type: "QuestionClosed", ID: q.id, Reason: why}))
 		}
 		return reply{}, why, false
 	}
@@ -324,7 +325,7 @@ func (qs *questions) deliver(q *question, r reply) {
 }
 
 func (qs *questions) answerError(id, msg string) {
-	qs.t.emit(mustJSON(answerError{Type: "AnswerError", ID: id, Error: msg}))
+	qs.t.emit(adapter.MustJSON(answerError{Type: "AnswerError", ID: id, Error: msg}))
 }
 
 // questionClosed ends a question that got no answer.
@@ -345,13 +346,13 @@ type answerError struct {
 
 // formRequest is an MCP server's form (or page to open) as a question.
 type formRequest struct {
-	Type          string      `json:"type"`
-	Server        string      `json:"server"`
-	Mode          string      `json:"mode"`
-	Message       string      `json:"message"`
-	Fields        []FormField `json:"fields,omitempty"`
-	URL           string      `json:"url,omitempty"`
-	ElicitationID string      `json:"elicitation_id,omitempty"`
+	Type          string              `json:"type"`
+	Server        string              `json:"server"`
+	Mode          string              `json:"mode"`
+	Message       string              `json:"message"`
+	Fields        []adapter.FormField `json:"fields,omitempty"`
+	URL           string              `json:"url,omitempty"`
+	ElicitationID string              `json:"elicitation_id,omitempty"`
 }
 
 // signInRequest asks the user to sign in to an MCP server at URL.
@@ -385,13 +386,13 @@ func withID(b []byte, id string) []byte {
 		Type string `json:"type"`
 	}
 	_ = json.Unmarshal(b, &typ)
-	prefix := append([]byte(`{"type":`), mustJSON(typ.Type)...)
+	prefix := append([]byte(`{"type":`), adapter.MustJSON(typ.Type)...)
 	rest, ok := bytes.CutPrefix(b, prefix)
 	if !ok {
 		return b
 	}
 	out := append(prefix, `,"id":`...)
-	out = append(out, mustJSON(id)...)
+	out = append(out, adapter.MustJSON(id)...)
 	return append(out, rest...)
 }
 
@@ -490,7 +491,7 @@ func (qs *questions) formJSON(ctx context.Context, f mcp.Form) (mcp.Answer, erro
 	ev := formRequest{Type: "FormRequest", Server: f.Server, Mode: f.Mode, Message: f.Message, URL: f.URL, ElicitationID: f.ElicitationID}
 	q := &question{kind: askURL}
 	if f.Mode != "url" {
-		ev.Fields = formFields(f.Fields)
+		ev.Fields = adapter.FormFields(f.Fields)
 		q.kind = askForm
 		q.check = func(r *reply) error {
 			if r.Action != actAccept {
@@ -504,7 +505,7 @@ func (qs *questions) formJSON(ctx context.Context, f mcp.Form) (mcp.Answer, erro
 			return nil
 		}
 	}
-	a, why, ok := qs.ask(ctx, nil, q, mustJSON(ev))
+	a, why, ok := qs.ask(ctx, nil, q, adapter.MustJSON(ev))
 	if !ok {
 		if ctx.Err() != nil {
 			return mcp.Answer{Action: actCancel}, nil
@@ -519,7 +520,7 @@ func (qs *questions) formJSON(ctx context.Context, f mcp.Form) (mcp.Answer, erro
 // the sign-in to finish; a decline, a cancel or no answer stops it. The
 // question closes when the sign-in ends.
 func (qs *questions) signInJSON(ctx context.Context, server, authURL string) error {
-	ev := mustJSON(signInRequest{Type: "SignInRequest", Server: server, URL: authURL})
+	ev := adapter.MustJSON(signInRequest{Type: "SignInRequest", Server: server, URL: authURL})
 	go func() {
 		a, _, ok := qs.ask(ctx, nil, &question{kind: askSignIn}, ev)
 		if (!ok && ctx.Err() == nil) || (ok && a.Action != actAccept) {
@@ -554,7 +555,7 @@ func (t *terminal) offerReplayJSON(ctx context.Context, a *agent.Agent) bool {
 		case <-done:
 		}
 	}()
-	r, _, answered := t.qs.ask(ctx, stop, q, mustJSON(ev))
+	r, _, answered := t.qs.ask(ctx, stop, q, adapter.MustJSON(ev))
 	close(done)
 	select {
 	case <-stop:

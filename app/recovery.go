@@ -110,11 +110,3 @@ func (d *Desktop) ForkBusySession() (string, error) {
 	ws.restart(id)
 	return id, nil
 }
-
-// pidText is ", pid N" for a known process id.
-func pidText(pid int) string {
-	if pid <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(", pid %d", pid)
-}

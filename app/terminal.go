@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"iter"
 	"log"
@@ -21,7 +22,6 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
-	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
@@ -37,19 +37,14 @@ const (
 	exitCut       = 5 // the answer was cut off at the output token limit
 )
 
-// exitStatus ends the program with a status whose reason was already shown.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
 func runInit(_ context.Context, args []string, _ Build, s Streams) error {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
-	if err := parseFlags(fs, args, s.Err); err != nil {
+	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("init takes no arguments, got %q (use --workspace DIR)", fs.Args())}
+		return adapter.UsageError{Err: fmt.Errorf("init takes no arguments, got %q (use --workspace DIR)", fs.Args())}
 	}
 	dir, err := filepath.Abs(*ws)
 	if err != nil {
@@ -79,18 +74,18 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
 	fs.StringVar(&f.sandboxConfig, "sandbox-config", "", "an srt settings `file` replacing the default sandbox restrictions (implies --sandbox)")
-	if err := parseFlags(fs, args, s.Err); err != nil {
+	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("run takes no arguments, got %q (use --prompt TEXT)", fs.Args())}
+		return adapter.UsageError{Err: fmt.Errorf("run takes no arguments, got %q (use --prompt TEXT)", fs.Args())}
 	}
 	if f.fork && f.sessionID == "" {
-		return usageError{errors.New("--fork copies the session --session-id names: give both")}
+		return adapter.UsageError{Err: errors.New("--fork copies the session --session-id names: give both")}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", f.logLevel)}
+		return adapter.UsageError{Err: fmt.Errorf("--log-level %q: use debug, info, warn or error", f.logLevel)}
 	}
 	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
 	// Libraries that print with the standard logger (genai does) go to the
@@ -104,7 +99,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 	sigs := make(chan os.Signal, 2)
 	t := newTerminal(s, f.json, sigs)
 	a, err := newTerminalAgent(ctx, f, b.Dirs, logger, s, t)
-	if errors.Is(err, session.ErrBusy) {
+	if _, busy := adapter.BusySession(err); busy {
 		return fmt.Errorf("%w\n`freeact run --session-id %s --fork` continues in a copy; `freeact export --session %s` shows it", err, f.sessionID, f.sessionID)
 	}
 	if err != nil {
@@ -134,7 +129,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 			return err // an approval answer could not be read
 		}
 		if code != exitDone {
-			return exitStatus(code)
+			return adapter.ExitStatus(code)
 		}
 		return nil
 	}
@@ -144,7 +139,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
 func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams, t *terminal) (*agent.Agent, error) {
-	ws, err := agent.OpenWorkspace(f.workspace, agent.WorkspaceOptions{Keys: config.NewAppStore(dirs.Config).WithKeyring(config.SecretService()), Log: logger, Dirs: dirs})
+	ws, err := adapter.OpenWorkspace(f.workspace, adapter.KeyStore(dirs), dirs, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -683,7 +678,7 @@ func (t *terminal) expand(ctx context.Context, a *agent.Agent, text string) (str
 	}
 	out, err := a.ExpandMCP(ctx, text, ask)
 	if err != nil && t.json {
-		t.emit(mustJSON(notSent{Type: "NotSent", Error: err.Error()}))
+		t.emit(adapter.MustJSON(notSent{Type: "NotSent", Error: err.Error()}))
 	}
 	return out, err
 }

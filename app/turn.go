@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"iter"
 	"os"
 	"path/filepath"
@@ -148,7 +149,7 @@ func (ws *workspace) claim() (*agent.Agent, *turn, error) {
 // begin tells the window that the claimed turn t started (TurnStarted,
 // then shown) and streams its events in the background.
 func (ws *workspace) begin(t *turn, events iter.Seq[agent.Event], shown ...json.RawMessage) {
-	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
+	ws.push(queued{raw: adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent})})
 	for _, ev := range shown {
 		ws.push(queued{raw: ev})
 	}
@@ -187,7 +188,7 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	clear(ws.pending)
 	ws.mu.Unlock()
 	ws.d.mcpUser().cancelForms()
-	ws.push(queued{raw: mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
+	ws.push(queued{raw: adapter.MustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
 	msg := "Kernel ready"
 	if died {
 		msg = msgRestartedAfterDeath

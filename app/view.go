@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -49,15 +50,6 @@ type turnMarker struct {
 // follows.
 var resetEvent = json.RawMessage(`{"type":"Reset","agent_id":"main"}`)
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Only the fixed types above are encoded here; they always encode.
-		return json.RawMessage(`{"type":"Failed","agent_id":"main","error":"internal: event not encodable"}`)
-	}
-	return b
-}
-
 func dataURL(im model.Image) string {
 	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }
@@ -67,13 +59,13 @@ func userEvent(text string, images []model.Image, turn int) json.RawMessage {
 	for _, im := range images {
 		u.Images = append(u.Images, dataURL(im))
 	}
-	return mustJSON(u)
+	return adapter.MustJSON(u)
 }
 
 func marshalEvent(ev agent.Event) json.RawMessage {
 	b, err := agent.MarshalEvent(ev)
 	if err != nil {
-		return mustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})
+		return adapter.MustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})
 	}
 	return b
 }
@@ -87,7 +79,7 @@ type notebookOpened struct {
 }
 
 func notebookEvent(path string, cells []agent.NotebookCell) json.RawMessage {
-	return mustJSON(notebookOpened{Type: "NotebookOpened", AgentID: agent.MainAgent, Path: path, Cells: cells})
+	return adapter.MustJSON(notebookOpened{Type: "NotebookOpened", AgentID: agent.MainAgent, Path: path, Cells: cells})
 }
 
 // historyExtras are what a saved conversation's events show beyond its
@@ -165,7 +157,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			rejected = false
 		}
 		if open {
-			out = append(out, mustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true}))
+			out = append(out, adapter.MustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent, History: true}))
 			open = false
 		}
 	}
@@ -179,7 +171,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	// count in the turn's.
 	compaction := func(c agent.HistoryCompaction) {
 		if !open && len(c.Usage) > 0 {
-			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+			out = append(out, adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 			defer end()
 			open = true
 		}
@@ -191,7 +183,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	failures := func(upto int) {
 		for ; len(failed) > 0 && failed[0].Index <= upto; failed = failed[1:] {
 			end()
-			out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+			out = append(out, adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 			open = true
 			usage(failed[0].Model, failed[0].Usage)
 			if f := failed[0].Failed; !failed[0].Retried {
@@ -264,7 +256,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			if agent.IsPrompt(m) {
 				end()
 				turn++
-				out = append(out, mustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
+				out = append(out, adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 				open = true
 				out = append(out, userEvent(strings.Join(text, "\n"), imgs, turn))
 			}
@@ -275,7 +267,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 		for _, p := range m.Parts {
 			switch {
 			case p.FunctionCall != nil:
-				out = append(out, mustJSON(toolCallEvent{
+				out = append(out, adapter.MustJSON(toolCallEvent{
 					Type: "ToolCall", AgentID: agent.MainAgent, CorrelationID: p.FunctionCall.ID,
 					ToolName: p.FunctionCall.Name, Args: p.FunctionCall.Args,
 				}))

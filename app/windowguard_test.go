@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -273,7 +274,7 @@ func TestReloadedPageGetsTheMCPWaitOnlyWhileItLasts(t *testing.T) {
 		from := len(h.events)
 		h.mu.Unlock()
 		ws.resend()
-		ws.push(queued{raw: mustJSON(map[string]string{"type": marker})})
+		ws.push(queued{raw: adapter.MustJSON(map[string]string{"type": marker})})
 		_, end := h.waitEvent(t, marker, from)
 		var out []map[string]any
 		for at := from; at < end; at++ {

@@ -2,9 +2,9 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -206,7 +206,7 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if path == "" {
 		return WorkspaceInfo{}, errors.New("no folder given: choose a workspace folder")
 	}
-	open, err := agent.OpenWorkspace(expandHome(path), agent.WorkspaceOptions{Keys: d.store, Log: d.log, Dirs: d.build.Dirs})
+	open, err := adapter.OpenWorkspace(path, d.store, d.build.Dirs, d.log)
 	if err != nil {
 		return WorkspaceInfo{}, err
 	}
@@ -304,7 +304,7 @@ func (ws *workspace) recover(ctx context.Context, a *agent.Agent) {
 // at once, before the agent has started.
 func (ws *workspace) show(sessionID string) {
 	ws.push(queued{raw: resetEvent})
-	if sessionID == "" || !sessionExists(ws.cfg, sessionID) {
+	if sessionID == "" || !adapter.SessionExists(ws.cfg, sessionID) {
 		return
 	}
 	st, err := session.Open[model.Message](ws.cfg.SessionsDir(), sessionID)
@@ -329,10 +329,9 @@ func (ws *workspace) show(sessionID string) {
 func (ws *workspace) startFailed(err error) {
 	st := KernelStatus{State: KernelError, Message: err.Error(), Progress: -1}
 	var se *agent.StartError
-	var busy *session.BusyError
-	if errors.As(err, &busy) {
-		st.Problem, st.BusyPID = "busy", busy.PID
-		st.Summary = "This conversation is open in another freeact window" + pidText(busy.PID) + "."
+	if pid, busy := adapter.BusySession(err); busy {
+		st.Problem, st.BusyPID = "busy", pid
+		st.Summary = "This conversation is open in another freeact window" + adapter.PIDText(pid) + "."
 		st.Fix = "Fork it to continue in a copy here, or close it there and retry."
 	} else if errors.As(err, &se) {
 		st.Problem, st.Summary, st.Fix = se.Step, se.Summary(), se.Fix()
@@ -367,7 +366,7 @@ func (ws *workspace) start(sessionID string) {
 		}
 		// A session with nothing written yet (restarted before its first
 		// turn) cannot be resumed: the restart starts a new one.
-		if sessionID != "" && sessionExists(ws.cfg, sessionID) {
+		if sessionID != "" && adapter.SessionExists(ws.cfg, sessionID) {
 			opts = append(opts, agent.WithSessionID(sessionID))
 		}
 		a, err := ws.open.StartAgent(ctx, ws.cfg, opts...)
@@ -406,7 +405,7 @@ func (ws *workspace) start(sessionID string) {
 		}
 		if nb := ws.takeNotebook(); nb != "" {
 			if err := ws.openNotebook(a, nb); err != nil {
-				ws.push(queued{raw: mustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})})
+				ws.push(queued{raw: adapter.MustJSON(map[string]string{"type": "Failed", "agent_id": agent.MainAgent, "error": err.Error()})})
 			}
 		}
 		ws.recover(ctx, a)
@@ -651,12 +650,6 @@ func takeRequest[T any](d *Desktop, id, kind string) (T, error) {
 		return none, fmt.Errorf("request %s is no %s", id, kind)
 	}
 	return req, nil
-}
-
-// sessionExists reports whether the session has a main file to resume.
-func sessionExists(cfg *config.Config, id string) bool {
-	st, err := session.Open[json.RawMessage](cfg.SessionsDir(), id)
-	return err == nil && st.Exists()
 }
 
 // reconfigure hands agent.json as saved to the running agent (between
