@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/agent/notebook"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // waitTurnEnded waits for the TurnEnded after index from and returns its

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/terminal"
 )
 
 // Build is what the binary hands the front ends (adapter.Build).
@@ -35,11 +36,11 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
-		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
-		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
-		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: runMCP},
-		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},
+		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: terminal.RunInit},
+		{name: "run", summary: "chat with the agent in the terminal", run: terminal.RunRun, ownsInterrupt: true},
+		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: terminal.RunExport},
+		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: terminal.RunMCP},
+		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: terminal.RunCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/testenv"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/app/internal/webview"
 )
 

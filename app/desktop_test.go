@@ -19,6 +19,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -721,7 +722,7 @@ turns:
 		t.Error("OpenFile outside the workspace was allowed")
 	}
 	path := os.Getenv("PATH")
-	opens := recordOpens(t, 0)
+	opens := fronttest.RecordOpens(t, 0)
 	if err := d.OpenFile(".freeact/agent.json"); err != nil || len(opens()) != 1 || opens()[0][1] != filepath.Join(ws, ".freeact", "agent.json") {
 		t.Errorf("OpenFile = %v, opened %q", err, opens())
 	}
@@ -739,7 +740,7 @@ turns:
 		t.Errorf("ShowInFolder without a file manager or xdg-open = %v, opened %q", err, opens())
 	}
 	t.Setenv("PATH", path)
-	opens = recordOpens(t, 0)
+	opens = fronttest.RecordOpens(t, 0)
 	if err := d.ShowInFolder(".freeact/agent.json"); err != nil || len(opens()) != 1 || opens()[0][1] != filepath.Join(ws, ".freeact") {
 		t.Errorf("ShowInFolder = %v, opened %q, want the file's folder", err, opens())
 	}

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/freeact/desktop/app/adapter"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -18,6 +17,7 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/testenv"
 )
 

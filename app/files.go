@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"image"
 	_ "image/gif" // CopyImage checks GIFs
 	_ "image/jpeg"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/atomicfile"
 	"github.com/freeact/desktop/internal/opener"
 )

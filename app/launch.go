@@ -3,12 +3,12 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // LaunchTarget is what the window opens at start: the workspace of

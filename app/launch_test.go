@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 func TestExpandHomeAndWorkspaceArg(t *testing.T) {

@@ -2,12 +2,12 @@ package app
 
 import (
 	"errors"
-	"github.com/freeact/desktop/app/adapter"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // The window's long-session bindings: compacting, the budget, checkpoint

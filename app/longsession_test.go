@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // The terminal's long-session commands on the real binary with a real

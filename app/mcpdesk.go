@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/opener"
 )
 

@@ -2,57 +2,19 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/internal/fronttest"
 )
-
-// recordOpens puts stand-ins for xdg-open and the browser alternatives
-// first on PATH (and clears $BROWSER): each records its arguments and
-// exits with status. It returns what they were called with so far, one
-// argument vector (program first) a call.
-func recordOpens(t *testing.T, status int) func() [][]string {
-	t.Helper()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "argv.log")
-	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%%s\\n' \"$a\" >> %s; done\necho --end-- >> %s\n"+
-		"echo 'no application is registered for this' >&2\nexit %d\n", log, log, status)
-	for _, n := range []string{"xdg-open", "x-www-browser", "www-browser"} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("BROWSER", "")
-	return func() [][]string {
-		data, err := os.ReadFile(log)
-		if err != nil {
-			return nil
-		}
-		var out [][]string
-		var cur []string
-		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-			if l == "--end--" {
-				out = append(out, cur)
-				cur = nil
-				continue
-			}
-			cur = append(cur, l)
-		}
-		return out
-	}
-}
 
 // Links of the window go through the opener: only https (and http to
 // this computer) reaches the browser, as a whole URL with an ASCII host;
 // a browser that fails is reported.
 func TestDesktopOpenLinkHandsOnlyCheckedURLsToTheBrowser(t *testing.T) {
 	d, _, _ := testDesktop(t)
-	opens := recordOpens(t, 0)
+	opens := fronttest.RecordOpens(t, 0)
 	for _, u := range []string{"file:///etc/passwd", "--renderer-cmd-prefix=/usr/bin/xterm", "javascript:alert(1)",
 		"data:text/html;base64,PHNjcmlwdD4=", "http://example.com/", "/etc/passwd"} {
 		if err := d.OpenLink(u); err == nil {
@@ -68,7 +30,7 @@ func TestDesktopOpenLinkHandsOnlyCheckedURLsToTheBrowser(t *testing.T) {
 	if got := opens(); len(got) != 1 || got[0][1] != "https://xn--mple-43d3a6i.com/x" {
 		t.Errorf("the opener got %q, want the look-alike host in punycode", got)
 	}
-	recordOpens(t, 4)
+	fronttest.RecordOpens(t, 4)
 	if err := d.OpenLink("https://example.com/"); err == nil || !strings.Contains(err.Error(), "exit status 4") {
 		t.Errorf("OpenLink with a failing opener = %v, want its failure", err)
 	}
@@ -79,7 +41,7 @@ func TestDesktopOpenLinkHandsOnlyCheckedURLsToTheBrowser(t *testing.T) {
 // and nothing reaches the browser.
 func TestDesktopURLFormOpensOnlyCheckedURLs(t *testing.T) {
 	d, h, _ := testDesktop(t)
-	opens := recordOpens(t, 0)
+	opens := fronttest.RecordOpens(t, 0)
 	u := d.mcpUser()
 	ask := func(url string) (MCPRequest, chan mcp.Answer) {
 		t.Helper()

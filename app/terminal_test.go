@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -506,7 +507,7 @@ turns:
 // as a request in the terminal and as an approval answer with --json.
 func TestStdinLineTooLong(t *testing.T) {
 	bin := freeactBinary(t)
-	long := strings.Repeat("x", maxInputLine+1)
+	long := strings.Repeat("x", terminal.MaxInputLine+1)
 	tests := []struct {
 		name     string
 		args     []string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"iter"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/kernel"
 )
 

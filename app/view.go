@@ -4,13 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // Synthetic events: the app's own additions to the agent's event stream, in

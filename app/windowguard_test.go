@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"errors"
-	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/app/internal/webview"
 	"github.com/freeact/desktop/internal/testenv"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/kernel"
 )
 

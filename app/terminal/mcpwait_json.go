@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"context"
@@ -23,9 +23,9 @@ type waitQuestion struct {
 	done   chan struct{}
 }
 
-// errWaitOver is why an unanswered wait question closes: the wait ended
+// ErrWaitOver is why an unanswered wait question closes: the wait ended
 // (the servers connected, failed or ran out of time).
-var errWaitOver = errors.New("the wait is over: the MCP servers connected or stopped trying")
+var ErrWaitOver = errors.New("the wait is over: the MCP servers connected or stopped trying")
 
 func (w *waitQuestion) start(ctx context.Context, t *terminal, e *agent.MCPWaiting, stopped <-chan struct{}) {
 	w.end()
@@ -51,7 +51,7 @@ func (w *waitQuestion) end() {
 	if w.cancel == nil {
 		return
 	}
-	w.cancel(errWaitOver)
+	w.cancel(ErrWaitOver)
 	<-w.done
 	w.cancel, w.done = nil, nil
 }

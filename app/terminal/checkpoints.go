@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -434,8 +434,8 @@ func restoreLine(c checkpoint.Change) string {
 	return "restore " + visible.Line(c.Path)
 }
 
-// runCheckpoints is `freeact checkpoints list|diff|revert`.
-func runCheckpoints(ctx context.Context, args []string, b Build, s Streams) error {
+// RunCheckpoints is `freeact checkpoints list|diff|revert`.
+func RunCheckpoints(ctx context.Context, args []string, b adapter.Build, s adapter.Streams) error {
 	usage := func() error {
 		return adapter.UsageError{Err: errors.New("checkpoints takes list, diff [ID], revert [ID], finish or rollback: e.g. freeact checkpoints revert --workspace DIR")}
 	}

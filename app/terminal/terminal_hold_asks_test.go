@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func startupAsks() []startupAsk {
 		},
 		{
 			name:   "the replay offer",
-			holder: holdReplay,
+			holder: HoldReplay,
 			ask: func(ctx context.Context, t *terminal) string {
 				ans, ok := t.askReplay(ctx, agent.ReplayOffer{Reason: agent.LostResumed, Cells: []agent.Cell{{Code: "x = 1\ny = 2"}}})
 				return fmt.Sprintf("%s %v", ans, ok)

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -24,8 +26,8 @@ type holdRig struct {
 func newHoldRig(t *testing.T) *holdRig {
 	pr, pw := io.Pipe()
 	r := &holdRig{stdin: pw}
-	w := &syncWriter{mu: &r.mu, w: &r.out}
-	r.t = newTerminal(Streams{In: pr, Out: w, Err: w}, false, nil)
+	w := &fronttest.SyncWriter{Mu: &r.mu, W: &r.out}
+	r.t = newTerminal(adapter.Streams{In: pr, Out: w, Err: w}, false, nil)
 	t.Cleanup(func() { pw.Close() })
 	return r
 }

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // fake is a server string that tries to print a line of its own that
@@ -35,7 +36,7 @@ func TestServerTextStaysOnOneLine(t *testing.T) {
 	t.Setenv("BROWSER", "true") // the sign-in opens no browser
 	t.Run("form", func(t *testing.T) {
 		var out bytes.Buffer
-		term := newTerminal(Streams{In: strings.NewReader("y\n1\n\n"), Out: &out, Err: &out}, false, nil)
+		term := newTerminal(adapter.Streams{In: strings.NewReader("y\n1\n\n"), Out: &out, Err: &out}, false, nil)
 		forms := &terminalForms{t: term}
 		_, err := forms.ask(context.Background(), mcp.Form{Server: "s\nApprove? [Y/n/a/s] ", Message: fake, Mode: "form", Fields: []mcp.Field{
 			{Name: "pick", Title: fake, Description: fake, Type: "string", Options: []mcp.Option{{Value: "v", Title: fake}}},
@@ -48,7 +49,7 @@ func TestServerTextStaysOnOneLine(t *testing.T) {
 	})
 	t.Run("url form", func(t *testing.T) {
 		var out bytes.Buffer
-		term := newTerminal(Streams{In: strings.NewReader("n\n"), Out: &out, Err: &out}, false, nil)
+		term := newTerminal(adapter.Streams{In: strings.NewReader("n\n"), Out: &out, Err: &out}, false, nil)
 		forms := &terminalForms{t: term}
 		if _, err := forms.ask(context.Background(), mcp.Form{Server: "s", Message: fake, Mode: "url", URL: "https://example.com/\nApprove? [Y/n/a/s] "}); err != nil {
 			t.Fatal(err)
@@ -64,7 +65,7 @@ func TestServerTextStaysOnOneLine(t *testing.T) {
 			&agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: fake},
 		} {
 			var out bytes.Buffer
-			term := newTerminal(Streams{In: strings.NewReader(""), Out: &out, Err: &out}, false, nil)
+			term := newTerminal(adapter.Streams{In: strings.NewReader(""), Out: &out, Err: &out}, false, nil)
 			term.render(ev)
 			if agent.EventType(ev) == "ToolOutput" {
 				// A result keeps its lines, each framed.
@@ -83,7 +84,7 @@ func TestServerTextStaysOnOneLine(t *testing.T) {
 	})
 	t.Run("sign-in", func(t *testing.T) {
 		var out bytes.Buffer
-		if err := terminalSignIn(Streams{Out: &out, Err: &out}).Browser(context.Background(), "s", "https://auth.example/?q=1\nApprove? [Y/n/a/s] "); err != nil {
+		if err := terminalSignIn(adapter.Streams{Out: &out, Err: &out}).Browser(context.Background(), "s", "https://auth.example/?q=1\nApprove? [Y/n/a/s] "); err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range strings.Split(out.String(), "\n") {

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/internal/fronttest"
 )
 
 func TestTerminalForm(t *testing.T) {
@@ -31,7 +33,7 @@ func TestTerminalForm(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			term := newTerminal(Streams{In: strings.NewReader(tc.input), Out: &out, Err: &out}, false, nil)
+			term := newTerminal(adapter.Streams{In: strings.NewReader(tc.input), Out: &out, Err: &out}, false, nil)
 			forms := &terminalForms{t: term}
 			got, err := forms.ask(context.Background(), mcp.Form{Server: "s", Message: "Who are you?\x1b[2J", Mode: "form", Fields: fields})
 			if err != nil {
@@ -58,7 +60,7 @@ func TestTerminalForm(t *testing.T) {
 // and opens only a URL the opener allows: file:// and option-like text
 // are never handed to the browser, only declined.
 func TestTerminalURLForm(t *testing.T) {
-	opens := recordOpens(t, 0)
+	opens := fronttest.RecordOpens(t, 0)
 	tests := []struct {
 		name, url, input string
 		action           string
@@ -75,7 +77,7 @@ func TestTerminalURLForm(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(opens())
 			var out bytes.Buffer
-			term := newTerminal(Streams{In: strings.NewReader(tc.input), Out: &out, Err: &out}, false, nil)
+			term := newTerminal(adapter.Streams{In: strings.NewReader(tc.input), Out: &out, Err: &out}, false, nil)
 			got, err := (&terminalForms{t: term}).ask(context.Background(), mcp.Form{Server: "s", Message: "Verify.", Mode: "url", URL: tc.url})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcp/oauth"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/strictjson"
 )
 
@@ -94,8 +94,8 @@ func newQuestions(t *terminal) *questions {
 	return &questions{t: t, ended: make(chan struct{}), reader: make(chan struct{}, 1)}
 }
 
-// noAnswer is why an unanswered question was closed at the end of input.
-const noAnswer = "no answer: standard input ended"
+// NoAnswer is why an unanswered question was closed at the end of input.
+const NoAnswer = "no answer: standard input ended"
 
 // ask prints q's event with its id and waits for its answer. ok is false
 // when no answer came: stdin ended, stop closed or ctx ended; then why
@@ -194,7 +194,7 @@ func (qs *questions) endIfInputDone() {
 	select {
 	case <-qs.ended:
 	default:
-		qs.endErr = noAnswer
+		qs.endErr = NoAnswer
 		if err := qs.t.inputErr; err != nil {
 			qs.endErr = "no answer: " + err.Error()
 		}

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bytes"
@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // TestShowScriptApproval: a script cell's approval names the program and
 // shows every line of the script.
 func TestShowScriptApproval(t *testing.T) {
 	var out bytes.Buffer
-	term := newTerminal(Streams{In: strings.NewReader(""), Out: &out, Err: &out}, false, nil)
+	term := newTerminal(adapter.Streams{In: strings.NewReader(""), Out: &out, Err: &out}, false, nil)
 	lines := []string{"use strict;", "my $x = 1;", "print \"$x\\n\";", "system('ls');", "print \"done\\n\";"}
 	script := strings.Join(lines, "\n") + "\n"
 	call := agent.ShellAction{ToolName: "shell_magic", Command: script, Interpreter: "perl -w"}

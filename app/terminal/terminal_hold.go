@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"context"
@@ -26,7 +26,7 @@ const (
 // its answer.
 const (
 	holdRecover = "the question about the interrupted revert"
-	holdReplay  = "the question whether to replay the session's cells"
+	HoldReplay  = "the question whether to replay the session's cells"
 	holdUndo    = "the /undo question"
 )
 

@@ -1,11 +1,10 @@
-package app
+package terminal
 
 import (
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/opener"
 	"github.com/freeact/desktop/internal/visible"
 )
@@ -21,7 +21,7 @@ import (
 // terminalSignIn shows the browser step of an MCP sign-in in the
 // terminal: the link is printed (for a browser elsewhere) and the system
 // browser opened.
-func terminalSignIn(s Streams) mcp.SignInOptions {
+func terminalSignIn(s adapter.Streams) mcp.SignInOptions {
 	return mcp.SignInOptions{Browser: func(ctx context.Context, server, u string) error {
 		// The link comes from the server's metadata: one line, so that
 		// it cannot print lines of its own.
@@ -38,9 +38,9 @@ func terminalSignIn(s Streams) mcp.SignInOptions {
 	}}
 }
 
-// runMCP is `freeact mcp login NAME | logout NAME | status`: the sign-in
+// RunMCP is `freeact mcp login NAME | logout NAME | status`: the sign-in
 // of the workspace's HTTP MCP servers.
-func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
+func RunMCP(ctx context.Context, args []string, b adapter.Build, s adapter.Streams) error {
 	usage := adapter.UsageError{Err: errors.New("mcp takes login NAME, logout NAME or status: e.g. freeact mcp login github --workspace DIR")}
 	if len(args) == 0 {
 		return usage
@@ -82,7 +82,7 @@ func runMCP(ctx context.Context, args []string, b Build, s Streams) error {
 	}
 	signIn := terminalSignIn(s)
 	signIn.Dir = b.Dirs.MCPSignIn()
-	m := mcp.NewManager(servers, mcp.Options{ClientName: AppName, SignIn: signIn})
+	m := mcp.NewManager(servers, mcp.Options{ClientName: adapter.AppName, SignIn: signIn})
 	defer m.Close()
 	var name string
 	if len(names) > 0 {

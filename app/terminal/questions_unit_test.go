@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -70,7 +71,7 @@ func (e *events) wait(t *testing.T, typ string, n int) map[string]any {
 func TestQuestionsRouteAnswersByID(t *testing.T) {
 	in, w := io.Pipe()
 	out := &events{}
-	term := newTerminal(Streams{In: in, Out: out, Err: io.Discard}, true, nil)
+	term := newTerminal(adapter.Streams{In: in, Out: out, Err: io.Discard}, true, nil)
 	forms := &terminalForms{t: term}
 	fields := []mcp.Field{{Name: "name", Type: "string", Required: true}, {Name: "age", Type: "integer", Default: 30.0}}
 	type result struct {
@@ -121,10 +122,10 @@ func TestQuestionsRouteAnswersByID(t *testing.T) {
 	w.Close()
 	third := ask("third")
 	r3 := testenv.Receive(t, third, 30*time.Second, "the answer to a form asked after the end of input")
-	if r3.a.Action != "decline" || r3.a.Reason != noAnswer {
-		t.Errorf("a form after the end of input: %+v, want a decline saying %q", r3.a, noAnswer)
+	if r3.a.Action != "decline" || r3.a.Reason != NoAnswer {
+		t.Errorf("a form after the end of input: %+v, want a decline saying %q", r3.a, NoAnswer)
 	}
-	if c := out.wait(t, "QuestionClosed", 0); c["reason"] != noAnswer {
+	if c := out.wait(t, "QuestionClosed", 0); c["reason"] != NoAnswer {
 		t.Errorf("closed %v", c)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package terminal
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/freeact/desktop/app/adapter"
 	"io"
 	"iter"
 	"log"
@@ -22,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
@@ -37,7 +37,7 @@ const (
 	exitCut       = 5 // the answer was cut off at the output token limit
 )
 
-func runInit(_ context.Context, args []string, _ Build, s Streams) error {
+func RunInit(_ context.Context, args []string, _ adapter.Build, s adapter.Streams) error {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
 	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
@@ -62,7 +62,7 @@ type runFlags struct {
 	json, skipPermissions, sandbox, fork                  bool
 }
 
-func runRun(ctx context.Context, args []string, b Build, s Streams) error {
+func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Streams) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace `directory`")
@@ -138,7 +138,7 @@ func runRun(ctx context.Context, args []string, b Build, s Streams) error {
 
 // newTerminalAgent opens the workspace (scaffolding what is missing) and
 // starts an agent over it.
-func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s Streams, t *terminal) (*agent.Agent, error) {
+func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger *slog.Logger, s adapter.Streams, t *terminal) (*agent.Agent, error) {
 	ws, err := adapter.OpenWorkspace(f.workspace, adapter.KeyStore(dirs), dirs, logger)
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ type terminal struct {
 	session    *agent.SessionUsage
 }
 
-func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
+func newTerminal(s adapter.Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
 	t := &terminal{
 		out: s.Out, errw: s.Err, lines: make(chan string), want: make(chan struct{}, 1), in: s.In,
 		inputDone: make(chan struct{}), interrupts: interrupts, json: jsonMode,
@@ -261,7 +261,7 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 	// terminal while an editor runs on it (the e answer).
 	go func() {
 		sc := bufio.NewScanner(s.In)
-		sc.Buffer(make([]byte, 64*1024), maxInputLine)
+		sc.Buffer(make([]byte, 64*1024), MaxInputLine)
 		for range t.want {
 			if !sc.Scan() {
 				break
@@ -270,7 +270,7 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 		}
 		switch err := sc.Err(); {
 		case errors.Is(err, bufio.ErrTooLong):
-			t.inputErr = fmt.Errorf("read standard input: a line is longer than %d MiB, the most freeact reads as one line; put long text in a file and name the file in the request", maxInputLine>>20)
+			t.inputErr = fmt.Errorf("read standard input: a line is longer than %d MiB, the most freeact reads as one line; put long text in a file and name the file in the request", MaxInputLine>>20)
 		case err != nil:
 			t.inputErr = fmt.Errorf("read standard input: %w", err)
 		}
@@ -280,9 +280,9 @@ func newTerminal(s Streams, jsonMode bool, interrupts <-chan os.Signal) *termina
 	return t
 }
 
-// maxInputLine is the longest line of stdin the terminal reads: a request,
+// MaxInputLine is the longest line of stdin the terminal reads: a request,
 // an approval answer or a line for input().
-const maxInputLine = 16 << 20
+const MaxInputLine = 16 << 20
 
 // inputError returns why reading stdin stopped, when it stopped for an
 // error (a line too long) rather than at the end of input.
@@ -384,7 +384,7 @@ func (t *terminal) replayAnswered(ctx context.Context, a *agent.Agent, accept bo
 // while it connects waits until this is answered, and the other way
 // round. ok is false at the end of input, a signal or the end of ctx.
 func (t *terminal) askReplay(ctx context.Context, offer agent.ReplayOffer) (ans string, ok bool) {
-	if !t.take(ctx, nil, holdReplay) {
+	if !t.take(ctx, nil, HoldReplay) {
 		return "", false
 	}
 	defer t.give()

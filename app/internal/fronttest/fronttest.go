@@ -1,0 +1,62 @@
+// Package fronttest holds what the tests of the front ends (the window,
+// the terminal) share.
+package fronttest
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// RecordOpens puts stand-ins for xdg-open and the browser alternatives
+// first on PATH (and clears $BROWSER): each records its arguments and
+// exits with status. It returns what they were called with so far, one
+// argument vector (program first) a call.
+func RecordOpens(t *testing.T, status int) func() [][]string {
+	t.Helper()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "argv.log")
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%%s\\n' \"$a\" >> %s; done\necho --end-- >> %s\n"+
+		"echo 'no application is registered for this' >&2\nexit %d\n", log, log, status)
+	for _, n := range []string{"xdg-open", "x-www-browser", "www-browser"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("BROWSER", "")
+	return func() [][]string {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			return nil
+		}
+		var out [][]string
+		var cur []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if l == "--end--" {
+				out = append(out, cur)
+				cur = nil
+				continue
+			}
+			cur = append(cur, l)
+		}
+		return out
+	}
+}
+
+// SyncWriter writes to W under Mu: a buffer written from several
+// goroutines.
+type SyncWriter struct {
+	Mu *sync.Mutex
+	W  io.Writer
+}
+
+func (s *SyncWriter) Write(p []byte) (int, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.W.Write(p)
+}
