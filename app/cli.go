@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/desktop"
 	"github.com/freeact/desktop/app/terminal"
 )
 
@@ -72,7 +73,7 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 	if len(args) == 0 || desktopArgs(args) {
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		return RunDesktop(ctx, b, "")
+		return desktop.RunDesktop(ctx, b, "")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -99,7 +100,7 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 		}
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		return RunDesktop(ctx, b, dir)
+		return desktop.RunDesktop(ctx, b, dir)
 	}
 	printUsage(s.Err)
 	return adapter.UsageError{Err: fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
@@ -125,7 +126,7 @@ func workspaceArg(arg string) (string, error) {
 // than a subcommand. Only development builds take such flags (Wails reads
 // -devserver, -assetdir, ... itself).
 func desktopArgs(args []string) bool {
-	return devBuild && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0])
+	return desktop.DevBuild && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0])
 }
 
 func isHelpOrVersion(a string) bool {

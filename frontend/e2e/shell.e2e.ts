@@ -17,7 +17,7 @@ describe('the first window, against the real Go backend', () => {
   it('shows the version the Go binding returns', async () => {
     const fromGo = await app.page.evaluate(async () => {
       const w = window as unknown as { go: { app: { Desktop: { Version(): Promise<{ version: string }> } } } };
-      return (await w.go.app.Desktop.Version()).version;
+      return (await w.go.desktop.Desktop.Version()).version;
     });
     expect(fromGo).toBe('dev');
     await expect.poll(() => app.page.getByTestId('version').textContent()).toBe('development build');
@@ -30,7 +30,7 @@ describe('the first window, against the real Go backend', () => {
     const err = await app.page.evaluate(async () => {
       const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
       try {
-        await w.go.app.Desktop.Send('What is 2 + 2?', []);
+        await w.go.desktop.Desktop.Send('What is 2 + 2?', []);
         return 'no error';
       } catch (e) {
         return String(e);
@@ -58,7 +58,7 @@ describe('the first window, against the real Go backend', () => {
     const err = await app.page.evaluate(async () => {
       const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
       try {
-        await w.go.app.Desktop.Send('', []);
+        await w.go.desktop.Desktop.Send('', []);
         return 'no error';
       } catch (e) {
         return String(e);

@@ -3,13 +3,17 @@
 package fronttest
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 // RecordOpens puts stand-ins for xdg-open and the browser alternatives
@@ -59,4 +63,42 @@ func (s *SyncWriter) Write(p []byte) (int, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	return s.W.Write(p)
+}
+
+// ProcessesWith lists the processes whose environment mentions marker.
+func ProcessesWith(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(b, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// FollowBrowser writes a $BROWSER script that plays the browser of a user
+// who is signed in at the authorization server: it follows the redirects
+// to the loopback listener with curl.
+func FollowBrowser(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/curl"); err != nil {
+		testenv.Missing(t, "curl is not installed")
+	}
+	p := filepath.Join(t.TempDir(), "browser")
+	WriteScript(t, p, "#!/bin/sh\nexec /usr/bin/curl -sfL -o /dev/null \"$1\"\n")
+	return p
+}
+
+// WriteScript writes an executable script at p.
+func WriteScript(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
