@@ -249,8 +249,8 @@ export function toError(e: unknown): Error {
 carryCapability(window, document);
 
 function connected(): boolean {
-  const w = window as unknown as { go?: { app?: { Desktop?: unknown } } };
-  return w.go?.app?.Desktop !== undefined;
+  const w = window as unknown as { go?: { desktop?: { Desktop?: unknown } } };
+  return w.go?.desktop?.Desktop !== undefined;
 }
 
 async function call<T>(fn: () => Promise<T>): Promise<T> {
