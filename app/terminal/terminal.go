@@ -37,6 +37,7 @@ const (
 	exitCut       = 5 // the answer was cut off at the output token limit
 )
 
+// RunInit is `freeact init`: .freeact/ in a workspace, made where missing.
 func RunInit(_ context.Context, args []string, _ adapter.Build, s adapter.Streams) error {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
@@ -62,6 +63,8 @@ type runFlags struct {
 	json, skipPermissions, sandbox, fork                  bool
 }
 
+// RunRun is `freeact run`: the conversation in the terminal, one request
+// with --prompt, the JSON protocol with --json.
 func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Streams) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags

@@ -23,7 +23,8 @@ const (
 )
 
 // Questions asked outside a turn, each held from what it prints first to
-// its answer.
+// its answer. HoldReplay is exported because the note naming it is what
+// the tests of the built binary wait for.
 const (
 	holdRecover = "the question about the interrupted revert"
 	HoldReplay  = "the question whether to replay the session's cells"
