@@ -1,7 +1,7 @@
 // Command freeact is the freeact desktop app: with no arguments it opens the
-// desktop window; its subcommands are the terminal front end. All logic lives
-// in package app; main only hands it the embedded assets and the build's
-// version.
+// desktop window (app/desktop, whose Desktop Wails binds); its subcommands
+// are the terminal front end (app/terminal). Package app picks the front
+// end; main only hands it the embedded assets and the build's version.
 package main
 
 import (

@@ -6,41 +6,25 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 
-	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/desktop"
+	"github.com/freeact/desktop/app/terminal"
 )
 
-// Build is what the binary hands the front ends: its version and the assets
-// embedded at compile time.
-type Build struct {
-	// Version is what the build named (make passes scripts/version.sh
-	// through -ldflags); empty for a plain go build.
-	Version string
-	// Release is the tracked VERSION file, embedded: what a plain go build
-	// reports, with the commit Go records.
-	Release string
-	// Dirs are the folders the app keeps its files in, read once at start
-	// (appdirs.FromXDG); tests give folders of their own.
-	Dirs   appdirs.Dirs
-	Assets fs.FS  // the built frontend, rooted above frontend/dist
-	Icon   []byte // PNG window icon
-}
+// Build is what the binary hands the front ends (adapter.Build).
+type Build = adapter.Build
 
 // AppName is the product's name as users see it.
-const AppName = "freeact"
+const AppName = adapter.AppName
 
-// Streams are the standard input and outputs a command uses.
-type Streams struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
+// Streams are the standard input and outputs a command uses
+// (adapter.Streams).
+type Streams = adapter.Streams
 
 type command struct {
 	name    string
@@ -53,21 +37,15 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: runInit},
-		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
+		{name: "init", summary: "create .freeact/ in a workspace (configuration, permissions, skills)", run: terminal.RunInit},
+		{name: "run", summary: "chat with the agent in the terminal", run: terminal.RunRun, ownsInterrupt: true},
 		{name: "acp", summary: "serve the Agent Client Protocol on stdio, for editors and notebooks (docs/acp.md)", run: runACP},
-		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
-		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: runMCP},
-		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},
+		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: terminal.RunExport},
+		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: terminal.RunMCP},
+		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: terminal.RunCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
 }
-
-// usageError is an error in how the command was called; Main answers it
-// with exit status 2.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
 
 // Main runs the command line: no arguments opens the desktop window, a
 // subcommand runs in the terminal. It returns the process exit status.
@@ -75,7 +53,7 @@ func (e usageError) Unwrap() error { return e.error }
 func Main(ctx context.Context, args []string, b Build, s Streams) int {
 	err := dispatch(ctx, args, b, s)
 	stderr := s.Err
-	var status exitStatus
+	var status adapter.ExitStatus
 	switch {
 	case err == nil:
 		return 0
@@ -83,7 +61,7 @@ func Main(ctx context.Context, args []string, b Build, s Streams) int {
 		return 0
 	case errors.As(err, &status):
 		return int(status)
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(adapter.UsageError)):
 		fmt.Fprintf(stderr, "%s: %v\n", AppName, err)
 		return 2
 	default:
@@ -96,7 +74,7 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 	if len(args) == 0 || desktopArgs(args) {
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		return RunDesktop(ctx, b, "")
+		return desktop.RunDesktop(ctx, b, "")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -119,19 +97,19 @@ func dispatch(ctx context.Context, args []string, b Build, s Streams) error {
 		// freeact PATH opens the window on a workspace, like `code .`.
 		dir, err := workspaceArg(args[0])
 		if err != nil {
-			return usageError{err}
+			return adapter.UsageError{Err: err}
 		}
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		return RunDesktop(ctx, b, dir)
+		return desktop.RunDesktop(ctx, b, dir)
 	}
 	printUsage(s.Err)
-	return usageError{fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
+	return adapter.UsageError{Err: fmt.Errorf("unknown command %q: run '%s --help' for the list of commands", args[0], AppName)}
 }
 
 // workspaceArg checks the folder of `freeact PATH` and returns it absolute.
 func workspaceArg(arg string) (string, error) {
-	dir, err := filepath.Abs(expandHome(arg))
+	dir, err := filepath.Abs(adapter.ExpandHome(arg))
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", arg, err)
 	}
@@ -145,23 +123,11 @@ func workspaceArg(arg string) (string, error) {
 	return dir, nil
 }
 
-// expandHome replaces a leading ~ (alone or before /) with the home folder.
-func expandHome(p string) string {
-	if p != "~" && !strings.HasPrefix(p, "~/") {
-		return p
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return p
-	}
-	return filepath.Join(home, strings.TrimPrefix(p, "~"))
-}
-
 // desktopArgs reports whether args are flags for the desktop window rather
 // than a subcommand. Only development builds take such flags (Wails reads
 // -devserver, -assetdir, ... itself).
 func desktopArgs(args []string) bool {
-	return devBuild && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0])
+	return desktop.DevBuild && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0])
 }
 
 func isHelpOrVersion(a string) bool {
@@ -181,87 +147,14 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun '%s <command> --help' for a command's flags.\n", AppName)
 }
 
-// VersionInfo describes the running binary.
-type VersionInfo struct {
-	Version   string `json:"version"`
-	GoVersion string `json:"goVersion"`
-	Platform  string `json:"platform"`
-	Commit    string `json:"commit"`
-}
-
-func versionInfo(b Build) VersionInfo {
-	v := VersionInfo{GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	var settings []debug.BuildSetting
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		settings = bi.Settings
-	}
-	v.Version, v.Commit = buildVersion(b.Version, b.Release, settings)
-	return v
-}
-
-// buildVersion is the version a binary reports and the commit it was built
-// from. A version set at link time wins; without one (a plain go build) it
-// is the embedded release plus the commit Go's build info records, in the
-// form scripts/version.sh uses: 0.3.0+git.1a2b3c4, ".dirty" when the tree
-// had changes. Without either it is "dev".
-func buildVersion(linked, release string, settings []debug.BuildSetting) (version, commit string) {
-	var revision string
-	modified := false
-	for _, s := range settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
-	if len(revision) >= 12 {
-		commit = revision[:12]
-	}
-	release = strings.TrimSpace(release)
-	switch {
-	case linked != "":
-		return linked, commit
-	case release == "":
-		return "dev", commit
-	case len(revision) >= 7:
-		version = release + "+git." + revision[:7]
-		if modified {
-			version += ".dirty"
-		}
-		return version, commit
-	default:
-		return release + "+dev", commit
-	}
-}
-
-func (v VersionInfo) String() string {
-	s := fmt.Sprintf("%s %s (%s, %s)", AppName, v.Version, v.GoVersion, v.Platform)
-	if v.Commit != "" {
-		s += " commit " + v.Commit
-	}
-	return s
-}
-
 func runVersion(_ context.Context, args []string, b Build, s Streams) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	if err := parseFlags(fs, args, s.Err); err != nil {
+	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("version takes no arguments, got %q", fs.Args())}
+		return adapter.UsageError{Err: fmt.Errorf("version takes no arguments, got %q", fs.Args())}
 	}
-	fmt.Fprintln(s.Out, versionInfo(b))
+	fmt.Fprintln(s.Out, adapter.Version(b))
 	return nil
-}
-
-// parseFlags parses a subcommand's flags, printing flag errors and help to
-// stderr; a bad flag is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	err := fs.Parse(args)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return usageError{fmt.Errorf("%s: %w", fs.Name(), err)}
 }

@@ -3,10 +3,14 @@ package app
 import (
 	"bytes"
 	"context"
-	"runtime/debug"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/freeact/desktop/app/adapter"
+	"github.com/freeact/desktop/app/desktop"
 )
 
 func TestMain_commands(t *testing.T) {
@@ -57,7 +61,7 @@ func TestMain_commands(t *testing.T) {
 func TestDesktopArgsOnlyInDevBuilds(t *testing.T) {
 	// In a production build a flag is not a request for the window: it is a
 	// usage error, so a typo never silently opens the desktop app.
-	if devBuild {
+	if desktop.DevBuild {
 		t.Skip("dev build")
 	}
 	var stdout, stderr bytes.Buffer
@@ -67,62 +71,24 @@ func TestDesktopArgsOnlyInDevBuilds(t *testing.T) {
 	}
 }
 
-func TestCheckDisplay(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if err := checkDisplay(env(map[string]string{"DISPLAY": ":0"})); err != nil {
-		t.Errorf("X11 display: %v", err)
+func TestExpandHomeAndWorkspaceArg(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if got := adapter.ExpandHome("~/projects/x"); got != filepath.Join(home, "projects/x") {
+		t.Errorf("adapter.ExpandHome(~/projects/x) = %q", got)
 	}
-	if err := checkDisplay(env(map[string]string{"WAYLAND_DISPLAY": "wayland-0"})); err != nil {
-		t.Errorf("Wayland display: %v", err)
-	}
-	err := checkDisplay(env(nil))
-	if err == nil {
-		t.Fatal("no display: want an error")
-	}
-	for _, s := range []string{"DISPLAY", "xvfb-run -a", "freeact run"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not mention %q", err, s)
+	for _, p := range []string{"~user/x", "a/~/b", "/abs"} {
+		if got := adapter.ExpandHome(p); got != p {
+			t.Errorf("adapter.ExpandHome(%q) = %q, want it unchanged", p, got)
 		}
 	}
-}
-
-func TestDesktopBindings(t *testing.T) {
-	d := NewDesktop(Build{Version: "0.3.0"})
-	if v := d.Version(); v.Version != "0.3.0" || !strings.HasPrefix(v.GoVersion, "go") || v.Platform == "" {
-		t.Errorf("Version() = %+v", v)
+	if err := os.Mkdir(filepath.Join(home, "ws"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if w := d.Workspace(); w.Path != "" {
-		t.Errorf("Workspace() = %+v, want none open", w)
+	if dir, err := workspaceArg("~/ws"); err != nil || dir != filepath.Join(home, "ws") {
+		t.Errorf("workspaceArg(~/ws) = %q, %v", dir, err)
 	}
-	if err := d.Send("", nil); err == nil || !strings.Contains(err.Error(), "empty") {
-		t.Errorf("Send(\"\") = %v, want an empty-prompt error", err)
-	}
-	if err := d.Send("hi", nil); err == nil || !strings.Contains(err.Error(), "no workspace") {
-		t.Errorf("Send(\"hi\") = %v, want an error while no workspace is open", err)
-	}
-}
-
-func TestBuildVersion(t *testing.T) {
-	vcs := func(rev, modified string) []debug.BuildSetting {
-		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
-	}
-	const rev = "1a2b3c4d5e6f708192a3b4c5d6e7f80912a3b4c5"
-	for _, tc := range []struct {
-		name, linked, release string
-		settings              []debug.BuildSetting
-		version, commit       string
-	}{
-		{"make names it", "0.3.0+git4.1a2b3c4", "0.3.0\n", vcs(rev, "false"), "0.3.0+git4.1a2b3c4", "1a2b3c4d5e6f"},
-		{"plain go build", "", "0.3.0\n", vcs(rev, "false"), "0.3.0+git.1a2b3c4", "1a2b3c4d5e6f"},
-		{"plain go build, changed tree", "", "0.3.0", vcs(rev, "true"), "0.3.0+git.1a2b3c4.dirty", "1a2b3c4d5e6f"},
-		{"no vcs information (go run)", "", "0.3.0", nil, "0.3.0+dev", ""},
-		{"nothing at all", "", "", nil, "dev", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v, c := buildVersion(tc.linked, tc.release, tc.settings)
-			if v != tc.version || c != tc.commit {
-				t.Errorf("buildVersion = %q, %q; want %q, %q", v, c, tc.version, tc.commit)
-			}
-		})
+	if _, err := workspaceArg("~/missing"); err == nil || !strings.Contains(err.Error(), filepath.Join(home, "missing")) {
+		t.Errorf("workspaceArg of a missing folder = %v", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/app/internal/fronttest"
 )
 
 // In --json mode stdout is only JSON lines: /diff is a Diff event, /undo
@@ -16,7 +18,7 @@ import (
 // question, /compact and /grants are events, and a revert a killed
 // process left unfinished is a RevertInterrupted event at the start.
 func TestRunJSONCommandsAreEvents(t *testing.T) {
-	bin := crashBinary(t) // the plain binary with the kill points of the crash tests
+	bin := fronttest.CrashBinary(t) // the plain binary with the kill points of the crash tests
 	ws, env, _ := terminalEnv(t, `
 turns:
   - reply: [{call: {id: w1, name: filesystem_write_text_file, args: {path: notes.txt, content: "new notes\n"}}}]

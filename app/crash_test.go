@@ -2,13 +2,8 @@ package app
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,12 +11,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -39,34 +32,6 @@ import (
 // skipped (each point costs a kernel start or two and thousands of file
 // writes: tens of seconds).
 
-var crashBuilt struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
-// crashBinary builds freeact with its kill points compiled in.
-func crashBinary(t *testing.T) string {
-	t.Helper()
-	testenv.Integration(t, "the freeact binary and Python with ipykernel")
-	crashBuilt.once.Do(func() {
-		dir, err := os.MkdirTemp("", "freeact-crash-bin-")
-		if err != nil {
-			crashBuilt.err = err
-			return
-		}
-		crashBuilt.bin = filepath.Join(dir, "freeact")
-		out, err := exec.Command("go", "build", "-tags", "crashtest", "-o", crashBuilt.bin, "github.com/freeact/desktop").CombinedOutput()
-		if err != nil {
-			crashBuilt.err = errors.New(string(out))
-		}
-	})
-	if crashBuilt.err != nil {
-		t.Fatalf("build freeact -tags crashtest: %v", crashBuilt.err)
-	}
-	return crashBuilt.bin
-}
-
 func crashPointsPerOp(t *testing.T) int {
 	n, err := strconv.Atoi(os.Getenv("FREEACT_CRASH_POINTS"))
 	if err != nil || n <= 0 {
@@ -75,84 +40,21 @@ func crashPointsPerOp(t *testing.T) int {
 	return n
 }
 
-// crashRig is one workspace, its XDG folders (and so its checkpoint store)
-// and the freeact binary.
-type crashRig struct {
-	t    *testing.T
-	bin  string
-	ws   string
-	home string // XDG folders
-	py   string
-}
+// crashRig is the harness of the crash tests over fronttest.CrashRig.
+type crashRig struct{ *fronttest.CrashRig }
 
 func newCrashRig(t *testing.T) *crashRig {
-	r := &crashRig{t: t, bin: crashBinary(t), py: testPython(t), home: t.TempDir()}
-	r.ws = filepath.Join(t.TempDir(), "ws")
+	r := &crashRig{&fronttest.CrashRig{T: t, Bin: fronttest.CrashBinary(t), Py: testPython(t), Home: t.TempDir()}}
+	r.WS = filepath.Join(t.TempDir(), "ws")
 	return r
-}
-
-// env returns the environment of a run against a fresh fake model playing
-// scenario ("" for none), killing at point:n when point is set.
-func (r *crashRig) env(scenario, point string, n int, count string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "GEMINI_API_KEY" && k != "GOOGLE_API_KEY" && !strings.HasPrefix(k, "XDG_") && !strings.HasPrefix(k, "FREEACT_CRASH") {
-			env = append(env, kv)
-		}
-	}
-	url := "http://127.0.0.1:9" // nothing listens: a run without a scenario asks no model
-	if scenario != "" {
-		sc, err := modeltest.ParseScenario([]byte(scenario))
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		sc.AllowUnplayed = true // a killed run stops early
-		url = modeltest.NewGemini(r.t, sc).URL()
-	}
-	env = append(env, "GOOGLE_GEMINI_BASE_URL="+url, "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
-		"XDG_STATE_HOME="+r.home+"/state", "XDG_CONFIG_HOME="+r.home+"/config", "XDG_DATA_HOME="+r.home+"/data")
-	if point != "" {
-		env = append(env, fmt.Sprintf("FREEACT_CRASH_AT=%s:%d", point, n))
-	}
-	if count != "" {
-		env = append(env, "FREEACT_CRASH_COUNT="+count)
-	}
-	return env
-}
-
-// run runs freeact; killed reports death by SIGKILL.
-func (r *crashRig) run(env []string, stdin string, args ...string) (out string, killed bool, err error) {
-	cmd := exec.Command(r.bin, args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var b bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &b, &b
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			killed, err = true, nil
-		}
-	}
-	if killed {
-		// The kernel dies with freeact (Pdeathsig): wait for it, so that
-		// no writer is left when the next run starts.
-		testenv.Eventually(r.t, 30*time.Second, func() error {
-			if pids := processesWith(r.home); len(pids) > 0 {
-				return fmt.Errorf("processes of the killed run left: %v", pids)
-			}
-			return nil
-		})
-	}
-	return b.String(), killed, err
 }
 
 // must runs freeact and fails the test unless it exits 0.
 func (r *crashRig) must(env []string, stdin string, args ...string) string {
-	r.t.Helper()
-	out, killed, err := r.run(env, stdin, args...)
+	r.T.Helper()
+	out, killed, err := r.Run(env, stdin, args...)
 	if err != nil || killed {
-		r.t.Fatalf("freeact %s: %v (killed %v)\n%s", strings.Join(args, " "), err, killed, out)
+		r.T.Fatalf("freeact %s: %v (killed %v)\n%s", strings.Join(args, " "), err, killed, out)
 	}
 	return out
 }
@@ -160,9 +62,9 @@ func (r *crashRig) must(env []string, stdin string, args ...string) string {
 // countPoints runs once with counting on and returns how often each kill
 // point was reached.
 func (r *crashRig) countPoints(scenario, stdin string, args ...string) map[string]int {
-	r.t.Helper()
-	file := filepath.Join(r.t.TempDir(), "points")
-	r.must(r.env(scenario, "", 0, file), stdin, args...)
+	r.T.Helper()
+	file := filepath.Join(r.T.TempDir(), "points")
+	r.must(r.Env(scenario, "", 0, file), stdin, args...)
 	data, _ := os.ReadFile(file)
 	n := map[string]int{}
 	for _, l := range strings.Fields(string(data)) {
@@ -214,64 +116,6 @@ func sortedKeys(m map[string]int) []string {
 	return out
 }
 
-// wsFiles hashes every file of the workspace outside .freeact.
-func wsFiles(t *testing.T, ws string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(ws, p)
-		if d.IsDir() {
-			if rel == ".freeact" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		sum := sha256.Sum256(data)
-		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:8])
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameFiles(a, b map[string]string) bool { return maps.Equal(a, b) }
-
-// diffFiles says how two workspace states differ, briefly.
-func diffFiles(got, want map[string]string) string {
-	var extra, missing, changed int
-	var ex []string
-	for k, v := range got {
-		w, ok := want[k]
-		switch {
-		case !ok:
-			extra++
-			if len(ex) < 3 {
-				ex = append(ex, "+"+k)
-			}
-		case w != v:
-			changed++
-			if len(ex) < 6 {
-				ex = append(ex, "~"+k)
-			}
-		}
-	}
-	for k := range want {
-		if _, ok := got[k]; !ok {
-			missing++
-			if len(ex) < 9 {
-				ex = append(ex, "-"+k)
-			}
-		}
-	}
-	return fmt.Sprintf("%d extra, %d missing, %d changed (%s)", extra, missing, changed, strings.Join(ex, " "))
-}
-
 // sizes of the harness's code action: how many files it rewrites, deletes
 // and creates.
 type sizes struct{ rewrite, delete, create int }
@@ -284,30 +128,23 @@ var (
 )
 
 func (r *crashRig) seed(z sizes) {
-	r.t.Helper()
-	if err := os.RemoveAll(r.ws); err != nil {
-		r.t.Fatal(err)
+	r.T.Helper()
+	if err := os.RemoveAll(r.WS); err != nil {
+		r.T.Fatal(err)
 	}
 	for _, d := range []string{"files", "del", ".freeact"} {
-		if err := os.MkdirAll(filepath.Join(r.ws, d), 0o755); err != nil {
-			r.t.Fatal(err)
+		if err := os.MkdirAll(filepath.Join(r.WS, d), 0o755); err != nil {
+			r.T.Fatal(err)
 		}
 	}
 	for i := range z.rewrite {
-		write1(r.t, filepath.Join(r.ws, "files", fmt.Sprintf("f%04d.txt", i)), fmt.Sprintf("old %d\n", i))
+		fronttest.Write1(r.T, filepath.Join(r.WS, "files", fmt.Sprintf("f%04d.txt", i)), fmt.Sprintf("old %d\n", i))
 	}
 	for i := range z.delete {
-		write1(r.t, filepath.Join(r.ws, "del", fmt.Sprintf("d%04d.txt", i)), fmt.Sprintf("doomed %d\n", i))
+		fronttest.Write1(r.T, filepath.Join(r.WS, "del", fmt.Sprintf("d%04d.txt", i)), fmt.Sprintf("doomed %d\n", i))
 	}
-	agentJSON, _ := json.Marshal(map[string]any{"python": r.py, "enable_subagents": false})
-	write1(r.t, filepath.Join(r.ws, ".freeact", "agent.json"), string(agentJSON))
-}
-
-func write1(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	agentJSON, _ := json.Marshal(map[string]any{"python": r.Py, "enable_subagents": false})
+	fronttest.Write1(r.T, filepath.Join(r.WS, ".freeact", "agent.json"), string(agentJSON))
 }
 
 func actionScenario(z sizes) string {
@@ -335,10 +172,10 @@ turns:
 // sessionID returns the one session of the workspace; "" when none was
 // written.
 func (r *crashRig) sessionID() string {
-	entries, _ := os.ReadDir(filepath.Join(r.ws, ".freeact", "sessions"))
+	entries, _ := os.ReadDir(filepath.Join(r.WS, ".freeact", "sessions"))
 	for _, e := range entries {
 		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if _, err := os.Stat(filepath.Join(r.ws, ".freeact", "sessions", e.Name(), "main.jsonl")); err == nil {
+			if _, err := os.Stat(filepath.Join(r.WS, ".freeact", "sessions", e.Name(), "main.jsonl")); err == nil {
 				return e.Name()
 			}
 		}
@@ -349,11 +186,11 @@ func (r *crashRig) sessionID() string {
 // snapshotDirs copies the workspace and the XDG folders (the checkpoint
 // store) aside, for restore.
 func (r *crashRig) snapshotDirs() string {
-	r.t.Helper()
-	dir := r.t.TempDir()
-	for _, p := range []string{r.ws, r.home} {
+	r.T.Helper()
+	dir := r.T.TempDir()
+	for _, p := range []string{r.WS, r.Home} {
 		if out, err := exec.Command("cp", "-a", p, filepath.Join(dir, filepath.Base(p))).CombinedOutput(); err != nil {
-			r.t.Fatalf("cp: %v %s", err, out)
+			r.T.Fatalf("cp: %v %s", err, out)
 		}
 	}
 	return dir
@@ -361,13 +198,13 @@ func (r *crashRig) snapshotDirs() string {
 
 // restoreDirs puts back what snapshotDirs copied.
 func (r *crashRig) restoreDirs(saved string) {
-	r.t.Helper()
-	for _, p := range []string{r.ws, r.home} {
+	r.T.Helper()
+	for _, p := range []string{r.WS, r.Home} {
 		if err := os.RemoveAll(p); err != nil {
-			r.t.Fatal(err)
+			r.T.Fatal(err)
 		}
 		if out, err := exec.Command("cp", "-a", filepath.Join(saved, filepath.Base(p)), p).CombinedOutput(); err != nil {
-			r.t.Fatalf("cp: %v %s", err, out)
+			r.T.Fatalf("cp: %v %s", err, out)
 		}
 	}
 }
@@ -377,31 +214,31 @@ var revertID = regexp.MustCompile(`checkpoint ([0-9a-f]{8})`)
 // checkRevertable reverts the latest turn (it must give want) and undoes
 // the revert (it must give back what was there).
 func (r *crashRig) checkRevertable(env []string, want map[string]string) {
-	r.t.Helper()
-	now := wsFiles(r.t, r.ws)
-	out := r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.ws)
-	if got := wsFiles(r.t, r.ws); !sameFiles(got, want) {
-		r.t.Fatalf("the revert did not restore the files before the turn: %s\n%s", diffFiles(got, want), out)
+	r.T.Helper()
+	now := fronttest.WSFiles(r.T, r.WS)
+	out := r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.WS)
+	if got := fronttest.WSFiles(r.T, r.WS); !fronttest.SameFiles(got, want) {
+		r.T.Fatalf("the revert did not restore the files before the turn: %s\n%s", fronttest.DiffFiles(got, want), out)
 	}
 	m := revertID.FindStringSubmatch(out)
 	if m == nil {
-		r.t.Fatalf("the revert named no checkpoint:\n%s", out)
+		r.T.Fatalf("the revert named no checkpoint:\n%s", out)
 	}
-	out = r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.ws, m[1])
-	if got := wsFiles(r.t, r.ws); !sameFiles(got, now) {
-		r.t.Fatalf("undoing the revert did not bring back everything it changed: %s\n%s", diffFiles(got, now), out)
+	out = r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.WS, m[1])
+	if got := fronttest.WSFiles(r.T, r.WS); !fronttest.SameFiles(got, now) {
+		r.T.Fatalf("undoing the revert did not bring back everything it changed: %s\n%s", fronttest.DiffFiles(got, now), out)
 	}
 }
 
 // checkResume resumes the session (when one was written): its history
 // must load, and the run must succeed.
 func (r *crashRig) checkResume() string {
-	r.t.Helper()
+	r.T.Helper()
 	sid := r.sessionID()
 	if sid == "" {
 		return ""
 	}
-	return r.must(r.env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.ws, "--session-id", sid, "--prompt", "Still there?")
+	return r.must(r.Env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.WS, "--session-id", sid, "--prompt", "Still there?")
 }
 
 // A code action killed at points spread over its snapshots, its record
@@ -412,39 +249,39 @@ func TestCrashCodeAction(t *testing.T) {
 	k := crashPointsPerOp(t)
 	r := newCrashRig(t)
 	r.seed(small)
-	before := wsFiles(t, r.ws)
+	before := fronttest.WSFiles(t, r.WS)
 	saved := r.snapshotDirs()
-	args := []string{"run", "--workspace", r.ws, "--skip-permissions", "--prompt", "Change the files."}
+	args := []string{"run", "--workspace", r.WS, "--skip-permissions", "--prompt", "Change the files."}
 	n := r.countPoints(actionScenario(small), "", args...)
-	after := wsFiles(t, r.ws)
-	if sameFiles(before, after) {
+	after := fronttest.WSFiles(t, r.WS)
+	if fronttest.SameFiles(before, after) {
 		t.Fatal("the action changed nothing")
 	}
 	t.Logf("kill points reached by a code action: %v", n)
 	for _, p := range crashPlan(n, k) {
 		name, at := p[0].(string), p[1].(int)
 		t.Run(fmt.Sprintf("%s:%d", name, at), func(t *testing.T) {
-			r.t = t
+			r.T = t
 			r.restoreDirs(saved)
-			out, killed, err := r.run(r.env(actionScenario(small), name, at, ""), "", args...)
+			out, killed, err := r.Run(r.Env(actionScenario(small), name, at, ""), "", args...)
 			if err != nil || !killed {
 				t.Fatalf("the run was not killed at %s:%d: %v\n%s", name, at, err, out)
 			}
-			env := r.env("", "", 0, "")
-			list := r.must(env, "", "checkpoints", "list", "--workspace", r.ws)
-			got := wsFiles(t, r.ws)
+			env := r.Env("", "", 0, "")
+			list := r.must(env, "", "checkpoints", "list", "--workspace", r.WS)
+			got := fronttest.WSFiles(t, r.WS)
 			switch {
-			case sameFiles(got, before):
+			case fronttest.SameFiles(got, before):
 				if strings.Contains(list, "turn 1") {
 					t.Fatalf("a turn that changed nothing is listed:\n%s", list)
 				}
-			case sameFiles(got, after):
+			case fronttest.SameFiles(got, after):
 				if strings.Contains(list, "No checkpoints") {
 					t.Fatalf("the action's changes are not recorded:\n%s", list)
 				}
 				r.checkRevertable(env, before)
 			default:
-				t.Fatalf("the workspace is neither before nor after the action: %s", diffFiles(got, after))
+				t.Fatalf("the workspace is neither before nor after the action: %s", fronttest.DiffFiles(got, after))
 			}
 			r.checkResume()
 		})
@@ -456,10 +293,10 @@ var revertRow = regexp.MustCompile(`(?m)^([0-9a-f]{8})\s.*\sRevert`)
 
 // undo reverts the revert id and checks that it gives want.
 func (r *crashRig) undo(env []string, id string, want map[string]string) {
-	r.t.Helper()
-	out := r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.ws, id)
-	if got := wsFiles(r.t, r.ws); !sameFiles(got, want) {
-		r.t.Fatalf("Undo did not restore everything the revert changed: %s\n%s", diffFiles(got, want), out)
+	r.T.Helper()
+	out := r.must(env, "", "checkpoints", "revert", "--yes", "--force", "--workspace", r.WS, id)
+	if got := fronttest.WSFiles(r.T, r.WS); !fronttest.SameFiles(got, want) {
+		r.T.Fatalf("Undo did not restore everything the revert changed: %s\n%s", fronttest.DiffFiles(got, want), out)
 	}
 }
 
@@ -472,30 +309,30 @@ func TestCrashRevert(t *testing.T) {
 	k := crashPointsPerOp(t)
 	r := newCrashRig(t)
 	r.seed(big)
-	orig := wsFiles(t, r.ws)
-	r.must(r.env(actionScenario(big), "", 0, ""), "", "run", "--workspace", r.ws, "--skip-permissions", "--prompt", "Change the files.")
-	changed := wsFiles(t, r.ws)
+	orig := fronttest.WSFiles(t, r.WS)
+	r.must(r.Env(actionScenario(big), "", 0, ""), "", "run", "--workspace", r.WS, "--skip-permissions", "--prompt", "Change the files.")
+	changed := fronttest.WSFiles(t, r.WS)
 	saved := r.snapshotDirs()
-	args := []string{"checkpoints", "revert", "--yes", "--workspace", r.ws}
+	args := []string{"checkpoints", "revert", "--yes", "--workspace", r.WS}
 	n := r.countPoints("", "", args...)
 	t.Logf("kill points reached by a revert of %d changed files: %v", big.rewrite+big.delete+big.create, n)
 	for i, p := range crashPlan(n, k) {
 		name, at := p[0].(string), p[1].(int)
 		t.Run(fmt.Sprintf("%s:%d", name, at), func(t *testing.T) {
-			r.t = t
+			r.T = t
 			r.restoreDirs(saved)
-			out, killed, err := r.run(r.env("", name, at, ""), "", args...)
+			out, killed, err := r.Run(r.Env("", name, at, ""), "", args...)
 			if err != nil || !killed {
 				t.Fatalf("the revert was not killed at %s:%d: %v\n%s", name, at, err, out)
 			}
-			env := r.env("", "", 0, "")
-			list := r.must(env, "", "checkpoints", "list", "--workspace", r.ws)
-			got := wsFiles(t, r.ws)
+			env := r.Env("", "", 0, "")
+			list := r.must(env, "", "checkpoints", "list", "--workspace", r.WS)
+			got := fronttest.WSFiles(t, r.WS)
 			if strings.Contains(list, "A revert was interrupted") {
 				if i%2 == 0 {
-					out := r.must(env, "", "checkpoints", "finish", "--workspace", r.ws)
-					if got := wsFiles(t, r.ws); !sameFiles(got, orig) {
-						t.Fatalf("finish left %s\n%s", diffFiles(got, orig), out)
+					out := r.must(env, "", "checkpoints", "finish", "--workspace", r.WS)
+					if got := fronttest.WSFiles(t, r.WS); !fronttest.SameFiles(got, orig) {
+						t.Fatalf("finish left %s\n%s", fronttest.DiffFiles(got, orig), out)
 					}
 					m := revertID.FindStringSubmatch(out)
 					if m == nil {
@@ -504,24 +341,24 @@ func TestCrashRevert(t *testing.T) {
 					r.undo(env, m[1], changed)
 					return
 				}
-				out := r.must(env, "", "checkpoints", "rollback", "--workspace", r.ws)
-				if got := wsFiles(t, r.ws); !sameFiles(got, changed) {
-					t.Fatalf("rollback left %s\n%s", diffFiles(got, changed), out)
+				out := r.must(env, "", "checkpoints", "rollback", "--workspace", r.WS)
+				if got := fronttest.WSFiles(t, r.WS); !fronttest.SameFiles(got, changed) {
+					t.Fatalf("rollback left %s\n%s", fronttest.DiffFiles(got, changed), out)
 				}
 				r.checkRevertable(env, orig)
 				return
 			}
 			switch {
-			case sameFiles(got, changed): // it had not begun
+			case fronttest.SameFiles(got, changed): // it had not begun
 				r.checkRevertable(env, orig)
-			case sameFiles(got, orig): // it was done
+			case fronttest.SameFiles(got, orig): // it was done
 				m := revertRow.FindStringSubmatch(list)
 				if m == nil {
 					t.Fatalf("the files are reverted but no revert is listed:\n%s", list)
 				}
 				r.undo(env, m[1], changed)
 			default:
-				t.Fatalf("the files are a mix (%s) and no interrupted revert is reported:\n%s", diffFiles(got, orig), list)
+				t.Fatalf("the files are a mix (%s) and no interrupted revert is reported:\n%s", fronttest.DiffFiles(got, orig), list)
 			}
 		})
 	}
@@ -539,12 +376,12 @@ turns:
 // seedSession writes a workspace with a session of two turns (Python's
 // agent.json, no files) and returns its id.
 func (r *crashRig) seedSession() string {
-	r.t.Helper()
+	r.T.Helper()
 	r.seed(sizes{})
-	r.must(r.env(sessionScenario, "", 0, ""), "Hello.\nAre you there?\nq\n", "run", "--workspace", r.ws)
+	r.must(r.Env(sessionScenario, "", 0, ""), "Hello.\nAre you there?\nq\n", "run", "--workspace", r.WS)
 	sid := r.sessionID()
 	if sid == "" {
-		r.t.Fatal("no session was written")
+		r.T.Fatal("no session was written")
 	}
 	return sid
 }
@@ -557,20 +394,20 @@ func TestCrashCompaction(t *testing.T) {
 	r := newCrashRig(t)
 	sid := r.seedSession()
 	saved := r.snapshotDirs()
-	args := []string{"run", "--workspace", r.ws, "--session-id", sid}
+	args := []string{"run", "--workspace", r.WS, "--session-id", sid}
 	const compact = `
 turns:
   - reply: [{text: "We greeted each other twice."}]
 `
 	n := r.countPoints(compact, "/compact\nq\n", args...)
 	t.Logf("kill points reached by a compaction: %v", n)
-	comps := filepath.Join(r.ws, ".freeact", "sessions", sid, "compactions", "main.jsonl")
+	comps := filepath.Join(r.WS, ".freeact", "sessions", sid, "compactions", "main.jsonl")
 	for _, p := range crashPlan(n, k) {
 		name, at := p[0].(string), p[1].(int)
 		t.Run(fmt.Sprintf("%s:%d", name, at), func(t *testing.T) {
-			r.t = t
+			r.T = t
 			r.restoreDirs(saved)
-			out, killed, err := r.run(r.env(compact, name, at, ""), "/compact\nq\n", args...)
+			out, killed, err := r.Run(r.Env(compact, name, at, ""), "/compact\nq\n", args...)
 			if err != nil || !killed {
 				t.Fatalf("the compaction was not killed at %s:%d: %v\n%s", name, at, err, out)
 			}
@@ -596,16 +433,16 @@ func TestCrashSessionWrite(t *testing.T) {
 	r := newCrashRig(t)
 	r.seed(sizes{})
 	saved := r.snapshotDirs()
-	args := []string{"run", "--workspace", r.ws, "--skip-permissions", "--prompt", "Change the files."}
+	args := []string{"run", "--workspace", r.WS, "--skip-permissions", "--prompt", "Change the files."}
 	n := r.countPoints(actionScenario(sizes{2, 1, 2}), "", args...)
 	n = map[string]int{"session.append": n["session.append"]}
 	t.Logf("kill points reached by session writes: %v", n)
 	for _, p := range crashPlan(n, k) {
 		name, at := p[0].(string), p[1].(int)
 		t.Run(fmt.Sprintf("%s:%d", name, at), func(t *testing.T) {
-			r.t = t
+			r.T = t
 			r.restoreDirs(saved)
-			out, killed, err := r.run(r.env(actionScenario(sizes{2, 1, 2}), name, at, ""), "", args...)
+			out, killed, err := r.Run(r.Env(actionScenario(sizes{2, 1, 2}), name, at, ""), "", args...)
 			if err != nil || !killed {
 				t.Fatalf("not killed at %s:%d: %v\n%s", name, at, err, out)
 			}
@@ -626,19 +463,19 @@ func TestCrashExport(t *testing.T) {
 	k := crashPointsPerOp(t)
 	r := newCrashRig(t)
 	sid := r.seedSession()
-	dest := filepath.Join(r.ws, "out.ipynb")
-	write1(t, dest, "the old export\n")
+	dest := filepath.Join(r.WS, "out.ipynb")
+	fronttest.Write1(t, dest, "the old export\n")
 	saved := r.snapshotDirs()
-	args := []string{"export", "--workspace", r.ws, "--session", sid, "-o", dest}
+	args := []string{"export", "--workspace", r.WS, "--session", sid, "-o", dest}
 	n := r.countPoints("", "", args...)
 	full, _ := os.ReadFile(dest)
 	t.Logf("kill points reached by an export: %v", n)
 	for _, p := range crashPlan(n, k) {
 		name, at := p[0].(string), p[1].(int)
 		t.Run(fmt.Sprintf("%s:%d", name, at), func(t *testing.T) {
-			r.t = t
+			r.T = t
 			r.restoreDirs(saved)
-			out, killed, err := r.run(r.env("", name, at, ""), "", args...)
+			out, killed, err := r.Run(r.Env("", name, at, ""), "", args...)
 			if err != nil || !killed {
 				t.Fatalf("not killed at %s:%d: %v\n%s", name, at, err, out)
 			}
@@ -646,7 +483,7 @@ func TestCrashExport(t *testing.T) {
 			if string(got) != "the old export\n" && !bytes.Equal(got, full) {
 				t.Fatalf("the export is neither the old file nor the new one: %d bytes", len(got))
 			}
-			r.must(r.env("", "", 0, ""), "", args...)
+			r.must(r.Env("", "", 0, ""), "", args...)
 			if got, _ := os.ReadFile(dest); !bytes.Equal(got, full) {
 				t.Fatal("exporting again did not write the whole file")
 			}
@@ -656,19 +493,19 @@ func TestCrashExport(t *testing.T) {
 
 // start starts freeact and returns it with a reader of its output.
 func (r *crashRig) start(env []string, args ...string) (*exec.Cmd, *screen, func(string)) {
-	r.t.Helper()
-	cmd := exec.Command(r.bin, args...)
+	r.T.Helper()
+	cmd := exec.Command(r.Bin, args...)
 	cmd.Env = env
 	scr := &screen{}
 	cmd.Stdout, cmd.Stderr = scr, scr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
-	r.t.Cleanup(func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r.T.Cleanup(func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd, scr, func(s string) {
 		if s == "" {
 			in.Close()
@@ -684,13 +521,13 @@ func (r *crashRig) start(env []string, args ...string) (*exec.Cmd, *screen, func
 func TestTwoProcessesOneSession(t *testing.T) {
 	r := newCrashRig(t)
 	sid := r.seedSession()
-	a, scr, send := r.start(r.env(resumeScenario, "", 0, ""), "run", "--workspace", r.ws, "--session-id", sid)
+	a, scr, send := r.start(r.Env(resumeScenario, "", 0, ""), "run", "--workspace", r.WS, "--session-id", sid)
 	scr.expect(t, "type a request")
-	out, _, err := r.run(r.env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.ws, "--session-id", sid, "--prompt", "Me too.")
+	out, _, err := r.Run(r.Env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.WS, "--session-id", sid, "--prompt", "Me too.")
 	if err == nil || !strings.Contains(out, fmt.Sprintf("this conversation is open in another freeact window, pid %d", a.Process.Pid)) || !strings.Contains(out, "--fork") {
 		t.Fatalf("a second writer was not refused (%v):\n%s", err, out)
 	}
-	out = r.must(r.env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.ws, "--session-id", sid, "--fork", "--prompt", "Me too.")
+	out = r.must(r.Env(resumeScenario, "", 0, ""), "", "run", "--workspace", r.WS, "--session-id", sid, "--fork", "--prompt", "Me too.")
 	if !strings.Contains(out, "a copy of session "+sid) || !strings.Contains(out, "Still here.") {
 		t.Fatalf("--fork:\n%s", out)
 	}
@@ -700,7 +537,7 @@ func TestTwoProcessesOneSession(t *testing.T) {
 	if err := a.Wait(); err != nil {
 		t.Fatalf("the first writer: %v\n%s", err, scr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(r.ws, ".freeact", "sessions", sid, "main.jsonl"))
+	data, err := os.ReadFile(filepath.Join(r.WS, ".freeact", "sessions", sid, "main.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -726,34 +563,34 @@ func TestTwoProcessesOneWorkspace(t *testing.T) {
 	scenario := func(code []byte) string {
 		return "turns:\n  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: " + string(code) + "}}}]\n  - reply: [{text: \"Written.\"}]\n"
 	}
-	a, scrA, _ := r.start(r.env(scenario(codeA), "", 0, ""), "run", "--workspace", r.ws, "--skip-permissions", "--prompt", "Write a.")
+	a, scrA, _ := r.start(r.Env(scenario(codeA), "", 0, ""), "run", "--workspace", r.WS, "--skip-permissions", "--prompt", "Write a.")
 	testenv.Eventually(t, 90*time.Second, func() error {
 		if _, err := os.Stat(filepath.Join(ctl, "a-running")); err != nil {
 			return fmt.Errorf("A's action did not start: %s", scrA.String())
 		}
 		return nil
 	})
-	b, scrB, _ := r.start(r.env(scenario(codeB), "", 0, ""), "run", "--workspace", r.ws, "--skip-permissions", "--prompt", "Write b.")
+	b, scrB, _ := r.start(r.Env(scenario(codeB), "", 0, ""), "run", "--workspace", r.WS, "--skip-permissions", "--prompt", "Write b.")
 	scrB.expect(t, fmt.Sprintf("Waiting for an action of another freeact process on this workspace (pid %d)", a.Process.Pid))
-	if _, err := os.Stat(filepath.Join(r.ws, "b.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.WS, "b.txt")); err == nil {
 		t.Fatal("B's action ran while A's was running")
 	}
-	write1(t, release, "")
+	fronttest.Write1(t, release, "")
 	if err := a.Wait(); err != nil {
 		t.Fatalf("A: %v\n%s", err, scrA.String())
 	}
 	if err := b.Wait(); err != nil {
 		t.Fatalf("B: %v\n%s", err, scrB.String())
 	}
-	env := r.env("", "", 0, "")
-	list := r.must(env, "", "checkpoints", "list", "--workspace", r.ws)
+	env := r.Env("", "", 0, "")
+	list := r.must(env, "", "checkpoints", "list", "--workspace", r.WS)
 	turnA := regexp.MustCompile(`(?m)^([0-9a-f]{8})\s+(\S+)\s.*\s1\s+turn 1: Write a\.`).FindStringSubmatch(list)
 	turnB := regexp.MustCompile(`(?m)^([0-9a-f]{8})\s+(\S+)\s.*\s1\s+turn 1: Write b\.`).FindStringSubmatch(list)
 	if turnA == nil || turnB == nil || turnA[2] == turnB[2] {
 		t.Fatalf("want two turns 1 of two sessions, one file each:\n%s", list)
 	}
-	r.must(env, "", "checkpoints", "revert", "--yes", "--workspace", r.ws, turnA[1])
-	got := wsFiles(t, r.ws)
+	r.must(env, "", "checkpoints", "revert", "--yes", "--workspace", r.WS, turnA[1])
+	got := fronttest.WSFiles(t, r.WS)
 	if _, ok := got["a.txt"]; ok {
 		t.Fatal("reverting A's turn left a.txt")
 	}

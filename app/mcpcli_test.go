@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -18,7 +19,7 @@ import (
 // signs in (flags go before or after the name); status then says so.
 func TestMCPLoginCommand(t *testing.T) {
 	auth := mcptest.NewOAuth(t)
-	t.Setenv("BROWSER", followBrowser(t))
+	t.Setenv("BROWSER", fronttest.FollowBrowser(t))
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent") // no keyring: tokens in 0600 files
 	ws := t.TempDir()
 	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{"secured": auth.Server()}})

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freeact/desktop/app/terminal"
 )
 
 // A mention over the limit in --json mode is a Confirm question with an
@@ -44,7 +46,7 @@ turns:
 	}
 	id = ask()
 	r.stdin.Close()
-	if c := r.next("QuestionClosed"); c["id"] != id || c["reason"] != noAnswer {
+	if c := r.next("QuestionClosed"); c["id"] != id || c["reason"] != terminal.NoAnswer {
 		t.Errorf("closed %v, want %s closed for no answer", c, id)
 	}
 	r.next("NotSent")
@@ -90,8 +92,8 @@ func TestRunJSONMCPWaitClosesWhenTheServerConnects(t *testing.T) {
 		eof    bool
 		reason string
 	}{
-		{"the server connects", false, "withdrawn: " + errWaitOver.Error()},
-		{"stdin ends, then the server connects", true, noAnswer},
+		{"the server connects", false, "withdrawn: " + terminal.ErrWaitOver.Error()},
+		{"stdin ends, then the server connects", true, terminal.NoAnswer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bin := freeactBinary(t)

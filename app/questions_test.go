@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeact/desktop/app/internal/fronttest"
+	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -60,7 +62,7 @@ func startJSON(t *testing.T, bin string, env []string, args ...string) *jsonRun 
 	cmd := exec.Command(bin, append([]string{"run", "--json"}, args...)...)
 	cmd.Env = env
 	r := &jsonRun{t: t, events: make(chan map[string]any, 1000), exited: make(chan error, 1)}
-	cmd.Stderr = &syncWriter{mu: &r.mu, w: &r.stderr}
+	cmd.Stderr = &fronttest.SyncWriter{Mu: &r.mu, W: &r.stderr}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -101,17 +103,6 @@ func startJSON(t *testing.T, bin string, env []string, args ...string) *jsonRun 
 		}
 	})
 	return r
-}
-
-type syncWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 func (r *jsonRun) transcript() string {
@@ -256,11 +247,11 @@ turns:
 	r.stdin.Close()
 	form := r.next("FormRequest")
 	closed := r.next("QuestionClosed")
-	if closed["id"] != form["id"] || closed["reason"] != noAnswer {
+	if closed["id"] != form["id"] || closed["reason"] != terminal.NoAnswer {
 		t.Errorf("closed %v for form %v", closed, form["id"])
 	}
 	out := r.next("ToolOutput")
-	if c := fmt.Sprint(out["content"]); !strings.Contains(c, "User declined") || !strings.Contains(c, noAnswer) {
+	if c := fmt.Sprint(out["content"]); !strings.Contains(c, "User declined") || !strings.Contains(c, terminal.NoAnswer) {
 		t.Errorf("the server was not told the form was declined, and why: %s", c)
 	}
 	r.wait(0)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -166,7 +167,7 @@ turns:
 	}
 	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws, "--session-id", id, "--skip-permissions"), env, 200)
 
-	const form, offer = `a form of MCP server "asks"`, holdReplay
+	const form, offer = `a form of MCP server "asks"`, terminal.HoldReplay
 	formFirst := "(" + offer + " waits until " + form + " is answered)"
 	offerFirst := "(" + form + " waits until " + offer + " is answered)"
 	var order string

@@ -19,6 +19,8 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/internal/fronttest"
+	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -244,7 +246,7 @@ turns:
 	if !strings.Contains(string(perms), `"mkdir *"`) {
 		t.Errorf("'a' did not save the rule:\n%s", perms)
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
+	if pids := fronttest.ProcessesWith(marker); len(pids) > 0 {
 		t.Errorf("processes left running after exit: %v", pids)
 	}
 }
@@ -337,7 +339,7 @@ turns:
 					t.Errorf("events: %s", joined)
 				}
 			}
-			if pids := processesWith(marker); len(pids) > 0 {
+			if pids := fronttest.ProcessesWith(marker); len(pids) > 0 {
 				t.Errorf("processes left running after exit: %v", pids)
 			}
 		})
@@ -359,23 +361,6 @@ func TestRunWithoutAPIKey(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "GEMINI_API_KEY") || !strings.Contains(string(out), ".env") {
 		t.Errorf("err %v, output:\n%s", err, out)
 	}
-}
-
-// processesWith lists the processes whose environment mentions marker.
-func processesWith(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(b, []byte(marker)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 func TestRunSandboxed(t *testing.T) {
@@ -449,7 +434,7 @@ turns:
 		_ = cmd.Process.Kill()
 		t.Fatalf("a second Ctrl-C did not quit; terminal:\n%s", scr.String())
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
+	if pids := fronttest.ProcessesWith(marker); len(pids) > 0 {
 		t.Errorf("processes left running after exit: %v", pids)
 	}
 }
@@ -506,7 +491,7 @@ turns:
 // as a request in the terminal and as an approval answer with --json.
 func TestStdinLineTooLong(t *testing.T) {
 	bin := freeactBinary(t)
-	long := strings.Repeat("x", maxInputLine+1)
+	long := strings.Repeat("x", terminal.MaxInputLine+1)
 	tests := []struct {
 		name     string
 		args     []string

@@ -32,15 +32,15 @@ function report(what) { new Image().src = '/report?what=' + encodeURIComponent(w
 report('loaded');
 const code = "open('pwned.txt', 'w').write('pwned')";
 try {
-  window.go.app.Desktop.RunCell(code, '', 'notebook').then(() => report('RunCell answered'), (e) => report('RunCell refused: ' + e));
+  window.go.desktop.Desktop.RunCell(code, '', 'notebook').then(() => report('RunCell answered'), (e) => report('RunCell refused: ' + e));
   report('called RunCell');
 } catch (e) { report('no bindings: ' + e); }
 try {
-  window.webkit.messageHandlers.external.postMessage('C' + JSON.stringify({name: 'app.Desktop.RunCell', args: [code, '', 'notebook'], callbackID: 'x'}));
+  window.webkit.messageHandlers.external.postMessage('C' + JSON.stringify({name: 'desktop.Desktop.RunCell', args: [code, '', 'notebook'], callbackID: 'x'}));
   report('posted a message');
 } catch (e) { report('no message handler: ' + e); }
 try {
-  window.go.app.Desktop.Workspace().then((w) => report('Workspace: ' + JSON.stringify(w)));
+  window.go.desktop.Desktop.Workspace().then((w) => report('Workspace: ' + JSON.stringify(w)));
 } catch (e) { report('no Workspace: ' + e); }
 </script>`
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,22 +81,6 @@ func env(t *testing.T, scenario string) (ws string, environ []string, marker str
 		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
 		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
 	return ws, environ, marker
-}
-
-func processesWith(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(b, []byte(marker)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // client is the test's ACP client: it records every update and answers

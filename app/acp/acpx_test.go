@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"bytes"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,16 +70,16 @@ func (a *acpxEnv) run(t *testing.T, args ...string) string {
 // agent between prompts) and waits for their freeact acp to go.
 func (a *acpxEnv) stopOwners(t *testing.T) {
 	t.Helper()
-	for _, pid := range processesWith(a.marker) {
+	for _, pid := range fronttest.ProcessesWith(a.marker) {
 		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 		if bytes.Contains(cmdline, []byte("__queue-owner")) {
 			syscall.Kill(pid, syscall.SIGTERM)
 		}
 	}
 	deadline := time.Now().Add(time.Minute)
-	for len(processesWith(a.marker)) > 0 {
+	for len(fronttest.ProcessesWith(a.marker)) > 0 {
 		if time.Now().After(deadline) {
-			t.Errorf("processes left after the acpx owners stopped: %v", processesWith(a.marker))
+			t.Errorf("processes left after the acpx owners stopped: %v", fronttest.ProcessesWith(a.marker))
 			return
 		}
 		time.Sleep(100 * time.Millisecond) // polling /proc: no event tells of another process's exit

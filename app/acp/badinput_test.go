@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -97,7 +98,7 @@ func TestACPClientGoneMidTurn(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("exit took %v", d)
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
+	if pids := fronttest.ProcessesWith(marker); len(pids) > 0 {
 		t.Errorf("processes left running after the client went away: %v", pids)
 	}
 

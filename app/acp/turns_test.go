@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,7 +270,7 @@ func TestACPSessionWithoutAKeyNeedsAuth(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
 		t.Fatalf("session/new without a key: %v", err)
 	}
-	for _, pid := range processesWith(marker) {
+	for _, pid := range fronttest.ProcessesWith(marker) {
 		if pid != p.cmd.Process.Pid {
 			t.Errorf("a process started for a session that was refused: %d", pid)
 		}

@@ -16,8 +16,8 @@ describe('the first window, against the real Go backend', () => {
 
   it('shows the version the Go binding returns', async () => {
     const fromGo = await app.page.evaluate(async () => {
-      const w = window as unknown as { go: { app: { Desktop: { Version(): Promise<{ version: string }> } } } };
-      return (await w.go.app.Desktop.Version()).version;
+      const w = window as unknown as { go: { desktop: { Desktop: { Version(): Promise<{ version: string }> } } } };
+      return (await w.go.desktop.Desktop.Version()).version;
     });
     expect(fromGo).toBe('dev');
     await expect.poll(() => app.page.getByTestId('version').textContent()).toBe('development build');
@@ -28,9 +28,9 @@ describe('the first window, against the real Go backend', () => {
   it('asks for a workspace first, and Go refuses a prompt without one', async () => {
     await app.page.getByRole('heading', { name: 'Open a workspace' }).waitFor();
     const err = await app.page.evaluate(async () => {
-      const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
+      const w = window as unknown as { go: { desktop: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
       try {
-        await w.go.app.Desktop.Send('What is 2 + 2?', []);
+        await w.go.desktop.Desktop.Send('What is 2 + 2?', []);
         return 'no error';
       } catch (e) {
         return String(e);
@@ -56,9 +56,9 @@ describe('the first window, against the real Go backend', () => {
 
   it('rejects an empty prompt in Go with a message that says what to do', async () => {
     const err = await app.page.evaluate(async () => {
-      const w = window as unknown as { go: { app: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
+      const w = window as unknown as { go: { desktop: { Desktop: { Send(p: string, a: unknown[]): Promise<void> } } } };
       try {
-        await w.go.app.Desktop.Send('', []);
+        await w.go.desktop.Desktop.Send('', []);
         return 'no error';
       } catch (e) {
         return String(e);

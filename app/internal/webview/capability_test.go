@@ -15,12 +15,12 @@ func TestCheckCallRefusesACallWithoutTheCapability(t *testing.T) {
 		refused bool
 		id      string
 	}{
-		{"the right capability", `C{"name":"app.Desktop.RunCell","args":["x"],"callbackID":"cb-1","capability":"c0ffee"}`, capability, false, ""},
-		{"no capability", `C{"name":"app.Desktop.RunCell","args":["x"],"callbackID":"cb-1"}`, capability, true, "cb-1"},
-		{"a wrong one", `C{"name":"app.Desktop.SetAPIKey","args":["k","v"],"callbackID":"cb-2","capability":"c0ffef"}`, capability, true, "cb-2"},
-		{"a prefix of it", `C{"name":"app.Desktop.Approve","callbackID":"cb-3","capability":"c0ff"}`, capability, true, "cb-3"},
+		{"the right capability", `C{"name":"desktop.Desktop.RunCell","args":["x"],"callbackID":"cb-1","capability":"c0ffee"}`, capability, false, ""},
+		{"no capability", `C{"name":"desktop.Desktop.RunCell","args":["x"],"callbackID":"cb-1"}`, capability, true, "cb-1"},
+		{"a wrong one", `C{"name":"desktop.Desktop.SetAPIKey","args":["k","v"],"callbackID":"cb-2","capability":"c0ffef"}`, capability, true, "cb-2"},
+		{"a prefix of it", `C{"name":"desktop.Desktop.Approve","callbackID":"cb-3","capability":"c0ff"}`, capability, true, "cb-3"},
 		{"a call by id without it", `c{"id":7,"args":[],"callbackID":"cb-4"}`, capability, true, "cb-4"},
-		{"an empty capability on both sides", `C{"name":"app.Desktop.RunCell","callbackID":"cb-5","capability":""}`, "", true, "cb-5"},
+		{"an empty capability on both sides", `C{"name":"desktop.Desktop.RunCell","callbackID":"cb-5","capability":""}`, "", true, "cb-5"},
 		{"a call that is not JSON", `C{"name":`, capability, true, ""},
 		{"an event of the runtime", `EE{"name":"x","data":[]}`, capability, false, ""},
 		{"the window's title", `WT:freeact`, capability, false, ""},

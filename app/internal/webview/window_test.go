@@ -18,7 +18,7 @@ import (
 // the window and to frame another origin; "last" comes after all.
 const appPage = `<!doctype html><body><script>
 const post = (m) => window.webkit.messageHandlers.external.postMessage(m);
-const call = (id, capability) => post('C' + JSON.stringify({name: 'app.Desktop.RunCell', args: ['x'], callbackID: id, capability}));
+const call = (id, capability) => post('C' + JSON.stringify({name: 'desktop.Desktop.RunCell', args: ['x'], callbackID: id, capability}));
 call('with', 'cap-1');
 call('without');
 call('wrong', 'cap-2');
@@ -31,7 +31,7 @@ setTimeout(() => call('last', 'cap-1'), 0);
 </script>`
 
 const otherPage = `<!doctype html><script>
-window.webkit.messageHandlers.external.postMessage('C' + JSON.stringify({name: 'app.Desktop.RunCell', args: [], callbackID: 'other', capability: 'cap-1'}));
+window.webkit.messageHandlers.external.postMessage('C' + JSON.stringify({name: 'desktop.Desktop.RunCell', args: [], callbackID: 'other', capability: 'cap-1'}));
 </script>`
 
 var window *webviewtest.Window
@@ -75,7 +75,7 @@ func TestGuardOnAWebKitWebView(t *testing.T) {
 	timeout := time.After(60 * time.Second)
 	var got []string
 	for !slices.ContainsFunc(got, func(m string) bool {
-		return m == `C{"name":"app.Desktop.RunCell","args":["x"],"callbackID":"last","capability":"cap-1"}`
+		return m == `C{"name":"desktop.Desktop.RunCell","args":["x"],"callbackID":"last","capability":"cap-1"}`
 	}) {
 		select {
 		case m := <-window.Received():
@@ -85,9 +85,9 @@ func TestGuardOnAWebKitWebView(t *testing.T) {
 		}
 	}
 	want := []string{
-		`C{"name":"app.Desktop.RunCell","args":["x"],"callbackID":"with","capability":"cap-1"}`,
+		`C{"name":"desktop.Desktop.RunCell","args":["x"],"callbackID":"with","capability":"cap-1"}`,
 		`EE{"name":"an event"}`,
-		`C{"name":"app.Desktop.RunCell","args":["x"],"callbackID":"last","capability":"cap-1"}`,
+		`C{"name":"desktop.Desktop.RunCell","args":["x"],"callbackID":"last","capability":"cap-1"}`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the messages that reached Wails' handler:\n%q\nwant\n%q", got, want)

@@ -13,7 +13,7 @@ describe('openInBrowser', () => {
   it('hands every link to the backend (Desktop.OpenLink), never to the runtime directly', async () => {
     const OpenLink = vi.fn().mockResolvedValue(undefined);
     const BrowserOpenURL = vi.fn();
-    (window as W).go = { app: { Desktop: { OpenLink } } };
+    (window as W).go = { desktop: { Desktop: { OpenLink } } };
     (window as W).runtime = { BrowserOpenURL };
     openInBrowser('https://example.org/x');
     openInBrowser('file:///etc/passwd');
@@ -23,7 +23,7 @@ describe('openInBrowser', () => {
 
   it('logs a refusal of the backend', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    (window as W).go = { app: { Desktop: { OpenLink: vi.fn().mockRejectedValue('file: links are not opened') } } };
+    (window as W).go = { desktop: { Desktop: { OpenLink: vi.fn().mockRejectedValue('file: links are not opened') } } };
     openInBrowser('file:///etc/passwd');
     await vi.waitFor(() => expect(warn).toHaveBeenCalledWith('The link was not opened: file: links are not opened'));
   });

@@ -1,9 +1,9 @@
 // The only door from the UI to the Go backend: every call goes through the
-// bindings Wails generates from package app (src/wailsjs, made by
+// bindings Wails generates from package app/desktop (src/wailsjs, made by
 // `make bindings`). Errors come back as Error objects with the Go message.
-import * as Desktop from '../wailsjs/go/app/Desktop';
+import * as Desktop from '../wailsjs/go/desktop/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { agent, app, bounds, checkpoint, config, kernel, mcpglue, model, permission, session } from '../wailsjs/go/models';
+import type { adapter, agent, bounds, checkpoint, config, desktop, kernel, mcpglue, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 import { carryCapability } from './capability';
@@ -16,41 +16,41 @@ type Data<T> = T extends (infer E)[]
   : T extends object
     ? { [K in keyof T as T[K] extends (...a: never[]) => unknown ? never : K]: Data<T[K]> }
     : T;
-export type VersionInfo = Data<app.VersionInfo>;
+export type VersionInfo = Data<adapter.VersionInfo>;
 export type MCPFailure = Data<mcpglue.MCPFailure>;
 /** An MCP server of the running agent with its state; expiry is RFC 3339 (absent: none). */
 export type MCPServerState = Omit<Data<mcpglue.MCPServerState>, 'expiry'> & { expiry?: string };
-export type KernelStatus = Data<app.KernelStatus>;
+export type KernelStatus = Data<desktop.KernelStatus>;
 // Go sends a nil slice as null.
-export type WorkspaceInfo = Omit<Data<app.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
-export type Attachment = Data<app.Attachment>;
+export type WorkspaceInfo = Omit<Data<desktop.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
+export type Attachment = Data<desktop.Attachment>;
 /** A mentioned resource over the mention limit: sizes in bytes. */
 export type LargeMention = Data<agent.LargeMention>;
-export type PathEntry = Data<app.PathEntry>;
+export type PathEntry = Data<desktop.PathEntry>;
 export type MCPCatalog = Data<mcpglue.MCPCatalog>;
 export type MCPResource = Data<mcpglue.MCPResource>;
 export type MCPPrompt = Data<mcpglue.MCPPrompt>;
 export type MCPArgument = Data<mcpglue.MCPArgument>;
-export type SettingField = Data<app.SettingField>;
+export type SettingField = Data<desktop.SettingField>;
 export type OptionKey = Data<config.OptionKey>;
 /** A number setting's bounds: min, max, whole or not, its unit. */
 export type NumberBounds = Data<bounds.Number>;
-export type SettingsSchema = Data<app.SettingsSchema>;
-export type LocalModels = Data<app.LocalModels>;
+export type SettingsSchema = Data<desktop.SettingsSchema>;
+export type LocalModels = Data<desktop.LocalModels>;
 export type ModelSettingKey = Data<model.SettingKey>;
 export type Provider = Data<model.Provider>;
-export type APIKeys = Data<app.APIKeys>;
-export type APIKeyStatus = Data<app.APIKeyStatus>;
+export type APIKeys = Data<desktop.APIKeys>;
+export type APIKeyStatus = Data<desktop.APIKeyStatus>;
 export type KeyStorage = Data<config.KeyStorage>;
-export type SettingsSource = Data<app.SettingsSource>;
-export type FieldError = Data<app.FieldError>;
-export type SkillInfo = Data<app.SkillInfo>;
-export type SandboxSettings = Data<app.SandboxSettings>;
+export type SettingsSource = Data<desktop.SettingsSource>;
+export type FieldError = Data<desktop.FieldError>;
+export type SkillInfo = Data<desktop.SkillInfo>;
+export type SandboxSettings = Data<desktop.SandboxSettings>;
 export type SessionInfo = Data<session.Info>;
 export type SessionMatch = Data<session.Match>;
 export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
-export type PermissionRules = Data<app.PermissionRules>;
+export type PermissionRules = Data<desktop.PermissionRules>;
 export type Preview = Data<permission.Preview>;
 export type Decision = 'yes' | 'no' | 'always' | 'session';
 export type Namespace = Data<kernel.Namespace>;
@@ -66,11 +66,11 @@ export type RevertPlan = {
   protected: Data<checkpoint.ProtectedChange>[] | null;
   unkept: Data<checkpoint.Unkept>[] | null;
 };
-export type ForkResult = Data<app.ForkResult>;
-export type InterruptedRevert = Data<app.InterruptedRevert>;
-export type LaunchTarget = Data<app.LaunchTarget>;
-export type FolderCheck = Data<app.FolderCheck>;
-export type AttachmentInfo = Data<app.AttachmentInfo>;
+export type ForkResult = Data<desktop.ForkResult>;
+export type InterruptedRevert = Data<desktop.InterruptedRevert>;
+export type LaunchTarget = Data<desktop.LaunchTarget>;
+export type FolderCheck = Data<desktop.FolderCheck>;
+export type AttachmentInfo = Data<desktop.AttachmentInfo>;
 
 export interface Backend {
   version(): Promise<VersionInfo>;
@@ -249,8 +249,8 @@ export function toError(e: unknown): Error {
 carryCapability(window, document);
 
 function connected(): boolean {
-  const w = window as unknown as { go?: { app?: { Desktop?: unknown } } };
-  return w.go?.app?.Desktop !== undefined;
+  const w = window as unknown as { go?: { desktop?: { Desktop?: unknown } } };
+  return w.go?.desktop?.Desktop !== undefined;
 }
 
 async function call<T>(fn: () => Promise<T>): Promise<T> {
@@ -311,10 +311,10 @@ export const backend: Backend = {
   retryKernel: () => call(Desktop.RetryKernel),
   applySettings: () => call(Desktop.ApplySettings),
   restartKernel: () => call(Desktop.RestartKernel),
-  send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as app.Attachment[])),
+  send: (prompt, attachments) => call(() => Desktop.Send(prompt, attachments as desktop.Attachment[])),
   largeMentions: (prompt) => call(() => Desktop.LargeMentions(prompt)),
   sendAllowingLarge: (prompt, attachments) =>
-    call(() => Desktop.SendAllowingLarge(prompt, attachments as app.Attachment[])),
+    call(() => Desktop.SendAllowingLarge(prompt, attachments as desktop.Attachment[])),
   continueTurn: () => call(Desktop.ContinueTurn),
   approve: (id, d, pattern) => call(() => Desktop.Approve(id, d, pattern)),
   replyInput: (id, text) => call(() => Desktop.ReplyInput(id, text)),

@@ -9,10 +9,10 @@ describe('carryCapability', () => {
     carryCapability(w, document);
     expect(document.querySelector('meta[name="freeact-capability"]')).toBeNull();
     const invoke = (w as unknown as { WailsInvoke: (m: string) => void }).WailsInvoke;
-    invoke('C' + JSON.stringify({ name: 'app.Desktop.RunCell', args: ['x'], callbackID: 'cb-1' }));
+    invoke('C' + JSON.stringify({ name: 'desktop.Desktop.RunCell', args: ['x'], callbackID: 'cb-1' }));
     invoke('EE{"name":"x"}');
     const [call, event] = sent as [string, string];
-    expect(JSON.parse(call.slice(1))).toEqual({ name: 'app.Desktop.RunCell', args: ['x'], callbackID: 'cb-1', capability: 'tok123' });
+    expect(JSON.parse(call.slice(1))).toEqual({ name: 'desktop.Desktop.RunCell', args: ['x'], callbackID: 'cb-1', capability: 'tok123' });
     expect(call[0]).toBe('C');
     expect(event).toBe('EE{"name":"x"}');
   });

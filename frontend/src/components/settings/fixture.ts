@@ -1,9 +1,9 @@
 // Test fixtures of the settings panel: the backend's own description of a
-// workspace of defaults (app/testdata/settings-form.json, written by
+// workspace of defaults (app/desktop/testdata/settings-form.json, written by
 // go test ./app -run TestSettingsFormGolden -update), and a backend double
 // over it that checks values the way the form needs for its tests.
 import { vi } from 'vitest';
-import golden from '../../../../app/testdata/settings-form.json';
+import golden from '../../../../app/desktop/testdata/settings-form.json';
 import type { APIKeys, Backend, FieldError, PermissionRules, SettingField, SettingsSchema } from '../../lib/backend';
 
 export const fields = golden.fields as unknown as SettingField[];

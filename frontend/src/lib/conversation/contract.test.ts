@@ -1,11 +1,11 @@
-// The Go ↔ TypeScript event contract. app/testdata/events.json is written
+// The Go ↔ TypeScript event contract. app/desktop/testdata/events.json is written
 // by the Go side (go test ./app -run TestEventContractGolden -update): one
 // object per event the window receives, every field set, exactly as sent.
 // Every entry must change the conversation state, and so must a change to
 // any of its fields, unless the field is listed below as one the window
 // does not use. A field renamed or added on either side fails here.
 import { describe, expect, it } from 'vitest';
-import contract from '../../../../app/testdata/events.json';
+import contract from '../../../../app/desktop/testdata/events.json';
 import type { AgentEvent } from './events';
 import { initialState, reduce, type ConversationState } from './reducer';
 
@@ -96,7 +96,7 @@ function label(ev: AgentEvent): string {
   return ev.type === 'ApprovalRequest' ? `ApprovalRequest/${ev.tool_call.type}` : ev.type;
 }
 
-describe('the Go event contract (app/testdata/events.json)', () => {
+describe('the Go event contract (app/desktop/testdata/events.json)', () => {
   it('has one entry per event type the reducer knows', () => {
     const types = new Set(golden.map((ev) => ev.type));
     expect(types.size).toBeGreaterThanOrEqual(18);

@@ -4,7 +4,7 @@
 // failed, timed out) stays with its message until dismissed; one that
 // ended well goes.
 
-/** A field of a server's form (app.FormField). */
+/** A field of a server's form (adapter.FormField). */
 export interface FormField {
   name: string;
   title?: string;
@@ -23,7 +23,7 @@ export interface FormField {
   maxItems?: number;
 }
 
-/** The payload of an mcp:request event (app.MCPRequest). */
+/** The payload of an mcp:request event (desktop.MCPRequest). */
 export interface MCPRequest {
   id: string;
   kind: 'signin' | 'form';

@@ -1,3 +1,26 @@
+export namespace adapter {
+	
+	export class VersionInfo {
+	    version: string;
+	    goVersion: string;
+	    platform: string;
+	    commit: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new VersionInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.goVersion = source["goVersion"];
+	        this.platform = source["platform"];
+	        this.commit = source["commit"];
+	    }
+	}
+
+}
+
 export namespace agent {
 	
 	export class LargeMention {
@@ -21,7 +44,263 @@ export namespace agent {
 
 }
 
-export namespace app {
+export namespace bounds {
+	
+	export class Number {
+	    min?: number;
+	    max?: number;
+	    min_exclusive?: boolean;
+	    integer?: boolean;
+	    unit?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Number(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.min = source["min"];
+	        this.max = source["max"];
+	        this.min_exclusive = source["min_exclusive"];
+	        this.integer = source["integer"];
+	        this.unit = source["unit"];
+	    }
+	}
+
+}
+
+export namespace checkpoint {
+	
+	export class Change {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    secret?: boolean;
+	    added: number;
+	    removed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.secret = source["secret"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	    }
+	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    secret?: boolean;
+	    added: number;
+	    removed: number;
+	    diff: string;
+	    too_large?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.secret = source["secret"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.diff = source["diff"];
+	        this.too_large = source["too_large"];
+	    }
+	}
+	export class Unkept {
+	    path: string;
+	    size: number;
+	    secret?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Unkept(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.size = source["size"];
+	        this.secret = source["secret"];
+	    }
+	}
+	export class ProtectedChange {
+	    path: string;
+	    status: string;
+	    binary?: boolean;
+	    large?: boolean;
+	    secret?: boolean;
+	    added: number;
+	    removed: number;
+	    current: string;
+	    restored: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProtectedChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.binary = source["binary"];
+	        this.large = source["large"];
+	        this.secret = source["secret"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.current = source["current"];
+	        this.restored = source["restored"];
+	    }
+	}
+	export class Plan {
+	    restore: Change[];
+	    conflicts: Change[];
+	    unrestorable: string[];
+	    protected: ProtectedChange[];
+	    unkept: Unkept[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.restore = this.convertValues(source["restore"], Change);
+	        this.conflicts = this.convertValues(source["conflicts"], Change);
+	        this.unrestorable = source["unrestorable"];
+	        this.protected = this.convertValues(source["protected"], ProtectedChange);
+	        this.unkept = this.convertValues(source["unkept"], Unkept);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+
+}
+
+export namespace config {
+	
+	export class Choice {
+	    value: string;
+	    label: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Choice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.value = source["value"];
+	        this.label = source["label"];
+	    }
+	}
+	export class KeyStorage {
+	    kind: string;
+	    where: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyStorage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.where = source["where"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class OptionKey {
+	    name: string;
+	    kind: string;
+	    section: string;
+	    group: string;
+	    label: string;
+	    description: string;
+	    nullable: boolean;
+	    null_label?: string;
+	    number: bounds.Number;
+	    choices?: Choice[];
+	    placeholder?: string;
+	    names?: string;
+	    expands?: boolean;
+	    app_only?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new OptionKey(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.section = source["section"];
+	        this.group = source["group"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.nullable = source["nullable"];
+	        this.null_label = source["null_label"];
+	        this.number = this.convertValues(source["number"], bounds.Number);
+	        this.choices = this.convertValues(source["choices"], Choice);
+	        this.placeholder = source["placeholder"];
+	        this.names = source["names"];
+	        this.expands = source["expands"];
+	        this.app_only = source["app_only"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace desktop {
 	
 	export class APIKeyStatus {
 	    name: string;
@@ -474,24 +753,6 @@ export namespace app {
 	        this.description = source["description"];
 	    }
 	}
-	export class VersionInfo {
-	    version: string;
-	    goVersion: string;
-	    platform: string;
-	    commit: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new VersionInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.version = source["version"];
-	        this.goVersion = source["goVersion"];
-	        this.platform = source["platform"];
-	        this.commit = source["commit"];
-	    }
-	}
 	export class WorkspaceInfo {
 	    path: string;
 	    name: string;
@@ -512,262 +773,6 @@ export namespace app {
 	        this.warnings = source["warnings"];
 	        this.model = source["model"];
 	        this.kernel = this.convertValues(source["kernel"], KernelStatus);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace bounds {
-	
-	export class Number {
-	    min?: number;
-	    max?: number;
-	    min_exclusive?: boolean;
-	    integer?: boolean;
-	    unit?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Number(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.min = source["min"];
-	        this.max = source["max"];
-	        this.min_exclusive = source["min_exclusive"];
-	        this.integer = source["integer"];
-	        this.unit = source["unit"];
-	    }
-	}
-
-}
-
-export namespace checkpoint {
-	
-	export class Change {
-	    path: string;
-	    status: string;
-	    binary?: boolean;
-	    large?: boolean;
-	    secret?: boolean;
-	    added: number;
-	    removed: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Change(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.status = source["status"];
-	        this.binary = source["binary"];
-	        this.large = source["large"];
-	        this.secret = source["secret"];
-	        this.added = source["added"];
-	        this.removed = source["removed"];
-	    }
-	}
-	export class FileDiff {
-	    path: string;
-	    status: string;
-	    binary?: boolean;
-	    large?: boolean;
-	    secret?: boolean;
-	    added: number;
-	    removed: number;
-	    diff: string;
-	    too_large?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new FileDiff(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.status = source["status"];
-	        this.binary = source["binary"];
-	        this.large = source["large"];
-	        this.secret = source["secret"];
-	        this.added = source["added"];
-	        this.removed = source["removed"];
-	        this.diff = source["diff"];
-	        this.too_large = source["too_large"];
-	    }
-	}
-	export class Unkept {
-	    path: string;
-	    size: number;
-	    secret?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Unkept(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.size = source["size"];
-	        this.secret = source["secret"];
-	    }
-	}
-	export class ProtectedChange {
-	    path: string;
-	    status: string;
-	    binary?: boolean;
-	    large?: boolean;
-	    secret?: boolean;
-	    added: number;
-	    removed: number;
-	    current: string;
-	    restored: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ProtectedChange(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.status = source["status"];
-	        this.binary = source["binary"];
-	        this.large = source["large"];
-	        this.secret = source["secret"];
-	        this.added = source["added"];
-	        this.removed = source["removed"];
-	        this.current = source["current"];
-	        this.restored = source["restored"];
-	    }
-	}
-	export class Plan {
-	    restore: Change[];
-	    conflicts: Change[];
-	    unrestorable: string[];
-	    protected: ProtectedChange[];
-	    unkept: Unkept[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Plan(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.restore = this.convertValues(source["restore"], Change);
-	        this.conflicts = this.convertValues(source["conflicts"], Change);
-	        this.unrestorable = source["unrestorable"];
-	        this.protected = this.convertValues(source["protected"], ProtectedChange);
-	        this.unkept = this.convertValues(source["unkept"], Unkept);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-
-}
-
-export namespace config {
-	
-	export class Choice {
-	    value: string;
-	    label: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Choice(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.value = source["value"];
-	        this.label = source["label"];
-	    }
-	}
-	export class KeyStorage {
-	    kind: string;
-	    where: string;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new KeyStorage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.where = source["where"];
-	        this.reason = source["reason"];
-	    }
-	}
-	export class OptionKey {
-	    name: string;
-	    kind: string;
-	    section: string;
-	    group: string;
-	    label: string;
-	    description: string;
-	    nullable: boolean;
-	    null_label?: string;
-	    number: bounds.Number;
-	    choices?: Choice[];
-	    placeholder?: string;
-	    names?: string;
-	    expands?: boolean;
-	    app_only?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new OptionKey(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.kind = source["kind"];
-	        this.section = source["section"];
-	        this.group = source["group"];
-	        this.label = source["label"];
-	        this.description = source["description"];
-	        this.nullable = source["nullable"];
-	        this.null_label = source["null_label"];
-	        this.number = this.convertValues(source["number"], bounds.Number);
-	        this.choices = this.convertValues(source["choices"], Choice);
-	        this.placeholder = source["placeholder"];
-	        this.names = source["names"];
-	        this.expands = source["expands"];
-	        this.app_only = source["app_only"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,5 +1,0 @@
-//go:build !bindings
-
-package app
-
-const generatingBindings = false

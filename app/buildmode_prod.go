@@ -1,5 +1,0 @@
-//go:build !dev
-
-package app
-
-const devBuild = false
