@@ -350,17 +350,6 @@ func (a *Agent) acceptMedia() {
 	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
 }
 
-// MissingKeyError says that no API key was found for the model's provider.
-type MissingKeyError struct {
-	Model   string // the model, "provider:name"
-	KeyEnv  string // the variable to set, e.g. GEMINI_API_KEY
-	EnvFile string // the workspace's .env, which may hold it
-}
-
-func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)", e.Model, e.KeyEnv, e.EnvFile)
-}
-
 // CheckModel reports what would keep the model of cfg from opening without
 // opening it: an invalid model string, or a missing API key (a
 // *MissingKeyError).
