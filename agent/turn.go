@@ -383,8 +383,8 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Done, error) {
 	meta := Meta{AgentID: a.id}
 	// Servers still connecting since Start get their tools offered.
-	a.awaitMCP(ctx, emit)
-	if v := a.toolsVersion(ctx); v != a.jsonToolsVersion {
+	a.mcp.Await(ctx, emit, Meta{AgentID: a.id})
+	if v := a.mcp.ToolsVersion(ctx); v != a.jsonToolsVersion {
 		// A JSON server changed its tools since they were declared.
 		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v
 	}
