@@ -8,7 +8,6 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcpglue"
-	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/tooldefs"
 )
 
@@ -108,38 +107,6 @@ func (s sampler) Approve(ctx context.Context, emit func(Event), corr string, tc 
 func (s sampler) Ask(ctx context.Context, system, prompt string) (string, string, error) {
 	text, _, err := s.a.ask(ctx, system, prompt)
 	return text, s.a.cfg.Options.Model, err
-}
-
-// runMCPTool runs a tool-search or JSON MCP tool; ok is false when name is
-// none of them.
-func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (resp model.FunctionResponse, rejected, ok bool) {
-	switch call.Name {
-	case ListCategoriesTool, ListToolsTool:
-		if a.cfg.Options.ToolSearch != "basic" {
-			return resp, false, false
-		}
-	case SearchToolsTool:
-		if a.cfg.Options.ToolSearch != "hybrid" {
-			return resp, false, false
-		}
-	default:
-		t, found := a.mcp.JSONTool(call.Name)
-		if !found {
-			return resp, false, false
-		}
-		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
-			return a.mcp.CallJSON(ctx, t, call.Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
-		})
-		return resp, rejected, true
-	}
-	resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
-		text, err := a.mcp.Search().Run(ctx, call.Name, call.Args)
-		if err != nil {
-			return err.Error(), true, nil
-		}
-		return text, false, nil
-	})
-	return resp, rejected, true
 }
 
 // lockedMCP is the agent's hub, read under a.mu.

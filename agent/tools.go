@@ -55,6 +55,38 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 	return a.result(emit, call, "Unknown tool name: "+call.Name, true, nil), false
 }
 
+// runMCPTool runs a tool-search or JSON MCP tool; ok is false when name is
+// none of them.
+func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (resp model.FunctionResponse, rejected, ok bool) {
+	switch call.Name {
+	case ListCategoriesTool, ListToolsTool:
+		if a.cfg.Options.ToolSearch != "basic" {
+			return resp, false, false
+		}
+	case SearchToolsTool:
+		if a.cfg.Options.ToolSearch != "hybrid" {
+			return resp, false, false
+		}
+	default:
+		t, found := a.mcp.JSONTool(call.Name)
+		if !found {
+			return resp, false, false
+		}
+		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
+			return a.mcp.CallJSON(ctx, t, call.Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
+		})
+		return resp, rejected, true
+	}
+	resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
+		text, err := a.mcp.Search().Run(ctx, call.Name, call.Args)
+		if err != nil {
+			return err.Error(), true, nil
+		}
+		return text, false, nil
+	})
+	return resp, rejected, true
+}
+
 // approveThen asks for tc and runs do when it is approved.
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
 	ok, err := a.approvals.Ask(ctx, emit, call.ID, tc, 0)
