@@ -3,7 +3,6 @@
 import {app} from '../models';
 import {checkpoint} from '../models';
 import {kernel} from '../models';
-import {agent} from '../models';
 import {mcpglue} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
@@ -65,7 +64,7 @@ export function ImagesIn(arg1:string):Promise<Array<string>>;
 
 export function InspectFolder(arg1:string):Promise<app.FolderCheck>;
 
-export function LargeMentions(arg1:string):Promise<Array<agent.LargeMention>>;
+export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 
 export function Launch():Promise<app.LaunchTarget>;
 
