@@ -175,11 +175,11 @@ func redactFailed(f *event.Failed) {
 // shown: without its userinfo and query values. getenv reads the
 // workspace's environment (the base URL variable overrides the spec's).
 func BaseURL(spec model.Spec, getenv func(string) string) string {
-	return redact.URL(RawBaseURL(spec, getenv))
+	return redact.URL(rawBaseURL(spec, getenv))
 }
 
-// RawBaseURL is the endpoint spec is called at, as set ("" when not).
-func RawBaseURL(spec model.Spec, getenv func(string) string) string {
+// rawBaseURL is the endpoint spec is called at, as set ("" when not).
+func rawBaseURL(spec model.Spec, getenv func(string) string) string {
 	v := spec.BaseURLEnv
 	if spec.Gemini() {
 		v = "GOOGLE_GEMINI_BASE_URL"
