@@ -23,6 +23,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/model/pydanticai"
@@ -169,7 +170,7 @@ type Agent struct {
 	system    string
 	tools     []model.Tool
 	subagents chan struct{}     // max_subagents slots
-	mcp       *mcpTools         // MCP connections and tool search (mcptools.go)
+	mcp       *mcpglue.Hub      // MCP connections and tool search (mcp.go)
 	seal      *seal.Key         // signs the records of code that ran (nil: none can be checked)
 	guard     *protect.Guard    // the protected files as last written or approved (nil: none)
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
@@ -178,7 +179,7 @@ type Agent struct {
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
-	// (mcpTools.version); the turn loop declares them again when it moved.
+	// (mcpglue.Hub.ToolsVersion); the turn loop declares them again when it moved.
 	jsonToolsVersion int
 
 	costs *longsession.Costs // what the session cost; shared with subagents
@@ -347,17 +348,6 @@ func (a *Agent) Start(ctx context.Context) error {
 func (a *Agent) acceptMedia() {
 	m := a.model
 	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
-}
-
-// MissingKeyError says that no API key was found for the model's provider.
-type MissingKeyError struct {
-	Model   string // the model, "provider:name"
-	KeyEnv  string // the variable to set, e.g. GEMINI_API_KEY
-	EnvFile string // the workspace's .env, which may hold it
-}
-
-func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("no API key for %s: set %s in the environment or in %s (or enter it in the app's settings)", e.Model, e.KeyEnv, e.EnvFile)
 }
 
 // CheckModel reports what would keep the model of cfg from opening without
@@ -631,7 +621,7 @@ func (a *Agent) Stop() error {
 			errs = append(errs, fmt.Errorf("close kernel: %w", err))
 		}
 	}
-	if err := a.stopMCP(); err != nil {
+	if err := a.mcp.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
 	}
 	if a.server != nil {

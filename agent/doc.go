@@ -4,10 +4,11 @@
 // Concerns that need no Agent live in packages of their own between those
 // and this one (agent/event, agent/history, agent/longsession, agent/ckpt,
 // agent/cells, agent/approval, agent/variables, agent/mcpglue,
-// agent/remote, agent/export); none of them imports this package, which
-// keeps aliases for the SDK names that moved. Where one needs the agent
-// (agent/ckpt, agent/cells), it says what in a small interface that this
-// package implements.
+// agent/remote, agent/export, agent/failure, agent/tooldefs,
+// agent/executor); none of them imports this package, which keeps aliases
+// for the SDK names that moved. Where one needs the agent (agent/ckpt,
+// agent/cells, agent/mcpglue), it says what in a small interface that
+// this package implements.
 //
 // Use:
 //
@@ -52,5 +53,7 @@
 // the end of a turn, and is restarted on its next call. The model finds
 // Python tools with pytools_list_categories / pytools_list_tools, or with
 // pytools_search_tools when tool_search is "hybrid" (agent/toolsearch).
-// Subagents open their own MCP connections; Stop closes them all.
+// Subagents open their own MCP connections; Stop closes them all. An
+// agent's servers are an mcpglue.Hub; the methods here hand it the
+// agent's state.
 package agent

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
-	"github.com/freeact/desktop/agent/mcpglue"
 	"sync"
 
 	"github.com/freeact/desktop/agent/model"
@@ -48,7 +47,7 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 			if err := sub.kern.Close(); err != nil {
 				a.opts.log.Warn("close subagent kernel", "agent", sub.id, "err", err)
 			}
-			if err := sub.stopMCP(); err != nil {
+			if err := sub.mcp.Close(); err != nil {
 				a.opts.log.Warn("close subagent MCP servers", "agent", sub.id, "err", err)
 			}
 		}()
@@ -82,14 +81,10 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 	// Grants are the session's: the subagent's and the parent's are one.
 	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map)}
 	// The subagent opens its own MCP connections and shares tool search.
-	var search *mcpglue.ToolSearch
-	if a.mcp != nil {
-		search = a.mcp.search
-		if a.mcp.caller {
-			sub.opts.toolCaller = nil
-		}
+	if _, own := a.mcp.Caller(); own {
+		sub.opts.toolCaller = nil
 	}
-	sub.startMCP(ctx, search)
+	sub.startMCP(ctx, a.mcp.Search())
 	sub.tools = sub.toolDeclarations()
 	// Subagents are in use: the pool keeps a spare from now on, so the
 	// next one starts without waiting for a kernel.
@@ -97,7 +92,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		w.Warm()
 	}
 	if err := sub.startKernel(ctx); err != nil {
-		_ = sub.stopMCP()
+		_ = sub.mcp.Close()
 		return nil, err
 	}
 	return sub, nil

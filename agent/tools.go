@@ -13,51 +13,16 @@ import (
 
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/tooldefs"
 	"github.com/freeact/desktop/kernel"
 )
 
-// toolDeclarations lists what the model may call.
+// toolDeclarations lists what the model may call (agent/tooldefs, the
+// MCP hub's).
 func (a *Agent) toolDeclarations() []model.Tool {
-	schema := func(v map[string]any) json.RawMessage {
-		b, _ := json.Marshal(v) // maps of strings and numbers always marshal
-		return b
-	}
-	tools := []model.Tool{
-		{
-			Name: ExecuteTool,
-			Description: "Run a cell of Python code in the stateful IPython kernel (variables, imports and definitions persist between cells). " +
-				"Lines starting with ! run shell commands, and a cell starting with %%bash runs a shell script. " +
-				"The working directory is reset to the workspace after each cell. Returns the cell's output, its error with traceback, and links to saved images.",
-			Parameters: schema(map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"code": map[string]any{"type": "string", "description": "The Python code to run."}},
-				"required":   []string{"code"},
-			}),
-		},
-		{
-			Name:        ResetTool,
-			Description: "Restart the IPython kernel. All variables, imports and definitions are lost.",
-			Parameters:  schema(map[string]any{"type": "object", "properties": map[string]any{}}),
-		},
-	}
-	for _, t := range files.Tools() {
-		tools = append(tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: schema(t.Parameters)})
-	}
-	tools = append(tools, a.mcpDeclarations()...)
+	tools := append(tooldefs.Builtin(), a.mcp.Declarations(a.cfg.Options.ToolSearch)...)
 	if a.subagentsAllowed() {
-		tools = append(tools, model.Tool{
-			Name: SubagentTool,
-			Description: "Hand a self-contained task to a subagent with its own kernel. It sees none of this conversation, only the prompt, " +
-				"so say everything it needs. Its final answer is the result. Several subagents can run in parallel.",
-			Parameters: schema(map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"prompt":    map[string]any{"type": "string", "description": "The complete task for the subagent."},
-					"max_turns": map[string]any{"type": "integer", "minimum": 1, "default": DefaultMaxTurns, "description": "The most model calls the subagent may make."},
-				},
-				"required": []string{"prompt"},
-			}),
-		})
+		tools = append(tools, tooldefs.Subagent(DefaultMaxTurns))
 	}
 	return tools
 }
@@ -88,6 +53,38 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 		return resp, rejected
 	}
 	return a.result(emit, call, "Unknown tool name: "+call.Name, true, nil), false
+}
+
+// runMCPTool runs a tool-search or JSON MCP tool; ok is false when name is
+// none of them.
+func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (resp model.FunctionResponse, rejected, ok bool) {
+	switch call.Name {
+	case ListCategoriesTool, ListToolsTool:
+		if a.cfg.Options.ToolSearch != "basic" {
+			return resp, false, false
+		}
+	case SearchToolsTool:
+		if a.cfg.Options.ToolSearch != "hybrid" {
+			return resp, false, false
+		}
+	default:
+		t, found := a.mcp.JSONTool(call.Name)
+		if !found {
+			return resp, false, false
+		}
+		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
+			return a.mcp.CallJSON(ctx, t, call.Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
+		})
+		return resp, rejected, true
+	}
+	resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args}, func() (string, bool, []model.Image) {
+		text, err := a.mcp.Search().Run(ctx, call.Name, call.Args)
+		if err != nil {
+			return err.Error(), true, nil
+		}
+		return text, false, nil
+	})
+	return resp, rejected, true
 }
 
 // approveThen asks for tc and runs do when it is approved.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
@@ -260,7 +261,7 @@ func lastPromptText(hist []model.Message) string {
 // failedNote tells the model that the turn ended early and why, and that
 // the actions above it did happen.
 func failedNote(err error) string {
-	return FailedNotePrefix + failedNoteLead + clipText(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
+	return FailedNotePrefix + failedNoteLead + failure.Clip(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
 }
 
 // beginCheckpointTurn names the turn for checkpoint records: a new id, the
@@ -280,7 +281,7 @@ func (a *Agent) record(msgs ...model.Message) error {
 		return nil
 	}
 	if err := a.store.Append(a.id, msgs...); err != nil {
-		return &sessionError{err: fmt.Errorf("write session: %w", err)}
+		return &failure.SessionError{Err: fmt.Errorf("write session: %w", err)}
 	}
 	return nil
 }
@@ -293,7 +294,7 @@ func (a *Agent) markSession() (session.Mark, error) {
 	}
 	m, err := a.store.Mark(a.id)
 	if err != nil {
-		return m, &sessionError{err: fmt.Errorf("write session: %w", err)}
+		return m, &failure.SessionError{Err: fmt.Errorf("write session: %w", err)}
 	}
 	return m, nil
 }
@@ -323,12 +324,6 @@ func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
 	}
 	return a.store.AppendSpent(spent...)
 }
-
-// sessionError is a failure to write the session file.
-type sessionError struct{ err error }
-
-func (e *sessionError) Error() string { return e.err.Error() }
-func (e *sessionError) Unwrap() error { return e.err }
 
 // sync flushes the session at a turn boundary.
 func (a *Agent) sync() {
@@ -382,8 +377,8 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.Message) (model.Done, error) {
 	meta := Meta{AgentID: a.id}
 	// Servers still connecting since Start get their tools offered.
-	a.awaitMCP(ctx, emit)
-	if v := a.toolsVersion(ctx); v != a.jsonToolsVersion {
+	a.mcp.Await(ctx, emit, Meta{AgentID: a.id})
+	if v := a.mcp.ToolsVersion(ctx); v != a.jsonToolsVersion {
 		// A JSON server changed its tools since they were declared.
 		a.tools, a.jsonToolsVersion = a.toolDeclarations(), v
 	}

@@ -31,7 +31,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/executor"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -69,8 +69,8 @@ func (ks *Kernels) FailStarts(errs ...error) {
 	ks.startErrs = append(ks.startErrs, errs...)
 }
 
-// StartExecutor starts a fake kernel with opts (implements agent.Executors).
-func (ks *Kernels) StartExecutor(ctx context.Context, opts kernel.KernelOptions) (agent.Executor, error) {
+// StartExecutor starts a fake kernel with opts (implements executor.Executors).
+func (ks *Kernels) StartExecutor(ctx context.Context, opts kernel.KernelOptions) (executor.Executor, error) {
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	if len(ks.startErrs) > 0 {
@@ -164,7 +164,7 @@ func (k *Kernel) Closed() bool {
 	return k.closed
 }
 
-// Execute runs the script of code (implements agent.Executor).
+// Execute runs the script of code (implements executor.Executor).
 func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(kernel.Chunk)) (*kernel.Result, error) {
 	k.execMu.Lock()
 	defer k.execMu.Unlock()
@@ -236,7 +236,7 @@ func variable(name, value string) kernel.Variable {
 }
 
 // Interrupt interrupts the running cell, if any, and ends its host
-// requests (implements agent.Executor).
+// requests (implements executor.Executor).
 func (k *Kernel) Interrupt(context.Context) error {
 	k.mu.Lock()
 	k.interrupts++
@@ -249,7 +249,7 @@ func (k *Kernel) Interrupt(context.Context) error {
 }
 
 // Restart interrupts a running cell, waits for it and forgets every
-// variable (implements agent.Executor).
+// variable (implements executor.Executor).
 func (k *Kernel) Restart(ctx context.Context) error {
 	k.mu.Lock()
 	c := k.cur
@@ -270,7 +270,7 @@ func (k *Kernel) Restart(ctx context.Context) error {
 }
 
 // Close ends a running cell with an error and refuses further cells
-// (implements agent.Executor).
+// (implements executor.Executor).
 func (k *Kernel) Close() error {
 	k.mu.Lock()
 	if k.closed {

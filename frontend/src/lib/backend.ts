@@ -3,7 +3,7 @@
 // `make bindings`). Errors come back as Error objects with the Go message.
 import * as Desktop from '../wailsjs/go/desktop/Desktop';
 import * as Runtime from '../wailsjs/runtime/runtime';
-import type { adapter, agent, bounds, checkpoint, config, desktop, kernel, mcpglue, model, permission, session } from '../wailsjs/go/models';
+import type { adapter, bounds, checkpoint, config, desktop, kernel, mcpglue, model, permission, session } from '../wailsjs/go/models';
 import type { AgentEvent } from './conversation/events';
 import { Sequencer, type Numbered } from './sequencer';
 import { carryCapability } from './capability';
@@ -25,7 +25,7 @@ export type KernelStatus = Data<desktop.KernelStatus>;
 export type WorkspaceInfo = Omit<Data<desktop.WorkspaceInfo>, 'warnings'> & { warnings: string[] | null };
 export type Attachment = Data<desktop.Attachment>;
 /** A mentioned resource over the mention limit: sizes in bytes. */
-export type LargeMention = Data<agent.LargeMention>;
+export type LargeMention = Data<mcpglue.LargeMention>;
 export type PathEntry = Data<desktop.PathEntry>;
 export type MCPCatalog = Data<mcpglue.MCPCatalog>;
 export type MCPResource = Data<mcpglue.MCPResource>;

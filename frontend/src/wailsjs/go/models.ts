@@ -21,29 +21,6 @@ export namespace adapter {
 
 }
 
-export namespace agent {
-	
-	export class LargeMention {
-	    server: string;
-	    uri: string;
-	    size: number;
-	    limit: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new LargeMention(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.server = source["server"];
-	        this.uri = source["uri"];
-	        this.size = source["size"];
-	        this.limit = source["limit"];
-	    }
-	}
-
-}
-
 export namespace bounds {
 	
 	export class Number {
@@ -939,6 +916,24 @@ export namespace local {
 
 export namespace mcpglue {
 	
+	export class LargeMention {
+	    server: string;
+	    uri: string;
+	    size: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new LargeMention(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.uri = source["uri"];
+	        this.size = source["size"];
+	        this.limit = source["limit"];
+	    }
+	}
 	export class MCPArgument {
 	    name: string;
 	    description: string;

@@ -3,7 +3,6 @@
 import {desktop} from '../models';
 import {checkpoint} from '../models';
 import {kernel} from '../models';
-import {agent} from '../models';
 import {mcpglue} from '../models';
 import {permission} from '../models';
 import {session} from '../models';
@@ -66,7 +65,7 @@ export function ImagesIn(arg1:string):Promise<Array<string>>;
 
 export function InspectFolder(arg1:string):Promise<desktop.FolderCheck>;
 
-export function LargeMentions(arg1:string):Promise<Array<agent.LargeMention>>;
+export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 
 export function Launch():Promise<desktop.LaunchTarget>;
 

@@ -1,29 +1,15 @@
-package agent
+package mcpglue
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/mcp"
 )
-
-// DefaultMCPStartWait is how long Start waits for the servers of
-// mcp_servers before it leaves those still connecting to connect in the
-// background (WithMCPStartWait changes it). The first model call waits
-// for them (MCPWaiting).
-const DefaultMCPStartWait = 10 * time.Second
-
-// WithMCPStartWait sets how long Start waits for the servers of
-// mcp_servers to connect (DefaultMCPStartWait; 0: not at all). A server
-// still connecting then is not a failure: it goes on connecting, up to its
-// connect_timeout, and the first model call waits for it (MCPWaiting).
-func WithMCPStartWait(d time.Duration) Option {
-	return func(o *options) { o.mcpStartWait = &d }
-}
 
 // MCPWaiting tells that a model call waits for MCP servers of mcp_servers
 // that are still connecting, so that their tools are offered: Servers are
@@ -33,7 +19,7 @@ func WithMCPStartWait(d time.Duration) Option {
 // for them. A second MCPWaiting with Done set ends the wait (Skipped when
 // Skip ended it).
 type MCPWaiting struct {
-	Meta
+	event.Meta
 	Servers   []string `json:"servers"`
 	LimitSecs float64  `json:"limit_secs,omitempty"`
 	Done      bool     `json:"done,omitempty"`
@@ -55,9 +41,9 @@ func (w *MCPWaiting) Skip() bool {
 	return skipped
 }
 
-// mcpStarts are the first connections of the JSON servers that Start left
+// starts are the first connections of the JSON servers that Start left
 // under way.
-type mcpStarts struct {
+type starts struct {
 	mu sync.Mutex
 	// pending: server -> closed when its first connection ended.
 	pending map[string]chan struct{}
@@ -65,41 +51,35 @@ type mcpStarts struct {
 	until map[string]time.Time
 	// skipped servers are not waited for again.
 	skipped map[string]bool
-	// stop cancels the connections still under way (Stop).
+	// stop cancels the connections still under way (Close).
 	stop context.CancelFunc
 }
 
 // connectInBackground starts the first connection of every server of
-// m.json: Start waits for them up to wait (or until ctx ends, which
+// h.json: Start waits for them up to wait (or until ctx ends, which
 // cancels them); those still connecting then go on in the background and
-// the model calls wait for them (awaitMCP). A server that fails is
-// recorded in the failures.
-func (a *Agent) connectInBackground(ctx context.Context, m *mcpTools, wait time.Duration) {
+// the model calls wait for them (Await). A server that fails is recorded
+// in the failures.
+func (h *Hub) connectInBackground(ctx context.Context, wait time.Duration) {
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s := &mcpStarts{pending: map[string]chan struct{}{}, until: map[string]time.Time{}, skipped: map[string]bool{}, stop: stop}
-	m.starts = s
+	s := &starts{pending: map[string]chan struct{}{}, until: map[string]time.Time{}, skipped: map[string]bool{}, stop: stop}
+	h.starts = s
 	now := time.Now()
 	// Every server is pending before any connection can end.
 	var all []chan struct{}
-	for _, name := range m.json.Servers() {
+	for _, name := range h.json.Servers() {
 		done := make(chan struct{})
 		s.pending[name] = done
-		s.until[name] = now.Add(a.connectTimeout(name))
+		s.until[name] = now.Add(h.connectTimeout(name))
 		all = append(all, done)
 	}
-	for i, name := range m.json.Servers() {
+	for i, name := range h.json.Servers() {
 		done := all[i]
 		go func() {
-			_, err := m.json.ServerTools(bg, name)
+			_, err := h.json.ServerTools(bg, name)
 			if err != nil {
-				a.opts.log.Warn("MCP server not connected; its tools are not offered", "err", err)
-				why := err.Error()
-				if me := (*mcp.Error)(nil); errors.As(err, &me) {
-					why = me.Err.Error()
-				}
-				a.mu.Lock()
-				m.noteFailure(m.json, name, why)
-				a.mu.Unlock()
+				h.log.Warn("MCP server not connected; its tools are not offered", "err", err)
+				h.noteFailure(h.json, name, reason(err))
 			}
 			s.mu.Lock()
 			delete(s.pending, name)
@@ -123,21 +103,22 @@ func (a *Agent) connectInBackground(ctx context.Context, m *mcpTools, wait time.
 }
 
 // connectTimeout is the connect timeout of the JSON server name.
-func (a *Agent) connectTimeout(name string) time.Duration {
-	if t := a.cfg.Options.MCPServers[name].ConnectTimeout; t != nil && *t > 0 {
+func (h *Hub) connectTimeout(name string) time.Duration {
+	if t := h.cfg.Options.MCPServers[name].ConnectTimeout; t != nil && *t > 0 {
 		return time.Duration(*t * float64(time.Second))
 	}
 	return mcp.DefaultConnectTimeout
 }
 
-// awaitMCP waits, before a model call, for the JSON servers still
-// connecting since Start (and not skipped), telling it with MCPWaiting,
-// until they connected or failed, the user skips them, or ctx ends.
-func (a *Agent) awaitMCP(ctx context.Context, emit func(Event)) {
-	if a.mcp == nil || a.mcp.starts == nil {
+// Await waits, before a model call, for the JSON servers still
+// connecting since Start (and not skipped), telling it with MCPWaiting
+// (meta names the agent), until they connected or failed, the user skips
+// them, or ctx ends.
+func (h *Hub) Await(ctx context.Context, emit func(event.Event), meta event.Meta) {
+	if h == nil || h.starts == nil {
 		return
 	}
-	s := a.mcp.starts
+	s := h.starts
 	s.mu.Lock()
 	waiting := map[string]chan struct{}{}
 	var until time.Time
@@ -154,7 +135,6 @@ func (a *Agent) awaitMCP(ctx context.Context, emit func(Event)) {
 		return
 	}
 	servers := slices.Sorted(maps.Keys(waiting))
-	meta := Meta{AgentID: a.id}
 	w := &MCPWaiting{Meta: meta, Servers: servers, LimitSecs: max(0, time.Until(until).Round(time.Second).Seconds()),
 		skip: make(chan struct{}), once: &sync.Once{}}
 	emit(w)

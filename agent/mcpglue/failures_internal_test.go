@@ -1,4 +1,4 @@
-package agent
+package mcpglue
 
 import (
 	"errors"
@@ -8,10 +8,9 @@ import (
 
 // The servers that failed are written by the start and by servers still
 // connecting in the background while the window reads them
-// (MCPFailures): under -race, writers and readers at once report nothing.
+// (Failures): under -race, writers and readers at once report nothing.
 func TestMCPFailuresWrittenWhileRead(t *testing.T) {
-	m := &mcpTools{}
-	a := &Agent{mcp: m}
+	m := &Hub{}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
@@ -25,12 +24,12 @@ func TestMCPFailuresWrittenWhileRead(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 200 {
-				_ = a.MCPFailures()
+				_ = m.Failures()
 			}
 		})
 	}
 	wg.Wait()
-	if got := len(a.MCPFailures()); got != 2*200+1 {
+	if got := len(m.Failures()); got != 2*200+1 {
 		t.Errorf("%d failures kept, want %d (each failed call one, the noted server once)", got, 2*200+1)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package mcpglue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/mcp"
 )
 
@@ -15,28 +16,41 @@ import (
 // permission rule can allow one server's sampling.
 const SamplingToolPrefix = "sampling_"
 
-// mcpCalls are the JSON MCP tool calls in flight, by server: a server's
-// sampling request is answered within the call that caused it, and asks
-// its approvals there.
-type mcpCalls struct {
-	mu    sync.Mutex
-	calls map[string]*mcpCall
+// Asker is what a server's sampling request needs of the agent: the
+// user's approval, asked within the JSON call that caused the request,
+// and the model's answer.
+type Asker interface {
+	// Approve asks the user about tc as part of the call corr, whose
+	// events go to emit: ok is the answer; err says why there was none
+	// (or, with ok, a permission rule that could not be read).
+	Approve(ctx context.Context, emit func(event.Event), corr string, tc event.ToolCall) (ok bool, err error)
+	// Ask asks the agent's model with a system prompt: its answer and
+	// the model ("provider:name").
+	Ask(ctx context.Context, system, prompt string) (text, model string, err error)
 }
 
-type mcpCall struct {
+// calls are the JSON MCP tool calls in flight, by server: a server's
+// sampling request is answered within the call that caused it, and asks
+// its approvals there.
+type calls struct {
+	mu    sync.Mutex
+	calls map[string]*call
+}
+
+type call struct {
 	ctx  context.Context
-	emit func(Event)
+	emit func(event.Event)
 	corr string
 }
 
 // during runs f with the call registered for server.
-func (c *mcpCalls) during(server string, call *mcpCall, f func()) {
+func (c *calls) during(server string, cl *call, f func()) {
 	c.mu.Lock()
 	if c.calls == nil {
-		c.calls = map[string]*mcpCall{}
+		c.calls = map[string]*call{}
 	}
 	prev := c.calls[server]
-	c.calls[server] = call
+	c.calls[server] = cl
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -46,28 +60,27 @@ func (c *mcpCalls) during(server string, call *mcpCall, f func()) {
 	f()
 }
 
-func (c *mcpCalls) of(server string) *mcpCall {
+func (c *calls) of(server string) *call {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls[server]
 }
 
 // sample answers a server's sampling/createMessage with the agent's
-// model: the user approves the messages, then the answer before it goes
-// back to the server.
-func (a *Agent) sample(_ context.Context, calls *mcpCalls, r mcp.SampleRequest) (mcp.SampleResult, error) {
+// model: the user approves the messages, then the answer
+// before it goes back to the server.
+func sample(_ context.Context, asker Asker, calls *calls, r mcp.SampleRequest) (mcp.SampleResult, error) {
 	call := calls.of(r.Server)
-	if call == nil {
+	if call == nil || asker == nil {
 		return mcp.SampleResult{}, fmt.Errorf("freeact answers sampling requests only during a call of one of the server's tools")
 	}
 	ctx := call.ctx
 	args, _ := json.Marshal(map[string]any{"system_prompt": r.SystemPrompt, "messages": r.Messages, "max_tokens": r.MaxTokens})
 	tool := SamplingToolPrefix + r.Server
-	ok, err := a.approvals.Ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: args}, 0)
+	ok, err := asker.Approve(ctx, call.emit, call.corr, event.GenericCall{ToolName: tool, Args: args})
 	if !ok {
 		return mcp.SampleResult{}, fmt.Errorf("the user did not approve the sampling request (%v)", errOr(err, "declined"))
 	}
-	a.logRuleError(err)
 	var prompt strings.Builder
 	for _, m := range r.Messages {
 		if m.Role != "user" {
@@ -75,17 +88,16 @@ func (a *Agent) sample(_ context.Context, calls *mcpCalls, r mcp.SampleRequest) 
 		}
 		prompt.WriteString(m.Text + "\n\n")
 	}
-	text, _, err := a.ask(ctx, r.SystemPrompt, strings.TrimSpace(prompt.String()))
+	text, modelName, err := asker.Ask(ctx, r.SystemPrompt, strings.TrimSpace(prompt.String()))
 	if err != nil {
 		return mcp.SampleResult{}, fmt.Errorf("the model failed: %w", err)
 	}
 	result, _ := json.Marshal(map[string]any{"answer": text})
-	ok, err = a.approvals.Ask(ctx, call.emit, call.corr, GenericCall{ToolName: tool, Args: result}, 0)
+	ok, err = asker.Approve(ctx, call.emit, call.corr, event.GenericCall{ToolName: tool, Args: result})
 	if !ok {
 		return mcp.SampleResult{}, fmt.Errorf("the user did not approve sending the answer (%v)", errOr(err, "declined"))
 	}
-	a.logRuleError(err)
-	return mcp.SampleResult{Text: text, Model: a.cfg.Options.Model}, nil
+	return mcp.SampleResult{Text: text, Model: modelName}, nil
 }
 
 func errOr(err error, s string) string {
