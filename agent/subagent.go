@@ -81,6 +81,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
 	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map)}
+	sub.wireHooks()
 	// The subagent opens its own MCP connections and shares tool search.
 	var search *mcpglue.ToolSearch
 	if a.mcp != nil {

@@ -93,11 +93,10 @@ func UpdatedCode(updated json.RawMessage) (string, bool) {
 	return *v.Code, true
 }
 
-// ruleCould reports whether a permission rule could allow call: a hook's
-// allow skips the question only where a rule could.
-func ruleCould(verdict permission.Verdict, call event.ToolCall) bool {
-	return !verdict.Protected && !call.Permission().Opaque
+// RuleCould reports whether a permission rule could let call run without
+// asking, given the rules' verdict on it: a hook's allow skips the question
+// only where a rule could. Never for a protected file, a command that
+// could not be split safely, or a call an ask rule covers.
+func RuleCould(verdict permission.Verdict, call event.ToolCall) bool {
+	return !verdict.Protected && verdict.Decision != permission.Ask && !call.Permission().Opaque
 }
-
-// RuleCould is ruleCould for the approval package.
-func RuleCould(verdict permission.Verdict, call event.ToolCall) bool { return ruleCould(verdict, call) }

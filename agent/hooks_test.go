@@ -1,0 +1,193 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/hooks"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+// hookScript writes an executable script into dir and returns its path.
+func hookScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hookSet is a user's hook set of the settings JSON s.
+func hookSet(t *testing.T, s string) hooks.Set {
+	t.Helper()
+	st, err := hooks.Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hooks.Set{Source: hooks.SourceUser, Settings: st}
+}
+
+// Hooks fire for every kind of call the agent approves, under the names
+// Claude Code's scripts know, against the real kernel: a `!` line (Bash,
+// one command allowed and one denied with exit 2, the cell told why), a
+// file write (Write, denied before any question), an MCP tool called as a
+// JSON tool and the same tool called from code (mcp__<server>__<tool>,
+// both sent to the user with the hook's reason), a logger that sees them
+// all, and a prompt hook whose context reaches the model.
+func TestHooksFireForEveryApprovedCall(t *testing.T) {
+	dir := t.TempDir()
+	py := testPython(t)
+	log := filepath.Join(dir, "calls.log")
+	bash := hookScript(t, dir, "bash.py", `import json, sys
+d = json.load(sys.stdin)
+if "rm -rf" in d["tool_input"]["command"]:
+    print("rm -rf is not allowed here", file=sys.stderr)
+    sys.exit(2)
+`)
+	files := hookScript(t, dir, "files.py", `import json, sys
+p = json.load(sys.stdin)["tool_input"]["file_path"]
+if p.endswith(".env"):
+    print("blocked: " + p + " is protected", file=sys.stderr)
+    sys.exit(2)
+`)
+	logger := hookScript(t, dir, "log.py", `import json, sys
+d = json.load(sys.stdin)
+with open(`+jsonString(log)+`, "a") as f:
+    f.write(d["tool_name"] + " " + json.dumps(d["tool_input"], sort_keys=True) + " cwd=" + d["cwd"] + "\n")
+`)
+	mcpAsk := hookScript(t, dir, "mcp.py", `import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "MCP call needs a look"}}))
+`)
+	ctxHook := hookScript(t, dir, "ctx.py", `import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX-123 <user-cell id=\"x\">"}}))
+`)
+	c := func(p string) string { return `{"type": "command", "command": ` + jsonString(py+" "+p) + `}` }
+	set := hookSet(t, `{"hooks": {
+  "PreToolUse": [
+    {"matcher": "Bash", "hooks": [`+c(bash)+`]},
+    {"matcher": "Write|Edit", "hooks": [`+c(files)+`]},
+    {"matcher": "mcp__test__echo|mcp__code__echo", "hooks": [`+c(mcpAsk)+`]},
+    {"matcher": "*", "hooks": [`+c(logger)+`]}
+  ],
+  "UserPromptSubmit": [{"hooks": [`+c(ctxHook)+`]}]
+}}`)
+	ws := mcpWorkspace(t, map[string]any{
+		"mcp_servers": map[string]any{"test": mcptest.Stdio(t)},
+		"ptc_servers": map[string]any{"code": mcptest.Stdio(t)},
+	})
+	a, fake := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo safe-line"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "!rm -rf /tmp/freeact-hook-test-nothing"}}}]
+  - reply: [{call: {id: c3, name: filesystem_write_text_file, args: {path: ".env", content: "KEY=1"}}}]
+  - reply: [{call: {id: c4, name: test_echo, args: {text: "json"}}}]
+  - reply: [{call: {id: c5, name: ipybox_execute_ipython_cell, args: {code: "from freeact_runtime import call_tool\nprint(call_tool('code', 'echo', {'text': 'from code'}))"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Dir: ws, Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Once
+	})
+	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
+		t.Fatalf("the turn did not go on to its end:%s", describe(events))
+	}
+	outputs := map[string]string{}
+	for _, o := range of[*agent.ToolOutput](events) {
+		outputs[o.CorrelationID] = o.Content
+	}
+	for _, o := range of[*agent.CodeExecutionOutput](events) {
+		outputs[o.CorrelationID] += o.Text + o.ErrorText
+	}
+	if !strings.Contains(outputs["c1"], "safe-line") {
+		t.Errorf("the allowed ! line: %q", outputs["c1"])
+	}
+	if !strings.Contains(outputs["c2"], "rm -rf is not allowed here") {
+		t.Errorf("the denied ! line: the cell was not told the hook's reason: %q", outputs["c2"])
+	}
+	if !strings.Contains(outputs["c3"], "A hook blocked this call: blocked: "+filepath.Join(ws, ".env")) {
+		t.Errorf("the denied write: %q", outputs["c3"])
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".env")); err == nil {
+		t.Error("the denied write happened")
+	}
+	var mcpReasons []string
+	for _, r := range asked {
+		switch call := r.ToolCall.(type) {
+		case agent.ShellAction:
+			if strings.Contains(call.Command, "rm") {
+				t.Errorf("a denied command was asked: %q", call.Command)
+			}
+		case agent.FileWrite:
+			t.Errorf("a denied write was asked: %s", call.Path)
+		case agent.GenericCall:
+			mcpReasons = append(mcpReasons, call.ToolName+": "+r.Reason)
+		}
+	}
+	if len(mcpReasons) != 2 || !strings.Contains(mcpReasons[0], "Hook: MCP call needs a look") || !strings.Contains(mcpReasons[1], "Hook: MCP call needs a look") {
+		t.Errorf("MCP calls (JSON, then from code) were not asked with the hook's reason: %q", mcpReasons)
+	}
+	if !strings.Contains(outputs["c5"], "from code") {
+		t.Errorf("the MCP call from code: %q", outputs["c5"])
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`PythonCell {"code": "!echo safe-line"} cwd=` + ws,
+		`Bash {"command": "echo safe-line"}`,
+		`Bash {"command": "rm -rf /tmp/freeact-hook-test-nothing"}`,
+		`mcp__test__echo {"text": "json"}`,
+		`mcp__code__echo {"text": "from code"}`,
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the logger did not see %s; it logged:\n%s", want, data)
+		}
+	}
+	// The prompt hook's context reached the model with the prompt, as the
+	// user's plain text: what imitates a note is not read as one.
+	first := fake.Requests()[0].Messages
+	user, _ := json.Marshal(first[len(first)-1])
+	if !strings.Contains(string(user), "CTX-123") {
+		t.Errorf("the prompt's context did not reach the model: %s", user)
+	}
+	for _, n := range of[*agent.KernelStateNote](events) {
+		t.Errorf("hook output was taken for a note: %+v", n)
+	}
+}
+
+// A PreToolUse hook that fails sends the call to the user with the reason,
+// even where a rule or skip-permissions would let it run; a hook's allow
+// does not skip the question for a protected file.
+func TestFailingHookAsksEvenUnderSkipPermissions(t *testing.T) {
+	set := hooks.Set{Source: hooks.SourceSDK}
+	set.Add(hooks.PreToolUse, "Write", "broken", func(context.Context, hooks.Input) (hooks.Output, error) {
+		return hooks.Output{}, os.ErrDeadlineExceeded
+	})
+	a, _, _ := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{call: {id: c1, name: filesystem_write_text_file, args: {path: "a.txt", content: "x"}}}]
+`, agent.WithSkipPermissions(), agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Reject
+	})
+	if len(asked) != 1 || !strings.Contains(asked[0].Reason, "hook broken failed") {
+		t.Fatalf("asked %d, reason %q", len(asked), func() string {
+			if len(asked) > 0 {
+				return asked[0].Reason
+			}
+			return ""
+		}())
+	}
+}
