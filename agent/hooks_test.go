@@ -7,10 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/agenttest"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 // hookScript writes an executable script into dir and returns its path.
@@ -189,5 +193,72 @@ turns:
 			}
 			return ""
 		}())
+	}
+}
+
+// A workspace's .freeact/hooks.json runs only once the user trusted
+// exactly its content: never trusted, it does not run; trusted, it runs;
+// changed, it does not run until trusted again. The user's own hooks run
+// throughout.
+func TestWorkspaceHooksRunOnlyOnceTrusted(t *testing.T) {
+	ws := workspace(t, "")
+	dirs := appdirs.In(t.TempDir())
+	logDir := t.TempDir()
+	hook := func(event, file string) string {
+		return `{"hooks":{"` + event + `":[{"hooks":[{"type":"command","command":"echo ran >> ` + filepath.Join(logDir, file) + `"}]}]}}`
+	}
+	if err := os.MkdirAll(dirs.Config, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dirs.Config, hooks.FileName), []byte(hook("UserPromptSubmit", "user")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wsFile := hooks.WorkspaceFile(ws)
+	writeWS := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(wsFile, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn := func() (user, workspace int) {
+		t.Helper()
+		modeltest.UseGemini(t, mustScenario(t, "turns:\n  - reply: [{text: ok}]\n"))
+		w, err := agent.OpenWorkspace(ws, agent.WorkspaceOptions{Dirs: dirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		a, err := w.StartAgent(ctx, w.Config, agent.WithExecutors(agenttest.New()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, a, "hi", nil)
+		if err := a.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		count := func(f string) int {
+			data, _ := os.ReadFile(filepath.Join(logDir, f))
+			return strings.Count(string(data), "ran")
+		}
+		return count("user"), count("workspace")
+	}
+	writeWS(hook("UserPromptSubmit", "workspace"))
+	if u, w := turn(); u != 1 || w != 0 {
+		t.Fatalf("never trusted: user hook ran %d times, workspace hook %d", u, w)
+	}
+	digest, _, err := hooks.Digest(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.HookTrust(dirs).Grant(ws, digest); err != nil {
+		t.Fatal(err)
+	}
+	if u, w := turn(); u != 2 || w != 1 {
+		t.Fatalf("trusted: user hook ran %d times, workspace hook %d", u, w)
+	}
+	writeWS(hook("UserPromptSubmit", "workspace") + "\n")
+	if u, w := turn(); u != 3 || w != 1 {
+		t.Fatalf("changed: user hook ran %d times, workspace hook %d", u, w)
 	}
 }

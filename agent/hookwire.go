@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 // WithHooks runs r's hooks at the agent's events (agent/hooks, in Claude
@@ -240,4 +242,30 @@ func (a *Agent) sessionHooks(ctx context.Context, ev hooks.Event) {
 // agent's notes whatever it imitates.
 func hookContext(texts []string) string {
 	return "Hook output:\n" + strings.Join(texts, "\n")
+}
+
+// HookTrust is the record of which workspace hooks the user trusted, in
+// the app's state folder of dirs.
+func HookTrust(dirs appdirs.Dirs) *hooks.Trust {
+	return &hooks.Trust{File: filepath.Join(dirs.State, hooks.TrustFile)}
+}
+
+// loadHooks reads the hooks an agent over dir runs: the user's own and
+// the workspace's when the user trusted exactly what it holds. A
+// workspace's hooks not (or no longer) trusted are left out, with a
+// warning that says how to trust them; a broken hooks file stops the start,
+// so that no one's safety hooks are dropped unseen.
+func (w *Workspace) loadHooks(dir string) (*hooks.Runner, error) {
+	sets, st, err := hooks.Load(w.dirs.Config, dir, HookTrust(w.dirs))
+	if err != nil {
+		return nil, fmt.Errorf("hooks: %w", err)
+	}
+	if st.Exists && !st.Trusted {
+		what := "are not trusted"
+		if st.Changed {
+			what = "changed since you trusted them"
+		}
+		w.log.Warn("the workspace's hooks "+what+" and do not run: review them with `freeact hooks list`, then `freeact hooks trust`", "file", st.Path)
+	}
+	return &hooks.Runner{Dir: dir, Sets: sets}, nil
 }

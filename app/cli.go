@@ -57,6 +57,7 @@ func commands() []command {
 		{name: "run", summary: "chat with the agent in the terminal", run: runRun, ownsInterrupt: true},
 		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: runExport},
 		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: runMCP},
+		{name: "hooks", summary: "list the hooks that run, or trust a workspace's .freeact/hooks.json", run: runHooks},
 		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: runCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},
 	}
