@@ -231,3 +231,4 @@ clean: ## remove build outputs (keeps downloaded dependencies)
 
 include scripts/mcp-servers/mcp.mk
 include scripts/mcp-conformance/conformance.mk
+include scripts/hook-scripts/hook-scripts.mk

@@ -269,3 +269,31 @@ func (w *Workspace) loadHooks(dir string) (*hooks.Runner, error) {
 	}
 	return &hooks.Runner{Dir: dir, Sets: sets}, nil
 }
+
+// afterCallFromCode runs PostToolUse (or PostToolUseFailure) for an MCP
+// tool that code called, under the name a JSON call of it has. What the
+// hooks say for the model cannot join a result the code reads: it is
+// shown to the user.
+func (a *Agent) afterCallFromCode(ctx context.Context, emit func(Event), corr, server, tool string, args, res json.RawMessage, err error) {
+	if a.hookState == nil || !a.opts.hooks.Has(hooks.PostToolUse) && !a.opts.hooks.Has(hooks.PostToolUseFailure) {
+		return
+	}
+	ev := hooks.PostToolUse
+	if err != nil {
+		ev = hooks.PostToolUseFailure
+	}
+	in := a.hookInput(ev)
+	in.ToolName, in.ToolInput, in.ToolUseID = hooks.MCPTool(server, tool), args, corr
+	if len(in.ToolInput) == 0 || !json.Valid(in.ToolInput) {
+		in.ToolInput = json.RawMessage("{}")
+	}
+	if err != nil {
+		in.Error = err.Error()
+	} else if json.Valid(res) {
+		in.ToolResponse = res
+	}
+	o := a.runHooks(ctx, emit, corr, in)
+	if len(o.Context) > 0 {
+		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Text: hookContext(o.Context)})
+	}
+}

@@ -69,6 +69,10 @@ type Handler struct {
 	Func    Func    `json:"-"`
 	// Name labels a Func in results and errors.
 	Name string `json:"-"`
+	// If narrows a handler of a tool event to the calls a permission rule
+	// of this form would match (cond.go).
+	If   string `json:"if,omitempty"`
+	cond *cond
 }
 
 // Matcher is a group of handlers for the calls (or sources, triggers, ...)
@@ -119,10 +123,16 @@ func Parse(data []byte) (Settings, error) {
 			if err := ms[i].compile(); err != nil {
 				return Settings{}, fmt.Errorf("hooks.%s[%d]: %w", name, i, err)
 			}
-			for j, h := range ms[i].Hooks {
+			for j := range ms[i].Hooks {
+				h := &ms[i].Hooks[j]
 				if err := h.check(); err != nil {
 					return Settings{}, fmt.Errorf("hooks.%s[%d].hooks[%d]: %w", name, i, j, err)
 				}
+				c, err := parseCond(h.If)
+				if err != nil {
+					return Settings{}, fmt.Errorf("hooks.%s[%d].hooks[%d]: %w", name, i, j, err)
+				}
+				h.cond = c
 			}
 		}
 		s.Hooks[ev] = ms

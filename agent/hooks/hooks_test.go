@@ -312,3 +312,33 @@ func TestIdenticalCommandsRunOnce(t *testing.T) {
 		t.Fatalf("ran %q", data)
 	}
 }
+
+func TestIfNarrowsAHandlerAsAPermissionRuleWould(t *testing.T) {
+	tests := []struct {
+		cond, tool, input string
+		want              bool
+	}{
+		{"Write(.env*)", ToolWrite, `{"file_path":"/ws/.env.local"}`, true},
+		{"Write(.env*)", ToolWrite, `{"file_path":"/ws/a.txt"}`, false},
+		{"Write(.env*)", ToolEdit, `{"file_path":"/ws/.env"}`, false},
+		{"Bash(git *)", ToolBash, `{"command":"git push --force"}`, true},
+		{"Bash(git *)", ToolBash, `{"command":"rm -rf /"}`, false},
+		{"Bash(npm run test:*)", ToolBash, `{"command":"npm run test -- x"}`, true},
+		{"Edit", ToolEdit, `{"file_path":"/x"}`, true},
+		{"Write(/secrets/*)", ToolWrite, `{"file_path":"/ws/secrets/k"}`, true},
+	}
+	for _, tt := range tests {
+		c, err := parseCond(tt.cond)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.cond, err)
+		}
+		if got := c.matches(Input{ToolName: tt.tool, ToolInput: json.RawMessage(tt.input)}, "/ws"); got != tt.want {
+			t.Errorf("%s on %s %s = %v, want %v", tt.cond, tt.tool, tt.input, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"mcp__x__y(arg)", "Write([)", "Bash(x"} {
+		if _, err := parseCond(bad); err == nil {
+			t.Errorf("%q was accepted: a condition freeact cannot read must not be ignored", bad)
+		}
+	}
+}

@@ -73,6 +73,9 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 				continue
 			}
 			for _, h := range m.Hooks {
+				if !h.cond.matches(in, r.Dir) {
+					continue
+				}
 				key := h.Type + "\x00" + h.Command + "\x00" + h.URL
 				if h.Func == nil {
 					if seen[key] {
