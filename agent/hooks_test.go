@@ -14,6 +14,7 @@ import (
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -260,5 +261,67 @@ func TestWorkspaceHooksRunOnlyOnceTrusted(t *testing.T) {
 	writeWS(hook("UserPromptSubmit", "workspace") + "\n")
 	if u, w := turn(); u != 3 || w != 1 {
 		t.Fatalf("changed: user hook ran %d times, workspace hook %d", u, w)
+	}
+}
+
+// A hook's allow lets a call run without asking only where a rule could:
+// a plain write runs (AutoApproved by the hook), a write of the
+// protected permissions file is asked all the same.
+func TestHookAllowSkipsTheQuestionOnlyWhereARuleCould(t *testing.T) {
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, "Write", "allow-writes", func(context.Context, hooks.Input) (hooks.Output, error) {
+		return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Allow, PermissionDecisionReason: "writes are fine"}}, nil
+	})
+	ws := workspace(t, "")
+	perm, err := permission.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: filesystem_write_text_file, args: {path: "a.txt", content: "x"}}}]
+  - reply: [{call: {id: c2, name: filesystem_write_text_file, args: {path: ".freeact/permissions.json", content: "{}"}}}]
+`, agent.WithPermissions(perm), agent.WithHooks(&hooks.Runner{Dir: ws, Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Reject
+	})
+	auto := of[*agent.AutoApproved](events)
+	if len(auto) != 1 || auto[0].By != agent.ByHook || auto[0].Rule != "writes are fine" || auto[0].ToolCall.(agent.FileWrite).Path != "a.txt" {
+		t.Fatalf("auto-approved %+v", auto)
+	}
+	if len(asked) != 1 || !asked[0].Protected {
+		t.Fatalf("the protected write was not asked: %d asked", len(asked))
+	}
+}
+
+// A hook's updatedInput for a code action is what the approval shows and
+// what runs, and the history records it as changed.
+func TestHookUpdatedCodeIsShownAndRun(t *testing.T) {
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, hooks.ToolPython, "rewrite", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Ask, PermissionDecisionReason: "safer code", UpdatedInput: json.RawMessage(`{"code":"print(2)"}`)}}, nil
+	})
+	a, fake, _ := fakeKernels(cells{"print(2)": prints("2"), "print(1)": prints("1")}).start(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Once
+	})
+	if len(asked) != 1 || asked[0].ToolCall.(agent.CodeAction).Code != "print(2)" || !strings.Contains(asked[0].Reason, "safer code") {
+		t.Fatalf("asked %+v", asked)
+	}
+	if e := of[*agent.CodeEdited](events); len(e) != 1 || e[0].Code != "print(2)" {
+		t.Fatalf("edited %+v", e)
+	}
+	last := fake.Requests()[1].Messages
+	sent, _ := json.Marshal(last[len(last)-1])
+	if !strings.Contains(string(sent), "print(2)") || !strings.Contains(string(sent), `2\n`) {
+		t.Errorf("the model was not told the code that ran: %s", sent)
 	}
 }
