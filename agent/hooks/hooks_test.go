@@ -118,15 +118,6 @@ func FuzzParseOutput(f *testing.F) {
 	})
 }
 
-func script(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "hook.sh")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func runner(t *testing.T, ev Event, matcher string, hs ...Handler) *Runner {
 	t.Helper()
 	return &Runner{Dir: t.TempDir(), Sets: []Set{{Source: SourceUser, Settings: Settings{Hooks: map[Event][]Matcher{ev: {{Matcher: matcher, Hooks: hs}}}}}}}
