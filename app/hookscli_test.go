@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -55,5 +56,13 @@ func TestHooksCommandTrustsExactContent(t *testing.T) {
 	var errOut bytes.Buffer
 	if code := Main(context.Background(), []string{"hooks", "trust", "extra"}, b, Streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errOut}); code != 2 {
 		t.Fatalf("a stray argument: exit %d", code)
+	}
+}
+
+// The terminal says a hook let a call run, and what it said, not a rule.
+func TestTerminalNamesAHooksAllow(t *testing.T) {
+	got := approvedBy(&agent.AutoApproved{By: agent.ByHook, Rule: "writes are fine"})
+	if !strings.Contains(got, "allowed by a hook: writes are fine") || strings.Contains(got, "permissions.json") {
+		t.Fatalf("%q", got)
 	}
 }
