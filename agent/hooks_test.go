@@ -90,7 +90,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "a
 	})
 	a, fake := realKernels.startIn(t, ws, `
 turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "!echo safe-line"}}}]
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "import os\nos.makedirs('sub', exist_ok=True)\nos.chdir('sub')\n!echo safe-line"}}}]
   - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "!rm -rf /tmp/freeact-hook-test-nothing"}}}]
   - reply: [{call: {id: c3, name: filesystem_write_text_file, args: {path: ".env", content: "KEY=1"}}}]
   - reply: [{call: {id: c4, name: test_echo, args: {text: "json"}}}]
@@ -148,8 +148,9 @@ turns:
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`PythonCell {"code": "!echo safe-line"} cwd=` + ws,
-		`Bash {"command": "echo safe-line"}`,
+		`PythonCell {"code": "import os\nos.makedirs('sub', exist_ok=True)\nos.chdir('sub')\n!echo safe-line"} cwd=` + ws + "\n",
+		// A shell command's cwd is where the cell had gone.
+		`Bash {"command": "echo safe-line"} cwd=` + filepath.Join(ws, "sub") + "\n",
 		`Bash {"command": "rm -rf /tmp/freeact-hook-test-nothing"}`,
 		`mcp__test__echo {"text": "json"}`,
 		`mcp__code__echo {"text": "from code"}`,

@@ -51,6 +51,10 @@ func (a *Agent) wireHooks() {
 		}
 		in := a.hookInput(hooks.PreToolUse)
 		in.ToolName, in.ToolInput, in.ToolUseID = t.Name, t.Input, corr
+		if d := call.Permission().Dir; d != "" {
+			// A shell command runs where the cell had gone.
+			in.Cwd = d
+		}
 		o := r.Run(ctx, in)
 		if o.Decision == hooks.Deny && !had {
 			// It does not run: no PostToolUse.
@@ -138,6 +142,10 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 		return
 	}
 	t := v.(hooks.Tool)
+	if resp.Output == RejectedText {
+		// The user said no: it did not run.
+		return
+	}
 	ev := hooks.PostToolUse
 	if resp.IsError {
 		ev = hooks.PostToolUseFailure
