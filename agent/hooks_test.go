@@ -326,3 +326,70 @@ turns:
 		t.Errorf("the model was not told the code that ran: %s", sent)
 	}
 }
+
+// PermissionRequest hooks answer a call that is about to be asked: a deny
+// blocks it (the model is told), an allow answers it where a rule could,
+// a failure leaves it to the user with the reason. Notification hooks
+// hear that the user is asked.
+func TestPermissionRequestHooksAnswerOrLeaveTheQuestion(t *testing.T) {
+	notified := make(chan hooks.Input, 4)
+	set := hooks.Set{}
+	set.Add(hooks.PermissionRequest, "Write", "by-path", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		var args struct {
+			FilePath string `json:"file_path"`
+		}
+		_ = json.Unmarshal(in.ToolInput, &args)
+		switch filepath.Base(args.FilePath) {
+		case "deny.txt":
+			return hooks.Output{Specific: &hooks.SpecificOutput{Decision: &hooks.RequestDecision{Behavior: hooks.Deny, Message: "not that one"}}}, nil
+		case "allow.txt":
+			return hooks.Output{Specific: &hooks.SpecificOutput{Decision: &hooks.RequestDecision{Behavior: hooks.Allow}}}, nil
+		}
+		return hooks.Output{}, os.ErrInvalid
+	})
+	set.Add(hooks.Notification, "permission_prompt", "notify", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		notified <- in
+		return hooks.Output{}, nil
+	})
+	a, _, ws := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{call: {id: c1, name: filesystem_write_text_file, args: {path: "deny.txt", content: "x"}}}]
+  - reply: [{call: {id: c2, name: filesystem_write_text_file, args: {path: "allow.txt", content: "x"}}}]
+  - reply: [{call: {id: c3, name: filesystem_write_text_file, args: {path: "other.txt", content: "x"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Once
+	})
+	outputs := map[string]string{}
+	for _, o := range of[*agent.ToolOutput](events) {
+		outputs[o.CorrelationID] = o.Content
+	}
+	if !strings.Contains(outputs["c1"], "A hook blocked this call: not that one") {
+		t.Errorf("deny: %q", outputs["c1"])
+	}
+	if _, err := os.Stat(filepath.Join(ws, "deny.txt")); err == nil {
+		t.Error("the denied write happened")
+	}
+	if auto := of[*agent.AutoApproved](events); len(auto) != 1 || auto[0].By != agent.ByHook {
+		t.Errorf("allow: auto-approved %+v", auto)
+	}
+	if len(asked) != 1 || asked[0].ToolCall.(agent.FileWrite).Path != "other.txt" || !strings.Contains(asked[0].Reason, "hook by-path failed") {
+		t.Fatalf("failure: asked %d", len(asked))
+	}
+	// The one call the user was asked about was notified (and only that:
+	// the others were answered by the hook before the turn went on).
+	select {
+	case in := <-notified:
+		if in.Message != "freeact needs your permission to use Write" || in.NotificationType != "permission_prompt" {
+			t.Errorf("notification %+v", in)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification for the call that was asked")
+	}
+	if len(notified) != 0 {
+		t.Errorf("%d more notifications, for calls the hook answered", len(notified))
+	}
+}

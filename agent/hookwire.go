@@ -40,6 +40,21 @@ func (a *Agent) wireHooks() {
 		return
 	}
 	a.hookState = &hookState{}
+	if r.Has(hooks.PermissionRequest) || r.Has(hooks.Notification) {
+		a.approvals.Asking = func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome {
+			t := hooks.ToolFor(call, a.cfg.Dir, a.mcpServerOf)
+			in := a.hookInput(hooks.PermissionRequest)
+			in.ToolName, in.ToolInput, in.ToolUseID = t.Name, t.Input, corr
+			o := r.Run(ctx, in)
+			if r.Has(hooks.Notification) && o.Decision != hooks.Deny && o.Decision != hooks.Allow {
+				// Told, not asked: the question does not wait for it.
+				in := a.hookInput(hooks.Notification)
+				in.NotificationType, in.Message = "permission_prompt", "freeact needs your permission to use "+t.Name
+				go r.Run(context.WithoutCancel(ctx), in)
+			}
+			return o
+		}
+	}
 	if !r.Has(hooks.PreToolUse) && !r.Has(hooks.PostToolUse) && !r.Has(hooks.PostToolUseFailure) {
 		return
 	}

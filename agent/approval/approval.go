@@ -40,6 +40,10 @@ type Approver struct {
 	// PreTool runs the PreToolUse hooks for a call and returns what they
 	// decided; nil when there are none. See askHooks.
 	PreTool func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome
+	// Asking runs the PermissionRequest hooks (and, without waiting, the
+	// Notification hooks) when a call is about to be asked; nil when there
+	// are none. See askPermissionHooks.
+	Asking func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome
 }
 
 // HookDenied is the cause of a call a PreToolUse hook denied: Reason is
@@ -110,6 +114,9 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	if !req.Protected {
 		req.NoAlways = noAlways(call)
+	}
+	if ran, ok, err := ap.askPermissionHooks(ctx, emit, meta, call, verdict, req); ran {
+		return ok, hook.code, err
 	}
 	emit(req)
 	var expired <-chan time.Time
@@ -272,4 +279,41 @@ func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta e
 		h.ask = "Hook: " + reasons
 	}
 	return h, nil
+}
+
+// askPermissionHooks runs the PermissionRequest hooks for a call about to
+// be asked. A deny ends it (ran, a *HookDenied error); an allow answers
+// it without asking where a rule could have (ran, ok); anything else
+// (no opinion, a failure, a wish to change the input) leaves the question
+// to the user, with the hooks' reasons added to req.Reason.
+func (ap *Approver) askPermissionHooks(ctx context.Context, emit func(event.Event), meta event.Meta, call event.ToolCall, verdict permission.Verdict, req *event.ApprovalRequest) (ran, ok bool, err error) {
+	if ap.Asking == nil {
+		return false, false, nil
+	}
+	o := ap.Asking(ctx, meta.CorrelationID, call)
+	if !o.Ran() {
+		return false, false, nil
+	}
+	for _, m := range o.Messages {
+		emit(&event.Notice{Meta: meta, Text: "Hook: " + m})
+	}
+	reasons := strings.Join(o.Reasons, "\n")
+	switch {
+	case o.Decision == hooks.Deny:
+		if reasons == "" {
+			reasons = "no reason given"
+		}
+		emit(&event.Notice{Meta: meta, Text: fmt.Sprintf("A hook blocked %s: %s", call.Name(), reasons)})
+		return true, false, &HookDenied{Reason: reasons}
+	case o.Decision == hooks.Allow && len(o.UpdatedInput) == 0 && hooks.RuleCould(verdict, call):
+		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.ByHook, Rule: reasons})
+		return true, true, nil
+	}
+	if len(o.UpdatedInput) > 0 {
+		reasons = strings.TrimSpace(reasons + "\nA hook asked to change this call's input, which a permission hook cannot do in freeact; if you approve, it runs as shown.")
+	}
+	if reasons != "" {
+		req.Reason = strings.TrimSpace("Hook: " + reasons + "\n" + req.Reason)
+	}
+	return false, false, nil
 }
