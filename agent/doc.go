@@ -51,4 +51,18 @@
 // Python tools with pytools_list_categories / pytools_list_tools, or with
 // pytools_search_tools when tool_search is "hybrid" (agent/toolsearch).
 // Subagents open their own MCP connections; Stop closes them all.
+//
+// Hooks (agent/hooks, docs/hooks.md) run at every call the agent approves
+// and at prompts, stops and sessions, in Claude Code's protocol.
+// Workspace.StartAgent runs the user's hooks.json and a trusted
+// .freeact/hooks.json; a program adds Go functions with WithHooks:
+//
+//	var set hooks.Set
+//	set.Add(hooks.PreToolUse, "Bash", "no-rm", func(ctx context.Context, in hooks.Input) (hooks.Output, error) {
+//		if strings.Contains(string(in.ToolInput), "rm -rf") {
+//			return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Deny, PermissionDecisionReason: "no rm -rf"}}, nil
+//		}
+//		return hooks.Output{}, nil
+//	})
+//	a, err := ws.StartAgent(ctx, ws.Config, agent.WithHooks(&hooks.Runner{Dir: dir, Sets: []hooks.Set{set}}))
 package agent
