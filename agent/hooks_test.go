@@ -393,3 +393,47 @@ turns:
 		t.Errorf("%d more notifications, for calls the hook answered", len(notified))
 	}
 }
+
+// Hooks a program gives StartAgent add to the user's and the workspace's,
+// they do not replace them.
+func TestSDKHooksAddToTheLoadedOnes(t *testing.T) {
+	ws := workspace(t, "")
+	dirs := appdirs.In(t.TempDir())
+	logFile := filepath.Join(t.TempDir(), "user")
+	if err := os.MkdirAll(dirs.Config, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dirs.Config, hooks.FileName), []byte(`{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo ran >> `+logFile+`"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sdk := make(chan string, 1)
+	set := hooks.Set{}
+	set.Add(hooks.UserPromptSubmit, "", "sdk", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		sdk <- in.Prompt
+		return hooks.Output{}, nil
+	})
+	modeltest.UseGemini(t, mustScenario(t, "turns:\n  - reply: [{text: ok}]\n"))
+	w, err := agent.OpenWorkspace(ws, agent.WorkspaceOptions{Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := w.StartAgent(ctx, w.Config, agent.WithExecutors(agenttest.New()), agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Stop() }()
+	run(t, a, "hi", nil)
+	select {
+	case p := <-sdk:
+		if p != "hi" {
+			t.Errorf("the SDK hook got %q", p)
+		}
+	default:
+		t.Error("the SDK hook did not run: it replaced nothing, it was dropped")
+	}
+	if data, _ := os.ReadFile(logFile); string(data) != "ran\n" {
+		t.Errorf("the user's hook ran %q", data)
+	}
+}

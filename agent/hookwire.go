@@ -20,8 +20,22 @@ import (
 // action, each shell command, a file tool, an MCP tool called as a JSON
 // tool or from code), PostToolUse and PostToolUseFailure after a call,
 // UserPromptSubmit, Stop, SessionStart and SessionEnd. Subagents run the
-// same hooks. Go functions are hooks too (hooks.Set.Add).
-func WithHooks(r *hooks.Runner) Option { return func(o *options) { o.hooks = r } }
+// same hooks. Go functions are hooks too (hooks.Set.Add). Given more than
+// once (Workspace.StartAgent gives the user's and the workspace's), the
+// sets add up; the first runner's Dir and settings stay.
+func WithHooks(r *hooks.Runner) Option {
+	return func(o *options) {
+		if o.hooks == nil || r == nil {
+			if r != nil {
+				o.hooks = r
+			}
+			return
+		}
+		merged := *o.hooks
+		merged.Sets = append(append([]hooks.Set(nil), o.hooks.Sets...), r.Sets...)
+		o.hooks = &merged
+	}
+}
 
 // hookState is what the agent keeps for its hooks.
 type hookState struct {
