@@ -437,3 +437,28 @@ func TestSDKHooksAddToTheLoadedOnes(t *testing.T) {
 		t.Errorf("the user's hook ran %q", data)
 	}
 }
+
+// A PreToolUse hook that answers continue: false stops the turn: the
+// call does not run and nothing after it does.
+func TestHookContinueFalseStopsTheTurn(t *testing.T) {
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, "", "stopper", func(context.Context, hooks.Input) (hooks.Output, error) {
+		stop := false
+		return hooks.Output{Continue: &stop, StopReason: "enough for today"}, nil
+	})
+	a, _, ws := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{call: {id: c1, name: filesystem_write_text_file, args: {path: "a.txt", content: "x"}}}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	events := run(t, a, "Go.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	if _, err := os.Stat(filepath.Join(ws, "a.txt")); err == nil {
+		t.Error("the call ran")
+	}
+	said := false
+	for _, n := range of[*agent.Notice](events) {
+		said = said || strings.Contains(n.Text, "enough for today")
+	}
+	if !said {
+		t.Errorf("the stop was not shown:%s", describe(events))
+	}
+}

@@ -52,6 +52,10 @@ type HookDenied struct{ Reason string }
 
 func (e *HookDenied) Error() string { return "a hook blocked this call: " + e.Reason }
 
+// errStopped stands for a "no" from a hook that stopped the agent
+// (continue: false); AskEditable turns it into one.
+var errStopped = errors.New("a hook stopped the agent")
+
 // Ask returns whether call may run. Rules that allow it answer at once (an
 // AutoApproved event says so, so the call is shown all the same);
 // otherwise an ApprovalRequest goes out through emit and ask waits for its
@@ -81,6 +85,8 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	hook, err := ap.askHooks(ctx, emit, meta, &call, verdict)
 	switch {
+	case errors.Is(err, errStopped):
+		return false, "", nil
 	case err != nil:
 		return false, "", err
 	case hook.allowed:
@@ -240,6 +246,16 @@ func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta e
 	reasons := strings.Join(o.Reasons, "\n")
 	for _, m := range o.Messages {
 		emit(&event.Notice{Meta: meta, Text: "Hook: " + m})
+	}
+	if o.Stop {
+		// continue: false stops the agent: the call is refused as a "no"
+		// is, which ends the turn.
+		text := "A hook stopped the agent"
+		if o.StopReason != "" {
+			text += ": " + o.StopReason
+		}
+		emit(&event.Notice{Meta: meta, Text: text})
+		return hookAnswer{}, errStopped
 	}
 	if o.Decision == hooks.Deny {
 		if reasons == "" {
