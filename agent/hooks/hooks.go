@@ -216,6 +216,10 @@ type Set struct {
 	Source   string // SourceUser, SourceWorkspace, SourceSDK
 	Path     string // the file they came from; "" for the SDK
 	Settings Settings
+	// Verify, when set, is asked before the set's handlers run: an error
+	// (a workspace's hooks changed since they were trusted) makes each of
+	// them a failed handler, which sends a tool call to the user.
+	Verify func() error
 }
 
 // Sources of hooks.

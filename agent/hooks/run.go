@@ -55,6 +55,8 @@ func (r *Runner) Has(ev Event) bool {
 type job struct {
 	source string
 	h      Handler
+	// unverified says why the set may not run (Set.Verify).
+	unverified error
 }
 
 // Run runs the handlers that match in for in.HookEventName, all at once,
@@ -67,6 +69,8 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 	var jobs []job
 	seen := map[string]bool{}
 	for _, s := range r.Sets {
+		var unverified error
+		verified := s.Verify == nil
 		for i := range s.Settings.Hooks[in.HookEventName] {
 			m := &s.Settings.Hooks[in.HookEventName][i]
 			if !m.Matches(in.subject()) {
@@ -83,7 +87,10 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 					}
 					seen[key] = true
 				}
-				jobs = append(jobs, job{source: s.Source, h: h})
+				if !verified {
+					unverified, verified = s.Verify(), true
+				}
+				jobs = append(jobs, job{source: s.Source, h: h, unverified: unverified})
 			}
 		}
 	}
@@ -125,6 +132,10 @@ func (r *Runner) runOne(ctx context.Context, j job, in Input, body []byte) Resul
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := Result{Source: j.source}
+	if j.unverified != nil {
+		res.Handler, res.Failed = h.Command+h.URL+h.Name, j.unverified.Error()
+		return res
+	}
 	var (
 		stdout []byte
 		err    error

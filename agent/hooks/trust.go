@@ -224,7 +224,15 @@ func Load(configDir, dir string, t *Trust) ([]Set, WorkspaceState, error) {
 		if err != nil {
 			return sets, st, fmt.Errorf("%s: %w", st.Path, err)
 		}
-		sets = append(sets, Set{Source: SourceWorkspace, Path: st.Path, Settings: s})
+		trusted := st.Digest
+		sets = append(sets, Set{Source: SourceWorkspace, Path: st.Path, Settings: s, Verify: func() error {
+			// What was trusted is what runs: a file or script changed
+			// since (by the model too) runs nothing.
+			if d, _, err := Digest(dir); err != nil || d != trusted {
+				return fmt.Errorf("%s or its scripts changed since you trusted them, so it did not run: review it, then run freeact hooks trust", st.Path)
+			}
+			return nil
+		}})
 	}
 	return sets, st, nil
 }

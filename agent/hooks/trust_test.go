@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +77,48 @@ func TestWorkspaceHooksFileThatIsALinkIsRefused(t *testing.T) {
 	}
 	if _, _, err := Digest(ws); err == nil {
 		t.Fatal("a linked hooks file was read")
+	}
+}
+
+// A trusted workspace hook whose script changes while the agent runs does
+// not run the changed script: the call goes to the user with the reason.
+func TestWorkspaceHookChangedAfterLoadAsks(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".freeact", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	if err := os.WriteFile(WorkspaceFile(ws), []byte(wsHooks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(ws, ".freeact", "hooks", "check.sh")
+	if err := os.WriteFile(script, []byte("exit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &Trust{File: filepath.Join(t.TempDir(), TrustFile)}
+	st, err := tr.Workspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Grant(ws, st.Digest); err != nil {
+		t.Fatal(err)
+	}
+	sets, _, err := Load("", ws, tr)
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("%v %d", err, len(sets))
+	}
+	r := &Runner{Dir: ws, Sets: sets}
+	if o := r.Run(context.Background(), preBash("ls")); o.Decision != "" {
+		t.Fatalf("as trusted: %+v", o)
+	}
+	if err := os.WriteFile(script, []byte("touch "+marker+"\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := r.Run(context.Background(), preBash("ls"))
+	if o.Decision != Ask || !strings.Contains(strings.Join(o.Reasons, ""), "changed since you trusted them") {
+		t.Fatalf("changed: %+v", o)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the changed script ran")
 	}
 }
