@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -460,5 +461,35 @@ turns:
 	}
 	if !said {
 		t.Errorf("the stop was not shown:%s", describe(events))
+	}
+}
+
+// SubagentStart and SubagentStop hooks hear of a subagent by its id, and
+// the subagent's own calls go through the same PreToolUse hooks.
+func TestSubagentHooksHearTheSubagent(t *testing.T) {
+	var mu sync.Mutex
+	var heard []string
+	note := func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard = append(heard, string(in.HookEventName)+" "+in.AgentType+" "+in.ToolName+" "+strings.SplitN(in.AgentID, "-", 2)[0])
+		return hooks.Output{}, nil
+	}
+	set := hooks.Set{}
+	set.Add(hooks.SubagentStart, "", "start", note)
+	set.Add(hooks.SubagentStop, "", "stop", note)
+	set.Add(hooks.PreToolUse, hooks.ToolPython, "pre", note)
+	a, _, _ := fakeKernels(cells{"print(1)": prints("1")}).start(t, `
+turns:
+  - reply: [{call: {id: s1, name: subagent_task, args: {prompt: "Go.", max_turns: 3}}}]
+  - reply: [{call: {id: k1, name: ipybox_execute_ipython_cell, args: {code: "print(1)"}}}]
+  - reply: [{text: "sub done"}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	run(t, a, "Delegate.", nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(heard, "|"); got != "SubagentStart subagent  sub|PreToolUse subagent PythonCell sub|SubagentStop subagent  sub" {
+		t.Fatalf("heard %q", got)
 	}
 }

@@ -121,6 +121,10 @@ func (a *Agent) hookInput(ev hooks.Event) hooks.Input {
 	if a.opts.skipPerms {
 		in.PermissionMode = "bypassPermissions"
 	}
+	if a.opts.subagentOnly {
+		// A subagent's events name it, as Claude Code's do.
+		in.AgentID, in.AgentType = a.id, "subagent"
+	}
 	if id := a.SessionID(); id != "" {
 		in.SessionID = id
 		in.TranscriptPath = filepath.Join(a.cfg.Dir, ".freeact", "sessions", id, a.id+".jsonl")
@@ -333,4 +337,19 @@ func (a *Agent) afterCallFromCode(ctx context.Context, emit func(Event), corr, s
 	if len(o.Context) > 0 {
 		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Text: hookContext(o.Context)})
 	}
+}
+
+// subagentHooks runs SubagentStart or SubagentStop for the subagent id
+// (agent_type "subagent"). What they say is shown; they decide nothing.
+func (a *Agent) subagentHooks(ctx context.Context, emit func(Event), corr string, ev hooks.Event, id string) {
+	if a.hookState == nil {
+		return
+	}
+	in := a.hookInput(ev)
+	in.AgentID, in.AgentType = id, "subagent"
+	if ev == hooks.SubagentStop {
+		active := false
+		in.StopHookActive = &active
+	}
+	a.runHooks(ctx, emit, corr, in)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/mcpglue"
 	"sync"
 
@@ -52,7 +53,9 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 				a.opts.log.Warn("close subagent MCP servers", "agent", sub.id, "err", err)
 			}
 		}()
+		a.subagentHooks(ctx, emit, call.ID, hooks.SubagentStart, sub.id)
 		out = sub.runTurn(ctx, model.UserText(args.Prompt), maxTurns, emit, false)
+		a.subagentHooks(ctx, emit, call.ID, hooks.SubagentStop, sub.id)
 		switch {
 		case out.failed != nil:
 			return fmt.Sprintf("The subagent %s failed: %v", sub.id, out.failed), true, nil
