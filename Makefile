@@ -232,3 +232,4 @@ clean: ## remove build outputs (keeps downloaded dependencies)
 include scripts/mcp-servers/mcp.mk
 include scripts/acp-clients/acp.mk
 include scripts/mcp-conformance/conformance.mk
+include scripts/hook-scripts/hook-scripts.mk

@@ -11,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/remote"
 	"io"
@@ -82,6 +83,7 @@ type options struct {
 	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
 	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
 	mcpStartWait *time.Duration
+	hooks        *hooks.Runner // WithHooks (hookwire.go)
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -176,6 +178,7 @@ type Agent struct {
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
 	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
 	kstate    cells.State       // whether the kernel lost its state (agent/cells)
+	hookState *hookState        // what the agent keeps for its hooks (hookwire.go); nil: none
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -250,6 +253,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
+	a.wireHooks()
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
@@ -340,6 +344,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := a.openRemote(ctx); err != nil {
 		return &StartError{Step: StepServer, Err: err}
 	}
+	a.sessionHooks(ctx, hooks.SessionStart)
 	return nil
 }
 
@@ -614,6 +619,9 @@ func (a *Agent) Stop() error {
 	case <-waited:
 	case <-time.After(10 * time.Second):
 		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
+	}
+	if a.kern != nil {
+		a.sessionHooks(context.Background(), hooks.SessionEnd)
 	}
 	var errs []error
 	if a.kern != nil {

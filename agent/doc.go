@@ -56,4 +56,18 @@
 // Subagents open their own MCP connections; Stop closes them all. An
 // agent's servers are an mcpglue.Hub; the methods here hand it the
 // agent's state.
+//
+// Hooks (agent/hooks, docs/hooks.md) run at every call the agent approves
+// and at prompts, stops and sessions, in Claude Code's protocol.
+// Workspace.StartAgent runs the user's hooks.json and a trusted
+// .freeact/hooks.json; a program adds Go functions with WithHooks:
+//
+//	var set hooks.Set
+//	set.Add(hooks.PreToolUse, "Bash", "no-rm", func(ctx context.Context, in hooks.Input) (hooks.Output, error) {
+//		if strings.Contains(string(in.ToolInput), "rm -rf") {
+//			return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Deny, PermissionDecisionReason: "no rm -rf"}}, nil
+//		}
+//		return hooks.Output{}, nil
+//	})
+//	a, err := ws.StartAgent(ctx, ws.Config, agent.WithHooks(&hooks.Runner{Dir: dir, Sets: []hooks.Set{set}}))
 package agent

@@ -61,6 +61,7 @@ const (
 	ByRule         = event.ByRule
 	BySession      = event.BySession
 	BySkip         = event.BySkip
+	ByHook         = event.ByHook
 	ActionCompact  = event.ActionCompact
 )
 

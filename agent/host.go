@@ -150,7 +150,9 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	// The server's progress and log lines show on the cell's card.
 	progress := mcpglue.NewProgressThrottle(c.emit, Meta{AgentID: h.a.id, CorrelationID: c.corr})
 	defer progress.Stop()
-	return h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.Note), server, tool, args)
+	res, err := h.a.opts.toolCaller.CallTool(mcp.WithNotify(ctx, progress.Note), server, tool, args)
+	h.a.afterCallFromCode(ctx, c.emit, c.corr, server, tool, call.Args, res, err)
+	return res, err
 }
 
 // Input passes the cell's input() to the front end and waits for the reply.

@@ -87,7 +87,10 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		for _, note := range notes {
 			msg.Parts = append(msg.Parts, model.Part{Text: note})
 		}
-		a.runTurn(ctx, msg, a.opts.maxTurns, emit, false)
+		if !a.promptHooks(ctx, emit, &msg, prompt.Text) {
+			return
+		}
+		a.turnWithStopHooks(ctx, msg, emit)
 	})
 }
 

@@ -106,6 +106,10 @@ func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit f
 	if err == nil {
 		return a.result(emit, call, RejectedText, true, nil), true
 	}
+	if text, ok := hookDenied(err); ok {
+		// The model is told why and goes on, as in Claude Code.
+		return a.result(emit, call, text, true, nil), false
+	}
 	return a.notRun(ctx, call, emit), false
 }
 

@@ -466,6 +466,7 @@ func (a *Agent) parallelCall(call model.FunctionCall) bool {
 func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, calls []model.FunctionCall, results []model.FunctionResponse, emit func(Event)) bool {
 	if len(calls) == 1 {
 		res, rej := a.runTool(ctx, calls[0], emit)
+		a.afterTool(ctx, emit, &res)
 		results[0] = res
 		return rej
 	}
@@ -511,6 +512,7 @@ func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, ca
 				return
 			}
 			res, rej := a.runTool(withAnswered(ctx, answered), call, emit)
+			a.afterTool(ctx, emit, &res)
 			results[i] = res
 			if rej {
 				mu.Lock()

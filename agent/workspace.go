@@ -132,6 +132,13 @@ func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...
 		// The stored API keys are as hidden from sandboxed code as .env.
 		first = append(first, func(o *options) { o.hidden, o.keyDir = append(o.hidden, w.keys.Dir()), w.keys.Dir() })
 	}
+	if w.dirs.Config != "" {
+		r, err := w.loadHooks(cfg.Dir)
+		if err != nil {
+			return nil, err
+		}
+		first = append(first, WithHooks(r))
+	}
 	a, err := New(cfg, append(first, opts...)...)
 	if err != nil {
 		return nil, err

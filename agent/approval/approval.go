@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/hooks"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +37,24 @@ type Approver struct {
 	// began holds when each call (by correlation id) was let run, the
 	// start of the time its result reports (Agent.result); nil keeps none.
 	Began *sync.Map
+	// PreTool runs the PreToolUse hooks for a call and returns what they
+	// decided; nil when there are none. See askHooks.
+	PreTool func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome
+	// Asking runs the PermissionRequest hooks (and, without waiting, the
+	// Notification hooks) when a call is about to be asked; nil when there
+	// are none. See askPermissionHooks.
+	Asking func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome
 }
+
+// HookDenied is the cause of a call a PreToolUse hook denied: Reason is
+// what the hook said, for the model.
+type HookDenied struct{ Reason string }
+
+func (e *HookDenied) Error() string { return "a hook blocked this call: " + e.Reason }
+
+// errStopped stands for a "no" from a hook that stopped the agent
+// (continue: false); AskEditable turns it into one.
+var errStopped = errors.New("a hook stopped the agent")
 
 // Ask returns whether call may run. Rules that allow it answer at once (an
 // AutoApproved event says so, so the call is shown all the same);
@@ -60,19 +79,31 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}()
 	pc := call.Permission()
 	meta := event.Meta{AgentID: ap.AgentID, CorrelationID: corr}
-	if ap.SkipAll {
-		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.BySkip})
-		return true, "", nil
-	}
 	var verdict permission.Verdict
 	if ap.Perm != nil {
-		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow {
+		verdict = ap.Perm.Evaluate(pc)
+	}
+	hook, err := ap.askHooks(ctx, emit, meta, &call, verdict)
+	switch {
+	case errors.Is(err, errStopped):
+		return false, "", nil
+	case err != nil:
+		return false, "", err
+	case hook.allowed:
+		return true, hook.code, nil
+	}
+	if ap.SkipAll && hook.ask == "" {
+		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.BySkip})
+		return true, hook.code, nil
+	}
+	if ap.Perm != nil && hook.ask == "" {
+		if verdict.Decision == permission.Allow {
 			by := event.ByRule
 			if verdict.Scope == permission.Session {
 				by = event.BySession
 			}
 			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: by, Rule: verdict.Rule.Pattern()})
-			return true, "", nil
+			return true, hook.code, nil
 		}
 	}
 	suggested := permission.SuggestPattern(pc)
@@ -84,8 +115,14 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	req := event.NewApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
+	if hook.ask != "" {
+		req.Reason = strings.TrimSpace(hook.ask + "\n" + req.Reason)
+	}
 	if !req.Protected {
 		req.NoAlways = noAlways(call)
+	}
+	if ran, ok, err := ap.askPermissionHooks(ctx, emit, meta, call, verdict, req); ran {
+		return ok, hook.code, err
 	}
 	emit(req)
 	var expired <-chan time.Time
@@ -101,7 +138,7 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 			return false, "", err
 		}
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.Code, err
+		return ok, hook.edited(ans.Code), err
 	case <-ctx.Done():
 		// Resolve it as rejected so that a late answer is ignored; an answer
 		// that came just now is too late as well.
@@ -115,7 +152,7 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 		}
 		ans := <-req.Answered()
 		ok, err := ap.apply(req, ans, emit)
-		return ok, ans.Code, err
+		return ok, hook.edited(ans.Code), err
 	}
 }
 
@@ -167,4 +204,132 @@ func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit fun
 		emit(&event.SessionGrants{Meta: event.Meta{AgentID: ap.AgentID}, Grants: ap.Perm.Grants().Allow})
 	}
 	return true, nil
+}
+
+// hookAnswer is what the PreToolUse hooks made of a call.
+type hookAnswer struct {
+	// allowed: a hook allowed the call where a rule could have, so it
+	// runs without asking.
+	allowed bool
+	// ask is why the call goes to the user although a rule may allow it:
+	// a hook asked, failed, or wanted a change freeact cannot make.
+	ask string
+	// code is a code action's cell as a hook changed it; "" unchanged.
+	code string
+}
+
+// edited is the code that runs after the user's answer: the user's edit,
+// else the hook's.
+func (h hookAnswer) edited(user string) string {
+	if user != "" {
+		return user
+	}
+	return h.code
+}
+
+// askHooks runs the PreToolUse hooks for *call. A deny is returned as a
+// *HookDenied error (the call does not run; the model is told why). A
+// code action's updatedInput replaces *call, so the approval shows the
+// code that will run and the history records it as edited. An allow lets
+// the call run without asking only where a permission rule could have
+// (RuleCould); a failed hook, an ask, or a change freeact cannot make for
+// this kind of call sends it to the user with the reason. A call runs
+// neither silently nor is it denied silently because a hook broke.
+func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta event.Meta, call *event.ToolCall, verdict permission.Verdict) (hookAnswer, error) {
+	if ap.PreTool == nil {
+		return hookAnswer{}, nil
+	}
+	o := ap.PreTool(ctx, meta.CorrelationID, *call)
+	if !o.Ran() {
+		return hookAnswer{}, nil
+	}
+	reasons := strings.Join(o.Reasons, "\n")
+	for _, m := range o.Messages {
+		emit(&event.Notice{Meta: meta, Text: "Hook: " + m})
+	}
+	if o.Stop {
+		// continue: false stops the agent: the call is refused as a "no"
+		// is, which ends the turn.
+		text := "A hook stopped the agent"
+		if o.StopReason != "" {
+			text += ": " + o.StopReason
+		}
+		emit(&event.Notice{Meta: meta, Text: text})
+		return hookAnswer{}, errStopped
+	}
+	if o.Decision == hooks.Deny {
+		if reasons == "" {
+			reasons = "no reason given"
+		}
+		emit(&event.Notice{Meta: meta, Text: fmt.Sprintf("A hook blocked %s: %s", (*call).Name(), reasons)})
+		return hookAnswer{}, &HookDenied{Reason: reasons}
+	}
+	var h hookAnswer
+	decision := o.Decision
+	if len(o.UpdatedInput) > 0 {
+		code, ok := hooks.UpdatedCode(o.UpdatedInput)
+		ca, isCode := (*call).(event.CodeAction)
+		switch {
+		case ok && isCode:
+			if code != ca.Code {
+				ca.Code, h.code = code, code
+				*call = ca
+				reasons = strings.TrimSpace(reasons + "\nA hook changed the code; the code shown is what will run.")
+			}
+		default:
+			decision = hooks.Ask
+			reasons = strings.TrimSpace(reasons + "\nA hook asked to change this call's input, which freeact cannot do for it; if you approve, it runs as shown.")
+		}
+	}
+	switch decision {
+	case hooks.Allow:
+		if hooks.RuleCould(verdict, *call) {
+			emit(&event.AutoApproved{Meta: meta, ToolCall: *call, Display: event.Display(*call), By: event.ByHook, Rule: reasons})
+			h.allowed = true
+			return h, nil
+		}
+	case hooks.Ask:
+		if reasons == "" {
+			reasons = "no reason given"
+		}
+		h.ask = "Hook: " + reasons
+	}
+	return h, nil
+}
+
+// askPermissionHooks runs the PermissionRequest hooks for a call about to
+// be asked. A deny ends it (ran, a *HookDenied error); an allow answers
+// it without asking where a rule could have (ran, ok); anything else
+// (no opinion, a failure, a wish to change the input) leaves the question
+// to the user, with the hooks' reasons added to req.Reason.
+func (ap *Approver) askPermissionHooks(ctx context.Context, emit func(event.Event), meta event.Meta, call event.ToolCall, verdict permission.Verdict, req *event.ApprovalRequest) (ran, ok bool, err error) {
+	if ap.Asking == nil {
+		return false, false, nil
+	}
+	o := ap.Asking(ctx, meta.CorrelationID, call)
+	if !o.Ran() {
+		return false, false, nil
+	}
+	for _, m := range o.Messages {
+		emit(&event.Notice{Meta: meta, Text: "Hook: " + m})
+	}
+	reasons := strings.Join(o.Reasons, "\n")
+	switch {
+	case o.Decision == hooks.Deny:
+		if reasons == "" {
+			reasons = "no reason given"
+		}
+		emit(&event.Notice{Meta: meta, Text: fmt.Sprintf("A hook blocked %s: %s", call.Name(), reasons)})
+		return true, false, &HookDenied{Reason: reasons}
+	case o.Decision == hooks.Allow && len(o.UpdatedInput) == 0 && hooks.RuleCould(verdict, call):
+		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.ByHook, Rule: reasons})
+		return true, true, nil
+	}
+	if len(o.UpdatedInput) > 0 {
+		reasons = strings.TrimSpace(reasons + "\nA hook asked to change this call's input, which a permission hook cannot do in freeact; if you approve, it runs as shown.")
+	}
+	if reasons != "" {
+		req.Reason = strings.TrimSpace("Hook: " + reasons + "\n" + req.Reason)
+	}
+	return false, false, nil
 }

@@ -288,6 +288,9 @@ const (
 	BySession = "session"
 	// BySkip: every call runs without asking (WithSkipPermissions).
 	BySkip = "skip"
+	// ByHook: a PreToolUse hook allowed it where a rule could have (Rule
+	// holds what the hook said).
+	ByHook = "hook"
 )
 
 // AutoApproved reports a tool call that runs without asking, in place of
@@ -300,7 +303,7 @@ type AutoApproved struct {
 	// Display is the exact command of a shell action, as in
 	// ApprovalRequest.
 	Display string `json:"display,omitempty"`
-	// By is ByRule, BySession or BySkip.
+	// By is ByRule, BySession, BySkip or ByHook.
 	By string `json:"by"`
 	// Rule is the pattern of the rule or grant that allowed the call, in
 	// the form an approval suggests (permission.Rule.Pattern); empty for

@@ -336,6 +336,8 @@ func approvedBy(e *agent.AutoApproved) string {
 		return fmt.Sprintf("↳ allowed by this session's grant %q", e.Rule)
 	case agent.BySkip:
 		return "↳ allowed: permissions are skipped (--skip-permissions)"
+	case agent.ByHook:
+		return fmt.Sprintf("↳ allowed by a hook: %s", e.Rule)
 	}
 	return fmt.Sprintf("↳ allowed by the saved rule %q (.freeact/permissions.json)", e.Rule)
 }

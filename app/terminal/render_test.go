@@ -28,3 +28,11 @@ func TestShowScriptApproval(t *testing.T) {
 		t.Errorf("approval text shortens the script:\n%s", got)
 	}
 }
+
+// The terminal says a hook let a call run, and what it said, not a rule.
+func TestTerminalNamesAHooksAllow(t *testing.T) {
+	got := approvedBy(&agent.AutoApproved{By: agent.ByHook, Rule: "writes are fine"})
+	if !strings.Contains(got, "allowed by a hook: writes are fine") || strings.Contains(got, "permissions.json") {
+		t.Fatalf("%q", got)
+	}
+}

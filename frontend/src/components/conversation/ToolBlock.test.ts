@@ -461,3 +461,22 @@ describe('ToolBlock MCP progress', () => {
     expect(screen.queryByTestId('progress-logs')).toBeNull();
   });
 });
+
+describe('ToolBlock auto-approval by a hook', () => {
+  it('says a hook allowed the call, with what the hook said, not a saved rule', () => {
+    const item = toolOf([
+      {
+        ...meta,
+        type: 'AutoApproved',
+        tool_call: { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: 'a.txt', content: 'x' },
+        by: 'hook',
+        rule: 'writes are fine',
+      },
+    ]);
+    show(item);
+    const badge = screen.getByTestId('auto-approved');
+    expect(badge).toHaveTextContent('hook');
+    expect(badge).not.toHaveTextContent('saved rule');
+    expect(badge).toHaveAttribute('title', 'Auto-approved by a hook: writes are fine');
+  });
+});

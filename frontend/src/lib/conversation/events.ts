@@ -40,7 +40,7 @@ export interface RuleData {
 }
 
 /** Who let a call run without asking (AutoApproved.by). */
-export type ApprovedBy = 'rule' | 'session' | 'skip';
+export type ApprovedBy = 'rule' | 'session' | 'skip' | 'hook';
 
 export interface UsageFields {
   input_tokens: number;

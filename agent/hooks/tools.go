@@ -1,0 +1,102 @@
+package hooks
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/permission"
+)
+
+// Tool names freeact gives its calls in hook input, beside those Claude
+// Code's scripts know (Bash, Read, Write, Edit, mcp__<server>__<tool>).
+const (
+	// ToolPython is a code action: a cell of Python the model wants to
+	// run in the kernel; tool_input.code is the cell.
+	ToolPython = "PythonCell"
+	ToolBash   = "Bash"
+	ToolRead   = "Read"
+	ToolWrite  = "Write"
+	ToolEdit   = "Edit"
+)
+
+// MCPTool names a call of tool on an MCP server as Claude Code does.
+func MCPTool(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// Tool is a call as a hook sees it.
+type Tool struct {
+	Name  string
+	Input json.RawMessage
+}
+
+// ToolFor names call for hooks. workspace makes file paths absolute; mcp
+// says which server and tool a generic call is (ok false: not an MCP
+// call), for a JSON tool call and a call from code alike.
+func ToolFor(call event.ToolCall, workspace string, mcp func(event.GenericCall) (server, tool string, ok bool)) Tool {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(workspace, p)
+	}
+	in := func(v any) json.RawMessage {
+		b, _ := json.Marshal(v) // maps of strings always marshal
+		return b
+	}
+	switch c := call.(type) {
+	case event.CodeAction:
+		return Tool{ToolPython, in(map[string]string{"code": c.Code})}
+	case event.ShellAction:
+		m := map[string]string{"command": c.Command}
+		if c.Interpreter != "" {
+			m["interpreter"] = c.Interpreter
+		}
+		return Tool{ToolBash, in(m)}
+	case event.FileRead:
+		return Tool{ToolRead, in(map[string]string{"file_path": abs(c.Path)})}
+	case event.FileWrite:
+		return Tool{ToolWrite, in(map[string]string{"file_path": abs(c.Path), "content": c.Content})}
+	case event.FileEdit:
+		return Tool{ToolEdit, in(map[string]string{"file_path": abs(c.Path), "old_string": c.OldText, "new_string": c.NewText})}
+	case event.GenericCall:
+		args := c.Args
+		if len(args) == 0 || !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		if mcp != nil {
+			if server, tool, ok := mcp(c); ok {
+				return Tool{MCPTool(server, tool), args}
+			}
+		}
+		return Tool{c.ToolName, args}
+	}
+	return Tool{call.Name(), json.RawMessage("{}")}
+}
+
+// Editable reports whether freeact can run call with a hook's updatedInput
+// in place of its own: a code action's code. Other calls that a hook wants
+// changed go to the user unchanged, with the hook's wish as the reason.
+func Editable(call event.ToolCall) bool {
+	_, ok := call.(event.CodeAction)
+	return ok
+}
+
+// UpdatedCode reads the code of a code action's updatedInput; ok false
+// when it has none.
+func UpdatedCode(updated json.RawMessage) (string, bool) {
+	var v struct {
+		Code *string `json:"code"`
+	}
+	if json.Unmarshal(updated, &v) != nil || v.Code == nil {
+		return "", false
+	}
+	return *v.Code, true
+}
+
+// RuleCould reports whether a permission rule could let call run without
+// asking, given the rules' verdict on it: a hook's allow skips the question
+// only where a rule could. Never for a protected file, a command that
+// could not be split safely, or a call an ask rule covers.
+func RuleCould(verdict permission.Verdict, call event.ToolCall) bool {
+	return !verdict.Protected && verdict.Decision != permission.Ask && !call.Permission().Opaque
+}
