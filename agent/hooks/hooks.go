@@ -134,10 +134,35 @@ func Parse(data []byte) (Settings, error) {
 				}
 				h.cond = c
 			}
+			if err := handlerKeys(keys[i]["hooks"]); err != nil {
+				return Settings{}, fmt.Errorf("hooks.%s[%d].%w", name, i, err)
+			}
 		}
 		s.Hooks[ev] = ms
 	}
 	return s, nil
+}
+
+// handlerKeys refuses a handler key freeact does not read: a setting
+// read wrongly would run something else than its author wrote (the exec
+// form's "args" would run the command without its arguments).
+func handlerKeys(body json.RawMessage) error {
+	var hs []map[string]json.RawMessage
+	if err := json.Unmarshal(body, &hs); err != nil {
+		return fmt.Errorf("hooks: %w", err)
+	}
+	for j, h := range hs {
+		for k := range h {
+			switch k {
+			case "type", "command", "url", "headers", "timeout", "if", "statusMessage":
+			case "args":
+				return fmt.Errorf("hooks[%d]: \"args\" (the exec form) is not supported: write the program and its arguments in \"command\", e.g. \"command\": \"belay hook claude-code\"", j)
+			default:
+				return fmt.Errorf("hooks[%d]: unknown key %q: a handler has type, command or url, headers, timeout, if and statusMessage", j, k)
+			}
+		}
+	}
+	return nil
 }
 
 func eventList() string {

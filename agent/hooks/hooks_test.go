@@ -52,6 +52,10 @@ func TestParseSaysWhatIsWrong(t *testing.T) {
 		{"bad regex", `{"hooks":{"PreToolUse":[{"matcher":"a(","hooks":[{"type":"command","command":"x"}]}]}}`, `regular expression`},
 		{"unknown key", `{"hooks":{"PreToolUse":[{"matchr":"Bash","hooks":[]}]}}`, `matchr`},
 		{"not json", `{`, `read hooks`},
+		// Claude Code's exec form: run without its args, belay would
+		// answer nothing; refused rather than read wrongly.
+		{"exec form", `{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"command","command":"belay","args":["hook","claude-code"]}]}]}}`, `"args" (the exec form) is not supported`},
+		{"unknown handler key", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","comand":"y"}]}]}}`, `unknown key "comand"`},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.json))
