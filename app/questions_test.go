@@ -28,10 +28,14 @@ type jsonRun struct {
 	t      *testing.T
 	stdin  io.WriteCloser
 	events chan map[string]any
-	exited chan error
-	mu     sync.Mutex
-	out    []string // every line of stdout
-	stderr bytes.Buffer
+	// exited is closed when freeact has exited, with its status in
+	// exitErr: closed, not sent, so that both wait and the test's cleanup
+	// see it (a value sent once made the cleanup wait out its 30 s).
+	exited  chan struct{}
+	exitErr error
+	mu      sync.Mutex
+	out     []string // every line of stdout
+	stderr  bytes.Buffer
 }
 
 // everythingWorkspace adds server-everything to the workspace of
@@ -61,7 +65,7 @@ func startJSON(t *testing.T, bin string, env []string, args ...string) *jsonRun 
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"run", "--json"}, args...)...)
 	cmd.Env = env
-	r := &jsonRun{t: t, events: make(chan map[string]any, 1000), exited: make(chan error, 1)}
+	r := &jsonRun{t: t, events: make(chan map[string]any, 1000), exited: make(chan struct{})}
 	cmd.Stderr = &fronttest.SyncWriter{Mu: &r.mu, W: &r.stderr}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -89,7 +93,8 @@ func startJSON(t *testing.T, bin string, env []string, args ...string) *jsonRun 
 			r.events <- ev
 		}
 		close(r.events)
-		r.exited <- cmd.Wait()
+		r.exitErr = cmd.Wait()
+		close(r.exited)
 	}()
 	t.Cleanup(func() {
 		in.Close()
@@ -154,7 +159,8 @@ func (r *jsonRun) wait(want int) {
 	r.stdin.Close()
 	for range r.events {
 	}
-	err := testenv.Receive(r.t, r.exited, 2*time.Minute, "the exit of freeact")
+	testenv.Receive(r.t, r.exited, 2*time.Minute, "the exit of freeact")
+	err := r.exitErr
 	status := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		status = ee.ExitCode()

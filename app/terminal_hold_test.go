@@ -7,43 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
-var raceBuilt struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
 // raceBinary is freeact built with the race detector: a data race in the
 // program makes it print "DATA RACE" and exit with status 66.
-func raceBinary(t *testing.T) string {
-	t.Helper()
-	testenv.Integration(t, "the freeact binary and Python with ipykernel")
-	raceBuilt.once.Do(func() {
-		dir, err := os.MkdirTemp("", "freeact-race-bin-")
-		if err != nil {
-			raceBuilt.err = err
-			return
-		}
-		raceBuilt.bin = filepath.Join(dir, "freeact")
-		out, err := exec.Command("go", "build", "-race", "-o", raceBuilt.bin, "github.com/freeact/desktop").CombinedOutput()
-		if err != nil {
-			raceBuilt.err = errors.New(string(out))
-		}
-	})
-	if raceBuilt.err != nil {
-		t.Fatalf("build freeact -race: %v", raceBuilt.err)
-	}
-	return raceBuilt.bin
-}
+func raceBinary(t *testing.T) string { return fronttest.Binary(t, "-race") }
 
 // A server's form and an approval opened at once by two threads of one
 // cell are asked one after the other in the interactive terminal: the

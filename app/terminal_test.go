@@ -27,34 +27,8 @@ import (
 // These tests run the real freeact binary in terminal mode against a real
 // kernel and the wire-level fake Gemini server.
 
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
-func freeactBinary(t *testing.T) string {
-	t.Helper()
-	// The terminal tests run the whole program with a kernel: they are
-	// the integration tier, skipped before the build under -short.
-	testenv.Integration(t, "the freeact binary and Python with ipykernel")
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "freeact-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "freeact")
-		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/freeact/desktop").CombinedOutput()
-		if err != nil {
-			built.err = errors.New(string(out))
-		}
-	})
-	if built.err != nil {
-		t.Fatalf("build freeact: %v", built.err)
-	}
-	return built.bin
-}
+// freeactBinary is freeact as built for users.
+func freeactBinary(t *testing.T) string { return fronttest.Binary(t) }
 
 func testPython(t *testing.T) string { return testenv.Python(t) }
 

@@ -5,9 +5,12 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/agent/mcp/mcptest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 )
 
 func TestMain(m *testing.M) {
 	mcptest.Main() // serves MCP when the binary runs as a test server (mcptest.AsksOnInitialize)
-	os.Exit(m.Run())
+	code := m.Run()
+	fronttest.RemoveBinaries()
+	os.Exit(code)
 }

@@ -32,17 +32,24 @@ from gi.repository import Atspi, Gdk, GdkPixbuf, GLib, Gtk  # noqa: E402
 MAX_TEXT = 4000
 
 
-def node_info(node, depth):
-    role = node.get_role_name() or ""
-    name = node.get_name() or ""
-    text = ""
+def node_text(node):
     try:
         t = node.get_text_iface()
         if t is not None:
             n = t.get_character_count()
-            text = t.get_text(0, min(n, MAX_TEXT)) if n > 0 else ""
+            return (t.get_text(0, min(n, MAX_TEXT)) if n > 0 else "").replace("\ufffc", "")
     except Exception:
-        text = ""
+        pass
+    return ""
+
+
+def node_info(node, depth, role=None, text=None):
+    """Everything a test reads of node; role and text when already read."""
+    if role is None:
+        role = node.get_role_name() or ""
+    name = node.get_name() or ""
+    if text is None:
+        text = node_text(node)
     if role == "application":
         return {"role": role, "name": name, "text": "", "x": 0, "y": 0, "w": 0, "h": 0, "depth": depth, "focused": False, "showing": True}
     e = node.get_extents(Atspi.CoordType.SCREEN)
@@ -50,7 +57,7 @@ def node_info(node, depth):
     return {
         "role": role,
         "name": name,
-        "text": text.replace("\ufffc", ""),
+        "text": text,
         "description": node.get_description() or "",
         "x": e.x,
         "y": e.y,
@@ -64,11 +71,13 @@ def node_info(node, depth):
 
 
 def walk(node, depth, out, want, first):
+    """Appends what want returns for node and those below it (pre-order),
+    up to the first if first; want returns None for a node it leaves out."""
     try:
-        info = node_info(node, depth)
+        info = want(node, depth)
     except Exception:
         return False
-    if want(info):
+    if info is not None:
         out.append(info)
         if first:
             return True
@@ -101,16 +110,23 @@ def find(req):
     def match(s, want):
         return s == want if exact else want in s
 
-    def want(info):
+    # Every read of a node is a call over the bus to the web process: the
+    # role and name (which the bus caches) rule a node out before its
+    # text is read, and its place and states are read only for a node
+    # that matches.
+    def want(node, depth):
+        r = node.get_role_name() or ""
+        if role and r != role:
+            return None
+        if name is not None and not match(node.get_name() or "", name):
+            return None
+        t = node_text(node) if text is not None else None
+        if text is not None and text not in t:
+            return None
+        info = node_info(node, depth, r, t)
         if info["w"] <= 0 or info["h"] <= 0:
-            return False
-        if role and info["role"] != role:
-            return False
-        if name is not None and not match(info["name"], name):
-            return False
-        if text is not None and text not in info["text"]:
-            return False
-        return True
+            return None
+        return info
 
     out = []
     for a in apps(req.get("app", "freeact")):
@@ -122,7 +138,7 @@ def find(req):
 def dump(req):
     out = []
     for a in apps(req.get("app", "freeact")):
-        walk(a, 0, out, lambda info: True, False)
+        walk(a, 0, out, node_info, False)
     return {"nodes": out}
 
 

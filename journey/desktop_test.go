@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -274,7 +273,7 @@ func TestFocusAfterSaveAndMeterPanel(t *testing.T) {
 		jiggle := 0
 		app.Wait("the meter's panel open again", func() bool {
 			jiggle++
-			app.xdotool("mousemove", "--sync", strconv.Itoa(mx+jiggle%2), strconv.Itoa(my))
+			app.moveTo(mx+jiggle%2, my)
 			_, ok := app.Find(panel)
 			return ok
 		})

@@ -3,7 +3,6 @@
 package journey
 
 import (
-	"strconv"
 	"testing"
 )
 
@@ -74,7 +73,7 @@ func TestExpiringNoticeDoesNotMoveTheSessionList(t *testing.T) {
 		// nothing, there.
 		n := app.WaitFor(source)
 		x, y := n.X+n.W/2, n.Y+n.H-4
-		app.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		app.moveTo(x, y)
 		app.Shot("pointer-on-the-list")
 		if _, ok := app.Find(forked); !ok {
 			t.Fatal("the notice went before the pointer was on the list: the journey tests nothing")

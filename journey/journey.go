@@ -414,7 +414,24 @@ func (a *App) RightClick(q Query) Node {
 func (a *App) ClickAt(n Node) {
 	a.t.Helper()
 	x, y := n.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
+	a.moveTo(x, y)
+	a.xdotool("click", "1")
+}
+
+// moveTo moves the pointer to x, y on the screen and waits until it is
+// there. xdotool's mousemove --sync waits for the pointer to leave where
+// it was: asked to move it over a window to where it already is, it
+// waits about 15 s before it gives up, so that move is left out.
+func (a *App) moveTo(x, y int) {
+	a.t.Helper()
+	if out, err := exec.Command("xdotool", "getmouselocation", "--shell").Output(); err == nil {
+		px, okx := shellField(string(out), "X")
+		py, oky := shellField(string(out), "Y")
+		if okx && oky && px == x && py == y {
+			return
+		}
+	}
+	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
 }
 
 // clickWith waits for the element, moves the pointer to its centre and
@@ -422,8 +439,8 @@ func (a *App) ClickAt(n Node) {
 func (a *App) clickWith(q Query, words ...string) Node {
 	a.t.Helper()
 	n := a.WaitFor(q)
-	x, y := n.Center()
-	a.xdotool(append([]string{"mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y)}, words...)...)
+	a.moveTo(n.Center())
+	a.xdotool(words...)
 	return n
 }
 
@@ -512,8 +529,7 @@ func (a *App) ScrollUp(q Query, pages int) {
 func (a *App) Hover(q Query) Node {
 	a.t.Helper()
 	n := a.WaitFor(q)
-	x, y := n.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+	a.moveTo(n.Center())
 	return n
 }
 
@@ -530,7 +546,7 @@ func (a *App) Wheel(q Query, notches int) {
 // as Wheel does.
 func (a *App) WheelAt(x, y, notches int) {
 	a.t.Helper()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+	a.moveTo(x, y)
 	button := "4"
 	if notches < 0 {
 		button, notches = "5", -notches
@@ -697,21 +713,22 @@ func (a *App) DragFilesHolding(onto, dropZone Query, held func(), paths ...strin
 	sx, sy := shellInt(string(geo), "X")+40, shellInt(string(geo), "Y")+30
 	target := a.WaitFor(onto)
 	tx, ty := target.Center()
-	a.xdotool("mousemove", "--sync", strconv.Itoa(sx), strconv.Itoa(sy), "mousedown", "1")
+	a.moveTo(sx, sy)
+	a.xdotool("mousedown", "1")
 	// GTK starts a drag after the pointer moved a few pixels with the
 	// button down; then move over in steps, as a hand does.
 	const steps = 12
 	for i := 1; i <= steps; i++ {
 		x := sx + (tx-sx)*i/steps
 		y := sy + (ty-sy)*i/steps
-		a.xdotool("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		a.moveTo(x, y)
 	}
 	// Nudge the pointer over the target until the window shows the drop
 	// zone: the drag has reached the page.
 	nudge := 0
 	a.until("the drop zone while dragging", func() bool {
 		nudge++
-		a.xdotool("mousemove", "--sync", strconv.Itoa(tx+nudge%2), strconv.Itoa(ty))
+		a.moveTo(tx+nudge%2, ty)
 		_, ok := a.Find(dropZone)
 		return ok
 	})
@@ -726,14 +743,22 @@ func (a *App) DragFilesHolding(onto, dropZone Query, held func(), paths ...strin
 	}
 }
 
-// shellInt reads NAME=value from xdotool's --shell output.
+// shellInt reads NAME=value from xdotool's --shell output (0 when it is
+// not there).
 func shellInt(s, name string) int {
+	n, _ := shellField(s, name)
+	return n
+}
+
+// shellField reads NAME=value from xdotool's --shell output, and whether
+// it is there.
+func shellField(s, name string) (int, bool) {
 	m := regexp.MustCompile(`(?m)^` + name + `=(-?\d+)`).FindStringSubmatch(s)
 	if m == nil {
-		return 0
+		return 0, false
 	}
-	n, _ := strconv.Atoi(m[1])
-	return n
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
 }
 
 // Send types a prompt into the prompt box and sends it with Enter.

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/internal/testenv"
 )
 
@@ -25,32 +26,7 @@ import (
 // the wire-level fake Gemini server, and talk to it with the ACP SDK's
 // client side: nothing of the protocol is faked.
 
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
-func freeactBinary(t *testing.T) string {
-	t.Helper()
-	testenv.Integration(t, "the freeact binary and Python with ipykernel")
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "freeact-acp-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "freeact")
-		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/freeact/desktop").CombinedOutput()
-		if err != nil {
-			built.err = errors.New(string(out))
-		}
-	})
-	if built.err != nil {
-		t.Fatalf("build freeact: %v", built.err)
-	}
-	return built.bin
-}
+func freeactBinary(t *testing.T) string { return fronttest.Binary(t) }
 
 // env is a workspace using the test Python and the environment pointing
 // freeact at the fake model and private XDG folders; marker is in the

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,33 +20,8 @@ import (
 	"github.com/freeact/desktop/internal/testenv"
 )
 
-var crashBuilt struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
 // CrashBinary builds freeact with its kill points compiled in.
-func CrashBinary(t *testing.T) string {
-	t.Helper()
-	testenv.Integration(t, "the freeact binary and Python with ipykernel")
-	crashBuilt.once.Do(func() {
-		dir, err := os.MkdirTemp("", "freeact-crash-bin-")
-		if err != nil {
-			crashBuilt.err = err
-			return
-		}
-		crashBuilt.bin = filepath.Join(dir, "freeact")
-		out, err := exec.Command("go", "build", "-tags", "crashtest", "-o", crashBuilt.bin, "github.com/freeact/desktop").CombinedOutput()
-		if err != nil {
-			crashBuilt.err = errors.New(string(out))
-		}
-	})
-	if crashBuilt.err != nil {
-		t.Fatalf("build freeact -tags crashtest: %v", crashBuilt.err)
-	}
-	return crashBuilt.bin
-}
+func CrashBinary(t *testing.T) string { return Binary(t, "-tags", "crashtest") }
 
 // CrashRig is one workspace, its XDG folders (and so its checkpoint store)
 // and the freeact binary.
