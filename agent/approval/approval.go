@@ -35,6 +35,24 @@ type Approver struct {
 	// began holds when each call (by correlation id) was let run, the
 	// start of the time its result reports (Agent.result); nil keeps none.
 	Began *sync.Map
+	// State holds the conversation's approval mode and auto mode's state;
+	// nil is Rules mode.
+	State *State
+}
+
+// mode is the approval mode now.
+func (ap *Approver) mode() Mode {
+	if ap.State == nil {
+		return Rules
+	}
+	return ap.State.Mode()
+}
+
+// trust records that a call of call's MCP server was let run.
+func (ap *Approver) trust(call event.ToolCall) {
+	if g, ok := call.(event.GenericCall); ok && ap.State != nil {
+		ap.State.Trust(g.Server)
+	}
 }
 
 // Ask returns whether call may run. Rules that allow it answer at once (an
@@ -64,15 +82,31 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.BySkip})
 		return true, "", nil
 	}
+	mode := ap.mode()
 	var verdict permission.Verdict
 	if ap.Perm != nil {
-		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow {
+		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow && mode != Ask {
+			ap.trust(call)
 			by := event.ByRule
 			if verdict.Scope == permission.Session {
 				by = event.BySession
 			}
 			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, "", nil
+		}
+	}
+	var judged decision
+	// Auto mode: deny and ask rules came first (an ask rule, a file an
+	// ask rule covers, a protected file all ask); then the structural
+	// layer, then the judge.
+	if mode == Auto && !verdict.Protected && verdict.Decision != permission.Ask && verdict.Reason == "" {
+		judged = ap.State.decide(ctx, call, rulesTrust(ap.Perm))
+		if judged.by != "" {
+			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: judged.by, Reason: judged.reason})
+			return true, "", nil
+		}
+		if judged.paused {
+			emit(&event.Notice{Meta: event.Meta{AgentID: ap.AgentID}, Text: pausedText})
 		}
 	}
 	suggested := permission.SuggestPattern(pc)
@@ -84,6 +118,9 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	req := event.NewApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
+	if judged.label != "" {
+		req.Reason, req.Judge = judged.reason, judged.label
+	}
 	if !req.Protected {
 		req.NoAlways = noAlways(call)
 	}
@@ -141,6 +178,7 @@ func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit fun
 	if ans.Decision == event.Reject {
 		return false, nil
 	}
+	ap.trust(req.ToolCall)
 	if req.Protected && ap.ProtectedYes != nil {
 		ap.ProtectedYes.Add(1)
 	}
