@@ -82,6 +82,8 @@ type options struct {
 	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
 	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
 	mcpStartWait *time.Duration
+	// approvalMode: WithApprovalMode (automode.go).
+	approvalMode approval.Mode
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -250,6 +252,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
+	a.approvals.State = a.autoState(o.approvalMode)
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)

@@ -100,7 +100,7 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	// ask rule covers, a protected file all ask); then the structural
 	// layer, then the judge.
 	if mode == Auto && !verdict.Protected && verdict.Decision != permission.Ask && verdict.Reason == "" {
-		judged = ap.State.decide(ctx, call, rulesTrust(ap.Perm))
+		judged = ap.State.decide(ctx, emit, call, rulesTrust(ap.Perm))
 		if judged.by != "" {
 			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: judged.by, Reason: judged.reason})
 			return true, "", nil

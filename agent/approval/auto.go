@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 )
 
@@ -30,9 +31,13 @@ type Judge interface {
 }
 
 // JudgeVerdict is a judge's answer: Allow, or ask the user for Reason.
+// Model and Usage say what the call cost; a judge sets them even when it
+// fails after the model answered.
 type JudgeVerdict struct {
 	Allow  bool
 	Reason string
+	Model  string
+	Usage  *model.Usage
 }
 
 // The breaker: after BreakerInRow "ask" verdicts in a row, or
@@ -71,6 +76,9 @@ type State struct {
 	Judge Judge
 	// Timeout bounds one judge call (zero: DefaultJudgeTimeout).
 	Timeout time.Duration
+	// Usage, if set, counts a judge call's tokens and cost (a line of its
+	// own in the usage: event.Usage.Judge).
+	Usage func(emit func(event.Event), modelName string, u model.Usage)
 
 	mu       sync.Mutex
 	mode     Mode
@@ -179,7 +187,7 @@ type decision struct {
 }
 
 // decide runs the structural layer, then the judge.
-func (au *State) decide(ctx context.Context, call event.ToolCall, rulesTrust func(string) bool) decision {
+func (au *State) decide(ctx context.Context, emit func(event.Event), call event.ToolCall, rulesTrust func(string) bool) decision {
 	s := Structure{}
 	if au.Structure != nil {
 		s = au.Structure()
@@ -207,6 +215,9 @@ func (au *State) decide(ctx context.Context, call event.ToolCall, rulesTrust fun
 		var err error
 		v, err = au.Judge.Judge(jctx, call)
 		cancel()
+		if v.Usage != nil && au.Usage != nil {
+			au.Usage(emit, v.Model, *v.Usage)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return decision{label: JudgeFailed, reason: "The turn ended before the judge answered."}

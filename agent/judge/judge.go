@@ -36,9 +36,6 @@ type Judge struct {
 	// UserMessages returns the user's own messages of the conversation
 	// so far (see UserTexts).
 	UserMessages func() []string
-	// Usage, if set, gets each call's token counts (its cost goes on a
-	// line of its own).
-	Usage func(model string, u model.Usage)
 }
 
 var _ approval.Judge = (*Judge)(nil)
@@ -50,20 +47,22 @@ var ErrVerdict = errors.New("the judge's reply is not a verdict")
 func (j *Judge) Judge(ctx context.Context, call event.ToolCall) (approval.JudgeVerdict, error) {
 	req := Request(j.userMessages(), call)
 	var msg model.Message
+	cost := approval.JudgeVerdict{Model: j.Model.Name()}
 	for ch, err := range j.Model.Stream(ctx, req) {
 		if err != nil {
-			return approval.JudgeVerdict{}, fmt.Errorf("ask the judge %s: %w", j.Model.Name(), err)
+			return cost, fmt.Errorf("ask the judge %s: %w", j.Model.Name(), err)
 		}
 		switch c := ch.(type) {
 		case model.UsageChunk:
-			if j.Usage != nil {
-				j.Usage(j.Model.Name(), c.Usage)
-			}
+			u := c.Usage
+			cost.Usage = &u
 		case model.Done:
 			msg = c.Message
 		}
 	}
-	return Parse(msg.Text())
+	v, err := Parse(msg.Text())
+	v.Model, v.Usage = cost.Model, cost.Usage
+	return v, err
 }
 
 func (j *Judge) userMessages() []string {
