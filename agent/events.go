@@ -61,6 +61,9 @@ const (
 	ByRule         = event.ByRule
 	BySession      = event.BySession
 	BySkip         = event.BySkip
+	BySandbox      = event.BySandbox
+	ByReadOnly     = event.ByReadOnly
+	ByJudge        = event.ByJudge
 	ActionCompact  = event.ActionCompact
 )
 
