@@ -229,3 +229,20 @@ func BenchmarkRulesOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStructuralLayerAlone is auto mode's own part: no permission
+// rules, the sandbox and checkpoints on.
+func BenchmarkStructuralLayerAlone(b *testing.B) {
+	st := &approval.State{Structure: func() approval.Structure { return approval.Structure{Sandbox: true, Checkpoints: true} }, Judge: &askingJudge{}}
+	st.SetMode(approval.Auto)
+	ap := &approval.Approver{State: st}
+	call := event.CodeAction{ToolName: "ipybox_execute_ipython_cell", Code: "df.describe()"}
+	emit := func(event.Event) {}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := ap.Ask(ctx, emit, "c", call, 0); !ok {
+			b.Fatal("not allowed")
+		}
+	}
+}
