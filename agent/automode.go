@@ -15,6 +15,13 @@ import (
 // default), approval.Ask or approval.Auto (see docs/permissions.md).
 type ApprovalMode = approval.Mode
 
+// The approval modes (approval.Mode).
+const (
+	ModeRules = approval.Rules
+	ModeAsk   = approval.Ask
+	ModeAuto  = approval.Auto
+)
+
 // WithApprovalMode starts the agent in mode m.
 func WithApprovalMode(m approval.Mode) Option { return func(o *options) { o.approvalMode = m } }
 
