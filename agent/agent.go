@@ -84,6 +84,8 @@ type options struct {
 	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
 	mcpStartWait *time.Duration
 	hooks        *hooks.Runner // WithHooks (hookwire.go)
+	// approvalMode: WithApprovalMode (automode.go).
+	approvalMode approval.Mode
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -254,6 +256,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
 	a.wireHooks()
+	a.approvals.State = a.autoState(o.approvalMode)
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)

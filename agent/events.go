@@ -62,6 +62,9 @@ const (
 	BySession      = event.BySession
 	BySkip         = event.BySkip
 	ByHook         = event.ByHook
+	BySandbox      = event.BySandbox
+	ByReadOnly     = event.ByReadOnly
+	ByJudge        = event.ByJudge
 	ActionCompact  = event.ActionCompact
 )
 

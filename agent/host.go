@@ -132,7 +132,7 @@ func (h *host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	}
 	ctx, cancel := merge(ctx, c.ctx)
 	defer cancel()
-	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.mcp.PTCHints(ctx, server, tool)}
+	call := GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.mcp.PTCHints(ctx, server, tool), Server: server}
 	ok, err := h.a.approvals.Ask(ctx, c.emit, c.corr, call, h.a.approvalTimeout)
 	switch {
 	case errors.Is(err, approval.ErrTimeout):

@@ -72,7 +72,7 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		if !found {
 			return resp, false, false
 		}
-		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints}, func() (string, bool, []model.Image) {
+		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints, Server: t.Server}, func() (string, bool, []model.Image) {
 			return a.mcp.CallJSON(ctx, t, call.Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
 		})
 		return resp, rejected, true

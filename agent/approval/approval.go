@@ -44,6 +44,24 @@ type Approver struct {
 	// Notification hooks) when a call is about to be asked; nil when there
 	// are none. See askPermissionHooks.
 	Asking func(ctx context.Context, corr string, call event.ToolCall) hooks.Outcome
+	// State holds the conversation's approval mode and auto mode's state;
+	// nil is Rules mode.
+	State *State
+}
+
+// mode is the approval mode now.
+func (ap *Approver) mode() Mode {
+	if ap.State == nil {
+		return Rules
+	}
+	return ap.State.Mode()
+}
+
+// trust records that a call of call's MCP server was let run.
+func (ap *Approver) trust(call event.ToolCall) {
+	if g, ok := call.(event.GenericCall); ok && ap.State != nil {
+		ap.State.Trust(g.Server)
+	}
 }
 
 // HookDenied is the cause of a call a PreToolUse hook denied: Reason is
@@ -79,6 +97,7 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}()
 	pc := call.Permission()
 	meta := event.Meta{AgentID: ap.AgentID, CorrelationID: corr}
+	mode := ap.mode()
 	var verdict permission.Verdict
 	if ap.Perm != nil {
 		verdict = ap.Perm.Evaluate(pc)
@@ -89,21 +108,39 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 		return false, "", nil
 	case err != nil:
 		return false, "", err
-	case hook.allowed:
+	case hook.allowed && mode != Ask:
+		// A hook's allow skips only what a rule could; in Ask mode no
+		// rule does.
 		return true, hook.code, nil
 	}
 	if ap.SkipAll && hook.ask == "" {
 		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.BySkip})
 		return true, hook.code, nil
 	}
-	if ap.Perm != nil && hook.ask == "" {
+	if ap.Perm != nil && hook.ask == "" && mode != Ask {
 		if verdict.Decision == permission.Allow {
+			ap.trust(call)
 			by := event.ByRule
 			if verdict.Scope == permission.Session {
 				by = event.BySession
 			}
 			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: by, Rule: verdict.Rule.Pattern()})
 			return true, hook.code, nil
+		}
+	}
+	var judged decision
+	// Auto mode: deny and ask rules came first (an ask rule, a file an
+	// ask rule covers, a protected file all ask); then the structural
+	// layer, then the judge.
+	// A hook that asks is asked.
+	if mode == Auto && hook.ask == "" && !verdict.Protected && verdict.Decision != permission.Ask && verdict.Reason == "" {
+		judged = ap.State.decide(ctx, emit, call, rulesTrust(ap.Perm))
+		if judged.by != "" {
+			emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: judged.by, Reason: judged.reason})
+			return true, hook.code, nil
+		}
+		if judged.paused {
+			emit(&event.Notice{Meta: event.Meta{AgentID: ap.AgentID}, Text: pausedText})
 		}
 	}
 	suggested := permission.SuggestPattern(pc)
@@ -115,6 +152,9 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	req := event.NewApprovalRequest(meta, call, suggested)
 	req.Reason, req.Protected = verdict.Reason, verdict.Protected
+	if judged.label != "" {
+		req.Reason, req.Judge = judged.reason, judged.label
+	}
 	if hook.ask != "" {
 		req.Reason = strings.TrimSpace(hook.ask + "\n" + req.Reason)
 	}
@@ -178,6 +218,7 @@ func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit fun
 	if ans.Decision == event.Reject {
 		return false, nil
 	}
+	ap.trust(req.ToolCall)
 	if req.Protected && ap.ProtectedYes != nil {
 		ap.ProtectedYes.Add(1)
 	}

@@ -207,3 +207,11 @@ func (c *Shared) RevertNote(rs []checkpoint.Record) (string, []string) {
 		"In parentheses, what the revert did to each file; variables in the Python kernel were not changed:\n" +
 		b.String() + "</workspace-revert>", ids
 }
+
+// Off reports whether checkpoints stopped for this run (an error turned
+// them off), so nothing the agent does now can be reverted.
+func (c *Shared) Off() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.off != ""
+}

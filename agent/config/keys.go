@@ -239,6 +239,20 @@ var keys = []OptionKey{
 		check: func(o *Options) *KeyError {
 			return checkServers("ptc_servers", o.PTCServers)
 		}},
+	{Name: "judge_model", Kind: KindString, Section: SectionAgent, Group: "Tools", Label: "Auto mode judge model",
+		Description: `The model auto mode's judge asks about actions the sandbox does not bound, as "provider:name".`,
+		Nullable:    true, NullLabel: "the conversation's model", Placeholder: "gemini-3-flash-preview", AppOnly: true,
+		want: `a model string such as "gemini-3-flash-preview"`,
+		dst:  func(o *Options) any { return &o.JudgeModel },
+		check: func(o *Options) *KeyError {
+			if o.JudgeModel == nil {
+				return nil
+			}
+			if _, err := model.ParseModelString(*o.JudgeModel); err != nil {
+				return &KeyError{Key: "judge_model", Msg: err.Error()}
+			}
+			return nil
+		}},
 	{Name: "python", Kind: KindPath, Section: SectionKernel, Group: "Kernel", Label: "Python interpreter",
 		Description: "The interpreter the kernel runs (with ipykernel); ${VAR} allowed.",
 		Nullable:    true, NullLabel: "the workspace .venv, else the app's own Python", Placeholder: "/usr/bin/python3",

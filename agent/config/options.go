@@ -49,6 +49,10 @@ type Options struct {
 
 	// Keys of this app beyond the Python freeact's.
 
+	// JudgeModel is the model auto mode's judge uses, as "provider:name";
+	// nil means the conversation's model.
+	JudgeModel *string `json:"judge_model"`
+
 	// Python is the kernel's interpreter; nil means the workspace .venv or
 	// the app's own environment.
 	Python *string `json:"python"`

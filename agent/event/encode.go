@@ -53,7 +53,8 @@ func (r *ApprovalRequest) MarshalJSON() ([]byte, error) {
 		Reason    string    `json:"reason,omitempty"`
 		Protected bool      `json:"protected,omitempty"`
 		NoAlways  string    `json:"no_always,omitempty"`
-	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.Suggested, r.Reason, r.Protected, r.NoAlways})
+		Judge     string    `json:"judge,omitempty"`
+	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.Suggested, r.Reason, r.Protected, r.NoAlways, r.Judge})
 }
 
 // MarshalJSON encodes the event with its tool call's type.
@@ -64,7 +65,8 @@ func (r *AutoApproved) MarshalJSON() ([]byte, error) {
 		Display  string    `json:"display,omitempty"`
 		By       string    `json:"by"`
 		Rule     string    `json:"rule,omitempty"`
-	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.By, r.Rule})
+		Reason   string    `json:"reason,omitempty"`
+	}{r.Meta, typedCall{r.ToolCall}, r.Display, r.By, r.Rule, r.Reason})
 }
 
 // typedCall is a tool call as an event's tool_call field.

@@ -120,6 +120,8 @@ type Usage struct {
 	// Cost is the call's price in US dollars by the model catalog (and
 	// agent.json's models); nil when the model's price is unknown.
 	Cost *float64 `json:"cost"`
+	// Judge marks a call of auto mode's judge, shown on a line of its own.
+	Judge bool `json:"judge,omitempty"`
 }
 
 // ModelRetry reports that a model call failed transiently and is retried.
@@ -229,6 +231,11 @@ type ApprovalRequest struct {
 	// conversation, and saves no rule. A rule the user writes in
 	// permissions.json still allows the tool. Empty for other calls.
 	NoAlways string `json:"no_always,omitempty"`
+	// Judge is set when auto mode sends the call to the user:
+	// "ask" (the judge asks, Reason says why), "failed" (the judge did
+	// not answer: not a denial) or "paused" (the breaker paused auto
+	// mode). Empty otherwise.
+	Judge string `json:"judge,omitempty"`
 
 	reply firstReply[Answer]
 }
@@ -291,6 +298,14 @@ const (
 	// ByHook: a PreToolUse hook allowed it where a rule could have (Rule
 	// holds what the hook said).
 	ByHook = "hook"
+	// BySandbox: auto mode, the sandbox bounds the action and
+	// checkpoints undo it.
+	BySandbox = "sandbox"
+	// ByReadOnly: auto mode, an MCP tool its server marks read-only, of
+	// a server a rule or the user's earlier choice trusts.
+	ByReadOnly = "read_only"
+	// ByJudge: auto mode, the judge allowed it (Reason says why).
+	ByJudge = "judge"
 )
 
 // AutoApproved reports a tool call that runs without asking, in place of
@@ -303,8 +318,11 @@ type AutoApproved struct {
 	// Display is the exact command of a shell action, as in
 	// ApprovalRequest.
 	Display string `json:"display,omitempty"`
-	// By is ByRule, BySession, BySkip or ByHook.
+	// By is ByRule, BySession, BySkip, ByHook, or in auto mode BySandbox,
+	// ByReadOnly or ByJudge.
 	By string `json:"by"`
+	// Reason is the judge's reason for ByJudge; empty otherwise.
+	Reason string `json:"reason,omitempty"`
 	// Rule is the pattern of the rule or grant that allowed the call, in
 	// the form an approval suggests (permission.Rule.Pattern); empty for
 	// BySkip.

@@ -58,6 +58,9 @@ type GenericCall struct {
 	// are the server's word and never allow a call (Permission leaves
 	// them out).
 	Hints *mcp.Hints `json:"hints,omitempty"`
+	// Server is the MCP server of an MCP tool call; empty for other
+	// calls. Auto mode trusts read-only tools by their server.
+	Server string `json:"server,omitempty"`
 }
 
 // FileRead is filesystem_read_text_file or filesystem_read_media_file.

@@ -36,7 +36,7 @@ func contractEvents() []queued {
 	yes, no := true, false
 	approval := func(id string, call agent.ToolCall) queued {
 		return queued{requestID: id, ev: &agent.ApprovalRequest{Meta: meta, ToolCall: call, Display: "display of " + id, Suggested: "pattern of " + id,
-			Reason: "reason of " + id, Protected: true, NoAlways: "no rule for " + id}}
+			Reason: "reason of " + id, Protected: true, NoAlways: "no rule for " + id, Judge: "ask"}}
 	}
 	return []queued{
 		{ev: &agent.ThoughtsChunk{Meta: meta, Text: "thinking chunk"}},
@@ -46,7 +46,7 @@ func contractEvents() []queued {
 		{ev: &agent.CodeExecutionOutputChunk{Meta: meta, Kind: "stderr", Text: "chunk of output\n"}, dropped: 701, droppedLines: 702},
 		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\nValueError: boom\n", Images: []string{"/ws/images/plot.png"}, Error: true, ErrorText: "ValueError: boom", Rejected: "touch x", ElapsedMS: 705}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true, ElapsedMS: 420, SavedPath: ".freeact/sessions/s/tool-results/ab.txt"}},
-		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost}},
+		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost, Judge: true}},
 		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},
 		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
 		{requestID: "r-mcp-wait", ev: &agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, LimitSecs: 58, Done: true, Skipped: true}},
@@ -67,11 +67,11 @@ func contractEvents() []queued {
 		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
 			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404, Kept: true, Action: agent.ActionCompact}},
 		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
-			Display: "git status", By: agent.BySession, Rule: "git status *"}},
+			Display: "git status", By: agent.BySession, Rule: "git status *", Reason: "the user asked for the status"}},
 		{ev: &agent.SessionGrants{Meta: meta, Grants: []permission.Rule{{Type: "ShellAction", ToolName: "bash", Command: "git *"}}}},
 		approval("r-code", agent.CodeAction{ToolName: agent.ExecuteTool, Code: "print(42)"}),
 		approval("r-shell", agent.ShellAction{ToolName: "shell", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true}),
-		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true,
+		approval("r-generic", agent.GenericCall{ToolName: "github_search", Args: json.RawMessage(`{"q":"freeact"}`), PTC: true, Server: "github",
 			Hints: &mcp.Hints{Title: "Search", ReadOnly: &yes, Destructive: &no, Idempotent: &yes, OpenWorld: &yes}}),
 		approval("r-read", agent.FileRead{ToolName: "filesystem_read_text_file", Path: "notes.txt"}),
 		approval("r-write", agent.FileWrite{ToolName: "filesystem_write_text_file", Path: "out.txt", Content: "new content"}),

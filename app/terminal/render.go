@@ -68,6 +68,10 @@ func (t *terminal) render(ev agent.Event) {
 func (t *terminal) show(ev agent.Event) {
 	switch e := ev.(type) {
 	case *agent.Usage:
+		if e.Judge {
+			t.countJudge(e)
+			return
+		}
 		t.turnTokens[0] += e.InputTokens
 		t.turnTokens[1] += e.OutputTokens
 		t.turnTokens[2] += e.ThinkingTokens
@@ -279,6 +283,9 @@ func (t *terminal) endTurn() {
 	if t.turnTokens != [3]int{} || t.turnFiles > 0 {
 		fmt.Fprintln(t.out, t.style.dim(t.usageLine()))
 	}
+	if j := t.judgeLine(); j != "" {
+		fmt.Fprintln(t.out, t.style.dim(j))
+	}
 }
 
 // switchAgent starts a new line when another agent's output begins, so
@@ -337,7 +344,13 @@ func approvedBy(e *agent.AutoApproved) string {
 	case agent.BySkip:
 		return "↳ allowed: permissions are skipped (--skip-permissions)"
 	case agent.ByHook:
-		return fmt.Sprintf("↳ allowed by a hook: %s", e.Rule)
+		return "↳ allowed by a hook: " + visible.Line(e.Rule)
+	case agent.BySandbox:
+		return "↳ auto: runs in the sandbox, checkpointed (/undo reverts it)"
+	case agent.ByReadOnly:
+		return "↳ auto: a read-only tool of a server you trusted in this conversation"
+	case agent.ByJudge:
+		return "↳ auto: the judge allowed it: " + visible.Line(e.Reason)
 	}
 	return fmt.Sprintf("↳ allowed by the saved rule %q (.freeact/permissions.json)", e.Rule)
 }

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/app/adapter"
@@ -60,7 +61,7 @@ func RunInit(_ context.Context, args []string, _ adapter.Build, s adapter.Stream
 
 type runFlags struct {
 	workspace, sessionID, prompt, logLevel, sandboxConfig string
-	json, skipPermissions, sandbox, fork                  bool
+	json, skipPermissions, sandbox, fork, auto            bool
 }
 
 // RunRun is `freeact run`: the conversation in the terminal, one request
@@ -74,6 +75,7 @@ func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Strea
 	fs.StringVar(&f.prompt, "prompt", "", "run this one request and exit: status 0 answered, 1 failed, 3 rejected, 4 cancelled")
 	fs.BoolVar(&f.json, "json", false, "write one JSON event a line; questions (approvals, MCP forms, ...) carry an id and are answered by JSON lines on stdin, approvals also by y, n, a or s (docs/behaviour.md)")
 	fs.BoolVar(&f.skipPermissions, "skip-permissions", false, "approve every tool call without asking")
+	fs.BoolVar(&f.auto, "auto", false, "auto mode: code runs in the sandbox without asking, a model judge decides other calls the rules leave open (/auto toggles it)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
 	fs.StringVar(&f.sandboxConfig, "sandbox-config", "", "an srt settings `file` replacing the default sandbox restrictions (implies --sandbox)")
@@ -82,6 +84,9 @@ func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Strea
 	}
 	if fs.NArg() > 0 {
 		return adapter.UsageError{Err: fmt.Errorf("run takes no arguments, got %q (use --prompt TEXT)", fs.Args())}
+	}
+	if f.auto && f.skipPermissions {
+		return adapter.UsageError{Err: errors.New("--auto and --skip-permissions exclude each other: auto mode still asks what its layers do not allow")}
 	}
 	if f.fork && f.sessionID == "" {
 		return adapter.UsageError{Err: errors.New("--fork copies the session --session-id names: give both")}
@@ -190,6 +195,12 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 	if f.skipPermissions {
 		opts = append(opts, agent.WithSkipPermissions())
 	}
+	if f.auto {
+		opts = append(opts, agent.WithApprovalMode(approval.Auto))
+		if !f.json {
+			fmt.Fprint(s.Err, autoText(cfg.Options.Sandbox))
+		}
+	}
 	if !f.json {
 		where := ""
 		switch {
@@ -242,6 +253,11 @@ type terminal struct {
 	priced     bool // some call of the turn had a price
 	turnFiles  int  // files changed in the turn
 	session    *agent.SessionUsage
+	// The turn's calls of auto mode's judge (automode.go).
+	judgeCalls  int
+	judgeTokens [2]int
+	judgeCost   float64
+	judgePriced bool
 }
 
 func newTerminal(s adapter.Streams, jsonMode bool, interrupts <-chan os.Signal) *terminal {
@@ -325,6 +341,9 @@ func (t *terminal) loop(ctx context.Context, a *agent.Agent) error {
 			continue
 		case line == "/grants" || strings.HasPrefix(line, "/revoke"):
 			t.grants(a, line)
+			continue
+		case line == "/auto" || strings.HasPrefix(line, "/auto "):
+			t.autoCommand(a, line)
 			continue
 		}
 		// /server:prompt and @server:uri reach MCP servers.
@@ -511,6 +530,7 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 
 	status := exitDone
 	t.turnTokens, t.turnCost, t.priced, t.turnFiles = [3]int{}, 0, false, 0
+	t.resetJudge()
 	var skip mcpSkipper
 	defer skip.end()
 	var waitQ waitQuestion

@@ -23,7 +23,11 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   // stdout and stderr show alike; only "image" chunks are told apart.
   CodeExecutionOutputChunk: ['kind'],
   // Tokens count for the turn as a whole.
-  Usage: ['agent_id', 'correlation_id', 'cached_tokens'],
+  Usage: ['agent_id', 'correlation_id', 'cached_tokens', 'judge'],
+  // Auto mode's badges, judge line and labels are shown by the terminal;
+  // the window's come with its auto mode switch (issue 38).
+  AutoApproved: ['reason'],
+  ApprovalRequest: ['judge'],
   ModelRetry: ['correlation_id'],
   // The session's figures are the main conversation's, whoever reported them.
   SessionUsage: ['agent_id', 'correlation_id'],

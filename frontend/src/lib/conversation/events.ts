@@ -9,7 +9,7 @@ export interface Meta {
 export type ToolCallData =
   | { type: 'CodeAction'; tool_name: string; code: string }
   | { type: 'ShellAction'; tool_name: string; command: string; interpreter?: string; opaque?: boolean }
-  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean; hints?: ToolHints }
+  | { type: 'GenericCall'; tool_name: string; tool_args: unknown; ptc?: boolean; hints?: ToolHints; server?: string }
   | { type: 'FileRead'; tool_name: string; path: string }
   | { type: 'FileWrite'; tool_name: string; path: string; content: string }
   | { type: 'FileEdit'; tool_name: string; path: string; old_text: string; new_text: string };
@@ -40,7 +40,7 @@ export interface RuleData {
 }
 
 /** Who let a call run without asking (AutoApproved.by). */
-export type ApprovedBy = 'rule' | 'session' | 'skip' | 'hook';
+export type ApprovedBy = 'rule' | 'session' | 'skip' | 'hook' | 'sandbox' | 'read_only' | 'judge';
 
 export interface UsageFields {
   input_tokens: number;
@@ -85,6 +85,8 @@ export type AgentEvent =
       protected?: boolean;
       /** Why no lasting rule is offered (the server marks the tool destructive): once or Session only. */
       no_always?: string;
+      /** Auto mode sent the call to the user: the judge asks, failed (not a denial) or is paused. */
+      judge?: 'ask' | 'failed' | 'paused';
     })
   | (Meta & {
       type: 'AutoApproved';
@@ -93,6 +95,8 @@ export type AgentEvent =
       by: ApprovedBy;
       /** The pattern of the rule or grant that allowed the call. */
       rule?: string;
+      /** Auto mode's judge's reason (by "judge"). */
+      reason?: string;
     })
   | (Meta & { type: 'SessionGrants'; grants: RuleData[] })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })
@@ -140,7 +144,7 @@ export type AgentEvent =
       /** The file the whole result was saved to (offloaded), relative to the workspace. */
       saved_path?: string;
     })
-  | (Meta & { type: 'Usage'; model: string; cost?: number | null } & UsageFields)
+  | (Meta & { type: 'Usage'; model: string; cost?: number | null; judge?: boolean } & UsageFields)
   | (Meta & {
       type: 'SessionUsage';
       cost: number;
