@@ -261,7 +261,7 @@ func (c *Client) Start(ctx context.Context, u User, name string, progress func(k
 		status, err := c.do(ctx, http.MethodPost, "start "+label+" on the JupyterHub", nil, api...)
 		if err != nil {
 			if status == http.StatusNotFound || status == http.StatusBadRequest {
-				return nil, fmt.Errorf("%w\nfix: check the server's name (jupyter_hub_server in agent.json) and that the Hub allows it (c.JupyterHub.allow_named_servers for named servers)", err)
+				return nil, fmt.Errorf("%w\nfix: check that the user may have this server (for a named server the Hub needs c.JupyterHub.allow_named_servers = True)", err)
 			}
 			if status >= 500 {
 				return nil, fmt.Errorf("%w: %v\nfix: see the Hub's log or ask its administrator", ErrSpawn, err)
