@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/kernel"
@@ -36,6 +37,9 @@ var Scopes = []string{"access:servers!user", "servers!user", "read:servers!user"
 type Info struct {
 	Version string `json:"version"`
 }
+
+// ProgressPrefix begins every progress step Start reports.
+const ProgressPrefix = "JupyterHub: "
 
 // ErrNotHub says that the URL does not answer as a JupyterHub.
 var ErrNotHub = errors.New("not a JupyterHub")
@@ -257,7 +261,7 @@ func (c *Client) Start(ctx context.Context, u User, name string, progress func(k
 	case known && s.Pending == "stop":
 		return nil, fmt.Errorf("%s on the JupyterHub is stopping: try again in a moment", label)
 	case !known || s.Pending == "":
-		progress(kernel.Progress{Step: "JupyterHub: starting " + label, Fraction: 0})
+		progress(kernel.Progress{Step: ProgressPrefix + "starting " + label, Fraction: 0})
 		status, err := c.do(ctx, http.MethodPost, "start "+label+" on the JupyterHub", nil, api...)
 		if err != nil {
 			if status == http.StatusNotFound || status == http.StatusBadRequest {
@@ -354,10 +358,10 @@ func (c *Client) follow(ctx context.Context, user, name, label string, api []str
 		case ev.Failed:
 			return nil, fmt.Errorf("%w: %s: %s\nfix: see the Hub's log or ask its administrator; try again with a new conversation once the cause is fixed", ErrSpawn, label, msg)
 		case ev.Ready:
-			progress(kernel.Progress{Step: "JupyterHub: " + label + " is ready", Fraction: 1})
+			progress(kernel.Progress{Step: ProgressPrefix + label + " is ready", Fraction: 1})
 			return c.serverURL(user, name, ev.URL), nil
 		default:
-			progress(kernel.Progress{Step: "JupyterHub: " + msg, Fraction: ev.Progress / 100})
+			progress(kernel.Progress{Step: ProgressPrefix + msg, Fraction: ev.Progress / 100})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -373,7 +377,19 @@ func (c *Client) follow(ctx context.Context, user, name, label string, api []str
 
 var tags = regexp.MustCompile(`<[^>]*>`)
 
-// spawnerText is a progress message as plain text (the Hub may send HTML).
+// spawnerText is a progress message as one line of plain text, at most
+// 500 bytes: the spawner's text is the server's (the Hub may send HTML,
+// a pod's event may hold line breaks or control characters).
 func spawnerText(s string) string {
-	return strings.TrimSpace(tags.ReplaceAllString(s, ""))
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, tags.ReplaceAllString(s, ""))
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 500 {
+		s = strings.ToValidUTF8(s[:500], "") + "…"
+	}
+	return s
 }
