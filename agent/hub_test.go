@@ -22,8 +22,11 @@ import (
 // A JupyterHub as the workspace's jupyter_url: without a token the start
 // says how to sign in; with the token in the key store the agent starts
 // the user's stopped server (its progress on the provisioning path), runs
-// its code there, in the Hub's folder and not the local one. It logs the
-// time from "stopped" to the first cell's result.
+// its code there, in the Hub's folder and not the local one. When the
+// Hub's culler then stops the server, the next cell says the kernel was
+// lost and runs on the server started again, and the replay offered
+// restores the state. It logs the time from "stopped" to the first cell's
+// result.
 func TestHubWorkspace(t *testing.T) {
 	base, err := os.MkdirTemp("", "freeact-hub-local-")
 	if err != nil {
@@ -38,7 +41,8 @@ func TestHubWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := remotetest.StartHub(t, remotetest.Options{Hide: filepath.Join(base, "local")})
-	data, _ := json.Marshal(map[string]any{"jupyter_url": h.URL + "hub/", "jupyter_workdir": "work", "enable_subagents": false})
+	data, _ := json.Marshal(map[string]any{"jupyter_url": h.URL + "hub/", "jupyter_workdir": "work", "enable_subagents": false,
+		"jupyter_reconnect_timeout": 3})
 	if err := os.WriteFile(filepath.Join(ws, config.FreeactDir, config.AgentFile), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -64,9 +68,14 @@ func TestHubWorkspace(t *testing.T) {
 	}
 	var c remoteCalls
 	c.code(fmt.Sprintf(`import os
+x = 41
 print("cwd", os.getcwd())
 print("local workspace visible:", os.path.exists(%q))`, ws))
 	c.text("done")
+	c.code("print(x + 1)") // after the culler stopped the server
+	c.text("lost")
+	c.code("print(x + 1)") // after the replay, on the server started again
+	c.text("back")
 	sc, err := modeltest.ParseScenario([]byte(c.scenario()))
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +99,32 @@ print("local workspace visible:", os.path.exists(%q))`, ws))
 	out := remoteResults(t, a, "where are you?", 1)
 	t.Logf("stopped → first cell's result through the agent: %v", time.Since(begin))
 	wantOutput(t, out[0], "ipybox_execute_ipython_cell", "cwd "+filepath.Join(h.Root, "work"), "local workspace visible: False")
+
+	// The Hub's culler stops the server mid-conversation: the next cell
+	// says the kernel was lost, a replay is offered, and accepting it
+	// starts the server again and restores the state.
+	h.StopServer(remotetest.HubUser, "")
+	mu.Lock()
+	steps = nil
+	mu.Unlock()
+	out = remoteResults(t, a, "again", 1)
+	if !out[0].IsError || !strings.Contains(out[0].Content, "kernel was lost while idle") {
+		t.Fatalf("a cell on the culled server: %q; want it to say the kernel was lost", out[0].Content)
+	}
+	offer, ok := a.ReplayOffer()
+	if !ok {
+		t.Fatalf("no replay offered after the server was culled (cell said %q)", out[0].Content)
+	}
+	t.Logf("after the cull: %q; offer: %d cells", out[0].Content, len(offer.Cells))
+	replayed := runCells(t, a.Replay(ctx), nil)
+	for _, ev := range replayed {
+		if o, ok := ev.(*agent.ToolOutput); ok && o.IsError {
+			t.Fatalf("replay on the server started again: %q", o.Content)
+		}
+	}
+	out = remoteResults(t, a, "and now", 1)
+	wantOutput(t, out[0], "ipybox_execute_ipython_cell", "42")
+
 	mu.Lock()
 	defer mu.Unlock()
 	joined := strings.Join(steps, "\n")

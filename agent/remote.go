@@ -45,11 +45,15 @@ func (a *Agent) connectRemote(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if srvURL, hubToken, isHub, err := hub.Resolve(ctx, jupyterURL, hub.ResolveOptions{
-		Token: token, Lookup: a.cfg.Env.Getenv, Client: hc, Progress: a.opts.progress,
-	}); err != nil {
+	hubOpts := hub.ResolveOptions{Token: token, Lookup: a.cfg.Env.Getenv, Client: hc, Progress: a.opts.progress}
+	if srvURL, hubToken, isHub, err := hub.Resolve(ctx, jupyterURL, hubOpts); err != nil {
 		return err
 	} else if isHub {
+		// A server the Hub culled is started again for the next kernel.
+		ro.Revive = func(ctx context.Context) error {
+			_, _, _, err := hub.Resolve(ctx, *o.JupyterURL, hubOpts)
+			return err
+		}
 		jupyterURL, token = srvURL, hubToken
 	}
 	srv, err := kernel.ConnectServer(ctx, jupyterURL, token, ro)
