@@ -11,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/remote"
 	"github.com/freeact/desktop/kernel"
+	"github.com/freeact/desktop/kernel/hub"
 )
 
 // connectRemote connects to the server of jupyter_url with the settings of
@@ -38,7 +39,24 @@ func (a *Agent) connectRemote(ctx context.Context) error {
 			ro.CAFile = filepath.Join(a.cfg.Dir, ro.CAFile)
 		}
 	}
-	srv, err := kernel.ConnectServer(ctx, *o.JupyterURL, token, ro)
+	// A Hub (kernel/hub): sign in, start the user's server, use it.
+	jupyterURL := *o.JupyterURL
+	hc, err := hub.HTTPClient(ro.CAFile)
+	if err != nil {
+		return err
+	}
+	hubOpts := hub.ResolveOptions{Token: token, Lookup: a.cfg.Env.Getenv, Client: hc, Progress: a.opts.progress}
+	if srvURL, hubToken, isHub, err := hub.Resolve(ctx, jupyterURL, hubOpts); err != nil {
+		return err
+	} else if isHub {
+		// A server the Hub culled is started again for the next kernel.
+		ro.Revive = func(ctx context.Context) error {
+			_, _, _, err := hub.Resolve(ctx, *o.JupyterURL, hubOpts)
+			return err
+		}
+		jupyterURL, token = srvURL, hubToken
+	}
+	srv, err := kernel.ConnectServer(ctx, jupyterURL, token, ro)
 	switch {
 	case errors.Is(err, kernel.ErrUntrustedCertificate) && ro.CAFile == "":
 		return fmt.Errorf("%w\nfix: set jupyter_ca_file in %s to the PEM file of the CA that signed the server's certificate, or add that CA to the system's trust store",

@@ -193,6 +193,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		res *kernel.Result
 		err error
 	)
+	lostBefore := lostWhileIdle(a.kern)
 	guardNote := a.guarded(emit, corr, func() {
 		res, err = a.kern.Execute(cctx, code, func(c kernel.Chunk) {
 			mu.Lock()
@@ -228,6 +229,12 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	}
 	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
 		a.stateLost(LostDied)
+	}
+	if lostWhileIdle(a.kern) != lostBefore {
+		// The kernel died between cells (a Hub's culler stopped the
+		// server): this cell ran in a fresh one.
+		a.stateLost(LostDied)
+		out.Text = strings.TrimSpace("[The kernel was lost while idle (its server stopped or restarted); this cell ran in a fresh kernel: variables, imports and definitions of earlier cells are gone.]\n" + out.Text)
 	}
 	if guardNote != "" {
 		out.Text = strings.TrimSpace(out.Text + "\n[" + guardNote + "]")
@@ -293,4 +300,13 @@ func (a *Agent) offload(text string) (string, string) {
 		return text, ""
 	}
 	return a.offloader.Text(text)
+}
+
+// lostWhileIdle is how many kernels of k died between cells (0 for an
+// executor that is not a Jupyter kernel).
+func lostWhileIdle(k any) int {
+	if l, ok := k.(interface{ LostWhileIdle() int }); ok {
+		return l.LostWhileIdle()
+	}
+	return 0
 }

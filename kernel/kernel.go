@@ -154,9 +154,14 @@ type Kernel struct {
 
 	execMu sync.Mutex // one execution (or restart) at a time
 
-	mu       sync.Mutex
-	c        *conn
-	dead     error // set when c is unusable; the next Execute replaces it
+	mu   sync.Mutex
+	c    *conn
+	dead error // set when c is unusable; the next Execute replaces it
+	// unseen is set when the kernel died while no cell ran (a server that
+	// went away while idle), so that no cell's error told of it; lostIdle
+	// counts the kernels Execute replaced for such a death.
+	unseen   bool
+	lostIdle int
 	cur      *execution
 	closed   bool
 	cbCount  int           // host requests in flight
@@ -475,7 +480,28 @@ func (k *Kernel) ensureAlive(ctx context.Context) error {
 	if dead == nil {
 		return nil
 	}
-	return k.replace(ctx)
+	k.mu.Lock()
+	unseen := k.unseen
+	k.mu.Unlock()
+	if err := k.replace(ctx); err != nil {
+		return err
+	}
+	if unseen {
+		k.mu.Lock()
+		k.lostIdle++
+		k.mu.Unlock()
+	}
+	return nil
+}
+
+// LostWhileIdle counts the kernels that died while no cell ran (no cell's
+// error told of it) and were replaced by a fresh one as the next cell
+// started: a caller that sees it grow across an Execute knows that the
+// state of earlier cells is gone.
+func (k *Kernel) LostWhileIdle() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lostIdle
 }
 
 // replace starts a fresh kernel in place of the dead one.
@@ -488,6 +514,12 @@ func (k *Kernel) replace(ctx context.Context) error {
 	if err != nil && k.srv.exitedWithin(time.Second) {
 		if rerr := k.srv.relaunch(ctx); rerr != nil {
 			return fmt.Errorf("start fresh kernel: %w", rerr)
+		}
+		c, err = k.srv.takeConn(ctx)
+	}
+	if err != nil && k.srv.remote != nil && k.srv.remote.revive != nil {
+		if rerr := k.srv.remote.revive(ctx); rerr != nil {
+			return fmt.Errorf("start fresh kernel: %w; bring the server back: %w", k.srv.redact(err), rerr)
 		}
 		c, err = k.srv.takeConn(ctx)
 	}
@@ -535,6 +567,7 @@ func (k *Kernel) markDead(c *conn, err error) {
 	}
 	if k.dead == nil {
 		k.dead = err
+		k.unseen = k.cur == nil
 	}
 	e := k.cur
 	k.mu.Unlock()

@@ -51,6 +51,11 @@ type RemoteOptions struct {
 	// again (with backoff) before the kernel counts as lost; default 60 s,
 	// negative for never.
 	ReconnectWindow time.Duration
+	// Revive, when set, is asked to bring the server back when a fresh
+	// kernel cannot be started on it after one was lost (a JupyterHub's
+	// culler stopped the user's server); a nil error lets the start be
+	// tried once more.
+	Revive func(ctx context.Context) error
 
 	// plainTCP leaves TCP_QUICKACK off (benchmarks compare).
 	plainTCP bool
@@ -70,6 +75,7 @@ type remote struct {
 	window    time.Duration     // reconnect window; <= 0: none
 	secrets   []string          // never shown in errors
 	plainTCP  bool              // no TCP_QUICKACK
+	revive    func(context.Context) error
 }
 
 // ConnectServer uses an existing Jupyter server or gateway at rawURL (http
@@ -98,7 +104,7 @@ func ConnectServer(ctx context.Context, rawURL, token string, opts RemoteOptions
 	for k, v := range opts.Header {
 		header.Set(k, v)
 	}
-	r := &remote{window: opts.ReconnectWindow, kernelEnv: map[string]string{}, plainTCP: opts.plainTCP}
+	r := &remote{window: opts.ReconnectWindow, kernelEnv: map[string]string{}, plainTCP: opts.plainTCP, revive: opts.Revive}
 	for k, v := range opts.KernelEnv {
 		if strings.HasPrefix(k, "KERNEL_") {
 			r.kernelEnv[k] = v

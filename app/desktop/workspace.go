@@ -360,7 +360,7 @@ func (ws *workspace) start(sessionID string) {
 		opts := []agent.Option{
 			ws.d.mcpUser().options(),
 			agent.WithProvisionProgress(func(p kernel.Progress) {
-				ws.setStatus(KernelStatus{State: KernelStarting, Message: "Setting up Python: " + p.Step, Progress: p.Fraction,
+				ws.setStatus(KernelStatus{State: KernelStarting, Message: adapter.ProgressText(p), Progress: p.Fraction,
 					SessionID: sessionID, starting: sessionID == ""})
 			}),
 		}

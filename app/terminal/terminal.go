@@ -171,7 +171,7 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		return nil, err
 	}
 	opts := []agent.Option{
-		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
+		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintln(s.Err, adapter.ProgressText(p)) }),
 	}
 	if f.fork {
 		id, err := agent.CopySession(cfg, f.sessionID)

@@ -353,12 +353,16 @@ func (s *Server) killRest() {
 }
 
 // Processes lists the pids of the server and its kernels.
-func (s *Server) Processes() []int {
+func (s *Server) Processes() []int { return processesMentioning(s.Dir) }
+
+// processesMentioning lists the pids of live processes whose command line
+// mentions dir (but not this one).
+func processesMentioning(dir string) []int {
 	var pids []int
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		b, err := os.ReadFile(d + "/cmdline")
-		if err != nil || !strings.Contains(string(b), s.Dir) {
+		if err != nil || !strings.Contains(string(b), dir) {
 			continue
 		}
 		if st, err := os.ReadFile(d + "/stat"); err == nil {
