@@ -21,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -245,20 +246,17 @@ func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSess
 	if err := addClientServers(cfg, servers); err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	for _, w := range cfg.Warnings {
-		s.o.Log.Warn("workspace configuration", "warning", w)
-	}
-	if err := agent.CheckModel(cfg); err != nil {
-		return nil, authRequired(err)
-	}
 	ss := &acpSession{srv: s, dir: ws.Dir, cfg: cfg}
-	opts := append([]agent.Option{}, s.o.AgentOptions...)
-	opts = append(opts, agent.WithMCPUser(mcp.SignInOptions{Browser: ss.signIn}, ss.elicit))
-	if id != "" {
-		opts = append(opts, agent.WithSessionID(id))
-	}
-	a, err := ws.StartAgent(s.life, cfg, opts...)
+	a, err := adapter.StartAgent(s.life, adapter.AgentSpec{
+		Workspace: ws, Config: cfg, SessionID: id, CheckModel: true,
+		Warn:   func(w config.Warning) { s.o.Log.Warn("workspace configuration", "warning", w) },
+		SignIn: mcp.SignInOptions{Browser: ss.signIn}, Forms: ss.elicit,
+		Options: s.o.AgentOptions,
+	})
+	var noModel *adapter.ModelError
 	switch {
+	case errors.As(err, &noModel):
+		return nil, authRequired(err)
 	case errors.Is(err, session.ErrBusy):
 		return nil, sdk.NewInvalidRequest(map[string]any{"error": err.Error(), "sessionId": id})
 	case err != nil:
@@ -335,7 +333,7 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		return sdk.ListSessionsResponse{}, err
 	}
 	cfg := &config.Config{Dir: dir, FreeactDir: filepath.Join(dir, config.FreeactDir)}
-	list, err := session.List(cfg.SessionsDir(), sessionTitle)
+	list, err := session.List(cfg.SessionsDir(), adapter.SessionTitle)
 	if err != nil && len(list) == 0 {
 		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // acpSession is one open session: its agent and its running turn.
@@ -125,16 +126,13 @@ func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	case t.failed != nil:
 		msg := t.failed.Error
-		if t.failed.Summary != "" {
-			msg = t.failed.Summary
-			if t.failed.Fix != "" {
-				msg += ": " + t.failed.Fix
-			}
+		if advice := adapter.FailureAdvice(t.failed); advice != "" {
+			msg = advice
 		}
 		if t.failed.Cause == agent.CauseAPIKey {
 			return sdk.PromptResponse{}, authRequired(fmt.Errorf("%s", msg))
 		}
-		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": msg})
+		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": msg, "detail": t.failed.Error})
 	case t.cut:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTokens}, nil
 	}

@@ -157,17 +157,6 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		}
 		cfg.Options.SandboxConfig = &p
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(s.Err, "warning: %s\n", w)
-	}
-	// The terminal cannot ask for a missing key: say so before the kernel
-	// starts.
-	if err := agent.CheckModel(cfg); err != nil {
-		return nil, err
-	}
-	opts := []agent.Option{
-		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) }),
-	}
 	if f.fork {
 		id, err := agent.CopySession(cfg, f.sessionID)
 		if err != nil {
@@ -183,10 +172,7 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		signIn.Browser = t.qs.signInJSON
 	}
 	forms := &terminalForms{t: t}
-	opts = append(opts, agent.WithMCPUser(signIn, forms.ask))
-	if f.sessionID != "" {
-		opts = append(opts, agent.WithSessionID(f.sessionID))
-	}
+	var opts []agent.Option
 	if f.skipPermissions {
 		opts = append(opts, agent.WithSkipPermissions())
 	}
@@ -202,7 +188,14 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		}
 		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, where)
 	}
-	return ws.StartAgent(ctx, cfg, opts...)
+	// The terminal cannot ask for a missing key: CheckModel says so
+	// before the kernel starts.
+	return adapter.StartAgent(ctx, adapter.AgentSpec{
+		Workspace: ws, Config: cfg, SessionID: f.sessionID, CheckModel: true,
+		Warn:     func(w config.Warning) { fmt.Fprintf(s.Err, "warning: %s\n", w) },
+		Progress: func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) },
+		SignIn:   signIn, Forms: forms.ask, Options: opts,
+	})
 }
 
 // terminal renders agent events for a person (or, with --json, for a

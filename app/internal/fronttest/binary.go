@@ -1,0 +1,77 @@
+package fronttest
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// FreeactBinary builds the freeact program once per test binary and
+// returns its path. The tests that run it with a kernel are the
+// integration tier: skipped before the build under -short.
+func FreeactBinary(t *testing.T) string {
+	t.Helper()
+	testenv.Integration(t, "the freeact binary and Python with ipykernel")
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "freeact-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "freeact")
+		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/freeact/desktop").CombinedOutput()
+		if err != nil {
+			built.err = errors.New(string(out))
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build freeact: %v", built.err)
+	}
+	return built.bin
+}
+
+// Env is a workspace using the test Python and the environment that
+// points freeact at the wire-level fake Gemini server playing scenario
+// and at private XDG folders; marker is a path in the environment of
+// every process freeact starts.
+func Env(t *testing.T, scenario string) (ws string, environ []string, marker string) {
+	t.Helper()
+	py := testenv.Python(t)
+	sc, err := modeltest.ParseScenario([]byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := modeltest.NewGemini(t, sc)
+	ws = t.TempDir()
+	agentJSON, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
+	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), agentJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	marker = t.TempDir()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GEMINI_API_KEY" && k != "GOOGLE_API_KEY" && !strings.HasPrefix(k, "XDG_") {
+			environ = append(environ, kv)
+		}
+	}
+	environ = append(environ,
+		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
+		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
+	return ws, environ, marker
+}
