@@ -60,6 +60,7 @@ type options struct {
 	perm         *permission.Manager
 	sessionID    string
 	skipPerms    bool
+	approvalMode approval.Mode
 	toolCaller   ToolCaller
 	log          *slog.Logger
 	progress     func(kernel.Progress)
@@ -104,6 +105,17 @@ func WithPermissions(m *permission.Manager) Option { return func(o *options) { o
 // WithSessionID resumes the session with this id; Start fails when it does
 // not exist.
 func WithSessionID(id string) Option { return func(o *options) { o.sessionID = id } }
+
+// WithApprovalMode starts the agent in approval mode m (default
+// approval.ByRules); SetApprovalMode changes it later.
+func WithApprovalMode(m approval.Mode) Option { return func(o *options) { o.approvalMode = m } }
+
+// SetApprovalMode switches how the agent's (and its subagents') calls are
+// approved from the next approval on.
+func (a *Agent) SetApprovalMode(m approval.Mode) { a.approvals.Mode.Set(m) }
+
+// ApprovalMode is the agent's approval mode.
+func (a *Agent) ApprovalMode() approval.Mode { return a.approvals.Mode.Get() }
 
 // WithSkipPermissions approves every call without asking.
 func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true } }
@@ -249,7 +261,8 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	if o.perm != nil {
 		conv = o.perm.NewConversation()
 	}
-	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
+	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map), Mode: new(approval.ModeSwitch)}
+	a.approvals.Mode.Set(o.approvalMode)
 	protectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)

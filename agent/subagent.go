@@ -79,7 +79,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 		costs: a.costs, ckpt: a.ckpt, turn: ckptAgent{a}.CheckpointTurn(),
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
-	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map)}
+	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map), Mode: a.approvals.Mode}
 	// The subagent opens its own MCP connections and shares tool search.
 	if _, own := a.mcp.Caller(); own {
 		sub.opts.toolCaller = nil

@@ -26,6 +26,8 @@ var ErrTimeout = errors.New("approval timed out")
 type Approver struct {
 	Perm    *permission.Conversation // nil: every call is asked
 	SkipAll bool                     // approve everything without asking
+	// Mode says whether Perm's rules may allow a call (nil: ByRules).
+	Mode    *ModeSwitch
 	AgentID string
 	// protectedYes counts the writes of protected files the user approved
 	// (see Agent.guarded); saved is called after a rule was saved to the
@@ -66,7 +68,7 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	}
 	var verdict permission.Verdict
 	if ap.Perm != nil {
-		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow {
+		if verdict = ap.Perm.Evaluate(pc); verdict.Decision == permission.Allow && ap.Mode.Get() != AskAll {
 			by := event.ByRule
 			if verdict.Scope == permission.Session {
 				by = event.BySession
