@@ -182,7 +182,7 @@ func (s *Server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		return sdk.NewSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id)}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState()}, nil
 }
 
 // LoadSession reopens a session and streams its history back as updates.
@@ -196,7 +196,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	ss.replayHistory(ctx)
 	ss.advertise()
-	return sdk.LoadSessionResponse{}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modeState()}, nil
 }
 
 // ResumeSession reopens a session without streaming its history.
@@ -209,7 +209,7 @@ func (s *Server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 		return sdk.ResumeSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.ResumeSessionResponse{}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modeState()}, nil
 }
 
 // start opens the workspace and starts an agent in the session id ("": a
@@ -251,7 +251,7 @@ func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSess
 		Workspace: ws, Config: cfg, SessionID: id, CheckModel: true,
 		Warn:   func(w config.Warning) { s.o.Log.Warn("workspace configuration", "warning", w) },
 		SignIn: mcp.SignInOptions{Browser: ss.signIn}, Forms: ss.elicit,
-		Options: s.o.AgentOptions,
+		Options: append([]agent.Option{agent.WithApprovalMode(defaultMode)}, s.o.AgentOptions...),
 	})
 	var noModel *adapter.ModelError
 	switch {
@@ -343,12 +343,6 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(info.ID), Cwd: dir, Title: &title, UpdatedAt: &updated})
 	}
 	return out, nil
-}
-
-// SetSessionMode is not offered: freeact asks for every call no saved
-// rule allows, and that is its one mode here.
-func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
-	return sdk.SetSessionModeResponse{}, sdk.NewMethodNotFound("session/set_mode")
 }
 
 // SetSessionConfigOption is not offered: the model and thinking level
