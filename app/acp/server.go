@@ -182,7 +182,7 @@ func (s *Server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		return sdk.NewSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // LoadSession reopens a session and streams its history back as updates.
@@ -196,7 +196,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	ss.replayHistory(ctx)
 	ss.advertise()
-	return sdk.LoadSessionResponse{Modes: ss.modeState()}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // ResumeSession reopens a session without streaming its history.
@@ -209,7 +209,7 @@ func (s *Server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 		return sdk.ResumeSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.ResumeSessionResponse{Modes: ss.modeState()}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // start opens the workspace and starts an agent in the session id ("": a
@@ -343,12 +343,6 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(info.ID), Cwd: dir, Title: &title, UpdatedAt: &updated})
 	}
 	return out, nil
-}
-
-// SetSessionConfigOption is not offered: the model and thinking level
-// are set in the workspace's agent.json.
-func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound("session/set_config_option")
 }
 
 // addClientServers adds the MCP servers the client passes to agent.json's

@@ -34,6 +34,9 @@ type acpSession struct {
 	// turns wait for no answer.
 	stopAsking context.CancelFunc
 	closed     bool
+	// options are the config options the client set (configopts.go), by
+	// id; they change this session, not agent.json.
+	options map[string]string
 }
 
 // send writes one session/update; a client gone away is noticed by the

@@ -50,12 +50,20 @@ func FreeactBinary(t *testing.T) string {
 // every process freeact starts.
 func Env(t *testing.T, scenario string) (ws string, environ []string, marker string) {
 	t.Helper()
+	ws, environ, marker, _ = EnvServer(t, scenario)
+	return ws, environ, marker
+}
+
+// EnvServer is Env with the fake model server, whose requests a test
+// reads.
+func EnvServer(t *testing.T, scenario string) (ws string, environ []string, marker string, fake *modeltest.Server) {
+	t.Helper()
 	py := testenv.Python(t)
 	sc, err := modeltest.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := modeltest.NewGemini(t, sc)
+	fake = modeltest.NewGemini(t, sc)
 	ws = t.TempDir()
 	agentJSON, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
 	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
@@ -73,5 +81,5 @@ func Env(t *testing.T, scenario string) (ws string, environ []string, marker str
 	environ = append(environ,
 		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
 		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
-	return ws, environ, marker
+	return ws, environ, marker, fake
 }
