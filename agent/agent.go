@@ -61,6 +61,7 @@ type options struct {
 	sessionID    string
 	skipPerms    bool
 	approvalMode approval.Mode
+	fileBackend  func(local files.Backend) files.Backend
 	toolCaller   ToolCaller
 	log          *slog.Logger
 	progress     func(kernel.Progress)
@@ -116,6 +117,15 @@ func (a *Agent) SetApprovalMode(m approval.Mode) { a.approvals.Mode.Set(m) }
 
 // ApprovalMode is the agent's approval mode.
 func (a *Agent) ApprovalMode() approval.Mode { return a.approvals.Mode.Get() }
+
+// WithFileBackend puts the file tools (read, write, edit) of a local
+// workspace on the Backend wrap returns around the local disk's: an
+// editor's buffers (ACP's fs methods). Paths are still resolved and
+// checked by the workspace, and a write's checkpoint records the disk
+// after it. A remote Jupyter workspace keeps its own.
+func WithFileBackend(wrap func(local files.Backend) files.Backend) Option {
+	return func(o *options) { o.fileBackend = wrap }
+}
 
 // WithSkipPermissions approves every call without asking.
 func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true } }
@@ -238,6 +248,9 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	ws, err := files.NewWorkspace(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if o.fileBackend != nil {
+		ws = files.NewWorkspaceOn(ws.Root(), o.fileBackend(ws.FS()))
 	}
 	if o.dirs.Data == "" {
 		o.dirs = appdirs.FromXDG()

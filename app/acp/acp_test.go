@@ -40,6 +40,12 @@ type client struct {
 	asked      []sdk.RequestPermissionRequest
 	changed    chan struct{}
 	answer     func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	// fs answers fs/read_text_file and fs/write_text_file; nil refuses
+	// them (a client that does not offer them).
+	fs interface {
+		ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error)
+		WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error)
+	}
 }
 
 func newClient() *client { return &client{changed: make(chan struct{}, 1)} }
@@ -81,10 +87,16 @@ func pick(id string) func(sdk.RequestPermissionRequest) sdk.RequestPermissionRes
 	}
 }
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+func (c *client) ReadTextFile(ctx context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	if c.fs != nil {
+		return c.fs.ReadTextFile(ctx, r)
+	}
 	return sdk.ReadTextFileResponse{}, errors.New("not offered")
 }
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(ctx context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	if c.fs != nil {
+		return c.fs.WriteTextFile(ctx, r)
+	}
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {

@@ -251,7 +251,7 @@ func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSess
 		Workspace: ws, Config: cfg, SessionID: id, CheckModel: true,
 		Warn:   func(w config.Warning) { s.o.Log.Warn("workspace configuration", "warning", w) },
 		SignIn: mcp.SignInOptions{Browser: ss.signIn}, Forms: ss.elicit,
-		Options: append([]agent.Option{agent.WithApprovalMode(defaultMode)}, s.o.AgentOptions...),
+		Options: append(ss.agentOptions(), s.o.AgentOptions...),
 	})
 	var noModel *adapter.ModelError
 	switch {
