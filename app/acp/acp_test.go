@@ -40,6 +40,9 @@ type client struct {
 	asked      []sdk.RequestPermissionRequest
 	changed    chan struct{}
 	answer     func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	// elicit answers elicitation/create; forms are the requests.
+	elicit func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
+	forms  []sdk.UnstableCreateElicitationRequest
 	// fs answers fs/read_text_file and fs/write_text_file; nil refuses
 	// them (a client that does not offer them).
 	fs interface {
@@ -99,6 +102,19 @@ func (c *client) WriteTextFile(ctx context.Context, r sdk.WriteTextFileRequest) 
 	}
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
+// UnstableCreateElicitation answers an MCP server's form with elicit
+// (and records it); nil cancels.
+func (c *client) UnstableCreateElicitation(_ context.Context, r sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
+	c.mu.Lock()
+	c.forms = append(c.forms, r)
+	answer := c.elicit
+	c.mu.Unlock()
+	if answer == nil {
+		return sdk.UnstableCreateElicitationResponse{Cancel: &sdk.UnstableCreateElicitationCancel{Action: "cancel"}}, nil
+	}
+	return answer(r), nil
+}
+
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, errors.New("not offered")
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/app/adapter"
 )
@@ -174,12 +173,6 @@ func (ss *acpSession) close(log *slog.Logger) {
 func (ss *acpSession) signIn(ctx context.Context, server, authURL string) error {
 	ss.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("\n\nThe MCP server %s asks you to sign in: run `freeact mcp login %s` in %s, then try again.\n", server, server, ss.dir)))
 	return fmt.Errorf("MCP sign-in is not possible over ACP: run freeact mcp login %s", server)
-}
-
-// elicit declines MCP forms, saying why to the server: this client takes
-// no forms from freeact yet.
-func (ss *acpSession) elicit(_ context.Context, f mcp.Form) (mcp.Answer, error) {
-	return mcp.Answer{Action: "decline", Reason: "freeact acp cannot show MCP forms in this client"}, nil
 }
 
 // toPrompt turns the prompt's blocks into freeact's prompt: text as it is,
