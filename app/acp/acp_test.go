@@ -102,6 +102,7 @@ func (c *client) WriteTextFile(ctx context.Context, r sdk.WriteTextFileRequest) 
 	}
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
+
 // UnstableCreateElicitation answers an MCP server's form with elicit
 // (and records it); nil cancels.
 func (c *client) UnstableCreateElicitation(_ context.Context, r sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {

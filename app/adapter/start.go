@@ -18,6 +18,10 @@ type AgentSpec struct {
 	Config    *config.Config
 	// SessionID is the session to continue; "" starts a new one.
 	SessionID string
+	// Fork continues a copy of SessionID (agent.CopySession), made after
+	// the checks; Forked is told the copy's id.
+	Fork   bool
+	Forked func(id string)
 	// NewIfUnsaved starts a new session when SessionID has nothing
 	// written yet (the window: a restart before the first turn), rather
 	// than open that id.
@@ -27,6 +31,9 @@ type AgentSpec struct {
 	CheckModel bool
 	// Warn receives the configuration's warnings; nil drops them.
 	Warn func(config.Warning)
+	// Starting is called once the checks passed, before the kernel
+	// starts; nil: nothing.
+	Starting func()
 	// Progress receives the Python set-up's steps; nil drops them.
 	Progress func(kernel.Progress)
 	// SignIn and Forms are how MCP servers' sign-ins and forms reach the
@@ -52,14 +59,28 @@ func StartAgent(ctx context.Context, spec AgentSpec) (*agent.Agent, error) {
 			return nil, &ModelError{Err: err}
 		}
 	}
+	id := spec.SessionID
+	if spec.Fork && id != "" {
+		copied, err := agent.CopySession(cfg, id)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Forked != nil {
+			spec.Forked(copied)
+		}
+		id = copied
+	}
 	opts := []agent.Option{agent.WithMCPUser(spec.SignIn, spec.Forms)}
 	if spec.Progress != nil {
 		opts = append(opts, agent.WithProvisionProgress(spec.Progress))
 	}
-	if spec.SessionID != "" && (!spec.NewIfUnsaved || SessionExists(cfg, spec.SessionID)) {
-		opts = append(opts, agent.WithSessionID(spec.SessionID))
+	if id != "" && (!spec.NewIfUnsaved || SessionExists(cfg, id)) {
+		opts = append(opts, agent.WithSessionID(id))
 	}
 	opts = append(opts, spec.Options...)
+	if spec.Starting != nil {
+		spec.Starting()
+	}
 	// The agent's start errors say what failed (agent.StartError) and
 	// are the front ends' to word.
 	return spec.Workspace.StartAgent(ctx, cfg, opts...)

@@ -157,14 +157,6 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		}
 		cfg.Options.SandboxConfig = &p
 	}
-	if f.fork {
-		id, err := agent.CopySession(cfg, f.sessionID)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
-		f.sessionID = id
-	}
 	// MCP servers' sign-ins and forms are asked in the terminal: in
 	// --json mode as questions (questions.go).
 	signIn := terminalSignIn(s)
@@ -176,7 +168,10 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 	if f.skipPermissions {
 		opts = append(opts, agent.WithSkipPermissions())
 	}
-	if !f.json {
+	starting := func() {
+		if f.json {
+			return
+		}
 		where := ""
 		switch {
 		case cfg.Options.Sandbox:
@@ -191,8 +186,12 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 	// The terminal cannot ask for a missing key: CheckModel says so
 	// before the kernel starts.
 	return adapter.StartAgent(ctx, adapter.AgentSpec{
-		Workspace: ws, Config: cfg, SessionID: f.sessionID, CheckModel: true,
-		Warn:     func(w config.Warning) { fmt.Fprintf(s.Err, "warning: %s\n", w) },
+		Workspace: ws, Config: cfg, SessionID: f.sessionID, Fork: f.fork, CheckModel: true,
+		Warn: func(w config.Warning) { fmt.Fprintf(s.Err, "warning: %s\n", w) },
+		Forked: func(id string) {
+			fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
+		},
+		Starting: starting,
 		Progress: func(p kernel.Progress) { fmt.Fprintf(s.Err, "Setting up Python: %s\n", p.Step) },
 		SignIn:   signIn, Forms: forms.ask, Options: opts,
 	})
