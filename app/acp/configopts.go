@@ -2,9 +2,11 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -21,8 +23,84 @@ const (
 	OptionThinking = "thinking_level"
 )
 
-// thinkingPath is the model setting OptionThinking sets.
-const thinkingPath = "google_thinking_config.thinking_level"
+// thinkingPaths are the model settings OptionThinking sets, one a family:
+// the first that applies to the model is offered.
+var thinkingPaths = []string{"google_thinking_config.thinking_level", "anthropic_thinking.type", "openai_reasoning_effort"}
+
+// unsetValue is the option's value for a setting left unset (the
+// provider's default).
+const unsetValue = "default"
+
+// thinkingKey is the thinking setting of the model of spec.
+func thinkingKey(spec model.Spec) (model.SettingKey, bool) {
+	for _, k := range model.SettingKeys() {
+		if slices.Contains(thinkingPaths, k.Path) && k.Kind == "enum" && k.For(spec) {
+			return k, true
+		}
+	}
+	return model.SettingKey{}, false
+}
+
+// settingValue is the value of the dotted path in s; "" when unset.
+func settingValue(s model.Settings, path string) string {
+	m := map[string]any{}
+	if b, err := json.Marshal(s); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		sub, _ := m[k].(map[string]any)
+		m = sub
+	}
+	v, _ := m[keys[len(keys)-1]].(string)
+	return v
+}
+
+// withSetting is s with the dotted path set to value (unsetValue: taken
+// out), checked as agent.json's model_settings are.
+func withSetting(s model.Settings, path, value string) (model.Settings, error) {
+	m := map[string]any{}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return s, err
+	}
+	keys := strings.Split(path, ".")
+	at := m
+	for _, k := range keys[:len(keys)-1] {
+		sub, ok := at[k].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			at[k] = sub
+		}
+		at = sub
+	}
+	if last := keys[len(keys)-1]; value == unsetValue {
+		delete(at, last)
+	} else {
+		at[last] = value
+	}
+	if b, err = json.Marshal(m); err != nil {
+		return s, err
+	}
+	next, err := model.ParseSettings(b)
+	if err != nil && value == unsetValue && len(keys) > 1 {
+		// An object that needs the key (anthropic_thinking's type) goes
+		// as a whole.
+		delete(m, keys[0])
+		if b, err = json.Marshal(m); err != nil {
+			return s, err
+		}
+		next, err = model.ParseSettings(b)
+	}
+	if err != nil {
+		return s, fmt.Errorf("%s %q: %w", path, value, err)
+	}
+	next.Ignored = s.Ignored
+	return next, nil
+}
 
 // modelValue is how a model of spec's provider is written in agent.json:
 // Gemini's bare, the others with their provider.
@@ -35,7 +113,7 @@ func modelValue(provider, name string) string {
 
 // sessionConfig is the workspace's configuration with the options the
 // client set in this session.
-func (ss *acpSession) sessionConfig() *config.Config {
+func (ss *acpSession) sessionConfig() (*config.Config, error) {
 	ss.mu.Lock()
 	set := maps.Clone(ss.options)
 	ss.mu.Unlock()
@@ -44,22 +122,22 @@ func (ss *acpSession) sessionConfig() *config.Config {
 		next.Options.Model = v
 	}
 	if v, ok := set[OptionThinking]; ok {
-		g := model.GoogleThinking{}
-		if old := next.Options.ModelSettings.GoogleThinking; old != nil {
-			g = *old
+		if spec, err := model.ParseModelString(next.Options.Model); err == nil {
+			if k, ok := thinkingKey(spec); ok {
+				ms, err := withSetting(next.Options.ModelSettings, k.Path, v)
+				if err != nil {
+					return &next, err
+				}
+				next.Options.ModelSettings = ms
+			}
 		}
-		g.ThinkingLevel = v
-		if v == "default" {
-			g.ThinkingLevel = ""
-		}
-		next.Options.ModelSettings.GoogleThinking = &g
 	}
-	return &next
+	return &next, nil
 }
 
 // configOptions are the session's options with their current values.
 func (ss *acpSession) configOptions() []sdk.SessionConfigOption {
-	cfg := ss.sessionConfig()
+	cfg, _ := ss.sessionConfig() // a value that does not fit is never kept
 	cur := cfg.Options.Model
 	spec, err := model.ParseModelString(cur)
 	if err != nil {
@@ -77,16 +155,10 @@ func (ss *acpSession) configOptions() []sdk.SessionConfigOption {
 		Id: OptionModel, Name: "Model", Description: &desc, Category: &cat, Type: "select",
 		CurrentValue: sdk.SessionConfigValueId(cur), Options: selectOptions(values),
 	}}}
-	for _, k := range model.SettingKeys() {
-		if k.Path != thinkingPath || !k.For(spec) {
-			continue
-		}
-		level := ""
-		if g := cfg.Options.ModelSettings.GoogleThinking; g != nil {
-			level = g.ThinkingLevel
-		}
+	if k, ok := thinkingKey(spec); ok {
+		level := settingValue(cfg.Options.ModelSettings, k.Path)
 		if level == "" {
-			level = "default"
+			level = unsetValue
 		}
 		values := append([]string{}, k.Choices...)
 		if !slices.Contains(values, level) {
@@ -144,7 +216,11 @@ func (ss *acpSession) setConfig(ctx context.Context, id, value string) error {
 			delete(ss.options, id)
 		}
 	}
-	next := ss.sessionConfig()
+	next, err := ss.sessionConfig()
+	if err != nil {
+		undo()
+		return sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
 	if err := agent.CheckModel(next); err != nil {
 		undo()
 		return authRequired(err)
