@@ -61,6 +61,8 @@ type options struct {
 	perm         *permission.Manager
 	sessionID    string
 	skipPerms    bool
+	approvalMode approval.Mode // WithApprovalMode (automode.go)
+	fileBackend  func(local files.Backend) files.Backend
 	toolCaller   ToolCaller
 	log          *slog.Logger
 	progress     func(kernel.Progress)
@@ -84,8 +86,6 @@ type options struct {
 	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
 	mcpStartWait *time.Duration
 	hooks        *hooks.Runner // WithHooks (hookwire.go)
-	// approvalMode: WithApprovalMode (automode.go).
-	approvalMode approval.Mode
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -108,6 +108,15 @@ func WithPermissions(m *permission.Manager) Option { return func(o *options) { o
 // WithSessionID resumes the session with this id; Start fails when it does
 // not exist.
 func WithSessionID(id string) Option { return func(o *options) { o.sessionID = id } }
+
+// WithFileBackend puts the file tools (read, write, edit) of a local
+// workspace on the Backend wrap returns around the local disk's: an
+// editor's buffers (ACP's fs methods). Paths are still resolved and
+// checked by the workspace, and a write's checkpoint records the disk
+// after it. A remote Jupyter workspace keeps its own.
+func WithFileBackend(wrap func(local files.Backend) files.Backend) Option {
+	return func(o *options) { o.fileBackend = wrap }
+}
 
 // WithSkipPermissions approves every call without asking.
 func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true } }
@@ -231,6 +240,9 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 	ws, err := files.NewWorkspace(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if o.fileBackend != nil {
+		ws = files.NewWorkspaceOn(ws.Root(), o.fileBackend(ws.FS()))
 	}
 	if o.dirs.Data == "" {
 		o.dirs = appdirs.FromXDG()

@@ -18,7 +18,6 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/app/terminal"
 	"github.com/freeact/desktop/internal/testenv"
@@ -28,39 +27,15 @@ import (
 // kernel and the wire-level fake Gemini server.
 
 // freeactBinary is freeact as built for users.
-func freeactBinary(t *testing.T) string { return fronttest.Binary(t) }
+func freeactBinary(t *testing.T) string { return fronttest.FreeactBinary(t) }
 
 func testPython(t *testing.T) string { return testenv.Python(t) }
 
-// terminalEnv returns a workspace using the test Python and the environment
-// that points freeact at the fake model and at private XDG folders; marker
-// is a path that appears in the environment of every process freeact starts.
+// terminalEnv is fronttest.Env: a workspace and freeact's environment
+// over the fake model playing scenario.
 func terminalEnv(t *testing.T, scenario string) (ws string, env []string, marker string) {
 	t.Helper()
-	py := testPython(t)
-	sc, err := modeltest.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := modeltest.NewGemini(t, sc)
-	ws = t.TempDir()
-	agentJSON, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), agentJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	marker = t.TempDir()
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "GEMINI_API_KEY" && k != "GOOGLE_API_KEY" && !strings.HasPrefix(k, "XDG_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env,
-		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
-		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
-	return ws, env, marker
+	return fronttest.Env(t, scenario)
 }
 
 // screen collects what the program writes to its terminal.

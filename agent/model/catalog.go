@@ -312,3 +312,16 @@ func OverflowWindow(err error) int {
 	}
 	return 0
 }
+
+// CatalogModels are the names of provider's models in the catalog, in its
+// order (newest first): the models a front end offers to switch to
+// without a key of another provider.
+func CatalogModels(provider string) []string {
+	var out []string
+	for _, e := range catalog {
+		if e.provider == provider {
+			out = append(out, e.name)
+		}
+	}
+	return out
+}

@@ -3,13 +3,10 @@ package acp_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,46 +14,20 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/app/internal/fronttest"
-	"github.com/freeact/desktop/internal/testenv"
 )
 
 // These tests run the real `freeact acp` process, with a real kernel and
 // the wire-level fake Gemini server, and talk to it with the ACP SDK's
 // client side: nothing of the protocol is faked.
 
-func freeactBinary(t *testing.T) string { return fronttest.Binary(t) }
+func freeactBinary(t *testing.T) string { return fronttest.FreeactBinary(t) }
 
-// env is a workspace using the test Python and the environment pointing
-// freeact at the fake model and private XDG folders; marker is in the
-// environment of every process freeact starts.
+// env is fronttest.Env: a workspace and freeact's environment over the
+// fake model playing scenario.
 func env(t *testing.T, scenario string) (ws string, environ []string, marker string) {
 	t.Helper()
-	py := testenv.Python(t)
-	sc, err := modeltest.ParseScenario([]byte(scenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := modeltest.NewGemini(t, sc)
-	ws = t.TempDir()
-	agentJSON, _ := json.Marshal(map[string]any{"python": py, "enable_subagents": false})
-	if err := os.MkdirAll(filepath.Join(ws, ".freeact"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), agentJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	marker = t.TempDir()
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "GEMINI_API_KEY" && k != "GOOGLE_API_KEY" && !strings.HasPrefix(k, "XDG_") {
-			environ = append(environ, kv)
-		}
-	}
-	environ = append(environ,
-		"GOOGLE_GEMINI_BASE_URL="+fake.URL(), "GEMINI_API_KEY=fake-key", "NO_COLOR=1",
-		"XDG_STATE_HOME="+marker+"/state", "XDG_CONFIG_HOME="+marker+"/config", "XDG_DATA_HOME="+marker+"/data")
-	return ws, environ, marker
+	return fronttest.Env(t, scenario)
 }
 
 // client is the test's ACP client: it records every update and answers
@@ -69,6 +40,15 @@ type client struct {
 	asked      []sdk.RequestPermissionRequest
 	changed    chan struct{}
 	answer     func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	// elicit answers elicitation/create; forms are the requests.
+	elicit func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
+	forms  []sdk.UnstableCreateElicitationRequest
+	// fs answers fs/read_text_file and fs/write_text_file; nil refuses
+	// them (a client that does not offer them).
+	fs interface {
+		ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error)
+		WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error)
+	}
 }
 
 func newClient() *client { return &client{changed: make(chan struct{}, 1)} }
@@ -110,12 +90,32 @@ func pick(id string) func(sdk.RequestPermissionRequest) sdk.RequestPermissionRes
 	}
 }
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+func (c *client) ReadTextFile(ctx context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	if c.fs != nil {
+		return c.fs.ReadTextFile(ctx, r)
+	}
 	return sdk.ReadTextFileResponse{}, errors.New("not offered")
 }
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(ctx context.Context, r sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	if c.fs != nil {
+		return c.fs.WriteTextFile(ctx, r)
+	}
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
 }
+
+// UnstableCreateElicitation answers an MCP server's form with elicit
+// (and records it); nil cancels.
+func (c *client) UnstableCreateElicitation(_ context.Context, r sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
+	c.mu.Lock()
+	c.forms = append(c.forms, r)
+	answer := c.elicit
+	c.mu.Unlock()
+	if answer == nil {
+		return sdk.UnstableCreateElicitationResponse{Cancel: &sdk.UnstableCreateElicitationCancel{Action: "cancel"}}, nil
+	}
+	return answer(r), nil
+}
+
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, errors.New("not offered")
 }

@@ -89,26 +89,3 @@ func historyCall(fc model.FunctionCall) agent.ToolCall {
 	}
 	return agent.GenericCall{ToolName: fc.Name, Args: fc.Args}
 }
-
-// sessionTitle is a session's title for session/list: its first prompt.
-// (The window's list has the same rule, app's sessionTitle.)
-func sessionTitle(raw json.RawMessage) (string, bool) {
-	m, ok, err := agent.DecodeSessionMessage(raw)
-	if err != nil || !ok || !agent.IsPrompt(m) {
-		return "", false
-	}
-	var text []string
-	for _, p := range m.Parts {
-		if p.User && p.Text != "" {
-			text = append(text, p.Text)
-		}
-	}
-	if len(text) == 0 {
-		return "", false
-	}
-	t := strings.Join(text, " ")
-	if len(t) > 80 {
-		t = t[:80]
-	}
-	return t, true
-}

@@ -21,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -181,7 +182,7 @@ func (s *Server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		return sdk.NewSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id)}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // LoadSession reopens a session and streams its history back as updates.
@@ -195,7 +196,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	ss.replayHistory(ctx)
 	ss.advertise()
-	return sdk.LoadSessionResponse{}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // ResumeSession reopens a session without streaming its history.
@@ -208,7 +209,7 @@ func (s *Server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 		return sdk.ResumeSessionResponse{}, err
 	}
 	ss.advertise()
-	return sdk.ResumeSessionResponse{}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // start opens the workspace and starts an agent in the session id ("": a
@@ -245,20 +246,17 @@ func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSess
 	if err := addClientServers(cfg, servers); err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	for _, w := range cfg.Warnings {
-		s.o.Log.Warn("workspace configuration", "warning", w)
-	}
-	if err := agent.CheckModel(cfg); err != nil {
-		return nil, authRequired(err)
-	}
 	ss := &acpSession{srv: s, dir: ws.Dir, cfg: cfg}
-	opts := append([]agent.Option{}, s.o.AgentOptions...)
-	opts = append(opts, agent.WithMCPUser(mcp.SignInOptions{Browser: ss.signIn}, ss.elicit))
-	if id != "" {
-		opts = append(opts, agent.WithSessionID(id))
-	}
-	a, err := ws.StartAgent(s.life, cfg, opts...)
+	a, err := adapter.StartAgent(s.life, adapter.AgentSpec{
+		Workspace: ws, Config: cfg, SessionID: id, CheckModel: true,
+		Warn:   func(w config.Warning) { s.o.Log.Warn("workspace configuration", "warning", w) },
+		SignIn: mcp.SignInOptions{Browser: ss.signIn}, Forms: ss.elicit,
+		Options: append(ss.agentOptions(), s.o.AgentOptions...),
+	})
+	var noModel *adapter.ModelError
 	switch {
+	case errors.As(err, &noModel):
+		return nil, authRequired(err)
 	case errors.Is(err, session.ErrBusy):
 		return nil, sdk.NewInvalidRequest(map[string]any{"error": err.Error(), "sessionId": id})
 	case err != nil:
@@ -335,7 +333,7 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		return sdk.ListSessionsResponse{}, err
 	}
 	cfg := &config.Config{Dir: dir, FreeactDir: filepath.Join(dir, config.FreeactDir)}
-	list, err := session.List(cfg.SessionsDir(), sessionTitle)
+	list, err := session.List(cfg.SessionsDir(), adapter.SessionTitle)
 	if err != nil && len(list) == 0 {
 		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
@@ -345,18 +343,6 @@ func (s *Server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		out.Sessions = append(out.Sessions, sdk.SessionInfo{SessionId: sdk.SessionId(info.ID), Cwd: dir, Title: &title, UpdatedAt: &updated})
 	}
 	return out, nil
-}
-
-// SetSessionMode is not offered: freeact asks for every call no saved
-// rule allows, and that is its one mode here.
-func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
-	return sdk.SetSessionModeResponse{}, sdk.NewMethodNotFound("session/set_mode")
-}
-
-// SetSessionConfigOption is not offered: the model and thinking level
-// are set in the workspace's agent.json.
-func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound("session/set_config_option")
 }
 
 // addClientServers adds the MCP servers the client passes to agent.json's

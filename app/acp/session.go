@@ -14,8 +14,8 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // acpSession is one open session: its agent and its running turn.
@@ -33,6 +33,9 @@ type acpSession struct {
 	// turns wait for no answer.
 	stopAsking context.CancelFunc
 	closed     bool
+	// options are the config options the client set (configopts.go), by
+	// id; they change this session, not agent.json.
+	options map[string]string
 }
 
 // send writes one session/update; a client gone away is noticed by the
@@ -125,16 +128,13 @@ func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	case t.failed != nil:
 		msg := t.failed.Error
-		if t.failed.Summary != "" {
-			msg = t.failed.Summary
-			if t.failed.Fix != "" {
-				msg += ": " + t.failed.Fix
-			}
+		if advice := adapter.FailureAdvice(t.failed); advice != "" {
+			msg = advice
 		}
 		if t.failed.Cause == agent.CauseAPIKey {
 			return sdk.PromptResponse{}, authRequired(fmt.Errorf("%s", msg))
 		}
-		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": msg})
+		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": msg, "detail": t.failed.Error})
 	case t.cut:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTokens}, nil
 	}
@@ -173,12 +173,6 @@ func (ss *acpSession) close(log *slog.Logger) {
 func (ss *acpSession) signIn(ctx context.Context, server, authURL string) error {
 	ss.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("\n\nThe MCP server %s asks you to sign in: run `freeact mcp login %s` in %s, then try again.\n", server, server, ss.dir)))
 	return fmt.Errorf("MCP sign-in is not possible over ACP: run freeact mcp login %s", server)
-}
-
-// elicit declines MCP forms, saying why to the server: this client takes
-// no forms from freeact yet.
-func (ss *acpSession) elicit(_ context.Context, f mcp.Form) (mcp.Answer, error) {
-	return mcp.Answer{Action: "decline", Reason: "freeact acp cannot show MCP forms in this client"}, nil
 }
 
 // toPrompt turns the prompt's blocks into freeact's prompt: text as it is,

@@ -261,7 +261,7 @@ func TestHistoryEventsShowNotes(t *testing.T) {
 	if prompt != "Look at @df." {
 		t.Errorf("prompt %q: the variable note must not show as typed text", prompt)
 	}
-	if title, ok := sessionTitle(adapter.MustJSON(a[0])); !ok || title != "Notebook analysis.ipynb" {
+	if title, ok := adapter.SessionTitle(adapter.MustJSON(a[0])); !ok || title != "Notebook analysis.ipynb" {
 		t.Errorf("title %q %v", title, ok)
 	}
 }
@@ -314,7 +314,7 @@ func TestHistoryShowsAPromptImitatingANote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if title, ok := sessionTitle(raw); !ok || title != strings.TrimSpace(prompt) {
+		if title, ok := adapter.SessionTitle(raw); !ok || title != strings.TrimSpace(prompt) {
 			t.Errorf("the session's title is %q, want the prompt", title)
 		}
 	}

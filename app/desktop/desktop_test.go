@@ -315,11 +315,11 @@ func TestHistoryEventsKeepTimesAndOutcomes(t *testing.T) {
 
 func TestSessionTitle(t *testing.T) {
 	u, _ := json.Marshal(model.UserText("  Plot sin(x)  "))
-	if title, ok := sessionTitle(u); !ok || title != "Plot sin(x)" {
+	if title, ok := adapter.SessionTitle(u); !ok || title != "Plot sin(x)" {
 		t.Errorf("title = %q, %v", title, ok)
 	}
 	r, _ := json.Marshal(model.ToolResults(model.FunctionResponse{ID: "1", Name: "x", Output: "y"}))
-	if _, ok := sessionTitle(r); ok {
+	if _, ok := adapter.SessionTitle(r); ok {
 		t.Error("a tool result is not a title")
 	}
 }

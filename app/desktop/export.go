@@ -37,7 +37,7 @@ func (d *Desktop) ExportSession(format string, thoughts bool) (string, error) {
 		return "", err
 	}
 	name := "session-" + id[:min(8, len(id))]
-	if list, err := session.List(cfg.SessionsDir(), sessionTitle); err == nil {
+	if list, err := session.List(cfg.SessionsDir(), adapter.SessionTitle); err == nil {
 		for _, s := range list {
 			if s.ID == id {
 				name = adapter.ExportName(s.Title, name)

@@ -301,7 +301,7 @@ func (d *Desktop) Sessions() ([]SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := session.List(ws.cfg.SessionsDir(), sessionTitle)
+	list, err := session.List(ws.cfg.SessionsDir(), adapter.SessionTitle)
 	return skipUnreadable(d.log, list, err, "list sessions")
 }
 

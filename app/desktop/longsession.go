@@ -177,7 +177,7 @@ func (d *Desktop) ForkSession(turn int, edited string) (ForkResult, error) {
 // differ in the session list. A fork before the first prompt has no
 // messages to keep a title with yet: it keeps its own.
 func (ws *workspace) nameFork(source, fork string) {
-	list, err := session.List(ws.cfg.SessionsDir(), sessionTitle)
+	list, err := session.List(ws.cfg.SessionsDir(), adapter.SessionTitle)
 	for _, s := range list {
 		if s.ID == source && s.Title != "" {
 			err = session.Rename(ws.cfg.SessionsDir(), fork, forkTitle(s.Title))

@@ -130,11 +130,6 @@ func (u *mcpUser) signingIn(server string) bool {
 	return false
 }
 
-// options are the agent options that route sign-ins and forms here.
-func (u *mcpUser) options() agent.Option {
-	return agent.WithMCPUser(mcp.SignInOptions{Browser: u.browser}, u.elicit)
-}
-
 // browser shows the "Sign in to NAME" card and opens the system browser
 // (through internal/opener). The card stays until the browser step's
 // context ends, which says how the sign-in ended.

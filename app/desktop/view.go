@@ -336,30 +336,3 @@ func userCellEvents(n agent.Note, ran *model.Ran, sealed func(model.Ran, string)
 	}
 	return evs
 }
-
-// sessionTitle is the session list's title function: the first user
-// prompt, or the notebook the session started from.
-func sessionTitle(raw json.RawMessage) (string, bool) {
-	m, ok, err := agent.DecodeSessionMessage(raw)
-	if err != nil || !ok || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
-		return "", false
-	}
-	var text []string
-	for _, p := range m.Parts {
-		if p.Text == "" || p.Image != nil {
-			continue
-		}
-		n, ok := agent.ParseNote(agent.NoteText(p))
-		switch {
-		case !ok:
-			text = append(text, p.Text)
-		case n.Kind == agent.NoteNotebook:
-			return "Notebook " + n.Path, true
-		}
-	}
-	t := strings.TrimSpace(strings.Join(text, ""))
-	if t == "" {
-		return "", false
-	}
-	return t, true
-}

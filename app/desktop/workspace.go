@@ -12,6 +12,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/session"
@@ -357,19 +358,18 @@ func (ws *workspace) start(sessionID string) {
 	ws.starting.Add(1)
 	go func() {
 		defer ws.starting.Done()
-		opts := []agent.Option{
-			ws.d.mcpUser().options(),
-			agent.WithProvisionProgress(func(p kernel.Progress) {
+		u := ws.d.mcpUser()
+		// A session with nothing written yet (restarted before its first
+		// turn) cannot be resumed: the restart starts a new one. The
+		// window asks for a missing key itself: no CheckModel.
+		a, err := adapter.StartAgent(ctx, adapter.AgentSpec{
+			Workspace: ws.open, Config: ws.cfg, SessionID: sessionID, NewIfUnsaved: true,
+			Progress: func(p kernel.Progress) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: adapter.ProgressText(p), Progress: p.Fraction,
 					SessionID: sessionID, starting: sessionID == ""})
-			}),
-		}
-		// A session with nothing written yet (restarted before its first
-		// turn) cannot be resumed: the restart starts a new one.
-		if sessionID != "" && adapter.SessionExists(ws.cfg, sessionID) {
-			opts = append(opts, agent.WithSessionID(sessionID))
-		}
-		a, err := ws.open.StartAgent(ctx, ws.cfg, opts...)
+			},
+			SignIn: mcp.SignInOptions{Browser: u.browser}, Forms: u.elicit,
+		})
 		ws.mu.Lock()
 		stale := ws.gen != gen || ws.closed
 		if !stale && err == nil {

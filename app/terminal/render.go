@@ -15,6 +15,7 @@ import (
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -139,8 +140,8 @@ func (t *terminal) show(ev agent.Event) {
 		t.line(t.style.yellow("[cancelled during " + strings.ReplaceAll(e.Phase, "_", " ") + "]"))
 	case *agent.Failed:
 		t.line(t.style.red("error: " + visible.Line(e.Error)))
-		if e.Summary != "" {
-			t.line(t.style.yellow(visible.String(e.Summary + " " + e.Fix)))
+		if advice := adapter.FailureAdvice(e); advice != "" {
+			t.line(t.style.yellow(visible.String(advice)))
 		}
 	case *agent.ApprovalRequest:
 		t.endThinking()

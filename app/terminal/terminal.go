@@ -162,25 +162,6 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		}
 		cfg.Options.SandboxConfig = &p
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(s.Err, "warning: %s\n", w)
-	}
-	// The terminal cannot ask for a missing key: say so before the kernel
-	// starts.
-	if err := agent.CheckModel(cfg); err != nil {
-		return nil, err
-	}
-	opts := []agent.Option{
-		agent.WithProvisionProgress(func(p kernel.Progress) { fmt.Fprintln(s.Err, adapter.ProgressText(p)) }),
-	}
-	if f.fork {
-		id, err := agent.CopySession(cfg, f.sessionID)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
-		f.sessionID = id
-	}
 	// MCP servers' sign-ins and forms are asked in the terminal: in
 	// --json mode as questions (questions.go).
 	signIn := terminalSignIn(s)
@@ -188,20 +169,20 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		signIn.Browser = t.qs.signInJSON
 	}
 	forms := &terminalForms{t: t}
-	opts = append(opts, agent.WithMCPUser(signIn, forms.ask))
-	if f.sessionID != "" {
-		opts = append(opts, agent.WithSessionID(f.sessionID))
-	}
+	var opts []agent.Option
 	if f.skipPermissions {
 		opts = append(opts, agent.WithSkipPermissions())
 	}
 	if f.auto {
 		opts = append(opts, agent.WithApprovalMode(approval.Auto))
-		if !f.json {
+	}
+	starting := func() {
+		if f.json {
+			return
+		}
+		if f.auto {
 			fmt.Fprint(s.Err, autoText(cfg.Options.Sandbox))
 		}
-	}
-	if !f.json {
 		where := ""
 		switch {
 		case cfg.Options.Sandbox:
@@ -213,7 +194,18 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 		}
 		fmt.Fprintf(s.Err, "Starting the kernel for %s%s…\n", ws.Dir, where)
 	}
-	return ws.StartAgent(ctx, cfg, opts...)
+	// The terminal cannot ask for a missing key: CheckModel says so
+	// before the kernel starts.
+	return adapter.StartAgent(ctx, adapter.AgentSpec{
+		Workspace: ws, Config: cfg, SessionID: f.sessionID, Fork: f.fork, CheckModel: true,
+		Warn: func(w config.Warning) { fmt.Fprintf(s.Err, "warning: %s\n", w) },
+		Forked: func(id string) {
+			fmt.Fprintf(s.Err, "Continuing in %s, a copy of session %s.\n", id, f.sessionID)
+		},
+		Starting: starting,
+		Progress: func(p kernel.Progress) { fmt.Fprintln(s.Err, adapter.ProgressText(p)) },
+		SignIn:   signIn, Forms: forms.ask, Options: opts,
+	})
 }
 
 // terminal renders agent events for a person (or, with --json, for a

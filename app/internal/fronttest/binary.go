@@ -61,6 +61,9 @@ func Binary(t *testing.T, flags ...string) string {
 	return b.bin
 }
 
+// FreeactBinary is freeact as built for users (Binary without flags).
+func FreeactBinary(t *testing.T) string { return Binary(t) }
+
 // RemoveBinaries deletes the binaries Binary built, with their folders;
 // TestMain calls it after the tests.
 func RemoveBinaries() {
