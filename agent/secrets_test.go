@@ -301,7 +301,9 @@ turns:
 	for _, p := range written {
 		store := ""
 		for _, h := range hidden {
-			if rel, err := filepath.Rel(h, p); err == nil && filepath.IsLocal(rel) {
+			// The innermost store: a test's runtime folder lies inside
+			// the fallback one, and both are hidden.
+			if rel, err := filepath.Rel(h, p); err == nil && filepath.IsLocal(rel) && len(h) > len(store) {
 				store = h
 			}
 		}
