@@ -91,6 +91,12 @@ func StartHub(t testing.TB, opts Options) *Hub {
 	if err := os.Symlink(chp, link); err != nil {
 		t.Fatal(err)
 	}
+	// So does each single-user server's: the spawner starts them in
+	// sessions of their own, which the Hub's process group does not hold.
+	single := filepath.Join(dir, "jupyterhub-singleuser")
+	if err := os.Symlink(filepath.Join(filepath.Dir(py), "jupyterhub-singleuser"), single); err != nil {
+		t.Fatal(err)
+	}
 	port, hubPort, apiPort := FreePort(t), FreePort(t), FreePort(t)
 	h.URL = fmt.Sprintf("http://127.0.0.1:%d/", port)
 	bin := filepath.Dir(py)
@@ -125,7 +131,7 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"c.JupyterHub.spawner_class = ProgressSpawner",
 		"c.JupyterHub.allow_named_servers = True",
 		"c.SimpleLocalProcessSpawner.home_dir_template = " + q(h.Home),
-		"c.Spawner.cmd = [" + q(filepath.Join(bin, "jupyterhub-singleuser")) + "]",
+		"c.Spawner.cmd = [" + q(single) + "]",
 		"c.Spawner.notebook_dir = " + q(h.Root),
 		"c.Spawner.default_url = '/lab'",
 		"c.Spawner.start_timeout = 120",
