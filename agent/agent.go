@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
@@ -12,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/remote"
 	"io"
 	"log/slog"
@@ -25,8 +25,6 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcpglue"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/model/provider"
-	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/protect"
 	"github.com/freeact/desktop/agent/seal"
@@ -312,7 +310,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if a.model == nil {
 		// A missing API key does not stop the start: the kernel is ready,
 		// each turn fails with it until the key is set (Reconfigure).
-		m, err := openModel(ctx, a.cfg)
+		m, err := modelopen.Open(ctx, a.cfg)
 		var missing *MissingKeyError
 		switch {
 		case errors.As(err, &missing):
@@ -348,104 +346,6 @@ func (a *Agent) Start(ctx context.Context) error {
 func (a *Agent) acceptMedia() {
 	m := a.model
 	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
-}
-
-// CheckModel reports what would keep the model of cfg from opening without
-// opening it: an invalid model string, or a missing API key (a
-// *MissingKeyError).
-func CheckModel(cfg *config.Config) error {
-	_, _, err := modelOptions(cfg)
-	return err
-}
-
-// modelOptions finds the provider options of cfg's model: the API key and
-// endpoint from provider_settings, else the process environment, the
-// workspace .env or the app's stored keys.
-func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
-	spec, err := model.ParseModelString(cfg.Options.Model)
-	if err != nil {
-		return spec, provider.Options{}, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
-	}
-	po := provider.Options{Settings: &cfg.Options.ModelSettings}
-	if t := cfg.Options.ModelSettings.Timeout; t != nil {
-		po.Retry.IdleTimeout = time.Duration(*t * float64(time.Second))
-	}
-	keyVars := []string{spec.KeyEnv}
-	if spec.Gemini() {
-		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
-		po.BaseURL = cfg.Env.Getenv("GOOGLE_GEMINI_BASE_URL")
-	} else if spec.BaseURLEnv != "" {
-		po.BaseURL = cfg.Env.Getenv(spec.BaseURLEnv)
-	}
-	for _, v := range keyVars {
-		if k := cfg.Env.FirstNonEmpty(v); k != "" {
-			po.APIKey = k
-			break
-		}
-	}
-	// provider_settings (pydantic-ai's provider arguments) win over the
-	// environment, as they do in the Python freeact; api_key_env names the
-	// variable with this endpoint's own key.
-	ps := cfg.Options.ProviderSettings
-	keyEnv := spec.KeyEnv
-	if v, ok := ps["api_key_env"].(string); ok && v != "" {
-		keyEnv, po.APIKey = v, cfg.Env.FirstNonEmpty(v)
-		if po.APIKey == "" {
-			return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: v, EnvFile: filepath.Join(cfg.Dir, ".env")}
-		}
-	}
-	if k, ok := ps["api_key"].(string); ok && k != "" {
-		po.APIKey = k
-	}
-	if u, ok := ps["base_url"].(string); ok && u != "" {
-		po.BaseURL = u
-	}
-	switch v := ps["allow_http_key"].(type) {
-	case nil:
-	case bool:
-		po.AllowHTTPKey = v
-	default:
-		return spec, po, fmt.Errorf("provider_settings in %s: allow_http_key is %v, want true or false", cfg.SettingsFile(), v)
-	}
-	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
-		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: keyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
-	}
-	return spec, po, nil
-}
-
-// openModel opens the model of agent.json (see modelOptions).
-func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
-	spec, po, err := modelOptions(cfg)
-	if err != nil {
-		return nil, err
-	}
-	m, err := provider.New(ctx, cfg.Options.Model, po)
-	if err != nil {
-		return nil, fmt.Errorf("open model %s: %w", spec, err)
-	}
-	return codeActions(cfg, spec, po, m), nil
-}
-
-// DecodeSessionMessage decodes one message of a session file in either
-// format: this app's, or the Python freeact's (ok is false for a message
-// with nothing for the history, such as freeact's system prompt).
-func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err error) {
-	if pydanticai.IsMessage(raw) {
-		return pydanticai.Decode(raw)
-	}
-	err = json.Unmarshal(raw, &m)
-	return m, err == nil, err
-}
-
-// SessionText is the searchable text of a session file's message: a
-// prompt's or a reply's text (thoughts and tool results left out), or ""
-// for anything else.
-func SessionText(raw json.RawMessage) string {
-	m, ok, err := DecodeSessionMessage(raw)
-	if err != nil || !ok || len(m.FunctionResponses()) > 0 {
-		return ""
-	}
-	return m.Text()
 }
 
 func (a *Agent) openSession() error {

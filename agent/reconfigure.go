@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/modelopen"
 )
 
 // RestartNeeded lists the keys whose values differ between the options the
@@ -54,7 +55,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	if a.opts.model == nil && (m == nil || o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
 		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
 		var missing *MissingKeyError
-		m, modelErr = openModel(ctx, &next)
+		m, modelErr = modelopen.Open(ctx, &next)
 		if modelErr != nil && !errors.As(modelErr, &missing) {
 			return nil, fmt.Errorf("reconfigure: %w", modelErr)
 		}

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -93,7 +94,7 @@ func historyCall(fc model.FunctionCall) agent.ToolCall {
 // sessionTitle is a session's title for session/list: its first prompt.
 // (The window's list has the same rule, app's sessionTitle.)
 func sessionTitle(raw json.RawMessage) (string, bool) {
-	m, ok, err := agent.DecodeSessionMessage(raw)
+	m, ok, err := history.DecodeSessionMessage(raw)
 	if err != nil || !ok || !agent.IsPrompt(m) {
 		return "", false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
 )
@@ -143,7 +144,7 @@ func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk
 	if err != nil {
 		return sdk.AuthenticateResponse{}, err
 	}
-	if err := agent.CheckModel(ws.Config); err != nil {
+	if err := modelopen.Check(ws.Config); err != nil {
 		return sdk.AuthenticateResponse{}, authRequired(err)
 	}
 	return sdk.AuthenticateResponse{}, nil
@@ -248,7 +249,7 @@ func (s *Server) start(cwd string, servers []sdk.McpServer, id string) (*acpSess
 	for _, w := range cfg.Warnings {
 		s.o.Log.Warn("workspace configuration", "warning", w)
 	}
-	if err := agent.CheckModel(cfg); err != nil {
+	if err := modelopen.Check(cfg); err != nil {
 		return nil, authRequired(err)
 	}
 	ss := &acpSession{srv: s, dir: ws.Dir, cfg: cfg}

@@ -9,6 +9,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/checkpoint"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/app/adapter"
 )
@@ -340,7 +341,7 @@ func userCellEvents(n agent.Note, ran *model.Ran, sealed func(model.Ran, string)
 // sessionTitle is the session list's title function: the first user
 // prompt, or the notebook the session started from.
 func sessionTitle(raw json.RawMessage) (string, bool) {
-	m, ok, err := agent.DecodeSessionMessage(raw)
+	m, ok, err := history.DecodeSessionMessage(raw)
 	if err != nil || !ok || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
 		return "", false
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
@@ -162,7 +163,7 @@ func newTerminalAgent(ctx context.Context, f runFlags, dirs appdirs.Dirs, logger
 	}
 	// The terminal cannot ask for a missing key: say so before the kernel
 	// starts.
-	if err := agent.CheckModel(cfg); err != nil {
+	if err := modelopen.Check(cfg); err != nil {
 		return nil, err
 	}
 	opts := []agent.Option{
