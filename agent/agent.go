@@ -13,6 +13,7 @@ import (
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/remote"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -248,7 +249,7 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
-	protectConfig(o.perm, cfg)
+	sandboxcfg.ProtectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
 		a.approvals.ProtectedYes = new(atomic.Int64)
@@ -447,7 +448,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		return &StartError{Step: StepPython, Err: err}
 	}
-	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
+	sandboxcfg.ProtectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
 	if dir == "" {
 		dir = a.opts.dirs.Jupyter()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/modelopen"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 )
 
 // RestartNeeded lists the keys whose values differ between the options the
@@ -40,7 +41,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 		return nil, fmt.Errorf("reconfigure: %s is another workspace than %s", cfg.Dir, a.cfg.Dir)
 	}
 	restart := a.RestartNeeded(cfg.Options)
-	protectConfig(a.opts.perm, cfg) // the sandbox_config a restart will use
+	sandboxcfg.ProtectConfig(a.opts.perm, cfg) // the sandbox_config a restart will use
 	// Keep what cannot change while running, so the agent's view stays
 	// consistent with its kernel and connections.
 	next := *cfg
