@@ -10,6 +10,7 @@ import (
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/kernelhost"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/remote"
@@ -165,7 +166,7 @@ type Agent struct {
 	executors Executors          // start the agent's and its subagents' executors
 	server    *kernel.Server     // a Jupyter server the agent started or connected to
 	kern      Executor
-	host      *host
+	host      *kernelhost.Host
 	system    string
 	tools     []model.Tool
 	subagents chan struct{}     // max_subagents slots
@@ -480,7 +481,7 @@ func (a *Agent) startKernel(ctx context.Context) error {
 	if o.ExecutionTimeout != nil {
 		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
 	}
-	a.host = &host{a: a}
+	a.host = kernelhost.New(hostAgent{a})
 	kopts := kernel.KernelOptions{
 		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
 		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},

@@ -66,7 +66,7 @@ func (a cellsAgent) ExecCell(ctx context.Context, emit func(Event), corr, code s
 	if refused == nil {
 		return out, ""
 	}
-	return out, refused.text() + "\n" + RejectedText
+	return out, refused.Text() + "\n" + RejectedText
 }
 
 func (a cellsAgent) RanFor(corr string) { a.ranFor(corr) }
