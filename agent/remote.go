@@ -2,10 +2,7 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"time"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
@@ -16,36 +13,8 @@ import (
 // connectRemote connects to the server of jupyter_url with the settings of
 // agent.json.
 func (a *Agent) connectRemote(ctx context.Context) error {
-	o := a.cfg.Options
-	token := ""
-	if o.JupyterToken != nil {
-		token = *o.JupyterToken
-	}
-	ro := kernel.RemoteOptions{
-		Header: o.JupyterHeaders, KernelEnv: o.KernelEnv,
-		WarmPool:        o.KernelPool != nil && *o.KernelPool,
-		ReconnectWindow: time.Duration(o.JupyterReconnectTimeout * float64(time.Second)),
-	}
-	if ro.ReconnectWindow == 0 {
-		ro.ReconnectWindow = -1 // 0 in agent.json: never
-	}
-	if o.KernelName != nil {
-		ro.KernelName = *o.KernelName
-	}
-	if o.JupyterCAFile != nil && *o.JupyterCAFile != "" {
-		ro.CAFile = *o.JupyterCAFile
-		if !filepath.IsAbs(ro.CAFile) {
-			ro.CAFile = filepath.Join(a.cfg.Dir, ro.CAFile)
-		}
-	}
-	srv, err := kernel.ConnectServer(ctx, *o.JupyterURL, token, ro)
-	switch {
-	case errors.Is(err, kernel.ErrUntrustedCertificate) && ro.CAFile == "":
-		return fmt.Errorf("%w\nfix: set jupyter_ca_file in %s to the PEM file of the CA that signed the server's certificate, or add that CA to the system's trust store",
-			err, filepath.Join(a.cfg.FreeactDir, config.AgentFile))
-	case errors.Is(err, kernel.ErrUntrustedCertificate):
-		return fmt.Errorf("%w\nfix: jupyter_ca_file (%s) does not hold the CA that signed the server's certificate", err, ro.CAFile)
-	case err != nil:
+	srv, err := remote.Connect(ctx, a.cfg)
+	if err != nil {
 		return err
 	}
 	a.server, a.executors = srv, jupyter{srv}
