@@ -9,10 +9,6 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 )
 
-// ToolCaller runs MCP tools for programmatic calls from code (code mode).
-// agent/mcp implements it; without one, calls fail with a clear error.
-type ToolCaller = kernelhost.ToolCaller
-
 // hostAgent is the agent as its kernel's host (agent/kernelhost) sees it.
 type hostAgent struct{ *Agent }
 
