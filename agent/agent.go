@@ -4,19 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
-	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/hooks"
+	"github.com/freeact/desktop/agent/kernelhost"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/remote"
-	"io"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,14 +22,11 @@ import (
 	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/mcpglue"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/model/provider"
-	"github.com/freeact/desktop/agent/model/pydanticai"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/protect"
 	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
-	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -99,6 +92,11 @@ func WithKernelServer(srv *kernel.Server) Option {
 	return func(o *options) { o.executors = jupyter{srv} }
 }
 
+// WithExecutors runs code actions in executors that x starts, instead of
+// kernels on a Jupyter server: nothing is started or provisioned, and no
+// Python is needed (tests use agent/agenttest).
+func WithExecutors(x Executors) Option { return func(o *options) { o.executors = x } }
+
 // WithPermissions consults m before asking: calls its rules allow run
 // without an ApprovalRequest (an AutoApproved event shows them), Always
 // answers save rules to it, and Session answers add grants to this agent's
@@ -120,6 +118,10 @@ func WithFileBackend(wrap func(local files.Backend) files.Backend) Option {
 
 // WithSkipPermissions approves every call without asking.
 func WithSkipPermissions() Option { return func(o *options) { o.skipPerms = true } }
+
+// ToolCaller runs MCP tools for programmatic calls from code (code mode).
+// agent/mcp implements it; without one, calls fail with a clear error.
+type ToolCaller = kernelhost.ToolCaller
 
 // WithToolCaller runs programmatic MCP tool calls from code.
 func WithToolCaller(tc ToolCaller) Option { return func(o *options) { o.toolCaller = tc } }
@@ -179,7 +181,7 @@ type Agent struct {
 	executors Executors          // start the agent's and its subagents' executors
 	server    *kernel.Server     // a Jupyter server the agent started or connected to
 	kern      Executor
-	host      *host
+	host      *kernelhost.Host
 	system    string
 	tools     []model.Tool
 	subagents chan struct{}     // max_subagents slots
@@ -221,73 +223,6 @@ type Agent struct {
 	failedCompactions []FailedCompaction
 }
 
-// New prepares an agent for the loaded workspace cfg. Nothing is started:
-// Start opens the model, the kernel and the session.
-func New(cfg *config.Config, opts ...Option) (*Agent, error) {
-	if cfg == nil {
-		return nil, errors.New("agent: no workspace configuration")
-	}
-	o := options{maxTurns: DefaultMaxTurns}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.log == nil {
-		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if o.sessionID != "" && !cfg.Options.EnablePersistence {
-		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, cfg.SettingsFile())
-	}
-	ws, err := files.NewWorkspace(cfg.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace: %w", err)
-	}
-	if o.fileBackend != nil {
-		ws = files.NewWorkspaceOn(ws.Root(), o.fileBackend(ws.FS()))
-	}
-	if o.dirs.Data == "" {
-		o.dirs = appdirs.FromXDG()
-	}
-	root := o.checkpointRoot
-	if root == "" {
-		root = o.dirs.Checkpoints()
-	}
-	if o.keyDir == "" {
-		o.keyDir = o.dirs.Config
-	}
-	// Sandboxed code must not read the key and sign records itself.
-	o.hidden = append(o.hidden, filepath.Join(o.keyDir, seal.Folder))
-	key, err := seal.Load(o.keyDir, cfg.Dir)
-	if err != nil {
-		// Nothing is trusted then: every replay shows its code first.
-		o.log.Warn("records of code that ran cannot be sealed", "err", err)
-	}
-	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &longsession.Costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
-	var conv *permission.Conversation
-	if o.perm != nil {
-		conv = o.perm.NewConversation()
-	}
-	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
-	a.wireHooks()
-	a.approvals.State = a.autoState(o.approvalMode)
-	protectConfig(o.perm, cfg)
-	if o.perm != nil && !o.skipPerms {
-		a.guard = protect.New(o.perm.ProtectedFiles()...)
-		a.approvals.ProtectedYes = new(atomic.Int64)
-		file := o.perm.File()
-		a.approvals.Saved = func() {
-			a.guard.Accept(file)
-			a.ckpt.WroteOwn(ckptAgent{a}, cfg.Dir, file)
-		}
-	}
-	if t := cfg.Options.ApprovalTimeout; t != nil {
-		a.approvalTimeout = time.Duration(*t * float64(time.Second))
-	}
-	if cfg.Options.MaxSubagents > 0 {
-		a.subagents = make(chan struct{}, cfg.Options.MaxSubagents)
-	}
-	return a, nil
-}
-
 // ID returns the agent's id: "main", or "sub-xxxx" for a subagent.
 func (a *Agent) ID() string { return a.id }
 
@@ -305,362 +240,6 @@ func (a *Agent) History() []model.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]model.Message(nil), a.history...)
-}
-
-// Start opens the model, the session (loading its history when it exists)
-// and the kernel. It is safe to call Stop after a failed Start.
-func (a *Agent) Start(ctx context.Context) error {
-	a.mu.Lock()
-	if a.started {
-		a.mu.Unlock()
-		return errors.New("agent: already started")
-	}
-	a.started = true
-	a.mu.Unlock()
-
-	system, err := a.systemPrompt(a.cfg)
-	if err != nil {
-		return &StartError{Step: StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
-	}
-	a.system = system
-	a.startMCP(ctx, nil)
-	a.tools = a.toolDeclarations()
-	if a.model == nil {
-		a.model = a.opts.model
-	}
-	if a.model == nil {
-		// A missing API key does not stop the start: the kernel is ready,
-		// each turn fails with it until the key is set (Reconfigure).
-		m, err := openModel(ctx, a.cfg)
-		var missing *MissingKeyError
-		switch {
-		case errors.As(err, &missing):
-			a.modelErr = err
-		case err != nil:
-			return &StartError{Step: StepModel, Err: err}
-		default:
-			a.model = m
-		}
-	}
-	a.acceptMedia()
-	a.askWindow(ctx)
-	if err := a.openSession(); err != nil {
-		return &StartError{Step: StepSession, Err: err}
-	}
-	if a.opts.sessionID == "" {
-		a.updateContext(a.estimateAll(nil))
-	}
-	if err := a.startServer(ctx); err != nil {
-		return err
-	}
-	if err := a.startKernel(ctx); err != nil {
-		return &StartError{Step: StepKernel, Err: err}
-	}
-	if err := a.openRemote(ctx); err != nil {
-		return &StartError{Step: StepServer, Err: err}
-	}
-	a.sessionHooks(ctx, hooks.SessionStart)
-	return nil
-}
-
-// acceptMedia lets filesystem_read_media_file pass the media the model reads
-// (PDFs, audio, video) besides images.
-func (a *Agent) acceptMedia() {
-	m := a.model
-	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
-}
-
-// CheckModel reports what would keep the model of cfg from opening without
-// opening it: an invalid model string, or a missing API key (a
-// *MissingKeyError).
-func CheckModel(cfg *config.Config) error {
-	_, _, err := modelOptions(cfg)
-	return err
-}
-
-// modelOptions finds the provider options of cfg's model: the API key and
-// endpoint from provider_settings, else the process environment, the
-// workspace .env or the app's stored keys.
-func modelOptions(cfg *config.Config) (model.Spec, provider.Options, error) {
-	spec, err := model.ParseModelString(cfg.Options.Model)
-	if err != nil {
-		return spec, provider.Options{}, fmt.Errorf("model in %s: %w", cfg.SettingsFile(), err)
-	}
-	po := provider.Options{Settings: &cfg.Options.ModelSettings}
-	if t := cfg.Options.ModelSettings.Timeout; t != nil {
-		po.Retry.IdleTimeout = time.Duration(*t * float64(time.Second))
-	}
-	keyVars := []string{spec.KeyEnv}
-	if spec.Gemini() {
-		keyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
-		po.BaseURL = cfg.Env.Getenv("GOOGLE_GEMINI_BASE_URL")
-	} else if spec.BaseURLEnv != "" {
-		po.BaseURL = cfg.Env.Getenv(spec.BaseURLEnv)
-	}
-	for _, v := range keyVars {
-		if k := cfg.Env.FirstNonEmpty(v); k != "" {
-			po.APIKey = k
-			break
-		}
-	}
-	// provider_settings (pydantic-ai's provider arguments) win over the
-	// environment, as they do in the Python freeact; api_key_env names the
-	// variable with this endpoint's own key.
-	ps := cfg.Options.ProviderSettings
-	keyEnv := spec.KeyEnv
-	if v, ok := ps["api_key_env"].(string); ok && v != "" {
-		keyEnv, po.APIKey = v, cfg.Env.FirstNonEmpty(v)
-		if po.APIKey == "" {
-			return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: v, EnvFile: filepath.Join(cfg.Dir, ".env")}
-		}
-	}
-	if k, ok := ps["api_key"].(string); ok && k != "" {
-		po.APIKey = k
-	}
-	if u, ok := ps["base_url"].(string); ok && u != "" {
-		po.BaseURL = u
-	}
-	switch v := ps["allow_http_key"].(type) {
-	case nil:
-	case bool:
-		po.AllowHTTPKey = v
-	default:
-		return spec, po, fmt.Errorf("provider_settings in %s: allow_http_key is %v, want true or false", cfg.SettingsFile(), v)
-	}
-	if po.APIKey == "" && (spec.Gemini() || spec.KeyRequired) {
-		return spec, po, &MissingKeyError{Model: spec.String(), KeyEnv: keyEnv, EnvFile: filepath.Join(cfg.Dir, ".env")}
-	}
-	return spec, po, nil
-}
-
-// openModel opens the model of agent.json (see modelOptions).
-func openModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
-	spec, po, err := modelOptions(cfg)
-	if err != nil {
-		return nil, err
-	}
-	m, err := provider.New(ctx, cfg.Options.Model, po)
-	if err != nil {
-		return nil, fmt.Errorf("open model %s: %w", spec, err)
-	}
-	return codeActions(cfg, spec, po, m), nil
-}
-
-// DecodeSessionMessage decodes one message of a session file in either
-// format: this app's, or the Python freeact's (ok is false for a message
-// with nothing for the history, such as freeact's system prompt).
-func DecodeSessionMessage(raw json.RawMessage) (m model.Message, ok bool, err error) {
-	if pydanticai.IsMessage(raw) {
-		return pydanticai.Decode(raw)
-	}
-	err = json.Unmarshal(raw, &m)
-	return m, err == nil, err
-}
-
-// SessionText is the searchable text of a session file's message: a
-// prompt's or a reply's text (thoughts and tool results left out), or ""
-// for anything else.
-func SessionText(raw json.RawMessage) string {
-	m, ok, err := DecodeSessionMessage(raw)
-	if err != nil || !ok || len(m.FunctionResponses()) > 0 {
-		return ""
-	}
-	return m.Text()
-}
-
-func (a *Agent) openSession() error {
-	if !a.cfg.Options.EnablePersistence {
-		return nil
-	}
-	id := a.opts.sessionID
-	if id == "" {
-		id = session.NewID()
-	}
-	st, err := session.Open(a.cfg.SessionsDir(), id, history.SessionFormat)
-	if err != nil {
-		return fmt.Errorf("open session: %w", err)
-	}
-	// One writer a session: a second process would interleave its turns
-	// with ours in the same file.
-	if err := st.Lock(a.opts.dirs.Locks()); err != nil {
-		return err
-	}
-	a.store, a.ownStore = st, true
-	a.offloader = &session.Offloader{
-		Dir: st.ResultsDir(), Workspace: a.cfg.Dir,
-		MaxInlineBytes: a.cfg.Options.ToolResultInlineMaxBytes, PreviewChars: a.cfg.Options.ToolResultPreviewChars,
-	}
-	if a.opts.sessionID == "" {
-		return nil
-	}
-	if !st.Exists() {
-		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
-	}
-	// Lines a crash cut off are dropped now, and said (Recover), once.
-	if a.repairs, err = st.Repair(); err != nil {
-		return err
-	}
-	hist, err := st.Load(a.id)
-	if err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	if f := st.Format(a.id); f != "" {
-		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
-	}
-	var pos []int // pos[i]: where message i of the file is in the history
-	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
-	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
-	a.synthetic = nil
-	for i, j := 0, 0; i < len(a.history); i++ {
-		if j < len(pos) && pos[j] == i {
-			j++
-			continue
-		}
-		a.synthetic = append(a.synthetic, i)
-	}
-	if a.cuts, a.failedCompactions, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	if err := a.loadCosts(); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	a.updateContext(a.estimateAll(longsession.View(a.history, longsession.Last(a.cuts))))
-	return nil
-}
-
-// spareAfter is how long a local server's warm pool waits, idle, before it
-// starts its spare kernel: the memory of a second kernel is not spent at
-// start, only once the app has settled or the first subagent starts
-// (newSubagent warms the pool), so the next subagents start at once.
-const spareAfter = time.Minute
-
-// startServer settles where code actions run: the executors of the
-// options, else kernels on the Jupyter server of jupyter_url, else on a
-// local server it starts (provisioning Python when needed).
-func (a *Agent) startServer(ctx context.Context) error {
-	if a.opts.executors != nil {
-		a.executors = a.opts.executors
-		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
-			a.remote = remote.New(j.srv, a.opts.log)
-		}
-		return nil
-	}
-	o := a.cfg.Options
-	sandbox, err := a.sandbox()
-	if err != nil {
-		return &StartError{Step: StepSandbox, Err: err}
-	}
-	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
-		}
-		return nil
-	}
-	python := ""
-	if o.Python != nil {
-		python = *o.Python
-	}
-	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
-		Python: python, Workspace: a.cfg.Dir, DataDir: a.opts.dirs.Data, SharedDirs: a.opts.dirs.DataDirs,
-		Provision: !a.opts.noProvision, Progress: a.opts.progress,
-	})
-	if err != nil {
-		return &StartError{Step: StepPython, Err: err}
-	}
-	protectServerEnv(sandbox, a.cfg.Dir, env.Python)
-	dir := a.opts.kernelDir
-	if dir == "" {
-		dir = a.opts.dirs.Jupyter()
-	}
-	// Isolate: every agent (and every freeact process) keeps its kernelspec,
-	// sandbox settings and runtime files in a directory of its own there.
-	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir, RuntimeDir: a.opts.dirs.Kernels(),
-		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
-		WarmAfter: spareAfter,
-	})
-	if err != nil {
-		// Kernels are launched by the agent itself (over ZeroMQ), so what
-		// fails here is the kernel's start, or the sandbox around it.
-		step := StepKernel
-		if sandbox != nil {
-			step = StepSandbox
-		}
-		return &StartError{Step: step, Err: err}
-	}
-	a.server, a.executors = srv, jupyter{srv}
-	return nil
-}
-
-func (a *Agent) startKernel(ctx context.Context) error {
-	o := a.cfg.Options
-	var timeout time.Duration
-	if o.ExecutionTimeout != nil {
-		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
-	}
-	a.host = &host{a: a}
-	kopts := kernel.KernelOptions{
-		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
-		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
-	}
-	a.remote.KernelOptions(a.cfg, &kopts)
-	k, err := a.executors.StartExecutor(ctx, kopts)
-	if err != nil {
-		return fmt.Errorf("start kernel: %w", err)
-	}
-	a.kern = k
-	return nil
-}
-
-// Stop cancels a running turn and releases the kernel, a server the agent
-// started and the session files. No process started by the agent outlives it.
-func (a *Agent) Stop() error {
-	a.mu.Lock()
-	if a.stopped {
-		a.mu.Unlock()
-		return nil
-	}
-	a.stopped = true
-	if a.cancel != nil {
-		a.cancel(ErrCancelled)
-	}
-	a.mu.Unlock()
-	// Let a cancelled turn wind down (its cell is interrupted, its approvals
-	// rejected) before the kernel and the session close under it.
-	waited := make(chan struct{})
-	go func() { a.turns.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(10 * time.Second):
-		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
-	}
-	if a.kern != nil {
-		a.sessionHooks(context.Background(), hooks.SessionEnd)
-	}
-	var errs []error
-	if a.kern != nil {
-		if err := a.kern.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close kernel: %w", err))
-		}
-	}
-	if err := a.mcp.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
-	}
-	if a.server != nil {
-		if err := a.server.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("stop Jupyter server: %w", err))
-		}
-	}
-	if a.ownStore && a.store != nil {
-		if err := a.store.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close session: %w", err))
-		}
-	}
-	if err := a.ckpt.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
-	}
-	return errors.Join(errs...)
 }
 
 // Cancel stops the running turn at its next boundary: the stream ends with

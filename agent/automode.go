@@ -9,6 +9,7 @@ import (
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/judge"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/modelopen"
 )
 
 // ApprovalMode is how approvals are answered: approval.Rules (the
@@ -101,7 +102,7 @@ func (j *agentJudge) judgeModel(ctx context.Context) (model.Model, error) {
 		return j.model, nil
 	}
 	cfg.Options.Model = name
-	m, err := openModel(ctx, &cfg)
+	m, err := modelopen.Open(ctx, &cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -7,79 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/freeact/desktop/agent/cells"
-	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/seal"
 )
-
-// The kernel workflow the user drives (their own cells, the kernel state
-// lost and its replay, notebooks opened) lives in agent/cells; these
-// aliases keep its SDK names reachable as agent.UserCell, ... .
-
-type (
-	UserCell    = cells.UserCell
-	ReplayOffer = cells.ReplayOffer
-)
-
-// Why a kernel lost its state (ReplayOffer.Reason).
-const (
-	LostResumed   = cells.LostResumed
-	LostDied      = cells.LostDied
-	LostRestarted = cells.LostRestarted
-)
-
-// Plural writes n and the noun, with an s unless n is 1: "1 cell", "3
-// cells".
-func Plural(n int, noun string) string { return cells.Plural(n, noun) }
-
-// ReadNotebook reads the notebook at path as the cells OpenNotebook gives
-// the model: markdown and code cells (raw cells are left out) with the
-// text of their saved outputs.
-func ReadNotebook(path string) ([]NotebookCell, error) { return cells.ReadNotebook(path) }
-
-// cellsAgent is the agent as its kernel workflow sees it (cells.Agent).
-type cellsAgent struct{ *Agent }
-
-func (a cellsAgent) Seal() *seal.Key { return a.seal }
-
-func (a cellsAgent) AskCell(ctx context.Context, emit func(Event), corr, code string) (bool, string, string) {
-	ok, edited, err := a.approvals.AskEditable(ctx, emit, corr, CodeAction{ToolName: ExecuteTool, Code: code}, 0)
-	if !ok {
-		if err == nil {
-			return false, "", RejectedText
-		}
-		return false, "", interruptedText // the batch ended while it waited
-	}
-	a.logRuleError(err)
-	return true, edited, ""
-}
-
-// ExecCell runs a cell of the user's like a code action of the model's:
-// checkpointed before and after, so what it changed is reported
-// (FilesChanged) and can be reviewed and reverted.
-func (a cellsAgent) ExecCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, string) {
-	call := model.FunctionCall{ID: corr, Name: ExecuteTool}
-	p := a.checkpointBefore(ctx, emit, call, ckpt.ActionLabel(call, code))
-	out, refused := a.execCell(ctx, emit, corr, code)
-	a.checkpointAfter(ctx, emit, p)
-	if refused == nil {
-		return out, ""
-	}
-	return out, refused.text() + "\n" + RejectedText
-}
-
-func (a cellsAgent) RanFor(corr string) { a.ranFor(corr) }
-
-func (a cellsAgent) Offload(text string) string {
-	out, _ := a.offload(text)
-	return out
-}
-
-func (a cellsAgent) Record(m model.Message) error { return a.record(m) }
-func (a cellsAgent) Sync()                        { a.sync() }
-func (a cellsAgent) BeginCheckpoints(what string) { a.beginUserCheckpoints(what) }
-func (a cellsAgent) FlushCheckpoints()            { a.ckpt.Flush() }
 
 // RunCells runs cells in the kernel as the user's own action: no model
 // call, one after another, each announced by a CellStarted event and
@@ -93,9 +23,6 @@ func (a *Agent) RunCells(ctx context.Context, cs []UserCell) iter.Seq[Event] {
 		cells.Run(ctx, cellsAgent{a}, emit, cs)
 	})
 }
-
-// stateLost records that the kernel's state is gone.
-func (a *Agent) stateLost(reason string) { a.kstate.Lose(reason) }
 
 // ReplayOffer returns the offer to restore the kernel's state, when it was
 // lost (a resumed session, a kernel that died, a restart the user asked
@@ -138,11 +65,6 @@ func (a *Agent) SkipReplay() (*KernelStateNote, error) {
 	})
 	return ev, err
 }
-
-// dropOffer declines an open offer when a turn starts without an answer:
-// it returns the note for the turn's user message ("" when no offer was
-// open) and emits what the model is told.
-func (a *Agent) dropOffer(emit func(Event)) string { return a.kstate.Drop(cellsAgent{a}, emit) }
 
 // RestartKernel restarts the kernel because the user asked: its state is
 // lost, the conversation records it for the model (the returned note), and

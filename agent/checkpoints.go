@@ -9,6 +9,7 @@ import (
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 )
 
 // Checkpoints around actions live in agent/ckpt; the agent tells it the
@@ -39,7 +40,7 @@ func (a ckptAgent) CheckpointStoreOptions() checkpoint.Options {
 // for (besides .freeact's, the file sandbox_config names when it lies in
 // the workspace). perm may be nil.
 func CheckpointOptions(cfg *config.Config, perm *permission.Manager) checkpoint.Options {
-	return ckpt.StoreOptions(cfg, perm, sandboxConfig(cfg))
+	return ckpt.StoreOptions(cfg, perm, sandboxcfg.ConfigFile(cfg))
 }
 
 // checkpointBefore begins the record of an action (ckpt.Shared.Before).

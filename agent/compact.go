@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/freeact/desktop/agent/longsession"
-	"iter"
 	"slices"
 
 	"github.com/freeact/desktop/agent/model"
@@ -162,24 +161,6 @@ func (a *Agent) summarise(ctx context.Context, emit func(Event), prev string, ms
 // answer cut at the output token limit is a *SummaryCutError.
 func (a *Agent) ask(ctx context.Context, system, prompt string) (string, *model.Usage, error) {
 	return longsession.Ask(ctx, a.currentModel(), system, prompt)
-}
-
-// Compact summarises the older turns now ("Compact now", /compact),
-// keeping the last turn when it is small. It runs like a turn (no turn
-// may run meanwhile) and yields Compacting, Usage, Compacted and
-// SessionUsage, or Failed.
-func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
-	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
-		// A new try takes the place of the ones that failed before it.
-		a.mu.Lock()
-		for i := range a.failedCompactions {
-			a.failedCompactions[i].Retried = true
-		}
-		a.mu.Unlock()
-		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(a.compactFailure(err))
-		}
-	})
 }
 
 // compactFailure is the Failed of a compaction the user asked for.

@@ -5,10 +5,13 @@
 // and this one (agent/event, agent/history, agent/longsession, agent/ckpt,
 // agent/cells, agent/approval, agent/variables, agent/mcpglue,
 // agent/remote, agent/export, agent/failure, agent/tooldefs,
-// agent/executor); none of them imports this package, which keeps aliases
-// for the SDK names that moved. Where one needs the agent (agent/ckpt,
-// agent/cells, agent/mcpglue), it says what in a small interface that
-// this package implements.
+// agent/executor, agent/modelopen, agent/sandboxcfg, agent/kernelhost);
+// none of them imports this package, which keeps aliases for the SDK
+// names that moved. Where one needs the agent (agent/ckpt, agent/cells,
+// agent/mcpglue, agent/kernelhost), it says what in a small interface
+// that this package implements. This package's own files are layered:
+// each uses only files beneath it, but for the subagent_task call that
+// starts a subagent (docs/architecture.md lists them).
 //
 // Use:
 //

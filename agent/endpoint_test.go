@@ -7,6 +7,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/agent/modelopen"
 )
 
 // A custom base URL gets the key its provider_settings assign
@@ -28,11 +29,11 @@ func TestCustomEndpointGetsItsOwnKey(t *testing.T) {
 
 	t.Setenv("LOCAL_SERVER_KEY", "")
 	var missing *agent.MissingKeyError
-	if err := agent.CheckModel(load(t, ws)); !errors.As(err, &missing) || missing.KeyEnv != "LOCAL_SERVER_KEY" {
+	if err := modelopen.Check(load(t, ws)); !errors.As(err, &missing) || missing.KeyEnv != "LOCAL_SERVER_KEY" {
 		t.Errorf("CheckModel with the variable unset = %v, want it named", err)
 	}
 	ws = workspace(t, `{"model": "http://gpu-box.lan:8000/v1#local", "provider_settings": {"api_key": "plain-secret"}}`)
-	if err := agent.CheckModel(load(t, ws)); err != nil {
+	if err := modelopen.Check(load(t, ws)); err != nil {
 		t.Fatalf("CheckModel: %v", err)
 	}
 	a2, err := agent.New(load(t, ws), fakeKernels(nil).executors(t))

@@ -14,11 +14,6 @@ type Executor = executor.Executor
 // (executor.Executors).
 type Executors = executor.Executors
 
-// WithExecutors runs code actions in executors that x starts, instead of
-// kernels on a Jupyter server: nothing is started or provisioned, and no
-// Python is needed (tests use agent/agenttest).
-func WithExecutors(x Executors) Option { return func(o *options) { o.executors = x } }
-
 // jupyter starts kernels on a Jupyter server.
 type jupyter struct{ srv *kernel.Server }
 

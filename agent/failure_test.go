@@ -13,6 +13,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
+	"github.com/freeact/desktop/agent/modelopen"
 )
 
 // A missing API key does not stop the start: the turn fails saying which
@@ -38,7 +39,7 @@ turns:
 	ws := workspace(t, "")
 	cfg := load(t, ws)
 	var missing *agent.MissingKeyError
-	if err := agent.CheckModel(cfg); err == nil || !asMissing(err, &missing) || missing.KeyEnv != "GEMINI_API_KEY" {
+	if err := modelopen.Check(cfg); err == nil || !asMissing(err, &missing) || missing.KeyEnv != "GEMINI_API_KEY" {
 		t.Fatalf("CheckModel = %v, want a MissingKeyError for GEMINI_API_KEY", err)
 	}
 	a, err := agent.New(cfg, agent.WithDirs(testDirs), fakeKernels(nil).executors(t))

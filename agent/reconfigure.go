@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/modelopen"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 )
 
 // RestartNeeded lists the keys whose values differ between the options the
@@ -39,7 +41,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 		return nil, fmt.Errorf("reconfigure: %s is another workspace than %s", cfg.Dir, a.cfg.Dir)
 	}
 	restart := a.RestartNeeded(cfg.Options)
-	protectConfig(a.opts.perm, cfg) // the sandbox_config a restart will use
+	sandboxcfg.ProtectConfig(a.opts.perm, cfg) // the sandbox_config a restart will use
 	// Keep what cannot change while running, so the agent's view stays
 	// consistent with its kernel and connections.
 	next := *cfg
@@ -54,7 +56,7 @@ func (a *Agent) Reconfigure(ctx context.Context, cfg *config.Config) ([]string, 
 	if a.opts.model == nil && (m == nil || o.Model != a.cfg.Options.Model || !reflect.DeepEqual(o.ModelSettings, a.cfg.Options.ModelSettings) ||
 		!reflect.DeepEqual(o.ProviderSettings, a.cfg.Options.ProviderSettings)) {
 		var missing *MissingKeyError
-		m, modelErr = openModel(ctx, &next)
+		m, modelErr = modelopen.Open(ctx, &next)
 		if modelErr != nil && !errors.As(modelErr, &missing) {
 			return nil, fmt.Errorf("reconfigure: %w", modelErr)
 		}

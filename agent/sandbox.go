@@ -1,114 +1,17 @@
 package agent
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
-	"github.com/freeact/desktop/agent/config"
-	"github.com/freeact/desktop/agent/permission"
-	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 	"github.com/freeact/desktop/kernel"
 )
 
-// sandbox returns the kernel sandbox that agent.json asks for, or nil.
-// sandbox_config is relative to the workspace unless absolute.
+// sandbox returns the kernel sandbox that agent.json asks for, or nil
+// (agent/sandboxcfg): it hides the app's secret stores, the folders the
+// options moved one of them to, the seal key and the stored API keys.
 func (a *Agent) sandbox() (*kernel.Sandbox, error) {
-	o := a.cfg.Options
-	if !o.Sandbox {
-		return nil, nil
-	}
-	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		return nil, errors.New("sandbox mode confines the local kernel and cannot be used with jupyter_url: turn one of them off in .freeact/agent.json")
-	}
-	hide := a.hidden()
-	return &kernel.Sandbox{
-		Workspace: a.cfg.Dir, Settings: sandboxConfig(a.cfg),
-		// .freeact holds the settings, the permission rules and freeact
-		// 0.11's config.toml and permissions.toml (which win when they
-		// appear): none of it may change from inside. Generated tools and
-		// plans are written by code.
-		Config:   a.cfg.FreeactDir,
-		Writable: []string{a.cfg.GeneratedDir(), a.cfg.PlansDir()},
-		// The agent reads .env (variables for ${VAR}, API keys, base
-		// URLs), and the workspace's .venv runs the Jupyter server outside
-		// the sandbox when no python is set.
-		Protect: []string{
-			filepath.Join(a.cfg.Dir, config.DotEnvFile),
-			filepath.Join(a.cfg.Dir, ".venv") + string(filepath.Separator),
-		},
-		Hide: hide,
-	}, nil
-}
-
-// hidden are the paths no sandbox may read: the app's secret stores
-// (appdirs.Dirs.Secrets: keys, sign-ins, checkpoints, locks, every
-// kernel's connection file and sockets), and the folders options moved
-// one of them to. Each is made now (0700) when missing, so the sandbox
-// has a folder to hide before the store's first file: a path that does
-// not exist when a sandbox starts would stay visible in it once made.
-func (a *Agent) hidden() []string {
-	hide := slices.Clone(a.opts.dirs.SecretPaths())
-	for _, p := range append(slices.Clone(a.opts.hidden), a.ckpt.Root(), a.opts.kernelDir) {
-		if p != "" && !slices.Contains(hide, p) {
-			hide = append(hide, p)
-		}
-	}
-	for _, p := range hide {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			_ = appdirs.MakePrivate(p)
-		}
-	}
-	return hide
-}
-
-// protectServerEnv adds to the sandbox's protected paths the Python
-// environment freeact also runs outside the sandbox (to probe its
-// packages at every start, and for a local jupyter_server when one is
-// asked for), when it lies in the workspace: a venv as a whole (its
-// site-packages are imported there), or else the interpreter itself.
-// Code in the sandbox that rewrote it would run outside it next time.
-func protectServerEnv(sb *kernel.Sandbox, workspace, python string) {
-	if sb == nil {
-		return
-	}
-	rel, err := filepath.Rel(workspace, python)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
-		return
-	}
-	root := filepath.Dir(filepath.Dir(python))
-	if _, err := os.Stat(filepath.Join(root, "pyvenv.cfg")); err == nil && root != workspace {
-		sb.Protect = append(sb.Protect, root+string(filepath.Separator))
-		return
-	}
-	sb.Protect = append(sb.Protect, python)
-}
-
-// sandboxConfig returns the file sandbox_config names (relative to the
-// workspace unless absolute), or "".
-func sandboxConfig(cfg *config.Config) string {
-	switch p := cfg.Options.SandboxConfig; {
-	case p == nil || *p == "":
-		return ""
-	case filepath.IsAbs(*p):
-		return *p
-	default:
-		return filepath.Join(cfg.Dir, *p)
-	}
-}
-
-// protectConfig tells the permission manager which files change what the
-// agent may do without asking: agent.json, freeact 0.11's config.toml and
-// the sandbox settings (the app's file and the one sandbox_config names).
-// Writes of them are asked every time.
-func protectConfig(perm *permission.Manager, cfg *config.Config) {
-	if perm == nil {
-		return
-	}
-	perm.Protect(filepath.Join(cfg.FreeactDir, config.AgentFile), filepath.Join(cfg.FreeactDir, config.ConfigTOML),
-		filepath.Join(cfg.FreeactDir, config.SandboxFile), sandboxConfig(cfg))
+	return sandboxcfg.Settings(a.cfg, slices.Concat(a.opts.dirs.SecretPaths(), a.opts.hidden, []string{a.ckpt.Root(), a.opts.kernelDir}))
 }
 
 // Sandboxed reports whether the agent's kernels run in the sandbox.

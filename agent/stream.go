@@ -172,3 +172,21 @@ func (a *Agent) endTurn() {
 	a.cancel = nil
 	a.mu.Unlock()
 }
+
+// Compact summarises the older turns now ("Compact now", /compact),
+// keeping the last turn when it is small. It runs like a turn (no turn
+// may run meanwhile) and yields Compacting, Usage, Compacted and
+// SessionUsage, or Failed.
+func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
+	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
+		// A new try takes the place of the ones that failed before it.
+		a.mu.Lock()
+		for i := range a.failedCompactions {
+			a.failedCompactions[i].Retried = true
+		}
+		a.mu.Unlock()
+		if err := a.compact(ctx, emit, CompactManual); err != nil {
+			emit(a.compactFailure(err))
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/kernelhost"
 	"strings"
 	"sync"
 	"time"
@@ -140,7 +141,7 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 	isErr := out.Error
 	if refused != nil {
 		// The model gets one line saying what was rejected.
-		text, saved, isErr = refused.text()+"\n"+RejectedText, "", true
+		text, saved, isErr = refused.Text()+"\n"+RejectedText, "", true
 	}
 	ran := &model.Ran{Code: code, Error: isErr}
 	if edited != "" {
@@ -160,16 +161,16 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 // refusal is returned: what the cell printed from then on (the
 // KeyboardInterrupt, the hook's note) is noise, left out; the output is
 // what came before, with Rejected saying what was refused.
-func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *refusal) {
+func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code string) (*CodeExecutionOutput, *kernelhost.Refusal) {
 	meta := Meta{AgentID: a.id, CorrelationID: corr}
 	var (
 		mu      sync.Mutex
-		refused *refusal
+		refused *kernelhost.Refusal
 		before  []string // output up to the rejection, chunk by chunk (no copy)
 	)
 	// The kernel hands the context's values to the host methods of this
 	// cell's requests: that is how the host knows which cell asks.
-	cctx := withCell(ctx, &cell{ctx: ctx, emit: emit, corr: corr, rejected: func(r refusal) {
+	cctx := kernelhost.WithCell(ctx, &kernelhost.Cell{Ctx: ctx, Emit: emit, Corr: corr, Rejected: func(r kernelhost.Refusal) {
 		mu.Lock()
 		first := refused == nil
 		if first {
@@ -218,7 +219,7 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 	mu.Lock()
 	r := refused
 	if r != nil {
-		out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.what
+		out.Text, out.Error, out.Rejected = strings.TrimRight(strings.Join(before, ""), "\n"), false, r.What()
 	}
 	mu.Unlock()
 	if r == nil && err != nil {

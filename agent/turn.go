@@ -4,24 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/files"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/session"
-)
-
-// Texts the model (and the user) see for calls that did not run to the end.
-const (
-	RejectedText    = "Tool call rejected"
-	interruptedText = "Interrupted by user"
 )
 
 // turnResult is how a turn ended, for subagents that report it upward.
@@ -264,77 +255,6 @@ func failedNote(err error) string {
 	return FailedNotePrefix + failedNoteLead + failure.Clip(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
 }
 
-// beginCheckpointTurn names the turn for checkpoint records: a new id, the
-// prompt's number in the session and its text.
-func (a *Agent) beginCheckpointTurn(user model.Message) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.turn = ckpt.NewTurn(a.history, user.Text(), 1)
-}
-
-// record appends messages to the history and the session file.
-func (a *Agent) record(msgs ...model.Message) error {
-	a.mu.Lock()
-	a.history = append(a.history, msgs...)
-	a.mu.Unlock()
-	if a.store == nil {
-		return nil
-	}
-	if err := a.store.Append(a.id, msgs...); err != nil {
-		return &failure.SessionError{Err: fmt.Errorf("write session: %w", err)}
-	}
-	return nil
-}
-
-// markSession returns where the agent's session file ends, for
-// rollbackSession.
-func (a *Agent) markSession() (session.Mark, error) {
-	if a.store == nil {
-		return session.Mark{}, nil
-	}
-	m, err := a.store.Mark(a.id)
-	if err != nil {
-		return m, &failure.SessionError{Err: fmt.Errorf("write session: %w", err)}
-	}
-	return m, nil
-}
-
-// rollbackSession takes the agent's session file back to m, and the
-// compactions of the messages taken out with it. What the model calls
-// among them cost (dropped, and the compactions' summarising calls) is
-// kept in the session, as it is in the agent's costs.
-func (a *Agent) rollbackSession(m session.Mark, dropped []model.Message) error {
-	if a.store == nil {
-		return nil
-	}
-	comps, err := a.store.Rollback(a.id, m)
-	if err != nil {
-		return err
-	}
-	var spent []session.Spent
-	for _, msg := range dropped {
-		if msg.Role == model.RoleModel && msg.Usage != nil {
-			spent = append(spent, session.Spent{Agent: a.id, Model: msg.Model, Usage: longsession.UsageJSON([]model.Usage{*msg.Usage})})
-		}
-	}
-	for _, c := range comps {
-		if len(c.Usage) > 0 {
-			spent = append(spent, session.Spent{Agent: a.id, Model: c.Model, Usage: c.Usage})
-		}
-	}
-	return a.store.AppendSpent(spent...)
-}
-
-// sync flushes the session at a turn boundary.
-func (a *Agent) sync() {
-	if a.store == nil {
-		return
-	}
-	if err := a.store.Sync(); err != nil {
-		a.opts.log.Warn("session not synced", "err", err)
-	}
-}
-
 // callModel streams one model call, emitting chunks as they come. Before
 // it, older turns are compacted when the request would pass
 // compaction_threshold of the window, and the budget is checked (stop is
@@ -524,116 +444,4 @@ func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, ca
 	}
 	wg.Wait()
 	return rejected
-}
-
-// answeredKey carries the function approveThen calls once its approval
-// was answered, so that the next call of a parallel run may ask.
-type answeredKey struct{}
-
-func withAnswered(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, answeredKey{}, f)
-}
-
-// approvalAnswered tells a parallel run that this call's approval was
-// answered.
-func approvalAnswered(ctx context.Context) {
-	if f, ok := ctx.Value(answeredKey{}).(func()); ok {
-		f()
-	}
-}
-
-// errRejected is the cause that ends the other calls of a reply when one
-// was rejected.
-var errRejected = errors.New("a tool call of the same reply was rejected")
-
-// stopText says why a call did not run or finish: rejected, or interrupted.
-func stopText(ctx context.Context) string {
-	if errors.Is(context.Cause(ctx), errRejected) {
-		return RejectedText
-	}
-	return interruptedText
-}
-
-func (a *Agent) notRun(ctx context.Context, call model.FunctionCall, emit func(Event)) model.FunctionResponse {
-	return a.result(emit, call, stopText(ctx), true, nil)
-}
-
-// result builds the response to a call and reports it as ToolOutput.
-func (a *Agent) result(emit func(Event), call model.FunctionCall, text string, isErr bool, images []model.Image) model.FunctionResponse {
-	return a.savedResult(emit, call, text, "", isErr, images)
-}
-
-// savedResult is result for a call whose whole output was offloaded to
-// saved (relative to the workspace; "" when it was not).
-func (a *Agent) savedResult(emit func(Event), call model.FunctionCall, text, saved string, isErr bool, images []model.Image) model.FunctionResponse {
-	ms := a.ranFor(call.ID)
-	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr, ElapsedMS: ms, SavedPath: saved})
-	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms, SavedPath: saved}
-}
-
-// ranFor returns how long the call has run since it was approved, in
-// milliseconds (at least 1), and forgets its start; 0 for a call that
-// never ran (rejected, or not reached).
-func (a *Agent) ranFor(corr string) int64 {
-	if a.approvals.Began == nil {
-		return 0
-	}
-	t, ok := a.approvals.Began.LoadAndDelete(corr)
-	if !ok {
-		return 0
-	}
-	return max(1, time.Since(t.(time.Time)).Milliseconds())
-}
-
-func withoutCalls(parts []model.Part) []model.Part {
-	var out []model.Part
-	for _, p := range parts {
-		if p.FunctionCall == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// answerDangling makes a loaded history consistent: a model message whose
-// calls have no responses (the process ended while they ran) gets responses
-// saying so, so the next request is valid for every provider.
-// pos[i] is where hist[i] ends up in the result.
-func answerDangling(hist []model.Message, text string) (out []model.Message, pos []int) {
-	pos = make([]int, len(hist))
-	for i, m := range hist {
-		pos[i] = len(out)
-		out = append(out, m)
-		calls := m.FunctionCalls()
-		if m.Role != model.RoleModel || len(calls) == 0 {
-			continue
-		}
-		answered := map[string]bool{}
-		if i+1 < len(hist) {
-			for _, r := range hist[i+1].FunctionResponses() {
-				answered[r.ID] = true
-			}
-		}
-		var missing []model.FunctionResponse
-		for _, c := range calls {
-			if !answered[c.ID] {
-				missing = append(missing, model.FunctionResponse{ID: c.ID, Name: c.Name, Output: text, IsError: true})
-			}
-		}
-		if len(missing) == 0 {
-			continue
-		}
-		if len(answered) > 0 {
-			// Some were answered: add the missing ones to that message.
-			next := hist[i+1]
-			for _, r := range missing {
-				r := r
-				next.Parts = append(next.Parts, model.Part{FunctionResponse: &r})
-			}
-			hist[i+1] = next
-			continue
-		}
-		out = append(out, model.ToolResults(missing...))
-	}
-	return out, pos
 }

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+
 	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/modelopen"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
@@ -88,7 +90,7 @@ func (a *Agent) askWindow(ctx context.Context) {
 	if a.opts.model != nil || a.currentModel() == nil {
 		return
 	}
-	spec, po, err := modelOptions(a.cfg)
+	spec, po, err := modelopen.Options(a.cfg)
 	if err != nil {
 		return
 	}

@@ -10,9 +10,9 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/modelopen"
 )
 
 // Config options a session offers: the model (of the provider agent.json
@@ -221,7 +221,7 @@ func (ss *acpSession) setConfig(ctx context.Context, id, value string) error {
 		undo()
 		return sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	if err := agent.CheckModel(next); err != nil {
+	if err := modelopen.Check(next); err != nil {
 		undo()
 		return authRequired(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
@@ -144,7 +145,7 @@ func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk
 	if err != nil {
 		return sdk.AuthenticateResponse{}, err
 	}
-	if err := agent.CheckModel(ws.Config); err != nil {
+	if err := modelopen.Check(ws.Config); err != nil {
 		return sdk.AuthenticateResponse{}, authRequired(err)
 	}
 	return sdk.AuthenticateResponse{}, nil

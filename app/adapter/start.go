@@ -6,6 +6,7 @@ import (
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -55,7 +56,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (*agent.Agent, error) {
 		}
 	}
 	if spec.CheckModel {
-		if err := agent.CheckModel(cfg); err != nil {
+		if err := modelopen.Check(cfg); err != nil {
 			return nil, &ModelError{Err: err}
 		}
 	}

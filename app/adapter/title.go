@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -12,7 +13,7 @@ import (
 // (session.List's title function): its first user prompt, or the notebook
 // the session started from.
 func SessionTitle(raw json.RawMessage) (string, bool) {
-	m, ok, err := agent.DecodeSessionMessage(raw)
+	m, ok, err := history.DecodeSessionMessage(raw)
 	if err != nil || !ok || m.Role != model.RoleUser || len(m.FunctionResponses()) > 0 {
 		return "", false
 	}

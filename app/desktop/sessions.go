@@ -3,7 +3,7 @@ package desktop
 import (
 	"errors"
 
-	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/session"
 )
 
@@ -45,6 +45,6 @@ func (d *Desktop) SearchSessions(query string) ([]session.Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := session.Search(ws.cfg.SessionsDir(), query, agent.SessionText)
+	found, err := session.Search(ws.cfg.SessionsDir(), query, history.SessionText)
 	return skipUnreadable(d.log, found, err, "search sessions")
 }

@@ -1,7 +1,8 @@
-package agent
+package modelopen
 
 import (
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/model/codeblock"
 	"github.com/freeact/desktop/agent/model/provider"
@@ -16,7 +17,7 @@ func codeActions(cfg *config.Config, spec model.Spec, po provider.Options, m mod
 	o, _ := model.FindOverride(cfg.Options.Model, cfg.Options.Models)
 	switch o.CodeActions {
 	case model.CodeActionsBlocks:
-		return codeblock.Wrap(m, ExecuteTool)
+		return codeblock.Wrap(m, history.ExecuteTool)
 	case model.CodeActionsTools:
 		return m
 	}
@@ -26,7 +27,7 @@ func codeActions(cfg *config.Config, spec model.Spec, po provider.Options, m mod
 		if base == "" {
 			base = spec.BaseURL
 		}
-		return codeblock.Auto(m, ExecuteTool, codeblock.ServerProbe(po.HTTPClient, base, spec.Name))
+		return codeblock.Auto(m, history.ExecuteTool, codeblock.ServerProbe(po.HTTPClient, base, spec.Name))
 	}
 	return m
 }

@@ -1,0 +1,358 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/freeact/desktop/agent/hooks"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/kernelhost"
+	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/modelopen"
+	"github.com/freeact/desktop/agent/permission"
+	"github.com/freeact/desktop/agent/protect"
+	"github.com/freeact/desktop/agent/remote"
+	"github.com/freeact/desktop/agent/sandboxcfg"
+	"github.com/freeact/desktop/agent/seal"
+	"github.com/freeact/desktop/agent/session"
+	"github.com/freeact/desktop/internal/appdirs"
+	"github.com/freeact/desktop/internal/redact"
+	"github.com/freeact/desktop/kernel"
+)
+
+// New prepares an agent for the loaded workspace cfg. Nothing is started:
+// Start opens the model, the kernel and the session.
+func New(cfg *config.Config, opts ...Option) (*Agent, error) {
+	if cfg == nil {
+		return nil, errors.New("agent: no workspace configuration")
+	}
+	o := options{maxTurns: DefaultMaxTurns}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.sessionID != "" && !cfg.Options.EnablePersistence {
+		return nil, fmt.Errorf("session %q cannot be resumed: enable_persistence is false in %s", o.sessionID, cfg.SettingsFile())
+	}
+	ws, err := files.NewWorkspace(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if o.fileBackend != nil {
+		ws = files.NewWorkspaceOn(ws.Root(), o.fileBackend(ws.FS()))
+	}
+	if o.dirs.Data == "" {
+		o.dirs = appdirs.FromXDG()
+	}
+	root := o.checkpointRoot
+	if root == "" {
+		root = o.dirs.Checkpoints()
+	}
+	if o.keyDir == "" {
+		o.keyDir = o.dirs.Config
+	}
+	// Sandboxed code must not read the key and sign records itself.
+	o.hidden = append(o.hidden, filepath.Join(o.keyDir, seal.Folder))
+	key, err := seal.Load(o.keyDir, cfg.Dir)
+	if err != nil {
+		// Nothing is trusted then: every replay shows its code first.
+		o.log.Warn("records of code that ran cannot be sealed", "err", err)
+	}
+	a := &Agent{id: MainAgent, cfg: cfg, opts: o, ws: ws, costs: &longsession.Costs{}, ckpt: ckpt.New(root, cfg.Dir), seal: key}
+	var conv *permission.Conversation
+	if o.perm != nil {
+		conv = o.perm.NewConversation()
+	}
+	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
+	a.wireHooks()
+	a.approvals.State = a.autoState(o.approvalMode)
+	sandboxcfg.ProtectConfig(o.perm, cfg)
+	if o.perm != nil && !o.skipPerms {
+		a.guard = protect.New(o.perm.ProtectedFiles()...)
+		a.approvals.ProtectedYes = new(atomic.Int64)
+		file := o.perm.File()
+		a.approvals.Saved = func() {
+			a.guard.Accept(file)
+			a.ckpt.WroteOwn(ckptAgent{a}, cfg.Dir, file)
+		}
+	}
+	if t := cfg.Options.ApprovalTimeout; t != nil {
+		a.approvalTimeout = time.Duration(*t * float64(time.Second))
+	}
+	if cfg.Options.MaxSubagents > 0 {
+		a.subagents = make(chan struct{}, cfg.Options.MaxSubagents)
+	}
+	return a, nil
+}
+
+// Start opens the model, the session (loading its history when it exists)
+// and the kernel. It is safe to call Stop after a failed Start.
+func (a *Agent) Start(ctx context.Context) error {
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("agent: already started")
+	}
+	a.started = true
+	a.mu.Unlock()
+
+	system, err := a.systemPrompt(a.cfg)
+	if err != nil {
+		return &StartError{Step: StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
+	}
+	a.system = system
+	a.startMCP(ctx, nil)
+	a.tools = a.toolDeclarations()
+	if a.model == nil {
+		a.model = a.opts.model
+	}
+	if a.model == nil {
+		// A missing API key does not stop the start: the kernel is ready,
+		// each turn fails with it until the key is set (Reconfigure).
+		m, err := modelopen.Open(ctx, a.cfg)
+		var missing *MissingKeyError
+		switch {
+		case errors.As(err, &missing):
+			a.modelErr = err
+		case err != nil:
+			return &StartError{Step: StepModel, Err: err}
+		default:
+			a.model = m
+		}
+	}
+	a.acceptMedia()
+	a.askWindow(ctx)
+	if err := a.openSession(); err != nil {
+		return &StartError{Step: StepSession, Err: err}
+	}
+	if a.opts.sessionID == "" {
+		a.updateContext(a.estimateAll(nil))
+	}
+	if err := a.startServer(ctx); err != nil {
+		return err
+	}
+	if err := a.startKernel(ctx); err != nil {
+		return &StartError{Step: StepKernel, Err: err}
+	}
+	if err := a.openRemote(ctx); err != nil {
+		return &StartError{Step: StepServer, Err: err}
+	}
+	a.sessionHooks(ctx, hooks.SessionStart)
+	return nil
+}
+
+// acceptMedia lets filesystem_read_media_file pass the media the model reads
+// (PDFs, audio, video) besides images.
+func (a *Agent) acceptMedia() {
+	m := a.model
+	a.ws.AcceptMedia = func(mimeType string) bool { return m != nil && model.AcceptsMedia(m, mimeType) }
+}
+
+func (a *Agent) openSession() error {
+	if !a.cfg.Options.EnablePersistence {
+		return nil
+	}
+	id := a.opts.sessionID
+	if id == "" {
+		id = session.NewID()
+	}
+	st, err := session.Open(a.cfg.SessionsDir(), id, history.SessionFormat)
+	if err != nil {
+		return fmt.Errorf("open session: %w", err)
+	}
+	// One writer a session: a second process would interleave its turns
+	// with ours in the same file.
+	if err := st.Lock(a.opts.dirs.Locks()); err != nil {
+		return err
+	}
+	a.store, a.ownStore = st, true
+	a.offloader = &session.Offloader{
+		Dir: st.ResultsDir(), Workspace: a.cfg.Dir,
+		MaxInlineBytes: a.cfg.Options.ToolResultInlineMaxBytes, PreviewChars: a.cfg.Options.ToolResultPreviewChars,
+	}
+	if a.opts.sessionID == "" {
+		return nil
+	}
+	if !st.Exists() {
+		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
+	}
+	// Lines a crash cut off are dropped now, and said (Recover), once.
+	if a.repairs, err = st.Repair(); err != nil {
+		return err
+	}
+	hist, err := st.Load(a.id)
+	if err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	if f := st.Format(a.id); f != "" {
+		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
+	}
+	var pos []int // pos[i]: where message i of the file is in the history
+	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
+	a.synthetic = nil
+	for i, j := 0, 0; i < len(a.history); i++ {
+		if j < len(pos) && pos[j] == i {
+			j++
+			continue
+		}
+		a.synthetic = append(a.synthetic, i)
+	}
+	if a.cuts, a.failedCompactions, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	if err := a.loadCosts(); err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
+	a.updateContext(a.estimateAll(longsession.View(a.history, longsession.Last(a.cuts))))
+	return nil
+}
+
+// spareAfter is how long a local server's warm pool waits, idle, before it
+// starts its spare kernel: the memory of a second kernel is not spent at
+// start, only once the app has settled or the first subagent starts
+// (newSubagent warms the pool), so the next subagents start at once.
+const spareAfter = time.Minute
+
+// startServer settles where code actions run: the executors of the
+// options, else kernels on the Jupyter server of jupyter_url, else on a
+// local server it starts (provisioning Python when needed).
+func (a *Agent) startServer(ctx context.Context) error {
+	if a.opts.executors != nil {
+		a.executors = a.opts.executors
+		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
+			a.remote = remote.New(j.srv, a.opts.log)
+		}
+		return nil
+	}
+	o := a.cfg.Options
+	sandbox, err := a.sandbox()
+	if err != nil {
+		return &StartError{Step: StepSandbox, Err: err}
+	}
+	if o.JupyterURL != nil && *o.JupyterURL != "" {
+		if err := a.connectRemote(ctx); err != nil {
+			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
+		}
+		return nil
+	}
+	python := ""
+	if o.Python != nil {
+		python = *o.Python
+	}
+	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
+		Python: python, Workspace: a.cfg.Dir, DataDir: a.opts.dirs.Data, SharedDirs: a.opts.dirs.DataDirs,
+		Provision: !a.opts.noProvision, Progress: a.opts.progress,
+	})
+	if err != nil {
+		return &StartError{Step: StepPython, Err: err}
+	}
+	sandboxcfg.ProtectServerEnv(sandbox, a.cfg.Dir, env.Python)
+	dir := a.opts.kernelDir
+	if dir == "" {
+		dir = a.opts.dirs.Jupyter()
+	}
+	// Isolate: every agent (and every freeact process) keeps its kernelspec,
+	// sandbox settings and runtime files in a directory of its own there.
+	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
+		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir, RuntimeDir: a.opts.dirs.Kernels(),
+		PythonPath: []string{a.cfg.GeneratedDir()},
+		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
+		WarmAfter: spareAfter,
+	})
+	if err != nil {
+		// Kernels are launched by the agent itself (over ZeroMQ), so what
+		// fails here is the kernel's start, or the sandbox around it.
+		step := StepKernel
+		if sandbox != nil {
+			step = StepSandbox
+		}
+		return &StartError{Step: step, Err: err}
+	}
+	a.server, a.executors = srv, jupyter{srv}
+	return nil
+}
+
+func (a *Agent) startKernel(ctx context.Context) error {
+	o := a.cfg.Options
+	var timeout time.Duration
+	if o.ExecutionTimeout != nil {
+		timeout = time.Duration(*o.ExecutionTimeout * float64(time.Second))
+	}
+	a.host = kernelhost.New(hostAgent{a})
+	kopts := kernel.KernelOptions{
+		Workspace: a.cfg.Dir, ImagesDir: a.cfg.ImagesDir(), Host: a.host,
+		ExecutionTimeout: timeout, Env: o.KernelEnv, PythonPath: []string{a.cfg.GeneratedDir()},
+	}
+	a.remote.KernelOptions(a.cfg, &kopts)
+	k, err := a.executors.StartExecutor(ctx, kopts)
+	if err != nil {
+		return fmt.Errorf("start kernel: %w", err)
+	}
+	a.kern = k
+	return nil
+}
+
+// Stop cancels a running turn and releases the kernel, a server the agent
+// started and the session files. No process started by the agent outlives it.
+func (a *Agent) Stop() error {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return nil
+	}
+	a.stopped = true
+	if a.cancel != nil {
+		a.cancel(ErrCancelled)
+	}
+	a.mu.Unlock()
+	// Let a cancelled turn wind down (its cell is interrupted, its approvals
+	// rejected) before the kernel and the session close under it.
+	waited := make(chan struct{})
+	go func() { a.turns.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
+	}
+	if a.kern != nil {
+		a.sessionHooks(context.Background(), hooks.SessionEnd)
+	}
+	var errs []error
+	if a.kern != nil {
+		if err := a.kern.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close kernel: %w", err))
+		}
+	}
+	if err := a.mcp.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close MCP servers: %w", err))
+	}
+	if a.server != nil {
+		if err := a.server.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("stop Jupyter server: %w", err))
+		}
+	}
+	if a.ownStore && a.store != nil {
+		if err := a.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close session: %w", err))
+		}
+	}
+	if err := a.ckpt.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close checkpoints: %w", err))
+	}
+	return errors.Join(errs...)
+}
