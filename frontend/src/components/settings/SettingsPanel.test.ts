@@ -145,6 +145,7 @@ describe('SettingsPanel', () => {
         'enable_subagents',
         'execution_timeout',
         'images_dir',
+        'judge_model',
         'max_cost_per_session',
         'max_subagents',
         'tool_result_inline_max_bytes',
