@@ -36,7 +36,10 @@ done
 # Runtime libraries: what the binary links against, as package names.
 # WebKitGTK 4.1 is in Debian 12 and 13 and Ubuntu 22.04 and 24.04; 4.0 left
 # the newer ones, so a binary linked to it would install nowhere current.
-if ! ldd "$bin" | grep -q 'libwebkit2gtk-4\.1\.so'; then
+# (ldd's output is read whole first: with pipefail, grep -q leaving at the
+# first match could fail the pipe with ldd's SIGPIPE.)
+libs="$(ldd "$bin")"
+if ! grep -q 'libwebkit2gtk-4\.1\.so' <<<"$libs"; then
 	echo "package-deb: $bin does not link WebKitGTK 4.1; build it with the webkit2_41 tag (make build)" >&2
 	exit 1
 fi

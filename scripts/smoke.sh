@@ -24,8 +24,12 @@ grep -q "xvfb-run" <<<"$msg" || fail "no-display message does not mention xvfb-r
 echo "smoke: ok: without a display it says: $(head -1 <<<"$msg")"
 
 # 2. --help and version work without a display.
-"$bin" --help | grep -q "version" || fail "--help does not list the version command"
-"$bin" version | grep -q "^freeact " || fail "version does not print the version"
+# Each output is read whole before grep: with pipefail, grep -q leaving
+# early could fail the pipe with the writer's SIGPIPE.
+help="$("$bin" --help)"
+grep -q "version" <<<"$help" || fail "--help does not list the version command"
+ver="$("$bin" version)"
+grep -q "^freeact " <<<"$ver" || fail "version does not print the version"
 echo "smoke: ok: $("$bin" version)"
 
 # 3. The window opens under Xvfb and shows our UI.
