@@ -261,6 +261,19 @@ func of[E agent.Event](events []agent.Event) []E {
 	return out
 }
 
+// outputsByCall is what each call gave back, by its correlation id: a
+// tool's output, or a cell's output and error text.
+func outputsByCall(events []agent.Event) map[string]string {
+	outputs := map[string]string{}
+	for _, o := range of[*agent.ToolOutput](events) {
+		outputs[o.CorrelationID] = o.Content
+	}
+	for _, o := range of[*agent.CodeExecutionOutput](events) {
+		outputs[o.CorrelationID] += o.Text + o.ErrorText
+	}
+	return outputs
+}
+
 func describe(events []agent.Event) string {
 	var b strings.Builder
 	for _, ev := range events {

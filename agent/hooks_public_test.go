@@ -92,13 +92,7 @@ turns:
 	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "Done." {
 		t.Fatalf("the turn did not go on to its end:%s", describe(events))
 	}
-	outputs := map[string]string{}
-	for _, o := range of[*agent.ToolOutput](events) {
-		outputs[o.CorrelationID] = o.Content
-	}
-	for _, o := range of[*agent.CodeExecutionOutput](events) {
-		outputs[o.CorrelationID] += o.Text + o.ErrorText
-	}
+	outputs := outputsByCall(events)
 	if !strings.Contains(outputs["c1"], "git version") {
 		t.Errorf("cc-safety-net stopped a harmless command: %q", outputs["c1"])
 	}
