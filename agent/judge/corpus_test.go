@@ -200,15 +200,7 @@ func TestCorpus(t *testing.T) {
 // allowed by the sandbox; no judge is called).
 func BenchmarkStructuralLayer(b *testing.B) {
 	ap := corpusApprover(b, true, &askingJudge{})
-	call := event.CodeAction{ToolName: "ipybox_execute_ipython_cell", Code: "df.describe()"}
-	emit := func(event.Event) {}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if ok, _ := ap.Ask(ctx, emit, "c", call, 0); !ok {
-			b.Fatal("not allowed")
-		}
-	}
+	benchAsk(b, ap)
 }
 
 // BenchmarkRulesOnly is the same ask in rules mode with a rule allowing
@@ -219,15 +211,7 @@ func BenchmarkRulesOnly(b *testing.B) {
 	if err := ap.Perm.Add(permission.Session, false, permission.Rule{Type: permission.TypeCodeAction, ToolName: "ipybox_execute_ipython_cell"}); err != nil {
 		b.Fatal(err)
 	}
-	call := event.CodeAction{ToolName: "ipybox_execute_ipython_cell", Code: "df.describe()"}
-	emit := func(event.Event) {}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if ok, _ := ap.Ask(ctx, emit, "c", call, 0); !ok {
-			b.Fatal("not allowed")
-		}
-	}
+	benchAsk(b, ap)
 }
 
 // BenchmarkStructuralLayerAlone is auto mode's own part: no permission
@@ -236,6 +220,11 @@ func BenchmarkStructuralLayerAlone(b *testing.B) {
 	st := &approval.State{Structure: func() approval.Structure { return approval.Structure{Sandbox: true, Checkpoints: true} }, Judge: &askingJudge{}}
 	st.SetMode(approval.Auto)
 	ap := &approval.Approver{State: st}
+	benchAsk(b, ap)
+}
+
+// benchAsk measures ap's answer to one code action it allows.
+func benchAsk(b *testing.B, ap *approval.Approver) {
 	call := event.CodeAction{ToolName: "ipybox_execute_ipython_cell", Code: "df.describe()"}
 	emit := func(event.Event) {}
 	ctx := context.Background()
