@@ -190,6 +190,11 @@ func rawInput(tc agent.ToolCall) any {
 		return nil
 	}
 	m["tool_name"] = tc.Name()
+	if c, ok := tc.(agent.CodeAction); ok {
+		// Clients that show an execute call's input read rawInput.command
+		// (Jupyter AI shows nothing else while it asks): the exact code.
+		m["command"] = c.Code
+	}
 	return m
 }
 
@@ -282,7 +287,7 @@ func (t *turn) output(e *agent.CodeExecutionOutputChunk) {
 	default:
 		c.output.WriteString(e.Text)
 	}
-	t.send(sdk.UpdateToolCall(sdk.ToolCallId(e.CorrelationID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress), sdk.WithUpdateContent(c.content())))
+	t.send(sdk.UpdateToolCall(sdk.ToolCallId(e.CorrelationID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress), sdk.WithUpdateContent(c.content()), c.rawOutput()))
 }
 
 // image reads the image a cell saved ("![image](path)") below the
@@ -343,7 +348,16 @@ func (t *turn) end(id, text string, failed bool) {
 
 func (t *turn) status(id string, c *call, st sdk.ToolCallStatus) {
 	c.done = true
-	t.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(st), sdk.WithUpdateContent(c.content())))
+	t.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(st), sdk.WithUpdateContent(c.content()), c.rawOutput()))
+}
+
+// rawOutput is the call's text output as rawOutput too: clients that show
+// a finished call's result read that, not the content (Jupyter AI).
+func (c *call) rawOutput() sdk.ToolCallUpdateOpt {
+	if c.output.Len() == 0 {
+		return func(*sdk.SessionToolCallUpdate) {}
+	}
+	return sdk.WithUpdateRawOutput(c.output.String())
 }
 
 func (t *turn) statusOnly(id string, st sdk.ToolCallStatus) {
