@@ -125,7 +125,7 @@ package: deps-build build ## build a .deb into dist/
 # (smoke, journeys, package); smoke goes first, as the quick check that it
 # opens at all. Each suite's log is in test-output/logs/, and the end
 # prints each suite's wall time.
-TEST_STEPS ?= lint test-short+test-frontend test-go test-mcp-conformance test-e2e \
+TEST_STEPS ?= lint test-short+test-frontend test-go test-acp-jupyter test-mcp-conformance test-e2e \
 	build test-smoke test-journey+test-package
 test: deps-test deps-python deps-remote $(NPM_STAMP) $(SRT_STAMP) ## install what the tests need and run every suite (side by side where they allow; times at the end)
 	@MAKE="$(MAKE)" scripts/test-suites.sh $(TEST_STEPS)

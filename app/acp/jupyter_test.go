@@ -1,0 +1,392 @@
+//go:build acpjupyter
+
+package acp_test
+
+// Jupyter AI 3 in a real JupyterLab, driven by headless Chromium, with
+// freeact as a persona (scripts/acp-clients/jupyter/freeact_persona.py).
+// Built only with -tags acpjupyter (make test-acp-jupyter, which installs
+// JupyterLab and Jupyter AI into .cache/acp-clients/jupyter-venv first).
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/freeact/desktop/app/internal/fronttest"
+	"github.com/freeact/desktop/internal/testenv"
+)
+
+// The relay: Jupyter AI starts FREEACT_BIN acp; in the test that is this
+// test binary, which starts the real freeact acp and copies the protocol
+// both ways unchanged, writing each message to the transcript.
+const (
+	relayTarget = "FREEACT_TEST_ACP_RELAY_TARGET"
+	relayLog    = "FREEACT_TEST_ACP_RELAY_LOG"
+)
+
+func init() {
+	target := os.Getenv(relayTarget)
+	if target == "" {
+		return
+	}
+	os.Exit(relay(target, os.Getenv(relayLog), os.Args[1:]))
+}
+
+func relay(target, logPath string, args []string) int {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		return 1
+	}
+	defer logf.Close()
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != relayTarget && k != relayLog {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(target, args...)
+	cmd.Env, cmd.Stderr = env, os.Stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		return 1
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	start := time.Now()
+	var mu sync.Mutex
+	copyLines := func(dst io.Writer, src io.Reader, dir string) {
+		r := bufio.NewReaderSize(src, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				mu.Lock()
+				fmt.Fprintf(logf, "%8.3fs %s %s", time.Since(start).Seconds(), dir, line)
+				if line[len(line)-1] != '\n' {
+					fmt.Fprintln(logf)
+				}
+				mu.Unlock()
+				_, _ = dst.Write(line)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		copyLines(in, os.Stdin, "client->agent")
+		in.Close()
+	}()
+	copyLines(os.Stdout, out, "agent->client")
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		return 1
+	}
+	return 0
+}
+
+// jupyterVenv is the venv make deps-jupyter-ai fills.
+func jupyterVenv(t *testing.T) string {
+	t.Helper()
+	venv := filepath.Join(testenv.RepoRoot(t), ".cache", "acp-clients", "jupyter-venv")
+	if _, err := os.Stat(filepath.Join(venv, "bin", "jupyter-lab")); err != nil {
+		t.Skip("no JupyterLab with Jupyter AI in .cache/acp-clients/jupyter-venv: run make test-acp-jupyter (it installs them)")
+	}
+	return venv
+}
+
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on PATH: scripts/system-deps.sh test installs Debian's")
+	return ""
+}
+
+// artifacts is where the screenshot and the transcript are kept for the
+// closing note: $FREEACT_ACP_JUPYTER_OUT, else .cache/acp-clients/jupyter-out.
+func artifacts(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("FREEACT_ACP_JUPYTER_OUT")
+	if dir == "" {
+		dir = filepath.Join(testenv.RepoRoot(t), ".cache", "acp-clients", "jupyter-out")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// stopPID ends a process this test started: SIGTERM, then SIGKILL after
+// grace, waiting on done (closed when it has exited).
+func stopPID(t *testing.T, pid int, done <-chan struct{}, grace time.Duration) {
+	t.Helper()
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	t.Logf("pid %d did not stop on SIGTERM in %s: SIGKILL", pid, grace)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	<-done
+}
+
+// stopMarked ends what is left of the processes whose environment has
+// the marker (freeact acp, its kernel, JupyterLab's kernels), by PID.
+func stopMarked(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	signalled := map[int]bool{}
+	for {
+		pids := fronttest.ProcessesWith(marker)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			if !signalled[pid] {
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+				signalled[pid] = true
+			} else if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Errorf("processes left after the test: %v", pids)
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // polling /proc: no event tells of another process's exit
+	}
+}
+
+// TestJupyterAIRunsAnApprovedCodeAction: in JupyterLab's chat, a prompt
+// to the freeact persona gets a code action; it is approved with the
+// chat's Allow once button, runs in freeact's kernel, and its output and
+// the answer show in the chat.
+func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
+	venv := jupyterVenv(t)
+	chromium := chromiumPath(t)
+	bin := freeactBinary(t)
+	out := artifacts(t)
+	ws, environ, marker := env(t, codeTurn)
+	t.Cleanup(func() { stopMarked(t, marker) })
+
+	// The persona as docs/acp.md tells users to install it.
+	persona, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "scripts", "acp-clients", "jupyter", "freeact_persona.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	personas := filepath.Join(ws, ".jupyter", "personas")
+	if err := os.MkdirAll(personas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(personas, "freeact_persona.py"), persona, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "freeact.chat"), []byte(`{"messages":[],"users":{},"attachments":{},"metadata":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	transcript := filepath.Join(out, "transcript.jsonl")
+	_ = os.Remove(transcript)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenBytes := make([]byte, 16)
+	_, _ = rand.Read(tokenBytes)
+	token := hex.EncodeToString(tokenBytes)
+	port := freePort(t)
+	home := filepath.Join(marker, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	jenv := append(environ,
+		"HOME="+home,
+		"JUPYTER_CONFIG_DIR="+filepath.Join(home, "jupyter-config"),
+		"JUPYTER_DATA_DIR="+filepath.Join(home, "jupyter-data"),
+		"JUPYTER_RUNTIME_DIR="+filepath.Join(home, "jupyter-runtime"),
+		"JUPYTER_PLATFORM_DIRS=1",
+		"FREEACT_BIN="+self,
+		relayTarget+"="+bin,
+		relayLog+"="+transcript,
+	)
+	args := []string{
+		"--no-browser", "--ip=127.0.0.1", "--port=" + strconv.Itoa(port), "--port-retries=0",
+		"--ServerApp.root_dir=" + ws,
+		"--IdentityProvider.token=" + token,
+		"--PersonaManager.default_persona_id=jupyter-ai-personas::freeact_persona::FreeactAcpPersona",
+		// Jupyter AI's MCP server for the chat's notebooks (passed to
+		// freeact in session/new) listens on 3001 unless told otherwise.
+		"--MCPExtensionApp.mcp_port=" + strconv.Itoa(freePort(t)),
+		"--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+	}
+	if os.Geteuid() == 0 { // CI runs as root
+		args = append(args, "--allow-root")
+	}
+	lab := exec.Command(filepath.Join(venv, "bin", "jupyter-lab"), args...)
+	lab.Dir, lab.Env = ws, jenv
+	labLog, err := os.Create(filepath.Join(out, "jupyterlab.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer labLog.Close()
+	pr, pw := io.Pipe()
+	lab.Stdout, lab.Stderr = labLog, io.MultiWriter(labLog, pw)
+	started := time.Now()
+	if err := lab.Start(); err != nil {
+		t.Fatal(err)
+	}
+	labDone := make(chan struct{})
+	go func() { _ = lab.Wait(); pw.Close(); close(labDone) }()
+	t.Cleanup(func() { stopPID(t, lab.Process.Pid, labDone, 30*time.Second) })
+
+	// Ready when the server prints its URL.
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		once := sync.Once{}
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), base+"/lab") {
+				once.Do(func() { close(ready) })
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-labDone:
+		t.Fatalf("JupyterLab exited before serving; its log is %s", labLog.Name())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("JupyterLab did not serve in 2 minutes; its log is %s", labLog.Name())
+	}
+	t.Logf("JupyterLab up in %s", time.Since(started).Round(time.Millisecond))
+
+	// Headless Chromium, a profile of its own.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.UserDataDir(filepath.Join(marker, "chromium")),
+		chromedp.WindowSize(1280, 900),
+		chromedp.NoSandbox, // the test runs as root on CI
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc) // chromedp kills the browser it started, by its PID, and waits
+	tab, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(cancelTab)
+	ctx, cancelTime := context.WithTimeout(tab, 4*time.Minute)
+	t.Cleanup(cancelTime)
+
+	// A failed step saves what the page showed, from the tab's own
+	// context (the step's may have run out).
+	save := func(name string) {
+		sctx, cancel := context.WithTimeout(tab, 20*time.Second)
+		defer cancel()
+		png, err := chromedp.Run(sctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Logf("save %s: %v", name, err)
+			return
+		}
+		html, _ := chromedp.Run(sctx, chromedp.OuterHTML(chromedp.CSS("body")))
+		_ = os.WriteFile(filepath.Join(out, name+".png"), png, 0o644)
+		_ = os.WriteFile(filepath.Join(out, name+".html"), []byte(html), 0o644)
+	}
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			save("failed")
+			t.Fatalf("%s: %v (page %s.png/.html, JupyterLab log %s, transcript %s)", what, err, filepath.Join(out, "failed"), labLog.Name(), transcript)
+		}
+	}
+
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			save("failed")
+			t.Fatalf("read %s: %v", sel, err)
+		}
+		return s
+	}
+	const input = chromedp.CSS(".jp-chat-input-container textarea")
+	// The first action starts the browser, for as long as tab lives.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	step("open the chat",
+		chromedp.Navigate(base+"/lab/tree/freeact.chat?token="+token),
+		chromedp.WaitVisible(input),
+	)
+	sent := time.Now()
+	step("send the prompt",
+		chromedp.Click(input),
+		chromedp.SendKeys(input, "What is 6*7?"),
+		chromedp.KeyEvent("\r"),
+	)
+	const allow = chromedp.CSS(".jp-jupyter-ai-acp-client-permission-btn-allow-once")
+	step("see the approval in the chat", chromedp.WaitVisible(allow))
+	asked := time.Since(sent)
+	code := text(".jp-jupyter-ai-acp-client-tool-calls")
+	save("asked")
+	if !strings.Contains(code, "print(6*7)") {
+		t.Errorf("the approval does not show the code that runs: %q", code)
+	}
+	step("approve once", chromedp.Click(allow))
+	step("see the answer", chromedp.Func(func(c context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](`document.querySelector('.jp-chat-messages-container')?.innerText.includes('It is 42.')`, chromedp.WithPollingTimeout(2*time.Minute))(c, tg)
+		return err
+	}))
+	chat := text(".jp-chat-messages-container")
+	t.Logf("prompt to approval in the chat: %s; whole test: %s", asked.Round(time.Millisecond), time.Since(started).Round(time.Millisecond))
+	// The finished call folds its output away: open it, as a user would.
+	step("open the finished call", chromedp.Click(chromedp.CSS(".jp-jupyter-ai-acp-client-tool-call-completed summary")))
+	output := text(".jp-jupyter-ai-acp-client-tool-call-completed .jp-jupyter-ai-acp-client-tool-call-detail")
+	save("answered")
+	if strings.TrimSpace(output) != "42" {
+		t.Errorf("the finished call shows %q, not the code's output 42; the chat:\n%s", output, chat)
+	}
+	log, _ := os.ReadFile(transcript)
+	for _, want := range []string{`"method":"session/prompt"`, `"method":"session/request_permission"`, `"optionId":"allow_once"`, `"stopReason":"end_turn"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("transcript has no %s", want)
+		}
+	}
+}
