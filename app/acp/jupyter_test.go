@@ -197,16 +197,26 @@ func stopMarked(t *testing.T, marker string) {
 	}
 }
 
+// jupyterTurns: the first prompt's code action is approved and runs, the
+// second's is rejected (which ends that turn, as in the window).
+const jupyterTurns = `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{text: "It is 42."}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print('not-to-run')"}}}]
+`
+
 // TestJupyterAIRunsAnApprovedCodeAction: in JupyterLab's chat, a prompt
 // to the freeact persona gets a code action; it is approved with the
 // chat's Allow once button, runs in freeact's kernel, and its output and
-// the answer show in the chat.
+// the answer show in the chat. A second prompt's code action, rejected
+// with the chat's Reject button, does not run.
 func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 	venv := jupyterVenv(t)
 	chromium := chromiumPath(t)
 	bin := freeactBinary(t)
 	out := artifacts(t)
-	ws, environ, marker := env(t, codeTurn)
+	ws, environ, marker := env(t, jupyterTurns)
 	t.Cleanup(func() { stopMarked(t, marker) })
 
 	// The persona as docs/acp.md tells users to install it.
@@ -261,6 +271,14 @@ func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 	}
 	if os.Geteuid() == 0 { // CI runs as root
 		args = append(args, "--allow-root")
+	}
+	// JupyterLab would ask whether to fetch Jupyter's news (no network here).
+	news := filepath.Join(home, "jupyter-config", "lab", "user-settings", "@jupyterlab", "apputils-extension")
+	if err := os.MkdirAll(news, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(news, "notification.jupyterlab-settings"), []byte(`{"fetchNews": "false"}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	lab := exec.Command(filepath.Join(venv, "bin", "jupyter-lab"), args...)
 	lab.Dir, lab.Env = ws, jenv
@@ -337,9 +355,10 @@ func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 		}
 	}
 
+	// text is the text of every element sel matches, now (no waiting).
 	text := func(sel string) string {
 		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Array.from(document.querySelectorAll(%q)).map(e => e.innerText).join("\n")`, sel)))
 		if err != nil {
 			save("failed")
 			t.Fatalf("read %s: %v", sel, err)
@@ -370,12 +389,9 @@ func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 		t.Errorf("the approval does not show the code that runs: %q", code)
 	}
 	step("approve once", chromedp.Click(allow))
-	step("see the answer", chromedp.Func(func(c context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](`document.querySelector('.jp-chat-messages-container')?.innerText.includes('It is 42.')`, chromedp.WithPollingTimeout(2*time.Minute))(c, tg)
-		return err
-	}))
+	step("see the answer", chatHas("It is 42."))
 	chat := text(".jp-chat-messages-container")
-	t.Logf("prompt to approval in the chat: %s; whole test: %s", asked.Round(time.Millisecond), time.Since(started).Round(time.Millisecond))
+	t.Logf("prompt to approval in the chat: %s", asked.Round(time.Millisecond))
 	// The finished call folds its output away: open it, as a user would.
 	step("open the finished call", chromedp.Click(chromedp.CSS(".jp-jupyter-ai-acp-client-tool-call-completed summary")))
 	output := text(".jp-jupyter-ai-acp-client-tool-call-completed .jp-jupyter-ai-acp-client-tool-call-detail")
@@ -383,10 +399,68 @@ func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 	if strings.TrimSpace(output) != "42" {
 		t.Errorf("the finished call shows %q, not the code's output 42; the chat:\n%s", output, chat)
 	}
+
+	// The second prompt, its code action rejected in the chat.
+	const reject = chromedp.CSS(".jp-jupyter-ai-acp-client-permission-btn-reject-once")
+	step("send the second prompt",
+		chromedp.Click(input),
+		chromedp.SendKeys(input, "Print something else."),
+		chromedp.KeyEvent("\r"),
+	)
+	step("see the second approval", chromedp.WaitVisible(reject))
+	if code := text(".jp-jupyter-ai-acp-client-tool-calls"); !strings.Contains(code, "print('not-to-run')") {
+		t.Errorf("the second approval does not show its code: %q", code)
+	}
+	step("reject", chromedp.Click(reject))
+	step("see the turn end on the rejection", chatHas("Tool call rejected"))
+	step("see the rejected call failed", chromedp.WaitVisible(chromedp.CSS(".jp-jupyter-ai-acp-client-tool-call-failed")))
+	save("rejected")
+	if chat := text(".jp-chat-messages-container"); strings.Contains(chat, "not-to-run\n") || !strings.Contains(chat, "Reject") {
+		t.Errorf("the rejected call ran, or the chat does not say it was rejected:\n%s", chat)
+	}
+	t.Logf("whole test: %s", time.Since(started).Round(time.Millisecond))
+
 	log, _ := os.ReadFile(transcript)
-	for _, want := range []string{`"method":"session/prompt"`, `"method":"session/request_permission"`, `"optionId":"allow_once"`, `"stopReason":"end_turn"`} {
+	for _, want := range []string{`"method":"session/prompt"`, `"method":"session/request_permission"`, `"optionId":"allow_once"`, `"optionId":"reject_once"`, `"stopReason":"end_turn"`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("transcript has no %s", want)
 		}
 	}
+	for i, d := range promptToToolCall(string(log)) {
+		t.Logf("prompt %d: session/prompt to the first tool_call: %s", i+1, d.Round(100*time.Microsecond))
+	}
+}
+
+// chatHas waits until the chat shows text.
+func chatHas(text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(c context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('.jp-chat-messages-container')?.innerText.includes(%q)`, text), chromedp.WithPollingTimeout(2*time.Minute))(c, tg)
+		return err
+	})
+}
+
+// promptToToolCall reads the relay's transcript: for each session/prompt,
+// the time to the first tool_call the agent sent after it.
+func promptToToolCall(log string) []time.Duration {
+	var out []time.Duration
+	var at float64
+	waiting := false
+	for _, line := range strings.Split(log, "\n") {
+		secs, rest, ok := strings.Cut(strings.TrimSpace(line), "s ")
+		if !ok {
+			continue
+		}
+		ts, err := strconv.ParseFloat(secs, 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(rest, "client->agent") && strings.Contains(rest, `"method":"session/prompt"`):
+			at, waiting = ts, true
+		case waiting && strings.HasPrefix(rest, "agent->client") && strings.Contains(rest, `"sessionUpdate":"tool_call"`):
+			out = append(out, time.Duration((ts-at)*float64(time.Second)))
+			waiting = false
+		}
+	}
+	return out
 }
