@@ -198,19 +198,22 @@ func stopMarked(t *testing.T, marker string) {
 }
 
 // jupyterTurns: the first prompt's code action is approved and runs, the
-// second's is rejected (which ends that turn, as in the window).
+// second's is rejected (which ends that turn, as in the window), the
+// third's sleeps until the chat's Stop button cancels the turn.
 const jupyterTurns = `
 turns:
   - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
   - reply: [{text: "It is 42."}]
   - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print('not-to-run')"}}}]
+  - reply: [{call: {id: c3, name: ipybox_execute_ipython_cell, args: {code: "import time\nprint('sleeping', flush=True)\ntime.sleep(600)"}}}]
 `
 
 // TestJupyterAIRunsAnApprovedCodeAction: in JupyterLab's chat, a prompt
 // to the freeact persona gets a code action; it is approved with the
 // chat's Allow once button, runs in freeact's kernel, and its output and
 // the answer show in the chat. A second prompt's code action, rejected
-// with the chat's Reject button, does not run.
+// with the chat's Reject button, does not run. A third's cell, sleeping,
+// is interrupted by the chat's Stop button and the turn ends cancelled.
 func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 	venv := jupyterVenv(t)
 	chromium := chromiumPath(t)
@@ -418,10 +421,39 @@ func TestJupyterAIRunsAnApprovedCodeAction(t *testing.T) {
 	if chat := text(".jp-chat-messages-container"); strings.Contains(chat, "not-to-run\n") || !strings.Contains(chat, "Reject") {
 		t.Errorf("the rejected call ran, or the chat does not say it was rejected:\n%s", chat)
 	}
+
+	// The third prompt's cell sleeps; the chat's Stop button cancels the
+	// turn and interrupts the cell.
+	step("send the third prompt",
+		chromedp.Click(input),
+		chromedp.SendKeys(input, "Sleep."),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(allow),
+		chromedp.Click(allow),
+	)
+	// The approval showed the code, 'sleeping' in it: that the cell runs
+	// is its output reaching the client.
+	inTranscript := func(what, want string) {
+		t.Helper()
+		testenv.Eventually(t, time.Minute, func() error {
+			if log, _ := os.ReadFile(transcript); !strings.Contains(string(log), want) {
+				return fmt.Errorf("%s: no %s in the transcript %s", what, want, transcript)
+			}
+			return nil
+		})
+	}
+	inTranscript("the cell did not run", `"rawOutput":"sleeping\n"`)
+	step("stop", chromedp.Click(chromedp.CSS(`button[title="Stop generating"]`)))
+	inTranscript("the turn did not end cancelled on Stop", `"stopReason":"cancelled"`)
+	inTranscript("the cell was not interrupted", `"rawOutput":"sleeping\n---`)
+	if log, _ := os.ReadFile(transcript); !strings.Contains(string(log), "KeyboardInterrupt") {
+		t.Error("the cell's output does not end in KeyboardInterrupt")
+	}
+	save("stopped")
 	t.Logf("whole test: %s", time.Since(started).Round(time.Millisecond))
 
 	log, _ := os.ReadFile(transcript)
-	for _, want := range []string{`"method":"session/prompt"`, `"method":"session/request_permission"`, `"optionId":"allow_once"`, `"optionId":"reject_once"`, `"stopReason":"end_turn"`} {
+	for _, want := range []string{`"method":"session/prompt"`, `"method":"session/request_permission"`, `"optionId":"allow_once"`, `"optionId":"reject_once"`, `"method":"session/cancel"`, `"stopReason":"end_turn"`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("transcript has no %s", want)
 		}
