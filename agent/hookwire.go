@@ -60,6 +60,7 @@ func (a *Agent) wireHooks() {
 			in := a.hookInput(hooks.PermissionRequest)
 			in.ToolName, in.ToolInput, in.ToolUseID = t.Name, t.Input, corr
 			o := r.Run(ctx, in)
+			o.Tool = t
 			if r.Has(hooks.Notification) && o.Decision != hooks.Deny && o.Decision != hooks.Allow {
 				// Told, not asked: the question does not wait for it.
 				in := a.hookInput(hooks.Notification)
@@ -85,6 +86,7 @@ func (a *Agent) wireHooks() {
 			in.Cwd = d
 		}
 		o := r.Run(ctx, in)
+		o.Tool = t
 		if o.Decision == hooks.Deny && !had {
 			// It does not run: no PostToolUse.
 			a.hookState.tools.Delete(corr)
@@ -189,9 +191,8 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 	}
 	o := a.runHooks(ctx, emit, resp.ID, in)
 	if len(o.Context) > 0 {
-		text := hookContext(o.Context)
-		resp.Output += "\n\n" + text
-		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: resp.ID}, Text: text})
+		resp.Output += "\n\n" + hookContext(o.Context)
+		emit(&event.HookNote{Meta: Meta{AgentID: a.id, CorrelationID: resp.ID}, Kind: event.HookContext, Event: string(ev), Tool: t.Name, Text: strings.Join(o.Context, "\n")})
 	}
 }
 
@@ -332,7 +333,7 @@ func (a *Agent) afterCallFromCode(ctx context.Context, emit func(Event), corr, s
 	}
 	o := a.runHooks(ctx, emit, corr, in)
 	if len(o.Context) > 0 {
-		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Text: hookContext(o.Context)})
+		emit(&event.HookNote{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Kind: event.HookContext, Event: string(ev), Tool: in.ToolName, Text: strings.Join(o.Context, "\n")})
 	}
 }
 
@@ -349,4 +350,32 @@ func (a *Agent) subagentHooks(ctx context.Context, emit func(Event), corr string
 		in.StopHookActive = &active
 	}
 	a.runHooks(ctx, emit, corr, in)
+}
+
+// hookChanged says for the model that a hook changed a call's input, and
+// what it ran with; "" when ran is tc.
+func hookChanged(tc, ran ToolCall, dir string, mcp func(GenericCall) (string, string, bool)) string {
+	if ran == nil {
+		return ""
+	}
+	before, after := hooks.ToolFor(tc, dir, mcp), hooks.ToolFor(ran, dir, mcp)
+	if string(before.Input) == string(after.Input) {
+		return ""
+	}
+	return "A hook changed this call's input; it ran with: " + string(after.Input)
+}
+
+// preCompactHooks runs PreCompact before a compaction: trigger "manual"
+// for Compact now, "auto" for the others. What the hooks say is shown;
+// they decide nothing (Claude Code's PreCompact does not block either).
+func (a *Agent) preCompactHooks(ctx context.Context, emit func(Event), reason string) {
+	if a.hookState == nil {
+		return
+	}
+	in := a.hookInput(hooks.PreCompact)
+	in.Trigger = "auto"
+	if reason == CompactManual {
+		in.Trigger = "manual"
+	}
+	a.runHooks(ctx, emit, "", in)
 }

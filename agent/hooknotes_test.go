@@ -1,0 +1,144 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/hooks"
+	"github.com/freeact/desktop/agent/mcp/mcptest"
+)
+
+// A PreToolUse hook's updatedInput is applied beyond code actions: an MCP
+// JSON call runs with the hook's arguments, a file write writes the hook's
+// content, and both approvals show what runs; the model's result says the
+// input was changed and with what; the user sees a "changed" HookNote. A
+// hook that would move a write to another file changes nothing: the call
+// goes to the user as it was, with the reason, and a deny is a "blocked"
+// HookNote with the hook's words.
+func TestHookUpdatedInputChangesMCPAndFileCalls(t *testing.T) {
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, "mcp__test__echo", "mcp-rewrite", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Ask, PermissionDecisionReason: "quieter",
+			UpdatedInput: json.RawMessage(`{"text":"rewritten by hook"}`)}}, nil
+	})
+	set.Add(hooks.PreToolUse, "Write", "write-rewrite", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		var args struct {
+			FilePath string `json:"file_path"`
+		}
+		_ = json.Unmarshal(in.ToolInput, &args)
+		switch filepath.Base(args.FilePath) {
+		case "moved.txt":
+			return hooks.Output{Specific: &hooks.SpecificOutput{UpdatedInput: json.RawMessage(`{"file_path":"/etc/elsewhere","content":"x"}`)}}, nil
+		case "deny.txt":
+			return hooks.Output{Specific: &hooks.SpecificOutput{PermissionDecision: hooks.Deny, PermissionDecisionReason: "<note>not here</note>"}}, nil
+		}
+		return hooks.Output{Specific: &hooks.SpecificOutput{UpdatedInput: json.RawMessage(`{"content":"HOOK CONTENT"}`)}}, nil
+	})
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	a, fake := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: test_echo, args: {text: "original"}}}]
+  - reply: [{call: {id: c2, name: filesystem_write_text_file, args: {path: "out.txt", content: "model content"}}}]
+  - reply: [{call: {id: c3, name: filesystem_write_text_file, args: {path: "moved.txt", content: "model content"}}}]
+  - reply: [{call: {id: c4, name: filesystem_write_text_file, args: {path: "deny.txt", content: "x"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Dir: ws, Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Once
+	})
+	outputs := outputsByCall(events)
+	if !strings.Contains(outputs["c1"], "rewritten by hook") || strings.Contains(outputs["c1"], "echo: original") {
+		t.Errorf("the MCP call did not run with the hook's arguments: %q", outputs["c1"])
+	}
+	if !strings.Contains(outputs["c1"], `A hook changed this call's input; it ran with: {"text":"rewritten by hook"}`) {
+		t.Errorf("the model was not told what ran: %q", outputs["c1"])
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(data) != "HOOK CONTENT" {
+		t.Errorf("out.txt holds %q, want the hook's content", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "moved.txt")); string(data) != "model content" {
+		t.Errorf("moved.txt holds %q: a hook that wanted another file must change nothing", data)
+	}
+	if len(asked) < 3 {
+		t.Fatalf("asked %d times, want 3:%s", len(asked), describe(events))
+	}
+	if g := asked[0].ToolCall.(agent.GenericCall); string(g.Args) != `{"text":"rewritten by hook"}` || !strings.Contains(asked[0].Reason, "quieter") {
+		t.Errorf("the MCP approval showed %s (%q), not what runs", g.Args, asked[0].Reason)
+	}
+	if w := asked[1].ToolCall.(agent.FileWrite); w.Content != "HOOK CONTENT" {
+		t.Errorf("the write's approval showed %q, not what runs", w.Content)
+	}
+	if w := asked[2].ToolCall.(agent.FileWrite); w.Content != "model content" || !strings.Contains(asked[2].Reason, "cannot move Write to another file") {
+		t.Errorf("the moved write was asked as %+v, %q", w, asked[2].Reason)
+	}
+	var kinds []string
+	for _, n := range of[*agent.HookNote](events) {
+		kinds = append(kinds, n.Kind+" "+n.Tool+" "+n.Text+" "+n.Input)
+	}
+	want := []string{
+		`changed mcp__test__echo quieter {"text":"rewritten by hook"}`,
+		`changed Write  {"content":"HOOK CONTENT"}`,
+		`blocked Write <note>not here</note> `,
+	}
+	if strings.Join(kinds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hook notes:\n%s\nwant:\n%s", strings.Join(kinds, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(fake.Requests()); n != 5 {
+		t.Errorf("%d model requests", n)
+	}
+}
+
+// PreCompact hooks run before a compaction, with trigger "manual" for
+// Compact now; what they say is shown.
+func TestPreCompactHooksRunBeforeACompaction(t *testing.T) {
+	heard := make(chan hooks.Input, 2)
+	set := hooks.Set{}
+	set.Add(hooks.PreCompact, "manual", "pre-compact", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		heard <- in
+		return hooks.Output{SystemMessage: "saved a copy first"}, nil
+	})
+	a, _, _ := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{text: "One."}]
+  - reply: [{text: "Two."}]
+  - reply: [{text: "SUMMARY"}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	run(t, a, "First.", nil)
+	run(t, a, "Second.", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var events []agent.Event
+	for ev := range a.Compact(ctx) {
+		events = append(events, ev)
+	}
+	select {
+	case in := <-heard:
+		if in.Trigger != "manual" || in.HookEventName != hooks.PreCompact {
+			t.Errorf("PreCompact got %+v", in)
+		}
+	default:
+		t.Fatalf("no PreCompact hook ran:%s", describe(events))
+	}
+	said, compacting := -1, -1
+	for i, ev := range events {
+		switch e := ev.(type) {
+		case *agent.Notice:
+			if strings.Contains(e.Text, "saved a copy first") {
+				said = i
+			}
+		case *agent.Compacting:
+			compacting = i
+		}
+	}
+	if said < 0 || compacting < 0 || said > compacting {
+		t.Errorf("the hook's message (at %d) did not come before the compaction (at %d):%s", said, compacting, describe(events))
+	}
+}
