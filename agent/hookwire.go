@@ -22,7 +22,8 @@ import (
 // UserPromptSubmit, Stop, SessionStart and SessionEnd. Subagents run the
 // same hooks. Go functions are hooks too (hooks.Set.Add). Given more than
 // once (Workspace.StartAgent gives the user's and the workspace's), the
-// sets add up; the first runner's Dir and settings stay.
+// sets add up; the first runner's Dir and settings stay, and the first
+// Observe given.
 func WithHooks(r *hooks.Runner) Option {
 	return func(o *options) {
 		if o.hooks == nil || r == nil {
@@ -33,6 +34,9 @@ func WithHooks(r *hooks.Runner) Option {
 		}
 		merged := *o.hooks
 		merged.Sets = append(append([]hooks.Set(nil), o.hooks.Sets...), r.Sets...)
+		if merged.Observe == nil {
+			merged.Observe = r.Observe
+		}
 		o.hooks = &merged
 	}
 }
