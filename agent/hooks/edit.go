@@ -306,3 +306,30 @@ func WriteFile(file string, data []byte) error {
 	}
 	return nil
 }
+
+// ImportClaudeTrusted is ImportClaude for a user who saw what is imported:
+// the workspace's hooks are trusted as they are afterwards when they were
+// trusted (or absent) before, since the user has then seen all they hold.
+// Hooks the user had not trusted stay untrusted (trusted false): trusting
+// them is `freeact hooks trust` or the window's question, after seeing
+// them.
+func ImportClaudeTrusted(dir, digest string, t *Trust) (trusted bool, err error) {
+	before, err := t.Workspace(dir)
+	if err != nil {
+		return false, err
+	}
+	if _, err := ImportClaude(dir, digest); err != nil {
+		return false, err
+	}
+	if before.Exists && !before.Trusted {
+		return false, nil
+	}
+	after, err := t.Workspace(dir)
+	if err != nil {
+		return false, err
+	}
+	if err := t.Grant(dir, after.Digest); err != nil {
+		return false, err
+	}
+	return true, nil
+}
