@@ -333,3 +333,24 @@ func ImportClaudeTrusted(dir, digest string, t *Trust) (trusted bool, err error)
 	}
 	return true, nil
 }
+
+// ParseKey is Parse of the hooks under the top-level key of a hooks file:
+// "hooks", or DisabledKey for those the user turned off.
+func ParseKey(data []byte, key string) (Settings, error) {
+	if key == "hooks" {
+		return Parse(data)
+	}
+	doc, err := readDocument(data)
+	if err != nil {
+		return Settings{}, err
+	}
+	raw, ok := doc[key]
+	if !ok {
+		return Settings{Hooks: map[Event][]Matcher{}}, nil
+	}
+	s, err := Parse(append(append([]byte(`{"hooks":`), raw...), '}'))
+	if err != nil {
+		return Settings{}, fmt.Errorf("%s: %w", key, err)
+	}
+	return s, nil
+}
