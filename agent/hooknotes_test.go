@@ -142,3 +142,50 @@ turns:
 		t.Errorf("the hook's message (at %d) did not come before the compaction (at %d):%s", said, compacting, describe(events))
 	}
 }
+
+// An MCP tool that code calls runs with a PreToolUse hook's updatedInput
+// too: the cell reads the result of the arguments the approval showed, and
+// the PostToolUse hooks see those arguments.
+func TestHookUpdatedInputChangesAnMCPCallFromCode(t *testing.T) {
+	seen := make(chan string, 2)
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, "mcp__code__echo", "rewrite", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		return hooks.Output{Specific: &hooks.SpecificOutput{UpdatedInput: json.RawMessage(`{"text":"from the hook"}`)}}, nil
+	})
+	set.Add(hooks.PostToolUse, "mcp__code__echo", "after", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		seen <- string(in.ToolInput)
+		return hooks.Output{}, nil
+	})
+	ws := mcpWorkspace(t, map[string]any{"ptc_servers": map[string]any{"code": mcptest.Stdio(t)}})
+	a, _ := realKernels.startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "from freeact_runtime import call_tool\nprint(call_tool('code', 'echo', {'text': 'from the model'}))"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Dir: ws, Sets: []hooks.Set{set}}))
+	var asked []*agent.ApprovalRequest
+	events := run(t, a, "Go.", func(r *agent.ApprovalRequest) agent.Decision {
+		asked = append(asked, r)
+		return agent.Once
+	})
+	out := outputsByCall(events)["c1"]
+	if !strings.Contains(out, "from the hook") || strings.Contains(out, "from the model") {
+		t.Errorf("the call from code did not run with the hook's arguments: %q", out)
+	}
+	var shown string
+	for _, r := range asked {
+		if g, ok := r.ToolCall.(agent.GenericCall); ok {
+			shown = string(g.Args)
+		}
+	}
+	if shown != `{"text":"from the hook"}` {
+		t.Errorf("the approval showed %s, not what runs", shown)
+	}
+	select {
+	case in := <-seen:
+		if in != `{"text":"from the hook"}` {
+			t.Errorf("PostToolUse saw %s", in)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no PostToolUse for the call from code")
+	}
+}
