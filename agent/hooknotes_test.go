@@ -189,3 +189,29 @@ turns:
 		t.Error("no PostToolUse for the call from code")
 	}
 }
+
+// What a PreToolUse hook adds for the model (additionalContext) reaches it
+// after the call's result, as the hooks' plain text, and the user sees a
+// "context" HookNote.
+func TestPreToolUseContextReachesTheModelAfterTheResult(t *testing.T) {
+	set := hooks.Set{}
+	set.Add(hooks.PreToolUse, "mcp__test__echo", "ctx", func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		return hooks.Output{Specific: &hooks.SpecificOutput{AdditionalContext: "CTX-PRE: the echo server is a test double"}}, nil
+	})
+	ws := mcpWorkspace(t, map[string]any{"mcp_servers": map[string]any{"test": mcptest.Stdio(t)}})
+	a, fake := fakeKernels(nil).startIn(t, ws, `
+turns:
+  - reply: [{call: {id: c1, name: test_echo, args: {text: "hi"}}}]
+  - reply: [{text: "Done."}]
+`, agent.WithHooks(&hooks.Runner{Dir: ws, Sets: []hooks.Set{set}}))
+	events := run(t, a, "Go.", func(*agent.ApprovalRequest) agent.Decision { return agent.Once })
+	last := fake.Requests()[1].Messages
+	sent, _ := json.Marshal(last[len(last)-1])
+	if !strings.Contains(string(sent), `echo: hi\n\nHook output:\nCTX-PRE: the echo server is a test double`) {
+		t.Errorf("the model was not told after the result: %s", sent)
+	}
+	notes := of[*agent.HookNote](events)
+	if len(notes) != 1 || notes[0].Kind != agent.HookContext || notes[0].Event != "PreToolUse" || notes[0].Tool != "mcp__test__echo" {
+		t.Errorf("hook notes %+v", notes)
+	}
+}

@@ -46,6 +46,9 @@ type hookState struct {
 	// tools are the calls as PreToolUse hooks saw them, by correlation id
 	// (the first: a cell's own, not its shell commands'), for PostToolUse.
 	tools sync.Map
+	// before is what PreToolUse hooks said for the model, by correlation
+	// id ([]string), for after the call's result.
+	before sync.Map
 	// context is what SessionStart hooks said, for the first prompt.
 	mu      sync.Mutex
 	context []string
@@ -91,6 +94,10 @@ func (a *Agent) wireHooks() {
 		}
 		o := r.Run(ctx, in)
 		o.Tool = t
+		if len(o.Context) > 0 && o.Decision != hooks.Deny {
+			v, _ := a.hookState.before.LoadOrStore(corr, &hookTexts{})
+			v.(*hookTexts).add(o.Context)
+		}
 		if o.Decision == hooks.Deny && !had {
 			// It does not run: no PostToolUse.
 			a.hookState.tools.Delete(corr)
@@ -178,6 +185,10 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 		return
 	}
 	t := v.(hooks.Tool)
+	var before []string
+	if b, ok := a.hookState.before.LoadAndDelete(resp.ID); ok {
+		before = b.(*hookTexts).all()
+	}
 	if resp.Output == RejectedText {
 		// The user said no: it did not run.
 		return
@@ -194,6 +205,9 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 		in.ToolResponse, _ = json.Marshal(map[string]any{"output": resp.Output, "is_error": resp.IsError})
 	}
 	o := a.runHooks(ctx, emit, resp.ID, in)
+	if len(before) > 0 {
+		resp.Output += "\n\n" + hookContext(before)
+	}
 	if len(o.Context) > 0 {
 		resp.Output += "\n\n" + hookContext(o.Context)
 		emit(&event.HookNote{Meta: Meta{AgentID: a.id, CorrelationID: resp.ID}, Kind: event.HookContext, Event: string(ev), Tool: t.Name, Text: strings.Join(o.Context, "\n")})
@@ -382,4 +396,23 @@ func (a *Agent) preCompactHooks(ctx context.Context, emit func(Event), reason st
 		in.Trigger = "manual"
 	}
 	a.runHooks(ctx, emit, "", in)
+}
+
+// hookTexts gathers what PreToolUse hooks said for the model about a call
+// and the shell commands and calls from code inside it.
+type hookTexts struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (h *hookTexts) add(texts []string) {
+	h.mu.Lock()
+	h.texts = append(h.texts, texts...)
+	h.mu.Unlock()
+}
+
+func (h *hookTexts) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.texts...)
 }

@@ -331,6 +331,10 @@ func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta e
 		emit(&event.HookNote{Meta: meta, Kind: event.HookBlocked, Event: string(hooks.PreToolUse), Tool: tool, Text: reasons})
 		return hookAnswer{}, &HookDenied{Reason: reasons}
 	}
+	if len(o.Context) > 0 {
+		// The model gets it after the call's result (agent/hookwire.go).
+		emit(&event.HookNote{Meta: meta, Kind: event.HookContext, Event: string(hooks.PreToolUse), Tool: tool, Text: strings.Join(o.Context, "\n")})
+	}
 	var h hookAnswer
 	decision := o.Decision
 	if len(o.UpdatedInput) > 0 {
