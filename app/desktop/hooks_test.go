@@ -92,4 +92,16 @@ turns:
 	if _, err := d.SaveHooks("workspace", `{"hooks": {"Nope": []}}`); err == nil || !strings.Contains(err.Error(), "unknown event") {
 		t.Errorf("saving bad hooks: %v", err)
 	}
+	// Your own hooks are saved in the settings folder and always run.
+	h.waitState(t, KernelReady)
+	info, err = d.SaveHooks("user", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := info.User; !u.Exists || !u.Trusted || len(u.Hooks) != 1 || u.Hooks[0].Command != "notify-send done" || filepath.Dir(u.Path) != d.build.Dirs.Config {
+		t.Errorf("your hooks after saving: %+v", u)
+	}
+	if _, err := d.SaveHooks("elsewhere", "{}"); err == nil || !strings.Contains(err.Error(), `use "user" or "workspace"`) {
+		t.Errorf("hooks of another source: %v", err)
+	}
 }
