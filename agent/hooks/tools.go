@@ -134,18 +134,6 @@ func Apply(call event.ToolCall, seen Tool, updated json.RawMessage) (event.ToolC
 	return call, fmt.Errorf("freeact cannot change the input of %s", seen.Name)
 }
 
-// UpdatedCode reads the code of a code action's updatedInput; ok false
-// when it has none.
-func UpdatedCode(updated json.RawMessage) (string, bool) {
-	var v struct {
-		Code *string `json:"code"`
-	}
-	if json.Unmarshal(updated, &v) != nil || v.Code == nil {
-		return "", false
-	}
-	return *v.Code, true
-}
-
 // RuleCould reports whether a permission rule could let call run without
 // asking, given the rules' verdict on it: a hook's allow skips the question
 // only where a rule could. Never for a protected file, a command that
