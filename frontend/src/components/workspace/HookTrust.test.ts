@@ -17,7 +17,7 @@ function fake(w: HookFile): HooksBackend {
     hooks: vi.fn(async () => info(w)),
     saveHooks: vi.fn(),
     setHookDisabled: vi.fn(),
-    trustHooks: vi.fn(async () => info(file(true))),
+    trustHooks: vi.fn(async () => ({ ...info(file(true)), note: 'Saved and applied: the agent restarted with them.' })),
     claudeHooks: vi.fn(),
     importClaudeHooks: vi.fn(),
   } as HooksBackend;
@@ -31,6 +31,7 @@ describe('HookTrust', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Trust' }));
     expect(hooks.trustHooks).toHaveBeenCalledWith('sha256:d');
     await waitFor(() => expect(screen.queryByTestId('hook-trust')).toBeNull());
+    expect(screen.queryByTestId('hook-trust-later')).toBeNull();
   });
 
   it('says when trusted hooks changed, and Not now leaves them untrusted', async () => {
@@ -40,6 +41,15 @@ describe('HookTrust', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Not now' }));
     expect(screen.queryByTestId('hook-trust')).toBeNull();
     expect(hooks.trustHooks).not.toHaveBeenCalled();
+  });
+
+  it('says when trusted hooks run only from the next start (a turn was running)', async () => {
+    const hooks = fake(file(false));
+    hooks.trustHooks = vi.fn(async () => ({ ...info(file(true)), note: 'Saved. The agent runs them from its next start (Apply settings, once the turn ended).' }));
+    render(HookTrust, { path: '/ws', hooks, onerror: vi.fn() });
+    await userEvent.click(await screen.findByRole('button', { name: 'Trust' }));
+    expect((await screen.findByTestId('hook-trust-later')).textContent).toContain("from the agent's next start");
+    expect(screen.queryByTestId('hook-trust')).toBeNull();
   });
 
   it('asks nothing for trusted hooks', async () => {
