@@ -71,6 +71,7 @@ func (a *Agent) compact(ctx context.Context, emit func(Event), reason string) er
 	if k <= start {
 		return ErrNothingToCompact
 	}
+	a.preCompactHooks(ctx, emit, reason)
 	emit(&Compacting{Meta: Meta{AgentID: a.id}, Reason: reason, Messages: k - start})
 	summary, usages, err := a.summarise(ctx, emit, prev, hist[start:k])
 	if err != nil {

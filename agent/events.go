@@ -41,6 +41,7 @@ type (
 	ToolProgress             = event.ToolProgress
 	LogLine                  = event.LogLine
 	Notice                   = event.Notice
+	HookNote                 = event.HookNote
 	ToolCall                 = event.ToolCall
 	CodeAction               = event.CodeAction
 	ShellAction              = event.ShellAction
@@ -48,6 +49,12 @@ type (
 	FileRead                 = event.FileRead
 	FileWrite                = event.FileWrite
 	FileEdit                 = event.FileEdit
+)
+
+const (
+	HookBlocked = event.HookBlocked
+	HookChanged = event.HookChanged
+	HookContext = event.HookContext
 )
 
 const (

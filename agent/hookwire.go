@@ -22,7 +22,8 @@ import (
 // UserPromptSubmit, Stop, SessionStart and SessionEnd. Subagents run the
 // same hooks. Go functions are hooks too (hooks.Set.Add). Given more than
 // once (Workspace.StartAgent gives the user's and the workspace's), the
-// sets add up; the first runner's Dir and settings stay.
+// sets add up; the first runner's Dir and settings stay, and the first
+// Observe given.
 func WithHooks(r *hooks.Runner) Option {
 	return func(o *options) {
 		if o.hooks == nil || r == nil {
@@ -33,6 +34,9 @@ func WithHooks(r *hooks.Runner) Option {
 		}
 		merged := *o.hooks
 		merged.Sets = append(append([]hooks.Set(nil), o.hooks.Sets...), r.Sets...)
+		if merged.Observe == nil {
+			merged.Observe = r.Observe
+		}
 		o.hooks = &merged
 	}
 }
@@ -42,6 +46,9 @@ type hookState struct {
 	// tools are the calls as PreToolUse hooks saw them, by correlation id
 	// (the first: a cell's own, not its shell commands'), for PostToolUse.
 	tools sync.Map
+	// before is what PreToolUse hooks said for the model, by correlation
+	// id ([]string), for after the call's result.
+	before sync.Map
 	// context is what SessionStart hooks said, for the first prompt.
 	mu      sync.Mutex
 	context []string
@@ -60,6 +67,7 @@ func (a *Agent) wireHooks() {
 			in := a.hookInput(hooks.PermissionRequest)
 			in.ToolName, in.ToolInput, in.ToolUseID = t.Name, t.Input, corr
 			o := r.Run(ctx, in)
+			o.Tool = t
 			if r.Has(hooks.Notification) && o.Decision != hooks.Deny && o.Decision != hooks.Allow {
 				// Told, not asked: the question does not wait for it.
 				in := a.hookInput(hooks.Notification)
@@ -85,6 +93,11 @@ func (a *Agent) wireHooks() {
 			in.Cwd = d
 		}
 		o := r.Run(ctx, in)
+		o.Tool = t
+		if len(o.Context) > 0 && o.Decision != hooks.Deny {
+			v, _ := a.hookState.before.LoadOrStore(corr, &hookTexts{})
+			v.(*hookTexts).add(o.Context)
+		}
 		if o.Decision == hooks.Deny && !had {
 			// It does not run: no PostToolUse.
 			a.hookState.tools.Delete(corr)
@@ -172,6 +185,10 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 		return
 	}
 	t := v.(hooks.Tool)
+	var before []string
+	if b, ok := a.hookState.before.LoadAndDelete(resp.ID); ok {
+		before = b.(*hookTexts).all()
+	}
 	if resp.Output == RejectedText {
 		// The user said no: it did not run.
 		return
@@ -188,10 +205,12 @@ func (a *Agent) afterTool(ctx context.Context, emit func(Event), resp *model.Fun
 		in.ToolResponse, _ = json.Marshal(map[string]any{"output": resp.Output, "is_error": resp.IsError})
 	}
 	o := a.runHooks(ctx, emit, resp.ID, in)
+	if len(before) > 0 {
+		resp.Output += "\n\n" + hookContext(before)
+	}
 	if len(o.Context) > 0 {
-		text := hookContext(o.Context)
-		resp.Output += "\n\n" + text
-		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: resp.ID}, Text: text})
+		resp.Output += "\n\n" + hookContext(o.Context)
+		emit(&event.HookNote{Meta: Meta{AgentID: a.id, CorrelationID: resp.ID}, Kind: event.HookContext, Event: string(ev), Tool: t.Name, Text: strings.Join(o.Context, "\n")})
 	}
 }
 
@@ -332,7 +351,7 @@ func (a *Agent) afterCallFromCode(ctx context.Context, emit func(Event), corr, s
 	}
 	o := a.runHooks(ctx, emit, corr, in)
 	if len(o.Context) > 0 {
-		emit(&Notice{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Text: hookContext(o.Context)})
+		emit(&event.HookNote{Meta: Meta{AgentID: a.id, CorrelationID: corr}, Kind: event.HookContext, Event: string(ev), Tool: in.ToolName, Text: strings.Join(o.Context, "\n")})
 	}
 }
 
@@ -349,4 +368,51 @@ func (a *Agent) subagentHooks(ctx context.Context, emit func(Event), corr string
 		in.StopHookActive = &active
 	}
 	a.runHooks(ctx, emit, corr, in)
+}
+
+// hookChanged says for the model that a hook changed a call's input, and
+// what it ran with; "" when ran is tc.
+func hookChanged(tc, ran ToolCall, dir string, mcp func(GenericCall) (string, string, bool)) string {
+	if ran == nil {
+		return ""
+	}
+	before, after := hooks.ToolFor(tc, dir, mcp), hooks.ToolFor(ran, dir, mcp)
+	if string(before.Input) == string(after.Input) {
+		return ""
+	}
+	return "A hook changed this call's input; it ran with: " + string(after.Input)
+}
+
+// preCompactHooks runs PreCompact before a compaction: trigger "manual"
+// for Compact now, "auto" for the others. What the hooks say is shown;
+// they decide nothing (Claude Code's PreCompact does not block either).
+func (a *Agent) preCompactHooks(ctx context.Context, emit func(Event), reason string) {
+	if a.hookState == nil {
+		return
+	}
+	in := a.hookInput(hooks.PreCompact)
+	in.Trigger = "auto"
+	if reason == CompactManual {
+		in.Trigger = "manual"
+	}
+	a.runHooks(ctx, emit, "", in)
+}
+
+// hookTexts gathers what PreToolUse hooks said for the model about a call
+// and the shell commands and calls from code inside it.
+type hookTexts struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (h *hookTexts) add(texts []string) {
+	h.mu.Lock()
+	h.texts = append(h.texts, texts...)
+	h.mu.Unlock()
+}
+
+func (h *hookTexts) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.texts...)
 }

@@ -73,8 +73,8 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 		if !found {
 			return resp, false, false
 		}
-		resp, rejected = a.approveThen(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints, Server: t.Server}, func() (string, bool, []model.Image) {
-			return a.mcp.CallJSON(ctx, t, call.Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
+		resp, rejected = a.approveRun(ctx, call, emit, GenericCall{ToolName: call.Name, Args: call.Args, Hints: t.Hints, Server: t.Server}, func(ran ToolCall) (string, bool, []model.Image) {
+			return a.mcp.CallJSON(ctx, t, ran.(GenericCall).Args, emit, Meta{AgentID: a.id, CorrelationID: call.ID}, stopText)
 		})
 		return resp, rejected, true
 	}
@@ -90,13 +90,23 @@ func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit fu
 
 // approveThen asks for tc and runs do when it is approved.
 func (a *Agent) approveThen(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func() (string, bool, []model.Image)) (model.FunctionResponse, bool) {
-	ok, err := a.approvals.Ask(ctx, emit, call.ID, tc, 0)
+	return a.approveRun(ctx, call, emit, tc, func(ToolCall) (string, bool, []model.Image) { return do() })
+}
+
+// approveRun asks for tc and runs do with the call to run: tc, or tc as a
+// hook changed it (updatedInput), which the result then says for the
+// model, so the history records what ran.
+func (a *Agent) approveRun(ctx context.Context, call model.FunctionCall, emit func(Event), tc ToolCall, do func(ran ToolCall) (string, bool, []model.Image)) (model.FunctionResponse, bool) {
+	ok, ran, err := a.approvals.AskCall(ctx, emit, call.ID, tc, 0)
 	approvalAnswered(ctx)
 	if !ok {
 		return a.notApproved(ctx, call, emit, err)
 	}
 	a.logRuleError(err)
-	text, isErr, images := do()
+	text, isErr, images := do(ran)
+	if changed := hookChanged(tc, ran, a.cfg.Dir, a.mcpServerOf); changed != "" {
+		text = changed + "\n\n" + text
+	}
 	text, saved := a.offload(text)
 	return a.savedResult(emit, call, text, saved, isErr, images), false
 }
@@ -273,7 +283,18 @@ func (a *Agent) runFileTool(ctx context.Context, call model.FunctionCall, emit f
 	default:
 		tc = FileRead{ToolName: call.Name, Path: path}
 	}
-	return a.approveThen(ctx, call, emit, tc, func() (string, bool, []model.Image) {
+	return a.approveRun(ctx, call, emit, tc, func(ran ToolCall) (string, bool, []model.Image) {
+		// A hook may have changed what is written (never where).
+		switch v := ran.(type) {
+		case FileWrite:
+			w := args.(files.WriteArgs)
+			w.Content = v.Content
+			args = w
+		case FileEdit:
+			e := args.(files.EditArgs)
+			e.OldText, e.NewText = v.OldText, v.NewText
+			args = e
+		}
 		if err := a.remote.Refresh(ctx, a.cfg); err != nil {
 			a.opts.log.Warn("remote workspace not brought up to date", "err", err)
 		}

@@ -5,7 +5,9 @@
 package approval
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/event"
@@ -88,6 +90,19 @@ func (ap *Approver) Ask(ctx context.Context, emit func(event.Event), corr string
 // (a code action's cell, ApprovalRequest.Edit): edited is it, "" when the
 // call runs as it is.
 func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration) (ok bool, edited string, err error) {
+	return ap.ask(ctx, emit, corr, call, timeout, nil)
+}
+
+// AskCall is Ask that also returns the call to run: call itself, or call
+// as a PreToolUse hook's updatedInput changed it (the approval showed that
+// one). The caller runs what it gets back.
+func (ap *Approver) AskCall(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration) (ok bool, run event.ToolCall, err error) {
+	run = call
+	ok, _, err = ap.ask(ctx, emit, corr, call, timeout, &run)
+	return ok, run, err
+}
+
+func (ap *Approver) ask(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration, run *event.ToolCall) (ok bool, edited string, err error) {
 	defer func() {
 		// The first approval of a call starts its time: a shell command
 		// asked from inside a cell is part of the cell's.
@@ -102,7 +117,11 @@ func (ap *Approver) AskEditable(ctx context.Context, emit func(event.Event), cor
 	if ap.Perm != nil {
 		verdict = ap.Perm.Evaluate(pc)
 	}
-	hook, err := ap.askHooks(ctx, emit, meta, &call, verdict)
+	hook, err := ap.askHooks(ctx, emit, meta, &call, &verdict)
+	if run != nil {
+		*run = call
+	}
+	pc = call.Permission()
 	switch {
 	case errors.Is(err, errStopped):
 		return false, "", nil
@@ -269,14 +288,17 @@ func (h hookAnswer) edited(user string) string {
 }
 
 // askHooks runs the PreToolUse hooks for *call. A deny is returned as a
-// *HookDenied error (the call does not run; the model is told why). A
-// code action's updatedInput replaces *call, so the approval shows the
-// code that will run and the history records it as edited. An allow lets
-// the call run without asking only where a permission rule could have
-// (RuleCould); a failed hook, an ask, or a change freeact cannot make for
-// this kind of call sends it to the user with the reason. A call runs
-// neither silently nor is it denied silently because a hook broke.
-func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta event.Meta, call *event.ToolCall, verdict permission.Verdict) (hookAnswer, error) {
+// *HookDenied error (the call does not run; the model is told why). An
+// updatedInput replaces *call (hooks.Apply: a code action's code, an MCP
+// call's arguments, a file write's content or an edit's texts), so the
+// approval shows what will run and the rules' *verdict is taken anew for
+// it; a change freeact cannot make sends the call to the user unchanged.
+// An allow lets the call run without asking only where a permission rule
+// could have (RuleCould); a failed hook or an ask sends it to the user with
+// the reason. A call runs neither silently nor is it denied silently
+// because a hook broke. What the hooks did to the call is told as a
+// HookNote.
+func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta event.Meta, call *event.ToolCall, verdict *permission.Verdict) (hookAnswer, error) {
 	if ap.PreTool == nil {
 		return hookAnswer{}, nil
 	}
@@ -298,33 +320,45 @@ func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta e
 		emit(&event.Notice{Meta: meta, Text: text})
 		return hookAnswer{}, errStopped
 	}
+	tool := o.Tool.Name
+	if tool == "" {
+		tool = (*call).Name()
+	}
 	if o.Decision == hooks.Deny {
 		if reasons == "" {
 			reasons = "no reason given"
 		}
-		emit(&event.Notice{Meta: meta, Text: fmt.Sprintf("A hook blocked %s: %s", (*call).Name(), reasons)})
+		emit(&event.HookNote{Meta: meta, Kind: event.HookBlocked, Event: string(hooks.PreToolUse), Tool: tool, Text: reasons})
 		return hookAnswer{}, &HookDenied{Reason: reasons}
+	}
+	if len(o.Context) > 0 {
+		// The model gets it after the call's result (agent/hookwire.go).
+		emit(&event.HookNote{Meta: meta, Kind: event.HookContext, Event: string(hooks.PreToolUse), Tool: tool, Text: strings.Join(o.Context, "\n")})
 	}
 	var h hookAnswer
 	decision := o.Decision
 	if len(o.UpdatedInput) > 0 {
-		code, ok := hooks.UpdatedCode(o.UpdatedInput)
-		ca, isCode := (*call).(event.CodeAction)
+		changed, err := hooks.Apply(*call, o.Tool, o.UpdatedInput)
 		switch {
-		case ok && isCode:
-			if code != ca.Code {
-				ca.Code, h.code = code, code
-				*call = ca
-				reasons = strings.TrimSpace(reasons + "\nA hook changed the code; the code shown is what will run.")
-			}
-		default:
+		case err != nil:
 			decision = hooks.Ask
-			reasons = strings.TrimSpace(reasons + "\nA hook asked to change this call's input, which freeact cannot do for it; if you approve, it runs as shown.")
+			reasons = strings.TrimSpace(reasons + "\nA hook asked to change this call's input, which freeact cannot do (" + err.Error() + "); if you approve, it runs as shown.")
+		case !sameCall(changed, *call):
+			if ca, ok := changed.(event.CodeAction); ok {
+				h.code = ca.Code
+			}
+			*call = changed
+			if ap.Perm != nil {
+				*verdict = ap.Perm.Evaluate(changed.Permission())
+			}
+			reasons = strings.TrimSpace(reasons + "\nA hook changed the input; what is shown is what will run.")
+			emit(&event.HookNote{Meta: meta, Kind: event.HookChanged, Event: string(hooks.PreToolUse), Tool: tool,
+				Text: strings.Join(o.Reasons, "\n"), Input: string(o.UpdatedInput)})
 		}
 	}
 	switch decision {
 	case hooks.Allow:
-		if hooks.RuleCould(verdict, *call) {
+		if hooks.RuleCould(*verdict, *call) {
 			emit(&event.AutoApproved{Meta: meta, ToolCall: *call, Display: event.Display(*call), By: event.ByHook, Rule: reasons})
 			h.allowed = true
 			return h, nil
@@ -336,6 +370,13 @@ func (ap *Approver) askHooks(ctx context.Context, emit func(event.Event), meta e
 		h.ask = "Hook: " + reasons
 	}
 	return h, nil
+}
+
+// sameCall reports whether a and b are the same call.
+func sameCall(a, b event.ToolCall) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
 }
 
 // askPermissionHooks runs the PermissionRequest hooks for a call about to
@@ -360,7 +401,11 @@ func (ap *Approver) askPermissionHooks(ctx context.Context, emit func(event.Even
 		if reasons == "" {
 			reasons = "no reason given"
 		}
-		emit(&event.Notice{Meta: meta, Text: fmt.Sprintf("A hook blocked %s: %s", call.Name(), reasons)})
+		tool := o.Tool.Name
+		if tool == "" {
+			tool = call.Name()
+		}
+		emit(&event.HookNote{Meta: meta, Kind: event.HookBlocked, Event: string(hooks.PermissionRequest), Tool: tool, Text: reasons})
 		return true, false, &HookDenied{Reason: reasons}
 	case o.Decision == hooks.Allow && len(o.UpdatedInput) == 0 && hooks.RuleCould(verdict, call):
 		emit(&event.AutoApproved{Meta: meta, ToolCall: call, Display: event.Display(call), By: event.ByHook, Rule: reasons})

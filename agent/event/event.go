@@ -580,3 +580,27 @@ type Notice struct {
 	Meta
 	Text string `json:"text"`
 }
+
+// Kinds of HookNote.
+const (
+	HookBlocked = "blocked"
+	HookChanged = "changed"
+	HookContext = "context"
+)
+
+// HookNote tells the user that a hook (agent/hooks) blocked a call,
+// changed its input or added context for the model, with what it said.
+// Text is the hooks' own words: front ends show it as plain text, never
+// as markup or as one of the app's notes, whatever it imitates.
+type HookNote struct {
+	Meta
+	// Kind is HookBlocked, HookChanged or HookContext.
+	Kind string `json:"kind"`
+	// Event is the hook event (PreToolUse, PostToolUse...); Tool the call
+	// as hooks name it (Bash, Write, mcp__server__tool, PythonCell).
+	Event string `json:"event"`
+	Tool  string `json:"tool"`
+	Text  string `json:"text"`
+	// Input is, for HookChanged, the input the call runs with, as JSON.
+	Input string `json:"input,omitempty"`
+}

@@ -180,6 +180,9 @@ type Result struct {
 // Outcome is the combined answer of an event's handlers.
 type Outcome struct {
 	Results []Result
+	// Tool is the call as the handlers saw it (PreToolUse and
+	// PermissionRequest; set by the agent, which named it).
+	Tool Tool
 	// Decision for PreToolUse and PermissionRequest: Deny wins over Ask,
 	// Ask over Allow; "" is no opinion. A handler that failed counts as
 	// Ask (its reason in Reasons), never as allow or deny.

@@ -37,6 +37,8 @@ type Runner struct {
 	Client *http.Client
 	// MaxOutput overrides the package's MaxOutput (tests).
 	MaxOutput int
+	// Observe, when set, hears what each event's handlers did.
+	Observe Observe
 }
 
 // Has reports whether any handler is set for ev.
@@ -113,7 +115,11 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 		}()
 	}
 	wg.Wait()
-	return combine(in.HookEventName, results)
+	o := combine(in.HookEventName, results)
+	if r.Observe != nil {
+		r.Observe(in, o)
+	}
+	return o
 }
 
 func (r *Runner) limit() int {

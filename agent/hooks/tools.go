@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/freeact/desktop/agent/event"
@@ -73,24 +75,63 @@ func ToolFor(call event.ToolCall, workspace string, mcp func(event.GenericCall) 
 	return Tool{call.Name(), json.RawMessage("{}")}
 }
 
-// Editable reports whether freeact can run call with a hook's updatedInput
-// in place of its own: a code action's code. Other calls that a hook wants
-// changed go to the user unchanged, with the hook's wish as the reason.
-func Editable(call event.ToolCall) bool {
-	_, ok := call.(event.CodeAction)
-	return ok
-}
-
-// UpdatedCode reads the code of a code action's updatedInput; ok false
-// when it has none.
-func UpdatedCode(updated json.RawMessage) (string, bool) {
-	var v struct {
-		Code *string `json:"code"`
+// Apply returns call as a hook's updatedInput changes it; seen is the call
+// as the hooks saw it (ToolFor). Like Claude Code, updatedInput stands for
+// the whole input: a code action takes its "code", an MCP call its
+// arguments, a file write its "content" and a file edit its "old_string"
+// and "new_string"; a key left out keeps its value. What freeact cannot do
+// is an error that says so, and the call is left as it was: moving a file
+// tool to another path, changing a shell command (the kernel runs the
+// command it asked about) or a read.
+func Apply(call event.ToolCall, seen Tool, updated json.RawMessage) (event.ToolCall, error) {
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(updated, &in); err != nil {
+		return call, fmt.Errorf("updatedInput is not a JSON object: %w", err)
 	}
-	if json.Unmarshal(updated, &v) != nil || v.Code == nil {
-		return "", false
+	str := func(key string, into *string) error {
+		raw, ok := in[key]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(raw, into); err != nil {
+			return fmt.Errorf("updatedInput.%s is not a string", key)
+		}
+		return nil
 	}
-	return *v.Code, true
+	samePath := func() error {
+		var was struct {
+			Path string `json:"file_path"`
+		}
+		_ = json.Unmarshal(seen.Input, &was)
+		p := was.Path
+		if err := str("file_path", &p); err != nil {
+			return err
+		}
+		if p != was.Path {
+			return fmt.Errorf("a hook cannot move %s to another file (%s)", seen.Name, p)
+		}
+		return nil
+	}
+	switch c := call.(type) {
+	case event.CodeAction:
+		return c, errors.Join(str("code", &c.Code))
+	case event.GenericCall:
+		c.Args = append(json.RawMessage(nil), updated...)
+		return c, nil
+	case event.FileWrite:
+		if err := errors.Join(samePath(), str("content", &c.Content)); err != nil {
+			return call, err
+		}
+		return c, nil
+	case event.FileEdit:
+		if err := errors.Join(samePath(), str("old_string", &c.OldText), str("new_string", &c.NewText)); err != nil {
+			return call, err
+		}
+		return c, nil
+	case event.ShellAction:
+		return call, fmt.Errorf("freeact cannot change a shell command: the kernel runs the command it asked about")
+	}
+	return call, fmt.Errorf("freeact cannot change the input of %s", seen.Name)
 }
 
 // RuleCould reports whether a permission rule could let call run without

@@ -166,7 +166,12 @@ func (h *Host) CallTool(ctx context.Context, server, tool string, args json.RawM
 	ctx, cancel := merge(ctx, c.Ctx)
 	defer cancel()
 	call := event.GenericCall{ToolName: server + "_" + tool, Args: model.ArgsJSON(args), PTC: true, Hints: h.a.PTCHints(ctx, server, tool), Server: server}
-	ok, err := h.a.Approvals().Ask(ctx, c.Emit, c.Corr, call, h.a.ApprovalTimeout())
+	ok, ran, err := h.a.Approvals().AskCall(ctx, c.Emit, c.Corr, call, h.a.ApprovalTimeout())
+	if g, changed := ran.(event.GenericCall); changed {
+		// A hook's updatedInput: the arguments the approval showed.
+		call = g
+		args = json.RawMessage(g.Args)
+	}
 	switch {
 	case errors.Is(err, approval.ErrTimeout):
 		return nil, fmt.Errorf("%w: no answer within approval_timeout (%s)", context.DeadlineExceeded, h.a.ApprovalTimeout())

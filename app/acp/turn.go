@@ -86,6 +86,8 @@ func (t *turn) handle(ev agent.Event) {
 	case *agent.BudgetRequest:
 		t.send(sdk.UpdateAgentMessageText("\n\n(The session's budget is spent: raise max_cost in agent.json to go on.)\n"))
 		e.Continue(false)
+	case *agent.HookNote:
+		t.send(sdk.UpdateAgentMessageText(hookNoteText(e)))
 	case *agent.ReplyCut:
 		if main {
 			t.cut = true

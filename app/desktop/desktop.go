@@ -53,6 +53,9 @@ type Desktop struct {
 	mu sync.Mutex
 	ws *workspace // nil until a workspace is opened
 
+	// hookRuns are the hooks' last runs, for Settings → Hooks (hooks.go).
+	hookRuns hookRuns
+
 	sendMu sync.Mutex
 	seq    uint64 // of the last message sent to the window
 

@@ -59,6 +59,7 @@ func contractEvents() []queued {
 			{Path: "b.txt", Status: checkpoint.Deleted, Binary: true, Large: true, Added: 751, Removed: 752},
 		}}},
 		{ev: &agent.Notice{Meta: meta, Text: "checkpoints are off"}},
+		{ev: &agent.HookNote{Meta: meta, Kind: agent.HookChanged, Event: "PreToolUse", Tool: "mcp__github__search", Text: "narrower query", Input: `{"q":"freeact is:open"}`}},
 		{ev: &agent.ToolProgress{Meta: meta, Server: "github", Progress: 3, Total: 10, Message: "3 of 10 pages", Clipped: 3,
 			Logs: []agent.LogLine{{Level: "warning", Message: "rate limited", Clipped: 4}}, Dropped: 2}},
 		{ev: &agent.ReplyCut{Meta: meta, Text: "The model's reply was cut at 761 output tokens.", OutputTokens: 761, MaxTokens: 762, Setting: agent.MaxTokensSetting, Dropped: []string{agent.ExecuteTool}}},

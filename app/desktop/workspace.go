@@ -369,6 +369,7 @@ func (ws *workspace) start(sessionID string) {
 					SessionID: sessionID, starting: sessionID == ""})
 			},
 			SignIn: mcp.SignInOptions{Browser: u.browser}, Forms: u.elicit,
+			Options: []agent.Option{ws.d.hookOption()},
 		})
 		ws.mu.Lock()
 		stale := ws.gen != gen || ws.closed

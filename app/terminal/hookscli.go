@@ -16,23 +16,25 @@ import (
 	"github.com/freeact/desktop/app/adapter"
 )
 
-// RunHooks is `freeact hooks list|trust [--workspace DIR]`: the user's
-// own hooks and a workspace's, with whether the workspace's are trusted;
-// trust shows the workspace's hooks file and records the user's trust in
-// exactly that content (and the scripts beside it).
+// RunHooks is `freeact hooks list|trust|import [--workspace DIR]`: the
+// user's own hooks and a workspace's, with whether the workspace's are
+// trusted; trust shows the workspace's hooks file and records the user's
+// trust in exactly that content (and the scripts beside it); import shows
+// the hooks of the project's Claude Code settings and adds them to its
+// .freeact/hooks.json.
 func RunHooks(_ context.Context, args []string, b adapter.Build, s adapter.Streams) error {
-	usage := adapter.UsageError{Err: errors.New("hooks takes list or trust: e.g. freeact hooks trust --workspace DIR")}
+	usage := adapter.UsageError{Err: errors.New("hooks takes list, trust or import: e.g. freeact hooks trust --workspace DIR")}
 	if len(args) == 0 {
 		return usage
 	}
 	if args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(s.Out, "Usage: freeact hooks list | trust [--workspace DIR] [--yes]")
+		fmt.Fprintln(s.Out, "Usage: freeact hooks list | trust | import [--workspace DIR] [--yes]")
 		return nil
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("hooks "+sub, flag.ContinueOnError)
 	ws := fs.String("workspace", ".", "the workspace `directory`")
-	yes := fs.Bool("yes", false, "trust without asking (trust only)")
+	yes := fs.Bool("yes", false, "trust or import without asking")
 	if err := adapter.ParseFlags(fs, args[1:], s.Err); err != nil {
 		return err
 	}
@@ -49,6 +51,8 @@ func RunHooks(_ context.Context, args []string, b adapter.Build, s adapter.Strea
 		return listHooks(s.Out, b.Dirs.Config, dir, trust)
 	case "trust":
 		return trustHooks(s, dir, trust, *yes)
+	case "import":
+		return importHooks(s, dir, trust, *yes)
 	}
 	return usage
 }
@@ -132,5 +136,45 @@ func trustHooks(s adapter.Streams, dir string, trust *hooks.Trust, yes bool) err
 		return err
 	}
 	fmt.Fprintf(s.Out, "Trusted. A change to the file or its scripts asks again.\n")
+	return nil
+}
+
+// importHooks shows the hooks of dir's Claude Code settings, asks, and
+// adds them to .freeact/hooks.json: trusted, since the user saw them,
+// unless the workspace already had hooks the user had not trusted.
+func importHooks(s adapter.Streams, dir string, trust *hooks.Trust, yes bool) error {
+	imp, err := hooks.ReadClaude(dir)
+	if err != nil {
+		return err
+	}
+	any := false
+	for _, f := range imp.Files {
+		if f.Hooks == "" {
+			fmt.Fprintf(s.Out, "%s: no hooks\n", f.Path)
+			continue
+		}
+		any = true
+		fmt.Fprintf(s.Out, "%s has these hooks, which would run on your machine, as you, at the agent's events:\n\n%s\n\n", f.Path, f.Hooks)
+	}
+	if !any {
+		return fmt.Errorf("%s: the Claude Code settings hold no hooks: nothing to import", dir)
+	}
+	if !yes {
+		fmt.Fprintf(s.Out, "Import them into %s? [y/N] ", hooks.WorkspaceFile(dir))
+		line, _ := bufio.NewReader(s.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(s.Out, "Nothing imported.")
+			return nil
+		}
+	}
+	trusted, err := hooks.ImportClaudeTrusted(dir, imp.Digest, trust)
+	if err != nil {
+		return err
+	}
+	if trusted {
+		fmt.Fprintf(s.Out, "Imported into %s and trusted.\n", hooks.WorkspaceFile(dir))
+	} else {
+		fmt.Fprintf(s.Out, "Imported into %s. Its other hooks are not trusted, so none run: review them with freeact hooks trust.\n", hooks.WorkspaceFile(dir))
+	}
 	return nil
 }

@@ -180,6 +180,8 @@ func (t *terminal) show(ev agent.Event) {
 		t.write(t.style.yellow(e.Text) + "\n")
 	case *agent.Notice:
 		t.line(t.style.yellow(visible.Line(e.Text)))
+	case *agent.HookNote:
+		t.line(t.style.yellow(hookNoteLine(e)))
 	case *agent.ReplyCut:
 		t.line(t.style.yellow(visible.String(e.Text)))
 	case *agent.Compacting:
@@ -643,4 +645,22 @@ func mcpWaitingText(e *agent.MCPWaiting) string {
 		limit = fmt.Sprintf(" (up to %.0f s)", e.LimitSecs)
 	}
 	return "Waiting for " + servers + " to start" + limit + "… Enter or /skip goes on without it."
+}
+
+// hookNoteLine is the terminal's line for a hook that blocked, changed or
+// added context to a call: the hook's words on one line, every control
+// character shown, so they cannot pose as the terminal's own prompts.
+func hookNoteLine(e *agent.HookNote) string {
+	what := map[string]string{agent.HookBlocked: "blocked", agent.HookChanged: "changed the input of", agent.HookContext: "added context to"}[e.Kind]
+	if what == "" {
+		what = e.Kind
+	}
+	line := fmt.Sprintf("hook (%s) %s %s", e.Event, what, e.Tool)
+	if e.Text != "" {
+		line += ": " + e.Text
+	}
+	if e.Input != "" {
+		line += " → runs with " + e.Input
+	}
+	return visible.Line(line)
 }

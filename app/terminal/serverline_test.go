@@ -63,6 +63,7 @@ func TestServerTextStaysOnOneLine(t *testing.T) {
 			&agent.ApprovalRequest{Meta: agent.Meta{AgentID: agent.MainAgent}, ToolCall: agent.GenericCall{ToolName: fake, Args: []byte(`{}`)}, Reason: fake},
 			&agent.Failed{Meta: agent.Meta{AgentID: agent.MainAgent}, Error: fake},
 			&agent.Notice{Meta: agent.Meta{AgentID: agent.MainAgent}, Text: fake},
+			&agent.HookNote{Meta: agent.Meta{AgentID: agent.MainAgent}, Kind: agent.HookBlocked, Event: "PreToolUse", Tool: "Bash", Text: fake, Input: fake},
 		} {
 			var out bytes.Buffer
 			term := newTerminal(adapter.Streams{In: strings.NewReader(""), Out: &out, Err: &out}, false, nil)

@@ -97,6 +97,7 @@ describe('the keyboard', () => {
       { id: 'mcp', label: 'MCP servers', ready: () => panel.getByRole('button', { name: 'Add server' }) },
       { id: 'sandbox', label: 'Sandbox', ready: () => panel.getByRole('switch', { name: 'Run code in the sandbox' }) },
       { id: 'keys', label: 'API keys', ready: () => panel.getByTestId('key-storage') },
+      { id: 'hooks', label: 'Hooks', ready: () => panel.getByTestId('hooks-workspace') },
       { id: 'permissions', label: 'Permissions', ready: () => panel.getByTestId('saved-grants') },
     ];
     expect((await panel.getByRole('tab').allTextContents()).map((s) => s.trim())).toEqual(tabs.map((t) => t.label));

@@ -253,7 +253,7 @@ function connected(): boolean {
   return w.go?.desktop?.Desktop !== undefined;
 }
 
-async function call<T>(fn: () => Promise<T>): Promise<T> {
+export async function call<T>(fn: () => Promise<T>): Promise<T> {
   if (!connected()) {
     throw new Error('The freeact backend is not connected: open this page through the freeact app.');
   }

@@ -186,6 +186,19 @@ export type AgentEvent =
     })
   | (Meta & { type: 'Notice'; text: string })
   | (Meta & {
+      type: 'HookNote';
+      /** blocked, changed (the input) or context (added for the model). */
+      kind: 'blocked' | 'changed' | 'context';
+      /** The hook event: PreToolUse, PostToolUse... */
+      event: string;
+      /** The call as hooks name it: Bash, Write, mcp__server__tool, PythonCell. */
+      tool: string;
+      /** The hooks' own words: shown as plain text only. */
+      text: string;
+      /** For changed: the input the call runs with, as JSON. */
+      input?: string;
+    })
+  | (Meta & {
       type: 'ReplyCut';
       text: string;
       output_tokens?: number;

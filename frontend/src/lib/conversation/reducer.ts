@@ -156,6 +156,20 @@ export interface NoticeItem {
   failure?: Failure;
 }
 
+/** A hook blocked, changed or added context to a call. text is the
+ * hook's own words: shown as plain text, never as markdown or a note. */
+export interface HookItem {
+  kind: 'hook';
+  id: string;
+  what: 'blocked' | 'changed' | 'context';
+  event: string;
+  tool: string;
+  text: string;
+  input: string;
+  /** The correlation id of the call it concerns. */
+  call: string;
+}
+
 /** A failed turn, as the failure card shows it. */
 export interface Failure {
   /** api_key, model, session, or '' for anything else. */
@@ -233,6 +247,7 @@ export type Item =
   | LaneItem
   | UsageItem
   | NoticeItem
+  | HookItem
   | CompactionItem
   | TurnChangesItem
   | RevertItem
@@ -833,6 +848,17 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     }
     case 'Notice':
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'info', text: ev.text }));
+    case 'HookNote':
+      return push(s, agent, (id) => ({
+        kind: 'hook',
+        id,
+        what: ev.kind,
+        event: ev.event,
+        tool: ev.tool,
+        text: ev.text,
+        input: ev.input ?? '',
+        call: ev.correlation_id ?? '',
+      }));
     case 'ReplyCut':
       return push(s, agent, (id) => ({ kind: 'notice', id, level: 'cut', text: ev.text }));
     case 'ModelRetry':

@@ -413,6 +413,136 @@ export namespace desktop {
 	        this.prompt = source["prompt"];
 	    }
 	}
+	export class HookEntry {
+	    event: string;
+	    matcher: string;
+	    group: number;
+	    handler: number;
+	    type: string;
+	    command?: string;
+	    url?: string;
+	    timeout?: number;
+	    disabled: boolean;
+	    runs: hooks.Run[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HookEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.group = source["group"];
+	        this.handler = source["handler"];
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.url = source["url"];
+	        this.timeout = source["timeout"];
+	        this.disabled = source["disabled"];
+	        this.runs = this.convertValues(source["runs"], hooks.Run);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HookFile {
+	    source: string;
+	    path: string;
+	    exists: boolean;
+	    trusted: boolean;
+	    changed: boolean;
+	    digest: string;
+	    content: string;
+	    hooks: HookEntry[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.trusted = source["trusted"];
+	        this.changed = source["changed"];
+	        this.digest = source["digest"];
+	        this.content = source["content"];
+	        this.hooks = this.convertValues(source["hooks"], HookEntry);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HooksInfo {
+	    user: HookFile;
+	    workspace: HookFile;
+	    claude: boolean;
+	    note?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = this.convertValues(source["user"], HookFile);
+	        this.workspace = this.convertValues(source["workspace"], HookFile);
+	        this.claude = source["claude"];
+	        this.note = source["note"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InterruptedRevert {
 	    label: string;
 	    files: number;
@@ -750,6 +880,100 @@ export namespace desktop {
 	        this.warnings = source["warnings"];
 	        this.model = source["model"];
 	        this.kernel = this.convertValues(source["kernel"], KernelStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace hooks {
+	
+	export class ClaudeFile {
+	    path: string;
+	    hooks: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ClaudeFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.hooks = source["hooks"];
+	    }
+	}
+	export class ClaudeImport {
+	    files: ClaudeFile[];
+	    digest: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ClaudeImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = this.convertValues(source["files"], ClaudeFile);
+	        this.digest = source["digest"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Run {
+	    event: string;
+	    tool?: string;
+	    source: string;
+	    handler: string;
+	    verdict: string;
+	    failed?: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.tool = source["tool"];
+	        this.source = source["source"];
+	        this.handler = source["handler"];
+	        this.verdict = source["verdict"];
+	        this.failed = source["failed"];
+	        this.at = this.convertValues(source["at"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

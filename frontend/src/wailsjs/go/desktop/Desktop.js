@@ -46,6 +46,10 @@ export function CheckpointDiff(arg1) {
   return window['go']['desktop']['Desktop']['CheckpointDiff'](arg1);
 }
 
+export function ClaudeHooks() {
+  return window['go']['desktop']['Desktop']['ClaudeHooks']();
+}
+
 export function ClipboardImage() {
   return window['go']['desktop']['Desktop']['ClipboardImage']();
 }
@@ -102,12 +106,20 @@ export function ForkSession(arg1, arg2) {
   return window['go']['desktop']['Desktop']['ForkSession'](arg1, arg2);
 }
 
+export function Hooks() {
+  return window['go']['desktop']['Desktop']['Hooks']();
+}
+
 export function ImageData(arg1) {
   return window['go']['desktop']['Desktop']['ImageData'](arg1);
 }
 
 export function ImagesIn(arg1) {
   return window['go']['desktop']['Desktop']['ImagesIn'](arg1);
+}
+
+export function ImportClaudeHooks(arg1) {
+  return window['go']['desktop']['Desktop']['ImportClaudeHooks'](arg1);
 }
 
 export function InspectFolder(arg1) {
@@ -262,6 +274,10 @@ export function Sandbox() {
   return window['go']['desktop']['Desktop']['Sandbox']();
 }
 
+export function SaveHooks(arg1, arg2) {
+  return window['go']['desktop']['Desktop']['SaveHooks'](arg1, arg2);
+}
+
 export function SaveImage(arg1) {
   return window['go']['desktop']['Desktop']['SaveImage'](arg1);
 }
@@ -302,6 +318,10 @@ export function SetAPIKey(arg1, arg2) {
   return window['go']['desktop']['Desktop']['SetAPIKey'](arg1, arg2);
 }
 
+export function SetHookDisabled(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['desktop']['Desktop']['SetHookDisabled'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function Settings() {
   return window['go']['desktop']['Desktop']['Settings']();
 }
@@ -332,6 +352,10 @@ export function SkipReplay() {
 
 export function TestMCPServer(arg1, arg2) {
   return window['go']['desktop']['Desktop']['TestMCPServer'](arg1, arg2);
+}
+
+export function TrustHooks(arg1) {
+  return window['go']['desktop']['Desktop']['TrustHooks'](arg1);
 }
 
 export function Variables() {
