@@ -247,6 +247,9 @@ export interface SessionMeter {
   contextTokens: number;
   contextWindow: number;
   compactAt: number;
+  /** Auto mode's judge: its priced cost (part of cost) and its calls. */
+  judgeCost: number;
+  judgeCalls: number;
 }
 
 /** A turn paused before a call that would pass the budget. */
@@ -753,6 +756,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           contextTokens: ev.context_tokens,
           contextWindow: ev.context_window,
           compactAt: ev.compact_at,
+          judgeCost: ev.judge_cost ?? 0,
+          judgeCalls: ev.judge_calls ?? 0,
         },
       };
     case 'BudgetRequest':
