@@ -17,6 +17,8 @@ export function AnswerForm(arg1:string,arg2:string,arg3:{[key: string]: any}):Pr
 
 export function ApplySettings():Promise<void>;
 
+export function ApprovalMode():Promise<desktop.ApprovalModeState>;
+
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function ApproveEdited(arg1:string,arg2:string):Promise<void>;
@@ -158,6 +160,8 @@ export function SessionGrants():Promise<Array<permission.Rule>>;
 export function Sessions():Promise<Array<session.Info>>;
 
 export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
+
+export function SetApprovalMode(arg1:string):Promise<desktop.ApprovalModeState>;
 
 export function Settings():Promise<Array<desktop.SettingField>>;
 
