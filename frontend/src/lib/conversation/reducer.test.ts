@@ -117,7 +117,7 @@ describe('conversation reducer', () => {
     expect(t).toMatchObject({
       status: 'running',
       call: { type: 'CodeAction', code: '!ls\nprint(1)' },
-      approvedBy: { by: 'session', rule: 'ipybox_execute_ipython_cell' },
+      approvedBy: { by: 'session', rule: 'ipybox_execute_ipython_cell', reason: '' },
       output: 'a.txt\n',
       images: ['images/p.png'],
     });

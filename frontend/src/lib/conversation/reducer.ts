@@ -39,10 +39,13 @@ export interface ShellView {
   approvedBy: Approval | null;
 }
 
-/** Who let a call run without asking, and by which rule. */
+/** Who let a call run without asking, by which rule, and (auto mode's
+ * judge) why. */
 export interface Approval {
   by: ApprovedBy;
   rule: string;
+  /** The judge's reason (by "judge"); "" otherwise. */
+  reason: string;
 }
 
 export interface InputView {
@@ -624,7 +627,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'AutoApproved': {
       // A call that runs without asking shows like an approved one.
       const call = ev.tool_call;
-      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '' };
+      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '', reason: ev.reason ?? '' };
       if (call.type === 'ShellAction') {
         const command = ev.display || call.command;
         return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
