@@ -1,7 +1,7 @@
 // What a call's "auto-approved" badge says: who let it run without a
 // click (a rule, a grant, a hook, or in auto mode the sandbox, a trusted
 // read-only tool or the judge) and, for the judge, why.
-import type { Approval } from './reducer';
+import type { Approval, ToolItem } from './reducer';
 import type { ApprovedBy } from './events';
 import { visibleLine } from '../render/visible';
 
@@ -51,4 +51,9 @@ export function approvalSentence(a: Approval): string {
     default:
       return `Auto-approved by the saved rule: ${a.rule}`;
   }
+}
+
+/** The calls of items that auto mode let run without a click, oldest first. */
+export function autoRan<T extends { kind: string }>(items: T[]): (T & ToolItem)[] {
+  return items.filter((it): it is T & ToolItem => it.kind === 'tool' && byAutoMode((it as unknown as ToolItem).approvedBy));
 }
