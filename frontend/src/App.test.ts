@@ -921,10 +921,11 @@ describe('App auto mode', () => {
       setApprovalMode: vi.fn(async (mode: string) => (state = { ...state, mode, paused: false })),
     });
     render(App, { backend });
+    await userEvent.click(await screen.findByTestId('approval-mode'));
     await userEvent.click(await screen.findByRole('radio', { name: 'Auto' }));
     expect(backend.setApprovalMode).toHaveBeenCalledWith('auto');
     // Auto with the sandbox off says so in the header.
-    expect(await screen.findByTestId('auto-unsandboxed')).toHaveTextContent('Auto without sandbox');
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('Auto · no sandbox'));
     // A call auto mode ran shows in the list, with its badge.
     emit([
       {
@@ -936,7 +937,7 @@ describe('App auto mode', () => {
         reason: 'asked for',
       },
     ]);
-    expect(await screen.findByTestId('auto-ran')).toHaveTextContent('1 new in auto');
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('· 1 new'));
     // The breaker paused auto mode: the header says so and resumes it.
     state = { ...state, paused: true };
     emit([
@@ -951,9 +952,10 @@ describe('App auto mode', () => {
         reason: 'Auto mode is paused',
       },
     ]);
-    expect(await screen.findByTestId('auto-paused')).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('button', { name: 'Resume' }));
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('Auto paused'));
+    await userEvent.click(screen.getByTestId('approval-mode'));
+    await userEvent.click(screen.getByRole('button', { name: 'Resume auto mode' }));
     expect(backend.setApprovalMode).toHaveBeenLastCalledWith('auto');
-    await vi.waitFor(() => expect(screen.queryByTestId('auto-paused')).toBeNull());
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).not.toHaveTextContent('paused'));
   });
 });
