@@ -4,8 +4,8 @@ package journey
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/freeact/desktop/internal/testenv"
