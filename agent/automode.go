@@ -8,8 +8,10 @@ import (
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/event"
 	"github.com/freeact/desktop/agent/judge"
+	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/modelopen"
+	"github.com/freeact/desktop/agent/session"
 )
 
 // ApprovalMode is how approvals are answered: approval.Rules (the
@@ -46,14 +48,52 @@ func (a *Agent) autoState(m approval.Mode) *approval.State {
 		Judge:     &agentJudge{a: a},
 		Usage: func(emit func(event.Event), name string, u model.Usage) {
 			cost := a.priceOf(name, u)
-			a.costs.Add(cost, u)
+			a.costs.AddJudge(cost, u)
+			if a.store != nil {
+				// No message records a judge's call: the session keeps
+				// what it cost, so a resumed session counts it.
+				if err := a.store.AppendSpent(session.Spent{Agent: a.id, Model: name, Usage: longsession.UsageJSON([]model.Usage{u}), Judge: true}); err != nil {
+					emit(&event.Notice{Meta: Meta{AgentID: a.id}, Text: "Recording what auto mode's judge cost failed, so a resumed session will not count it: " + err.Error()})
+				}
+			}
 			emit(&Usage{Meta: Meta{AgentID: a.id}, Model: name, Usage: u, Cost: cost, Judge: true})
 			emit(a.SessionUsage())
 		},
+		Budget: a.judgeBudget,
 	}
 	st.SetMode(m)
 	return st
 }
+
+// judgeBudget asks, as before any model call, whether the judge's call
+// for call fits the session's budget; over it, the user is asked to
+// raise it (a BudgetRequest), and a no leaves the call to the user.
+func (a *Agent) judgeBudget(ctx context.Context, emit func(event.Event), call event.ToolCall) (bool, string) {
+	budget := a.cfg.Options.MaxCostPerSession
+	if budget == nil {
+		return true, ""
+	}
+	req := judge.Request(judge.UserTexts(a.History()), call)
+	size := len(req.System)
+	for _, m := range req.Messages {
+		size += len(m.Text())
+	}
+	name := a.modelName()
+	if n := a.cfg.Options.JudgeModel; n != nil && *n != "" {
+		name = *n
+	}
+	next := 0.0
+	if c := a.priceOf(name, model.Usage{InputTokens: size/4 + 1, OutputTokens: judgeOutputTokens}); c != nil {
+		next = *c
+	}
+	if ok, _ := a.costs.CheckBudget(ctx, emit, a.id, budget, next); !ok {
+		return false, "the session's budget (max_cost_per_session) is spent."
+	}
+	return true, ""
+}
+
+// judgeOutputTokens is about what a verdict takes: a line of JSON.
+const judgeOutputTokens = 100
 
 // structure reports whether the kernel runs in the sandbox and
 // checkpoints record what it changes.

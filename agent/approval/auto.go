@@ -79,6 +79,11 @@ type State struct {
 	// Usage, if set, counts a judge call's tokens and cost (a line of its
 	// own in the usage: event.Usage.Judge).
 	Usage func(emit func(event.Event), modelName string, u model.Usage)
+	// Budget, if set, is asked before each judge call whether the
+	// session's budget (max_cost_per_session) allows it; it may ask the
+	// user through emit. When it does not, the judge is not asked and the
+	// call goes to the user, labelled JudgeFailed with why.
+	Budget func(ctx context.Context, emit func(event.Event), call event.ToolCall) (ok bool, why string)
 
 	mu       sync.Mutex
 	mode     Mode
@@ -206,6 +211,11 @@ func (au *State) decide(ctx context.Context, emit func(event.Event), call event.
 	au.mu.Lock()
 	v, seen := au.verdicts[key]
 	au.mu.Unlock()
+	if !seen && au.Budget != nil {
+		if ok, why := au.Budget(ctx, emit, call); !ok {
+			return decision{label: JudgeFailed, reason: "Auto mode's judge was not asked: " + why + " So this is yours to decide. This is not a denial."}
+		}
+	}
 	if !seen {
 		timeout := au.Timeout
 		if timeout <= 0 {

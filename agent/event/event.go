@@ -427,6 +427,10 @@ type SessionUsage struct {
 	ContextTokens int `json:"context_tokens"`
 	ContextWindow int `json:"context_window"`
 	CompactAt     int `json:"compact_at"`
+	// JudgeCost and JudgeCalls are auto mode's judge's calls: their
+	// priced cost (part of Cost) and how many, a line of their own.
+	JudgeCost  float64 `json:"judge_cost,omitempty"`
+	JudgeCalls int     `json:"judge_calls,omitempty"`
 }
 
 // BudgetRequest pauses a turn before a model call that would take the

@@ -22,6 +22,10 @@ type Costs struct {
 	total    float64
 	unpriced int
 	raised   float64 // budget added by BudgetRequest answers
+	// judge and judgeCalls are auto mode's judge's share of total and
+	// its calls (a line of their own in the usage).
+	judge      float64
+	judgeCalls int
 	// outTokens and calls estimate the output of the next call.
 	outTokens, calls int
 
@@ -39,6 +43,18 @@ func (c *Costs) Add(cost *float64, u model.Usage) {
 	}
 	c.outTokens += u.OutputTokens + u.ThinkingTokens
 	c.calls++
+}
+
+// AddJudge counts a call of auto mode's judge: in the session's cost and
+// budget like any call, and on a line of its own.
+func (c *Costs) AddJudge(cost *float64, u model.Usage) {
+	c.Add(cost, u)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cost != nil {
+		c.judge += *cost
+	}
+	c.judgeCalls++
 }
 
 // ExpectedOutput is the average output of the session's calls so far
@@ -69,6 +85,7 @@ func (c *Costs) Usage(budget *float64) *event.SessionUsage {
 	su := &event.SessionUsage{
 		Meta: event.Meta{AgentID: session.MainAgent}, Cost: c.total, Unpriced: c.unpriced,
 		ContextTokens: c.contextTokens, ContextWindow: c.window, CompactAt: c.compactAt,
+		JudgeCost: c.judge, JudgeCalls: c.judgeCalls,
 	}
 	if budget != nil {
 		v := *budget + c.raised
@@ -107,14 +124,19 @@ func (c *Costs) Load(st *session.Store[model.Message], self string, hist []model
 			}
 		}
 	}
-	// Calls of failed turns, whose messages were taken out of the files.
+	// Calls of failed turns, whose messages were taken out of the files,
+	// and auto mode's judge's calls.
 	spent, err := st.Spent()
 	if err != nil {
 		return err
 	}
 	for _, sp := range spent {
 		for _, u := range UsagesOf(sp.Usage) {
-			c.Add(price(sp.Model, u), u)
+			if sp.Judge {
+				c.AddJudge(price(sp.Model, u), u)
+			} else {
+				c.Add(price(sp.Model, u), u)
+			}
 		}
 	}
 	return nil

@@ -140,8 +140,8 @@ func (s *Store[M]) dropCompactions(agentID string, n int) ([]Compaction, error) 
 
 // Spent is what model calls cost whose messages (or compactions) a
 // rollback took out of the session, or that a compaction which failed made
-// (a summary cut short is not kept): they were paid for, so the session's
-// cost keeps them. Kept in spent/rolled-back.jsonl in the session folder
+// (a summary cut short is not kept), or that auto mode's judge made: they
+// were paid for, so the session's cost keeps them. Kept in spent/rolled-back.jsonl in the session folder
 // (not beside the agents' files, which Agents lists).
 type Spent struct {
 	V     int    `json:"v"`
@@ -155,7 +155,10 @@ type Spent struct {
 	// that said so (JSON), so a resumed conversation shows it there.
 	At     int             `json:"at,omitempty"`
 	Failed json.RawMessage `json:"failed,omitempty"`
-	Meta   Meta            `json:"meta"`
+	// Judge marks the calls of auto mode's judge, which no message
+	// records.
+	Judge bool `json:"judge,omitempty"`
+	Meta  Meta `json:"meta"`
 }
 
 func (s *Store[M]) spentFile() string { return filepath.Join(s.dir, "spent", "rolled-back.jsonl") }

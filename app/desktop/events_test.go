@@ -47,7 +47,7 @@ func contractEvents() []queued {
 		{ev: &agent.CodeExecutionOutput{Meta: meta, Text: "complete output\nValueError: boom\n", Images: []string{"/ws/images/plot.png"}, Error: true, ErrorText: "ValueError: boom", Rejected: "touch x", ElapsedMS: 705}, dropped: 703, droppedLines: 704},
 		{ev: &agent.ToolOutput{Meta: meta, ToolName: "filesystem_read_text_file", Content: "result for the model", IsError: true, ElapsedMS: 420, SavedPath: ".freeact/sessions/s/tool-results/ab.txt"}},
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost, Judge: true}},
-		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723}},
+		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723, JudgeCost: 0.25, JudgeCalls: 3}},
 		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
 		{requestID: "r-mcp-wait", ev: &agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, LimitSecs: 58, Done: true, Skipped: true}},
 		{ev: &agent.Compacting{Meta: meta, Reason: agent.CompactThreshold, Messages: 731}},

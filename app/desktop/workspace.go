@@ -140,6 +140,8 @@ type workspace struct {
 	// its agent has started, the history is sent again with what only
 	// the agent knows (compactions, file changes, costs).
 	shown string
+	// modes are the conversations' approval modes (automode.go).
+	modes approvalModes
 	// interrupted is the revert cut short that the window offers to
 	// finish or roll back (recovery.go); nil when there is none.
 	interrupted *InterruptedRevert
@@ -374,6 +376,7 @@ func (ws *workspace) start(sessionID string) {
 		ws.mu.Lock()
 		stale := ws.gen != gen || ws.closed
 		if !stale && err == nil {
+			ws.modes.apply(a)
 			ws.agent = a
 			ws.session = a.SessionID()
 		}

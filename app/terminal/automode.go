@@ -51,6 +51,12 @@ func (t *terminal) judgeLine() string {
 	if t.judgePriced {
 		line += " · " + agent.FormatUSD(t.judgeCost)
 	}
+	if su := t.session; su != nil && su.JudgeCalls > t.judgeCalls {
+		line += fmt.Sprintf(" · session %d calls", su.JudgeCalls)
+		if su.JudgeCost > 0 {
+			line += " · " + agent.FormatUSD(su.JudgeCost)
+		}
+	}
 	return line
 }
 

@@ -40,3 +40,15 @@ func TestJudgeUsageOnALineOfItsOwn(t *testing.T) {
 		t.Error("the judge line survived the turn's reset")
 	}
 }
+
+// The judge line also says what the session's judge calls cost so far,
+// earlier turns and runs included.
+func TestJudgeLineShowsTheSessionsJudgeCost(t *testing.T) {
+	tm := &terminal{}
+	cost := 0.25
+	tm.countJudge(&agent.Usage{Judge: true, Cost: &cost})
+	tm.show(&agent.SessionUsage{Cost: 2, JudgeCost: 0.75, JudgeCalls: 3})
+	if l := tm.judgeLine(); !strings.Contains(l, "session 3 calls · "+agent.FormatUSD(0.75)) {
+		t.Errorf("judge line %q, want the session's 3 judge calls and their cost", l)
+	}
+}

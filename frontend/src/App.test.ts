@@ -91,6 +91,8 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     variables: vi.fn(async () => ({ variables: [], total: 0, repr_cut: false })),
     describeVariable: vi.fn(async () => ({ name: 'x', type: 'int', bytes: 28 })),
     compactNow: vi.fn(async () => {}),
+    approvalMode: vi.fn(async () => ({ mode: 'rules', paused: false, sandbox: true, checkpoints: true })),
+    setApprovalMode: vi.fn(async (mode: string) => ({ mode, paused: false, sandbox: true, checkpoints: true })),
     continueBudget: vi.fn(async () => {}),
     skipMCPWait: vi.fn(async () => {}),
     largeMentions: vi.fn(async () => []),
@@ -907,5 +909,53 @@ describe('App settings and grants', () => {
     await userEvent.click(await screen.findByRole('button', { name: /^Revoke .*git \*/ }));
     expect(backend.revokeSessionRule).toHaveBeenCalledWith(grant);
     await vi.waitFor(() => expect(screen.queryByRole('button', { name: '1 session grant' })).not.toBeInTheDocument());
+  });
+});
+
+describe('App auto mode', () => {
+  it('switches the approval mode in the header, shows the breaker and lists what ran', async () => {
+    let state = { mode: 'rules', paused: false, sandbox: false, checkpoints: true };
+    const { backend, emit } = fakeBackend({
+      workspace: vi.fn(async () => ws()),
+      approvalMode: vi.fn(async () => state),
+      setApprovalMode: vi.fn(async (mode: string) => (state = { ...state, mode, paused: false })),
+    });
+    render(App, { backend });
+    await userEvent.click(await screen.findByTestId('approval-mode'));
+    await userEvent.click(await screen.findByRole('radio', { name: 'Auto' }));
+    expect(backend.setApprovalMode).toHaveBeenCalledWith('auto');
+    // Auto with the sandbox off says so in the header.
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('Auto · no sandbox'));
+    // A call auto mode ran shows in the list, with its badge.
+    emit([
+      {
+        type: 'AutoApproved',
+        agent_id: 'main',
+        correlation_id: 'c9',
+        tool_call: { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: 'a.txt', content: 'x' },
+        by: 'judge',
+        reason: 'asked for',
+      },
+    ]);
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('· 1 new'));
+    // The breaker paused auto mode: the header says so and resumes it.
+    state = { ...state, paused: true };
+    emit([
+      {
+        type: 'ApprovalRequest',
+        agent_id: 'main',
+        correlation_id: 'c10',
+        request_id: 'r10',
+        tool_call: { type: 'FileWrite', tool_name: 'filesystem_write_text_file', path: 'b.txt', content: 'x' },
+        suggested_pattern: '',
+        judge: 'paused',
+        reason: 'Auto mode is paused',
+      },
+    ]);
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).toHaveTextContent('Auto paused'));
+    await userEvent.click(screen.getByTestId('approval-mode'));
+    await userEvent.click(screen.getByRole('button', { name: 'Resume auto mode' }));
+    expect(backend.setApprovalMode).toHaveBeenLastCalledWith('auto');
+    await vi.waitFor(() => expect(screen.getByTestId('approval-mode')).not.toHaveTextContent('paused'));
   });
 });

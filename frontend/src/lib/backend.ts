@@ -46,6 +46,9 @@ export type SettingsSource = Data<desktop.SettingsSource>;
 export type FieldError = Data<desktop.FieldError>;
 export type SkillInfo = Data<desktop.SkillInfo>;
 export type SandboxSettings = Data<desktop.SandboxSettings>;
+/** The open conversation's approval mode: rules, ask or auto (paused by its breaker). */
+export type ApprovalModeState = Data<desktop.ApprovalModeState>;
+export type ApprovalModeName = 'rules' | 'ask' | 'auto';
 export type SessionInfo = Data<session.Info>;
 export type SessionMatch = Data<session.Match>;
 export type Rule = Data<permission.Rule>;
@@ -169,6 +172,10 @@ export interface Backend {
   describeVariable(name: string): Promise<VariableDetail>;
   /** Summarises the older turns now; events report it. */
   compactNow(): Promise<void>;
+  /** The open conversation's approval mode (the header's switch). */
+  approvalMode(): Promise<ApprovalModeState>;
+  /** Sets it; "auto" again resumes auto mode after its breaker paused it. */
+  setApprovalMode(mode: ApprovalModeName): Promise<ApprovalModeState>;
   /** Answers a budget request: continue (raising the budget) or stop. */
   continueBudget(requestId: string, ok: boolean): Promise<void>;
   /** Lets a model call that waits for MCP servers go on without them. */
@@ -371,6 +378,8 @@ export const backend: Backend = {
   variables: () => call(Desktop.Variables) as Promise<Namespace>,
   describeVariable: (name) => call(() => Desktop.DescribeVariable(name)) as Promise<VariableDetail>,
   compactNow: () => call(Desktop.CompactNow),
+  approvalMode: () => call(Desktop.ApprovalMode),
+  setApprovalMode: (mode) => call(() => Desktop.SetApprovalMode(mode)),
   continueBudget: (id, ok) => call(() => Desktop.ContinueBudget(id, ok)),
   skipMCPWait: (id) => call(() => Desktop.SkipMCPWait(id)),
   checkpointDiff: (id) => call(() => Desktop.CheckpointDiff(id)),

@@ -26,4 +26,18 @@ describe('dismiss', () => {
     node.remove();
     outside.remove();
   });
+
+  it('does not close on a click inside whose target the click removed', () => {
+    const node = document.createElement('div');
+    const button = node.appendChild(document.createElement('button'));
+    const label = button.appendChild(document.createElement('span'));
+    label.addEventListener('click', () => label.remove());
+    document.body.append(node);
+    let closed = 0;
+    const action = dismiss(node, () => closed++);
+    label.click();
+    expect(closed).toBe(0);
+    action.destroy();
+    node.remove();
+  });
 });

@@ -2,8 +2,10 @@
 // outside the node, or Escape, closes them.
 
 export function dismiss(node: HTMLElement, close: (e: Event) => void) {
+  // The path is the one the click took: a click on something inside that
+  // the click's own handler removed (a count that changed) stays inside.
   const click = (e: MouseEvent) => {
-    if (!node.contains(e.target as Node)) close(e);
+    if (!e.composedPath().includes(node)) close(e);
   };
   const key = (e: KeyboardEvent) => {
     if (e.key === 'Escape') close(e);

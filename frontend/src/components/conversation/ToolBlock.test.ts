@@ -480,3 +480,30 @@ describe('ToolBlock auto-approval by a hook', () => {
     expect(badge).toHaveAttribute('title', 'Auto-approved by a hook: writes are fine');
   });
 });
+
+describe('ToolBlock auto-approval by auto mode', () => {
+  const write = { type: 'FileWrite' as const, tool_name: 'filesystem_write_text_file', path: 'a.txt', content: 'x' };
+  it.each([
+    ['sandbox', '', 'auto-approved · sandbox', 'the sandbox bounds it'],
+    ['read_only', '', 'auto-approved · read-only tool', 'read-only tool of a server you trusted'],
+    ['judge', 'the user asked\nfor a.txt', 'auto-approved · judge: the user asked', "Auto mode's judge allowed it: the user asked"],
+  ] as const)('says %s let the call run, with the judge its reason', (by, reason, text, title) => {
+    const item = toolOf([{ ...meta, type: 'AutoApproved', tool_call: write, by, reason }]);
+    show(item);
+    const badge = screen.getByTestId('auto-approved');
+    expect(badge).toHaveTextContent(text);
+    expect(badge).toHaveAttribute('data-by', by);
+    expect(badge.getAttribute('title')).toContain(title);
+    expect(badge).not.toHaveTextContent('saved rule');
+  });
+
+  it('says auto mode let a shell command inside a cell run', () => {
+    const item = toolOf([
+      askCode('!ls'),
+      { answer: 'r1', decision: 'yes' },
+      { ...meta, type: 'AutoApproved', tool_call: { type: 'ShellAction', tool_name: 'shell', command: 'ls' }, by: 'judge', reason: 'only lists' },
+    ]);
+    show(item);
+    expect(screen.getByRole('list', { name: 'Shell commands' })).toHaveTextContent('auto-approved (judge only lists)');
+  });
+});

@@ -3,7 +3,16 @@ import { render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import ContextMeter from './ContextMeter.svelte';
 
-const meter = { cost: 0.0421, unpriced: 1, budget: 5, contextTokens: 830_000, contextWindow: 1_000_000, compactAt: 800_000 };
+const meter = {
+  cost: 0.0421,
+  unpriced: 1,
+  budget: 5,
+  contextTokens: 830_000,
+  contextWindow: 1_000_000,
+  compactAt: 800_000,
+  judgeCost: 0,
+  judgeCalls: 0,
+};
 
 describe('ContextMeter', () => {
   it('shows how full the context is and the cost, and compacts on request', async () => {
@@ -40,7 +49,7 @@ describe('ContextMeter', () => {
 
   it('counts tokens when the window is unknown and waits while a turn runs', async () => {
     render(ContextMeter, {
-      meter: { cost: 0, unpriced: 3, budget: null, contextTokens: 12_345, contextWindow: 0, compactAt: 0 },
+      meter: { cost: 0, unpriced: 3, budget: null, contextTokens: 12_345, contextWindow: 0, compactAt: 0, judgeCost: 0, judgeCalls: 0 },
       busy: true,
       canCompact: true,
       oncompact: () => {},
@@ -50,6 +59,18 @@ describe('ContextMeter', () => {
     await userEvent.click(button);
     expect(screen.getByTestId('meter-panel')).toHaveTextContent('window unknown');
     expect(screen.getByRole('button', { name: 'Compact now' })).toBeDisabled();
+  });
+
+  it("shows auto mode's judge on a line of its own, only once it was called", async () => {
+    render(ContextMeter, { meter: { ...meter, judgeCost: 0.0125, judgeCalls: 3 }, busy: false, canCompact: true, oncompact: () => {} });
+    await userEvent.click(screen.getByTestId('context-meter'));
+    expect(screen.getByTestId('meter-judge')).toHaveTextContent('$0.0125 · 3 calls');
+  });
+
+  it('has no judge line before the judge was called', async () => {
+    render(ContextMeter, { meter, busy: false, canCompact: true, oncompact: () => {} });
+    await userEvent.click(screen.getByTestId('context-meter'));
+    expect(screen.queryByTestId('meter-judge')).toBeNull();
   });
 
   it('is not shown before the session reports', () => {

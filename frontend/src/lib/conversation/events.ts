@@ -153,6 +153,9 @@ export type AgentEvent =
       context_tokens: number;
       context_window: number;
       compact_at: number;
+      /** Auto mode's judge's calls: their priced cost (part of cost) and how many. */
+      judge_cost?: number;
+      judge_calls?: number;
     })
   | (Meta & { type: 'BudgetRequest'; request_id: string; spent: number; budget: number; estimate: number })
   | (Meta & {

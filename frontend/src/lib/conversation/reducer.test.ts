@@ -117,7 +117,7 @@ describe('conversation reducer', () => {
     expect(t).toMatchObject({
       status: 'running',
       call: { type: 'CodeAction', code: '!ls\nprint(1)' },
-      approvedBy: { by: 'session', rule: 'ipybox_execute_ipython_cell' },
+      approvedBy: { by: 'session', rule: 'ipybox_execute_ipython_cell', reason: '' },
       output: 'a.txt\n',
       images: ['images/p.png'],
     });
@@ -392,9 +392,20 @@ describe('long sessions', () => {
         context_tokens: 800,
         context_window: 1000,
         compact_at: 800,
+        judge_cost: 0.125,
+        judge_calls: 4,
       },
     ]);
-    expect(s.session).toEqual({ cost: 0.5, unpriced: 1, budget: 2, contextTokens: 800, contextWindow: 1000, compactAt: 800 });
+    expect(s.session).toEqual({
+      cost: 0.5,
+      unpriced: 1,
+      budget: 2,
+      contextTokens: 800,
+      contextWindow: 1000,
+      compactAt: 800,
+      judgeCost: 0.125,
+      judgeCalls: 4,
+    });
   });
 
   it('lists the files of each action and, at the end, of the turn', () => {

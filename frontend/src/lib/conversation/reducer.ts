@@ -39,10 +39,13 @@ export interface ShellView {
   approvedBy: Approval | null;
 }
 
-/** Who let a call run without asking, and by which rule. */
+/** Who let a call run without asking, by which rule, and (auto mode's
+ * judge) why. */
 export interface Approval {
   by: ApprovedBy;
   rule: string;
+  /** The judge's reason (by "judge"); "" otherwise. */
+  reason: string;
 }
 
 export interface InputView {
@@ -262,6 +265,9 @@ export interface SessionMeter {
   contextTokens: number;
   contextWindow: number;
   compactAt: number;
+  /** Auto mode's judge: its priced cost (part of cost) and its calls. */
+  judgeCost: number;
+  judgeCalls: number;
 }
 
 /** A turn paused before a call that would pass the budget. */
@@ -636,7 +642,7 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
     case 'AutoApproved': {
       // A call that runs without asking shows like an approved one.
       const call = ev.tool_call;
-      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '' };
+      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '', reason: ev.reason ?? '' };
       if (call.type === 'ShellAction') {
         const command = ev.display || call.command;
         return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
@@ -768,6 +774,8 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
           contextTokens: ev.context_tokens,
           contextWindow: ev.context_window,
           compactAt: ev.compact_at,
+          judgeCost: ev.judge_cost ?? 0,
+          judgeCalls: ev.judge_calls ?? 0,
         },
       };
     case 'BudgetRequest':

@@ -331,6 +331,24 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ApprovalModeState {
+	    mode: string;
+	    paused: boolean;
+	    sandbox: boolean;
+	    checkpoints: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalModeState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.paused = source["paused"];
+	        this.sandbox = source["sandbox"];
+	        this.checkpoints = source["checkpoints"];
+	    }
+	}
 	export class Attachment {
 	    name: string;
 	    path?: string;

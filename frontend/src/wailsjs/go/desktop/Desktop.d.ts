@@ -18,6 +18,8 @@ export function AnswerForm(arg1:string,arg2:string,arg3:{[key: string]: any}):Pr
 
 export function ApplySettings():Promise<void>;
 
+export function ApprovalMode():Promise<desktop.ApprovalModeState>;
+
 export function Approve(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function ApproveEdited(arg1:string,arg2:string):Promise<void>;
@@ -167,6 +169,8 @@ export function SessionGrants():Promise<Array<permission.Rule>>;
 export function Sessions():Promise<Array<session.Info>>;
 
 export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
+
+export function SetApprovalMode(arg1:string):Promise<desktop.ApprovalModeState>;
 
 export function SetHookDisabled(arg1:string,arg2:string,arg3:number,arg4:number,arg5:boolean):Promise<desktop.HooksInfo>;
 

@@ -18,6 +18,10 @@ export function ApplySettings() {
   return window['go']['desktop']['Desktop']['ApplySettings']();
 }
 
+export function ApprovalMode() {
+  return window['go']['desktop']['Desktop']['ApprovalMode']();
+}
+
 export function Approve(arg1, arg2, arg3) {
   return window['go']['desktop']['Desktop']['Approve'](arg1, arg2, arg3);
 }
@@ -316,6 +320,10 @@ export function Sessions() {
 
 export function SetAPIKey(arg1, arg2) {
   return window['go']['desktop']['Desktop']['SetAPIKey'](arg1, arg2);
+}
+
+export function SetApprovalMode(arg1) {
+  return window['go']['desktop']['Desktop']['SetApprovalMode'](arg1);
 }
 
 export function SetHookDisabled(arg1, arg2, arg3, arg4, arg5) {
