@@ -1,0 +1,137 @@
+package worktree
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Change is a file of the worktree not committed to its branch.
+type Change struct {
+	Path string `json:"path"`
+	// Status is git's two-letter short status ("??" untracked, " M"
+	// modified, "A " added, ...).
+	Status string `json:"status"`
+}
+
+// Uncommitted lists the worktree's modified, added, deleted and untracked
+// files (not the ignored ones): what removing it would lose.
+func (m *Manager) Uncommitted(ctx context.Context, mf *Manifest) ([]Change, error) {
+	out, err := m.run(ctx, mf.Path, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return nil, fmt.Errorf("list the uncommitted files of worktree %s: %w", mf.Name, err)
+	}
+	var cs []Change
+	for _, e := range splitZ(out) {
+		if len(e) < 4 {
+			continue
+		}
+		cs = append(cs, Change{Status: e[:2], Path: e[3:]})
+	}
+	return cs, nil
+}
+
+func paths(cs []Change) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Path
+	}
+	return out
+}
+
+// FileDiff is one file of a review.
+type FileDiff struct {
+	Path string `json:"path"`
+	// Status is A added, M modified, D deleted, T type changed.
+	Status string `json:"status"`
+	// Patch is the file's unified diff.
+	Patch string `json:"patch"`
+}
+
+// Review is a worktree's changes against the commit it started from.
+type Review struct {
+	Name       string     `json:"name"`
+	Branch     string     `json:"branch"`
+	BaseBranch string     `json:"base_branch"`
+	BaseCommit string     `json:"base_commit"`
+	Files      []FileDiff `json:"files"`
+	// Uncommitted are the files among them not committed yet.
+	Uncommitted []Change `json:"uncommitted,omitempty"`
+}
+
+// Review diffs everything of the worktree, committed, uncommitted and
+// untracked (not ignored), against the commit it started from. The
+// worktree's own index is not touched: the untracked files are added to a
+// copy of it.
+func (m *Manager) Review(ctx context.Context, mf *Manifest) (*Review, error) {
+	if st, err := os.Stat(mf.Path); err != nil || !st.IsDir() {
+		return nil, missingErr(mf)
+	}
+	idx, err := m.git(ctx, mf.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+	}
+	tmp, err := os.MkdirTemp("", "freeact-review-")
+	if err != nil {
+		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+	}
+	defer os.RemoveAll(tmp)
+	tmpIdx := filepath.Join(tmp, "index")
+	if data, err := os.ReadFile(idx); err == nil {
+		if err := os.WriteFile(tmpIdx, data, 0o600); err != nil {
+			return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+		}
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
+	if _, err := m.run(ctx, mf.Path, env, "add", "-A", "--", "."); err != nil {
+		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+	}
+	names, err := m.run(ctx, mf.Path, env, "diff", "--cached", "--no-renames", "--name-status", "-z", mf.BaseCommit, "--")
+	if err != nil {
+		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+	}
+	rv := &Review{Name: mf.Name, Branch: mf.Branch, BaseBranch: mf.BaseBranch, BaseCommit: mf.BaseCommit}
+	parts := splitZ(names)
+	for i := 0; i+1 < len(parts); i += 2 {
+		status, path := parts[i], parts[i+1]
+		patch, err := m.run(ctx, mf.Path, env, "diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", mf.BaseCommit, "--", path)
+		if err != nil {
+			return nil, fmt.Errorf("review %s of worktree %s: %w", path, mf.Name, err)
+		}
+		rv.Files = append(rv.Files, FileDiff{Path: path, Status: status, Patch: patch})
+	}
+	if rv.Uncommitted, err = m.Uncommitted(ctx, mf); err != nil {
+		return nil, err
+	}
+	return rv, nil
+}
+
+// Patch is the whole review as one unified diff.
+func (r *Review) Patch() string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		b.WriteString(f.Patch)
+	}
+	return b.String()
+}
+
+// Commit commits all the worktree's uncommitted and untracked files to its
+// branch, with message (or a default one).
+func (m *Manager) Commit(ctx context.Context, mf *Manifest, message string) error {
+	if st, err := os.Stat(mf.Path); err != nil || !st.IsDir() {
+		return missingErr(mf)
+	}
+	if strings.TrimSpace(message) == "" {
+		message = "freeact: work of worktree " + mf.Name
+	}
+	if _, err := m.git(ctx, mf.Path, "add", "-A", "--", "."); err != nil {
+		return fmt.Errorf("commit worktree %s: %w", mf.Name, err)
+	}
+	args := append(m.identity(ctx, mf.Path), "commit", "--no-verify", "-q", "-m", message)
+	if _, err := m.git(ctx, mf.Path, args...); err != nil {
+		return fmt.Errorf("commit worktree %s: %w", mf.Name, err)
+	}
+	return nil
+}
