@@ -29,6 +29,7 @@ type journal struct {
 	Old    string `json:"old"`
 	New    string `json:"new"`
 	Squash bool   `json:"squash"`
+	PID    int    `json:"pid"`
 }
 
 // Merge merges (or squashes) the worktree's branch into its base branch in
@@ -110,7 +111,7 @@ func (m *Manager) Merge(ctx context.Context, mf *Manifest, squash bool) (*Merged
 	if err != nil {
 		return nil, fmt.Errorf("merge worktree %s: %w", mf.Name, err)
 	}
-	j := journal{Name: mf.Name, Repo: mf.Repo, Base: mf.BaseBranch, Old: old, New: newc, Squash: squash}
+	j := journal{Name: mf.Name, Repo: mf.Repo, Base: mf.BaseBranch, Old: old, New: newc, Squash: squash, PID: os.Getpid()}
 	jp := m.journalPath(mf.Repo, mf.Name)
 	if err := writeJSON(jp, j); err != nil {
 		return nil, fmt.Errorf("merge worktree %s: %w", mf.Name, err)
@@ -152,7 +153,7 @@ func (m *Manager) Recover(ctx context.Context, workspace string) (*Recovered, er
 	mans, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, p := range mans {
 		mf, err := readManifest(p)
-		if err != nil || mf.State != Creating {
+		if err != nil || mf.State != Creating || alive(mf.PID) {
 			continue
 		}
 		if err := m.undoCreate(ctx, mf); err != nil {
@@ -169,6 +170,9 @@ func (m *Manager) Recover(ctx context.Context, workspace string) (*Recovered, er
 		var j journal
 		if err := json.Unmarshal(data, &j); err != nil {
 			return rec, fmt.Errorf("read %s: %w", p, err)
+		}
+		if alive(j.PID) {
+			continue // another freeact is merging it now
 		}
 		msg, err := m.settle(ctx, j, p)
 		if err != nil {

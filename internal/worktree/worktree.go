@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -118,6 +119,9 @@ type Manifest struct {
 	ConversationID string    `json:"conversation_id,omitempty"`
 	Created        time.Time `json:"created"`
 	State          State     `json:"state"`
+	// PID is the process creating it, while State is Creating: another
+	// process's creation still under way is not taken back.
+	PID int `json:"pid,omitempty"`
 	// Copied are the files .worktreeinclude brought in; Skipped the ones
 	// it listed that were not copied (links, too large), with why.
 	Copied  []string `json:"copied,omitempty"`
@@ -260,7 +264,7 @@ func (m *Manager) Create(ctx context.Context, workspace, name string, opts Creat
 	}
 	mf := &Manifest{Name: name, Repo: r.top, Sub: r.sub, Path: filepath.Join(m.dir(r.top), name),
 		Branch: branch, BaseBranch: base, BaseCommit: commit, ConversationID: opts.ConversationID,
-		Created: time.Now().UTC(), State: Creating}
+		Created: time.Now().UTC(), State: Creating, PID: os.Getpid()}
 	if _, err := os.Lstat(mf.Path); err == nil {
 		return nil, &Error{Kind: Exists, Msg: fmt.Sprintf("%s exists and is no worktree of freeact's", mf.Path),
 			Offer: "move it away, or pick another name", Suggest: m.free(ctx, r.top, name)}
@@ -278,7 +282,7 @@ func (m *Manager) Create(ctx context.Context, workspace, name string, opts Creat
 		_ = m.undoCreate(context.WithoutCancel(ctx), mf)
 		return nil, fmt.Errorf("create worktree %s: %w", name, err)
 	}
-	mf.State = Ready
+	mf.State, mf.PID = Ready, 0
 	if err := m.save(mf); err != nil {
 		return nil, err
 	}
@@ -416,4 +420,18 @@ func (m *Manager) List(ctx context.Context, workspace string) ([]Status, error) 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// alive reports whether the process with pid runs: this one (whose own
+// failures are undone where they happen), or another freeact still at
+// work. A crashed process is not running; a pid of 0 is nobody.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
