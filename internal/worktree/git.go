@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // safeConfig is given to every git command: the repository's hooks and
@@ -117,7 +118,12 @@ func (m *Manager) runIn(ctx context.Context, dir, stdin string, env []string, ar
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Stdin = strings.NewReader(stdin)
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err = cmd.Run()
+	if m.Trace != nil {
+		m.Trace(args, time.Since(start))
+	}
+	if err != nil {
 		code := -1
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

@@ -89,6 +89,9 @@ type Manager struct {
 	Root string
 	// Git is the git binary; "" finds git on PATH.
 	Git string
+	// Trace, when set, is told each git command's arguments and time
+	// (the benchmark's breakdown).
+	Trace func(args []string, took time.Duration)
 }
 
 // New is the manager of worktrees below dataDir/worktrees.
