@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+
+	"github.com/freeact/desktop/internal/beneath"
 )
 
 // RemoveOptions are how a removal treats files not committed to the
@@ -34,6 +37,56 @@ type Removed struct {
 	Discarded []string `json:"discarded,omitempty"`
 	// Pruned: the folder was gone; git's record of it was pruned.
 	Pruned bool `json:"pruned,omitempty"`
+	// SessionsKept are the conversations of the worktree moved to the
+	// main checkout's .freeact/sessions.
+	SessionsKept []string `json:"sessions_kept,omitempty"`
+}
+
+// keepSessions copies the worktree's conversations (its .freeact/sessions
+// folders) into the main checkout's, where no session of that id is, so
+// removing the worktree loses no conversation. Links are not followed.
+func (m *Manager) keepSessions(mf *Manifest) ([]string, error) {
+	rel := filepath.Join(mf.Sub, ".freeact", "sessions")
+	ids, err := os.ReadDir(filepath.Join(mf.Path, rel))
+	if err != nil {
+		return nil, nil
+	}
+	src, err := beneath.Open(mf.Path)
+	if err != nil {
+		return nil, fmt.Errorf("keep the sessions of worktree %s: %w", mf.Name, err)
+	}
+	defer src.Close()
+	dst, err := beneath.Open(mf.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("keep the sessions of worktree %s: %w", mf.Name, err)
+	}
+	defer dst.Close()
+	var kept []string
+	for _, id := range ids {
+		if !id.IsDir() {
+			continue
+		}
+		to := filepath.Join(rel, id.Name())
+		if _, _, err := dst.Lstat(to); err == nil {
+			continue // a session of that id is there: not overwritten
+		}
+		err := filepath.WalkDir(filepath.Join(mf.Path, to), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err // links and other odd files are left
+			}
+			p, _ := filepath.Rel(mf.Path, path)
+			data, err := src.ReadFile(p, 1<<30)
+			if err != nil {
+				return err
+			}
+			return dst.WriteFile(p, data, 0o600)
+		})
+		if err != nil {
+			return kept, fmt.Errorf("keep session %s of worktree %s: %w", id.Name(), mf.Name, err)
+		}
+		kept = append(kept, id.Name())
+	}
+	return kept, nil
 }
 
 // Remove removes a worktree's folder. Files not committed to its branch
@@ -73,11 +126,14 @@ func (m *Manager) Remove(ctx context.Context, mf *Manifest, opts RemoveOptions) 
 				Offer: "commit them to the branch, keep the worktree, or delete them with it (asked again)"}
 		}
 	}
-	args := []string{"worktree", "remove"}
-	if len(res.Discarded) > 0 {
-		args = append(args, "--force")
+	kept, err := m.keepSessions(mf)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := m.git(ctx, mf.Repo, append(args, "--", mf.Path)...); err != nil {
+	res.SessionsKept = kept
+	// --force: what is left untracked is the app's own folder (its
+	// sessions now kept) or what was confirmed for deletion.
+	if _, err := m.git(ctx, mf.Repo, "worktree", "remove", "--force", "--", mf.Path); err != nil {
 		return nil, fmt.Errorf("remove worktree %s: %w", mf.Name, err)
 	}
 	base, err := m.git(ctx, mf.Repo, "rev-parse", "--verify", "-q", "refs/heads/"+mf.BaseBranch)

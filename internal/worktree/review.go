@@ -24,13 +24,37 @@ func (m *Manager) Uncommitted(ctx context.Context, mf *Manifest) ([]Change, erro
 		return nil, fmt.Errorf("list the uncommitted files of worktree %s: %w", mf.Name, err)
 	}
 	var cs []Change
+	own := mf.ownDir() + "/"
 	for _, e := range splitZ(out) {
 		if len(e) < 4 {
 			continue
 		}
-		cs = append(cs, Change{Status: e[:2], Path: e[3:]})
+		c := Change{Status: e[:2], Path: e[3:]}
+		if c.Status == "??" && strings.HasPrefix(c.Path, own) {
+			continue // the app's own: settings copied in, the conversation's session
+		}
+		cs = append(cs, c)
 	}
 	return cs, nil
+}
+
+// ownDir is the workspace's .freeact folder, relative to the worktree's
+// top, slash-separated: untracked files there are the app's (the settings
+// copied in, the conversation's session), never committed by it nor
+// counted as work; the sessions are moved to the main checkout when the
+// worktree is removed.
+func (mf *Manifest) ownDir() string {
+	return filepath.ToSlash(filepath.Join(mf.Sub, ".freeact"))
+}
+
+// addAll stages the worktree's changes, tracked and untracked, except the
+// untracked files of the app's own folder.
+func (m *Manager) addAll(ctx context.Context, mf *Manifest, env []string) error {
+	if _, err := m.run(ctx, mf.Path, env, "add", "-u", "--", "."); err != nil {
+		return err
+	}
+	_, err := m.run(ctx, mf.Path, env, "add", "-A", "--", ".", ":(top,exclude)"+mf.ownDir())
+	return err
 }
 
 func paths(cs []Change) []string {
@@ -85,7 +109,7 @@ func (m *Manager) Review(ctx context.Context, mf *Manifest) (*Review, error) {
 		}
 	}
 	env := []string{"GIT_INDEX_FILE=" + tmpIdx}
-	if _, err := m.run(ctx, mf.Path, env, "add", "-A", "--", "."); err != nil {
+	if err := m.addAll(ctx, mf, env); err != nil {
 		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
 	}
 	names, err := m.run(ctx, mf.Path, env, "diff", "--cached", "--no-renames", "--name-status", "-z", mf.BaseCommit, "--")
@@ -126,7 +150,7 @@ func (m *Manager) Commit(ctx context.Context, mf *Manifest, message string) erro
 	if strings.TrimSpace(message) == "" {
 		message = "freeact: work of worktree " + mf.Name
 	}
-	if _, err := m.git(ctx, mf.Path, "add", "-A", "--", "."); err != nil {
+	if err := m.addAll(ctx, mf, nil); err != nil {
 		return fmt.Errorf("commit worktree %s: %w", mf.Name, err)
 	}
 	args := append(m.identity(ctx, mf.Path), "commit", "--no-verify", "-q", "-m", message)

@@ -438,3 +438,31 @@ func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// ByWorkdir returns the worktree whose working folder (Workdir) is dir,
+// whatever its repository; nil when dir is no worktree of the app's.
+func (m *Manager) ByWorkdir(dir string) *Manifest {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	paths, _ := filepath.Glob(filepath.Join(m.Root, "*", "*.json"))
+	for _, p := range paths {
+		mf, err := readManifest(p)
+		if err == nil && mf.State == Ready && filepath.Clean(mf.Workdir()) == filepath.Clean(abs) {
+			return mf
+		}
+	}
+	return nil
+}
+
+// OpenOrCreate opens worktree name of workspace's repository, or creates
+// it when there is none; created says which.
+func (m *Manager) OpenOrCreate(ctx context.Context, workspace, name string) (mf *Manifest, created bool, err error) {
+	mf, err = m.Open(ctx, workspace, name)
+	if IsKind(err, NotFound) {
+		mf, err = m.Create(ctx, workspace, name, CreateOptions{})
+		return mf, err == nil, err
+	}
+	return mf, false, err
+}

@@ -507,3 +507,29 @@ func TestAFolderDeletedOutsideIsReportedNotRecreated(t *testing.T) {
 		t.Errorf("git still lists it:\n%s", out)
 	}
 }
+
+func TestTheAppsOwnFolderIsNotWorkButItsSessionsOutliveTheWorktree(t *testing.T) {
+	repo, m := newRepo(t)
+	ctx := context.Background()
+	write(t, filepath.Join(repo, ".freeact", "agent.json"), "{}\n")
+	mf, err := m.Create(ctx, repo, "own", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mf.Path, ".freeact", "sessions", "s1", "main.jsonl"), "{\"a\":1}\n")
+	write(t, filepath.Join(mf.Path, "work.txt"), "w\n")
+	cs, err := m.Uncommitted(ctx, mf)
+	if err != nil || len(cs) != 1 || cs[0].Path != "work.txt" {
+		t.Fatalf("Uncommitted: %v, %v", cs, err)
+	}
+	res, err := m.Remove(ctx, mf, RemoveOptions{Commit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := gitT(t, repo, "ls-tree", "-r", "--name-only", mf.Branch); strings.Contains(out, ".freeact") {
+		t.Errorf("the app's folder was committed:\n%s", out)
+	}
+	if !slices.Equal(res.SessionsKept, []string{"s1"}) || read(t, filepath.Join(repo, ".freeact", "sessions", "s1", "main.jsonl")) != "{\"a\":1}\n" {
+		t.Errorf("the session was not kept: %+v", res)
+	}
+}
