@@ -53,7 +53,23 @@ func (m *Manager) addAll(ctx context.Context, mf *Manifest, env []string) error 
 	if _, err := m.run(ctx, mf.Path, env, "add", "-u", "--", "."); err != nil {
 		return err
 	}
-	_, err := m.run(ctx, mf.Path, env, "add", "-A", "--", ".", ":(top,exclude)"+mf.ownDir())
+	out, err := m.run(ctx, mf.Path, env, "ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", ":(top)")
+	if err != nil {
+		return err
+	}
+	own := mf.ownDir() + "/"
+	var add []string
+	for _, p := range splitZ(out) {
+		if !strings.HasPrefix(p, own) {
+			add = append(add, p)
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	// The names are files, not patterns.
+	lit := append(append([]string{}, env...), "GIT_LITERAL_PATHSPECS=1")
+	_, err = m.runIn(ctx, mf.Path, strings.Join(add, "\x00")+"\x00", lit, "add", "--pathspec-from-file=-", "--pathspec-file-nul")
 	return err
 }
 

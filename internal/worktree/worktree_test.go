@@ -533,3 +533,27 @@ func TestTheAppsOwnFolderIsNotWorkButItsSessionsOutliveTheWorktree(t *testing.T)
 		t.Errorf("the session was not kept: %+v", res)
 	}
 }
+
+func TestCommitTakesFilesNamedLikePatternsAsThemselves(t *testing.T) {
+	repo, m := newRepo(t)
+	ctx := context.Background()
+	write(t, filepath.Join(repo, ".gitignore"), ".freeact/\n")
+	gitT(t, repo, "commit", "-q", "-am", "ignore .freeact")
+	mf, err := m.Create(ctx, repo, "odd", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mf.Path, "*.txt"), "star\n")
+	write(t, filepath.Join(mf.Path, "b.txt"), "b\n")
+	write(t, filepath.Join(mf.Path, ".freeact", "sessions", "s", "main.jsonl"), "{}\n")
+	if err := m.Commit(ctx, mf, "odd"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := m.Uncommitted(ctx, mf)
+	if err != nil || len(cs) != 0 {
+		t.Fatalf("left uncommitted: %v, %v", cs, err)
+	}
+	if got := gitT(t, repo, "ls-tree", "--name-only", mf.Branch); !strings.Contains(got, "*.txt") || !strings.Contains(got, "b.txt") {
+		t.Errorf("branch holds:\n%s", got)
+	}
+}
