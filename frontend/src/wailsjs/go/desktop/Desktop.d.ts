@@ -33,6 +33,8 @@ export function CheckpointDiff(arg1:string):Promise<Array<checkpoint.FileDiff>>;
 
 export function ClipboardImage():Promise<string>;
 
+export function CommitWorktree(arg1:string):Promise<desktop.WorktreeOutcome>;
+
 export function CompactNow():Promise<void>;
 
 export function CompleteMCP(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string,arg6:{[key: string]: string}):Promise<Array<string>>;
@@ -46,6 +48,8 @@ export function ContinueTurn():Promise<void>;
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
+
+export function CurrentWorktree():Promise<desktop.WorktreeInfo>;
 
 export function DeleteSession(arg1:string):Promise<void>;
 
@@ -83,7 +87,11 @@ export function MCPSignIn(arg1:string):Promise<void>;
 
 export function MCPSignOut(arg1:string):Promise<void>;
 
+export function MergeWorktree(arg1:boolean):Promise<desktop.WorktreeOutcome>;
+
 export function NewSession():Promise<void>;
+
+export function NewWorktreeConversation(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function OpenFile(arg1:string):Promise<void>;
 
@@ -109,9 +117,13 @@ export function PreviewAlways(arg1:string,arg2:string):Promise<permission.Previe
 
 export function PreviewRule(arg1:permission.Rule):Promise<permission.Preview>;
 
+export function ProposeWorktree():Promise<desktop.WorktreeOutcome>;
+
 export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
+
+export function RemoveWorktree(arg1:string,arg2:Array<string>):Promise<desktop.WorktreeOutcome>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<void>;
 
@@ -126,6 +138,8 @@ export function ResumeSession(arg1:string):Promise<void>;
 export function RetryKernel():Promise<void>;
 
 export function Revert(arg1:string,arg2:boolean,arg3:Array<string>):Promise<void>;
+
+export function ReviewWorktree():Promise<desktop.WorktreeOutcome>;
 
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 

@@ -50,6 +50,10 @@ export function ClipboardImage() {
   return window['go']['desktop']['Desktop']['ClipboardImage']();
 }
 
+export function CommitWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['CommitWorktree'](arg1);
+}
+
 export function CompactNow() {
   return window['go']['desktop']['Desktop']['CompactNow']();
 }
@@ -76,6 +80,10 @@ export function CopyImage(arg1) {
 
 export function CreateFolder(arg1) {
   return window['go']['desktop']['Desktop']['CreateFolder'](arg1);
+}
+
+export function CurrentWorktree() {
+  return window['go']['desktop']['Desktop']['CurrentWorktree']();
 }
 
 export function DeleteSession(arg1) {
@@ -150,8 +158,16 @@ export function MCPSignOut(arg1) {
   return window['go']['desktop']['Desktop']['MCPSignOut'](arg1);
 }
 
+export function MergeWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['MergeWorktree'](arg1);
+}
+
 export function NewSession() {
   return window['go']['desktop']['Desktop']['NewSession']();
+}
+
+export function NewWorktreeConversation(arg1) {
+  return window['go']['desktop']['Desktop']['NewWorktreeConversation'](arg1);
 }
 
 export function OpenFile(arg1) {
@@ -202,12 +218,20 @@ export function PreviewRule(arg1) {
   return window['go']['desktop']['Desktop']['PreviewRule'](arg1);
 }
 
+export function ProposeWorktree() {
+  return window['go']['desktop']['Desktop']['ProposeWorktree']();
+}
+
 export function RecentWorkspaces() {
   return window['go']['desktop']['Desktop']['RecentWorkspaces']();
 }
 
 export function RegenerateMCPTools(arg1) {
   return window['go']['desktop']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
+export function RemoveWorktree(arg1, arg2) {
+  return window['go']['desktop']['Desktop']['RemoveWorktree'](arg1, arg2);
 }
 
 export function RenameSession(arg1, arg2) {
@@ -236,6 +260,10 @@ export function RetryKernel() {
 
 export function Revert(arg1, arg2, arg3) {
   return window['go']['desktop']['Desktop']['Revert'](arg1, arg2, arg3);
+}
+
+export function ReviewWorktree() {
+  return window['go']['desktop']['Desktop']['ReviewWorktree']();
 }
 
 export function RevokeGrant(arg1) {
