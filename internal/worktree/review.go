@@ -19,6 +19,9 @@ type Change struct {
 // Uncommitted lists the worktree's modified, added, deleted and untracked
 // files (not the ignored ones): what removing it would lose.
 func (m *Manager) Uncommitted(ctx context.Context, mf *Manifest) ([]Change, error) {
+	if err := checkLink(mf); err != nil {
+		return nil, err
+	}
 	out, err := m.run(ctx, mf.Path, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return nil, fmt.Errorf("list the uncommitted files of worktree %s: %w", mf.Name, err)
@@ -109,6 +112,9 @@ func (m *Manager) Review(ctx context.Context, mf *Manifest) (*Review, error) {
 	if st, err := os.Stat(mf.Path); err != nil || !st.IsDir() {
 		return nil, missingErr(mf)
 	}
+	if err := checkLink(mf); err != nil {
+		return nil, err
+	}
 	idx, err := m.git(ctx, mf.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
@@ -162,6 +168,9 @@ func (r *Review) Patch() string {
 func (m *Manager) Commit(ctx context.Context, mf *Manifest, message string) error {
 	if st, err := os.Stat(mf.Path); err != nil || !st.IsDir() {
 		return missingErr(mf)
+	}
+	if err := checkLink(mf); err != nil {
+		return err
 	}
 	if strings.TrimSpace(message) == "" {
 		message = "freeact: work of worktree " + mf.Name

@@ -50,6 +50,7 @@ const (
 	NotOnBase   Kind = "main-not-on-base"
 	Conflict    Kind = "conflict"
 	Interrupted Kind = "merge-interrupted"
+	Tampered    Kind = "git-link-changed"
 	Changed     Kind = "files-changed"
 )
 
@@ -119,6 +120,9 @@ type Manifest struct {
 	Branch         string    `json:"branch"`
 	BaseBranch     string    `json:"base_branch"`
 	BaseCommit     string    `json:"base_commit"`
+	// GitDir is the worktree's own folder in the repository's .git, where
+	// its .git file must keep pointing (checkLink).
+	GitDir string `json:"git_dir,omitempty"`
 	ConversationID string    `json:"conversation_id,omitempty"`
 	Created        time.Time `json:"created"`
 	State          State     `json:"state"`
@@ -281,6 +285,12 @@ func (m *Manager) Create(ctx context.Context, workspace, name string, opts Creat
 		_ = m.undoCreate(context.WithoutCancel(ctx), mf)
 		return nil, fmt.Errorf("create worktree %s: %w", name, err)
 	}
+	gd, err := m.git(ctx, mf.Path, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		_ = m.undoCreate(context.WithoutCancel(ctx), mf)
+		return nil, fmt.Errorf("create worktree %s: %w", name, err)
+	}
+	mf.GitDir = gd
 	if err := m.copyIn(ctx, r, mf); err != nil {
 		_ = m.undoCreate(context.WithoutCancel(ctx), mf)
 		return nil, fmt.Errorf("create worktree %s: %w", name, err)
@@ -465,4 +475,27 @@ func (m *Manager) OpenOrCreate(ctx context.Context, workspace, name string) (mf 
 		return mf, err == nil, err
 	}
 	return mf, false, err
+}
+
+// checkLink refuses a worktree whose .git file no longer points at its own
+// folder in the repository: code that ran there could have pointed it at
+// a repository of its making, whose configuration names programs (filters,
+// diff drivers) the next git command in the worktree would run outside
+// any sandbox.
+func checkLink(mf *Manifest) error {
+	if mf.GitDir == "" {
+		return nil // made before the check existed
+	}
+	p := filepath.Join(mf.Path, ".git")
+	st, err := os.Lstat(p)
+	var data []byte
+	if err == nil && st.Mode().IsRegular() && st.Size() < 4096 {
+		data, err = os.ReadFile(p)
+	}
+	if err == nil && strings.TrimSpace(string(data)) == "gitdir: "+mf.GitDir {
+		return nil
+	}
+	return &Error{Kind: Tampered,
+		Msg:   fmt.Sprintf("the .git file of worktree %s no longer points at %s: freeact runs no git there", mf.Name, mf.GitDir),
+		Offer: fmt.Sprintf("put it back (printf 'gitdir: %s\\n' > %s), or look at the worktree yourself", mf.GitDir, p)}
 }

@@ -557,3 +557,37 @@ func TestCommitTakesFilesNamedLikePatternsAsThemselves(t *testing.T) {
 		t.Errorf("branch holds:\n%s", got)
 	}
 }
+
+func TestAWorktreeWhoseGitFilePointsElsewhereRunsNoGit(t *testing.T) {
+	repo, m := newRepo(t)
+	ctx := context.Background()
+	mf, err := m.Create(ctx, repo, "tamper", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Code in the worktree makes a repository of its own whose config
+	// names a clean filter, and points the worktree at it.
+	evil := filepath.Join(t.TempDir(), "evil")
+	gitT(t, t.TempDir(), "init", "-q", evil)
+	ran := filepath.Join(t.TempDir(), "ran")
+	gitT(t, evil, "config", "filter.x.clean", "touch "+ran+"; cat")
+	write(t, filepath.Join(mf.Path, ".gitattributes"), "* filter=x\n")
+	write(t, filepath.Join(mf.Path, "new.txt"), "n\n")
+	write(t, filepath.Join(mf.Path, ".git"), "gitdir: "+filepath.Join(evil, ".git")+"\n")
+	for name, op := range map[string]func() error{
+		"review": func() error { _, err := m.Review(ctx, mf); return err },
+		"commit": func() error { return m.Commit(ctx, mf, "x") },
+		"merge":  func() error { _, err := m.Merge(ctx, mf, false); return err },
+		"remove": func() error { _, err := m.Remove(ctx, mf, RemoveOptions{Commit: true}); return err },
+	} {
+		if err := op(); !IsKind(err, Tampered) {
+			t.Errorf("%s: %v, want %s", name, err, Tampered)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the planted filter ran")
+	}
+	if _, err := os.Stat(mf.Path); err != nil {
+		t.Error("the worktree was removed")
+	}
+}
