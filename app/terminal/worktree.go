@@ -21,7 +21,7 @@ type worktreeEvent struct {
 	Type    string `json:"type"`
 	AgentID string `json:"agent_id,omitempty"`
 	*worktree.Manifest
-	Created bool `json:"created,omitempty"`
+	Created bool   `json:"created,omitempty"`
 	Workdir string `json:"workdir"`
 }
 

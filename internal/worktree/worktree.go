@@ -117,12 +117,12 @@ type Manifest struct {
 	Path string `json:"path"`
 	// Branch is the worktree's own branch; BaseBranch and BaseCommit
 	// where it started.
-	Branch         string    `json:"branch"`
-	BaseBranch     string    `json:"base_branch"`
-	BaseCommit     string    `json:"base_commit"`
+	Branch     string `json:"branch"`
+	BaseBranch string `json:"base_branch"`
+	BaseCommit string `json:"base_commit"`
 	// GitDir is the worktree's own folder in the repository's .git, where
 	// its .git file must keep pointing (checkLink).
-	GitDir string `json:"git_dir,omitempty"`
+	GitDir         string    `json:"git_dir,omitempty"`
 	ConversationID string    `json:"conversation_id,omitempty"`
 	Created        time.Time `json:"created"`
 	State          State     `json:"state"`
