@@ -21,7 +21,7 @@ type worktreeEvent struct {
 	Type    string `json:"type"`
 	AgentID string `json:"agent_id,omitempty"`
 	*worktree.Manifest
-	Created bool   `json:"created,omitempty"`
+	New     bool   `json:"new,omitempty"`
 	Workdir string `json:"workdir"`
 }
 
@@ -47,7 +47,7 @@ func runWorktree(ctx context.Context, f runFlags, b adapter.Build, s adapter.Str
 		return nil, fmt.Errorf("--worktree %s: %w", f.worktree, err)
 	}
 	if f.json {
-		fmt.Fprintln(s.Out, string(adapter.MustJSON(worktreeEvent{Type: "Worktree", AgentID: "main", Manifest: mf, Created: created, Workdir: mf.Workdir()})))
+		fmt.Fprintln(s.Out, string(adapter.MustJSON(worktreeEvent{Type: "Worktree", AgentID: "main", Manifest: mf, New: created, Workdir: mf.Workdir()})))
 	} else {
 		verb := "Continuing in"
 		if created {
