@@ -33,6 +33,9 @@ type WorktreeProblem struct {
 	Offer   string   `json:"offer"`
 	Files   []string `json:"files"`
 	Suggest string   `json:"suggest"`
+	// Worktree names the worktree of an interrupted merge
+	// (RollBackWorktreeMerge).
+	Worktree string `json:"worktree"`
 }
 
 // WorktreeOutcome is what a worktree action gave: a Problem with an offer,
@@ -57,7 +60,7 @@ func outcome(err error) (WorktreeOutcome, error) {
 		if files == nil {
 			files = []string{}
 		}
-		return WorktreeOutcome{Problem: &WorktreeProblem{Kind: string(e.Kind), Message: e.Msg, Offer: e.Offer, Files: files, Suggest: e.Suggest}}, nil
+		return WorktreeOutcome{Problem: &WorktreeProblem{Kind: string(e.Kind), Message: e.Msg, Offer: e.Offer, Files: files, Suggest: e.Suggest, Worktree: e.Worktree}}, nil
 	}
 	return WorktreeOutcome{}, err
 }
@@ -254,4 +257,22 @@ func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c
+}
+
+// RollBackWorktreeMerge puts the main checkout back where the interrupted
+// merge of worktree name found it (a Problem of kind merge-interrupted
+// offers it).
+func (d *Desktop) RollBackWorktreeMerge(name string) (WorktreeOutcome, error) {
+	ws, err := d.current()
+	if err != nil {
+		return WorktreeOutcome{}, err
+	}
+	dir := ws.dir
+	if mf := d.worktrees().ByWorkdir(dir); mf != nil {
+		dir = filepath.Join(mf.Repo, mf.Sub)
+	}
+	if err := d.worktrees().RollBack(context.Background(), dir, name); err != nil {
+		return outcome(err)
+	}
+	return WorktreeOutcome{}, nil
 }

@@ -203,7 +203,7 @@ func (m *Manager) settle(ctx context.Context, j journal, path string) (string, e
 	case head == j.Old && clean:
 		msg = fmt.Sprintf("the merge of worktree %s into %s was interrupted before it changed anything; merge again", j.Name, j.Base)
 	default:
-		return "", &Error{Kind: Interrupted,
+		return "", &Error{Kind: Interrupted, Worktree: j.Name,
 			Msg:   fmt.Sprintf("the merge of worktree %s into %s in %s was interrupted half-way (HEAD %s, index lock %v)", j.Name, j.Base, j.Repo, short(head), lockErr == nil),
 			Offer: "roll it back to " + short(j.Old) + " (freeact worktree rollback " + j.Name + ": the main checkout had no uncommitted changes when the merge began), or look at it with git status"}
 	}

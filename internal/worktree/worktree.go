@@ -64,6 +64,9 @@ type Error struct {
 	Files []string
 	// Suggest is a free name when the one asked for is taken.
 	Suggest string
+	// Worktree names the worktree concerned where the call did not (an
+	// interrupted merge found by Recover).
+	Worktree string
 }
 
 func (e *Error) Error() string {

@@ -38,6 +38,8 @@ export interface WorktreeBackend {
   /** choice '' asks (a Problem lists the unsaved files), 'commit' commits them
    * first, 'delete' deletes the confirmed list. */
   remove(choice: '' | 'commit' | 'delete', confirmed: string[]): Promise<WorktreeOutcome>;
+  /** Puts the main checkout back where an interrupted merge of name found it. */
+  rollback(name: string): Promise<WorktreeOutcome>;
 }
 
 async function call<T>(fn: () => Promise<T>): Promise<T> {
@@ -56,6 +58,7 @@ export const worktreeBackend: WorktreeBackend = {
   commit: (message) => call(() => Desktop.CommitWorktree(message)),
   merge: (squash) => call(() => Desktop.MergeWorktree(squash)),
   remove: (choice, confirmed) => call(() => Desktop.RemoveWorktree(choice, confirmed)),
+  rollback: (name) => call(() => Desktop.RollBackWorktreeMerge(name)),
 };
 
 const statusWord: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', T: 'modified' };

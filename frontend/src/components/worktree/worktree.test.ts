@@ -22,6 +22,7 @@ function fakeApi(over: Partial<WorktreeBackend> = {}): WorktreeBackend {
     commit: vi.fn(async () => ({})),
     merge: vi.fn(async () => ({ merged: { commit: 'feedfacecafe0000', base_branch: 'main', squash: false } })),
     remove: vi.fn(async () => ({ removed: { branch_kept: false, branch: 'freeact/fix' } })),
+    rollback: vi.fn(async () => ({})),
     ...over,
   };
 }
@@ -41,7 +42,7 @@ describe('WorktreeBar', () => {
   it('shows why there can be no worktree, with the offer', async () => {
     const api = fakeApi({
       propose: vi.fn(async () => ({
-        problem: { kind: 'not-a-repository', message: '/home/u/x is not in a git repository', offer: 'run git init there', files: [], suggest: '' },
+        problem: { kind: 'not-a-repository', message: '/home/u/x is not in a git repository', offer: 'run git init there', files: [], suggest: '', worktree: '' },
       })),
     });
     render(WorktreeBar, { path: '/home/u/x', api });
@@ -54,7 +55,7 @@ describe('WorktreeBar', () => {
   it('removes only after asking about unsaved files, and deletes only the list confirmed twice', async () => {
     const remove = vi.fn(async (choice: string) =>
       choice === ''
-        ? { problem: { kind: 'unsaved-work', message: 'not committed', offer: '', files: ['notes.txt', 'new/data.csv'], suggest: '' } }
+        ? { problem: { kind: 'unsaved-work', message: 'not committed', offer: '', files: ['notes.txt', 'new/data.csv'], suggest: '', worktree: '' } }
         : { removed: { branch_kept: true, branch: 'freeact/fix', discarded: ['notes.txt', 'new/data.csv'] } },
     );
     const api = fakeApi({ current: vi.fn(async () => info), remove });
@@ -73,7 +74,7 @@ describe('WorktreeBar', () => {
   });
 
   it('keeps the worktree when asked to', async () => {
-    const remove = vi.fn(async () => ({ problem: { kind: 'unsaved-work', message: 'm', offer: '', files: ['a'], suggest: '' } }));
+    const remove = vi.fn(async () => ({ problem: { kind: 'unsaved-work', message: 'm', offer: '', files: ['a'], suggest: '', worktree: '' } }));
     const api = fakeApi({ current: vi.fn(async () => info), remove });
     render(WorktreeBar, { path: info.path, api });
     await userEvent.click(await screen.findByRole('button', { name: 'Remove' }));
@@ -84,7 +85,7 @@ describe('WorktreeBar', () => {
 
   it('shows a merge conflict with its files and changes nothing', async () => {
     const merge = vi.fn(async () => ({
-      problem: { kind: 'conflict', message: 'merging conflicts; nothing was changed', offer: 'resolve it in the worktree', files: ['a.txt'], suggest: '' },
+      problem: { kind: 'conflict', message: 'merging conflicts; nothing was changed', offer: 'resolve it in the worktree', files: ['a.txt'], suggest: '', worktree: '' },
     }));
     const api = fakeApi({ current: vi.fn(async () => info), merge });
     render(WorktreeBar, { path: info.path, api });
@@ -94,6 +95,21 @@ describe('WorktreeBar', () => {
     const p = await screen.findByTestId('worktree-problem');
     expect(within(p).getByText('a.txt')).toBeInTheDocument();
     expect(p).toHaveTextContent('nothing was changed');
+  });
+});
+
+describe('WorktreeBar interrupted merge', () => {
+  it('offers to roll back a merge a crash stopped half-way', async () => {
+    const merge = vi.fn(async () => ({
+      problem: { kind: 'merge-interrupted', message: 'the merge of worktree fix was interrupted half-way', offer: 'roll it back', files: [], suggest: '', worktree: 'fix' },
+    }));
+    const api = fakeApi({ current: vi.fn(async () => info), merge });
+    render(WorktreeBar, { path: info.path, api });
+    await userEvent.click(await screen.findByRole('button', { name: 'Merge back' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Merge' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Roll back the merge' }));
+    expect(api.rollback).toHaveBeenCalledWith('fix');
+    expect(await screen.findByTestId('worktree-note')).toHaveTextContent('back where the interrupted merge found it');
   });
 });
 

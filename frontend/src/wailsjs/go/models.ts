@@ -798,6 +798,7 @@ export namespace desktop {
 	    offer: string;
 	    files: string[];
 	    suggest: string;
+	    worktree: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new WorktreeProblem(source);
@@ -810,6 +811,7 @@ export namespace desktop {
 	        this.offer = source["offer"];
 	        this.files = source["files"];
 	        this.suggest = source["suggest"];
+	        this.worktree = source["worktree"];
 	    }
 	}
 	export class WorktreeOutcome {

@@ -145,6 +145,8 @@ export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>
 
 export function RevokeSessionRule(arg1:permission.Rule):Promise<desktop.PermissionRules>;
 
+export function RollBackWorktreeMerge(arg1:string):Promise<desktop.WorktreeOutcome>;
+
 export function RollbackRevert():Promise<void>;
 
 export function RunCell(arg1:string,arg2:string,arg3:string):Promise<void>;

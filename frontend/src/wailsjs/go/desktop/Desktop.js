@@ -274,6 +274,10 @@ export function RevokeSessionRule(arg1) {
   return window['go']['desktop']['Desktop']['RevokeSessionRule'](arg1);
 }
 
+export function RollBackWorktreeMerge(arg1) {
+  return window['go']['desktop']['Desktop']['RollBackWorktreeMerge'](arg1);
+}
+
 export function RollbackRevert() {
   return window['go']['desktop']['Desktop']['RollbackRevert']();
 }
