@@ -171,3 +171,49 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// Each worktree failure of the terminal says what is wrong and what to
+// do, before any kernel starts.
+func TestRunWorktreeErrorsOfferAFix(t *testing.T) {
+	bin := freeactBinary(t)
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, ws string)
+		want  []string
+	}{
+		{"not a git repository", func(t *testing.T, ws string) {}, []string{"is not in a git repository", "git init"}},
+		{"detached HEAD", func(t *testing.T, ws string) {
+			gitIn(t, ws, "init", "-q", "-b", "main")
+			gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "init")
+			gitIn(t, ws, "checkout", "-q", "--detach")
+		}, []string{"detached HEAD", "git switch"}},
+		{"branch name taken", func(t *testing.T, ws string) {
+			gitIn(t, ws, "init", "-q", "-b", "main")
+			gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "init")
+			gitIn(t, ws, "branch", "freeact/w")
+		}, []string{"the branch freeact/w exists already", "pick another name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws, env, _ := terminalEnv(t, "turns: []")
+			c.setup(t, ws)
+			cmd := exec.Command(bin, "run", "--workspace", ws, "--worktree", "w", "--prompt", "hi")
+			cmd.Env = env
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("exit: %v\n%s", err, stderr.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if strings.Contains(stderr.String(), "Starting the kernel") {
+				t.Error("a kernel started")
+			}
+		})
+	}
+}
