@@ -118,6 +118,6 @@ describe('reviewDiffs', () => {
     const patch = 'diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n-one\n+two\n+three\n';
     const [d] = reviewDiffs({ name: 'f', branch: 'b', base_branch: 'main', base_commit: 'c', files: [{ path: 'a.txt', status: 'M', patch }] });
     expect(d).toMatchObject({ path: 'a.txt', status: 'modified', added: 2, removed: 1 });
-    expect(d.diff.startsWith('@@ -1 +1,2 @@')).toBe(true);
+    expect(d?.diff.startsWith('@@ -1 +1,2 @@')).toBe(true);
   });
 });
