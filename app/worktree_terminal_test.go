@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/app/internal/fronttest"
+	"github.com/freeact/desktop/internal/worktree"
 )
 
 // gitIn runs git in dir for a test's setup.
@@ -215,5 +217,50 @@ func TestRunWorktreeErrorsOfferAFix(t *testing.T) {
 				t.Error("a kernel started")
 			}
 		})
+	}
+}
+
+// The cleanup question on the interactive terminal: Enter keeps the
+// worktree, d asks again and y deletes the files listed.
+func TestWorktreeRemoveAsksOnTheTerminal(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, env, marker := terminalEnv(t, "turns: []")
+	gitIn(t, ws, "init", "-q", "-b", "main")
+	gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "init")
+	m := worktree.New(filepath.Join(marker, "data", "freeact"))
+	mf, err := m.Create(context.Background(), ws, "t", worktree.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mf.Path, "draft.md"), []byte("d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	remove := func(stdin string) string {
+		cmd := exec.Command(bin, "worktree", "remove", "t", "--workspace", ws)
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("remove: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := remove("\n")
+	if !strings.Contains(out, "draft.md") || !strings.Contains(out, "Kept worktree t") {
+		t.Fatalf("Enter:\n%s", out)
+	}
+	out = remove("d\n\n")
+	if !strings.Contains(out, "Delete this file for good?") || !strings.Contains(out, "Kept worktree t") {
+		t.Fatalf("d, then Enter:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(mf.Path, "draft.md")); err != nil {
+		t.Fatal("deleted without the second yes")
+	}
+	out = remove("d\ny\n")
+	if !strings.Contains(out, "Removed worktree t.") {
+		t.Fatalf("d, y:\n%s", out)
+	}
+	if _, err := os.Stat(mf.Path); err == nil {
+		t.Error("the folder is left")
 	}
 }

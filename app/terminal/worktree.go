@@ -324,7 +324,11 @@ func (w *wtCLI) remove(name string, commit, keep, discard bool) error {
 		case "commit":
 			res, err = w.m.Remove(w.ctx, mf, worktree.RemoveOptions{Commit: true})
 		case "delete":
-			if !w.confirm(fmt.Sprintf("Delete these %d files for good?", len(e.Files))) {
+			q := fmt.Sprintf("Delete these %d files for good?", len(e.Files))
+			if len(e.Files) == 1 {
+				q = "Delete this file for good?"
+			}
+			if !w.confirm(q) {
 				w.say("remove", "Kept worktree "+name+".")
 				return nil
 			}
