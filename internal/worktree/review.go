@@ -140,10 +140,22 @@ func (m *Manager) Review(ctx context.Context, mf *Manifest) (*Review, error) {
 	}
 	rv := &Review{Name: mf.Name, Branch: mf.Branch, BaseBranch: mf.BaseBranch, BaseCommit: mf.BaseCommit}
 	parts := splitZ(names)
+	diffArgs := []string{"diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", mf.BaseCommit, "--"}
+	// One diff for all the files, cut at its file headers; the k-th patch
+	// is the k-th name (both in git's order). Where they do not pair up
+	// (a type change is two patches), each file is diffed alone.
+	whole, err := m.run(ctx, mf.Path, env, diffArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("review worktree %s: %w", mf.Name, err)
+	}
+	patches := splitPatches(whole)
+	paired := len(patches) == len(parts)/2
 	for i := 0; i+1 < len(parts); i += 2 {
 		status, path := parts[i], parts[i+1]
-		patch, err := m.run(ctx, mf.Path, env, "diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", mf.BaseCommit, "--", path)
-		if err != nil {
+		var patch string
+		if paired {
+			patch = patches[i/2]
+		} else if patch, err = m.run(ctx, mf.Path, env, append(diffArgs, path)...); err != nil {
 			return nil, fmt.Errorf("review %s of worktree %s: %w", path, mf.Name, err)
 		}
 		rv.Files = append(rv.Files, FileDiff{Path: path, Status: status, Patch: patch})
@@ -183,4 +195,27 @@ func (m *Manager) Commit(ctx context.Context, mf *Manifest, message string) erro
 		return fmt.Errorf("commit worktree %s: %w", mf.Name, err)
 	}
 	return nil
+}
+
+// splitPatches cuts a unified diff at its "diff --git " headers.
+func splitPatches(diff string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(diff); {
+		if strings.HasPrefix(diff[i:], "diff --git ") {
+			if start >= 0 {
+				out = append(out, diff[start:i])
+			}
+			start = i
+		}
+		nl := strings.IndexByte(diff[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+	}
+	if start >= 0 {
+		out = append(out, diff[start:])
+	}
+	return out
 }

@@ -591,3 +591,46 @@ func TestAWorktreeWhoseGitFilePointsElsewhereRunsNoGit(t *testing.T) {
 		t.Error("the worktree was removed")
 	}
 }
+
+func TestReviewGivesEachFileItsOwnPatchEvenAcrossATypeChange(t *testing.T) {
+	repo, m := newRepo(t)
+	ctx := context.Background()
+	write(t, filepath.Join(repo, "b.txt"), "b\n")
+	write(t, filepath.Join(repo, "c.txt"), "c\n")
+	gitT(t, repo, "add", "-A")
+	gitT(t, repo, "commit", "-q", "-m", "more")
+	mf, err := m.Create(ctx, repo, "types", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mf.Path, "a.txt"), "A\n")
+	write(t, filepath.Join(mf.Path, "c.txt"), "C\n")
+	rv, err := m.Review(ctx, mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rv.Files {
+		if !strings.Contains(f.Patch, "a/"+f.Path) || strings.Count(f.Patch, "diff --git ") != 1 {
+			t.Errorf("%s got the patch:\n%s", f.Path, f.Patch)
+		}
+	}
+	// b.txt becomes a link: a type change, two patches for one name.
+	if err := os.Remove(filepath.Join(mf.Path, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(mf.Path, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	rv, err = m.Review(ctx, mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rv.Files) != 3 {
+		t.Fatalf("files %+v", rv.Files)
+	}
+	for _, f := range rv.Files {
+		if !strings.Contains(f.Patch, "a/"+f.Path) {
+			t.Errorf("%s (%s) got the patch:\n%s", f.Path, f.Status, f.Patch)
+		}
+	}
+}
