@@ -276,3 +276,91 @@ func (d *Desktop) RollBackWorktreeMerge(name string) (WorktreeOutcome, error) {
 	}
 	return WorktreeOutcome{}, nil
 }
+
+// WorktreeEntry is a worktree of the open workspace's repository in the
+// window's list.
+type WorktreeEntry struct {
+	WorktreeInfo
+	// Missing: its folder was deleted outside the app (ForgetWorktree
+	// prunes it; the branch stays).
+	Missing bool `json:"missing"`
+	// Open: the window is on it now.
+	Open bool `json:"open"`
+}
+
+// mainDir is the main checkout's workspace folder of the open workspace
+// (itself, or the one its worktree came from).
+func (d *Desktop) mainDir() (string, *workspace, error) {
+	ws, err := d.current()
+	if err != nil {
+		return "", nil, err
+	}
+	if mf := d.worktrees().ByWorkdir(ws.dir); mf != nil {
+		return filepath.Join(mf.Repo, mf.Sub), ws, nil
+	}
+	return ws.dir, ws, nil
+}
+
+// ListWorktrees lists the worktrees of the open workspace's repository,
+// those whose folder was deleted outside the app marked Missing.
+func (d *Desktop) ListWorktrees() ([]WorktreeEntry, error) {
+	dir, ws, err := d.mainDir()
+	if err != nil {
+		return nil, err
+	}
+	list, err := d.worktrees().List(context.Background(), dir)
+	if err != nil {
+		return nil, err
+	}
+	out := []WorktreeEntry{}
+	for _, st := range list {
+		mf := st.Manifest
+		out = append(out, WorktreeEntry{WorktreeInfo: *info(&mf), Missing: st.Missing, Open: filepath.Clean(mf.Workdir()) == filepath.Clean(ws.dir)})
+	}
+	return out, nil
+}
+
+// OpenWorktreeConversation opens the window on worktree name again; a
+// folder deleted outside the app is a Problem, and is not made again.
+func (d *Desktop) OpenWorktreeConversation(name string) (WorktreeOutcome, error) {
+	dir, _, err := d.mainDir()
+	if err != nil {
+		return WorktreeOutcome{}, err
+	}
+	mf, err := d.worktrees().Open(context.Background(), dir, name)
+	if err != nil {
+		return outcome(err)
+	}
+	wi, err := d.OpenWorkspace(mf.Workdir(), mf.ConversationID)
+	if err != nil {
+		// The recorded conversation may be gone: a new one there.
+		if wi, err = d.OpenWorkspace(mf.Workdir(), ""); err != nil {
+			return WorktreeOutcome{}, fmt.Errorf("open worktree %s: %w", name, err)
+		}
+	}
+	return WorktreeOutcome{Worktree: info(mf), Workspace: &wi}, nil
+}
+
+// ForgetWorktree forgets a worktree whose folder was deleted outside the
+// app (git worktree prune); its branch is kept. A worktree whose folder
+// exists is removed only by RemoveWorktree, from the window on it.
+func (d *Desktop) ForgetWorktree(name string) (WorktreeOutcome, error) {
+	dir, _, err := d.mainDir()
+	if err != nil {
+		return WorktreeOutcome{}, err
+	}
+	ctx := context.Background()
+	mf, err := d.worktrees().Open(ctx, dir, name)
+	if err == nil {
+		return outcome(&worktree.Error{Kind: worktree.Exists, Msg: fmt.Sprintf("the folder of worktree %s is there", name),
+			Offer: "open it and use Remove, which asks about files not committed"})
+	}
+	if !worktree.IsKind(err, worktree.Missing) {
+		return outcome(err)
+	}
+	res, err := d.worktrees().Remove(ctx, mf, worktree.RemoveOptions{})
+	if err != nil {
+		return outcome(err)
+	}
+	return WorktreeOutcome{Removed: res}, nil
+}

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/testenv"
+	"github.com/freeact/desktop/internal/worktree"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {
@@ -122,5 +124,58 @@ func TestWindowWorktreeOffersAFixOutsideARepository(t *testing.T) {
 	out, err := d.NewWorktreeConversation("x")
 	if err != nil || out.Problem == nil || out.Problem.Kind != "not-a-repository" || !strings.Contains(out.Problem.Offer, "git init") {
 		t.Fatalf("NewWorktreeConversation outside a repository: %+v, %v", out.Problem, err)
+	}
+}
+
+// The window lists the repository's worktrees, reports one whose folder
+// was deleted outside the app (and does not make it again), forgets it on
+// request keeping its branch, and reopens a worktree's conversation.
+func TestWindowListsWorktreesAndReportsADeletedFolder(t *testing.T) {
+	t.Setenv("GIT_AUTHOR_NAME", "Test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	d, _, ws := scenarioDesktop(t, "turns: []")
+	gitIn(t, ws, "init", "-q", "-b", "main")
+	gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "init")
+	ctx := context.Background()
+	m := d.worktrees()
+	keep, err := m.Create(ctx, ws, "keep", worktree.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := m.Create(ctx, ws, "gone", worktree.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(gone.Path); err != nil {
+		t.Fatal(err)
+	}
+	list, err := d.ListWorktrees()
+	if err != nil || len(list) != 2 || list[0].Name != "gone" || !list[0].Missing || list[1].Missing {
+		t.Fatalf("ListWorktrees: %+v, %v", list, err)
+	}
+	out, err := d.OpenWorktreeConversation("gone")
+	if err != nil || out.Problem == nil || out.Problem.Kind != "folder-missing" {
+		t.Fatalf("opening a deleted worktree: %+v, %v", out.Problem, err)
+	}
+	if _, err := os.Stat(gone.Path); err == nil {
+		t.Fatal("the deleted folder was made again")
+	}
+	if out, err := d.ForgetWorktree("keep"); err != nil || out.Problem == nil {
+		t.Fatalf("ForgetWorktree of a worktree that is there: %+v, %v", out, err)
+	}
+	out, err = d.ForgetWorktree("gone")
+	if err != nil || out.Problem != nil || out.Removed == nil || !out.Removed.Pruned || !out.Removed.BranchKept {
+		t.Fatalf("ForgetWorktree: %+v, %+v, %v", out.Problem, out.Removed, err)
+	}
+	gitIn(t, ws, "rev-parse", "--verify", "refs/heads/freeact/gone")
+	out, err = d.OpenWorktreeConversation("keep")
+	if err != nil || out.Problem != nil || d.Workspace().Path != keep.Workdir() {
+		t.Fatalf("OpenWorktreeConversation: %+v, %v, window on %s", out.Problem, err, d.Workspace().Path)
+	}
+	list, _ = d.ListWorktrees()
+	if len(list) != 1 || !list[0].Open {
+		t.Errorf("after reopening: %+v", list)
 	}
 }

@@ -13,6 +13,7 @@ type Data<T> = T extends (infer E)[]
 
 export type WorktreeInfo = Data<desktop.WorktreeInfo>;
 export type WorktreeProblem = Data<desktop.WorktreeProblem>;
+export type WorktreeEntry = Data<desktop.WorktreeEntry>;
 export type WorktreeReview = Data<worktree.Review>;
 export type WorktreeMerged = Data<worktree.Merged>;
 export type WorktreeRemoved = Data<worktree.Removed>;
@@ -38,6 +39,12 @@ export interface WorktreeBackend {
   /** choice '' asks (a Problem lists the unsaved files), 'commit' commits them
    * first, 'delete' deletes the confirmed list. */
   remove(choice: '' | 'commit' | 'delete', confirmed: string[]): Promise<WorktreeOutcome>;
+  /** The repository's worktrees, those whose folder was deleted outside the app marked missing. */
+  list(): Promise<WorktreeEntry[]>;
+  /** Opens the window on worktree name again. */
+  open(name: string): Promise<WorktreeOutcome>;
+  /** Forgets a worktree whose folder was deleted outside the app (the branch stays). */
+  forget(name: string): Promise<WorktreeOutcome>;
   /** Puts the main checkout back where an interrupted merge of name found it. */
   rollback(name: string): Promise<WorktreeOutcome>;
 }
@@ -59,6 +66,9 @@ export const worktreeBackend: WorktreeBackend = {
   merge: (squash) => call(() => Desktop.MergeWorktree(squash)),
   remove: (choice, confirmed) => call(() => Desktop.RemoveWorktree(choice, confirmed)),
   rollback: (name) => call(() => Desktop.RollBackWorktreeMerge(name)),
+  list: () => call(Desktop.ListWorktrees),
+  open: (name) => call(() => Desktop.OpenWorktreeConversation(name)),
+  forget: (name) => call(() => Desktop.ForgetWorktree(name)),
 };
 
 const statusWord: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', T: 'modified' };

@@ -23,6 +23,9 @@ function fakeApi(over: Partial<WorktreeBackend> = {}): WorktreeBackend {
     merge: vi.fn(async () => ({ merged: { commit: 'feedfacecafe0000', base_branch: 'main', squash: false } })),
     remove: vi.fn(async () => ({ removed: { branch_kept: false, branch: 'freeact/fix' } })),
     rollback: vi.fn(async () => ({})),
+    list: vi.fn(async () => []),
+    open: vi.fn(async () => ({ worktree: info })),
+    forget: vi.fn(async () => ({ removed: { branch_kept: true, branch: 'freeact/gone', pruned: true } })),
     ...over,
   };
 }
@@ -110,6 +113,26 @@ describe('WorktreeBar interrupted merge', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Roll back the merge' }));
     expect(api.rollback).toHaveBeenCalledWith('fix');
     expect(await screen.findByTestId('worktree-note')).toHaveTextContent('back where the interrupted merge found it');
+  });
+});
+
+describe('WorktreeBar list', () => {
+  it('reports a worktree whose folder was deleted and forgets it only on request', async () => {
+    const gone = { ...info, name: 'gone', branch: 'freeact/gone', missing: true, open: false };
+    const other = { ...info, name: 'other', branch: 'freeact/other', missing: false, open: false };
+    const list = vi.fn().mockResolvedValueOnce([gone, other]).mockResolvedValueOnce([other]);
+    const api = fakeApi({ list });
+    render(WorktreeBar, { path: '/home/u/repo', api });
+    await userEvent.click(await screen.findByRole('button', { name: 'Worktrees…' }));
+    const rows = await screen.findAllByTestId('worktree-entry');
+    expect(rows[0]).toHaveTextContent('its folder was deleted outside the app');
+    expect(api.forget).not.toHaveBeenCalled();
+    await userEvent.click(within(rows[0]!).getByRole('button', { name: /Forget/ }));
+    expect(api.forget).toHaveBeenCalledWith('gone');
+    await waitFor(() => expect(screen.getAllByTestId('worktree-entry')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'Open' }));
+    expect(api.open).toHaveBeenCalledWith('other');
+    expect(await screen.findByTestId('worktree-branch')).toHaveTextContent('freeact/fix');
   });
 });
 

@@ -770,6 +770,32 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class WorktreeEntry {
+	    name: string;
+	    branch: string;
+	    baseBranch: string;
+	    baseCommit: string;
+	    path: string;
+	    main: string;
+	    missing: boolean;
+	    open: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.branch = source["branch"];
+	        this.baseBranch = source["baseBranch"];
+	        this.baseCommit = source["baseCommit"];
+	        this.path = source["path"];
+	        this.main = source["main"];
+	        this.missing = source["missing"];
+	        this.open = source["open"];
+	    }
+	}
 	export class WorktreeInfo {
 	    name: string;
 	    branch: string;

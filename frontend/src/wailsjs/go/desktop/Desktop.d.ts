@@ -59,6 +59,8 @@ export function ExportSession(arg1:string,arg2:boolean):Promise<string>;
 
 export function FinishRevert():Promise<void>;
 
+export function ForgetWorktree(arg1:string):Promise<desktop.WorktreeOutcome>;
+
 export function ForkBusySession():Promise<string>;
 
 export function ForkSession(arg1:number,arg2:string):Promise<desktop.ForkResult>;
@@ -72,6 +74,8 @@ export function InspectFolder(arg1:string):Promise<desktop.FolderCheck>;
 export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 
 export function Launch():Promise<desktop.LaunchTarget>;
+
+export function ListWorktrees():Promise<Array<desktop.WorktreeEntry>>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<desktop.LocalModels>;
 
@@ -100,6 +104,8 @@ export function OpenLink(arg1:string):Promise<void>;
 export function OpenNotebook(arg1:string):Promise<void>;
 
 export function OpenWorkspace(arg1:string,arg2:string):Promise<desktop.WorkspaceInfo>;
+
+export function OpenWorktreeConversation(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function PendingRestart():Promise<Array<string>>;
 

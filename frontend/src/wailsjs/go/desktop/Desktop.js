@@ -102,6 +102,10 @@ export function FinishRevert() {
   return window['go']['desktop']['Desktop']['FinishRevert']();
 }
 
+export function ForgetWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['ForgetWorktree'](arg1);
+}
+
 export function ForkBusySession() {
   return window['go']['desktop']['Desktop']['ForkBusySession']();
 }
@@ -128,6 +132,10 @@ export function LargeMentions(arg1) {
 
 export function Launch() {
   return window['go']['desktop']['Desktop']['Launch']();
+}
+
+export function ListWorktrees() {
+  return window['go']['desktop']['Desktop']['ListWorktrees']();
 }
 
 export function LocalModels(arg1, arg2) {
@@ -184,6 +192,10 @@ export function OpenNotebook(arg1) {
 
 export function OpenWorkspace(arg1, arg2) {
   return window['go']['desktop']['Desktop']['OpenWorkspace'](arg1, arg2);
+}
+
+export function OpenWorktreeConversation(arg1) {
+  return window['go']['desktop']['Desktop']['OpenWorktreeConversation'](arg1);
 }
 
 export function PendingRestart() {
