@@ -137,6 +137,16 @@ func (d *Desktop) openWorktree() (*worktree.Manifest, *workspace, error) {
 	if mf == nil {
 		return nil, nil, fmt.Errorf("%s is not a worktree of a conversation: start one with New conversation in a worktree", ws.dir)
 	}
+	// The manifest names the conversation working there, which
+	// OpenWorktreeConversation resumes.
+	ws.mu.Lock()
+	session := ws.session
+	ws.mu.Unlock()
+	if session != "" && session != mf.ConversationID {
+		if err := d.worktrees().SetConversation(mf, session); err != nil {
+			d.log.Warn("record the worktree's conversation", "err", err)
+		}
+	}
 	return mf, ws, nil
 }
 

@@ -85,6 +85,9 @@ func TestWindowWorktreeConversationCreateRunReviewMergeRemove(t *testing.T) {
 	if err != nil || rv.Review == nil || len(rv.Review.Files) != 1 || rv.Review.Files[0].Path != "cell.txt" {
 		t.Fatalf("ReviewWorktree: %+v, %v", rv.Review, err)
 	}
+	if mf := d.worktrees().ByWorkdir(wt.Path); mf == nil || mf.ConversationID == "" || mf.ConversationID != d.Workspace().Kernel.SessionID {
+		t.Errorf("the manifest does not name the conversation: %+v", mf)
+	}
 	// The cleanup dialog's question, then a stale confirmation.
 	rm, err := d.RemoveWorktree(RemoveAsk, nil)
 	if err != nil || rm.Problem == nil || rm.Problem.Kind != "unsaved-work" || strings.Join(rm.Problem.Files, ",") != "cell.txt" {
