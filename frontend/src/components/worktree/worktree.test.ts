@@ -63,7 +63,7 @@ describe('WorktreeBar', () => {
     );
     const api = fakeApi({ current: vi.fn(async () => info), remove });
     render(WorktreeBar, { path: info.path, api });
-    await userEvent.click(await screen.findByRole('button', { name: 'Remove' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Remove worktree' }));
     const list = await screen.findByTestId('worktree-unsaved');
     expect(within(list).getByText('notes.txt')).toBeInTheDocument();
     expect(within(list).getByText('new/data.csv')).toBeInTheDocument();
@@ -80,7 +80,7 @@ describe('WorktreeBar', () => {
     const remove = vi.fn(async () => ({ problem: { kind: 'unsaved-work', message: 'm', offer: '', files: ['a'], suggest: '', worktree: '' } }));
     const api = fakeApi({ current: vi.fn(async () => info), remove });
     render(WorktreeBar, { path: info.path, api });
-    await userEvent.click(await screen.findByRole('button', { name: 'Remove' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Remove worktree' }));
     await userEvent.click(await screen.findByRole('button', { name: 'Keep the worktree' }));
     expect(remove).toHaveBeenCalledTimes(1);
     expect(screen.getByTestId('worktree-branch')).toBeInTheDocument();
@@ -92,7 +92,7 @@ describe('WorktreeBar', () => {
     }));
     const api = fakeApi({ current: vi.fn(async () => info), merge });
     render(WorktreeBar, { path: info.path, api });
-    await userEvent.click(await screen.findByRole('button', { name: 'Merge back' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Merge worktree back' }));
     await userEvent.click(screen.getByRole('button', { name: 'Squash' }));
     expect(merge).toHaveBeenCalledWith(true);
     const p = await screen.findByTestId('worktree-problem');
@@ -108,7 +108,7 @@ describe('WorktreeBar interrupted merge', () => {
     }));
     const api = fakeApi({ current: vi.fn(async () => info), merge });
     render(WorktreeBar, { path: info.path, api });
-    await userEvent.click(await screen.findByRole('button', { name: 'Merge back' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Merge worktree back' }));
     await userEvent.click(screen.getByRole('button', { name: 'Merge' }));
     await userEvent.click(await screen.findByRole('button', { name: 'Roll back the merge' }));
     expect(api.rollback).toHaveBeenCalledWith('fix');
