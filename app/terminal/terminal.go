@@ -26,6 +26,7 @@ import (
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
+	"github.com/freeact/desktop/internal/worktree"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -61,6 +62,7 @@ func RunInit(_ context.Context, args []string, _ adapter.Build, s adapter.Stream
 
 type runFlags struct {
 	workspace, sessionID, prompt, logLevel, sandboxConfig string
+	worktree                                              string
 	json, skipPermissions, sandbox, fork, auto            bool
 }
 
@@ -79,6 +81,7 @@ func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Strea
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log `level`: debug, info, warn or error")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run code in the sandbox (sandbox-runtime): no network, writes only in the workspace")
 	fs.StringVar(&f.sandboxConfig, "sandbox-config", "", "an srt settings `file` replacing the default sandbox restrictions (implies --sandbox)")
+	fs.StringVar(&f.worktree, "worktree", "", "run in the git worktree `NAME` of the workspace's repository (created on a new branch freeact/NAME when missing; freeact worktree reviews, merges and removes it)")
 	if err := adapter.ParseFlags(fs, args, s.Err); err != nil {
 		return err
 	}
@@ -96,6 +99,14 @@ func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Strea
 		return adapter.UsageError{Err: fmt.Errorf("--log-level %q: use debug, info, warn or error", f.logLevel)}
 	}
 	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
+	var wt *worktree.Manifest
+	if f.worktree != "" {
+		var err error
+		if wt, err = runWorktree(ctx, f, b, s); err != nil {
+			return err
+		}
+		f.workspace = wt.Workdir()
+	}
 	// Libraries that print with the standard logger (genai does) go to the
 	// log at debug level instead of into the conversation.
 	log.SetOutput(adapter.SlogWriter{L: logger})
@@ -119,6 +130,11 @@ func RunRun(ctx context.Context, args []string, b adapter.Build, s adapter.Strea
 		}
 	}()
 
+	if wt != nil {
+		if err := adapter.Worktrees(b.Dirs).SetConversation(wt, a.SessionID()); err != nil {
+			logger.Warn("record the worktree's conversation", "err", err)
+		}
+	}
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	if t.recover(ctx, a, f.prompt == "" && !f.json) {

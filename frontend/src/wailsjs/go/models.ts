@@ -918,6 +918,118 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class WorktreeEntry {
+	    name: string;
+	    branch: string;
+	    baseBranch: string;
+	    baseCommit: string;
+	    path: string;
+	    main: string;
+	    missing: boolean;
+	    open: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.branch = source["branch"];
+	        this.baseBranch = source["baseBranch"];
+	        this.baseCommit = source["baseCommit"];
+	        this.path = source["path"];
+	        this.main = source["main"];
+	        this.missing = source["missing"];
+	        this.open = source["open"];
+	    }
+	}
+	export class WorktreeInfo {
+	    name: string;
+	    branch: string;
+	    baseBranch: string;
+	    baseCommit: string;
+	    path: string;
+	    main: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.branch = source["branch"];
+	        this.baseBranch = source["baseBranch"];
+	        this.baseCommit = source["baseCommit"];
+	        this.path = source["path"];
+	        this.main = source["main"];
+	    }
+	}
+	export class WorktreeProblem {
+	    kind: string;
+	    message: string;
+	    offer: string;
+	    files: string[];
+	    suggest: string;
+	    worktree: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.message = source["message"];
+	        this.offer = source["offer"];
+	        this.files = source["files"];
+	        this.suggest = source["suggest"];
+	        this.worktree = source["worktree"];
+	    }
+	}
+	export class WorktreeOutcome {
+	    problem?: WorktreeProblem;
+	    worktree?: WorktreeInfo;
+	    workspace?: WorkspaceInfo;
+	    review?: worktree.Review;
+	    merged?: worktree.Merged;
+	    removed?: worktree.Removed;
+	    proposed?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeOutcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.problem = this.convertValues(source["problem"], WorktreeProblem);
+	        this.worktree = this.convertValues(source["worktree"], WorktreeInfo);
+	        this.workspace = this.convertValues(source["workspace"], WorkspaceInfo);
+	        this.review = this.convertValues(source["review"], worktree.Review);
+	        this.merged = this.convertValues(source["merged"], worktree.Merged);
+	        this.removed = this.convertValues(source["removed"], worktree.Removed);
+	        this.proposed = source["proposed"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1586,6 +1698,121 @@ export namespace session {
 	        this.id = source["id"];
 	        this.snippet = source["snippet"];
 	    }
+	}
+
+}
+
+export namespace worktree {
+	
+	export class Change {
+	    path: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	    }
+	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    patch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.patch = source["patch"];
+	    }
+	}
+	export class Merged {
+	    commit: string;
+	    base_branch: string;
+	    squash: boolean;
+	    up_to_date?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Merged(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commit = source["commit"];
+	        this.base_branch = source["base_branch"];
+	        this.squash = source["squash"];
+	        this.up_to_date = source["up_to_date"];
+	    }
+	}
+	export class Removed {
+	    branch_kept: boolean;
+	    branch: string;
+	    committed?: boolean;
+	    discarded?: string[];
+	    pruned?: boolean;
+	    sessions_kept?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Removed(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.branch_kept = source["branch_kept"];
+	        this.branch = source["branch"];
+	        this.committed = source["committed"];
+	        this.discarded = source["discarded"];
+	        this.pruned = source["pruned"];
+	        this.sessions_kept = source["sessions_kept"];
+	    }
+	}
+	export class Review {
+	    name: string;
+	    branch: string;
+	    base_branch: string;
+	    base_commit: string;
+	    files: FileDiff[];
+	    uncommitted?: Change[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Review(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.branch = source["branch"];
+	        this.base_branch = source["base_branch"];
+	        this.base_commit = source["base_commit"];
+	        this.files = this.convertValues(source["files"], FileDiff);
+	        this.uncommitted = this.convertValues(source["uncommitted"], Change);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -38,6 +38,8 @@ export function ClaudeHooks():Promise<hooks.ClaudeImport>;
 
 export function ClipboardImage():Promise<string>;
 
+export function CommitWorktree(arg1:string):Promise<desktop.WorktreeOutcome>;
+
 export function CompactNow():Promise<void>;
 
 export function CompleteMCP(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string,arg6:{[key: string]: string}):Promise<Array<string>>;
@@ -52,6 +54,8 @@ export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
 
+export function CurrentWorktree():Promise<desktop.WorktreeInfo>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function DescribeVariable(arg1:string):Promise<kernel.VariableDetail>;
@@ -59,6 +63,8 @@ export function DescribeVariable(arg1:string):Promise<kernel.VariableDetail>;
 export function ExportSession(arg1:string,arg2:boolean):Promise<string>;
 
 export function FinishRevert():Promise<void>;
+
+export function ForgetWorktree(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function ForkBusySession():Promise<string>;
 
@@ -78,6 +84,8 @@ export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 
 export function Launch():Promise<desktop.LaunchTarget>;
 
+export function ListWorktrees():Promise<Array<desktop.WorktreeEntry>>;
+
 export function LocalModels(arg1:string,arg2:string):Promise<desktop.LocalModels>;
 
 export function MCPCatalog():Promise<mcpglue.MCPCatalog>;
@@ -92,7 +100,11 @@ export function MCPSignIn(arg1:string):Promise<void>;
 
 export function MCPSignOut(arg1:string):Promise<void>;
 
+export function MergeWorktree(arg1:boolean):Promise<desktop.WorktreeOutcome>;
+
 export function NewSession():Promise<void>;
+
+export function NewWorktreeConversation(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function OpenFile(arg1:string):Promise<void>;
 
@@ -101,6 +113,8 @@ export function OpenLink(arg1:string):Promise<void>;
 export function OpenNotebook(arg1:string):Promise<void>;
 
 export function OpenWorkspace(arg1:string,arg2:string):Promise<desktop.WorkspaceInfo>;
+
+export function OpenWorktreeConversation(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function PendingRestart():Promise<Array<string>>;
 
@@ -118,9 +132,13 @@ export function PreviewAlways(arg1:string,arg2:string):Promise<permission.Previe
 
 export function PreviewRule(arg1:permission.Rule):Promise<permission.Preview>;
 
+export function ProposeWorktree():Promise<desktop.WorktreeOutcome>;
+
 export function RecentWorkspaces():Promise<Array<string>>;
 
 export function RegenerateMCPTools(arg1:string):Promise<string>;
+
+export function RemoveWorktree(arg1:string,arg2:Array<string>):Promise<desktop.WorktreeOutcome>;
 
 export function RenameSession(arg1:string,arg2:string):Promise<void>;
 
@@ -136,9 +154,13 @@ export function RetryKernel():Promise<void>;
 
 export function Revert(arg1:string,arg2:boolean,arg3:Array<string>):Promise<void>;
 
+export function ReviewWorktree():Promise<desktop.WorktreeOutcome>;
+
 export function RevokeGrant(arg1:permission.Rule):Promise<Array<permission.Rule>>;
 
 export function RevokeSessionRule(arg1:permission.Rule):Promise<desktop.PermissionRules>;
+
+export function RollBackWorktreeMerge(arg1:string):Promise<desktop.WorktreeOutcome>;
 
 export function RollbackRevert():Promise<void>;
 

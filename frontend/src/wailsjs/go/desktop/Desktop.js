@@ -58,6 +58,10 @@ export function ClipboardImage() {
   return window['go']['desktop']['Desktop']['ClipboardImage']();
 }
 
+export function CommitWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['CommitWorktree'](arg1);
+}
+
 export function CompactNow() {
   return window['go']['desktop']['Desktop']['CompactNow']();
 }
@@ -86,6 +90,10 @@ export function CreateFolder(arg1) {
   return window['go']['desktop']['Desktop']['CreateFolder'](arg1);
 }
 
+export function CurrentWorktree() {
+  return window['go']['desktop']['Desktop']['CurrentWorktree']();
+}
+
 export function DeleteSession(arg1) {
   return window['go']['desktop']['Desktop']['DeleteSession'](arg1);
 }
@@ -100,6 +108,10 @@ export function ExportSession(arg1, arg2) {
 
 export function FinishRevert() {
   return window['go']['desktop']['Desktop']['FinishRevert']();
+}
+
+export function ForgetWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['ForgetWorktree'](arg1);
 }
 
 export function ForkBusySession() {
@@ -138,6 +150,10 @@ export function Launch() {
   return window['go']['desktop']['Desktop']['Launch']();
 }
 
+export function ListWorktrees() {
+  return window['go']['desktop']['Desktop']['ListWorktrees']();
+}
+
 export function LocalModels(arg1, arg2) {
   return window['go']['desktop']['Desktop']['LocalModels'](arg1, arg2);
 }
@@ -166,8 +182,16 @@ export function MCPSignOut(arg1) {
   return window['go']['desktop']['Desktop']['MCPSignOut'](arg1);
 }
 
+export function MergeWorktree(arg1) {
+  return window['go']['desktop']['Desktop']['MergeWorktree'](arg1);
+}
+
 export function NewSession() {
   return window['go']['desktop']['Desktop']['NewSession']();
+}
+
+export function NewWorktreeConversation(arg1) {
+  return window['go']['desktop']['Desktop']['NewWorktreeConversation'](arg1);
 }
 
 export function OpenFile(arg1) {
@@ -184,6 +208,10 @@ export function OpenNotebook(arg1) {
 
 export function OpenWorkspace(arg1, arg2) {
   return window['go']['desktop']['Desktop']['OpenWorkspace'](arg1, arg2);
+}
+
+export function OpenWorktreeConversation(arg1) {
+  return window['go']['desktop']['Desktop']['OpenWorktreeConversation'](arg1);
 }
 
 export function PendingRestart() {
@@ -218,12 +246,20 @@ export function PreviewRule(arg1) {
   return window['go']['desktop']['Desktop']['PreviewRule'](arg1);
 }
 
+export function ProposeWorktree() {
+  return window['go']['desktop']['Desktop']['ProposeWorktree']();
+}
+
 export function RecentWorkspaces() {
   return window['go']['desktop']['Desktop']['RecentWorkspaces']();
 }
 
 export function RegenerateMCPTools(arg1) {
   return window['go']['desktop']['Desktop']['RegenerateMCPTools'](arg1);
+}
+
+export function RemoveWorktree(arg1, arg2) {
+  return window['go']['desktop']['Desktop']['RemoveWorktree'](arg1, arg2);
 }
 
 export function RenameSession(arg1, arg2) {
@@ -254,12 +290,20 @@ export function Revert(arg1, arg2, arg3) {
   return window['go']['desktop']['Desktop']['Revert'](arg1, arg2, arg3);
 }
 
+export function ReviewWorktree() {
+  return window['go']['desktop']['Desktop']['ReviewWorktree']();
+}
+
 export function RevokeGrant(arg1) {
   return window['go']['desktop']['Desktop']['RevokeGrant'](arg1);
 }
 
 export function RevokeSessionRule(arg1) {
   return window['go']['desktop']['Desktop']['RevokeSessionRule'](arg1);
+}
+
+export function RollBackWorktreeMerge(arg1) {
+  return window['go']['desktop']['Desktop']['RollBackWorktreeMerge'](arg1);
 }
 
 export function RollbackRevert() {
