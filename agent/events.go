@@ -58,6 +58,7 @@ const (
 	Once           = event.Once
 	Always         = event.Always
 	Session        = event.Session
+	Never          = event.Never
 	ByRule         = event.ByRule
 	BySession      = event.BySession
 	BySkip         = event.BySkip
