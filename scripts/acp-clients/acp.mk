@@ -28,8 +28,14 @@ deps-toad: $(TOAD_VENV)/.installed
 
 # Toad under tmux drives freeact acp: a prompt, an approval answered by
 # keys, the cell's output on screen. TOAD_TRANSCRIPT=FILE keeps the screens.
-test-acp-toad: deps-toad
+test-acp-toad: deps-toad ## Toad under tmux hosting freeact acp (make test runs it too)
 	go test -count=1 -run 'TestToadUnderTmux' ./app/acp/
 
 # make test runs them all (Toad takes about half a minute).
 test test-go test-stress: $(ACP_CLIENTS_STAMP) $(TOAD_VENV)/.installed
+
+# The release archive build/acp/agent.json names (the ACP Registry's
+# binary distribution), built and checked against the manifest.
+.PHONY: package-acp
+package-acp: ## the ACP Registry's archive of freeact (headless, static) into dist/, checked against build/acp/agent.json
+	@scripts/package-acp.sh $(VERSION) dist
