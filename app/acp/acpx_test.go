@@ -238,6 +238,7 @@ turns:
 			if err != nil {
 				t.Fatalf("acpx runtime: %v\n%s", err, out)
 			}
+			t.Logf("acpx runtime, %s:\n%s", tt.decision, out)
 			if n := strings.Count(out, `"type":"permission_request"`); n != tt.asked {
 				t.Errorf("%d permission requests, want %d:\n%s", n, tt.asked, out)
 			}
