@@ -13,8 +13,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent"
-	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/app/adapter"
 )
