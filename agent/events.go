@@ -65,6 +65,7 @@ const (
 	Once           = event.Once
 	Always         = event.Always
 	Session        = event.Session
+	Never          = event.Never
 	ByRule         = event.ByRule
 	BySession      = event.BySession
 	BySkip         = event.BySkip

@@ -163,9 +163,12 @@ func (a *Agent) runHooks(ctx context.Context, emit func(Event), corr string, in 
 	return o
 }
 
-// hookDenied is the result the model gets for a call a hook denied; ok
-// false when err is not a hook's denial.
+// hookDenied is the result the model gets for a call a hook or a deny
+// rule denied; ok false when err is neither.
 func hookDenied(err error) (string, bool) {
+	if r, ok := err.(*approval.RuleDenied); ok {
+		return "Refused without asking: the user's deny rule " + r.Rule + " covers this call. Do not retry it or work around it.", true
+	}
 	d, ok := err.(*approval.HookDenied)
 	if !ok {
 		return "", false

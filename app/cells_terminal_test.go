@@ -29,7 +29,7 @@ turns:
 	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 120)
 	scr.expect(t, "> ")
 	send("Print a word.\r")
-	scr.expect(t, "Approve? [Y/n/a/s/e]")
+	scr.expect(t, "Approve? [Y/n/a/s/d/e]")
 	send("e\r")
 	scr.expect(t, "the cell as you edited it")
 	scr.expect(t, "word = 'user'")

@@ -34,7 +34,7 @@ func TestTerminalClipsServerNotifications(t *testing.T) {
 	scr, send, exited := startTerminal(t, exec.Command(bin, "run", "--workspace", ws), env, 160)
 	scr.expect(t, "> ")
 	send("Flood.\r")
-	scr.expect(t, "Approve? [Y/n/a/s]")
+	scr.expect(t, "Approve? [Y/n/a/s/d]")
 	send("y\r")
 	scr.expect(t, "bytes clipped]")
 	scr.expect(t, "Done.")

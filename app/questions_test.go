@@ -316,7 +316,7 @@ turns:
 	r := startJSON(t, bin, env, "--workspace", ws, "--prompt", "What is 6*7?")
 	q := r.next("ApprovalRequest")
 	r.send("maybe")
-	if e := r.next("AnswerError"); e["id"] != q["id"] || !strings.Contains(fmt.Sprint(e["error"]), "send y, n, a or s") {
+	if e := r.next("AnswerError"); e["id"] != q["id"] || !strings.Contains(fmt.Sprint(e["error"]), "send y, n, a, s or d") {
 		t.Errorf("error %v", e)
 	}
 	r.send(fmt.Sprintf(`{"id":%q,"action":"accept","scope":"session"}`, q["id"]))

@@ -23,7 +23,7 @@ for group in "$@"; do
 	build) want+=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev) ;;
 	run) want+=(xvfb xauth) ;;
 	test) want+=(debootstrap xvfb xauth imagemagick xdotool x11-utils chromium desktop-file-utils bubblewrap socat ripgrep stress-ng
-		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon gnome-keyring libsecret-tools) ;;
+		python3-gi gir1.2-gtk-3.0 gir1.2-atspi-2.0 at-spi2-core dbus-bin dbus-daemon gnome-keyring libsecret-tools tmux) ;;
 	*)
 		echo "system-deps: unknown group '$group' (use build, run or test)" >&2
 		exit 2

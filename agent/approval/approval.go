@@ -72,6 +72,14 @@ type HookDenied struct{ Reason string }
 
 func (e *HookDenied) Error() string { return "a hook blocked this call: " + e.Reason }
 
+// RuleDenied is the cause of a call a saved deny rule refused without
+// asking: the model is told so, and the turn goes on.
+type RuleDenied struct{ Rule string }
+
+func (e *RuleDenied) Error() string {
+	return "the deny rule " + e.Rule + " in .freeact/permissions.json refuses this call"
+}
+
 // errStopped stands for a "no" from a hook that stopped the agent
 // (continue: false); AskEditable turns it into one.
 var errStopped = errors.New("a hook stopped the agent")
@@ -117,12 +125,25 @@ func (ap *Approver) ask(ctx context.Context, emit func(event.Event), corr string
 	if ap.Perm != nil {
 		verdict = ap.Perm.Evaluate(pc)
 	}
+	// A deny rule wins in every mode, over hooks and over SkipAll: it only
+	// ever refuses. It is checked again on a call a hook's updatedInput
+	// changed, since the rules were asked again about that one.
+	refuse := func() (bool, string, error) {
+		denied := &RuleDenied{Rule: verdict.Rule.Pattern()}
+		emit(&event.Notice{Meta: meta, Text: "Refused without asking by the deny rule " + denied.Rule + " (Settings → Permissions)"})
+		return false, "", denied
+	}
+	if verdict.Decision == permission.Deny {
+		return refuse()
+	}
 	hook, err := ap.askHooks(ctx, emit, meta, &call, &verdict)
 	if run != nil {
 		*run = call
 	}
 	pc = call.Permission()
 	switch {
+	case err == nil && verdict.Decision == permission.Deny:
+		return refuse()
 	case errors.Is(err, errStopped):
 		return false, "", nil
 	case err != nil:
@@ -234,6 +255,10 @@ func noAlways(call event.ToolCall) string {
 // grant for a call whose request offers none, NoAlways), a Session
 // answer adds a grant to the conversation and reports its grants.
 func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit func(event.Event)) (bool, error) {
+	if ans.Decision == event.Never {
+		ap.deny(req, ans, emit)
+		return false, nil
+	}
 	if ans.Decision == event.Reject {
 		return false, nil
 	}
@@ -264,6 +289,31 @@ func (ap *Approver) apply(req *event.ApprovalRequest, ans event.Answer, emit fun
 		emit(&event.SessionGrants{Meta: event.Meta{AgentID: ap.AgentID}, Grants: ap.Perm.Grants().Allow})
 	}
 	return true, nil
+}
+
+// deny saves the deny rule of a Never answer (the request's suggestion
+// unless the answer brings its own pattern). A protected call saves none:
+// its answer is a plain no. A rule that cannot be saved is reported; the
+// call is refused all the same.
+func (ap *Approver) deny(req *event.ApprovalRequest, ans event.Answer, emit func(event.Event)) {
+	if ap.Perm == nil || req.Protected {
+		return
+	}
+	pattern := ans.Pattern
+	if pattern == "" {
+		pattern = req.Suggested
+	}
+	if pattern == "" {
+		return
+	}
+	rule := permission.ParsePattern(pattern, req.ToolCall.Permission())
+	if err := ap.Perm.Manager().DenyAlways(rule); err != nil {
+		emit(&event.Notice{Meta: event.Meta{AgentID: ap.AgentID}, Text: fmt.Sprintf("The deny rule %s could not be saved: %v", rule, err)})
+		return
+	}
+	if ap.Saved != nil {
+		ap.Saved()
+	}
 }
 
 // hookAnswer is what the PreToolUse hooks made of a call.

@@ -190,6 +190,10 @@ const (
 	Always
 	// Session allows the call and keeps a rule in memory for this session.
 	Session
+	// Never refuses the call, as Reject does, and saves a deny rule to
+	// permissions.json: calls it matches are refused without asking from
+	// then on. A Protected call saves no rule.
+	Never
 )
 
 func (d Decision) String() string {
@@ -200,6 +204,8 @@ func (d Decision) String() string {
 		return "always"
 	case Session:
 		return "session"
+	case Never:
+		return "never"
 	}
 	return "no"
 }
@@ -269,7 +275,7 @@ func (r *ApprovalRequest) Approve(ok bool) bool {
 	return r.Answer(Reject, "")
 }
 
-// Answer resolves the request. For Always and Session, pattern is the rule
+// Answer resolves the request. For Always, Session and Never, pattern is the rule
 // to save (the user may have edited the suggestion); "" saves Suggested.
 // It reports whether this was the first answer.
 func (r *ApprovalRequest) Answer(d Decision, pattern string) bool {

@@ -56,7 +56,13 @@ func (s *Conversation) Add(scope Scope, ask bool, rule Rule) error {
 	defer s.mu.Unlock()
 	// Copy on write: Check reads the tiers without the lock.
 	g := s.grants.clone()
-	addTo(&g, ask, rule)
+	tier := TierAllow
+	if ask {
+		tier = TierAsk
+	}
+	if err := addTo(&g, tier, rule); err != nil {
+		return err
+	}
 	s.grants = g
 	return nil
 }

@@ -19,10 +19,13 @@ import (
 // FileName is the permissions file inside a workspace's .freeact directory.
 const FileName = "permissions.json"
 
-// Rules are the two tiers of one scope. Ask rules win over allow rules.
+// Rules are the tiers of one scope. Deny rules win over ask rules, ask
+// rules over allow rules. Deny is saved only when it has rules, so a
+// file without any reads as before.
 type Rules struct {
 	Allow []Rule `json:"allow"`
 	Ask   []Rule `json:"ask"`
+	Deny  []Rule `json:"deny,omitempty"`
 }
 
 // Decision is the outcome of checking a call against the rules.
@@ -35,6 +38,9 @@ const (
 	Ask
 	// Allow: an allow rule matched and no ask rule did; run without asking.
 	Allow
+	// Deny: a deny rule matched; refuse without asking, whatever else
+	// matches (a "reject always" answer saves one).
+	Deny
 )
 
 func (d Decision) String() string {
@@ -43,6 +49,8 @@ func (d Decision) String() string {
 		return "ask"
 	case Allow:
 		return "allow"
+	case Deny:
+		return "deny"
 	default:
 		return "no match"
 	}
@@ -136,7 +144,7 @@ func Open(dir string) (*Manager, error) {
 func (m *Manager) Imported() (Rules, string) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if m.imported.Allow == nil && m.imported.Ask == nil {
+	if m.imported.Allow == nil && m.imported.Ask == nil && m.imported.Deny == nil {
 		return Rules{}, ""
 	}
 	return m.imported.clone(), m.tomlFile
@@ -157,9 +165,9 @@ func (m *Manager) Evaluate(c Call) Verdict {
 }
 
 // evaluate matches c against the grants of a conversation and the saved
-// rules in the order session ask, always ask (permissions.json, then
-// permissions.toml), session allow, always allow; the first match decides,
-// except:
+// rules in the order deny (permissions.json, then permissions.toml),
+// session ask, always ask, session allow, always allow; the first match
+// decides, except:
 //   - a call that changes a protected file (see Protect) is asked before
 //     any rule is consulted, and Verdict.Protected is set;
 //   - an opaque shell call (marked so, or one that agent/shell cannot
@@ -179,6 +187,15 @@ func (m *Manager) evaluate(grants Rules, c Call) Verdict {
 			dir = m.workspace
 		}
 		acc = m.place(shell.FileAccesses(c.Command, dir), dir)
+	}
+	// A deny rule wins over everything, a protected file included: it
+	// only ever refuses.
+	for _, rules := range [][]Rule{m.always.Deny, m.imported.Deny} {
+		for _, r := range rules {
+			if r.matches(c, m.workspace) {
+				return Verdict{Decision: Deny, Rule: r, Scope: Always, Reason: fmt.Sprintf("the deny rule %s refuses it", r)}
+			}
+		}
 	}
 	if reason := m.protectedCall(c, acc); reason != "" {
 		return Verdict{Decision: Ask, Reason: reason, Protected: true}
@@ -244,10 +261,27 @@ func (m *Manager) Suggest(c Call) string {
 func (m *Manager) IsAllowed(c Call) bool { return m.Check(c) == Allow }
 
 // Add saves rule in the allow tier (ask=false) or the ask tier of
-// permissions.json. It is merged into the file as it is on disk now (so
+// permissions.json (AddTo names any tier). It is merged into the file as it is on disk now (so
 // edits made meanwhile are kept) and saved atomically. Adding a rule that
 // exists already changes nothing.
 func (m *Manager) Add(ask bool, rule Rule) error {
+	tier := TierAllow
+	if ask {
+		tier = TierAsk
+	}
+	return m.AddTo(tier, rule)
+}
+
+// The tiers of a Rules.
+const (
+	TierAllow = "allow"
+	TierAsk   = "ask"
+	TierDeny  = "deny"
+)
+
+// AddTo saves rule in tier (TierAllow, TierAsk or TierDeny) of
+// permissions.json, as Add does.
+func (m *Manager) AddTo(tier string, rule Rule) error {
 	if err := rule.validate(); err != nil {
 		return fmt.Errorf("add permission rule: %w", err)
 	}
@@ -260,7 +294,9 @@ func (m *Manager) Add(ask bool, rule Rule) error {
 	if err != nil {
 		return fmt.Errorf("add permission rule: %w", err)
 	}
-	addTo(&current, ask, rule)
+	if err := addTo(&current, tier, rule); err != nil {
+		return fmt.Errorf("add permission rule: %w", err)
+	}
 	if err := writeRules(m.file, current); err != nil {
 		return fmt.Errorf("add permission rule: %w", err)
 	}
@@ -271,14 +307,26 @@ func (m *Manager) Add(ask bool, rule Rule) error {
 // AllowAlways saves an allow rule.
 func (m *Manager) AllowAlways(rule Rule) error { return m.Add(false, rule) }
 
-func addTo(rs *Rules, ask bool, rule Rule) {
-	tier := &rs.Allow
-	if ask {
-		tier = &rs.Ask
+// DenyAlways saves a deny rule: calls it matches are refused without
+// asking from now on.
+func (m *Manager) DenyAlways(rule Rule) error { return m.AddTo(TierDeny, rule) }
+
+func addTo(rs *Rules, tier string, rule Rule) error {
+	var t *[]Rule
+	switch tier {
+	case TierAllow:
+		t = &rs.Allow
+	case TierAsk:
+		t = &rs.Ask
+	case TierDeny:
+		t = &rs.Deny
+	default:
+		return fmt.Errorf("unknown tier %q: want allow, ask or deny", tier)
 	}
-	if !slices.Contains(*tier, rule) {
-		*tier = append(*tier, rule)
+	if !slices.Contains(*t, rule) {
+		*t = append(*t, rule)
 	}
+	return nil
 }
 
 // Rules returns a copy of the saved rules (permissions.json).
@@ -324,14 +372,14 @@ func (m *Manager) Reload() error {
 }
 
 func (rs Rules) clone() Rules {
-	return Rules{Allow: slices.Clone(rs.Allow), Ask: slices.Clone(rs.Ask)}
+	return Rules{Allow: slices.Clone(rs.Allow), Ask: slices.Clone(rs.Ask), Deny: slices.Clone(rs.Deny)}
 }
 
 func (rs Rules) validate(file string) error {
 	for _, tier := range []struct {
 		name  string
 		rules []Rule
-	}{{"allow", rs.Allow}, {"ask", rs.Ask}} {
+	}{{"allow", rs.Allow}, {"ask", rs.Ask}, {"deny", rs.Deny}} {
 		for i, r := range tier.rules {
 			if err := r.validate(); err != nil {
 				return fmt.Errorf("%s: %s[%d] %s: %w", file, tier.name, i, r, err)
@@ -347,16 +395,17 @@ func ParseRules(data []byte, file string) (Rules, error) {
 	var raw struct {
 		Allow []json.RawMessage `json:"allow"`
 		Ask   []json.RawMessage `json:"ask"`
+		Deny  []json.RawMessage `json:"deny"`
 	}
 	if err := strictjson.Unmarshal(data, &raw); err != nil {
-		return Rules{}, fmt.Errorf("%s: %w (expected {\"allow\": [rule...], \"ask\": [rule...]})", file, err)
+		return Rules{}, fmt.Errorf("%s: %w (expected {\"allow\": [rule...], \"ask\": [rule...], \"deny\": [rule...]})", file, err)
 	}
 	var rs Rules
 	for _, tier := range []struct {
 		name string
 		raw  []json.RawMessage
 		dst  *[]Rule
-	}{{"allow", raw.Allow, &rs.Allow}, {"ask", raw.Ask, &rs.Ask}} {
+	}{{"allow", raw.Allow, &rs.Allow}, {"ask", raw.Ask, &rs.Ask}, {"deny", raw.Deny, &rs.Deny}} {
 		for i, item := range tier.raw {
 			var r Rule
 			if err := strictjson.Unmarshal(item, &r); err != nil {

@@ -25,6 +25,10 @@ func ParseTOMLRules(data []byte, file string) (Rules, error) {
 		}
 		return Rules{}, fmt.Errorf("%s: %w", file, err)
 	}
+	if _, ok := doc["deny"]; ok {
+		// freeact 0.11 had no deny rules: they belong in permissions.json.
+		return Rules{}, fmt.Errorf(`%s: unknown field "deny": permissions.toml takes allow and ask; write deny rules in permissions.json`, file)
+	}
 	asJSON, err := json.Marshal(doc)
 	if err != nil {
 		return Rules{}, fmt.Errorf("%s: %w", file, err)

@@ -199,3 +199,67 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestAcpxAlwaysAndRejectAlways: acpx's runtime (the library under its
+// command line, which never picks Always) answers allow_always, which
+// writes the rule the desktop writes, or reject_always, which writes a
+// deny rule: the same action in the next turn is then refused without a
+// question.
+func TestAcpxAlwaysAndRejectAlways(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		testenv.Missing(t, "no node for acpx")
+	}
+	acpx(t)
+	script := filepath.Join(testenv.RepoRoot(t), "scripts", "acp-clients", "acpx-decide.mjs")
+	tests := []struct {
+		decision, scenario, tier string
+		asked                    int
+	}{
+		{"allow_always", codeTurn, `"allow": [`, 1},
+		{"reject_always", `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{text: "The deny rule refused it."}]
+`, `"deny": [`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.decision, func(t *testing.T) {
+			a := newAcpx(t, tt.scenario)
+			prompts := []string{"What is 6*7?"}
+			if tt.decision == "reject_always" {
+				prompts = append(prompts, "Again: what is 6*7?")
+			}
+			argv := `["` + a.freeact + `","acp"]`
+			cmd := exec.Command("node", append([]string{script, filepath.Join(a.marker, "acpx-state"), tt.decision, argv}, prompts...)...)
+			cmd.Dir, cmd.Env = a.ws, a.environ
+			raw, err := cmd.CombinedOutput()
+			out := string(raw)
+			if err != nil {
+				t.Fatalf("acpx runtime: %v\n%s", err, out)
+			}
+			t.Logf("acpx runtime, %s:\n%s", tt.decision, out)
+			if n := strings.Count(out, `"type":"permission_request"`); n != tt.asked {
+				t.Errorf("%d permission requests, want %d:\n%s", n, tt.asked, out)
+			}
+			if !strings.Contains(out, `"kind":"`+tt.decision+`"`) {
+				t.Errorf("no %s option offered:\n%s", tt.decision, out)
+			}
+			rules, _ := os.ReadFile(filepath.Join(a.ws, ".freeact", "permissions.json"))
+			_, tier, _ := strings.Cut(string(rules), tt.tier)
+			if !strings.Contains(tier, `"tool_name": "ipybox_execute_ipython_cell"`) {
+				t.Errorf("no %s rule for the code action in permissions.json:\n%s", tt.tier, rules)
+			}
+			switch tt.decision {
+			case "allow_always":
+				if !strings.Contains(out, `42\n`) {
+					t.Errorf("the approved code did not run:\n%s", out)
+				}
+			case "reject_always":
+				if strings.Contains(out, `42\n`) || !strings.Contains(out, "Refused without asking by the deny rule") || !strings.Contains(out, "The deny rule refused it.") {
+					t.Errorf("the second call was not refused without asking:\n%s", out)
+				}
+			}
+		})
+	}
+}

@@ -62,4 +62,18 @@ func TestRegistryManifest(t *testing.T) {
 			t.Errorf("%s: %+v does not start freeact acp of this version", platform, b)
 		}
 	}
+	// The archive make package-acp builds (scripts/package-acp.sh, which
+	// checks the built one against the manifest too) is the one named.
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "package-acp.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`(?m)^name="([^"]+)"$`).FindSubmatch(script)
+	if named == nil {
+		t.Fatal(`scripts/package-acp.sh: no name="..." line`)
+	}
+	built := strings.ReplaceAll(string(named[1]), "${release}", m.Version)
+	if got := m.Distribution.Binary["linux-x86_64"].Archive; got != built {
+		t.Errorf("the manifest names %q, make package-acp builds %q", got, built)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
+	"github.com/freeact/desktop/agent/mcp"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/app/adapter"
 )
@@ -60,7 +61,9 @@ func (ss *acpSession) advertise() {
 				Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "what the skill is for"}},
 			})
 		}
-		ctx, cancel := context.WithTimeout(ss.srv.life, mcpListWait)
+		// Listing never opens a browser: a server that asks for a sign-in
+		// is left to /mcp-login (signInCommand).
+		ctx, cancel := context.WithTimeout(mcp.WithoutBrowser(ss.srv.life), mcpListWait)
 		defer cancel()
 		for _, p := range ss.a.MCPCatalog(ctx).Prompts {
 			hint := "no arguments"
@@ -76,6 +79,7 @@ func (ss *acpSession) advertise() {
 				Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: hint}},
 			})
 		}
+		cmds = ss.signInCommand(cmds)
 		ss.send(ss.srv.life, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}})
 	}()
 }
@@ -89,6 +93,7 @@ func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	login, isLogin := loginCommand(p.Text)
 	// /server:prompt commands and @server:uri mentions, as the prompt box
 	// expands them; a mention over the limit is refused, not attached.
 	if p.Text, err = ss.a.ExpandMCP(ss.srv.life, p.Text); err != nil {
@@ -118,6 +123,10 @@ func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.
 	// The request's own context is not watched: the SDK cancels it when
 	// a second session/prompt comes, which is refused here and must not
 	// stop the running turn. session/cancel stops it (Server.Cancel).
+	if isLogin {
+		// /mcp-login SERVER: the sign-in, not a model turn.
+		return ss.login(askCtx, login), nil
+	}
 	t := newTurn(ss, turnCtx, askCtx)
 	for ev := range ss.a.Stream(turnCtx, p) {
 		t.handle(ev)
@@ -166,13 +175,6 @@ func (ss *acpSession) close(log *slog.Logger) {
 	if err := ss.a.Stop(); err != nil {
 		log.Warn("stop agent", "session", ss.id, "err", err)
 	}
-}
-
-// signIn cannot open a browser for the client: stdout is the protocol.
-// The link goes to the log and the client is told in the conversation.
-func (ss *acpSession) signIn(ctx context.Context, server, authURL string) error {
-	ss.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("\n\nThe MCP server %s asks you to sign in: run `freeact mcp login %s` in %s, then try again.\n", server, server, ss.dir)))
-	return fmt.Errorf("MCP sign-in is not possible over ACP: run freeact mcp login %s", server)
 }
 
 // toPrompt turns the prompt's blocks into freeact's prompt: text as it is,

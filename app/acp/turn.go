@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/internal/visible"
 )
 
 // turn maps one turn's events to session/update notifications and its
@@ -88,6 +89,12 @@ func (t *turn) handle(ev agent.Event) {
 		e.Continue(false)
 	case *agent.HookNote:
 		t.send(sdk.UpdateAgentMessageText(hookNoteText(e)))
+	case *agent.Notice:
+		// What the window shows as a line of its own (a call a deny rule
+		// refused): the client reads it in the answer, as plain text.
+		if main {
+			t.send(sdk.UpdateAgentMessageText("\n\n(" + plainMarkdown(visible.Line(e.Text)) + ")\n\n"))
+		}
 	case *agent.ReplyCut:
 		if main {
 			t.cut = true
@@ -217,9 +224,9 @@ const (
 )
 
 // ask asks the client and answers the approval. Always saves the rule
-// the desktop saves (the request's Suggested); a protected call, or one
-// whose server marks it destructive, offers no Always. freeact keeps no
-// deny rules, so "reject always" rejects this call and says so.
+// the desktop saves (the request's Suggested), reject always the same
+// pattern as a deny rule; a protected call offers neither, a call whose
+// server marks it destructive no Always.
 func (t *turn) approve(id string, r *agent.ApprovalRequest) {
 	opts := []sdk.PermissionOption{{OptionId: optOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
 	if !r.Protected && r.NoAlways == "" && r.Suggested != "" {
@@ -228,6 +235,9 @@ func (t *turn) approve(id string, r *agent.ApprovalRequest) {
 	opts = append(opts,
 		sdk.PermissionOption{OptionId: optRejectOnce, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 	)
+	if !r.Protected && r.Suggested != "" {
+		opts = append(opts, sdk.PermissionOption{OptionId: optRejectAlways, Name: "Always reject " + r.Suggested, Kind: sdk.PermissionOptionKindRejectAlways})
+	}
 	c := t.calls[id]
 	title := ""
 	if r.Reason != "" {
@@ -257,13 +267,16 @@ func (t *turn) approve(id string, r *agent.ApprovalRequest) {
 			} else {
 				decision = agent.Once
 			}
+		case optRejectAlways:
+			// A protected call saves no rule: Never is a plain no for it.
+			decision = agent.Never
 		}
 	}
 	if a.err != nil {
 		t.ss.srv.o.Log.Warn("session/request_permission", "err", a.err)
 	}
 	r.Answer(decision, "")
-	if decision == agent.Reject {
+	if decision == agent.Reject || decision == agent.Never {
 		t.status(id, c, sdk.ToolCallStatusFailed)
 		return
 	}

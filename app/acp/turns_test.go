@@ -276,3 +276,54 @@ func TestACPSessionWithoutAKeyNeedsAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestACPRejectAlways: "reject always" refuses the call and saves the
+// request's pattern as a deny rule; the same action in the next turn is
+// refused without a question, the model is told why, and the client
+// reads it.
+func TestACPRejectAlways(t *testing.T) {
+	bin := freeactBinary(t)
+	ws, environ, _ := env(t, `
+turns:
+  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: "print(6*7)"}}}]
+  - reply: [{text: "The deny rule refused it."}]
+`)
+	p := startACP(t, bin, environ)
+	p.initialize(t)
+	p.c.answer = pick("reject_always")
+	id := p.newSession(t, ws)
+	if _, err := p.prompt(t, id, "What is 6*7?"); err != nil {
+		t.Fatalf("prompt: %v; stderr:\n%s", err, p.stderr.String())
+	}
+	_, asked := p.c.snapshot()
+	if len(asked) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(asked))
+	}
+	var offered []string
+	for _, o := range asked[0].Options {
+		offered = append(offered, string(o.Kind)+"="+o.Name)
+	}
+	if !strings.Contains(strings.Join(offered, ","), "reject_always=Always reject ipybox_execute_ipython_cell") {
+		t.Errorf("options %v: no reject always naming the rule", offered)
+	}
+	rules, err := os.ReadFile(filepath.Join(ws, ".freeact", "permissions.json"))
+	if err != nil || !strings.Contains(string(rules), `"deny": [`) || !strings.Contains(string(rules), `"tool_name": "ipybox_execute_ipython_cell"`) {
+		t.Fatalf("no deny rule saved (%v):\n%s", err, rules)
+	}
+	resp, err := p.prompt(t, id, "Again: what is 6*7?")
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("second prompt: %+v %v", resp, err)
+	}
+	updates, asked := p.c.snapshot()
+	if len(asked) != 1 {
+		t.Errorf("%d permission requests after the deny rule, want still 1", len(asked))
+	}
+	if text, _, _ := toolText(updates, "c2"); strings.Contains(text, "42") {
+		t.Errorf("the denied call ran: %q", text)
+	}
+	answer := agentText(updates)
+	if !strings.Contains(answer, "Refused without asking by the deny rule ipybox_execute_ipython_cell") || !strings.Contains(answer, "The deny rule refused it.") {
+		t.Errorf("the client was not told of the refusal: %q", answer)
+	}
+}

@@ -250,15 +250,16 @@ func (ws *workspace) abs(p string) string {
 
 // Decisions the frontend sends to Approve.
 var decisions = map[string]agent.Decision{
-	"yes": agent.Once, "no": agent.Reject, "always": agent.Always, "session": agent.Session,
+	"yes": agent.Once, "no": agent.Reject, "always": agent.Always, "session": agent.Session, "never": agent.Never,
 }
 
-// Approve answers the approval request id with "yes", "no", "always" or
-// "session"; pattern is the (possibly edited) rule for always and session.
+// Approve answers the approval request id with "yes", "no", "always",
+// "session" or "never" (no, and a deny rule saved); pattern is the
+// (possibly edited) rule for always, session and never.
 func (d *Desktop) Approve(id, decision, pattern string) error {
 	dec, ok := decisions[decision]
 	if !ok {
-		return fmt.Errorf("unknown decision %q: want yes, no, always or session", decision)
+		return fmt.Errorf("unknown decision %q: want yes, no, always, session or never", decision)
 	}
 	ws, err := d.current()
 	if err != nil {

@@ -298,13 +298,17 @@ func checkReply(q *question, r *reply) error {
 	if r.Content != nil && (q.kind != askForm || r.Action != actAccept) {
 		return fmt.Errorf(`"content" answers only an accepted form; %s is a %s question`, q.id, q.kind)
 	}
-	if r.Scope != "" && (q.kind != askApproval || r.Action != actAccept) {
-		return fmt.Errorf(`"scope" belongs only to an accepted approval; %s is a %s question`, q.id, q.kind)
+	if r.Scope == "never" {
+		if q.kind != askApproval || r.Action != actDecline {
+			return fmt.Errorf(`scope "never" belongs only to a declined approval (a no that saves a deny rule); %s is a %s question`, q.id, q.kind)
+		}
+	} else if r.Scope != "" && (q.kind != askApproval || r.Action != actAccept) {
+		return fmt.Errorf(`"scope" belongs only to an accepted approval, or "never" to a declined one; %s is a %s question`, q.id, q.kind)
 	}
 	switch r.Scope {
-	case "", "once", "session", "always":
+	case "", "once", "session", "always", "never":
 	default:
-		return fmt.Errorf(`scope %q: give once, session or always`, r.Scope)
+		return fmt.Errorf(`scope %q: give once, session or always (accept), or never (decline)`, r.Scope)
 	}
 	if r.Text != nil && q.kind != askInput {
 		return fmt.Errorf(`"text" answers only an input question; %s is a %s question`, q.id, q.kind)
@@ -396,7 +400,7 @@ func withID(b []byte, id string) []byte {
 	return append(out, rest...)
 }
 
-// approvalBare reads y, n, a or s (Enter is y).
+// approvalBare reads y, n, a, s or d (Enter is y).
 func approvalBare(line string) (reply, error) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "", "y", "yes":
@@ -407,8 +411,10 @@ func approvalBare(line string) (reply, error) {
 		return reply{Action: actAccept, Scope: "always"}, nil
 	case "s", "session":
 		return reply{Action: actAccept, Scope: "session"}, nil
+	case "d", "never", "deny":
+		return reply{Action: actDecline, Scope: "never"}, nil
 	}
-	return reply{}, errors.New(`approval answer: send y, n, a or s, or {"id":"qN","action":"accept"}`)
+	return reply{}, errors.New(`approval answer: send y, n, a, s or d, or {"id":"qN","action":"accept"}`)
 }
 
 // yesNoBare reads y or n (Enter is n).
@@ -434,13 +440,21 @@ func (t *terminal) approveJSON(ctx context.Context, r *agent.ApprovalRequest, st
 		return
 	}
 	a, _, ok := t.qs.ask(ctx, stop, &question{kind: askApproval, bare: approvalBare}, b)
-	if !ok || a.Action != actAccept {
-		r.Answer(agent.Reject, "")
-		return
-	}
 	said := a.line
 	if said == "" {
 		said = a.Scope
+	}
+	switch {
+	case ok && a.Action == actDecline && a.Scope == "never" && r.Protected:
+		fmt.Fprintf(t.errw, "approval answer %q: no rule is kept for this call; taken as n\n", said)
+		r.Answer(agent.Reject, "")
+		return
+	case ok && a.Action == actDecline && a.Scope == "never":
+		r.Answer(agent.Never, "")
+		return
+	case !ok || a.Action != actAccept:
+		r.Answer(agent.Reject, "")
+		return
 	}
 	switch {
 	case a.Scope == "" || a.Scope == "once":

@@ -487,14 +487,14 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 			t.write(fmt.Sprintf("Approve once? [Y/n%s] ", edit))
 			t.lineStart = true
 		case r.NoAlways != "":
-			t.write(fmt.Sprintf("Approve? [Y/n/s] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session)`, visible.Line(r.Suggested)))))
+			t.write(fmt.Sprintf("Approve? [Y/n/s/d] %s ", t.style.dim(fmt.Sprintf(`(s: allow "%s" for this session, d: never: deny it always)`, visible.Line(r.Suggested)))))
 			t.lineStart = true
 		default:
-			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session`, visible.Line(r.Suggested))
+			hint := fmt.Sprintf(`(a: always allow "%s", s: for this session, d: never: deny it always`, visible.Line(r.Suggested))
 			if editable {
 				hint += ", e: edit the cell"
 			}
-			t.write(fmt.Sprintf("Approve? [Y/n/a/s%s] %s ", edit, t.style.dim(hint+")")))
+			t.write(fmt.Sprintf("Approve? [Y/n/a/s/d%s] %s ", edit, t.style.dim(hint+")")))
 			t.lineStart = true
 		}
 		line, ok := t.readLine(ctx, stop, nil)
@@ -509,6 +509,19 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 			return
 		case "n", "no":
 			r.Answer(agent.Reject, "")
+			return
+		case "d", "never", "deny":
+			switch {
+			case r.Protected && t.json:
+				fmt.Fprintf(t.errw, "approval answer %q: no rule is kept for this call; taken as n\n", line)
+				r.Answer(agent.Reject, "")
+			case r.Protected:
+				t.write("No rule is kept for this call: answer y (yes) or n (no).\n")
+				continue
+			default:
+				// No, and the suggested rule saved as a deny rule.
+				r.Answer(agent.Never, "")
+			}
 			return
 		case "a", "always", "s", "session":
 			switch {
@@ -557,13 +570,13 @@ func (t *terminal) approve(ctx context.Context, r *agent.ApprovalRequest, stop <
 		}
 		switch {
 		case t.json:
-			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a or s\n", line)
+			fmt.Fprintf(t.errw, "approval answer %q: send y, n, a, s or d\n", line)
 		case editable:
-			t.write("Please answer y (yes), n (no), a (always), s (this session) or e (edit the cell).\n")
+			t.write("Please answer y (yes), n (no), a (always), s (this session), d (never) or e (edit the cell).\n")
 		case r.NoAlways != "":
-			t.write("Please answer y (yes), n (no) or s (this session).\n")
+			t.write("Please answer y (yes), n (no), s (this session) or d (never).\n")
 		default:
-			t.write("Please answer y (yes), n (no), a (always) or s (this session).\n")
+			t.write("Please answer y (yes), n (no), a (always), s (this session) or d (never).\n")
 		}
 	}
 }

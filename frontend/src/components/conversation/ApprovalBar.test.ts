@@ -296,4 +296,14 @@ describe('ApprovalBar: edit before approving', () => {
     await userEvent.keyboard('e');
     expect(screen.queryByLabelText('Edit the cell before it runs')).toBeNull();
   });
+
+  it('offers Never: a no that saves the suggested rule as a deny rule, not for a protected file', async () => {
+    const onanswer = vi.fn();
+    const { unmount } = render(ApprovalBar, { pending: [shell('r20', 'rm -rf build')], onanswer });
+    await userEvent.click(screen.getByTestId('approval-never'));
+    expect(onanswer).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ requestId: 'r20' }), 'never', 'rm *');
+    unmount();
+    render(ApprovalBar, { pending: [{ ...shell('r21', 'tee .freeact/permissions.json'), protected: true }], onanswer });
+    expect(screen.queryByTestId('approval-never')).toBeNull();
+  });
 });

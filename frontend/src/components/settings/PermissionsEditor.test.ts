@@ -31,7 +31,7 @@ describe('PermissionsEditor', () => {
     expect(screen.getByTestId('saved-grants')).toHaveTextContent('make *');
 
     await userEvent.click(screen.getByRole('button', { name: 'Delete rule Shell command ls *' }));
-    expect(onchange).toHaveBeenLastCalledWith({ allow: [], ask: [rules.always.ask[0]] });
+    expect(onchange).toHaveBeenLastCalledWith({ allow: [], ask: [rules.always.ask[0]], deny: [] });
 
     await userEvent.type(screen.getByLabelText('Command'), 'git status *');
     const shown = await screen.findByTestId('rule-preview');
@@ -40,10 +40,24 @@ describe('PermissionsEditor', () => {
     expect(within(shown).getByText('git status > out.txt')).toBeInTheDocument();
     expect(preview).toHaveBeenLastCalledWith({ type: 'ShellAction', tool_name: 'bash', command: 'git status *' });
     await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
-    expect(onchange).toHaveBeenLastCalledWith({ allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }], ask: [rules.always.ask[0]] });
+    expect(onchange).toHaveBeenLastCalledWith({ allow: [{ type: 'ShellAction', tool_name: 'bash', command: 'git status *' }], ask: [rules.always.ask[0]], deny: [] });
 
     await userEvent.click(screen.getByRole('button', { name: 'Revoke Shell command make *' }));
     expect(onrevoke).toHaveBeenCalledWith(rules.session.allow[0]);
+  });
+
+  it('shows the deny rules a Never answer saved, and removes or adds one', async () => {
+    const onchange = vi.fn();
+    const deny = { type: 'ShellAction', tool_name: 'bash', command: 'curl *' };
+    render(PermissionsEditor, { rules: { ...rules, always: { ...rules.always, deny: [deny] } }, onchange });
+    expect(screen.getByTestId('saved-deny')).toHaveTextContent('curl *');
+    await userEvent.click(screen.getByRole('button', { name: 'Delete rule Shell command curl *' }));
+    expect(onchange).toHaveBeenLastCalledWith({ allow: rules.always.allow, ask: rules.always.ask, deny: [] });
+    await userEvent.selectOptions(screen.getByLabelText('Answer'), 'deny');
+    await userEvent.type(screen.getByLabelText('Command'), 'rm *');
+    await userEvent.click(screen.getByRole('button', { name: 'Add rule' }));
+    expect(onchange).toHaveBeenLastCalledWith({ allow: rules.always.allow, ask: rules.always.ask, deny: [{ type: 'ShellAction', tool_name: 'bash', command: 'rm *' }] });
+    expect(screen.getByTestId('saved-deny')).toHaveTextContent('rm *');
   });
 
   it('will not add a rule the backend cannot read', async () => {

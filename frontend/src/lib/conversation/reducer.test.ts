@@ -65,6 +65,12 @@ describe('conversation reducer', () => {
     expect(answered(s, 'r-c2', 'yes', 3000)).toBe(s); // answered once
   });
 
+  it('shows a call answered Never (a no that saves a deny rule) as rejected', () => {
+    const s = answered(run([code('c1')]), 'r-c1', 'never', 2000);
+    expect(s.pending).toEqual([]);
+    expect(s.items[0]).toMatchObject({ kind: 'tool', status: 'rejected', endedAt: 2000 });
+  });
+
   it('keeps the same request once', () => {
     const s = run([code('c1'), code('c1')]);
     expect(s.pending).toHaveLength(1);

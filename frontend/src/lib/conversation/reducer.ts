@@ -1135,7 +1135,7 @@ function callFromArgs(name: string, args: unknown): ToolCallData {
   return { type: 'GenericCall', tool_name: name, tool_args: args };
 }
 
-export type Decision = 'yes' | 'no' | 'always' | 'session';
+export type Decision = 'yes' | 'no' | 'always' | 'session' | 'never';
 
 /** Records the user's answer: the request leaves the queue and its call
  * shows the outcome. */
@@ -1143,7 +1143,7 @@ export function answered(s: ConversationState, requestId: string, d: Decision, n
   const req = s.pending.find((p) => p.requestId === requestId);
   if (!req) return s;
   s = { ...s, pending: s.pending.filter((p) => p.requestId !== requestId) };
-  const ok = d !== 'no';
+  const ok = d !== 'no' && d !== 'never';
   if (req.call.type === 'ShellAction') {
     return updateTool(s, req.agentId, req.correlationId, EXECUTE_TOOL, (t) => ({
       ...t,

@@ -1629,6 +1629,7 @@ export namespace permission {
 	export class Rules {
 	    allow: Rule[];
 	    ask: Rule[];
+	    deny?: Rule[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Rules(source);
@@ -1638,6 +1639,7 @@ export namespace permission {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.allow = this.convertValues(source["allow"], Rule);
 	        this.ask = this.convertValues(source["ask"], Rule);
+	        this.deny = this.convertValues(source["deny"], Rule);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
