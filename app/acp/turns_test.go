@@ -323,7 +323,8 @@ turns:
 		t.Errorf("the denied call ran: %q", text)
 	}
 	answer := agentText(updates)
-	if !strings.Contains(answer, "Refused without asking by the deny rule ipybox_execute_ipython_cell") || !strings.Contains(answer, "The deny rule refused it.") {
+	// Notices reach the client as markdown-escaped text, shown as written.
+	if !strings.Contains(answer, `Refused without asking by the deny rule ipybox\_execute\_ipython\_cell`) || !strings.Contains(answer, "The deny rule refused it.") {
 		t.Errorf("the client was not told of the refusal: %q", answer)
 	}
 }
