@@ -24,9 +24,8 @@ const unused: Partial<Record<AgentEvent['type'], string[]>> = {
   CodeExecutionOutputChunk: ['kind'],
   // Tokens count for the turn as a whole.
   Usage: ['agent_id', 'correlation_id', 'cached_tokens', 'judge'],
-  // Auto mode's badges, judge line and labels are shown by the terminal;
-  // the window's come with its auto mode switch (issue 38).
-  AutoApproved: ['reason'],
+  // The window learns of a judge's label from the approval mode it reads
+  // again when one arrives, not from this field.
   ApprovalRequest: ['judge'],
   ModelRetry: ['correlation_id'],
   // The session's figures are the main conversation's, whoever reported them.
