@@ -254,4 +254,3 @@ func TestConnectNeitherHubNorServer(t *testing.T) {
 		})
 	}
 }
-
