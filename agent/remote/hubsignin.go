@@ -76,6 +76,13 @@ func OpenHub(cfg *config.Config) (*Hub, error) {
 	return h, nil
 }
 
+// Detect asks the Hub's API (GET hub/api) whether jupyter_url is a
+// JupyterHub; a *hub.NotHubError says what it answered instead.
+func (h *Hub) Detect(ctx context.Context) error {
+	_, _, err := hub.Detect(ctx, h.client, h.raw)
+	return err
+}
+
 // TokenPage is where the user creates a token.
 func (h *Hub) TokenPage() string { return h.URL.JoinPath("hub", "token").String() }
 

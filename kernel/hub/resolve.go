@@ -89,7 +89,7 @@ func Resolve(ctx context.Context, rawURL string, o ResolveOptions) (server, toke
 		token = o.Lookup(TokenName(base))
 	}
 	if token == "" {
-		return "", "", true, fmt.Errorf("%s is a JupyterHub (%s) and freeact has no token for it\nfix: create a token on %s (scopes %s) and run `freeact remote login --workspace DIR` (it reads the token from stdin), or set %s",
+		return "", "", true, fmt.Errorf("%s is a JupyterHub (%s) and freeact has no token for it\nfix: create a token on %s (scopes %s) and paste it in Settings → Kernel, or run `freeact remote login --workspace DIR` (it reads the token from stdin), or set %s",
 			base.Redacted(), info.Version, base.JoinPath("hub", "token"), strings.Join(Scopes, ", "), TokenName(base))
 	}
 	c := New(base, token, o.Client)
