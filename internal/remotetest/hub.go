@@ -121,7 +121,7 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"c.JupyterHub.authenticator_class = 'dummy'",
 		"c.Authenticator.allowed_users = {" + q(HubUser) + ", " + q(HubBrokenUser) + "}",
 		"from jupyterhub.spawner import SimpleLocalProcessSpawner",
-		"import asyncio",
+		"import asyncio, os",
 		"class ProgressSpawner(SimpleLocalProcessSpawner):",
 		"    # Reports its own steps, as KubeSpawner reports a pod's events.",
 		"    async def progress(self):",
@@ -130,6 +130,9 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"            await asyncio.sleep(0.1)",
 		"    # Bob's start fails as a cluster's spawner does when no node is free.",
 		"    async def start(self):",
+		"        # Held while the test holds starts (Hub.HoldStarts), its progress shown meanwhile.",
+		"        while os.path.exists(" + q(filepath.Join(dir, "hold-starts")) + "):",
+		"            await asyncio.sleep(0.1)",
 		"        if self.user.name == " + q(HubBrokenUser) + ":",
 		"            await asyncio.sleep(0.5)",
 		"            raise RuntimeError(" + q(SpawnFailure) + ")",
@@ -341,4 +344,21 @@ with open(` + strconv.Quote(log) + `, "a") as f:
 		h.t.Fatal(err)
 	}
 	return py + " " + script
+}
+
+// HoldStarts makes the spawner wait before it starts a server, until
+// ReleaseStarts: the start's progress stays on screen meanwhile.
+func (h *Hub) HoldStarts() {
+	h.t.Helper()
+	if err := os.WriteFile(filepath.Join(h.Dir, "hold-starts"), nil, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// ReleaseStarts lets the held starts go on.
+func (h *Hub) ReleaseStarts() {
+	h.t.Helper()
+	if err := os.Remove(filepath.Join(h.Dir, "hold-starts")); err != nil {
+		h.t.Fatal(err)
+	}
 }

@@ -145,6 +145,8 @@ var (
 	ErrScope = errors.New("the JupyterHub token lacks a scope")
 	// ErrSpawn: the Hub could not start the server.
 	ErrSpawn = errors.New("the JupyterHub could not start the server")
+	// ErrNoToken: the URL is a Hub and freeact has no token for it.
+	ErrNoToken = errors.New("no JupyterHub token")
 )
 
 // do sends a request with the token and decodes a JSON answer into out

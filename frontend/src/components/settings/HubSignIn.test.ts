@@ -39,9 +39,12 @@ describe('HubSignIn', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Sign in with the token' }));
     expect(backend.hubSetToken).toHaveBeenCalledWith('tok-123');
     expect(await screen.findByTestId('hub-user')).toHaveTextContent('Signed in as ada');
+    // The field went with the sign-in: the focus is on Sign out.
+    await vi.waitFor(() => expect(screen.getByRole('button', { name: 'Sign out of the JupyterHub' })).toHaveFocus());
     await userEvent.click(screen.getByRole('button', { name: 'Sign out of the JupyterHub' }));
     expect(backend.hubSignOut).toHaveBeenCalled();
     expect(await screen.findByLabelText('JupyterHub token')).toHaveValue('');
+    await vi.waitFor(() => expect(screen.getByLabelText('JupyterHub token')).toHaveFocus());
   });
 
   it('offers the browser sign-in when the Hub has freeact as an OAuth client', async () => {
