@@ -57,8 +57,13 @@ func Connect(ctx context.Context, cfg *config.Config, progress func(kernel.Progr
 	if srvURL, hubToken, isHub, err := hub.Resolve(ctx, jupyterURL, hubOpts); err != nil {
 		return nil, err
 	} else if !isHub && hubOpts.Server != "" {
-		return nil, fmt.Errorf("jupyter_server_name %q names a server on a JupyterHub, and jupyter_url %s is not a JupyterHub\nfix: remove jupyter_server_name from %s, or set jupyter_url to the Hub's address (https://hub.example.org/)",
-			hubOpts.Server, redact.URL(jupyterURL), filepath.Join(cfg.FreeactDir, config.AgentFile))
+		// Not a Hub, or no answer: a server that does not answer is
+		// reported as such by the connection below.
+		var nh *hub.NotHubError
+		if _, _, derr := hub.Detect(ctx, hc, jupyterURL); errors.As(derr, &nh) {
+			return nil, fmt.Errorf("jupyter_server_name %q names a server on a JupyterHub, and jupyter_url %s is not a JupyterHub (%s)\nfix: remove jupyter_server_name from %s, or set jupyter_url to the Hub's address (https://hub.example.org/)",
+				hubOpts.Server, redact.URL(jupyterURL), nh.Found, filepath.Join(cfg.FreeactDir, config.AgentFile))
+		}
 	} else if isHub {
 		// A server the Hub culled is started again for the next kernel.
 		ro.Revive = func(ctx context.Context) error {

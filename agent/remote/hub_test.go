@@ -232,7 +232,9 @@ func TestConnectNeitherHubNorServer(t *testing.T) {
 		{"a server refusing the token", map[string]any{"jupyter_url": refusing.URL, "jupyter_token": "abcdef123456"},
 			[]string{"HTTP 403 (authentication failed"}, "neither"},
 		{"a server name without a Hub", map[string]any{"jupyter_url": missing.URL, "jupyter_server_name": "gpu"},
-			[]string{`jupyter_server_name "gpu" names a server on a JupyterHub`, "is not a JupyterHub", "fix:"}, ""},
+			[]string{`jupyter_server_name "gpu" names a server on a JupyterHub`, "is not a JupyterHub (GET", "fix:"}, ""},
+		{"a server name and nothing answering", map[string]any{"jupyter_url": "http://127.0.0.1:1/", "jupyter_server_name": "gpu"},
+			[]string{"connection refused"}, "jupyter_server_name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := workspace(t, tc.opts, nil)
