@@ -43,7 +43,7 @@ func commands() []command {
 		{name: "export", summary: "write a saved session as a Jupyter notebook, Markdown or HTML", run: terminal.RunExport},
 		{name: "mcp", summary: "sign in to or out of the workspace's OAuth-protected MCP servers, or show their state", run: terminal.RunMCP},
 		{name: "hooks", summary: "list the hooks that run, trust a workspace's .freeact/hooks.json, or import Claude Code's", run: terminal.RunHooks},
-		{name: "remote", summary: "sign in to or out of the JupyterHub the workspace's jupyter_url names (token on stdin)", run: terminal.RunRemote},
+		{name: "remote", summary: "sign in to or out of the JupyterHub the workspace's jupyter_url names (token on stdin, or --browser)", run: terminal.RunRemote},
 		{name: "worktree", summary: "list, review, merge back or remove the git worktrees of conversations (run --worktree NAME makes one)", run: terminal.RunWorktree},
 		{name: "checkpoints", summary: "list, diff or revert the file changes of turns and actions", run: terminal.RunCheckpoints},
 		{name: "version", summary: "print the version and exit", run: runVersion},

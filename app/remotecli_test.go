@@ -81,4 +81,27 @@ func TestRemoteLoginCommand(t *testing.T) {
 	if keys, _ := config.NewAppStore(b.Dirs.Config).APIKeys(); keys[name] != "" {
 		t.Errorf("the token is still stored after logout")
 	}
+
+	// --browser: the Hub's OAuth sign-in, the link on stderr, the token
+	// kept as a pasted one is; the client secret comes from the
+	// environment, never shown.
+	t.Setenv("BROWSER", h.Browser(remotetest.HubUser, filepath.Join(t.TempDir(), "browser.log")))
+	t.Setenv("FREEACT_TEST_HUB_SECRET", h.OAuthSecret)
+	agentJSON, _ = json.Marshal(map[string]any{"jupyter_url": h.URL, "jupyter_oauth_client_id": h.OAuthClientID,
+		"jupyter_oauth_client_secret": "${FREEACT_TEST_HUB_SECRET}", "jupyter_oauth_redirect_uri": h.OAuthRedirectURI})
+	if err := os.WriteFile(filepath.Join(ws, ".freeact", "agent.json"), agentJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"remote", "login", "--browser", "--workspace", ws}, b, Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}); code != 0 {
+		t.Fatalf("login --browser: %d %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Signed in to "+h.URL+" as ada") || !strings.Contains(stderr.String(), "hub/api/oauth2/authorize?") {
+		t.Errorf("login --browser: stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+	keys, _ = config.NewAppStore(b.Dirs.Config).APIKeys()
+	if keys[name] == "" || strings.Contains(stdout.String()+stderr.String(), keys[name]) || strings.Contains(stdout.String()+stderr.String(), h.OAuthSecret) {
+		t.Errorf("after login --browser: a token stored %v, the output shows the token or the secret", keys[name] != "")
+	}
 }

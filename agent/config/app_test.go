@@ -81,7 +81,9 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatalf("key not visible through Env: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(ws, FreeactDir, AgentFile))
-	if strings.Contains(string(data), "secret") {
+	// The values, not the word: a key's name may hold it
+	// (jupyter_oauth_client_secret).
+	if strings.Contains(string(data), "secret-1") || strings.Contains(string(data), "secret-2") {
 		t.Fatal("a key ended up in agent.json")
 	}
 }

@@ -322,6 +322,8 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 	}{
 		{"python", o.Python}, {"jupyter_url", o.JupyterURL}, {"jupyter_token", o.JupyterToken},
 		{"jupyter_workdir", o.JupyterWorkdir}, {"jupyter_ca_file", o.JupyterCAFile}, {"kernel_name", o.KernelName},
+		{"jupyter_server_name", o.JupyterServerName}, {"jupyter_oauth_client_id", o.JupyterOAuthClientID},
+		{"jupyter_oauth_client_secret", o.JupyterOAuthClientSecret}, {"jupyter_oauth_redirect_uri", o.JupyterOAuthRedirectURI},
 	} {
 		if kv.p != nil {
 			exp(kv.key, "", kv.p)
@@ -333,5 +335,5 @@ func expandOptions(o *Options, env Env, dir string) []*KeyError {
 // secretKey tells the keys whose values are not shown in errors: tokens
 // and the headers that carry them.
 func secretKey(key string) bool {
-	return key == "jupyter_url" || key == "jupyter_token" || key == "jupyter_headers"
+	return key == "jupyter_url" || key == "jupyter_token" || key == "jupyter_headers" || key == "jupyter_oauth_client_secret"
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -307,6 +308,38 @@ var keys = []OptionKey{
 		Nullable:    true, NullLabel: "the server's default", Placeholder: "python3", Expands: true, AppOnly: true,
 		want: "a kernelspec name of the Jupyter server",
 		dst:  func(o *Options) any { return &o.KernelName }},
+	{Name: "jupyter_server_name", Kind: KindString, Section: SectionKernel, Group: "Remote Jupyter server", Label: "JupyterHub server",
+		Description: "The named server to use on a JupyterHub (its administrator allows named servers).",
+		Nullable:    true, NullLabel: "your default server", Placeholder: "gpu", Expands: true, AppOnly: true,
+		want: "a server name of letters, digits, '-', '_' or '.'",
+		dst:  func(o *Options) any { return &o.JupyterServerName },
+		check: func(o *Options) *KeyError {
+			if n := o.JupyterServerName; n != nil && !hubServerName.MatchString(*n) {
+				return &KeyError{Key: "jupyter_server_name", Msg: fmt.Sprintf("value %q is not valid: want the name of one of your servers on the JupyterHub (letters, digits, '-', '_' or '.', at most 255, not beginning with '.'), or null for your default server", *n)}
+			}
+			return nil
+		}},
+	{Name: "jupyter_oauth_client_id", Kind: KindString, Section: SectionKernel, Group: "Remote Jupyter server", Label: "JupyterHub OAuth client",
+		Description: "The client id the Hub's administrator registered for freeact; with it, Sign in opens the Hub in the browser.",
+		Nullable:    true, NullLabel: "token sign-in only", Placeholder: "service-freeact", Expands: true, AppOnly: true,
+		want: "a client id",
+		dst:  func(o *Options) any { return &o.JupyterOAuthClientID }},
+	{Name: "jupyter_oauth_client_secret", Kind: KindSecret, Section: SectionKernel, Group: "Remote Jupyter server", Label: "JupyterHub OAuth client secret",
+		Description: "The client's secret (JupyterHub requires one; it is the service entry's api_token); ${VAR} keeps it out of the file.",
+		Nullable:    true, NullLabel: "none", Placeholder: "${FREEACT_HUB_CLIENT_SECRET}", Expands: true, AppOnly: true,
+		want: "a string",
+		dst:  func(o *Options) any { return &o.JupyterOAuthClientSecret }},
+	{Name: "jupyter_oauth_redirect_uri", Kind: KindURL, Section: SectionKernel, Group: "Remote Jupyter server", Label: "JupyterHub OAuth redirect URI",
+		Description: "The loopback redirect URI registered for the client.",
+		Nullable:    true, NullLabel: DefaultHubRedirectURI, Placeholder: DefaultHubRedirectURI, Expands: true, AppOnly: true,
+		want: "an http://127.0.0.1:PORT/PATH URL",
+		dst:  func(o *Options) any { return &o.JupyterOAuthRedirectURI },
+		check: func(o *Options) *KeyError {
+			if u := o.JupyterOAuthRedirectURI; u != nil && !loopbackRedirect.MatchString(*u) {
+				return &KeyError{Key: "jupyter_oauth_redirect_uri", Msg: fmt.Sprintf("value %q is not valid: want the loopback redirect URI registered with the Hub, http://127.0.0.1:PORT/PATH, or null for %s", *u, DefaultHubRedirectURI)}
+			}
+			return nil
+		}},
 	{Name: "kernel_pool", Kind: KindBool, Section: SectionKernel, Group: "Kernel", Label: "Spare kernel",
 		Description: "Keep a kernel started ahead, so a subagent's kernel is ready at once.",
 		Nullable:    true, NullLabel: "automatic: locally when subagents are on", AppOnly: true,
@@ -619,3 +652,14 @@ func (s Server) validate() *serverError {
 
 // ServerTimeout bounds a server's connect_timeout and read_timeout.
 var ServerTimeout = bounds.Number{Min: bounds.V(0), MinExclusive: true, Unit: "seconds"}
+
+// DefaultHubRedirectURI is the loopback redirect URI of a JupyterHub's
+// OAuth sign-in unless jupyter_oauth_redirect_uri names another: the
+// administrator registers it with the Hub (docs/remote.md).
+const DefaultHubRedirectURI = "http://127.0.0.1:47815/oauth/callback"
+
+// hubServerName is a JupyterHub named server's name as freeact accepts it.
+var hubServerName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$`)
+
+// loopbackRedirect is a loopback http redirect URI with a port.
+var loopbackRedirect = regexp.MustCompile(`^http://(127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}(/[^?#\s]*)?$`)

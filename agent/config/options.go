@@ -78,6 +78,17 @@ type Options struct {
 	// KernelName is the kernelspec started on jupyter_url; nil means the
 	// server's default.
 	KernelName *string `json:"kernel_name"`
+	// JupyterServerName is the user's named server on a JupyterHub
+	// jupyter_url; nil means the default server.
+	JupyterServerName *string `json:"jupyter_server_name"`
+	// JupyterOAuthClientID, JupyterOAuthClientSecret and
+	// JupyterOAuthRedirectURI are the OAuth client a JupyterHub's
+	// administrator registered for freeact (a service entry): with a
+	// client id the Hub's browser sign-in is offered. The redirect URI
+	// defaults to DefaultHubRedirectURI.
+	JupyterOAuthClientID     *string `json:"jupyter_oauth_client_id"`
+	JupyterOAuthClientSecret *string `json:"jupyter_oauth_client_secret"`
+	JupyterOAuthRedirectURI  *string `json:"jupyter_oauth_redirect_uri"`
 	// KernelPool keeps a spare kernel started; nil means one locally when
 	// subagents are on, none on a remote server.
 	KernelPool *bool `json:"kernel_pool"`

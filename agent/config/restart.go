@@ -18,6 +18,7 @@ var restartKeys = []struct {
 	{"jupyter_ca_file", func(o *Options) any { return &o.JupyterCAFile }},
 	{"jupyter_reconnect_timeout", func(o *Options) any { return &o.JupyterReconnectTimeout }},
 	{"kernel_name", func(o *Options) any { return &o.KernelName }},
+	{"jupyter_server_name", func(o *Options) any { return &o.JupyterServerName }},
 	{"kernel_pool", func(o *Options) any { return &o.KernelPool }},
 	{"kernel_env", func(o *Options) any { return &o.KernelEnv }},
 	{"images_dir", func(o *Options) any { return &o.ImagesDir }},

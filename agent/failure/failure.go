@@ -19,6 +19,7 @@ import (
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/redact"
+	"github.com/freeact/desktop/kernel/hub"
 )
 
 // Causes of a failed turn (Failed.Cause): what failed, so that a front end
@@ -214,10 +215,34 @@ func (e *StartError) Error() string { return redact.Text(e.Err.Error()) }
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Summary says in plain words what failed.
-func (e *StartError) Summary() string { return startStep(e.Step).summary }
+func (e *StartError) Summary() string { return e.words().summary }
 
 // Fix says what to do about it.
-func (e *StartError) Fix() string { return startStep(e.Step).fix }
+func (e *StartError) Fix() string { return e.words().fix }
+
+func (e *StartError) words() stepWords {
+	if w, ok := hubWords(e.Err); ok && e.Step == StepServer {
+		return w
+	}
+	return startStep(e.Step)
+}
+
+// hubWords are the words for a JupyterHub's refusals (kernel/hub): the
+// sign-in is in Settings → Kernel.
+func hubWords(err error) (stepWords, bool) {
+	signIn := "Paste a token from the Hub's token page in Settings → Kernel (or sign in there in the browser, where the Hub offers it), then retry."
+	switch {
+	case errors.Is(err, hub.ErrNoToken):
+		return stepWords{"The JupyterHub needs you to sign in.", signIn}, true
+	case errors.Is(err, hub.ErrToken):
+		return stepWords{"The JupyterHub refused the token (revoked or expired).", signIn}, true
+	case errors.Is(err, hub.ErrScope):
+		return stepWords{"The JupyterHub token lacks a scope freeact needs.", "Create a token with the scopes named above and paste it in Settings → Kernel, then retry."}, true
+	case errors.Is(err, hub.ErrSpawn):
+		return stepWords{"The JupyterHub could not start your server.", "See the spawner's message above, or ask the Hub's administrator, then retry."}, true
+	}
+	return stepWords{}, false
+}
 
 // stepWords say what failed at a step of Start, in plain words, and how to
 // fix it.

@@ -11,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/kernel/hub"
 )
 
 // Each kind of failure gets its own cause and words; the HTTP status of a
@@ -95,6 +96,27 @@ func TestStartErrorSaysWhatFailedAtEachStep(t *testing.T) {
 		seen[e.Summary()] = true
 		if strings.Contains(e.Error(), "pw@") || strings.Contains(e.Error(), "abc") {
 			t.Errorf("step %s: error %q keeps a secret", step, e.Error())
+		}
+	}
+}
+
+// A JupyterHub's refusal at the start says so and points to the sign-in
+// in Settings → Kernel, not to jupyter_token; other server failures keep
+// the step's words.
+func TestStartErrorWordsForAHub(t *testing.T) {
+	for _, tc := range []struct {
+		err          error
+		summary, fix string
+	}{
+		{fmt.Errorf("connect: %w", hub.ErrNoToken), "needs you to sign in", "Settings → Kernel"},
+		{fmt.Errorf("connect: %w", hub.ErrToken), "refused the token", "Settings → Kernel"},
+		{fmt.Errorf("connect: %w", hub.ErrScope), "lacks a scope", "Settings → Kernel"},
+		{fmt.Errorf("connect: %w", hub.ErrSpawn), "could not start your server", "spawner's message"},
+		{errors.New("connection refused"), "The Jupyter server did not start.", "jupyter_url and jupyter_token"},
+	} {
+		e := &failure.StartError{Step: failure.StepServer, Err: tc.err}
+		if !strings.Contains(e.Summary(), tc.summary) || !strings.Contains(e.Fix(), tc.fix) {
+			t.Errorf("%v: summary %q, fix %q; want %q, %q", tc.err, e.Summary(), e.Fix(), tc.summary, tc.fix)
 		}
 	}
 }

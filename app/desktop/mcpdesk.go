@@ -147,6 +147,11 @@ func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 		u.mu.Unlock()
 		u.d.send(EventMCP, req)
 	}
+	// Where the user signs in again: a Hub's card is the Kernel tab's.
+	place := "Settings → MCP"
+	if strings.HasPrefix(server, "JupyterHub ") {
+		place = "Settings → Kernel"
+	}
 	context.AfterFunc(ctx, func() {
 		u.take(id)
 		end := MCPRequest{ID: id, Kind: "signin", Server: server}
@@ -154,9 +159,9 @@ func (u *mcpUser) browser(ctx context.Context, server, authURL string) error {
 		case errors.Is(cause, oauth.ErrSignedIn):
 			end.State, end.Message = MCPDone, "Signed in to "+server+"."
 		case errors.Is(cause, oauth.ErrCancelled):
-			end.State, end.Message = MCPCancelled, "Sign-in to "+server+" cancelled. Sign in from Settings → MCP when ready."
+			end.State, end.Message = MCPCancelled, "Sign-in to "+server+" cancelled. Sign in from "+place+" when ready."
 		case errors.Is(cause, context.DeadlineExceeded):
-			end.State, end.Message = MCPFailed, "No answer from the browser in time: sign-in to "+server+" stopped. Sign in again from Settings → MCP when ready."
+			end.State, end.Message = MCPFailed, "No answer from the browser in time: sign-in to "+server+" stopped. Sign in again from "+place+" when ready."
 		case errors.Is(cause, context.Canceled):
 			end.State, end.Message = MCPCancelled, "The sign-in to "+server+" stopped with the turn."
 		default:

@@ -134,6 +134,10 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     mcpSignIn: vi.fn(async () => {}),
     mcpSignOut: vi.fn(async () => {}),
     mcpConnect: vi.fn(async () => {}),
+    hubStatus: vi.fn(async () => ({ url: '', is_hub: false, token_name: '', token_page: '', user: '', has_token: false, oauth: false, problem: '' })),
+    hubSetToken: vi.fn(),
+    hubSignIn: vi.fn(),
+    hubSignOut: vi.fn(),
     onMCP: () => () => {},
     onEvents: (cb) => {
       emit = cb;

@@ -39,6 +39,10 @@ type Hub struct {
 	AdminToken string
 	// Root is the folder the single-user servers' kernels start in.
 	Root, Home, Dir string
+	// OAuthClientID, OAuthSecret and OAuthRedirectURI are the OAuth
+	// client registered for freeact (a service entry, as docs/remote.md
+	// tells administrators), with the scopes freeact asks for allowed.
+	OAuthClientID, OAuthSecret, OAuthRedirectURI string
 
 	t        testing.TB
 	mu       sync.Mutex
@@ -99,6 +103,8 @@ func StartHub(t testing.TB, opts Options) *Hub {
 	}
 	port, hubPort, apiPort := FreePort(t), FreePort(t), FreePort(t)
 	h.URL = fmt.Sprintf("http://127.0.0.1:%d/", port)
+	h.OAuthClientID, h.OAuthSecret = "service-freeact", randomHex(16)
+	h.OAuthRedirectURI = fmt.Sprintf("http://127.0.0.1:%d/oauth/callback", FreePort(t))
 	bin := filepath.Dir(py)
 	q := strconv.Quote
 	config := strings.Join([]string{
@@ -115,7 +121,7 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"c.JupyterHub.authenticator_class = 'dummy'",
 		"c.Authenticator.allowed_users = {" + q(HubUser) + ", " + q(HubBrokenUser) + "}",
 		"from jupyterhub.spawner import SimpleLocalProcessSpawner",
-		"import asyncio",
+		"import asyncio, os",
 		"class ProgressSpawner(SimpleLocalProcessSpawner):",
 		"    # Reports its own steps, as KubeSpawner reports a pod's events.",
 		"    async def progress(self):",
@@ -124,6 +130,9 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"            await asyncio.sleep(0.1)",
 		"    # Bob's start fails as a cluster's spawner does when no node is free.",
 		"    async def start(self):",
+		"        # Held while the test holds starts (Hub.HoldStarts), its progress shown meanwhile.",
+		"        while os.path.exists(" + q(filepath.Join(dir, "hold-starts")) + "):",
+		"            await asyncio.sleep(0.1)",
 		"        if self.user.name == " + q(HubBrokenUser) + ":",
 		"            await asyncio.sleep(0.5)",
 		"            raise RuntimeError(" + q(SpawnFailure) + ")",
@@ -139,8 +148,14 @@ func StartHub(t testing.TB, opts Options) *Hub {
 		"c.JupyterHub.tornado_settings = {'slow_spawn_timeout': 0}",
 		"c.Spawner.http_timeout = 120",
 		"c.Spawner.environment = {'JUPYTER_PLATFORM_DIRS': '1', 'PYDEVD_DISABLE_FILE_VALIDATION': '1', 'PATH': " + q(bin+":/usr/local/bin:/usr/bin:/bin") + "}",
-		"c.JupyterHub.services = [{'name': 'freeact-test', 'api_token': " + q(h.AdminToken) + "}]",
-		"c.JupyterHub.load_roles = [{'name': 'freeact-test-admin', 'scopes': ['admin:users', 'admin:servers', 'tokens', 'list:users'], 'services': ['freeact-test']}]",
+		"c.JupyterHub.services = [{'name': 'freeact-test', 'api_token': " + q(h.AdminToken) + "},",
+		"    # freeact's OAuth client, as docs/remote.md gives it to administrators.",
+		"    {'name': 'freeact', 'oauth_client_id': " + q(h.OAuthClientID) + ", 'api_token': " + q(h.OAuthSecret) + ",",
+		"     'oauth_redirect_uri': " + q(h.OAuthRedirectURI) + ",",
+		"     'oauth_client_allowed_scopes': ['access:servers!user', 'servers!user', 'read:servers!user']}]",
+		"c.JupyterHub.load_roles = [{'name': 'freeact-test-admin', 'scopes': ['admin:users', 'admin:servers', 'tokens', 'list:users'], 'services': ['freeact-test']},",
+		"    # Users may sign in to freeact's OAuth client (docs/remote.md).",
+		"    {'name': 'user', 'scopes': ['self', 'access:services!service=freeact']}]",
 		"",
 	}, "\n")
 	cfgFile := filepath.Join(dir, "jupyterhub_config.py")
@@ -297,4 +312,53 @@ func (h *Hub) Stop() {
 		}
 		return nil
 	})
+}
+
+// Browser writes a $BROWSER program that does what a user does in the
+// browser: it opens the URL it is given, signs in to the Hub as user
+// (the dummy authenticator takes any password), and accepts the Hub's
+// "Authorize" page, whose answer redirects to freeact's loopback
+// listener. Each URL it was given is appended to the file log. It
+// returns the value for $BROWSER.
+func (h *Hub) Browser(user, log string) string {
+	h.t.Helper()
+	py := Venv(h.t, "jupyterhub")
+	script := filepath.Join(h.t.TempDir(), "hub-browser.py")
+	src := `import re, sys, requests
+url = sys.argv[1]
+with open(` + strconv.Quote(log) + `, "a") as f:
+    f.write(url + "\n")
+s = requests.Session()
+r = s.get(url)
+if 'name="username"' in r.text:
+    xsrf = re.search(r'name="_xsrf" value="([^"]*)"', r.text).group(1)
+    r = s.post(r.url, data={"username": ` + strconv.Quote(user) + `, "password": "x", "_xsrf": xsrf})
+if 'name="scopes"' in r.text:
+    xsrf = re.search(r'name="_xsrf" value="([^"]*)"', r.text).group(1)
+    scopes = re.findall(r'<input type="hidden" name="scopes" value="([^"]*)"', r.text)
+    r = s.post(r.url, data={"_xsrf": xsrf, "scopes": scopes})
+with open(` + strconv.Quote(log) + `, "a") as f:
+    f.write("ended at " + r.url.split("?")[0] + " " + str(r.status_code) + "\n")
+`
+	if err := os.WriteFile(script, []byte(src), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	return py + " " + script
+}
+
+// HoldStarts makes the spawner wait before it starts a server, until
+// ReleaseStarts: the start's progress stays on screen meanwhile.
+func (h *Hub) HoldStarts() {
+	h.t.Helper()
+	if err := os.WriteFile(filepath.Join(h.Dir, "hold-starts"), nil, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// ReleaseStarts lets the held starts go on.
+func (h *Hub) ReleaseStarts() {
+	h.t.Helper()
+	if err := os.Remove(filepath.Join(h.Dir, "hold-starts")); err != nil {
+		h.t.Fatal(err)
+	}
 }

@@ -79,11 +79,27 @@ func Detect(ctx context.Context, client *http.Client, rawURL string) (*url.URL, 
 	}
 	defer resp.Body.Close()
 	var info Info
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&info) != nil || info.Version == "" {
-		return base, Info{}, ErrNotHub
+	switch {
+	case resp.StatusCode != http.StatusOK:
+		return base, Info{}, &NotHubError{Found: fmt.Sprintf("GET %s answered HTTP %d", base.JoinPath("hub", "api").Redacted(), resp.StatusCode)}
+	case json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&info) != nil || info.Version == "":
+		kind := resp.Header.Get("Content-Type")
+		if kind == "" {
+			kind = "no content type"
+		}
+		return base, Info{}, &NotHubError{Found: fmt.Sprintf("GET %s answered something that is not the Hub's version (%s)", base.JoinPath("hub", "api").Redacted(), kind)}
 	}
 	return base, info, nil
 }
+
+// NotHubError is ErrNotHub with what the URL answered instead.
+type NotHubError struct {
+	// Found says what GET hub/api answered.
+	Found string
+}
+
+func (e *NotHubError) Error() string        { return "not a JupyterHub: " + e.Found }
+func (e *NotHubError) Is(target error) bool { return target == ErrNotHub }
 
 // Client talks to a Hub's REST API with a token.
 type Client struct {
@@ -129,6 +145,8 @@ var (
 	ErrScope = errors.New("the JupyterHub token lacks a scope")
 	// ErrSpawn: the Hub could not start the server.
 	ErrSpawn = errors.New("the JupyterHub could not start the server")
+	// ErrNoToken: the URL is a Hub and freeact has no token for it.
+	ErrNoToken = errors.New("no JupyterHub token")
 )
 
 // do sends a request with the token and decodes a JSON answer into out

@@ -89,8 +89,8 @@ func Resolve(ctx context.Context, rawURL string, o ResolveOptions) (server, toke
 		token = o.Lookup(TokenName(base))
 	}
 	if token == "" {
-		return "", "", true, fmt.Errorf("%s is a JupyterHub (%s) and freeact has no token for it\nfix: create a token on %s (scopes %s) and run `freeact remote login --workspace DIR` (it reads the token from stdin), or set %s",
-			base.Redacted(), info.Version, base.JoinPath("hub", "token"), strings.Join(Scopes, ", "), TokenName(base))
+		return "", "", true, &noTokenError{fmt.Sprintf("%s is a JupyterHub (%s) and freeact has no token for it\nfix: create a token on %s (scopes %s) and paste it in Settings → Kernel, or run `freeact remote login --workspace DIR` (it reads the token from stdin), or set %s",
+			base.Redacted(), info.Version, base.JoinPath("hub", "token"), strings.Join(Scopes, ", "), TokenName(base))}
 	}
 	c := New(base, token, o.Client)
 	u, err := c.Me(ctx)
@@ -132,3 +132,9 @@ func SignIn(ctx context.Context, client *http.Client, rawURL, token string) (*ur
 	}
 	return base, u.Name, nil
 }
+
+// noTokenError says how to sign in to a Hub; it is ErrNoToken.
+type noTokenError struct{ msg string }
+
+func (e *noTokenError) Error() string        { return e.msg }
+func (e *noTokenError) Is(target error) bool { return target == ErrNoToken }

@@ -51,12 +51,18 @@ func listen(prev string) (*callback, error) {
 	if err != nil {
 		return nil, err
 	}
+	return serveCallback(l, fmt.Sprintf("http://%s/callback", l.Addr()), "/callback"), nil
+}
+
+// serveCallback serves the redirect to path on l; redirectURI is what the
+// authorization request names.
+func serveCallback(l net.Listener, redirectURI, path string) *callback {
 	cb := &callback{
-		redirectURI: fmt.Sprintf("http://%s/callback", l.Addr()),
+		redirectURI: redirectURI,
 		got:         make(chan url.Values, 1),
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if !cb.ours(q) {
@@ -78,7 +84,7 @@ func listen(prev string) (*callback, error) {
 	})
 	cb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go cb.srv.Serve(l)
-	return cb, nil
+	return cb
 }
 
 // wait returns the code of the redirect whose state matches (see

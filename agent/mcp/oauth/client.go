@@ -89,9 +89,15 @@ var ErrSignedIn = errors.New("signed in")
 type SignInError struct {
 	Server, Step string
 	Err          error
+	// flow: the sign-in of a CodeFlow, whose Server is not an MCP
+	// server's name.
+	flow bool
 }
 
 func (e *SignInError) Error() string {
+	if e.flow {
+		return fmt.Sprintf("sign in to %s: %s: %v", e.Server, e.Step, e.Err)
+	}
 	return fmt.Sprintf("sign in to MCP server %q: %s: %v", e.Server, e.Step, e.Err)
 }
 
@@ -617,15 +623,14 @@ func (c *Client) obtain(ctx context.Context, challenge map[string]string, held s
 	if err := c.identify(ctx, d, rec, cb.redirectURI); err != nil {
 		return wrap("client registration", err)
 	}
-	verifier := randomString(48)
-	sum := sha256.Sum256([]byte(verifier))
+	verifier, challenge256 := pkce()
 	state := randomString(24)
 	cb.expect(state)
 	q := url.Values{
 		"response_type":         {"code"},
 		"client_id":             {rec.ClientID},
 		"redirect_uri":          {rec.RedirectURI},
-		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge":        {challenge256},
 		"code_challenge_method": {"S256"},
 		"state":                 {state},
 		"resource":              {d.Resource},
@@ -817,6 +822,11 @@ func (c *Client) tokenRequest(ctx context.Context, d *Discovery, rec *record, fo
 // postToken sends a token request; bearer requires a bearer token back
 // (an ID-JAG from a token exchange is not one).
 func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values, user, pass string, bearer bool) (*tokenResponse, error) {
+	return postToken(ctx, c.opts.HTTP, endpoint, form, user, pass, bearer)
+}
+
+// postToken sends a token request with hc.
+func postToken(ctx context.Context, hc *http.Client, endpoint string, form url.Values, user, pass string, bearer bool) (*tokenResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, err
@@ -826,7 +836,7 @@ func (c *Client) postToken(ctx context.Context, endpoint string, form url.Values
 	if user != "" {
 		req.SetBasicAuth(user, pass)
 	}
-	resp, err := c.opts.HTTP.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -979,6 +989,13 @@ func (c *Client) save(rec *record) error {
 		return err
 	}
 	return c.opts.Store.Set(c.key, string(b))
+}
+
+// pkce is a PKCE code verifier and its S256 challenge (RFC 7636).
+func pkce() (verifier, challenge string) {
+	verifier = randomString(48)
+	sum := sha256.Sum256([]byte(verifier))
+	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 func randomString(n int) string {

@@ -36,6 +36,8 @@ export type OptionKey = Data<config.OptionKey>;
 /** A number setting's bounds: min, max, whole or not, its unit. */
 export type NumberBounds = Data<bounds.Number>;
 export type SettingsSchema = Data<desktop.SettingsSchema>;
+/** The JupyterHub the saved jupyter_url names, for Settings → Kernel (never the token). */
+export type HubState = Data<desktop.HubState>;
 export type LocalModels = Data<desktop.LocalModels>;
 export type ModelSettingKey = Data<model.SettingKey>;
 export type Provider = Data<model.Provider>;
@@ -232,6 +234,14 @@ export interface Backend {
   mcpSignOut(server: string): Promise<void>;
   /** Tries again to connect a server that did not start; the kernel status follows. */
   mcpConnect(server: string): Promise<void>;
+  /** The JupyterHub of the saved jupyter_url: who is signed in, whether the browser sign-in is offered. */
+  hubStatus(): Promise<HubState>;
+  /** Checks a pasted Hub token with the Hub and keeps it in the key store. */
+  hubSetToken(token: string): Promise<HubState>;
+  /** Signs in through the Hub in the browser (OAuth; the sign-in card shows the browser step). */
+  hubSignIn(): Promise<HubState>;
+  /** Removes the Hub's token from the key store. */
+  hubSignOut(): Promise<HubState>;
   /** Subscribes to the MCP servers' sign-ins and forms. */
   onMCP(cb: (r: MCPRequest) => void): () => void;
   /** Subscribes to agent event batches; returns the unsubscribe function. */
@@ -411,6 +421,10 @@ export const backend: Backend = {
   mcpSignIn: (server) => call(() => Desktop.MCPSignIn(server)),
   mcpConnect: (server) => call(() => Desktop.MCPConnect(server)),
   mcpSignOut: (server) => call(() => Desktop.MCPSignOut(server)),
+  hubStatus: () => call(Desktop.HubStatus),
+  hubSetToken: (token) => call(() => Desktop.HubSetToken(token)),
+  hubSignIn: () => call(Desktop.HubSignIn),
+  hubSignOut: () => call(Desktop.HubSignOut),
   onMCP: (cb) => subscribe(mcpHandlers, cb),
   onEvents: (cb) => subscribe(eventHandlers, cb),
   onKernel: (cb) => subscribe(kernelHandlers, cb),

@@ -199,6 +199,18 @@ describe('SettingsPanel', () => {
     applied();
   });
 
+  it('shows the JupyterHub card of the saved jupyter_url, read again when the Kernel tab is saved', async () => {
+    const b = settingsBackend();
+    const hub = { url: 'https://hub.example.org/', is_hub: true, token_name: 'JUPYTERHUB_TOKEN_HUB_EXAMPLE_ORG', token_page: 'https://hub.example.org/hub/token', user: '', has_token: false, oauth: false, problem: '' };
+    vi.mocked(b.hubStatus).mockResolvedValueOnce({ ...hub, is_hub: false, url: '' }).mockResolvedValue(hub);
+    open(b, { tab: 'kernel' });
+    await userEvent.type(await screen.findByLabelText('Python interpreter'), '/usr/bin/python3');
+    expect(screen.queryByTestId('hub-signin')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Save kernel settings' }));
+    expect(await screen.findByLabelText('JupyterHub token')).toBeInTheDocument();
+    expect(b.hubStatus).toHaveBeenCalledTimes(2);
+  });
+
   it('flags unsaved tabs and asks before closing', async () => {
     const { onclose } = open(settingsBackend(), { tab: 'agent' });
     await userEvent.click(await screen.findByRole('switch', { name: 'Subagents' }));

@@ -49,6 +49,7 @@ export function settingsBackend(opts: { fields?: SettingField[]; errors?: FieldE
     testMCPServer: vi.fn(async () => ['read_file']),
     regenerateMCPTools: vi.fn(async () => '.freeact/generated/mcptools/x'),
     mcpServers: vi.fn(async () => []),
+    hubStatus: vi.fn(async () => ({ url: '', is_hub: false, token_name: '', token_page: '', user: '', has_token: false, oauth: false, problem: '' })),
     onMCP: vi.fn(() => () => {}),
   } as unknown as Backend & Record<string, ReturnType<typeof vi.fn>>;
 }

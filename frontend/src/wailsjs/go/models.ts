@@ -561,6 +561,32 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class HubState {
+	    url: string;
+	    is_hub: boolean;
+	    token_name: string;
+	    token_page: string;
+	    user: string;
+	    has_token: boolean;
+	    oauth: boolean;
+	    problem: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HubState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.is_hub = source["is_hub"];
+	        this.token_name = source["token_name"];
+	        this.token_page = source["token_page"];
+	        this.user = source["user"];
+	        this.has_token = source["has_token"];
+	        this.oauth = source["oauth"];
+	        this.problem = source["problem"];
+	    }
+	}
 	export class InterruptedRevert {
 	    label: string;
 	    files: number;

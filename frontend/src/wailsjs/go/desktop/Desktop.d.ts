@@ -72,6 +72,14 @@ export function ForkSession(arg1:number,arg2:string):Promise<desktop.ForkResult>
 
 export function Hooks():Promise<desktop.HooksInfo>;
 
+export function HubSetToken(arg1:string):Promise<desktop.HubState>;
+
+export function HubSignIn():Promise<desktop.HubState>;
+
+export function HubSignOut():Promise<desktop.HubState>;
+
+export function HubStatus():Promise<desktop.HubState>;
+
 export function ImageData(arg1:string):Promise<string>;
 
 export function ImagesIn(arg1:string):Promise<Array<string>>;

@@ -126,6 +126,22 @@ export function Hooks() {
   return window['go']['desktop']['Desktop']['Hooks']();
 }
 
+export function HubSetToken(arg1) {
+  return window['go']['desktop']['Desktop']['HubSetToken'](arg1);
+}
+
+export function HubSignIn() {
+  return window['go']['desktop']['Desktop']['HubSignIn']();
+}
+
+export function HubSignOut() {
+  return window['go']['desktop']['Desktop']['HubSignOut']();
+}
+
+export function HubStatus() {
+  return window['go']['desktop']['Desktop']['HubStatus']();
+}
+
 export function ImageData(arg1) {
   return window['go']['desktop']['Desktop']['ImageData'](arg1);
 }
