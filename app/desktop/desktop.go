@@ -51,7 +51,14 @@ type Desktop struct {
 	launchOnce sync.Once
 
 	mu sync.Mutex
-	ws *workspace // nil until a workspace is opened
+	ws *workspace // the conversation in view; nil until a workspace is opened
+	// others are the live conversations not in view (live.go); tick
+	// orders their use.
+	others []*workspace
+	tick   uint64
+
+	notifyOnce sync.Once
+	notify     *notifier
 
 	sendMu sync.Mutex
 	seq    uint64 // of the last message sent to the window
@@ -97,6 +104,8 @@ type host interface {
 	// pickFiles asks for files to open in dir (several at once).
 	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
 	setTitle(title string)
+	// raise shows the window in front (a notification was clicked).
+	raise()
 	copyImage(data []byte) error
 	pasteImage() ([]byte, error)
 	context() context.Context
@@ -161,6 +170,13 @@ func (h *wailsHost) setTitle(title string) {
 	}
 }
 
+func (h *wailsHost) raise() {
+	if ctx := h.context(); ctx.Value("events") != nil {
+		runtime.WindowUnminimise(ctx)
+		runtime.WindowShow(ctx)
+	}
+}
+
 func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
@@ -168,15 +184,10 @@ func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 // Version describes the running binary; the About line shows it.
 func (d *Desktop) Version() adapter.VersionInfo { return adapter.Version(d.build) }
 
-// shutdown stops the open workspace's agent when the window closes.
+// shutdown stops the live conversations' agents when the window closes.
 func (d *Desktop) shutdown() {
-	d.mu.Lock()
-	ws := d.ws
-	d.ws = nil
-	d.mu.Unlock()
-	if ws != nil {
-		ws.close()
-	}
+	d.closeAll()
+	d.notifier().close()
 }
 
 // setTitle names the window after the open workspace, like an editor.
