@@ -57,7 +57,9 @@ func Dial(ctx context.Context, addr string, clicked func(id uint32)) (*Client, e
 	if addr == "" {
 		return nil, ErrNone
 	}
-	conn, err := dbus.Dial(addr, dbus.WithContext(ctx))
+	// Not dbus.WithContext(ctx): the connection lives past ctx, which
+	// would close it when done.
+	conn, err := dbus.Dial(addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNone, err)
 	}
@@ -69,7 +71,7 @@ func Dial(ctx context.Context, addr string, clicked func(id uint32)) (*Client, e
 		conn.Close()
 		return nil, fmt.Errorf("%w (%v)", ErrNone, err)
 	}
-	if err := conn.AddMatchSignal(dbus.WithMatchInterface(Interface), dbus.WithMatchMember("ActionInvoked")); err != nil {
+	if err := conn.AddMatchSignalContext(ctx, dbus.WithMatchInterface(Interface), dbus.WithMatchMember("ActionInvoked")); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("listen for clicks on notifications: %w", err)
 	}
