@@ -186,3 +186,92 @@ turns:
 		t.Errorf("the first conversation's answer was not shown: %q", shown)
 	}
 }
+
+// Idle conversations beyond the live-kernel limit stop, least recently
+// used first, never one whose turn runs; one stopped is offered the
+// replay of its cells when it is opened again.
+func TestLiveKernelLimitStopsIdleConversations(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: a1, name: ipybox_execute_ipython_cell, args: {code: "x = 41"}}}]
+  - reply: [{text: "Set."}]
+  - reply: [{call: {id: b1, name: ipybox_execute_ipython_cell, args: {code: "import os, time\nwhile not os.path.exists('go'):\n    time.sleep(0.02)"}}}]
+  - reply: [{text: "Went."}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	d, h, ws := testDesktop(t)
+	d.notify = newNotifier(d, "")
+	if err := d.SetLiveKernelLimit(0); err == nil {
+		t.Error("a limit of 0 was accepted")
+	}
+	if d.LiveKernelLimit() != DefaultLiveKernels {
+		t.Errorf("limit %d, want the default %d", d.LiveKernelLimit(), DefaultLiveKernels)
+	}
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	first := h.waitState(t, KernelReady).SessionID
+	if err := d.Send("Set x", nil); err != nil {
+		t.Fatal(err)
+	}
+	appr, i := h.waitEvent(t, "ApprovalRequest", 0)
+	if err := d.Approve(appr["request_id"].(string), "yes", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, i = h.waitEvent(t, "TurnEnded", i)
+	waitLive(t, d, first, ConvFinished, 0)
+
+	// The second conversation's turn runs (its cell waits for a file).
+	if err := d.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	second := h.waitStateAfter(t, KernelReady, first).SessionID
+	if err := d.Send("Wait", nil); err != nil {
+		t.Fatal(err)
+	}
+	appr, i = h.waitEvent(t, "ApprovalRequest", i)
+	if err := d.Approve(appr["request_id"].(string), "yes", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, d, second, ConvRunning, 0)
+	if _, ok := live(d, first); !ok {
+		t.Fatalf("the first, idle, conversation stopped under the default limit: %+v", d.Conversations())
+	}
+
+	// A limit of 1: the first (idle) stops; the second, in view, runs on.
+	if err := d.SetLiveKernelLimit(1); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := live(d, first); ok {
+		t.Errorf("the idle conversation beyond the limit still runs: %+v", c)
+	}
+	// Opening the first again: the second, running, is kept although
+	// beyond the limit; the first starts anew and offers the replay.
+	from := h.statusCount()
+	if err := d.ResumeSession(first); err != nil {
+		t.Fatal(err)
+	}
+	st := h.waitStatusAfter(t, KernelReady, from)
+	if st.SessionID != first || st.ReplayCells != 1 || st.ReplayReason != "resumed" {
+		t.Errorf("the first conversation opened again: %+v, want the offer to replay its one cell", st)
+	}
+	if c, ok := live(d, second); !ok || c.State != ConvRunning {
+		t.Errorf("the running conversation was stopped to make room: %+v", d.Conversations())
+	}
+	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, d, second, ConvFinished, 0)
+	// Finished and idle now, out of view, beyond the limit: it stops at the
+	// next change of view.
+	if err := d.ResumeSession(second); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := live(d, first); ok {
+		t.Errorf("the idle first conversation beyond the limit still runs: %+v", c)
+	}
+}

@@ -43,6 +43,8 @@ export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
 
 export function ContinueTurn():Promise<void>;
 
+export function Conversations():Promise<Array<desktop.LiveConversation>>;
+
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
@@ -68,6 +70,8 @@ export function InspectFolder(arg1:string):Promise<desktop.FolderCheck>;
 export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 
 export function Launch():Promise<desktop.LaunchTarget>;
+
+export function LiveKernelLimit():Promise<number>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<desktop.LocalModels>;
 
@@ -158,6 +162,8 @@ export function SessionGrants():Promise<Array<permission.Rule>>;
 export function Sessions():Promise<Array<session.Info>>;
 
 export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
+
+export function SetLiveKernelLimit(arg1:number):Promise<void>;
 
 export function Settings():Promise<Array<desktop.SettingField>>;
 

@@ -70,6 +70,10 @@ export function ContinueTurn() {
   return window['go']['desktop']['Desktop']['ContinueTurn']();
 }
 
+export function Conversations() {
+  return window['go']['desktop']['Desktop']['Conversations']();
+}
+
 export function CopyImage(arg1) {
   return window['go']['desktop']['Desktop']['CopyImage'](arg1);
 }
@@ -120,6 +124,10 @@ export function LargeMentions(arg1) {
 
 export function Launch() {
   return window['go']['desktop']['Desktop']['Launch']();
+}
+
+export function LiveKernelLimit() {
+  return window['go']['desktop']['Desktop']['LiveKernelLimit']();
 }
 
 export function LocalModels(arg1, arg2) {
@@ -300,6 +308,10 @@ export function Sessions() {
 
 export function SetAPIKey(arg1, arg2) {
   return window['go']['desktop']['Desktop']['SetAPIKey'](arg1, arg2);
+}
+
+export function SetLiveKernelLimit(arg1) {
+  return window['go']['desktop']['Desktop']['SetLiveKernelLimit'](arg1);
 }
 
 export function Settings() {
