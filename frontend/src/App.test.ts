@@ -133,6 +133,10 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     mcpSignOut: vi.fn(async () => {}),
     mcpConnect: vi.fn(async () => {}),
     onMCP: () => () => {},
+    conversations: vi.fn(async () => []),
+    liveKernelLimit: vi.fn(async () => 4),
+    setLiveKernelLimit: vi.fn(async () => {}),
+    onConversations: () => () => {},
     onEvents: (cb) => {
       emit = cb;
       return () => {};
