@@ -680,6 +680,15 @@ describe('App keyboard', () => {
     expect(backend.quit).toHaveBeenCalledTimes(1);
   });
 
+  it('starts a new conversation with Ctrl+N while a turn runs: the one left keeps running', async () => {
+    const { backend, emit } = await openApp();
+    emit([{ type: 'TurnStarted', agent_id: 'main' }]);
+    await screen.findByRole('button', { name: 'Stop' });
+    await userEvent.keyboard('{Control>}n{/Control}');
+    expect(backend.newSession).toHaveBeenCalledTimes(1);
+    expect(backend.cancel).not.toHaveBeenCalled();
+  });
+
   it('stops a running turn with Esc, or Ctrl+C when nothing is selected', async () => {
     const { backend, emit } = await openApp();
     emit([{ type: 'TurnStarted', agent_id: 'main' }]);
