@@ -44,8 +44,8 @@ func TestTwoConversationsRunAtOnce(t *testing.T) {
 		}
 
 		app.Click(Button("Sessions"))
-		app.WaitFor(Text("Stream the second answer"))
-		if n := len(app.FindAll(Text("finished"))); n < 2 {
+		app.WaitFor(Query{Role: "push button", Name: "Stream the second answer"})
+		if n := len(app.FindAll(Query{Role: "push button", Name: "finished"})); n != 2 {
 			t.Errorf("the session list shows %d conversations finished, want both", n)
 		}
 		app.Shot("both-finished")
