@@ -131,8 +131,10 @@ func (d *Desktop) bringIntoView(target *workspace) {
 	if !d.enterView(target) {
 		return
 	}
+	// ws.mu is never taken while lv.mu is held: info first.
+	info := target.info(false)
 	target.lv.mu.Lock()
-	d.send(EventWorkspace, target.info(false))
+	d.send(EventWorkspace, info)
 	batch := []json.RawMessage{resetEvent}
 	for _, b := range target.lv.transcript {
 		batch = append(batch, b...)

@@ -90,9 +90,11 @@ turns:
 	if err := d.Send("Answer in the second", nil); err != nil {
 		t.Fatal(err)
 	}
-	_, i = h.waitEvent(t, "TurnEnded", i)
+	h.waitEvent(t, "TurnEnded", i)
 	waitLive(t, d, second, ConvFinished, 0)
+	h.mu.Lock()
 	left := len(h.events)
+	h.mu.Unlock()
 	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,9 @@ turns:
 		}
 	}
 
+	h.mu.Lock()
 	from := len(h.events)
+	h.mu.Unlock()
 	if err := srv.Click(note.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +237,7 @@ turns:
 	if err := d.Send("Wait", nil); err != nil {
 		t.Fatal(err)
 	}
-	appr, i = h.waitEvent(t, "ApprovalRequest", i)
+	appr, _ = h.waitEvent(t, "ApprovalRequest", i)
 	if err := d.Approve(appr["request_id"].(string), "yes", ""); err != nil {
 		t.Fatal(err)
 	}

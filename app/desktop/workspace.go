@@ -238,15 +238,6 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	return ws.info(open.Created), nil
 }
 
-// sendBatch emits a batch of events to the window.
-func (d *Desktop) sendBatch(b []queued) {
-	raw, err := encodeBatch(b)
-	if err != nil {
-		d.log.Warn("encode events", "err", err)
-	}
-	d.send(EventAgent, raw)
-}
-
 // setStatus records and emits the kernel status.
 func (ws *workspace) setStatus(s KernelStatus) {
 	ws.updateStatus(func(KernelStatus) (KernelStatus, bool) { return s, true })
@@ -660,9 +651,9 @@ func (ws *workspace) dropPending(over func(req any) bool) {
 // take removes and returns a pending request.
 func (ws *workspace) take(id string) (any, bool) {
 	ws.mu.Lock()
-	defer ws.mu.Unlock()
 	r, ok := ws.pending[id]
 	delete(ws.pending, id)
+	ws.mu.Unlock()
 	if ok {
 		ws.lv.mu.Lock()
 		ws.lv.transcript = append(ws.lv.transcript, []json.RawMessage{answeredEvent(id, "")})
