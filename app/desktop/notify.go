@@ -67,7 +67,7 @@ func (n *notifier) notify(ws *workspace, c LiveConversation) {
 		defer cancel()
 		id, err := cl.Notify(ctx, adapter.AppName, summary, body)
 		if err != nil {
-			n.d.log.Warn("desktop notification", "err", err)
+			n.d.log.Info("desktop notification", "err", err)
 			return
 		}
 		n.ids[id] = c.SessionID
