@@ -11,10 +11,8 @@ const sessions: SessionInfo[] = [
   { id: 'a', created: now, title: 'Read the CSV', renamed: false, last_active: now, messages: 2 },
   { id: 'c', created: now, title: 'Old one', renamed: false, last_active: now, messages: 2 },
 ];
-const live: LiveConversation[] = [
-  { sessionId: 'b', workspace: '/w', state: 'running', waiting: 0, inView: true },
-  { sessionId: 'a', workspace: '/w', state: 'waiting', waiting: 2, inView: false },
-];
+const waitingOne: LiveConversation = { sessionId: 'a', workspace: '/w', state: 'waiting', waiting: 2, inView: false };
+const live: LiveConversation[] = [{ sessionId: 'b', workspace: '/w', state: 'running', waiting: 0, inView: true }, waitingOne];
 
 describe('live conversations', () => {
   it('the session list shows the state of each one whose agent runs', () => {
@@ -28,10 +26,10 @@ describe('live conversations', () => {
       ondelete: vi.fn(),
       onsearch: vi.fn(async () => []),
     });
-    const items = screen.getAllByTestId('session');
-    expect(within(items[0]).getByTestId('session-state')).toHaveTextContent('running');
-    expect(within(items[1]).getByTestId('session-state')).toHaveTextContent('waits for you (2)');
-    expect(within(items[2]).queryByTestId('session-state')).toBeNull();
+    const [b, a, c] = screen.getAllByTestId('session');
+    expect(within(b!).getByTestId('session-state')).toHaveTextContent('running');
+    expect(within(a!).getByTestId('session-state')).toHaveTextContent('waits for you (2)');
+    expect(within(c!).queryByTestId('session-state')).toBeNull();
   });
 
   it('the header counts what waits elsewhere and a click goes there', async () => {
@@ -44,7 +42,7 @@ describe('live conversations', () => {
   });
 
   it('nothing shows when only the conversation in view waits', () => {
-    render(WaitingElsewhere, { live: [{ ...live[1], inView: true }], ongo: vi.fn() });
+    render(WaitingElsewhere, { live: [{ ...waitingOne, inView: true }], ongo: vi.fn() });
     expect(screen.queryByTestId('waiting-elsewhere')).toBeNull();
   });
 });
