@@ -193,7 +193,8 @@ turns:
 
 // Idle conversations beyond the live-kernel limit stop, least recently
 // used first, never one whose turn runs; one stopped is offered the
-// replay of its cells when it is opened again.
+// replay of its cells when it is opened again. One that finishes out of
+// view notifies the desktop; one whose turn runs cannot be deleted.
 func TestLiveKernelLimitStopsIdleConversations(t *testing.T) {
 	sc, err := modeltest.ParseScenario([]byte(`
 turns:
@@ -207,7 +208,9 @@ turns:
 	}
 	modeltest.UseGemini(t, sc)
 	d, h, ws := testDesktop(t)
-	d.notify = newNotifier(d, "")
+	addr := notifytest.Bus(t)
+	srv := notifytest.Serve(t, addr)
+	d.notify = newNotifier(d, addr)
 	if err := d.SetLiveKernelLimit(0); err == nil {
 		t.Error("a limit of 0 was accepted")
 	}
@@ -266,10 +269,20 @@ turns:
 	if c, ok := live(d, second); !ok || c.State != ConvRunning {
 		t.Errorf("the running conversation was stopped to make room: %+v", d.Conversations())
 	}
+	if err := d.DeleteSession(second); err == nil || !strings.Contains(err.Error(), "stop the turn") {
+		t.Errorf("deleting a conversation whose turn runs out of view: %v, want it refused", err)
+	}
 	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	waitLive(t, d, second, ConvFinished, 0)
+	// It finished out of view: the desktop is told, once.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		if got := srv.Got(); len(got) != 1 || got[0].Summary != "A conversation finished" {
+			return fmt.Errorf("notifications %+v, want one that a conversation finished", got)
+		}
+		return nil
+	})
 	// Finished and idle now, out of view, beyond the limit: it stops at the
 	// next change of view.
 	if err := d.ResumeSession(second); err != nil {
