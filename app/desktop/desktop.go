@@ -56,6 +56,10 @@ type Desktop struct {
 	// orders their use.
 	others []*workspace
 	tick   uint64
+	// viewMu orders what conversations send the window with a change of
+	// the one in view (live.go); taken before d.mu and a conversation's
+	// transcript lock, never while holding them.
+	viewMu sync.Mutex
 
 	notifyOnce sync.Once
 	notify     *notifier

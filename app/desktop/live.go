@@ -69,6 +69,11 @@ func (ws *workspace) deliver(b []queued) {
 	if err != nil {
 		ws.d.log.Warn("encode events", "err", err)
 	}
+	// viewMu: a batch is recorded and sent, or recorded only, wholly
+	// before or after a change of view; it never lands in the window
+	// after the replay of the conversation that took the view.
+	ws.d.viewMu.Lock()
+	defer ws.d.viewMu.Unlock()
 	ws.lv.mu.Lock()
 	defer ws.lv.mu.Unlock()
 	from := 0
@@ -103,6 +108,13 @@ func (d *Desktop) inView(ws *workspace) bool {
 // keeps running when worth keeping (a turn, a request, a saved session)
 // and is closed otherwise. It reports false when target was in view.
 func (d *Desktop) enterView(target *workspace) bool {
+	d.viewMu.Lock()
+	defer d.viewMu.Unlock()
+	return d.enterViewLocked(target)
+}
+
+// enterViewLocked is enterView; d.viewMu is held.
+func (d *Desktop) enterViewLocked(target *workspace) bool {
 	d.mu.Lock()
 	old := d.ws
 	if old == target {
@@ -128,11 +140,13 @@ func (d *Desktop) enterView(target *workspace) bool {
 // bringIntoView shows the live conversation target in the window as it
 // is: its transcript again, its status, its requests waiting.
 func (d *Desktop) bringIntoView(target *workspace) {
-	if !d.enterView(target) {
-		return
-	}
 	// ws.mu is never taken while lv.mu is held: info first.
 	info := target.info(false)
+	d.viewMu.Lock()
+	if !d.enterViewLocked(target) {
+		d.viewMu.Unlock()
+		return
+	}
 	target.lv.mu.Lock()
 	d.send(EventWorkspace, info)
 	batch := []json.RawMessage{resetEvent}
@@ -142,7 +156,12 @@ func (d *Desktop) bringIntoView(target *workspace) {
 	d.send(EventAgent, batch)
 	target.lv.told = ""
 	target.lv.mu.Unlock()
-	target.updateStatus(func(last KernelStatus) (KernelStatus, bool) { return last, true })
+	// Its last status (a newer one, recorded meanwhile, follows).
+	target.mu.Lock()
+	st := target.status
+	target.mu.Unlock()
+	d.send(EventKernel, st)
+	d.viewMu.Unlock()
 	d.setTitle(filepath.Base(target.dir))
 	d.enforceLimit()
 	d.publishLive()

@@ -281,9 +281,11 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	ws.status = s
 	ws.mu.Unlock()
 	// A conversation not in view keeps its status for when it comes back.
+	ws.d.viewMu.Lock()
 	if ws.d.inView(ws) {
 		ws.d.send(EventKernel, s)
 	}
+	ws.d.viewMu.Unlock()
 	ws.statusMu.Unlock()
 	if s.State != was {
 		ws.changed()
