@@ -30,6 +30,9 @@ type AppSettings struct {
 	// LastSessions is the conversation last open in each workspace (by
 	// its absolute path), which reopens with it.
 	LastSessions map[string]string `json:"last_sessions,omitempty"`
+	// MaxLiveKernels limits the conversations whose kernels the window
+	// keeps running (0: the default, 4); idle ones beyond it stop.
+	MaxLiveKernels int `json:"max_live_kernels,omitempty"`
 }
 
 // Window is the main window's geometry.

@@ -225,6 +225,11 @@ turns:
 	if _, err := d.ForkBusySession(); err == nil {
 		t.Fatal("ForkBusySession forked a conversation no other process has open")
 	}
+	// The conversation left would keep running (and its session locked)
+	// under the default limit of live kernels; with one, it stops.
+	if err := d.SetLiveKernelLimit(1); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.NewSession(); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,18 @@ type Desktop struct {
 	launchOnce sync.Once
 
 	mu sync.Mutex
-	ws *workspace // nil until a workspace is opened
+	ws *workspace // the conversation in view; nil until a workspace is opened
+	// others are the live conversations not in view (live.go); tick
+	// orders their use.
+	others []*workspace
+	tick   uint64
+	// viewMu orders what conversations send the window with a change of
+	// the one in view (live.go); taken before d.mu and a conversation's
+	// transcript lock, never while holding them.
+	viewMu sync.Mutex
+
+	notifyOnce sync.Once
+	notify     *notifier
 
 	// hookRuns are the hooks' last runs, for Settings → Hooks (hooks.go).
 	hookRuns hookRuns
@@ -100,6 +111,8 @@ type host interface {
 	// pickFiles asks for files to open in dir (several at once).
 	pickFiles(title, dir string, filters []runtime.FileFilter) ([]string, error)
 	setTitle(title string)
+	// raise shows the window in front (a notification was clicked).
+	raise()
 	copyImage(data []byte) error
 	pasteImage() ([]byte, error)
 	context() context.Context
@@ -164,6 +177,13 @@ func (h *wailsHost) setTitle(title string) {
 	}
 }
 
+func (h *wailsHost) raise() {
+	if ctx := h.context(); ctx.Value("events") != nil {
+		runtime.WindowUnminimise(ctx)
+		runtime.WindowShow(ctx)
+	}
+}
+
 func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 	return runtime.SaveFileDialog(h.context(), runtime.SaveDialogOptions{Title: title, DefaultDirectory: dir, DefaultFilename: name})
 }
@@ -171,15 +191,10 @@ func (h *wailsHost) saveFile(title, dir, name string) (string, error) {
 // Version describes the running binary; the About line shows it.
 func (d *Desktop) Version() adapter.VersionInfo { return adapter.Version(d.build) }
 
-// shutdown stops the open workspace's agent when the window closes.
+// shutdown stops the live conversations' agents when the window closes.
 func (d *Desktop) shutdown() {
-	d.mu.Lock()
-	ws := d.ws
-	d.ws = nil
-	d.mu.Unlock()
-	if ws != nil {
-		ws.close()
-	}
+	d.closeAll()
+	d.notifier().close()
 }
 
 // setTitle names the window after the open workspace, like an editor.

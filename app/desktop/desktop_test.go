@@ -475,6 +475,7 @@ type fakeHost struct {
 	workspaces []WorkspaceInfo
 	sent       []string
 	titles     []string
+	raised     int
 	copied     []byte
 	// pickedIn are the folders the folder dialog started in.
 	pickedIn []string
@@ -544,6 +545,12 @@ func (h *fakeHost) copyImage(data []byte) error {
 	h.mu.Unlock()
 	return nil
 }
+func (h *fakeHost) raise() {
+	h.mu.Lock()
+	h.raised++
+	h.mu.Unlock()
+}
+
 func (h *fakeHost) pasteImage() ([]byte, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -35,6 +35,11 @@ func (d *Desktop) DeleteSession(id string) error {
 			return err
 		}
 	}
+	// Its agent, kept running out of view, stops first (it has the
+	// session open).
+	if err := d.dropLive(id); err != nil {
+		return err
+	}
 	return session.Delete(ws.open.AppDirs().Locks(), ws.cfg.SessionsDir(), id)
 }
 

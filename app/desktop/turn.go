@@ -153,6 +153,9 @@ func (ws *workspace) begin(t *turn, events iter.Seq[agent.Event], shown ...json.
 	for _, ev := range shown {
 		ws.push(queued{raw: ev})
 	}
+	ws.mu.Lock()
+	ws.lv.outcome = ""
+	ws.mu.Unlock()
 	ws.setStatus(KernelStatus{State: KernelBusy, Message: "Working…", Progress: -1})
 	go ws.run(t, events)
 }
@@ -161,11 +164,22 @@ func (ws *workspace) begin(t *turn, events iter.Seq[agent.Event], shown ...json.
 func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	defer close(t.done)
 	died := false
+	outcome := ConvFinished
 	for ev := range events {
 		q := queued{ev: ev}
+		asks := false
 		switch e := ev.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:
 			q.requestID = ws.requestID(ev)
+			asks = true
+		case *agent.Failed:
+			if e.AgentID == agent.MainAgent {
+				outcome = ConvFailed
+			}
+		case *agent.Cancelled:
+			if e.AgentID == agent.MainAgent {
+				outcome = ""
+			}
 		case *agent.MCPWaiting:
 			if !e.Done {
 				q.requestID = ws.requestID(ev)
@@ -181,9 +195,15 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 			}
 		}
 		ws.push(clipOutput(q))
+		if asks {
+			// The session list counts it, and a conversation out of view
+			// tells the desktop it waits.
+			ws.changed()
+		}
 	}
 	ws.mu.Lock()
 	ws.turn = nil
+	ws.lv.outcome = outcome
 	// The stream rejected what was not answered; forget it.
 	clear(ws.pending)
 	ws.mu.Unlock()
@@ -269,6 +289,7 @@ func (d *Desktop) Approve(id, decision, pattern string) error {
 	if err != nil {
 		return err
 	}
+	ws.decided(id, decision)
 	req.Answer(dec, strings.TrimSpace(pattern))
 	return nil
 }
@@ -292,7 +313,17 @@ func (ws *workspace) takeApproval(id string, accept func(*agent.ApprovalRequest)
 		}
 	}
 	delete(ws.pending, id)
+	go ws.changed()
 	return req, nil
+}
+
+// decided is takeApproval's request id answered with decision: the
+// conversation's transcript records it, so that shown again it is not
+// asked again.
+func (ws *workspace) decided(id, decision string) {
+	ws.lv.mu.Lock()
+	defer ws.lv.mu.Unlock()
+	ws.lv.transcript = append(ws.lv.transcript, []json.RawMessage{answeredEvent(id, decision)})
 }
 
 // ReplyInput answers a cell's input() request id.

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -150,6 +151,8 @@ type workspace struct {
 	// sendMu orders pushes before the close of events.
 	sendMu   sync.RWMutex
 	statusMu sync.Mutex
+	// lv is its part among the live conversations (live.go).
+	lv liveState
 }
 
 // Workspace returns the open workspace, or an empty one.
@@ -217,32 +220,24 @@ func (d *Desktop) OpenWorkspace(path, sessionID string) (WorkspaceInfo, error) {
 	if err := d.store.Update(func(s *config.AppSettings) { s.AddRecent(dir) }); err != nil {
 		d.log.Warn("save recent workspaces", "err", err)
 	}
-	ws := &workspace{dir: dir, open: open, cfg: open.Config, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
-	go pump(ws.events, flushInterval, func(b []queued) { d.sendBatch(b) })
-
-	d.mu.Lock()
-	old := d.ws
-	d.ws = ws
-	d.mu.Unlock()
-	if old != nil {
-		go old.close()
+	if w := d.liveFind(sessionID); w != nil && w.dir == dir {
+		// It runs already: show it as it is.
+		d.bringIntoView(w)
+		return w.info(false), nil
 	}
+	ws := &workspace{dir: dir, open: open, cfg: open.Config, d: d, pending: map[string]any{}, events: make(chan queued, 256)}
+	go pump(ws.events, flushInterval, ws.deliver)
+
+	d.enterView(ws)
 	// Before the agent's events, so a page that did not open it (another
 	// window, a reload) knows what they belong to.
 	d.send(EventWorkspace, ws.info(open.Created))
 	ws.show(sessionID)
 	ws.start(sessionID)
 	d.setTitle(filepath.Base(dir))
+	d.enforceLimit()
+	d.publishLive()
 	return ws.info(open.Created), nil
-}
-
-// sendBatch emits a batch of events to the window.
-func (d *Desktop) sendBatch(b []queued) {
-	raw, err := encodeBatch(b)
-	if err != nil {
-		d.log.Warn("encode events", "err", err)
-	}
-	d.send(EventAgent, raw)
 }
 
 // setStatus records and emits the kernel status.
@@ -256,11 +251,12 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	// statusMu keeps the statuses sent in the order they were recorded,
 	// without holding mu while the window is notified.
 	ws.statusMu.Lock()
-	defer ws.statusMu.Unlock()
 	ws.mu.Lock()
+	was := ws.status.State
 	s, ok := next(ws.status)
 	if ws.closed || !ok {
 		ws.mu.Unlock()
+		ws.statusMu.Unlock()
 		return
 	}
 	s.Model = ws.cfg.Options.Model
@@ -286,7 +282,16 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	}
 	ws.status = s
 	ws.mu.Unlock()
-	ws.d.send(EventKernel, s)
+	// A conversation not in view keeps its status for when it comes back.
+	ws.d.viewMu.Lock()
+	if ws.d.inView(ws) {
+		ws.d.send(EventKernel, s)
+	}
+	ws.d.viewMu.Unlock()
+	ws.statusMu.Unlock()
+	if s.State != was {
+		ws.changed()
+	}
 }
 
 // recover tells the window what a freeact process that died left of the
@@ -413,6 +418,7 @@ func (ws *workspace) start(sessionID string) {
 			}
 		}
 		ws.recover(ctx, a)
+		ws.d.sharedFolderNotice(ws)
 		ws.d.rememberSession(ws.dir, a.SessionID())
 		ws.setStatus(KernelStatus{State: KernelReady, Message: "Kernel ready", Progress: 1, SessionID: a.SessionID()})
 		ws.sendQueued()
@@ -581,16 +587,36 @@ func (d *Desktop) ResumeSession(id string) error {
 	return d.switchSession(id)
 }
 
+// switchSession shows the conversation id ("": a new one). One that
+// runs already comes into view as it is; the one left keeps running
+// (live.go).
 func (d *Desktop) switchSession(id string) error {
-	ws, err := d.idle("a turn is running: stop it before switching sessions")
+	cur, err := d.current()
 	if err != nil {
 		return err
 	}
+	if w := d.liveFind(id); w == cur {
+		// The one in view: read again from its file, on a new agent.
+		if _, err := d.idle("a turn is running: stop it before reloading this conversation"); err != nil {
+			return err
+		}
+		cur.announceStart(id)
+		cur.show(id)
+		cur.restart(id)
+		return nil
+	} else if w != nil {
+		d.bringIntoView(w)
+		return nil
+	}
+	ws := d.newConversation(cur)
 	// The status first: the window must not take the emptied conversation
 	// for a ready one.
+	d.enterView(ws)
 	ws.announceStart(id)
 	ws.show(id)
-	ws.restart(id)
+	ws.start(id)
+	d.enforceLimit()
+	d.publishLive()
 	return nil
 }
 
@@ -631,9 +657,15 @@ func (ws *workspace) dropPending(over func(req any) bool) {
 // take removes and returns a pending request.
 func (ws *workspace) take(id string) (any, bool) {
 	ws.mu.Lock()
-	defer ws.mu.Unlock()
 	r, ok := ws.pending[id]
 	delete(ws.pending, id)
+	ws.mu.Unlock()
+	if ok {
+		ws.lv.mu.Lock()
+		ws.lv.transcript = append(ws.lv.transcript, []json.RawMessage{answeredEvent(id, "")})
+		ws.lv.mu.Unlock()
+		go ws.changed()
+	}
 	return r, ok
 }
 

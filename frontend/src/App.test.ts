@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { render, screen, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
-import type { Backend, KernelStatus, WorkspaceInfo } from './lib/backend';
+import type { Backend, KernelStatus, LiveConversation, WorkspaceInfo } from './lib/backend';
 import type { AgentEvent } from './lib/conversation/events';
 
 const ready: KernelStatus = {
@@ -139,6 +139,10 @@ function fakeBackend(overrides: Partial<Backend> = {}) {
     hubSignIn: vi.fn(),
     hubSignOut: vi.fn(),
     onMCP: () => () => {},
+    conversations: vi.fn(async () => []),
+    liveKernelLimit: vi.fn(async () => 4),
+    setLiveKernelLimit: vi.fn(async () => {}),
+    onConversations: () => () => {},
     onEvents: (cb) => {
       emit = cb;
       return () => {};
@@ -680,6 +684,46 @@ describe('App keyboard', () => {
     expect(box).toHaveFocus();
     await userEvent.keyboard('{Control>}q{/Control}');
     expect(backend.quit).toHaveBeenCalledTimes(1);
+  });
+
+  it('starts a new conversation with Ctrl+N while a turn runs: the one left keeps running', async () => {
+    const { backend, emit } = await openApp();
+    emit([{ type: 'TurnStarted', agent_id: 'main' }]);
+    await screen.findByRole('button', { name: 'Stop' });
+    await userEvent.keyboard('{Control>}n{/Control}');
+    expect(backend.newSession).toHaveBeenCalledTimes(1);
+    expect(backend.cancel).not.toHaveBeenCalled();
+  });
+
+  it('the header goes to a conversation waiting elsewhere, whose approval takes the focus', async () => {
+    let setLive: (c: LiveConversation[]) => void = () => {};
+    const { backend, emit } = await openApp({
+      onConversations: (cb) => {
+        setLive = cb;
+        return () => {};
+      },
+    });
+    setLive([
+      { sessionId: 's1', workspace: '/w', state: 'running', waiting: 0, inView: true },
+      { sessionId: 's2', workspace: '/w', state: 'waiting', waiting: 1, inView: false },
+    ]);
+    vi.mocked(backend.resumeSession).mockImplementation(async () => {
+      emit([
+        { type: 'Reset', agent_id: 'main' },
+        { type: 'TurnStarted', agent_id: 'main' },
+        {
+          type: 'ApprovalRequest',
+          agent_id: 'main',
+          correlation_id: 'c1',
+          request_id: 'r1',
+          tool_call: { type: 'CodeAction', tool_name: 'ipybox_execute_ipython_cell', code: 'print(1)' },
+          suggested_pattern: 'ipybox_execute_ipython_cell',
+        },
+      ]);
+    });
+    await userEvent.click(await screen.findByRole('button', { name: '1 waiting elsewhere' }));
+    expect(backend.resumeSession).toHaveBeenCalledWith('s2');
+    await vi.waitFor(() => expect(screen.getByRole('button', { name: /^Yes/ })).toHaveFocus());
   });
 
   it('stops a running turn with Esc, or Ctrl+C when nothing is selected', async () => {

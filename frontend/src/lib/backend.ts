@@ -53,6 +53,8 @@ export type ApprovalModeState = Data<desktop.ApprovalModeState>;
 export type ApprovalModeName = 'rules' | 'ask' | 'auto';
 export type SessionInfo = Data<session.Info>;
 export type SessionMatch = Data<session.Match>;
+/** A conversation whose agent runs (in view or not) and its state. */
+export type LiveConversation = Data<desktop.LiveConversation>;
 export type Rule = Data<permission.Rule>;
 export type Rules = Data<permission.Rules>;
 export type PermissionRules = Data<desktop.PermissionRules>;
@@ -100,6 +102,13 @@ export interface Backend {
   sessions(): Promise<SessionInfo[]>;
   newSession(): Promise<void>;
   resumeSession(id: string): Promise<void>;
+  /** The conversations whose agents run, with their states. */
+  conversations(): Promise<LiveConversation[]>;
+  /** The limit on live kernels (Settings) and setting it. */
+  liveKernelLimit(): Promise<number>;
+  setLiveKernelLimit(n: number): Promise<void>;
+  /** Subscribes to the live conversations' states, sent on each change. */
+  onConversations(cb: (c: LiveConversation[]) => void): () => void;
   /** Gives a session a title of its own ("" goes back to its first prompt). */
   renameSession(id: string, title: string): Promise<void>;
   /** Deletes a session; deleting the open one starts a new conversation. */
@@ -290,7 +299,9 @@ type Incoming =
   | { name: 'agent:events'; data: AgentEvent[] }
   | { name: 'kernel:status'; data: KernelStatus }
   | { name: 'workspace:open'; data: WorkspaceInfo }
-  | { name: 'mcp:request'; data: MCPRequest };
+  | { name: 'mcp:request'; data: MCPRequest }
+  | { name: 'conversations:state'; data: LiveConversation[] };
+const conversationHandlers = new Set<(c: LiveConversation[]) => void>();
 const eventHandlers = new Set<(b: AgentEvent[]) => void>();
 const kernelHandlers = new Set<(s: KernelStatus) => void>();
 const workspaceHandlers = new Set<(w: WorkspaceInfo) => void>();
@@ -299,13 +310,14 @@ const sequencer = new Sequencer<Incoming>((m) => {
   if (m.name === 'agent:events') eventHandlers.forEach((h) => h(m.data));
   else if (m.name === 'kernel:status') kernelHandlers.forEach((h) => h(m.data));
   else if (m.name === 'mcp:request') mcpHandlers.forEach((h) => h(m.data));
+  else if (m.name === 'conversations:state') conversationHandlers.forEach((h) => h(m.data));
   else workspaceHandlers.forEach((h) => h(m.data));
 });
 let listening = false;
 function listen() {
   if (listening || !hasRuntime()) return;
   listening = true;
-  for (const name of ['agent:events', 'kernel:status', 'workspace:open', 'mcp:request'] as const) {
+  for (const name of ['agent:events', 'kernel:status', 'workspace:open', 'mcp:request', 'conversations:state'] as const) {
     Runtime.EventsOn(name, (m: Numbered<Incoming['data']>) =>
       sequencer.push({ seq: m.seq, data: { name, data: m.data } as Incoming }),
     );
@@ -339,6 +351,10 @@ export const backend: Backend = {
   sessions: () => call(Desktop.Sessions) as Promise<SessionInfo[]>,
   newSession: () => call(Desktop.NewSession),
   resumeSession: (id) => call(() => Desktop.ResumeSession(id)),
+  conversations: () => call(Desktop.Conversations) as Promise<LiveConversation[]>,
+  liveKernelLimit: () => call(Desktop.LiveKernelLimit),
+  setLiveKernelLimit: (n) => call(() => Desktop.SetLiveKernelLimit(n)),
+  onConversations: (cb) => subscribe(conversationHandlers, cb),
   renameSession: (id, title) => call(() => Desktop.RenameSession(id, title)),
   deleteSession: (id) => call(() => Desktop.DeleteSession(id)),
   searchSessions: (query) => call(() => Desktop.SearchSessions(query)),

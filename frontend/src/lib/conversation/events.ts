@@ -238,7 +238,11 @@ export type AgentEvent =
   | (Meta & { type: 'UserMessage'; text: string; images?: string[]; turn?: number })
   | (Meta & { type: 'ToolCall'; tool_name: string; args: unknown })
   | (Meta & { type: 'TurnStarted' | 'TurnEnded'; history?: boolean })
-  | (Meta & { type: 'Reset' });
+  | (Meta & { type: 'Reset' })
+  /** A request answered in this window before (a conversation shown
+   * again after running out of view): it is not asked again. decision is
+   * set for an approval. */
+  | (Meta & { type: 'Answered'; request_id: string; decision?: string });
 
 export const MAIN = 'main';
 export const EXECUTE_TOOL = 'ipybox_execute_ipython_cell';

@@ -541,3 +541,14 @@ describe('long sessions', () => {
     expect(s.budget).toBeNull();
   });
 });
+
+describe('a conversation shown again', () => {
+  it('does not ask again what was answered before it left the view', () => {
+    let s = run([{ type: 'TurnStarted', agent_id: 'main' }, code('c1'), code('c2')]);
+    expect(s.pending.map((p) => p.requestId)).toEqual(['r-c1', 'r-c2']);
+    s = run([{ type: 'Answered', agent_id: 'main', request_id: 'r-c1', decision: 'yes' }], s);
+    expect(s.pending.map((p) => p.requestId)).toEqual(['r-c2']);
+    s = run([{ type: 'Answered', agent_id: 'main', request_id: 'r-c2', decision: 'no' }], s);
+    expect(s.pending).toEqual([]);
+  });
+});

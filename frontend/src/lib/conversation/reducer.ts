@@ -600,6 +600,11 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
   switch (ev.type) {
     case 'Reset':
       return initialState();
+    case 'Answered': {
+      const d = ev.decision as Decision | undefined;
+      if (d && ['yes', 'no', 'always', 'session'].includes(d)) return answered(s, ev.request_id, d, now);
+      return mcpWaitSkipped(budgetAnswered(inputAnswered(s, ev.request_id, '(answered)'), ev.request_id), ev.request_id);
+    }
     case 'TurnStarted':
       return { ...s, running: !ev.history, usage: zeroUsage() };
     case 'UserMessage':

@@ -691,6 +691,26 @@ export namespace desktop {
 	        this.fromCommandLine = source["fromCommandLine"];
 	    }
 	}
+	export class LiveConversation {
+	    sessionId: string;
+	    workspace: string;
+	    state: string;
+	    waiting: number;
+	    inView: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new LiveConversation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.workspace = source["workspace"];
+	        this.state = source["state"];
+	        this.waiting = source["waiting"];
+	        this.inView = source["inView"];
+	    }
+	}
 	export class LocalModels {
 	    models: local.Model[];
 	    error: string;

@@ -50,6 +50,8 @@ export function ContinueBudget(arg1:string,arg2:boolean):Promise<void>;
 
 export function ContinueTurn():Promise<void>;
 
+export function Conversations():Promise<Array<desktop.LiveConversation>>;
+
 export function CopyImage(arg1:string):Promise<void>;
 
 export function CreateFolder(arg1:string):Promise<string>;
@@ -93,6 +95,8 @@ export function LargeMentions(arg1:string):Promise<Array<mcpglue.LargeMention>>;
 export function Launch():Promise<desktop.LaunchTarget>;
 
 export function ListWorktrees():Promise<Array<desktop.WorktreeEntry>>;
+
+export function LiveKernelLimit():Promise<number>;
 
 export function LocalModels(arg1:string,arg2:string):Promise<desktop.LocalModels>;
 
@@ -203,6 +207,8 @@ export function SetAPIKey(arg1:string,arg2:string):Promise<config.KeyStorage>;
 export function SetApprovalMode(arg1:string):Promise<desktop.ApprovalModeState>;
 
 export function SetHookDisabled(arg1:string,arg2:string,arg3:number,arg4:number,arg5:boolean):Promise<desktop.HooksInfo>;
+
+export function SetLiveKernelLimit(arg1:number):Promise<void>;
 
 export function Settings():Promise<Array<desktop.SettingField>>;
 

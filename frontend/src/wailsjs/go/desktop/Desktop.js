@@ -82,6 +82,10 @@ export function ContinueTurn() {
   return window['go']['desktop']['Desktop']['ContinueTurn']();
 }
 
+export function Conversations() {
+  return window['go']['desktop']['Desktop']['Conversations']();
+}
+
 export function CopyImage(arg1) {
   return window['go']['desktop']['Desktop']['CopyImage'](arg1);
 }
@@ -168,6 +172,10 @@ export function Launch() {
 
 export function ListWorktrees() {
   return window['go']['desktop']['Desktop']['ListWorktrees']();
+}
+
+export function LiveKernelLimit() {
+  return window['go']['desktop']['Desktop']['LiveKernelLimit']();
 }
 
 export function LocalModels(arg1, arg2) {
@@ -388,6 +396,10 @@ export function SetApprovalMode(arg1) {
 
 export function SetHookDisabled(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['desktop']['Desktop']['SetHookDisabled'](arg1, arg2, arg3, arg4, arg5);
+}
+
+export function SetLiveKernelLimit(arg1) {
+  return window['go']['desktop']['Desktop']['SetLiveKernelLimit'](arg1);
 }
 
 export function Settings() {
