@@ -242,6 +242,16 @@ func (d *Desktop) RemoveWorktree(choice string, confirmed []string) (WorktreeOut
 				Offer: "confirm this list to delete them, or commit them"})
 		}
 	}
+	// Other live conversations in the worktree, out of view: one that runs
+	// or waits keeps the folder; the idle ones stop with it.
+	others := d.liveIn(ws.dir, ws)
+	for _, w := range others {
+		if w.busy() {
+			return outcome(&worktree.Error{Kind: worktree.InUse, Msg: fmt.Sprintf("another conversation runs in worktree %s", mf.Name),
+				Offer: "let it finish or stop it, then remove the worktree"})
+		}
+	}
+	d.shutDown(others)
 	// The conversation's kernel and agent stop before the folder goes.
 	ws.mu.Lock()
 	session := ws.session

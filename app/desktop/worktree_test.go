@@ -182,3 +182,77 @@ func TestWindowListsWorktreesAndReportsADeletedFolder(t *testing.T) {
 		t.Errorf("after reopening: %+v", list)
 	}
 }
+
+// A worktree another live conversation works in, out of view, is not
+// removed under it: while that one waits for an approval, Remove says so
+// and the folder stays; once it is idle, Remove stops it with the folder.
+// (On the code before, the folder went under the waiting kernel.)
+func TestRemoveWorktreeKeepsAFolderAnotherConversationRunsIn(t *testing.T) {
+	t.Setenv("GIT_AUTHOR_NAME", "Test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	d, h, ws := scenarioDesktop(t, `
+turns:
+  - reply: [{call: {id: w1, name: ipybox_execute_ipython_cell, args: {code: "print('in the worktree')"}}}]
+  - expect:
+      last: [{response: ipybox_execute_ipython_cell, output: "in the worktree"}]
+    reply: [{text: "Done there."}]
+`)
+	gitIn(t, ws, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".freeact/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, ws, "add", ".gitignore")
+	gitIn(t, ws, "commit", "-q", "-m", "init")
+	first := h.waitState(t, KernelReady).SessionID
+	if out, err := d.NewWorktreeConversation("busy"); err != nil || out.Problem != nil {
+		t.Fatalf("NewWorktreeConversation: %+v, %v", out.Problem, err)
+	}
+	wt := d.CurrentWorktree()
+	if wt == nil {
+		t.Fatal("no worktree in view")
+	}
+	there := h.waitStateAfter(t, KernelReady, first).SessionID
+	if err := d.Send("Run something there", nil); err != nil {
+		t.Fatal(err)
+	}
+	appr, _ := h.waitEvent(t, "ApprovalRequest", 0)
+	waitLive(t, d, there, ConvWaiting, 1)
+	// A second conversation in the same worktree; the first waits out of view.
+	if err := d.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStateAfter(t, KernelReady, there)
+	if c, _ := live(d, there); c.State != ConvWaiting || c.InView {
+		t.Fatalf("the first worktree conversation: %+v, want waiting out of view", c)
+	}
+	rm, err := d.RemoveWorktree(RemoveAsk, nil)
+	if err != nil || rm.Problem == nil || rm.Problem.Kind != string(worktree.InUse) {
+		t.Fatalf("RemoveWorktree while another conversation waits there: %+v, %v", rm.Problem, err)
+	}
+	if _, err := os.Stat(wt.Path); err != nil {
+		t.Fatalf("the worktree's folder went while a conversation waits there: %v", err)
+	}
+	// Back to it, approve, and leave it idle out of view again.
+	if _, err := d.OpenWorkspace(wt.Path, there); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Approve(appr["request_id"].(string), "yes", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitLive(t, d, there, ConvFinished, 0)
+	if err := d.NewSession(); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := live(d, there); !ok || c.InView {
+		t.Fatalf("the finished worktree conversation: %+v (live %v), want idle out of view", c, ok)
+	}
+	rm, err = d.RemoveWorktree(RemoveAsk, nil)
+	if err != nil || rm.Problem != nil || rm.Removed == nil {
+		t.Fatalf("RemoveWorktree once the other is idle: %+v, %v", rm.Problem, err)
+	}
+	if _, ok := live(d, there); ok {
+		t.Error("the idle conversation in the removed worktree is still live")
+	}
+}

@@ -52,6 +52,7 @@ const (
 	Interrupted Kind = "merge-interrupted"
 	Tampered    Kind = "git-link-changed"
 	Changed     Kind = "files-changed"
+	InUse       Kind = "in-use"
 )
 
 // Error is a failure a person can act on: what is wrong, what to do, and
