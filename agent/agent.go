@@ -8,6 +8,7 @@ import (
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/kernelhost"
 	"github.com/freeact/desktop/agent/longsession"
@@ -191,7 +192,7 @@ type Agent struct {
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
 	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
 	kstate    cells.State       // whether the kernel lost its state (agent/cells)
-	hookState *hookState        // what the agent keeps for its hooks (hookwire.go); nil: none
+	hooks     *gate.Hooks       // the agent's hooks (agent/gate); nil: none
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -206,21 +207,14 @@ type Agent struct {
 
 	mu      sync.Mutex
 	history []model.Message
-	// synthetic are the indexes of history messages that are not in the
-	// session file: results answerDangling added on resume.
-	synthetic []int
-	cuts      []longsession.Cut       // compactions, the last one in force
-	est       longsession.Estimate    // the conversation's size as last measured
-	served    int                     // the context window the model's server reported; 0 when unknown
-	turn      ckpt.Turn               // the running turn
-	cancel    context.CancelCauseFunc // of the running turn
-	turns     sync.WaitGroup          // the running turn's goroutine
-	started   bool
-	stopped   bool
-
-	// failedCompactions are the "Compact now"s that failed after their
-	// calls were paid.
-	failedCompactions []FailedCompaction
+	// long is what the long session keeps with the history (compactions,
+	// the last measure, the results answerDangling added on resume).
+	long    longsession.State
+	turn    ckpt.Turn               // the running turn
+	cancel  context.CancelCauseFunc // of the running turn
+	turns   sync.WaitGroup          // the running turn's goroutine
+	started bool
+	stopped bool
 }
 
 // ID returns the agent's id: "main", or "sub-xxxx" for a subagent.

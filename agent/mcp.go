@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/freeact/desktop/agent/longsession"
 	"time"
 
 	"github.com/freeact/desktop/agent/config"
@@ -105,7 +106,7 @@ func (s sampler) Approve(ctx context.Context, emit func(Event), corr string, tc 
 }
 
 func (s sampler) Ask(ctx context.Context, system, prompt string) (string, string, error) {
-	text, _, err := s.a.ask(ctx, system, prompt)
+	text, _, err := longsession.Ask(ctx, s.a.currentModel(), system, prompt)
 	return text, s.a.cfg.Options.Model, err
 }
 

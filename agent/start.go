@@ -16,10 +16,12 @@ import (
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/kernelhost"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/protect"
@@ -78,8 +80,8 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
-	a.wireHooks()
-	a.approvals.State = a.autoState(o.approvalMode)
+	a.hooks = gate.Wire(gateAgent{a}, o.hooks, &a.approvals)
+	a.approvals.State = gate.AutoState(gateAgent{a}, o.approvalMode)
 	sandboxcfg.ProtectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
@@ -135,12 +137,14 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 	}
 	a.acceptMedia()
-	a.askWindow(ctx)
+	if a.opts.model == nil && a.model != nil {
+		longsession.AskWindow(ctx, longAgent{a}, a.opts.log, func() (model.Spec, provider.Options, error) { return modelopen.Options(a.cfg) })
+	}
 	if err := a.openSession(); err != nil {
 		return &StartError{Step: StepSession, Err: err}
 	}
 	if a.opts.sessionID == "" {
-		a.updateContext(a.estimateAll(nil))
+		longsession.UpdateContext(longAgent{a}, longAgent{a}.RequestSize(nil))
 	}
 	if err := a.startServer(ctx); err != nil {
 		return err
@@ -151,7 +155,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := a.openRemote(ctx); err != nil {
 		return &StartError{Step: StepServer, Err: err}
 	}
-	a.sessionHooks(ctx, hooks.SessionStart)
+	a.hooks.Session(ctx, hooks.SessionStart)
 	return nil
 }
 
@@ -204,21 +208,22 @@ func (a *Agent) openSession() error {
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
-	a.synthetic = nil
+	a.long.Synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {
 		if j < len(pos) && pos[j] == i {
 			j++
 			continue
 		}
-		a.synthetic = append(a.synthetic, i)
+		a.long.Synthetic = append(a.long.Synthetic, i)
 	}
-	if a.cuts, a.failedCompactions, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
+	if a.long.Cuts, a.long.Failed, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
-	if err := a.loadCosts(); err != nil {
+	if err := longsession.LoadCosts(longAgent{a}, a.History()); err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
-	a.updateContext(a.estimateAll(longsession.View(a.history, longsession.Last(a.cuts))))
+	la := longAgent{a}
+	longsession.UpdateContext(la, la.RequestSize(longsession.ViewOf(la)))
 	return nil
 }
 
@@ -330,7 +335,7 @@ func (a *Agent) Stop() error {
 		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
 	}
 	if a.kern != nil {
-		a.sessionHooks(context.Background(), hooks.SessionEnd)
+		a.hooks.Session(context.Background(), hooks.SessionEnd)
 	}
 	var errs []error
 	if a.kern != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/longsession"
 	"iter"
 	"sync"
 
@@ -87,7 +88,7 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		for _, note := range notes {
 			msg.Parts = append(msg.Parts, model.Part{Text: note})
 		}
-		if !a.promptHooks(ctx, emit, &msg, prompt.Text) {
+		if !a.hooks.Prompt(ctx, emit, &msg, prompt.Text) {
 			return
 		}
 		a.turnWithStopHooks(ctx, msg, emit)
@@ -181,12 +182,12 @@ func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		// A new try takes the place of the ones that failed before it.
 		a.mu.Lock()
-		for i := range a.failedCompactions {
-			a.failedCompactions[i].Retried = true
+		for i := range a.long.Failed {
+			a.long.Failed[i].Retried = true
 		}
 		a.mu.Unlock()
-		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(a.compactFailure(err))
+		if err := longsession.Compact(ctx, longAgent{a}, emit, CompactManual); err != nil {
+			emit(longsession.CompactFailure(longAgent{a}, err))
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/kernelhost"
 	"strings"
@@ -107,7 +108,7 @@ func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit f
 	if err == nil {
 		return a.result(emit, call, RejectedText, true, nil), true
 	}
-	if text, ok := hookDenied(err); ok {
+	if text, ok := gate.Denied(err); ok {
 		// The model is told why and goes on, as in Claude Code.
 		return a.result(emit, call, text, true, nil), false
 	}

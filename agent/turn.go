@@ -30,7 +30,7 @@ type turnResult struct {
 func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, emit func(Event), resume bool) turnResult {
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
-	start, cuts := len(a.history), len(a.cuts)
+	start, cuts := len(a.history), len(a.long.Cuts)
 	m := a.model
 	a.mu.Unlock()
 	mark, markErr := a.markSession()
@@ -70,10 +70,10 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
 		// Compactions of the turn's own messages go with them.
-		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].Upto > start {
-			a.cuts = a.cuts[:len(a.cuts)-1]
+		for len(a.long.Cuts) > cuts && a.long.Cuts[len(a.long.Cuts)-1].Upto > start {
+			a.long.Cuts = a.long.Cuts[:len(a.long.Cuts)-1]
 		}
-		a.est = longsession.Estimate{}
+		a.long.Est = longsession.Estimate{}
 		a.mu.Unlock()
 		if markErr == nil {
 			if rerr := a.rollbackSession(mark, dropped); rerr != nil {
@@ -261,35 +261,21 @@ func failedNote(err error) string {
 // then the text that ends the turn); a request the provider refuses as too
 // large is compacted and sent once more.
 func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Done, stop string, err error) {
-	view := a.view()
-	tokens := a.requestTokens(view)
-	if _, at := a.window(); at > 0 && tokens > at {
-		switch err := a.compact(ctx, emit, CompactThreshold); {
-		case err == nil:
-			view = a.view()
-			tokens = a.requestTokens(view)
-		case errors.Is(err, ErrNothingToCompact):
-		case ctx.Err() != nil:
-			return model.Done{}, "", err
-		default:
-			// The request may still fit; the provider says when not.
-			emit(&Notice{Meta: Meta{AgentID: a.id}, Text: err.Error()})
-		}
-	}
-	if ok, text := a.checkBudget(ctx, emit, tokens); !ok {
-		return model.Done{}, text, nil
+	view, stop, err := longsession.BeforeCall(ctx, longAgent{a}, emit)
+	if err != nil || stop != "" {
+		return model.Done{}, stop, err
 	}
 	reply, err = a.streamModel(ctx, emit, view)
 	if err == nil || !model.IsContextOverflow(err) || ctx.Err() != nil {
 		return reply, "", err
 	}
 	if n := model.OverflowWindow(err); n > 0 {
-		a.learnWindow(n)
+		longsession.LearnWindow(longAgent{a}, n)
 	}
-	if cerr := a.compact(ctx, emit, CompactOverflow); cerr != nil {
+	if cerr := longsession.Compact(ctx, longAgent{a}, emit, CompactOverflow); cerr != nil {
 		return model.Done{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
 	}
-	reply, err = a.streamModel(ctx, emit, a.view())
+	reply, err = a.streamModel(ctx, emit, longsession.ViewOf(longAgent{a}))
 	return reply, "", err
 }
 
@@ -318,8 +304,7 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 				emit(&ResponseChunk{Meta: meta, Text: c.Text})
 			}
 		case model.UsageChunk:
-			a.measured(len(view), c.Usage)
-			a.recordUsage(emit, m.Name(), c.Usage)
+			longsession.RecordCall(longAgent{a}, emit, len(view), m.Name(), c.Usage)
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:
@@ -386,7 +371,7 @@ func (a *Agent) parallelCall(call model.FunctionCall) bool {
 func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, calls []model.FunctionCall, results []model.FunctionResponse, emit func(Event)) bool {
 	if len(calls) == 1 {
 		res, rej := a.runTool(ctx, calls[0], emit)
-		a.afterTool(ctx, emit, &res)
+		a.hooks.AfterTool(ctx, emit, &res, RejectedText)
 		results[0] = res
 		return rej
 	}
@@ -432,7 +417,7 @@ func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, ca
 				return
 			}
 			res, rej := a.runTool(withAnswered(ctx, answered), call, emit)
-			a.afterTool(ctx, emit, &res)
+			a.hooks.AfterTool(ctx, emit, &res, RejectedText)
 			results[i] = res
 			if rej {
 				mu.Lock()

@@ -102,7 +102,7 @@ type historyExtras struct {
 // each call cost.
 func extrasOf(cfg *config.Config) historyExtras {
 	return historyExtras{
-		price: func(modelName string, u model.Usage) *float64 { return agent.PriceOf(cfg, modelName, u) },
+		price: func(modelName string, u model.Usage) *float64 { return cfg.PriceOf(modelName, u) },
 	}
 }
 
