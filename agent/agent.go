@@ -74,12 +74,10 @@ type options struct {
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
-	// mcpUser is how MCP servers reach the user (WithMCPUser).
-	mcpSignIn mcp.SignInOptions
-	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
-	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
-	mcpStartWait *time.Duration
-	hooks        *hooks.Runner // WithHooks (hookwire.go)
+	// mcpUser is how MCP servers reach the user (WithMCPUser) and how
+	// long Start waits for them (WithMCPStartWait).
+	mcpUser mcpglue.User
+	hooks   *hooks.Runner // WithHooks (hookwire.go)
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -133,7 +131,7 @@ func WithToolCaller(tc ToolCaller) Option { return func(o *options) { o.toolCall
 // and elicit for a server's forms (nil: servers are not offered
 // elicitation).
 func WithMCPUser(signIn mcp.SignInOptions, elicit func(context.Context, mcp.Form) (mcp.Answer, error)) Option {
-	return func(o *options) { o.mcpSignIn, o.mcpElicit = signIn, elicit }
+	return func(o *options) { o.mcpUser.SignIn, o.mcpUser.Elicit = signIn, elicit }
 }
 
 // WithLogger logs what the agent does (server output, rules it could not

@@ -43,7 +43,7 @@ func (a gateAgent) MCPServerOf(c event.GenericCall) (server, tool string, ok boo
 	return a.mcp.ServerOf(c, a.cfg.Options.PTCServers)
 }
 func (a gateAgent) RecordUsage(emit func(Event), name string, u model.Usage) {
-	longsession.RecordUsage(longAgent{a.Agent}, emit, name, u, true)
+	longsession.RecordUsage(longAgent(a), emit, name, u, true)
 }
 
 // turnWithStopHooks runs a turn, then the Stop hooks: a hook that blocks

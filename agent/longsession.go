@@ -7,40 +7,6 @@ import (
 	"github.com/freeact/desktop/agent/session"
 )
 
-// What a long session needs besides the agent's state (estimating and
-// splitting for compaction, the summarising prompt, usage and budget
-// texts, forks) lives in agent/longsession; these aliases keep its SDK
-// names reachable as agent.HistoryCompaction, agent.ForkSession, ... .
-
-type (
-	SummaryCutError   = longsession.SummaryCutError
-	HistoryCompaction = longsession.HistoryCompaction
-	FailedCompaction  = longsession.FailedCompaction
-)
-
-// Compaction reasons.
-const (
-	CompactThreshold = longsession.CompactThreshold
-	CompactOverflow  = longsession.CompactOverflow
-	CompactManual    = longsession.CompactManual
-)
-
-// ErrNothingToCompact is longsession.ErrNothingToCompact.
-var ErrNothingToCompact = longsession.ErrNothingToCompact
-
-// FormatUSD is longsession.FormatUSD.
-func FormatUSD(v float64) string { return longsession.FormatUSD(v) }
-
-// ForkSession is longsession.ForkSession.
-func ForkSession(cfg *config.Config, src string, turn int) (string, Prompt, error) {
-	return longsession.ForkSession(cfg, src, turn)
-}
-
-// CopySession is longsession.CopySession.
-func CopySession(cfg *config.Config, src string) (string, error) {
-	return longsession.CopySession(cfg, src)
-}
-
 // longAgent is the agent as its long session sees it (longsession.Agent).
 type longAgent struct{ *Agent }
 
@@ -75,10 +41,12 @@ func (a *Agent) CostOf(modelName string, u model.Usage) *float64 { return a.cfg.
 func (a *Agent) SessionUsage() *SessionUsage { return longsession.UsageOf(longAgent{a}) }
 
 // Compactions lists the compactions of the conversation, oldest first.
-func (a *Agent) Compactions() []HistoryCompaction { return longsession.Compactions(longAgent{a}) }
+func (a *Agent) Compactions() []longsession.HistoryCompaction {
+	return longsession.Compactions(longAgent{a})
+}
 
 // FailedCompactions lists the conversation's failed "Compact now"s,
 // oldest first.
-func (a *Agent) FailedCompactions() []FailedCompaction {
+func (a *Agent) FailedCompactions() []longsession.FailedCompaction {
 	return longsession.FailedCompactions(longAgent{a})
 }

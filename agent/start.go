@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/hooks"
 	"io"
 	"log/slog"
@@ -114,7 +116,7 @@ func (a *Agent) Start(ctx context.Context) error {
 
 	system, err := a.systemPrompt(a.cfg)
 	if err != nil {
-		return &StartError{Step: StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
+		return &StartError{Step: failure.StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
 	}
 	a.system = system
 	a.startMCP(ctx, nil)
@@ -131,7 +133,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		case errors.As(err, &missing):
 			a.modelErr = err
 		case err != nil:
-			return &StartError{Step: StepModel, Err: err}
+			return &StartError{Step: failure.StepModel, Err: err}
 		default:
 			a.model = m
 		}
@@ -141,7 +143,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		longsession.AskWindow(ctx, longAgent{a}, a.opts.log, func() (model.Spec, provider.Options, error) { return modelopen.Options(a.cfg) })
 	}
 	if err := a.openSession(); err != nil {
-		return &StartError{Step: StepSession, Err: err}
+		return &StartError{Step: failure.StepSession, Err: err}
 	}
 	if a.opts.sessionID == "" {
 		longsession.UpdateContext(longAgent{a}, longAgent{a}.RequestSize(nil))
@@ -150,10 +152,10 @@ func (a *Agent) Start(ctx context.Context) error {
 		return err
 	}
 	if err := a.startKernel(ctx); err != nil {
-		return &StartError{Step: StepKernel, Err: err}
+		return &StartError{Step: failure.StepKernel, Err: err}
 	}
 	if err := a.openRemote(ctx); err != nil {
-		return &StartError{Step: StepServer, Err: err}
+		return &StartError{Step: failure.StepServer, Err: err}
 	}
 	a.hooks.Session(ctx, hooks.SessionStart)
 	return nil
@@ -207,7 +209,7 @@ func (a *Agent) openSession() error {
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
 	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
-	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
+	a.kstate.Lose(cells.LostResumed) // a resumed session has a fresh kernel
 	a.long.Synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {
 		if j < len(pos) && pos[j] == i {
@@ -247,11 +249,11 @@ func (a *Agent) startServer(ctx context.Context) error {
 	o := a.cfg.Options
 	sandbox, err := a.sandbox()
 	if err != nil {
-		return &StartError{Step: StepSandbox, Err: err}
+		return &StartError{Step: failure.StepSandbox, Err: err}
 	}
 	if o.JupyterURL != nil && *o.JupyterURL != "" {
 		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
+			return &StartError{Step: failure.StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
 		}
 		return nil
 	}
@@ -264,7 +266,7 @@ func (a *Agent) startServer(ctx context.Context) error {
 		Provision: !a.opts.noProvision, Progress: a.opts.progress,
 	})
 	if err != nil {
-		return &StartError{Step: StepPython, Err: err}
+		return &StartError{Step: failure.StepPython, Err: err}
 	}
 	sandboxcfg.ProtectServerEnv(sandbox, a.cfg.Dir, env.Python)
 	dir := a.opts.kernelDir
@@ -282,9 +284,9 @@ func (a *Agent) startServer(ctx context.Context) error {
 	if err != nil {
 		// Kernels are launched by the agent itself (over ZeroMQ), so what
 		// fails here is the kernel's start, or the sandbox around it.
-		step := StepKernel
+		step := failure.StepKernel
 		if sandbox != nil {
-			step = StepSandbox
+			step = failure.StepSandbox
 		}
 		return &StartError{Step: step, Err: err}
 	}

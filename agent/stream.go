@@ -186,7 +186,7 @@ func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 			a.long.Failed[i].Retried = true
 		}
 		a.mu.Unlock()
-		if err := longsession.Compact(ctx, longAgent{a}, emit, CompactManual); err != nil {
+		if err := longsession.Compact(ctx, longAgent{a}, emit, longsession.CompactManual); err != nil {
 			emit(longsession.CompactFailure(longAgent{a}, err))
 		}
 	})

@@ -272,7 +272,7 @@ func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Do
 	if n := model.OverflowWindow(err); n > 0 {
 		longsession.LearnWindow(longAgent{a}, n)
 	}
-	if cerr := longsession.Compact(ctx, longAgent{a}, emit, CompactOverflow); cerr != nil {
+	if cerr := longsession.Compact(ctx, longAgent{a}, emit, longsession.CompactOverflow); cerr != nil {
 		return model.Done{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
 	}
 	reply, err = a.streamModel(ctx, emit, longsession.ViewOf(longAgent{a}))

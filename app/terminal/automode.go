@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"fmt"
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -49,7 +50,7 @@ func (t *terminal) judgeLine() string {
 	}
 	line := fmt.Sprintf("↳ auto mode judge: %d calls · %d in · %d out", t.judgeCalls, t.judgeTokens[0], t.judgeTokens[1])
 	if t.judgePriced {
-		line += " · " + agent.FormatUSD(t.judgeCost)
+		line += " · " + longsession.FormatUSD(t.judgeCost)
 	}
 	return line
 }

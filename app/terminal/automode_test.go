@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestJudgeUsageOnALineOfItsOwn(t *testing.T) {
 	tm := &terminal{}
 	cost := 0.25
 	tm.countJudge(&agent.Usage{Judge: true, Cost: &cost})
-	if l := tm.judgeLine(); !strings.Contains(l, "judge: 1 calls") || !strings.Contains(l, agent.FormatUSD(cost)) {
+	if l := tm.judgeLine(); !strings.Contains(l, "judge: 1 calls") || !strings.Contains(l, longsession.FormatUSD(cost)) {
 		t.Errorf("judge line %q", l)
 	}
 	if tm.turnTokens != [3]int{} || tm.turnCost != 0 {

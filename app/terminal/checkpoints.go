@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
 	"io"
 	"os"
 	"path/filepath"
@@ -226,7 +227,7 @@ func (t *terminal) askRecover(ctx context.Context, in *checkpoint.Interrupted, a
 func interruptedText(in *checkpoint.Interrupted) string {
 	return fmt.Sprintf("A revert was interrupted (%s, %s, %s): some files may be reverted and others not. "+
 		"`freeact checkpoints finish` completes it; `freeact checkpoints rollback` puts the files back as they were before it.",
-		in.Label, agent.Plural(in.Files, "path"), in.Time.Local().Format(time.DateOnly+" 15:04"))
+		in.Label, cells.Plural(in.Files, "path"), in.Time.Local().Format(time.DateOnly+" 15:04"))
 }
 
 // lastTurn finds the session's latest turn with changes not reverted.
