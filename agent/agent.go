@@ -11,6 +11,7 @@ import (
 	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/kernelhost"
+	"github.com/freeact/desktop/agent/kernelserver"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/remote"
 	"log/slog"
@@ -88,7 +89,7 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 // On a remote server (kernel.ConnectServer) the workspace is there, under
 // jupyter_workdir, as with jupyter_url (docs/remote.md).
 func WithKernelServer(srv *kernel.Server) Option {
-	return func(o *options) { o.executors = jupyter{srv} }
+	return func(o *options) { o.executors = kernelserver.Jupyter{Srv: srv} }
 }
 
 // WithExecutors runs code actions in executors that x starts, instead of

@@ -7,9 +7,11 @@ import (
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/hooks"
+	"github.com/freeact/desktop/agent/kernelserver"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,12 +29,10 @@ import (
 	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/protect"
-	"github.com/freeact/desktop/agent/remote"
 	"github.com/freeact/desktop/agent/sandboxcfg"
 	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
-	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -229,69 +229,15 @@ func (a *Agent) openSession() error {
 	return nil
 }
 
-// spareAfter is how long a local server's warm pool waits, idle, before it
-// starts its spare kernel: the memory of a second kernel is not spent at
-// start, only once the app has settled or the first subagent starts
-// (newSubagent warms the pool), so the next subagents start at once.
-const spareAfter = time.Minute
-
-// startServer settles where code actions run: the executors of the
-// options, else kernels on the Jupyter server of jupyter_url, else on a
-// local server it starts (provisioning Python when needed).
+// startServer settles where code actions run (kernelserver.Settle).
 func (a *Agent) startServer(ctx context.Context) error {
-	if a.opts.executors != nil {
-		a.executors = a.opts.executors
-		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
-			a.remote = remote.New(j.srv, a.opts.log)
-		}
-		return nil
-	}
-	o := a.cfg.Options
-	sandbox, err := a.sandbox()
-	if err != nil {
-		return &StartError{Step: failure.StepSandbox, Err: err}
-	}
-	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: failure.StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
-		}
-		return nil
-	}
-	python := ""
-	if o.Python != nil {
-		python = *o.Python
-	}
-	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
-		Python: python, Workspace: a.cfg.Dir, DataDir: a.opts.dirs.Data, SharedDirs: a.opts.dirs.DataDirs,
-		Provision: !a.opts.noProvision, Progress: a.opts.progress,
+	p, err := kernelserver.Settle(ctx, kernelserver.Options{
+		Config: a.cfg, Given: a.opts.executors, Dirs: a.opts.dirs, KernelDir: a.opts.kernelDir,
+		Hidden:      append(slices.Clone(a.opts.hidden), a.ckpt.Root()),
+		NoProvision: a.opts.noProvision, Progress: a.opts.progress, Log: a.opts.log,
 	})
-	if err != nil {
-		return &StartError{Step: failure.StepPython, Err: err}
-	}
-	sandboxcfg.ProtectServerEnv(sandbox, a.cfg.Dir, env.Python)
-	dir := a.opts.kernelDir
-	if dir == "" {
-		dir = a.opts.dirs.Jupyter()
-	}
-	// Isolate: every agent (and every freeact process) keeps its kernelspec,
-	// sandbox settings and runtime files in a directory of its own there.
-	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir, RuntimeDir: a.opts.dirs.Kernels(),
-		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
-		WarmAfter: spareAfter,
-	})
-	if err != nil {
-		// Kernels are launched by the agent itself (over ZeroMQ), so what
-		// fails here is the kernel's start, or the sandbox around it.
-		step := failure.StepKernel
-		if sandbox != nil {
-			step = failure.StepSandbox
-		}
-		return &StartError{Step: step, Err: err}
-	}
-	a.server, a.executors = srv, jupyter{srv}
-	return nil
+	a.server, a.executors, a.remote = p.Server, p.Executors, p.Remote
+	return err
 }
 
 func (a *Agent) startKernel(ctx context.Context) error {
