@@ -207,7 +207,7 @@ type Agent struct {
 	mu      sync.Mutex
 	history []model.Message
 	// long is what the long session keeps with the history (compactions,
-	// the last measure, the results answerDangling added on resume).
+	// the last measure, the results history.AnswerDangling added on resume).
 	long    longsession.State
 	turn    ckpt.Turn               // the running turn
 	cancel  context.CancelCauseFunc // of the running turn

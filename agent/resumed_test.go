@@ -109,7 +109,7 @@ turns:
 			cut++
 		}
 		for _, p := range m.Parts {
-			if reason, ok := agent.FailedNoteError(p.Text); ok {
+			if reason, ok := history.FailedNoteError(p.Text); ok {
 				failed++
 				if !strings.Contains(reason, "bad request") {
 					t.Errorf("the failed turn's note says %q", reason)

@@ -208,7 +208,7 @@ func (a *Agent) openSession() error {
 		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
 	}
 	var pos []int // pos[i]: where message i of the file is in the history
-	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	a.history, pos = history.AnswerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	a.kstate.Lose(cells.LostResumed) // a resumed session has a fresh kernel
 	a.long.Synthetic = nil
 	for i, j := 0, 0; i < len(a.history); i++ {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
 	"iter"
 	"sync"
@@ -105,11 +106,11 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 // to be continued again.
 func (a *Agent) Continue(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
-		if !keptFailure(a.History()) {
+		if !history.KeptFailure(a.History()) {
 			emit(a.failure(ErrNothingToContinue))
 			return
 		}
-		a.runTurn(ctx, model.UserText(resumeNote), a.opts.maxTurns, emit, true)
+		a.runTurn(ctx, model.UserText(history.ResumeNote), a.opts.maxTurns, emit, true)
 	})
 }
 

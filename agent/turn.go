@@ -7,7 +7,6 @@ import (
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/failure"
@@ -37,7 +36,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	var told []string // reverts the note tells of
 	if a.id == MainAgent {
 		if resume {
-			a.beginUserCheckpoints(lastPromptText(a.History()))
+			a.beginUserCheckpoints(history.LastPromptText(a.History()))
 		} else {
 			a.beginCheckpointTurn(user)
 		}
@@ -57,7 +56,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	// history as the failure before it did: kept, and to carry on again.
 	fail := func(err error) turnResult {
 		if a.actionsRan(start) {
-			if rerr := a.record(model.UserText(failedNote(err))); rerr != nil {
+			if rerr := a.record(model.UserText(history.FailedNote(failure.Clip(err.Error(), 300)))); rerr != nil {
 				err = fmt.Errorf("%w (and noting it in the session failed: %v)", err, rerr)
 			}
 			f := a.failure(err)
@@ -185,75 +184,9 @@ func (a *Agent) actionsRan(start int) bool {
 	return false
 }
 
-// IsRejection reports whether r is the result of a call the user
-// rejected (a whole call, or a shell command inside a cell), which ended
-// its turn.
-func IsRejection(r model.FunctionResponse) bool {
-	return r.IsError && (r.Output == RejectedText || strings.HasSuffix(r.Output, "\n"+RejectedText))
-}
-
-// FailedNoteError returns the error a <turn-failed> note records, and
-// whether text is such a note.
-func FailedNoteError(text string) (string, bool) {
-	rest, ok := strings.CutPrefix(text, FailedNotePrefix+failedNoteLead)
-	if !ok {
-		return "", false
-	}
-	i := strings.LastIndex(rest, failedNoteTail)
-	if i < 0 {
-		return "", false
-	}
-	return rest[:i], true
-}
-
-const (
-	failedNoteLead = "The turn ended early: the next step failed ("
-	failedNoteTail = "). The actions above ran"
-)
-
-// resumeNote asks the model to carry on from where the failed turn
-// stopped, without doing again what it did.
-const resumeNote = ResumeNotePrefix + "The user asked to carry on with the turn that failed above. " +
-	"Go on from where it stopped: the actions above ran once and their results stand, so do not run them again; " +
-	"do only what is left of the request.\n</turn-resumed>"
-
 // ErrNothingToContinue is why Continue refuses: the conversation does not
 // end with a turn that failed after its actions ran.
 var ErrNothingToContinue = errors.New("there is no failed turn to continue: only a turn that failed after some of its actions ran (its failure says they were kept) can be continued; send a new prompt instead")
-
-// keptFailure reports whether the history ends with a turn that failed
-// after its actions ran: its last message holds the <turn-failed> note.
-func keptFailure(hist []model.Message) bool {
-	if len(hist) == 0 {
-		return false
-	}
-	last := hist[len(hist)-1]
-	if last.Role != model.RoleUser || len(last.FunctionResponses()) > 0 {
-		return false
-	}
-	for _, p := range last.Parts {
-		if strings.HasPrefix(NoteText(p), FailedNotePrefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// lastPromptText is the text of the last prompt in hist.
-func lastPromptText(hist []model.Message) string {
-	for i := len(hist) - 1; i >= 0; i-- {
-		if IsPrompt(hist[i]) {
-			return hist[i].Text()
-		}
-	}
-	return ""
-}
-
-// failedNote tells the model that the turn ended early and why, and that
-// the actions above it did happen.
-func failedNote(err error) string {
-	return FailedNotePrefix + failedNoteLead + failure.Clip(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
-}
 
 // callModel streams one model call, emitting chunks as they come. Before
 // it, older turns are compacted when the request would pass

@@ -219,7 +219,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				if fc := x.changes[r.ID]; fc != nil {
 					out = append(out, marshalEvent(fc))
 				}
-				rejected = rejected || agent.IsRejection(r)
+				rejected = rejected || history.IsRejection(r)
 			}
 			continue
 		}
@@ -240,7 +240,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				n, ok := history.ParseNote(agent.NoteText(p))
 				switch {
 				case !ok:
-					if reason, failed := agent.FailedNoteError(agent.NoteText(p)); failed {
+					if reason, failed := history.FailedNoteError(agent.NoteText(p)); failed {
 						// The turn failed after its actions ran, as it did live.
 						notes = append(notes, marshalEvent(&agent.Failed{Meta: main, Error: reason, Summary: "The turn ended early: " + reason, Kept: true}))
 					} else if !history.IsAgentNote(agent.NoteText(p)) {
