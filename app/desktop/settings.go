@@ -66,7 +66,7 @@ func readSettings(dir string) ([]SettingField, error) {
 		return nil, err
 	}
 	defaults := config.DefaultValues()
-	restart := agent.RestartKeys()
+	restart := config.RestartKeys()
 	keys := config.OptionKeys()
 	out := make([]SettingField, 0, len(keys))
 	for _, k := range keys {

@@ -691,7 +691,7 @@ func (d *Desktop) PendingRestart() ([]string, error) {
 		// No agent runs: its start failed (the sandbox could not be set
 		// up) or is under way, with the settings it was given; a key
 		// saved since needs Apply (or Retry) as much as a running one.
-		keys = agent.RestartDiff(started.Options, cfg.Options)
+		keys = config.RestartDiff(started.Options, cfg.Options)
 	}
 	if keys == nil {
 		keys = []string{}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/ckpt"
 	"io"
 	"os"
 	"path/filepath"
@@ -472,7 +473,7 @@ func RunCheckpoints(ctx context.Context, args []string, b adapter.Build, s adapt
 		if _, err := os.Stat(filepath.Join(cfg.FreeactDir, permission.FileName)); err == nil {
 			perm, _ = permission.Open(dir)
 		}
-		opts = agent.CheckpointOptions(cfg, perm)
+		opts = ckpt.StoreOptions(cfg, perm)
 	}
 	store, err := checkpoint.Open(checkpoint.Dir(b.Dirs.Checkpoints(), dir), dir, opts)
 	if err != nil {
