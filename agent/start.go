@@ -196,35 +196,17 @@ func (a *Agent) openSession() error {
 	if !st.Exists() {
 		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
 	}
-	// Lines a crash cut off are dropped now, and said (Recover), once.
-	if a.repairs, err = st.Repair(); err != nil {
+	l, err := longsession.Load(st, a.id, a.opts.log)
+	a.repairs, a.history = l.Repairs, l.History
+	a.long.Cuts, a.long.Failed, a.long.Synthetic = l.Cuts, l.Failed, l.Synthetic
+	if err != nil {
 		return err
 	}
-	hist, err := st.Load(a.id)
-	if err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	if f := st.Format(a.id); f != "" {
-		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
-	}
-	var pos []int // pos[i]: where message i of the file is in the history
-	a.history, pos = history.AnswerDangling(hist, "Interrupted: the session ended before this tool call finished.")
 	a.kstate.Lose(cells.LostResumed) // a resumed session has a fresh kernel
-	a.long.Synthetic = nil
-	for i, j := 0, 0; i < len(a.history); i++ {
-		if j < len(pos) && pos[j] == i {
-			j++
-			continue
-		}
-		a.long.Synthetic = append(a.long.Synthetic, i)
-	}
-	if a.long.Cuts, a.long.Failed, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	if err := longsession.LoadCosts(longAgent{a}, a.History()); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
 	la := longAgent{a}
+	if err := longsession.LoadCosts(la, a.History()); err != nil {
+		return fmt.Errorf("resume session %s: %w", id, err)
+	}
 	longsession.UpdateContext(la, la.RequestSize(longsession.ViewOf(la)))
 	return nil
 }
