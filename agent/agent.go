@@ -8,8 +8,10 @@ import (
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/agent/kernelhost"
+	"github.com/freeact/desktop/agent/kernelserver"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/remote"
 	"log/slog"
@@ -73,12 +75,10 @@ type options struct {
 	// checkpointRoot holds the checkpoint stores; "" is the app's data
 	// folder.
 	checkpointRoot string
-	// mcpUser is how MCP servers reach the user (WithMCPUser).
-	mcpSignIn mcp.SignInOptions
-	mcpElicit func(context.Context, mcp.Form) (mcp.Answer, error)
-	// mcpStartWait: WithMCPStartWait (nil: DefaultMCPStartWait).
-	mcpStartWait *time.Duration
-	hooks        *hooks.Runner // WithHooks (hookwire.go)
+	// mcpUser is how MCP servers reach the user (WithMCPUser) and how
+	// long Start waits for them (WithMCPStartWait).
+	mcpUser mcpglue.User
+	hooks   *hooks.Runner // WithHooks (hookwire.go)
 }
 
 // WithModel uses m instead of opening the model named in agent.json.
@@ -89,7 +89,7 @@ func WithModel(m model.Model) Option { return func(o *options) { o.model = m } }
 // On a remote server (kernel.ConnectServer) the workspace is there, under
 // jupyter_workdir, as with jupyter_url (docs/remote.md).
 func WithKernelServer(srv *kernel.Server) Option {
-	return func(o *options) { o.executors = jupyter{srv} }
+	return func(o *options) { o.executors = kernelserver.Jupyter{Srv: srv} }
 }
 
 // WithExecutors runs code actions in executors that x starts, instead of
@@ -132,7 +132,7 @@ func WithToolCaller(tc ToolCaller) Option { return func(o *options) { o.toolCall
 // and elicit for a server's forms (nil: servers are not offered
 // elicitation).
 func WithMCPUser(signIn mcp.SignInOptions, elicit func(context.Context, mcp.Form) (mcp.Answer, error)) Option {
-	return func(o *options) { o.mcpSignIn, o.mcpElicit = signIn, elicit }
+	return func(o *options) { o.mcpUser.SignIn, o.mcpUser.Elicit = signIn, elicit }
 }
 
 // WithLogger logs what the agent does (server output, rules it could not
@@ -191,7 +191,7 @@ type Agent struct {
 	guardYes  atomic.Int64      // approvals.protectedYes when the running cell started
 	remote    *remote.Workspace // the workspace on a remote server (remote.go); nil locally
 	kstate    cells.State       // whether the kernel lost its state (agent/cells)
-	hookState *hookState        // what the agent keeps for its hooks (hookwire.go); nil: none
+	hooks     *gate.Hooks       // the agent's hooks (agent/gate); nil: none
 
 	approvalTimeout time.Duration
 	// jsonToolsVersion is the version of the JSON MCP tools in tools
@@ -206,21 +206,14 @@ type Agent struct {
 
 	mu      sync.Mutex
 	history []model.Message
-	// synthetic are the indexes of history messages that are not in the
-	// session file: results answerDangling added on resume.
-	synthetic []int
-	cuts      []longsession.Cut       // compactions, the last one in force
-	est       longsession.Estimate    // the conversation's size as last measured
-	served    int                     // the context window the model's server reported; 0 when unknown
-	turn      ckpt.Turn               // the running turn
-	cancel    context.CancelCauseFunc // of the running turn
-	turns     sync.WaitGroup          // the running turn's goroutine
-	started   bool
-	stopped   bool
-
-	// failedCompactions are the "Compact now"s that failed after their
-	// calls were paid.
-	failedCompactions []FailedCompaction
+	// long is what the long session keeps with the history (compactions,
+	// the last measure, the results history.AnswerDangling added on resume).
+	long    longsession.State
+	turn    ckpt.Turn               // the running turn
+	cancel  context.CancelCauseFunc // of the running turn
+	turns   sync.WaitGroup          // the running turn's goroutine
+	started bool
+	stopped bool
 }
 
 // ID returns the agent's id: "main", or "sub-xxxx" for a subagent.

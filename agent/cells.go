@@ -18,7 +18,7 @@ import (
 // its output, so the next model call sees what the user ran. A "no" (to a
 // cell that asks, or to a command inside one) or Cancel stops the batch.
 // It takes the place of a turn: only one of them runs at a time.
-func (a *Agent) RunCells(ctx context.Context, cs []UserCell) iter.Seq[Event] {
+func (a *Agent) RunCells(ctx context.Context, cs []cells.UserCell) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		cells.Run(ctx, cellsAgent{a}, emit, cs)
 	})
@@ -29,7 +29,7 @@ func (a *Agent) RunCells(ctx context.Context, cs []UserCell) iter.Seq[Event] {
 // for) and there are cells to run again. Answer it with Replay or
 // SkipReplay; the next turn answers it "no" by itself. Either way the model
 // is told, so it does not count on variables that are gone.
-func (a *Agent) ReplayOffer() (ReplayOffer, bool) { return a.kstate.Offer(cellsAgent{a}) }
+func (a *Agent) ReplayOffer() (cells.ReplayOffer, bool) { return a.kstate.Offer(cellsAgent{a}) }
 
 // Replay accepts the ReplayOffer: it runs the offer's cells again, in
 // order, as one batch the caller has approved (the user said yes to the
@@ -74,10 +74,10 @@ func (a *Agent) RestartKernel(ctx context.Context) (*KernelStateNote, error) {
 	var ev *KernelStateNote
 	err := a.claim(func() (err error) {
 		if err := a.kern.Restart(ctx); err != nil {
-			a.stateLost(LostDied) // whatever it held is gone
+			a.kstate.Lose(cells.LostDied) // whatever it held is gone
 			return fmt.Errorf("restart kernel: %w", err)
 		}
-		a.stateLost(LostRestarted)
+		a.kstate.Lose(cells.LostRestarted)
 		ev, err = cells.RecordState(cellsAgent{a}, StateRestarted, "The user restarted the kernel: the variables, imports and definitions of earlier cells are gone.", 0, 0)
 		return err
 	})
@@ -111,7 +111,7 @@ func (a *Agent) SealedWhole(r model.Ran, callID string) bool {
 // saved outputs), and RunNotebook runs its code. It is meant for the start
 // of a session, and fails while a turn runs.
 func (a *Agent) OpenNotebook(path string) ([]NotebookCell, error) {
-	nb, err := ReadNotebook(path)
+	nb, err := cells.ReadNotebook(path)
 	if err != nil {
 		return nil, err
 	}

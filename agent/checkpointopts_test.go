@@ -1,11 +1,11 @@
 package agent_test
 
 import (
+	"github.com/freeact/desktop/agent/ckpt"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/permission"
 )
 
@@ -23,14 +23,14 @@ func TestCheckpointOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := agent.CheckpointOptions(load(t, ws), perm)
+	o := ckpt.StoreOptions(load(t, ws), perm)
 	if want := []string{"**/.env", "**/.env.*", "keys/**", "private/*.pem"}; !slices.Equal(o.Secret, want) {
 		t.Errorf("secret %q, want %q", o.Secret, want)
 	}
 	if want := []string{"conf/sandbox.json"}; !slices.Equal(o.Protected, want) {
 		t.Errorf("protected %q, want %q", o.Protected, want)
 	}
-	if o := agent.CheckpointOptions(load(t, ws), nil); len(o.Secret) != 0 {
+	if o := ckpt.StoreOptions(load(t, ws), nil); len(o.Secret) != 0 {
 		t.Errorf("secret without rules: %q", o.Secret)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
-	"github.com/freeact/desktop/agent/permission"
-	"github.com/freeact/desktop/agent/sandboxcfg"
 )
 
 // Checkpoints around actions live in agent/ckpt; the agent tells it the
@@ -31,16 +29,7 @@ func (a ckptAgent) CheckpointTurn() ckpt.Turn {
 func (a ckptAgent) CheckpointSettings() (config.Options, bool) { return a.cfg.Options, a.remote != nil }
 
 func (a ckptAgent) CheckpointStoreOptions() checkpoint.Options {
-	return CheckpointOptions(a.cfg, a.opts.perm)
-}
-
-// CheckpointOptions names, for the checkpoint store of cfg's workspace,
-// the files whose content the store never keeps (those the FileRead ask
-// rules of perm name, besides .env) and the protected files a revert asks
-// for (besides .freeact's, the file sandbox_config names when it lies in
-// the workspace). perm may be nil.
-func CheckpointOptions(cfg *config.Config, perm *permission.Manager) checkpoint.Options {
-	return ckpt.StoreOptions(cfg, perm, sandboxcfg.ConfigFile(cfg))
+	return ckpt.StoreOptions(a.cfg, a.opts.perm)
 }
 
 // checkpointBefore begins the record of an action (ckpt.Shared.Before).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -184,7 +185,7 @@ turns:
 				t.Errorf("session file not appended to: %v", err)
 			}
 		case strings.Contains(name, "generated/mcptools/demo/"):
-			backup, berr := os.ReadFile(filepath.Join(ws, agent.BackupDir, "demo", filepath.Base(name)))
+			backup, berr := os.ReadFile(filepath.Join(ws, mcpglue.BackupDir, "demo", filepath.Base(name)))
 			if berr != nil || string(backup) != content {
 				t.Errorf("backup of %s: %v", name, berr)
 			}

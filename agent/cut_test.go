@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"github.com/freeact/desktop/agent/failure"
+	"github.com/freeact/desktop/agent/history"
 	"reflect"
 	"slices"
 	"strings"
@@ -57,8 +59,8 @@ turns:
 				t.Errorf("asked for %q, want the complete call only", asked)
 			}
 			cuts := of[*agent.ReplyCut](events)
-			if len(cuts) != 1 || cuts[0].OutputTokens != 64 || cuts[0].MaxTokens != 64 || cuts[0].Setting != agent.MaxTokensSetting ||
-				!strings.Contains(cuts[0].Text, "cut at 64 output tokens") || !strings.Contains(cuts[0].Text, agent.MaxTokensSetting) {
+			if len(cuts) != 1 || cuts[0].OutputTokens != 64 || cuts[0].MaxTokens != 64 || cuts[0].Setting != history.MaxTokensSetting ||
+				!strings.Contains(cuts[0].Text, "cut at 64 output tokens") || !strings.Contains(cuts[0].Text, history.MaxTokensSetting) {
 				t.Fatalf("ReplyCut events %+v:%s", cuts, describe(events))
 			}
 			if p.name != "gemini" && !slices.Equal(cuts[0].Dropped, []string{agent.ExecuteTool}) {
@@ -67,7 +69,7 @@ turns:
 			// A resumed conversation shows the same notice.
 			var rebuilt []*agent.ReplyCut
 			for i := range a.History() {
-				if ev, ok := agent.HistoryReplyCut(a.History(), i); ok {
+				if ev, ok := history.HistoryReplyCut(a.History(), i); ok {
 					rebuilt = append(rebuilt, ev)
 				}
 			}
@@ -81,9 +83,9 @@ turns:
 			notes := 0
 			for _, m := range a.History() {
 				for _, p := range m.Parts {
-					if strings.HasPrefix(p.Text, agent.CutNotePrefix) {
+					if strings.HasPrefix(p.Text, history.CutNotePrefix) {
 						notes++
-						if !agent.IsAgentNote(p.Text) {
+						if !history.IsAgentNote(p.Text) {
 							t.Errorf("the cut note is not an agent note: %q", p.Text)
 						}
 					}
@@ -180,10 +182,10 @@ turns:
 	h := a.History()
 	want := *cuts[0]
 	want.MaxTokens = 0
-	if ev, ok := agent.HistoryReplyCut(h, len(h)-1); !ok || !reflect.DeepEqual(*ev, want) {
+	if ev, ok := history.HistoryReplyCut(h, len(h)-1); !ok || !reflect.DeepEqual(*ev, want) {
 		t.Errorf("rebuilt %+v, want %+v", ev, want)
 	}
-	if _, ok := agent.HistoryReplyCut(h, 0); ok {
+	if _, ok := history.HistoryReplyCut(h, 0); ok {
 		t.Error("the prompt is not a cut reply")
 	}
 }
@@ -211,8 +213,8 @@ turns:
 		events = append(events, ev)
 	}
 	f := of[*agent.Failed](events)
-	if len(f) != 1 || f[0].Cause != agent.CauseModel || !strings.Contains(f[0].Summary, "cut off at 30 output tokens") ||
-		!strings.Contains(f[0].Fix, agent.MaxTokensSetting) {
+	if len(f) != 1 || f[0].Cause != failure.CauseModel || !strings.Contains(f[0].Summary, "cut off at 30 output tokens") ||
+		!strings.Contains(f[0].Fix, history.MaxTokensSetting) {
 		t.Fatalf("failed %+v:%s", f, describe(events))
 	}
 	if c := of[*agent.Compacted](events); len(c) != 0 || len(a.Compactions()) != 0 {

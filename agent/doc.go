@@ -50,7 +50,7 @@
 // offered to the model as "<server>_<tool>" JSON tool calls, each approved as
 // a GenericCall. Those in ptc_servers are called from code through the
 // modules generated under .freeact/generated/mcptools (agent/apigen; Start
-// generates the folders that are missing, GenerateMCPTools regenerates
+// generates the folders that are missing, mcpglue.GenerateTools regenerates
 // them); they connect on their first call, which is approved as a
 // GenericCall with PTC set. A failing server gives an error result, never
 // the end of a turn, and is restarted on its next call. The model finds

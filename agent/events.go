@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/event"
 )
 
@@ -84,7 +83,3 @@ func EventType(ev Event) string { return event.EventType(ev) }
 
 // MarshalEvent is event.MarshalEvent.
 func MarshalEvent(ev Event) ([]byte, error) { return event.MarshalEvent(ev) }
-
-// NoAlwaysDestructive is approval.NoAlwaysDestructive: why an approval of
-// a tool its server marks destructive offers no lasting rule.
-const NoAlwaysDestructive = approval.NoAlwaysDestructive

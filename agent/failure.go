@@ -12,25 +12,6 @@ type (
 	StartError      = failure.StartError
 )
 
-// Causes of a failed turn (Failed.Cause), failure.Cause*.
-const (
-	CauseAPIKey  = failure.CauseAPIKey
-	CauseModel   = failure.CauseModel
-	CauseSession = failure.CauseSession
-	CauseOther   = failure.CauseOther
-)
-
-// Steps of Start that can fail (StartError.Step), failure.Step*.
-const (
-	StepPrompt  = failure.StepPrompt
-	StepModel   = failure.StepModel
-	StepSession = failure.StepSession
-	StepSandbox = failure.StepSandbox
-	StepPython  = failure.StepPython
-	StepServer  = failure.StepServer
-	StepKernel  = failure.StepKernel
-)
-
 // failure describes err, which ended a turn, as a Failed event
 // (failure.Describe).
 func (a *Agent) failure(err error) *Failed {

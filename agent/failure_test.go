@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"github.com/freeact/desktop/agent/failure"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -53,7 +54,7 @@ turns:
 
 	events := run(t, a, "Hello.", nil)
 	f := of[*agent.Failed](events)
-	if len(f) != 1 || f[0].Cause != agent.CauseAPIKey || f[0].KeyEnv != "GEMINI_API_KEY" || f[0].Summary == "" || f[0].Fix == "" {
+	if len(f) != 1 || f[0].Cause != failure.CauseAPIKey || f[0].KeyEnv != "GEMINI_API_KEY" || f[0].Summary == "" || f[0].Fix == "" {
 		t.Fatalf("failed events %+v, want one with cause api_key naming GEMINI_API_KEY", f)
 	}
 	if len(fake.Requests()) != 0 {
@@ -111,7 +112,7 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 			a, _, _ := fakeKernels(nil).start(t, "turns:\n  - error: "+tt.scenario+"\n")
 			events := run(t, a, "Hello.", nil)
 			f := of[*agent.Failed](events)
-			if len(f) != 1 || f[0].Cause != agent.CauseModel || f[0].Status != tt.status ||
+			if len(f) != 1 || f[0].Cause != failure.CauseModel || f[0].Status != tt.status ||
 				!strings.Contains(f[0].Summary, tt.summary) || f[0].Fix == "" {
 				t.Fatalf("failed events %+v, want cause model, status %d, summary with %q", f, tt.status, tt.summary)
 			}
@@ -142,7 +143,7 @@ func TestModelFailuresSayWhatFailed(t *testing.T) {
 		t.Cleanup(func() { _ = a.Stop() })
 		events := run(t, a, "Hello.", nil)
 		f := of[*agent.Failed](events)
-		if len(f) != 1 || f[0].Cause != agent.CauseModel || f[0].Status != 0 ||
+		if len(f) != 1 || f[0].Cause != failure.CauseModel || f[0].Status != 0 ||
 			!strings.Contains(f[0].Summary, "could not be reached") || !strings.Contains(f[0].Summary, addr) {
 			t.Fatalf("failed events %+v, want an unreachable model at %s", f, addr)
 		}

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/freeact/desktop/agent/gate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,7 +249,7 @@ func TestWorkspaceHooksRunOnlyOnceTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := agent.HookTrust(dirs).Grant(ws, digest); err != nil {
+	if err := gate.Trust(dirs).Grant(ws, digest); err != nil {
 		t.Fatal(err)
 	}
 	if u, w := turn(); u != 2 || w != 1 {

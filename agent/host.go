@@ -15,7 +15,7 @@ type hostAgent struct{ *Agent }
 
 func (a hostAgent) LocalDir(dir string) string { return a.remote.LocalDir(dir, a.cfg.Dir) }
 func (a hostAgent) CalledFromCode(ctx context.Context, emit func(Event), corr, server, tool string, args, res json.RawMessage, err error) {
-	a.afterCallFromCode(ctx, emit, corr, server, tool, args, res, err)
+	a.hooks.AfterCallFromCode(ctx, emit, corr, server, tool, args, res, err)
 }
 func (a hostAgent) GuardShell(emit func(Event), corr, command string) {
 	a.guardShell(emit, corr, command)

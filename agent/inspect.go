@@ -8,25 +8,12 @@ import (
 	"github.com/freeact/desktop/kernel"
 )
 
-// Inspector is variables.Inspector: what reads an executor's variables
-// without running a cell.
-type Inspector = variables.Inspector
-
-// Mentions is variables.Mentions.
-func Mentions(text string) []string { return variables.Mentions(text) }
-
-// DescribeVariable is variables.DescribeVariable.
-func DescribeVariable(d *kernel.VariableDetail) string { return variables.DescribeVariable(d) }
-
-// FormatBytes is variables.FormatBytes.
-func FormatBytes(n int64) string { return variables.FormatBytes(n) }
-
 // inspector is the main kernel as an Inspector.
-func (a *Agent) inspector() (Inspector, error) {
+func (a *Agent) inspector() (variables.Inspector, error) {
 	if a.kern == nil {
 		return nil, errors.New("the agent is not started: call Start first")
 	}
-	in, ok := a.kern.(Inspector)
+	in, ok := a.kern.(variables.Inspector)
 	if !ok {
 		return nil, variables.ErrNoInspector
 	}

@@ -1,11 +1,10 @@
 package agent_test
 
 import (
+	"github.com/freeact/desktop/agent/agenttest"
+	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"testing"
-
-	"github.com/freeact/desktop/agent"
-	"github.com/freeact/desktop/agent/agenttest"
 )
 
 // @name in a prompt brings a compact description of the variable along;
@@ -33,13 +32,13 @@ turns:
 		}
 		run(t, a, "Describe @df and @nothing, and read @notes.txt.", nil)
 		last := fake.Requests()[2].Messages
-		var notes []agent.Note
+		var notes []history.Note
 		for _, p := range last[len(last)-1].Parts {
-			if n, ok := agent.ParseNote(p.Text); ok {
+			if n, ok := history.ParseNote(p.Text); ok {
 				notes = append(notes, n)
 			}
 		}
-		if len(notes) != 1 || notes[0].Kind != agent.NoteVariable || notes[0].Name != "df" {
+		if len(notes) != 1 || notes[0].Kind != history.NoteVariable || notes[0].Name != "df" {
 			t.Fatalf("notes %+v, want one about df", notes)
 		}
 		if x.fake == nil {

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/longsession"
 	"math"
 	"os"
 	"path/filepath"
@@ -296,7 +297,7 @@ turns:
 	run(t, a, "First task: print many x.", nil)
 	events := run(t, a, "Second task.", nil)
 	started, done := of[*agent.Compacting](events), of[*agent.Compacted](events)
-	if len(started) != 1 || started[0].Reason != agent.CompactThreshold || started[0].Messages != 4 {
+	if len(started) != 1 || started[0].Reason != longsession.CompactThreshold || started[0].Messages != 4 {
 		t.Fatalf("Compacting %+v", started)
 	}
 	if len(done) != 1 || done[0].Summary != "SUMMARY-1: the first task printed 6000 x." || done[0].TokensBefore <= 8000 || done[0].TokensAfter >= done[0].TokensBefore {
@@ -359,7 +360,7 @@ turns:
 `)
 	run(t, a, "Task A.", nil)
 	events := run(t, a, "Task B.", nil)
-	if c := of[*agent.Compacting](events); len(c) != 1 || c[0].Reason != agent.CompactOverflow {
+	if c := of[*agent.Compacting](events); len(c) != 1 || c[0].Reason != longsession.CompactOverflow {
 		t.Fatalf("Compacting %+v", c)
 	}
 	if f := of[*agent.Failed](events); len(f) != 0 {
@@ -408,7 +409,7 @@ turns:
 	run(t, a, "Second.", nil)
 	events := collect()
 	done := of[*agent.Compacted](events)
-	if len(done) != 1 || done[0].Reason != agent.CompactManual || done[0].Messages != 2 || done[0].Summary != "SUMMARY-NOW" {
+	if len(done) != 1 || done[0].Reason != longsession.CompactManual || done[0].Messages != 2 || done[0].Summary != "SUMMARY-NOW" {
 		t.Fatalf("Compacted %s", describe(events))
 	}
 	if u := of[*agent.Usage](events); len(u) != 1 || u[0].Cost == nil {
@@ -436,7 +437,7 @@ turns:
 		t.Fatal(err)
 	}
 	cfg := load(t, ws)
-	id, prompt, err := agent.ForkSession(cfg, src, 2)
+	id, prompt, err := longsession.ForkSession(cfg, src, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +457,7 @@ turns:
 	if h := c.History(); len(h) != 4 || h[3].Text() != "Two." {
 		t.Errorf("the source session changed: %d messages", len(h))
 	}
-	if _, _, err := agent.ForkSession(cfg, src, 3); err == nil || !strings.Contains(err.Error(), "has 2 prompts") {
+	if _, _, err := longsession.ForkSession(cfg, src, 3); err == nil || !strings.Contains(err.Error(), "has 2 prompts") {
 		t.Errorf("forking at a prompt that is not there: %v", err)
 	}
 }

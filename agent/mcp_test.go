@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"maps"
 	"os"
 	"path/filepath"
@@ -140,7 +142,7 @@ turns:
 		got = append(got, asked{r.ToolCall.Name(), r.Suggested, r.NoAlways})
 		return agent.Always
 	})
-	want := []asked{{"test_crash", "test_crash", agent.NoAlwaysDestructive}, {"test_echo", "test_echo", ""}}
+	want := []asked{{"test_crash", "test_crash", approval.NoAlwaysDestructive}, {"test_echo", "test_echo", ""}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("asked %+v, want %+v; events:%s", got, want, describe(events))
 	}
@@ -321,7 +323,7 @@ func TestGenerateMCPTools(t *testing.T) {
 	if err := os.WriteFile(stale, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := agent.GenerateMCPTools(ctx, cfg)
+	err := mcpglue.GenerateTools(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), `MCP server "broken"`) || strings.Contains(err.Error(), `"test"`) {
 		t.Fatalf("error %v", err)
 	}
@@ -331,7 +333,7 @@ func TestGenerateMCPTools(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg.GeneratedDir(), "mcptools", "test", "echo.py")); err != nil {
 		t.Error(err)
 	}
-	if err := agent.GenerateMCPTools(ctx, cfg, "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if err := mcpglue.GenerateTools(ctx, cfg, "nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown server: %v", err)
 	}
 }
@@ -495,7 +497,7 @@ func TestMCPFailuresAtStart(t *testing.T) {
 	})
 	a, _ := fakeKernels(nil).startIn(t, ws, "turns: []\nallow_unplayed: true\n")
 	failures := a.MCPFailures()
-	slices.SortFunc(failures, func(x, y agent.MCPFailure) int { return strings.Compare(x.Server, y.Server) })
+	slices.SortFunc(failures, func(x, y mcpglue.MCPFailure) int { return strings.Compare(x.Server, y.Server) })
 	if len(failures) != 2 || failures[0].Server != "broken" || failures[0].Group != "mcp_servers" ||
 		failures[1].Server != "gone" || failures[1].Group != "ptc_servers" {
 		t.Fatalf("failures %+v", failures)
@@ -571,7 +573,7 @@ func TestGeneratedModulesStayInTheWorkspace(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := agent.GenerateMCPTools(ctx, cfg); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if err := mcpglue.GenerateTools(ctx, cfg); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("error %v", err)
 	}
 	if b, err := os.ReadFile(mine); err != nil || string(b) != "not the agent's" {
@@ -732,7 +734,7 @@ func TestMCPCatalogAndCompletion(t *testing.T) {
 	if len(cat.Errors) > 0 {
 		t.Errorf("errors: %v", cat.Errors)
 	}
-	var plain, template *agent.MCPResource
+	var plain, template *mcpglue.MCPResource
 	for i, r := range cat.Resources {
 		if r.Server != "everything" {
 			t.Errorf("resource of %s: %+v", r.Server, r)
@@ -747,8 +749,8 @@ func TestMCPCatalogAndCompletion(t *testing.T) {
 	if plain == nil || plain.URI == "" || template == nil || !strings.Contains(template.URI, "{"+template.Arguments[0].Name) {
 		t.Fatalf("resources %+v", cat.Resources)
 	}
-	i := slices.IndexFunc(cat.Prompts, func(p agent.MCPPrompt) bool { return p.Name == "args-prompt" })
-	if i < 0 || cat.Prompts[i].Server != "everything" || !slices.ContainsFunc(cat.Prompts[i].Arguments, func(a agent.MCPArgument) bool { return a.Name == "city" && a.Required }) {
+	i := slices.IndexFunc(cat.Prompts, func(p mcpglue.MCPPrompt) bool { return p.Name == "args-prompt" })
+	if i < 0 || cat.Prompts[i].Server != "everything" || !slices.ContainsFunc(cat.Prompts[i].Arguments, func(a mcpglue.MCPArgument) bool { return a.Name == "city" && a.Required }) {
 		t.Fatalf("prompts %+v", cat.Prompts)
 	}
 	values, err := a.CompleteMCP(t.Context(), "prompt", "everything", "completable-prompt", "department", "Eng", nil)

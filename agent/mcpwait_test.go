@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,14 +73,14 @@ turns:
 		t.Fatalf("a server still starting counts as failed: %+v", f)
 	}
 	events := streamTurn(t, a, "Fetch it.", func(ev agent.Event) {
-		if w, ok := ev.(*agent.MCPWaiting); ok && !w.Done {
+		if w, ok := ev.(*mcpglue.MCPWaiting); ok && !w.Done {
 			// The server comes up only once the wait was told.
 			if err := os.WriteFile(gate, nil, 0o644); err != nil {
 				t.Error(err)
 			}
 		}
 	})
-	waits := of[*agent.MCPWaiting](events)
+	waits := of[*mcpglue.MCPWaiting](events)
 	if len(waits) != 2 || !slices.Equal(waits[0].Servers, []string{"slow"}) || waits[0].Done || waits[0].LimitSecs <= 0 ||
 		!waits[1].Done || waits[1].Skipped {
 		t.Fatalf("waits %+v; events:%s", waits, describe(events))
@@ -103,11 +104,11 @@ turns:
     reply: [{text: "With it."}]
 `, agent.WithMCPStartWait(0))
 	events := streamTurn(t, a, "Go on.", func(ev agent.Event) {
-		if w, ok := ev.(*agent.MCPWaiting); ok && !w.Done && !w.Skip() {
+		if w, ok := ev.(*mcpglue.MCPWaiting); ok && !w.Done && !w.Skip() {
 			t.Error("Skip did not end the wait")
 		}
 	})
-	waits := of[*agent.MCPWaiting](events)
+	waits := of[*mcpglue.MCPWaiting](events)
 	if len(waits) != 2 || !waits[1].Done || !waits[1].Skipped {
 		t.Fatalf("waits %+v; events:%s", waits, describe(events))
 	}
@@ -130,7 +131,7 @@ turns:
 		return errors.New("slow is not connected yet")
 	})
 	events = streamTurn(t, a, "Again.", nil)
-	if w := of[*agent.MCPWaiting](events); len(w) != 0 {
+	if w := of[*mcpglue.MCPWaiting](events); len(w) != 0 {
 		t.Errorf("waited again: %+v", w)
 	}
 }
@@ -239,14 +240,14 @@ func TestLargeMentionAsksFirst(t *testing.T) {
 		t.Fatalf("a 300 KiB mention without asking: %v", err)
 	}
 	list, err := a.LargeMentions(ctx, big)
-	if err != nil || len(list) != 1 || list[0] != (agent.LargeMention{Server: "gated", URI: "data://big", Size: 300 << 10, Limit: mcp.DefaultMentionLimit}) {
+	if err != nil || len(list) != 1 || list[0] != (mcpglue.LargeMention{Server: "gated", URI: "data://big", Size: 300 << 10, Limit: mcp.DefaultMentionLimit}) {
 		t.Fatalf("large mentions %+v, %v", list, err)
 	}
-	got, err := a.ExpandMCP(ctx, big, agent.AllowLargeMentions())
+	got, err := a.ExpandMCP(ctx, big, mcpglue.AllowLargeMentions())
 	if err != nil || !strings.Contains(got, strings.Repeat("x", 300<<10)) {
 		t.Fatalf("allowed: %d bytes, %v", len(got), err)
 	}
-	if _, err := a.ExpandMCP(ctx, big, agent.WithMentionLimit(-1)); err != nil {
+	if _, err := a.ExpandMCP(ctx, big, mcpglue.WithMentionLimit(-1)); err != nil {
 		t.Errorf("no limit: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"github.com/freeact/desktop/agent/history"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ turns:
 			t.Fatalf("outputs:%s", describe(events))
 		}
 		started := of[*agent.CellStarted](events)
-		if len(started) != 2 || started[1].Of != "nb-4" || started[1].Source != agent.CellNotebook {
+		if len(started) != 2 || started[1].Of != "nb-4" || started[1].Source != history.CellNotebook {
 			t.Errorf("CellStarted %+v", started)
 		}
 		if len(fake.Requests()) != 0 {
@@ -91,7 +92,7 @@ func TestRunNotebookStopsAtNo(t *testing.T) {
 	if f := of[*agent.CellsFinished](events); len(f) != 1 || f[0].Ran != 0 || !f[0].Stopped {
 		t.Errorf("CellsFinished %+v", f)
 	}
-	if len(agent.Cells(a.History())) != 0 {
+	if len(history.Cells(a.History())) != 0 {
 		t.Error("a rejected cell was recorded as run")
 	}
 }

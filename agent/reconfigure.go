@@ -16,14 +16,8 @@ import (
 // agent runs with and next, among those only a new agent (Stop, New, Start)
 // takes over.
 func (a *Agent) RestartNeeded(next config.Options) []string {
-	return RestartDiff(a.cfg.Options, next)
+	return config.RestartDiff(a.cfg.Options, next)
 }
-
-// RestartDiff is config.RestartDiff.
-func RestartDiff(cur, next config.Options) []string { return config.RestartDiff(cur, next) }
-
-// RestartKeys is config.RestartKeys.
-func RestartKeys() []string { return config.RestartKeys() }
 
 // Reconfigure takes over a reloaded workspace configuration between turns:
 // the model and its settings, approval_timeout, subagents, skills, AGENTS.md

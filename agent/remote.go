@@ -6,21 +6,8 @@ import (
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
-	"github.com/freeact/desktop/agent/remote"
 	"github.com/freeact/desktop/kernel"
 )
-
-// connectRemote connects to the server of jupyter_url with the settings of
-// agent.json.
-func (a *Agent) connectRemote(ctx context.Context) error {
-	srv, err := remote.Connect(ctx, a.cfg, a.opts.progress)
-	if err != nil {
-		return err
-	}
-	a.server, a.executors = srv, jupyter{srv}
-	a.remote = remote.New(srv, a.opts.log)
-	return nil
-}
 
 // openRemote sets up the remote workspace through the main kernel: the
 // folder (made when missing), the kernel's working directory and import

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	agentcells "github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,12 +56,12 @@ turns:
     reply: [{text: "y is 42."}]
 `, agent.WithSessionID(id))
 		offer, ok := b.ReplayOffer()
-		if !ok || offer.Reason != agent.LostResumed || strings.Join(codes(offer.Cells), "|") != "x = 21|y = x * 2" {
+		if !ok || offer.Reason != agentcells.LostResumed || strings.Join(codes(offer.Cells), "|") != "x = 21|y = x * 2" {
 			t.Fatalf("offer %+v %v, want the two cells that succeeded", offer, ok)
 		}
 		events := runCells(t, b.Replay(userCtx(t)), nil)
 		started := of[*agent.CellStarted](events)
-		if len(started) != 2 || started[0].Source != agent.CellReplay || started[0].Of != "c1" || started[1].Index != 2 || started[1].Total != 2 {
+		if len(started) != 2 || started[0].Source != history.CellReplay || started[0].Of != "c1" || started[1].Index != 2 || started[1].Total != 2 {
 			t.Errorf("CellStarted %+v", started)
 		}
 		if f := of[*agent.CellsFinished](events); len(f) != 1 || f[0].Ran != 2 || f[0].Failed != 0 || f[0].Stopped {
@@ -68,7 +70,7 @@ turns:
 		if _, ok := b.ReplayOffer(); ok {
 			t.Error("the offer is still open after the replay")
 		}
-		events = runCells(t, b.RunCells(userCtx(t), []agent.UserCell{{Code: "print(y)", Source: agent.CellRerun}}), nil)
+		events = runCells(t, b.RunCells(userCtx(t), []agentcells.UserCell{{Code: "print(y)", Source: history.CellRerun}}), nil)
 		if outs := of[*agent.CodeExecutionOutput](events); len(outs) != 1 || strings.TrimSpace(outs[0].Text) != "42" {
 			t.Fatalf("after the replay:%s", describe(events))
 		}
@@ -98,7 +100,7 @@ turns:
 			t.Fatal(err)
 		}
 		offer, ok := a.ReplayOffer()
-		if !ok || offer.Reason != agent.LostRestarted || strings.Join(codes(offer.Cells), "|") != "x = 21" {
+		if !ok || offer.Reason != agentcells.LostRestarted || strings.Join(codes(offer.Cells), "|") != "x = 21" {
 			t.Fatalf("offer after restart %+v %v", offer, ok)
 		}
 		if x.fake != nil && x.fake.Started()[0].Restarts() != 1 {
@@ -139,11 +141,11 @@ turns:
 `)
 		run(t, a, "Crash.", nil)
 		offer, ok := a.ReplayOffer()
-		if !ok || offer.Reason != agent.LostDied || strings.Join(codes(offer.Cells), "|") != "x = 21" {
+		if !ok || offer.Reason != agentcells.LostDied || strings.Join(codes(offer.Cells), "|") != "x = 21" {
 			t.Fatalf("offer after death %+v %v", offer, ok)
 		}
 		runCells(t, a.Replay(userCtx(t)), nil)
-		events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: "print(x + 1)", Source: agent.CellRerun}}), nil)
+		events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: "print(x + 1)", Source: history.CellRerun}}), nil)
 		if outs := of[*agent.CodeExecutionOutput](events); len(outs) != 1 || strings.TrimSpace(outs[0].Text) != "22" {
 			t.Errorf("after the replay:%s", describe(events))
 		}

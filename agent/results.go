@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/history"
 	"time"
 
 	"github.com/freeact/desktop/agent/model"
@@ -10,7 +11,7 @@ import (
 
 // Texts the model (and the user) see for calls that did not run to the end.
 const (
-	RejectedText    = "Tool call rejected"
+	RejectedText    = history.RejectedText
 	interruptedText = "Interrupted by user"
 )
 
@@ -81,47 +82,4 @@ func withoutCalls(parts []model.Part) []model.Part {
 		}
 	}
 	return out
-}
-
-// answerDangling makes a loaded history consistent: a model message whose
-// calls have no responses (the process ended while they ran) gets responses
-// saying so, so the next request is valid for every provider.
-// pos[i] is where hist[i] ends up in the result.
-func answerDangling(hist []model.Message, text string) (out []model.Message, pos []int) {
-	pos = make([]int, len(hist))
-	for i, m := range hist {
-		pos[i] = len(out)
-		out = append(out, m)
-		calls := m.FunctionCalls()
-		if m.Role != model.RoleModel || len(calls) == 0 {
-			continue
-		}
-		answered := map[string]bool{}
-		if i+1 < len(hist) {
-			for _, r := range hist[i+1].FunctionResponses() {
-				answered[r.ID] = true
-			}
-		}
-		var missing []model.FunctionResponse
-		for _, c := range calls {
-			if !answered[c.ID] {
-				missing = append(missing, model.FunctionResponse{ID: c.ID, Name: c.Name, Output: text, IsError: true})
-			}
-		}
-		if len(missing) == 0 {
-			continue
-		}
-		if len(answered) > 0 {
-			// Some were answered: add the missing ones to that message.
-			next := hist[i+1]
-			for _, r := range missing {
-				r := r
-				next.Parts = append(next.Parts, model.Part{FunctionResponse: &r})
-			}
-			hist[i+1] = next
-			continue
-		}
-		out = append(out, model.ToolResults(missing...))
-	}
-	return out, pos
 }

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"github.com/freeact/desktop/agent/history"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ turns:
 			cut++
 		}
 		for _, p := range m.Parts {
-			if reason, ok := agent.FailedNoteError(p.Text); ok {
+			if reason, ok := history.FailedNoteError(p.Text); ok {
 				failed++
 				if !strings.Contains(reason, "bad request") {
 					t.Errorf("the failed turn's note says %q", reason)
@@ -123,7 +124,7 @@ turns:
 		t.Errorf("the resumed history has %d cut replies and %d failed-turn notes, want 1 and 1", cut, failed)
 	}
 	cutMsg := []model.Message{{Role: model.RoleModel, Usage: &model.Usage{OutputTokens: 5}, Stop: model.StopMaxTokens}}
-	if ev, ok := agent.HistoryReplyCut(cutMsg, 0); !ok || !strings.HasPrefix(ev.Text, "The model's reply was cut at 5 output tokens") {
+	if ev, ok := history.HistoryReplyCut(cutMsg, 0); !ok || !strings.HasPrefix(ev.Text, "The model's reply was cut at 5 output tokens") {
 		t.Errorf("the cut notice of a resumed reply: %q", ev.Text)
 	}
 }

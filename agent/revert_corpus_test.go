@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	agentcells "github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/internal/testenv"
 	"io/fs"
 	"os"
@@ -158,7 +160,7 @@ func runRevertCase(t *testing.T, c revertCase) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		for ev := range a.RunCells(ctx, []agent.UserCell{{Code: subst(code), Source: agent.CellRerun}}) {
+		for ev := range a.RunCells(ctx, []agentcells.UserCell{{Code: subst(code), Source: history.CellRerun}}) {
 			if o, ok := ev.(*agent.CodeExecutionOutput); ok {
 				if o.Error {
 					t.Fatalf("user cell: %s", o.Text)

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"os"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ turns:
     reply: [{text: "It was refused."}]
 `)
 	events := run(t, a, "Ask the server.", func(r *agent.ApprovalRequest) agent.Decision {
-		if g, ok := r.ToolCall.(agent.GenericCall); ok && strings.HasPrefix(g.ToolName, agent.SamplingToolPrefix) {
+		if g, ok := r.ToolCall.(agent.GenericCall); ok && strings.HasPrefix(g.ToolName, mcpglue.SamplingToolPrefix) {
 			return agent.Reject
 		}
 		return agent.Once

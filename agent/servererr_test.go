@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"github.com/freeact/desktop/agent/failure"
+	"github.com/freeact/desktop/agent/longsession"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -35,7 +37,7 @@ turns:
 	a := started(t, ws, fakeKernels(nil).executors(t))
 	run(t, a, "Task A.", nil)
 	events := run(t, a, "Task B.", nil)
-	if c := of[*agent.Compacting](events); len(c) != 1 || c[0].Reason != agent.CompactOverflow {
+	if c := of[*agent.Compacting](events); len(c) != 1 || c[0].Reason != longsession.CompactOverflow {
 		t.Fatalf("Compacting %+v:%s", c, describe(events))
 	}
 	if r := of[*agent.Response](events); len(r) == 0 || r[len(r)-1].Text != "B done." {
@@ -59,7 +61,7 @@ turns:
 	a := started(t, ws, fakeKernels(nil).executors(t))
 	events := run(t, a, "Go.", nil)
 	f := of[*agent.Failed](events)
-	if len(f) != 1 || f[0].Cause != agent.CauseModel || f[0].Status != 500 || !strings.Contains(f[0].Summary, "malformed") || f[0].Fix == "" {
+	if len(f) != 1 || f[0].Cause != failure.CauseModel || f[0].Status != 500 || !strings.Contains(f[0].Summary, "malformed") || f[0].Fix == "" {
 		t.Fatalf("failed events %+v:%s", f, describe(events))
 	}
 	if r := of[*agent.ModelRetry](events); len(r) != 0 {
@@ -88,7 +90,7 @@ turns:
 	a := started(t, ws, fakeKernels(nil).executors(t))
 	events := run(t, a, "Go.", nil)
 	f := of[*agent.Failed](events)
-	if len(f) != 1 || f[0].Cause != agent.CauseModel || !strings.Contains(f[0].Summary, "lost in the middle") || f[0].Fix == "" {
+	if len(f) != 1 || f[0].Cause != failure.CauseModel || !strings.Contains(f[0].Summary, "lost in the middle") || f[0].Fix == "" {
 		t.Fatalf("failed events %+v:%s", f, describe(events))
 	}
 }

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/failure"
 	"github.com/freeact/desktop/agent/hooks"
+	"github.com/freeact/desktop/agent/kernelserver"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,19 +20,19 @@ import (
 	"github.com/freeact/desktop/agent/ckpt"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/files"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/kernelhost"
 	"github.com/freeact/desktop/agent/longsession"
 	"github.com/freeact/desktop/agent/model"
+	"github.com/freeact/desktop/agent/model/provider"
 	"github.com/freeact/desktop/agent/modelopen"
 	"github.com/freeact/desktop/agent/permission"
 	"github.com/freeact/desktop/agent/protect"
-	"github.com/freeact/desktop/agent/remote"
 	"github.com/freeact/desktop/agent/sandboxcfg"
 	"github.com/freeact/desktop/agent/seal"
 	"github.com/freeact/desktop/agent/session"
 	"github.com/freeact/desktop/internal/appdirs"
-	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -78,8 +82,8 @@ func New(cfg *config.Config, opts ...Option) (*Agent, error) {
 		conv = o.perm.NewConversation()
 	}
 	a.approvals = approval.Approver{Perm: conv, SkipAll: o.skipPerms, AgentID: a.id, Began: new(sync.Map)}
-	a.wireHooks()
-	a.approvals.State = a.autoState(o.approvalMode)
+	a.hooks = gate.Wire(gateAgent{a}, o.hooks, &a.approvals)
+	a.approvals.State = gate.AutoState(gateAgent{a}, o.approvalMode)
 	sandboxcfg.ProtectConfig(o.perm, cfg)
 	if o.perm != nil && !o.skipPerms {
 		a.guard = protect.New(o.perm.ProtectedFiles()...)
@@ -112,7 +116,7 @@ func (a *Agent) Start(ctx context.Context) error {
 
 	system, err := a.systemPrompt(a.cfg)
 	if err != nil {
-		return &StartError{Step: StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
+		return &StartError{Step: failure.StepPrompt, Err: fmt.Errorf("render system prompt: %w", err)}
 	}
 	a.system = system
 	a.startMCP(ctx, nil)
@@ -129,29 +133,31 @@ func (a *Agent) Start(ctx context.Context) error {
 		case errors.As(err, &missing):
 			a.modelErr = err
 		case err != nil:
-			return &StartError{Step: StepModel, Err: err}
+			return &StartError{Step: failure.StepModel, Err: err}
 		default:
 			a.model = m
 		}
 	}
 	a.acceptMedia()
-	a.askWindow(ctx)
+	if a.opts.model == nil && a.model != nil {
+		longsession.AskWindow(ctx, longAgent{a}, a.opts.log, func() (model.Spec, provider.Options, error) { return modelopen.Options(a.cfg) })
+	}
 	if err := a.openSession(); err != nil {
-		return &StartError{Step: StepSession, Err: err}
+		return &StartError{Step: failure.StepSession, Err: err}
 	}
 	if a.opts.sessionID == "" {
-		a.updateContext(a.estimateAll(nil))
+		longsession.UpdateContext(longAgent{a}, longAgent{a}.RequestSize(nil))
 	}
 	if err := a.startServer(ctx); err != nil {
 		return err
 	}
 	if err := a.startKernel(ctx); err != nil {
-		return &StartError{Step: StepKernel, Err: err}
+		return &StartError{Step: failure.StepKernel, Err: err}
 	}
 	if err := a.openRemote(ctx); err != nil {
-		return &StartError{Step: StepServer, Err: err}
+		return &StartError{Step: failure.StepServer, Err: err}
 	}
-	a.sessionHooks(ctx, hooks.SessionStart)
+	a.hooks.Session(ctx, hooks.SessionStart)
 	return nil
 }
 
@@ -190,101 +196,30 @@ func (a *Agent) openSession() error {
 	if !st.Exists() {
 		return fmt.Errorf("no session %q in %s: check the id, or start a new session without one", id, a.cfg.SessionsDir())
 	}
-	// Lines a crash cut off are dropped now, and said (Recover), once.
-	if a.repairs, err = st.Repair(); err != nil {
+	l, err := longsession.Load(st, a.id, a.opts.log)
+	a.repairs, a.history = l.Repairs, l.History
+	a.long.Cuts, a.long.Failed, a.long.Synthetic = l.Cuts, l.Failed, l.Synthetic
+	if err != nil {
 		return err
 	}
-	hist, err := st.Load(a.id)
-	if err != nil {
+	a.kstate.Lose(cells.LostResumed) // a resumed session has a fresh kernel
+	la := longAgent{a}
+	if err := longsession.LoadCosts(la, a.History()); err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
-	if f := st.Format(a.id); f != "" {
-		a.opts.log.Info("session written by the Python freeact: read, and continued in its format", "session", id, "format", f)
-	}
-	var pos []int // pos[i]: where message i of the file is in the history
-	a.history, pos = answerDangling(hist, "Interrupted: the session ended before this tool call finished.")
-	a.kstate.Lose(LostResumed) // a resumed session has a fresh kernel
-	a.synthetic = nil
-	for i, j := 0, 0; i < len(a.history); i++ {
-		if j < len(pos) && pos[j] == i {
-			j++
-			continue
-		}
-		a.synthetic = append(a.synthetic, i)
-	}
-	if a.cuts, a.failedCompactions, err = longsession.Resume(st, a.id, len(hist), len(a.history), pos); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	if err := a.loadCosts(); err != nil {
-		return fmt.Errorf("resume session %s: %w", id, err)
-	}
-	a.updateContext(a.estimateAll(longsession.View(a.history, longsession.Last(a.cuts))))
+	longsession.UpdateContext(la, la.RequestSize(longsession.ViewOf(la)))
 	return nil
 }
 
-// spareAfter is how long a local server's warm pool waits, idle, before it
-// starts its spare kernel: the memory of a second kernel is not spent at
-// start, only once the app has settled or the first subagent starts
-// (newSubagent warms the pool), so the next subagents start at once.
-const spareAfter = time.Minute
-
-// startServer settles where code actions run: the executors of the
-// options, else kernels on the Jupyter server of jupyter_url, else on a
-// local server it starts (provisioning Python when needed).
+// startServer settles where code actions run (kernelserver.Settle).
 func (a *Agent) startServer(ctx context.Context) error {
-	if a.opts.executors != nil {
-		a.executors = a.opts.executors
-		if j, ok := a.executors.(jupyter); ok && j.srv.Remote() {
-			a.remote = remote.New(j.srv, a.opts.log)
-		}
-		return nil
-	}
-	o := a.cfg.Options
-	sandbox, err := a.sandbox()
-	if err != nil {
-		return &StartError{Step: StepSandbox, Err: err}
-	}
-	if o.JupyterURL != nil && *o.JupyterURL != "" {
-		if err := a.connectRemote(ctx); err != nil {
-			return &StartError{Step: StepServer, Err: fmt.Errorf("connect to Jupyter server %s: %w", redact.URL(*o.JupyterURL), err)}
-		}
-		return nil
-	}
-	python := ""
-	if o.Python != nil {
-		python = *o.Python
-	}
-	env, err := kernel.ResolveEnv(ctx, kernel.EnvOptions{
-		Python: python, Workspace: a.cfg.Dir, DataDir: a.opts.dirs.Data, SharedDirs: a.opts.dirs.DataDirs,
-		Provision: !a.opts.noProvision, Progress: a.opts.progress,
+	p, err := kernelserver.Settle(ctx, kernelserver.Options{
+		Config: a.cfg, Given: a.opts.executors, Dirs: a.opts.dirs, KernelDir: a.opts.kernelDir,
+		Hidden:      append(slices.Clone(a.opts.hidden), a.ckpt.Root()),
+		NoProvision: a.opts.noProvision, Progress: a.opts.progress, Log: a.opts.log,
 	})
-	if err != nil {
-		return &StartError{Step: StepPython, Err: err}
-	}
-	sandboxcfg.ProtectServerEnv(sandbox, a.cfg.Dir, env.Python)
-	dir := a.opts.kernelDir
-	if dir == "" {
-		dir = a.opts.dirs.Jupyter()
-	}
-	// Isolate: every agent (and every freeact process) keeps its kernelspec,
-	// sandbox settings and runtime files in a directory of its own there.
-	srv, err := kernel.StartServer(ctx, kernel.ServerOptions{
-		Python: env.Python, Dir: dir, Isolate: true, Root: a.cfg.Dir, RuntimeDir: a.opts.dirs.Kernels(),
-		PythonPath: []string{a.cfg.GeneratedDir()},
-		WarmPool:   o.KernelPool == nil && o.EnableSubagents || o.KernelPool != nil && *o.KernelPool, Sandbox: sandbox,
-		WarmAfter: spareAfter,
-	})
-	if err != nil {
-		// Kernels are launched by the agent itself (over ZeroMQ), so what
-		// fails here is the kernel's start, or the sandbox around it.
-		step := StepKernel
-		if sandbox != nil {
-			step = StepSandbox
-		}
-		return &StartError{Step: step, Err: err}
-	}
-	a.server, a.executors = srv, jupyter{srv}
-	return nil
+	a.server, a.executors, a.remote = p.Server, p.Executors, p.Remote
+	return err
 }
 
 func (a *Agent) startKernel(ctx context.Context) error {
@@ -330,7 +265,7 @@ func (a *Agent) Stop() error {
 		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
 	}
 	if a.kern != nil {
-		a.sessionHooks(context.Background(), hooks.SessionEnd)
+		a.hooks.Session(context.Background(), hooks.SessionEnd)
 	}
 	var errs []error
 	if a.kern != nil {

@@ -3,64 +3,15 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"iter"
-	"sync"
 
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/redact"
 )
-
-// queue carries events from the turn's goroutines to the stream's consumer.
-// push never blocks, so a kernel's reader goroutine that reports output is
-// never held up by a consumer that is busy asking the user something.
-type queue struct {
-	mu     sync.Mutex
-	items  []Event
-	closed bool
-	ready  chan struct{} // signalled when items or closed change
-}
-
-func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
-
-func (q *queue) push(ev Event) {
-	q.mu.Lock()
-	q.items = append(q.items, ev)
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *queue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *queue) signal() {
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
-}
-
-// next returns the next events, waiting for some; ok is false once the
-// queue is closed and empty.
-func (q *queue) next() (batch []Event, ok bool) {
-	for {
-		q.mu.Lock()
-		batch, q.items = q.items, nil
-		closed := q.closed
-		q.mu.Unlock()
-		if len(batch) > 0 {
-			return batch, true
-		}
-		if closed {
-			return nil, false
-		}
-		<-q.ready
-	}
-}
 
 // errStreamClosed is the cause of a turn whose consumer stopped reading.
 var errStreamClosed = errors.New("the event stream was closed")
@@ -87,7 +38,7 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 		for _, note := range notes {
 			msg.Parts = append(msg.Parts, model.Part{Text: note})
 		}
-		if !a.promptHooks(ctx, emit, &msg, prompt.Text) {
+		if !a.hooks.Prompt(ctx, emit, &msg, prompt.Text) {
 			return
 		}
 		a.turnWithStopHooks(ctx, msg, emit)
@@ -104,11 +55,11 @@ func (a *Agent) Stream(ctx context.Context, prompt Prompt) iter.Seq[Event] {
 // to be continued again.
 func (a *Agent) Continue(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
-		if !keptFailure(a.History()) {
+		if !history.KeptFailure(a.History()) {
 			emit(a.failure(ErrNothingToContinue))
 			return
 		}
-		a.runTurn(ctx, model.UserText(resumeNote), a.opts.maxTurns, emit, true)
+		a.runTurn(ctx, model.UserText(history.ResumeNote), a.opts.maxTurns, emit, true)
 	})
 }
 
@@ -125,21 +76,21 @@ func (a *Agent) exclusive(ctx context.Context, work func(ctx context.Context, em
 			return
 		}
 		defer a.endTurn()
-		q := newQueue()
+		q := event.NewQueue()
 		go func() {
 			defer a.turns.Done()
-			defer q.close()
-			work(ctx, q.push)
+			defer q.Close()
+			work(ctx, q.Push)
 		}()
 		for {
-			batch, ok := q.next()
+			batch, ok := q.Next()
 			if !ok {
 				return
 			}
 			for _, ev := range batch {
 				if !yield(ev) {
 					cancel(errStreamClosed)
-					for _, ok := q.next(); ok; _, ok = q.next() {
+					for _, ok := q.Next(); ok; _, ok = q.Next() {
 					}
 					return
 				}
@@ -181,12 +132,12 @@ func (a *Agent) Compact(ctx context.Context) iter.Seq[Event] {
 	return a.exclusive(ctx, func(ctx context.Context, emit func(Event)) {
 		// A new try takes the place of the ones that failed before it.
 		a.mu.Lock()
-		for i := range a.failedCompactions {
-			a.failedCompactions[i].Retried = true
+		for i := range a.long.Failed {
+			a.long.Failed[i].Retried = true
 		}
 		a.mu.Unlock()
-		if err := a.compact(ctx, emit, CompactManual); err != nil {
-			emit(a.compactFailure(err))
+		if err := longsession.Compact(ctx, longAgent{a}, emit, longsession.CompactManual); err != nil {
+			emit(longsession.CompactFailure(longAgent{a}, err))
 		}
 	})
 }

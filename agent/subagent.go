@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/freeact/desktop/agent/approval"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/hooks"
 	"sync"
 
@@ -52,9 +53,9 @@ func (a *Agent) runSubagent(ctx context.Context, call model.FunctionCall, emit f
 				a.opts.log.Warn("close subagent MCP servers", "agent", sub.id, "err", err)
 			}
 		}()
-		a.subagentHooks(ctx, emit, call.ID, hooks.SubagentStart, sub.id)
+		a.hooks.Subagent(ctx, emit, call.ID, hooks.SubagentStart, sub.id)
 		out = sub.runTurn(ctx, model.UserText(args.Prompt), maxTurns, emit, false)
-		a.subagentHooks(ctx, emit, call.ID, hooks.SubagentStop, sub.id)
+		a.hooks.Subagent(ctx, emit, call.ID, hooks.SubagentStop, sub.id)
 		switch {
 		case out.failed != nil:
 			return fmt.Sprintf("The subagent %s failed: %v", sub.id, out.failed), true, nil
@@ -83,7 +84,7 @@ func (a *Agent) newSubagent(ctx context.Context) (*Agent, error) {
 	}
 	// Grants are the session's: the subagent's and the parent's are one.
 	sub.approvals = approval.Approver{Perm: a.approvals.Perm, SkipAll: o.skipPerms, AgentID: sub.id, Began: new(sync.Map), State: a.approvals.State}
-	sub.wireHooks()
+	sub.hooks = gate.Wire(gateAgent{sub}, o.hooks, &sub.approvals)
 	// The subagent opens its own MCP connections and shares tool search.
 	if _, own := a.mcp.Caller(); own {
 		sub.opts.toolCaller = nil

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
 	"github.com/freeact/desktop/agent/ckpt"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/kernelhost"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"strings"
 	"sync"
 	"time"
@@ -60,11 +63,11 @@ func (a *Agent) runTool(ctx context.Context, call model.FunctionCall, emit func(
 // none of them.
 func (a *Agent) runMCPTool(ctx context.Context, call model.FunctionCall, emit func(Event)) (resp model.FunctionResponse, rejected, ok bool) {
 	switch call.Name {
-	case ListCategoriesTool, ListToolsTool:
+	case mcpglue.ListCategoriesTool, mcpglue.ListToolsTool:
 		if a.cfg.Options.ToolSearch != "basic" {
 			return resp, false, false
 		}
-	case SearchToolsTool:
+	case mcpglue.SearchToolsTool:
 		if a.cfg.Options.ToolSearch != "hybrid" {
 			return resp, false, false
 		}
@@ -104,7 +107,7 @@ func (a *Agent) approveRun(ctx context.Context, call model.FunctionCall, emit fu
 	}
 	a.logRuleError(err)
 	text, isErr, images := do(ran)
-	if changed := hookChanged(tc, ran, a.cfg.Dir, a.mcpServerOf); changed != "" {
+	if changed := gate.Changed(tc, ran, a.cfg.Dir, gateAgent{a}.MCPServerOf); changed != "" {
 		text = changed + "\n\n" + text
 	}
 	text, saved := a.offload(text)
@@ -117,7 +120,7 @@ func (a *Agent) notApproved(ctx context.Context, call model.FunctionCall, emit f
 	if err == nil {
 		return a.result(emit, call, RejectedText, true, nil), true
 	}
-	if text, ok := hookDenied(err); ok {
+	if text, ok := gate.Denied(err); ok {
 		// The model is told why and goes on, as in Claude Code.
 		return a.result(emit, call, text, true, nil), false
 	}
@@ -239,12 +242,12 @@ func (a *Agent) execCell(ctx context.Context, emit func(Event), corr, code strin
 		errText = why
 	}
 	if errors.Is(err, kernel.ErrKernelDied) || errors.Is(err, kernel.ErrConnectionLost) {
-		a.stateLost(LostDied)
+		a.kstate.Lose(cells.LostDied)
 	}
 	if lostWhileIdle(a.kern) != lostBefore {
 		// The kernel died between cells (a Hub's culler stopped the
 		// server): this cell ran in a fresh one.
-		a.stateLost(LostDied)
+		a.kstate.Lose(cells.LostDied)
 		out.Text = strings.TrimSpace("[The kernel was lost while idle (its server stopped or restarted); this cell ran in a fresh kernel: variables, imports and definitions of earlier cells are gone.]\n" + out.Text)
 	}
 	if guardNote != "" {

@@ -7,7 +7,6 @@ import (
 	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/longsession"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/freeact/desktop/agent/failure"
@@ -30,14 +29,14 @@ type turnResult struct {
 func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, emit func(Event), resume bool) turnResult {
 	meta := Meta{AgentID: a.id}
 	a.mu.Lock()
-	start, cuts := len(a.history), len(a.cuts)
+	start, cuts := len(a.history), len(a.long.Cuts)
 	m := a.model
 	a.mu.Unlock()
 	mark, markErr := a.markSession()
 	var told []string // reverts the note tells of
 	if a.id == MainAgent {
 		if resume {
-			a.beginUserCheckpoints(lastPromptText(a.History()))
+			a.beginUserCheckpoints(history.LastPromptText(a.History()))
 		} else {
 			a.beginCheckpointTurn(user)
 		}
@@ -57,7 +56,7 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 	// history as the failure before it did: kept, and to carry on again.
 	fail := func(err error) turnResult {
 		if a.actionsRan(start) {
-			if rerr := a.record(model.UserText(failedNote(err))); rerr != nil {
+			if rerr := a.record(model.UserText(history.FailedNote(failure.Clip(err.Error(), 300)))); rerr != nil {
 				err = fmt.Errorf("%w (and noting it in the session failed: %v)", err, rerr)
 			}
 			f := a.failure(err)
@@ -70,10 +69,10 @@ func (a *Agent) runTurn(ctx context.Context, user model.Message, maxTurns int, e
 		dropped := slices.Clone(a.history[start:])
 		a.history = a.history[:start]
 		// Compactions of the turn's own messages go with them.
-		for len(a.cuts) > cuts && a.cuts[len(a.cuts)-1].Upto > start {
-			a.cuts = a.cuts[:len(a.cuts)-1]
+		for len(a.long.Cuts) > cuts && a.long.Cuts[len(a.long.Cuts)-1].Upto > start {
+			a.long.Cuts = a.long.Cuts[:len(a.long.Cuts)-1]
 		}
-		a.est = longsession.Estimate{}
+		a.long.Est = longsession.Estimate{}
 		a.mu.Unlock()
 		if markErr == nil {
 			if rerr := a.rollbackSession(mark, dropped); rerr != nil {
@@ -185,75 +184,9 @@ func (a *Agent) actionsRan(start int) bool {
 	return false
 }
 
-// IsRejection reports whether r is the result of a call the user
-// rejected (a whole call, or a shell command inside a cell), which ended
-// its turn.
-func IsRejection(r model.FunctionResponse) bool {
-	return r.IsError && (r.Output == RejectedText || strings.HasSuffix(r.Output, "\n"+RejectedText))
-}
-
-// FailedNoteError returns the error a <turn-failed> note records, and
-// whether text is such a note.
-func FailedNoteError(text string) (string, bool) {
-	rest, ok := strings.CutPrefix(text, FailedNotePrefix+failedNoteLead)
-	if !ok {
-		return "", false
-	}
-	i := strings.LastIndex(rest, failedNoteTail)
-	if i < 0 {
-		return "", false
-	}
-	return rest[:i], true
-}
-
-const (
-	failedNoteLead = "The turn ended early: the next step failed ("
-	failedNoteTail = "). The actions above ran"
-)
-
-// resumeNote asks the model to carry on from where the failed turn
-// stopped, without doing again what it did.
-const resumeNote = ResumeNotePrefix + "The user asked to carry on with the turn that failed above. " +
-	"Go on from where it stopped: the actions above ran once and their results stand, so do not run them again; " +
-	"do only what is left of the request.\n</turn-resumed>"
-
 // ErrNothingToContinue is why Continue refuses: the conversation does not
 // end with a turn that failed after its actions ran.
 var ErrNothingToContinue = errors.New("there is no failed turn to continue: only a turn that failed after some of its actions ran (its failure says they were kept) can be continued; send a new prompt instead")
-
-// keptFailure reports whether the history ends with a turn that failed
-// after its actions ran: its last message holds the <turn-failed> note.
-func keptFailure(hist []model.Message) bool {
-	if len(hist) == 0 {
-		return false
-	}
-	last := hist[len(hist)-1]
-	if last.Role != model.RoleUser || len(last.FunctionResponses()) > 0 {
-		return false
-	}
-	for _, p := range last.Parts {
-		if strings.HasPrefix(NoteText(p), FailedNotePrefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// lastPromptText is the text of the last prompt in hist.
-func lastPromptText(hist []model.Message) string {
-	for i := len(hist) - 1; i >= 0; i-- {
-		if IsPrompt(hist[i]) {
-			return hist[i].Text()
-		}
-	}
-	return ""
-}
-
-// failedNote tells the model that the turn ended early and why, and that
-// the actions above it did happen.
-func failedNote(err error) string {
-	return FailedNotePrefix + failedNoteLead + failure.Clip(err.Error(), 300) + failedNoteTail + " and their results are real: the kernel and the files are as they left them.\n</turn-failed>"
-}
 
 // callModel streams one model call, emitting chunks as they come. Before
 // it, older turns are compacted when the request would pass
@@ -261,35 +194,21 @@ func failedNote(err error) string {
 // then the text that ends the turn); a request the provider refuses as too
 // large is compacted and sent once more.
 func (a *Agent) callModel(ctx context.Context, emit func(Event)) (reply model.Done, stop string, err error) {
-	view := a.view()
-	tokens := a.requestTokens(view)
-	if _, at := a.window(); at > 0 && tokens > at {
-		switch err := a.compact(ctx, emit, CompactThreshold); {
-		case err == nil:
-			view = a.view()
-			tokens = a.requestTokens(view)
-		case errors.Is(err, ErrNothingToCompact):
-		case ctx.Err() != nil:
-			return model.Done{}, "", err
-		default:
-			// The request may still fit; the provider says when not.
-			emit(&Notice{Meta: Meta{AgentID: a.id}, Text: err.Error()})
-		}
-	}
-	if ok, text := a.checkBudget(ctx, emit, tokens); !ok {
-		return model.Done{}, text, nil
+	view, stop, err := longsession.BeforeCall(ctx, longAgent{a}, emit)
+	if err != nil || stop != "" {
+		return model.Done{}, stop, err
 	}
 	reply, err = a.streamModel(ctx, emit, view)
 	if err == nil || !model.IsContextOverflow(err) || ctx.Err() != nil {
 		return reply, "", err
 	}
 	if n := model.OverflowWindow(err); n > 0 {
-		a.learnWindow(n)
+		longsession.LearnWindow(longAgent{a}, n)
 	}
-	if cerr := a.compact(ctx, emit, CompactOverflow); cerr != nil {
+	if cerr := longsession.Compact(ctx, longAgent{a}, emit, longsession.CompactOverflow); cerr != nil {
 		return model.Done{}, "", fmt.Errorf("%w; compacting the conversation to fit failed: %v", err, cerr)
 	}
-	reply, err = a.streamModel(ctx, emit, a.view())
+	reply, err = a.streamModel(ctx, emit, longsession.ViewOf(longAgent{a}))
 	return reply, "", err
 }
 
@@ -318,8 +237,7 @@ func (a *Agent) streamModel(ctx context.Context, emit func(Event), view []model.
 				emit(&ResponseChunk{Meta: meta, Text: c.Text})
 			}
 		case model.UsageChunk:
-			a.measured(len(view), c.Usage)
-			a.recordUsage(emit, m.Name(), c.Usage)
+			longsession.RecordCall(longAgent{a}, emit, len(view), m.Name(), c.Usage)
 		case model.Retry:
 			emit(&ModelRetry{Meta: meta, Attempt: c.Attempt, MaxRetries: c.MaxRetries, DelaySecs: c.Delay.Seconds(), Reason: c.Err.Error()})
 		case model.Done:
@@ -386,7 +304,7 @@ func (a *Agent) parallelCall(call model.FunctionCall) bool {
 func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, calls []model.FunctionCall, results []model.FunctionResponse, emit func(Event)) bool {
 	if len(calls) == 1 {
 		res, rej := a.runTool(ctx, calls[0], emit)
-		a.afterTool(ctx, emit, &res)
+		a.hooks.AfterTool(ctx, emit, &res, RejectedText)
 		results[0] = res
 		return rej
 	}
@@ -432,7 +350,7 @@ func (a *Agent) runBatch(ctx context.Context, cancel context.CancelCauseFunc, ca
 				return
 			}
 			res, rej := a.runTool(withAnswered(ctx, answered), call, emit)
-			a.afterTool(ctx, emit, &res)
+			a.hooks.AfterTool(ctx, emit, &res, RejectedText)
 			results[i] = res
 			if rej {
 				mu.Lock()

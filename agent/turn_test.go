@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/freeact/desktop/agent/history"
 	"os"
 	"path/filepath"
 	"slices"
@@ -492,7 +493,7 @@ turns:
 		if n := len(b.History()); n != 6 {
 			t.Errorf("history has %d messages, want 6", n)
 		}
-		if notes := of[*agent.KernelStateNote](events); len(notes) != 1 || notes[0].Event != agent.StateNotRestored {
+		if notes := of[*agent.KernelStateNote](events); len(notes) != 1 || notes[0].Event != history.StateNotRestored {
 			t.Errorf("KernelStateNote events %+v", notes)
 		}
 		if _, ok := b.ReplayOffer(); ok {

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	agentcells "github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"slices"
 	"testing"
 
@@ -20,7 +22,7 @@ func TestResumedUserCellKeepsWhatItShowed(t *testing.T) {
 		c.Image(png)
 		touch(c, "made.txt")
 	}}).startIn(t, ws, "turns: []")
-	events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: "print('asked')", Source: agent.CellNotebook, Of: "nb1", Ask: true}}),
+	events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: "print('asked')", Source: history.CellNotebook, Of: "nb1", Ask: true}}),
 		func(r *agent.ApprovalRequest) agent.Decision {
 			r.Edit("print('edited')")
 			return agent.Once
@@ -38,7 +40,7 @@ func TestResumedUserCellKeepsWhatItShowed(t *testing.T) {
 	}
 
 	b, _ := fakeKernels(nil).startIn(t, ws, "turns: []", agent.WithSessionID(id))
-	cs := agent.Cells(b.History())
+	cs := history.Cells(b.History())
 	if len(cs) != 1 {
 		t.Fatalf("resumed cells %+v", cs)
 	}

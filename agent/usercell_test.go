@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	agentcells "github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,11 +111,11 @@ turns:
 			t.Errorf("the model got %q (record %+v)", got.Output, got.Ran)
 		}
 		hist := a.History()
-		code, out, ok := agent.EditedCode(hist[len(hist)-2].FunctionResponses()[0])
+		code, out, ok := history.EditedCode(hist[len(hist)-2].FunctionResponses()[0])
 		if !ok || code != "print('user')" || strings.TrimSpace(out) != "user" {
 			t.Errorf("the session records %q / %q, %v", code, out, ok)
 		}
-		cells := agent.Cells(a.History())
+		cells := history.Cells(a.History())
 		if len(cells) != 1 || cells[0].By != agent.ByEdited || cells[0].Code != "print('user')" || cells[0].ID != "c1" {
 			t.Errorf("cells %+v", cells)
 		}
@@ -155,7 +157,7 @@ turns:
 `)
 		run(t, a, "Set x.", nil)
 		calls := len(fake.Requests())
-		events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: "print(x + 1)", Source: agent.CellRerun, Of: "c1"}}), func(r *agent.ApprovalRequest) agent.Decision {
+		events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: "print(x + 1)", Source: history.CellRerun, Of: "c1"}}), func(r *agent.ApprovalRequest) agent.Decision {
 			t.Errorf("the user's own cell asked %s", agent.TypeName(r.ToolCall))
 			return agent.Once
 		})
@@ -163,7 +165,7 @@ turns:
 			t.Errorf("running a cell made %d model calls", n-calls)
 		}
 		started := of[*agent.CellStarted](events)
-		if len(started) != 1 || started[0].Of != "c1" || started[0].Source != agent.CellRerun || started[0].Index != 1 || started[0].Total != 1 || started[0].CorrelationID == "" {
+		if len(started) != 1 || started[0].Of != "c1" || started[0].Source != history.CellRerun || started[0].Index != 1 || started[0].Total != 1 || started[0].CorrelationID == "" {
 			t.Fatalf("CellStarted %+v", started)
 		}
 		outs := of[*agent.CodeExecutionOutput](events)
@@ -173,8 +175,8 @@ turns:
 		if f := of[*agent.CellsFinished](events); len(f) != 1 || f[0].Ran != 1 || f[0].Failed != 0 || f[0].Stopped {
 			t.Errorf("CellsFinished %+v", f)
 		}
-		cells := agent.Cells(a.History())
-		if len(cells) != 2 || cells[1].By != agent.CellRerun || cells[1].Of != "c1" || strings.TrimSpace(cells[1].Output) != "21" {
+		cells := history.Cells(a.History())
+		if len(cells) != 2 || cells[1].By != history.CellRerun || cells[1].Of != "c1" || strings.TrimSpace(cells[1].Output) != "21" {
 			t.Errorf("cells %+v", cells)
 		}
 		run(t, a, "What did I get?", nil)
@@ -187,9 +189,9 @@ func TestUserCellShellIsAsked(t *testing.T) {
 	tiers(t, arithmetic, func(t *testing.T, x tier) {
 		a, _, _ := x.start(t, "turns: []\n")
 		var asked []string
-		events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{
-			{Code: "!echo hi\nprint('after')", Source: agent.CellRerun},
-			{Code: "x = 20", Source: agent.CellRerun},
+		events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{
+			{Code: "!echo hi\nprint('after')", Source: history.CellRerun},
+			{Code: "x = 20", Source: history.CellRerun},
 		}), func(r *agent.ApprovalRequest) agent.Decision {
 			if s, ok := r.ToolCall.(agent.ShellAction); ok {
 				asked = append(asked, s.Command)
@@ -223,7 +225,7 @@ turns:
 		c, ok := ev.(*agent.CodeExecutionOutputChunk)
 		return ok && strings.Contains(c.Text, "sleeping")
 	}, func(agent.Event) {
-		events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: "x = 20", Source: agent.CellRerun}}), nil)
+		events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: "x = 20", Source: history.CellRerun}}), nil)
 		if f := of[*agent.Failed](events); len(f) != 1 || !strings.Contains(f[0].Error, "a turn is already running") {
 			t.Errorf("cells during a turn:%s", describe(events))
 		}

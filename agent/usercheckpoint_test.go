@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	agentcells "github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,7 +64,7 @@ turns:
 	}
 
 	// Run again: the model's cell, as it was.
-	events := runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: appendA, Source: agent.CellRerun, Of: "c1"}}), nil)
+	events := runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: appendA, Source: history.CellRerun, Of: "c1"}}), nil)
 	fc := filesChangedBy(t, events, 1)
 	if got := statusList(fc.Files); !slices.Equal(got, []string{"modified log.txt"}) || fc.TurnID == "" {
 		t.Fatalf("Run again: FilesChanged %+v", fc)
@@ -79,7 +81,7 @@ turns:
 	revertAndCheck(t, a, ws, fc.TurnID, "log.txt", "start\na\n")
 
 	// Edit and run: other code in the place of the model's cell.
-	events = runCells(t, a.RunCells(userCtx(t), []agent.UserCell{{Code: "open('new.txt', 'w').write('edited')", Source: agent.CellRerun, Of: "c1"}}), nil)
+	events = runCells(t, a.RunCells(userCtx(t), []agentcells.UserCell{{Code: "open('new.txt', 'w').write('edited')", Source: history.CellRerun, Of: "c1"}}), nil)
 	fc = filesChangedBy(t, events, 1)
 	if got := statusList(fc.Files); !slices.Equal(got, []string{"added new.txt"}) {
 		t.Fatalf("edit and run: FilesChanged %+v", fc)
@@ -126,7 +128,7 @@ turns:
 	if got := statusList(fc.Files); !slices.Equal(got, []string{"modified log.txt"}) {
 		t.Fatalf("replay: FilesChanged %+v", fc)
 	}
-	if records, err := b.Checkpoints().Find(fc.TurnID); err != nil || len(records) == 0 || records[0].Prompt != "Replayed "+agent.Plural(len(offer.Cells), "cell")+" to restore the kernel" {
+	if records, err := b.Checkpoints().Find(fc.TurnID); err != nil || len(records) == 0 || records[0].Prompt != "Replayed "+agentcells.Plural(len(offer.Cells), "cell")+" to restore the kernel" {
 		t.Fatalf("the replay's records %+v, %v", records, err)
 	}
 	revertAndCheck(t, b, ws, fc.TurnID, "log.txt", "start\na\n")

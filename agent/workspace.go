@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/gate"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -133,7 +134,7 @@ func (w *Workspace) StartAgent(ctx context.Context, cfg *config.Config, opts ...
 		first = append(first, func(o *options) { o.hidden, o.keyDir = append(o.hidden, w.keys.Dir()), w.keys.Dir() })
 	}
 	if w.dirs.Config != "" {
-		r, err := w.loadHooks(cfg.Dir)
+		r, err := gate.Load(w.dirs, w.log, cfg.Dir)
 		if err != nil {
 			return nil, err
 		}

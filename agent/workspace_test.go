@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/freeact/desktop/agent/failure"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -115,7 +116,7 @@ func TestStartAgentFailure(t *testing.T) {
 	bad.Options.Model = "cohere:command"
 	_, err = ws.StartAgent(context.Background(), &bad)
 	var se *agent.StartError
-	if !errors.As(err, &se) || se.Step != agent.StepModel || !strings.Contains(err.Error(), "unknown provider") {
+	if !errors.As(err, &se) || se.Step != failure.StepModel || !strings.Contains(err.Error(), "unknown provider") {
 		t.Errorf("start with an unknown provider: %v", err)
 	}
 	t.Setenv("GEMINI_API_KEY", "k")
@@ -123,7 +124,7 @@ func TestStartAgentFailure(t *testing.T) {
 	py := "/no/such/python3"
 	noPython.Options.Python = &py
 	_, err = ws.StartAgent(context.Background(), &noPython, agent.WithoutProvisioning())
-	if !errors.As(err, &se) || se.Step != agent.StepPython || !strings.Contains(err.Error(), py) || se.Summary() == "" || !strings.Contains(se.Fix(), "python") {
+	if !errors.As(err, &se) || se.Step != failure.StepPython || !strings.Contains(err.Error(), py) || se.Summary() == "" || !strings.Contains(se.Fix(), "python") {
 		t.Errorf("start with a missing interpreter: %v", err)
 	}
 	cfg := *ws.Config
@@ -154,7 +155,7 @@ func TestStartAgentKernelFailureIsTheKernels(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("start with a kernel folder that cannot be made: %v, want a StartError", err)
 	}
-	if se.Step != agent.StepKernel || !strings.Contains(err.Error(), "prepare local kernels") ||
+	if se.Step != failure.StepKernel || !strings.Contains(err.Error(), "prepare local kernels") ||
 		strings.Contains(err.Error()+se.Summary()+se.Fix(), "Jupyter server") {
 		t.Fatalf("start with a kernel folder that cannot be made: step %q: %v; %s %s", se.Step, err, se.Summary(), se.Fix())
 	}

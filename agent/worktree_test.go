@@ -11,6 +11,7 @@ import (
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/sandboxcfg"
+	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/internal/appdirs"
 )
 
@@ -46,7 +47,7 @@ func TestAWorktreeWorksUnderTheMainCheckoutsSettingsSandboxAndProtectedFiles(t *
 		t.Fatal(err)
 	}
 
-	wt, err := agent.OpenWorktree(context.Background(), dirs.Data, repo, "rules")
+	wt, err := worktree.Open(context.Background(), dirs.Data, repo, "rules")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/freeact/desktop/agent/approval"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/mcp/mcptest"
 )
 
@@ -25,7 +25,7 @@ func TestTerminalDestructiveToolOffersNoRule(t *testing.T) {
 	scr.expect(t, "> ")
 	send("Crash it twice.\r")
 	scr.expect(t, "server's hints (not checked, never allow a call): changes things, destructive")
-	scr.expect(t, agent.NoAlwaysDestructive)
+	scr.expect(t, approval.NoAlwaysDestructive)
 	scr.expect(t, `Approve? [Y/n/s/d] (s: allow "test_crash" for this session, d: never: deny it always)`)
 	send("a\r")
 	scr.expect(t, "No lasting rule is offered for this call: answer y (once), s (this session) or n (no).")
@@ -53,7 +53,7 @@ func TestRunJSONDestructiveTool(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
 	}
-	want, _ := json.Marshal(agent.NoAlwaysDestructive)
+	want, _ := json.Marshal(approval.NoAlwaysDestructive)
 	if !strings.Contains(string(out), `"no_always":`+string(want)) {
 		t.Errorf("the approval event lacks no_always:\n%s", out)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/freeact/desktop/app/internal/fronttest"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 // gitIn runs git in dir for a test's setup.

@@ -205,7 +205,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, onChunk func(kernel.C
 }
 
 // Variables lists the variables cells set with Set (implements
-// agent.Inspector): each a str whose repr is its value, sorted by name.
+// variables.Inspector): each a str whose repr is its value, sorted by name.
 func (k *Kernel) Variables(ctx context.Context) (*kernel.Namespace, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -221,7 +221,7 @@ func (k *Kernel) Variables(ctx context.Context) (*kernel.Namespace, error) {
 	return ns, ctx.Err()
 }
 
-// Describe describes a variable a cell set (implements agent.Inspector).
+// Describe describes a variable a cell set (implements variables.Inspector).
 func (k *Kernel) Describe(ctx context.Context, name string) (*kernel.VariableDetail, error) {
 	v, ok := k.Var(name)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/sandboxcfg"
 	"os"
 	"path/filepath"
 
@@ -99,9 +100,10 @@ func failed(a Agent, emit func(event.Event), err error) {
 // StoreOptions names, for the checkpoint store of cfg's workspace, the
 // files whose content the store never keeps (those the FileRead ask rules
 // of perm name, besides .env) and the protected files a revert asks for
-// (besides .freeact's, sandboxConfig, the file sandbox_config names, when
-// it lies in the workspace). perm may be nil.
-func StoreOptions(cfg *config.Config, perm *permission.Manager, sandboxConfig string) checkpoint.Options {
+// (besides .freeact's, the file sandbox_config names, when it lies in the
+// workspace). perm may be nil.
+func StoreOptions(cfg *config.Config, perm *permission.Manager) checkpoint.Options {
+	sandboxConfig := sandboxcfg.ConfigFile(cfg)
 	o := checkpoint.Options{MaxFileBytes: cfg.Options.CheckpointMaxFileBytes}
 	rel := func(p string) (string, bool) {
 		if !filepath.IsAbs(p) {

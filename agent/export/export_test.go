@@ -54,8 +54,8 @@ func goldenSession() []model.Message {
 		{Role: model.RoleModel, Parts: []model.Part{call("c4", "filesystem_read_text_file", `{"path":"notes.md"}`)}},
 		{Role: model.RoleUser, Parts: []model.Part{resp("c4", "filesystem_read_text_file", "# Notes", false)}},
 		{Role: model.RoleModel, Parts: []model.Part{{Text: "The plot shows **sin(x)** from 0 to 6.3; `undefined_name` is not defined."}}},
-		{Role: model.RoleUser, Parts: []model.Part{{Text: history.UserCellNote(agent.CellRerun, "c2", "run-0000beef", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
-		{Role: model.RoleUser, Parts: []model.Part{{Text: history.StateNote(agent.StateReplayed, "The kernel lost its state (the session was resumed in a fresh kernel); the user restored it by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
+		{Role: model.RoleUser, Parts: []model.Part{{Text: history.UserCellNote(history.CellRerun, "c2", "run-0000beef", "undefined_name = 'now defined'\nprint(undefined_name)", "now defined\n", false)}}},
+		{Role: model.RoleUser, Parts: []model.Part{{Text: history.StateNote(history.StateReplayed, "The kernel lost its state (the session was resumed in a fresh kernel); the user restored it by running this session's 3 earlier successful code cells again, in order. All succeeded: what they made exists again.", 3, 3)}}},
 		model.UserText("Thanks <b>a lot</b>!"),
 		{Role: model.RoleModel, Model: "acme:unpriced-model", Usage: &model.Usage{InputTokens: 300, OutputTokens: 10}, Parts: []model.Part{{Text: "You're welcome."}}},
 	}
@@ -337,7 +337,7 @@ func TestExportErrors(t *testing.T) {
 // A prompt that carried a note on reverted files exports the note as a
 // note and the prompt without it.
 func TestTranscriptRevertNote(t *testing.T) {
-	note := agent.RevertNotePrefix + "The user reverted changes.\n- write a.txt: a.txt (deleted)\n</workspace-revert>"
+	note := history.RevertNotePrefix + "The user reverted changes.\n- write a.txt: a.txt (deleted)\n</workspace-revert>"
 	hist := []model.Message{{Role: model.RoleUser, Parts: []model.Part{{Text: note}, {Text: "Write it again."}}}}
 	tr := export.Transcript(hist, "t", t.TempDir(), export.SessionRecord{})
 	if len(tr.Entries) != 2 {

@@ -3,9 +3,11 @@ package longsession
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/freeact/desktop/agent/event"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/session"
 )
@@ -62,4 +64,49 @@ func Resume(st *session.Store[model.Message], agent string, fileLen, histLen int
 		cuts[i].Event.Messages = cuts[i].Upto - prev
 	}
 	return cuts, failed, nil
+}
+
+// Loaded is one agent's conversation read back from a stored session.
+type Loaded struct {
+	History []model.Message
+	// Cuts, Failed and Synthetic are its State's.
+	Cuts      []Cut
+	Failed    []FailedCompaction
+	Synthetic []int
+	// Repairs are what a crash left torn in the session's files, cut off
+	// now and to be reported once.
+	Repairs []session.Repair
+}
+
+// Load reads agent's conversation back from the stored session st: what a
+// crash cut off is dropped (Repairs), calls left unanswered are answered
+// as interrupted (Synthetic), and its compactions are placed in the
+// history. A session the Python freeact wrote is logged as such.
+func Load(st *session.Store[model.Message], agent string, log *slog.Logger) (Loaded, error) {
+	var l Loaded
+	var err error
+	// Lines a crash cut off are dropped now, and said (Recover), once.
+	if l.Repairs, err = st.Repair(); err != nil {
+		return l, err
+	}
+	hist, err := st.Load(agent)
+	if err != nil {
+		return l, fmt.Errorf("resume session %s: %w", st.ID(), err)
+	}
+	if f := st.Format(agent); f != "" {
+		log.Info("session written by the Python freeact: read, and continued in its format", "session", st.ID(), "format", f)
+	}
+	var pos []int // pos[i]: where message i of the file is in the history
+	l.History, pos = history.AnswerDangling(hist, "Interrupted: the session ended before this tool call finished.")
+	for i, j := 0, 0; i < len(l.History); i++ {
+		if j < len(pos) && pos[j] == i {
+			j++
+			continue
+		}
+		l.Synthetic = append(l.Synthetic, i)
+	}
+	if l.Cuts, l.Failed, err = Resume(st, agent, len(hist), len(l.History), pos); err != nil {
+		return l, fmt.Errorf("resume session %s: %w", st.ID(), err)
+	}
+	return l, nil
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -450,4 +451,24 @@ func reason(err error) string {
 		return me.Err.Error()
 	}
 	return err.Error()
+}
+
+// ServerOf says which MCP server and tool a generic call is: a JSON tool
+// by its declared name, a call from code by the prefix of its server
+// among ptc (the ptc_servers of agent.json).
+func (h *Hub) ServerOf(c event.GenericCall, ptc map[string]config.Server) (server, tool string, ok bool) {
+	if !c.PTC {
+		t, found := h.JSONTool(c.ToolName)
+		return t.Server, t.Name, found
+	}
+	best := ""
+	for s := range ptc {
+		if strings.HasPrefix(c.ToolName, s+"_") && len(s) > len(best) {
+			best = s
+		}
+	}
+	if best == "" {
+		return "", "", false
+	}
+	return best, strings.TrimPrefix(c.ToolName, best+"_"), true
 }

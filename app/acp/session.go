@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/freeact/desktop/agent/failure"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -140,7 +141,7 @@ func (ss *acpSession) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.
 		if advice := adapter.FailureAdvice(t.failed); advice != "" {
 			msg = advice
 		}
-		if t.failed.Cause == agent.CauseAPIKey {
+		if t.failed.Cause == failure.CauseAPIKey {
 			return sdk.PromptResponse{}, authRequired(fmt.Errorf("%s", msg))
 		}
 		return sdk.PromptResponse{}, sdk.NewInternalError(map[string]any{"error": msg, "detail": t.failed.Error})

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"github.com/freeact/desktop/agent/longsession"
 
 	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/config"
@@ -19,7 +20,7 @@ type AgentSpec struct {
 	Config    *config.Config
 	// SessionID is the session to continue; "" starts a new one.
 	SessionID string
-	// Fork continues a copy of SessionID (agent.CopySession), made after
+	// Fork continues a copy of SessionID (longsession.CopySession), made after
 	// the checks; Forked is told the copy's id.
 	Fork   bool
 	Forked func(id string)
@@ -62,7 +63,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (*agent.Agent, error) {
 	}
 	id := spec.SessionID
 	if spec.Fork && id != "" {
-		copied, err := agent.CopySession(cfg, id)
+		copied, err := longsession.CopySession(cfg, id)
 		if err != nil {
 			return nil, err
 		}

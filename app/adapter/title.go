@@ -22,11 +22,11 @@ func SessionTitle(raw json.RawMessage) (string, bool) {
 		if p.Text == "" || p.Image != nil {
 			continue
 		}
-		n, ok := agent.ParseNote(agent.NoteText(p))
+		n, ok := history.ParseNote(agent.NoteText(p))
 		switch {
 		case !ok:
 			text = append(text, p.Text)
-		case n.Kind == agent.NoteNotebook:
+		case n.Kind == history.NoteNotebook:
 			return "Notebook " + n.Path, true
 		}
 	}

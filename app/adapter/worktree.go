@@ -2,7 +2,7 @@ package adapter
 
 import (
 	"github.com/freeact/desktop/internal/appdirs"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 // Worktrees is the one manager of the conversations' git worktrees, below

@@ -3,6 +3,8 @@ package desktop
 import (
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/history"
 	"iter"
 	"path/filepath"
 	"strings"
@@ -48,9 +50,9 @@ func (d *Desktop) RunCell(code, of, source string) error {
 		return errors.New("the cell is empty: write the code to run")
 	}
 	switch source {
-	case "", agent.CellRerun:
-		source = agent.CellRerun
-	case agent.CellNotebook:
+	case "", history.CellRerun:
+		source = history.CellRerun
+	case history.CellNotebook:
 	default:
 		return fmt.Errorf("unknown cell source %q: want rerun or notebook", source)
 	}
@@ -59,7 +61,7 @@ func (d *Desktop) RunCell(code, of, source string) error {
 		return err
 	}
 	return ws.startTurn(func(a *agent.Agent) iter.Seq[agent.Event] {
-		return a.RunCells(ws.d.host.context(), []agent.UserCell{{Code: code, Source: source, Of: of}})
+		return a.RunCells(ws.d.host.context(), []cells.UserCell{{Code: code, Source: source, Of: of}})
 	})
 }
 
@@ -140,7 +142,7 @@ func (d *Desktop) OpenNotebook(path string) error {
 		return errors.New("no notebook given: choose an .ipynb file")
 	}
 	path = ws.abs(path)
-	if _, err := agent.ReadNotebook(path); err != nil {
+	if _, err := cells.ReadNotebook(path); err != nil {
 		return err
 	}
 	ws.mu.Lock()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,7 +199,7 @@ func TestPumpFlushesChunksWithinTheInterval(t *testing.T) {
 func TestHistoryEvents(t *testing.T) {
 	args := json.RawMessage(`{"code":"print(1)"}`)
 	again := model.UserText("again")
-	again.Parts = append([]model.Part{{Text: agent.RevertNotePrefix + "The user reverted ...</workspace-revert>"}}, again.Parts...)
+	again.Parts = append([]model.Part{{Text: history.RevertNotePrefix + "The user reverted ...</workspace-revert>"}}, again.Parts...)
 	msgs := []model.Message{
 		model.UserMessage("plot it", model.Image{MIMEType: "image/png", Data: []byte{1, 2}}),
 		{Role: model.RoleModel, Model: "google:g", Usage: &model.Usage{InputTokens: 10, OutputTokens: 2}, Parts: []model.Part{
@@ -210,7 +212,7 @@ func TestHistoryEvents(t *testing.T) {
 	}
 	cost := 0.5
 	x := historyExtras{
-		compactions: []agent.HistoryCompaction{{Index: 4, Event: agent.Compacted{Meta: agent.Meta{AgentID: "main"}, Summary: "S"}}},
+		compactions: []longsession.HistoryCompaction{{Index: 4, Event: agent.Compacted{Meta: agent.Meta{AgentID: "main"}, Summary: "S"}}},
 		changes:     map[string]*agent.FilesChanged{"c1": {Meta: agent.Meta{AgentID: "main", CorrelationID: "c1"}, Checkpoint: "k1"}},
 		usage:       &agent.SessionUsage{Meta: agent.Meta{AgentID: "main"}, Cost: 0.5},
 		price:       func(string, model.Usage) *float64 { return &cost },
@@ -267,13 +269,13 @@ func TestHistoryEventsKeepTimesAndOutcomes(t *testing.T) {
 	}
 	// A "Compact now" after the last turn failed after its paid call.
 	// One before it was tried again: only its cost shows.
-	fail := func(text string, retried bool) agent.FailedCompaction {
-		return agent.FailedCompaction{
+	fail := func(text string, retried bool) longsession.FailedCompaction {
+		return longsession.FailedCompaction{
 			Index: len(msgs), Failed: agent.Failed{Meta: agent.Meta{AgentID: "main"}, Error: text, Action: agent.ActionCompact},
 			Model: "google:g", Usage: []model.Usage{{InputTokens: 5000, OutputTokens: 600}}, Retried: retried,
 		}
 	}
-	x := historyExtras{failed: []agent.FailedCompaction{fail("tried again", true), fail("summary cut", false)}}
+	x := historyExtras{failed: []longsession.FailedCompaction{fail("tried again", true), fail("summary cut", false)}}
 	var got []string
 	for _, raw := range historyEvents(msgs, x) {
 		var f struct {

@@ -3,6 +3,10 @@ package desktop
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/freeact/desktop/agent/failure"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -49,9 +53,9 @@ func contractEvents() []queued {
 		{ev: &agent.Usage{Meta: meta, Model: "gemini:gemini-test", Usage: model.Usage{InputTokens: 711, OutputTokens: 712, ThinkingTokens: 713, CachedTokens: 714}, Cost: &cost, Judge: true}},
 		{ev: &agent.SessionUsage{Meta: meta, Cost: 1.25, Unpriced: 2, Budget: &budget, ContextTokens: 721, ContextWindow: 722, CompactAt: 723, JudgeCost: 0.25, JudgeCalls: 3}},
 		{requestID: "r-budget", ev: &agent.BudgetRequest{Meta: meta, Spent: 4.5, Budget: 5, Estimate: 0.75}},
-		{requestID: "r-mcp-wait", ev: &agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, LimitSecs: 58, Done: true, Skipped: true}},
-		{ev: &agent.Compacting{Meta: meta, Reason: agent.CompactThreshold, Messages: 731}},
-		{ev: &agent.Compacted{Meta: meta, Reason: agent.CompactManual, Summary: "the summary", Messages: 732, TokensBefore: 733, TokensAfter: 734}},
+		{requestID: "r-mcp-wait", ev: &mcpglue.MCPWaiting{Meta: meta, Servers: []string{"slow"}, LimitSecs: 58, Done: true, Skipped: true}},
+		{ev: &agent.Compacting{Meta: meta, Reason: longsession.CompactThreshold, Messages: 731}},
+		{ev: &agent.Compacted{Meta: meta, Reason: longsession.CompactManual, Summary: "the summary", Messages: 732, TokensBefore: 733, TokensAfter: 734}},
 		{ev: &agent.FilesChanged{Meta: meta, Checkpoint: "ckpt0001", TurnID: "turn0001", RevertedBy: "ckpt0009", Late: true, Files: []checkpoint.Change{
 			{Path: "a.txt", Status: checkpoint.Modified, Binary: true, Large: true, Added: 741, Removed: 742},
 		}}},
@@ -62,10 +66,10 @@ func contractEvents() []queued {
 		{ev: &agent.HookNote{Meta: meta, Kind: agent.HookChanged, Event: "PreToolUse", Tool: "mcp__github__search", Text: "narrower query", Input: `{"q":"freeact is:open"}`}},
 		{ev: &agent.ToolProgress{Meta: meta, Server: "github", Progress: 3, Total: 10, Message: "3 of 10 pages", Clipped: 3,
 			Logs: []agent.LogLine{{Level: "warning", Message: "rate limited", Clipped: 4}}, Dropped: 2}},
-		{ev: &agent.ReplyCut{Meta: meta, Text: "The model's reply was cut at 761 output tokens.", OutputTokens: 761, MaxTokens: 762, Setting: agent.MaxTokensSetting, Dropped: []string{agent.ExecuteTool}}},
+		{ev: &agent.ReplyCut{Meta: meta, Text: "The model's reply was cut at 761 output tokens.", OutputTokens: 761, MaxTokens: 762, Setting: history.MaxTokensSetting, Dropped: []string{agent.ExecuteTool}}},
 		{ev: &agent.ModelRetry{Meta: meta, Attempt: 2, MaxRetries: 5, DelaySecs: 17, Reason: "503 overloaded"}},
 		{ev: &agent.Cancelled{Meta: meta, Phase: agent.PhaseTools}},
-		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: agent.CauseModel,
+		{ev: &agent.Failed{Meta: meta, Error: "google:gemini-test: HTTP 404 NOT_FOUND: no such model", Cause: failure.CauseModel,
 			Summary: "The provider does not know the model.", Fix: "Check the model name.", KeyEnv: "GEMINI_API_KEY", Status: 404, Kept: true, Action: agent.ActionCompact}},
 		{ev: &agent.AutoApproved{Meta: meta, ToolCall: agent.ShellAction{ToolName: "bash", Command: "git status", Interpreter: "/usr/bin/bash", Opaque: true},
 			Display: "git status", By: agent.BySession, Rule: "git status *", Reason: "the user asked for the status"}},
@@ -79,9 +83,9 @@ func contractEvents() []queued {
 		approval("r-edit", agent.FileEdit{ToolName: "filesystem_edit_text_file", Path: "edit.txt", OldText: "old text", NewText: "new text"}),
 		{requestID: "r-input", ev: &agent.InputRequest{Meta: meta, Prompt: "Your name? ", Password: true}},
 		{ev: &agent.CodeEdited{Meta: meta, Code: "print('edited')"}},
-		{ev: &agent.CellStarted{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Code: "print(x + 1)", Source: agent.CellRerun, Of: "call-9", Index: 2, Total: 3}},
-		{ev: &agent.CellsFinished{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Source: agent.CellReplay, Ran: 2, Failed: 1, Total: 3, Stopped: true}},
-		{ev: &agent.KernelStateNote{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Event: agent.StateReplayed, Text: "The user restored the kernel's state."}},
+		{ev: &agent.CellStarted{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Code: "print(x + 1)", Source: history.CellRerun, Of: "call-9", Index: 2, Total: 3}},
+		{ev: &agent.CellsFinished{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Source: history.CellReplay, Ran: 2, Failed: 1, Total: 3, Stopped: true}},
+		{ev: &agent.KernelStateNote{Meta: agent.Meta{AgentID: agent.MainAgent, CorrelationID: "run-1"}, Event: history.StateReplayed, Text: "The user restored the kernel's state."}},
 		{raw: adapter.MustJSON(userMessage{Type: "UserMessage", AgentID: agent.MainAgent, Text: "the prompt", Images: []string{"data:image/png;base64,iVBORw0KGgo="}, Turn: 3})},
 		{raw: adapter.MustJSON(toolCallEvent{Type: "ToolCall", AgentID: agent.MainAgent, CorrelationID: "call-9", ToolName: "filesystem_write_text_file", Args: json.RawMessage(`{"path":"a.txt","content":"from history"}`)})},
 		{raw: notebookEvent("analysis.ipynb", []agent.NotebookCell{{ID: "nb-2", Type: "code", Source: "x = 20", Output: "saved output"}})},

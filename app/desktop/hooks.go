@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/gate"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/internal/redact"
 )
@@ -113,7 +114,7 @@ func (d *Desktop) hooksInfo(dir string) HooksInfo {
 	info := HooksInfo{}
 	user := filepath.Join(d.build.Dirs.Config, hooks.FileName)
 	info.User = d.hookFile(hooks.SourceUser, user, nil)
-	trust := agent.HookTrust(d.build.Dirs)
+	trust := gate.Trust(d.build.Dirs)
 	st, err := trust.Workspace(dir)
 	info.Workspace = d.hookFile(hooks.SourceWorkspace, hooks.WorkspaceFile(dir), &st)
 	if err != nil {
@@ -219,7 +220,7 @@ func (d *Desktop) changeHooks(source string, change func(file string, data []byt
 	if err != nil {
 		return HooksInfo{}, err
 	}
-	trust := agent.HookTrust(d.build.Dirs)
+	trust := gate.Trust(d.build.Dirs)
 	before, err := trust.Workspace(ws.dir)
 	if err != nil && source == hooks.SourceWorkspace {
 		return HooksInfo{}, err
@@ -254,7 +255,7 @@ func (d *Desktop) TrustHooks(digest string) (HooksInfo, error) {
 	if err != nil {
 		return HooksInfo{}, err
 	}
-	trust := agent.HookTrust(d.build.Dirs)
+	trust := gate.Trust(d.build.Dirs)
 	st, err := trust.Workspace(ws.dir)
 	if err != nil {
 		return HooksInfo{}, err
@@ -293,7 +294,7 @@ func (d *Desktop) ImportClaudeHooks(digest string) (HooksInfo, error) {
 	if err != nil {
 		return HooksInfo{}, err
 	}
-	trusted, err := hooks.ImportClaudeTrusted(ws.dir, digest, agent.HookTrust(d.build.Dirs))
+	trusted, err := hooks.ImportClaudeTrusted(ws.dir, digest, gate.Trust(d.build.Dirs))
 	if err != nil {
 		return HooksInfo{}, err
 	}

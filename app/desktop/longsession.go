@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"errors"
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -158,7 +159,7 @@ func (d *Desktop) ForkSession(turn int, edited string) (ForkResult, error) {
 	if sid == "" {
 		return ForkResult{}, errors.New("this session has nothing to fork yet")
 	}
-	id, prompt, err := agent.ForkSession(cfg, sid, turn)
+	id, prompt, err := longsession.ForkSession(cfg, sid, turn)
 	if err != nil {
 		return ForkResult{}, err
 	}

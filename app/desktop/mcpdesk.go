@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"sort"
 	"strconv"
 	"strings"
@@ -278,14 +279,14 @@ func (d *Desktop) CancelSignIn(id string) error {
 
 // MCPServers lists the MCP servers of the running agent with their state
 // (Settings → MCP), as `freeact mcp status` does.
-func (d *Desktop) MCPServers() ([]agent.MCPServerState, error) {
+func (d *Desktop) MCPServers() ([]mcpglue.MCPServerState, error) {
 	a, err := d.runningAgent()
 	if err != nil {
 		return nil, err
 	}
 	out := a.MCPServers(d.mcpUser().signingIn)
 	if out == nil {
-		out = []agent.MCPServerState{}
+		out = []mcpglue.MCPServerState{}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"time"
 
 	"github.com/freeact/desktop/agent"
@@ -20,10 +21,10 @@ func (d *Desktop) mcpAgent() (*agent.Agent, context.Context, context.CancelFunc,
 
 // MCPCatalog lists the MCP servers' resources, resource templates and
 // prompts for @server:uri mentions and /server:prompt commands.
-func (d *Desktop) MCPCatalog() (agent.MCPCatalog, error) {
+func (d *Desktop) MCPCatalog() (mcpglue.MCPCatalog, error) {
 	a, ctx, cancel, err := d.mcpAgent()
 	if err != nil {
-		return agent.MCPCatalog{}, err
+		return mcpglue.MCPCatalog{}, err
 	}
 	defer cancel()
 	return a.MCPCatalog(ctx), nil

@@ -3,6 +3,7 @@ package desktop
 import (
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/longsession"
 	"time"
 
 	"github.com/freeact/desktop/agent"
@@ -101,7 +102,7 @@ func (d *Desktop) ForkBusySession() (string, error) {
 	if !busy || src == "" {
 		return "", errors.New("this conversation is not open in another window: nothing to fork")
 	}
-	id, err := agent.CopySession(cfg, src)
+	id, err := longsession.CopySession(cfg, src)
 	if err != nil {
 		return "", fmt.Errorf("fork the conversation: %w", err)
 	}

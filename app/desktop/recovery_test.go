@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"encoding/json"
+	"github.com/freeact/desktop/agent/failure"
 	"image"
 	"image/color"
 	"image/png"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/model/modeltest"
 	"github.com/freeact/desktop/internal/testenv"
 )
@@ -59,7 +59,7 @@ turns:
 		t.Fatal(err)
 	}
 	st := h.waitStatusAfter(t, KernelError, n)
-	if st.Problem != agent.StepPython || !strings.Contains(st.Fix, "python") || st.Summary == "" {
+	if st.Problem != failure.StepPython || !strings.Contains(st.Fix, "python") || st.Summary == "" {
 		t.Errorf("failed status %+v, want the python step with its fix", st)
 	}
 	if err := d.Send("Still there?", nil); err == nil || !strings.Contains(err.Error(), "Retry") {
@@ -115,7 +115,7 @@ turns:
 		t.Fatal(err)
 	}
 	f, i := h.waitEvent(t, "Failed", 0)
-	if f["cause"] != agent.CauseAPIKey || f["key_env"] != "GEMINI_API_KEY" {
+	if f["cause"] != failure.CauseAPIKey || f["key_env"] != "GEMINI_API_KEY" {
 		t.Fatalf("failed event %v", f)
 	}
 	h.waitEvent(t, "TurnEnded", i)

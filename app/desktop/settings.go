@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func readSettings(dir string) ([]SettingField, error) {
 		return nil, err
 	}
 	defaults := config.DefaultValues()
-	restart := agent.RestartKeys()
+	restart := config.RestartKeys()
 	keys := config.OptionKeys()
 	out := make([]SettingField, 0, len(keys))
 	for _, k := range keys {
@@ -430,7 +431,7 @@ func (d *Desktop) RegenerateMCPTools(name string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(d.host.context(), mcpTestTimeout)
 	defer cancel()
-	if err := agent.GenerateMCPTools(ctx, cfg, name); err != nil {
+	if err := mcpglue.GenerateTools(ctx, cfg, name); err != nil {
 		return "", err
 	}
 	return config.MCPToolsDir(name), nil

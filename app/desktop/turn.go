@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"iter"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ func (d *Desktop) Send(prompt string, attachments []Attachment) error {
 }
 
 // sendPrompt is Send; opts change what the mentions attach.
-func (d *Desktop) sendPrompt(prompt string, attachments []Attachment, opts ...agent.ExpandOption) error {
+func (d *Desktop) sendPrompt(prompt string, attachments []Attachment, opts ...mcpglue.ExpandOption) error {
 	if strings.TrimSpace(prompt) == "" && len(attachments) == 0 {
 		return errors.New("the prompt is empty: type a request first")
 	}
@@ -180,13 +181,13 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 			if e.AgentID == agent.MainAgent {
 				outcome = ""
 			}
-		case *agent.MCPWaiting:
+		case *mcpglue.MCPWaiting:
 			if !e.Done {
 				q.requestID = ws.requestID(ev)
 			} else {
 				// The wait is over: nothing asks for a Skip any more (a
 				// reloaded page gets no wait bar).
-				ws.dropPending(func(r any) bool { _, ok := r.(*agent.MCPWaiting); return ok })
+				ws.dropPending(func(r any) bool { _, ok := r.(*mcpglue.MCPWaiting); return ok })
 			}
 		case *agent.CodeExecutionOutput:
 			if e.Error && e.AgentID == agent.MainAgent && strings.Contains(e.Text, kernel.ErrKernelDied.Error()) {

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"encoding/json"
+	"github.com/freeact/desktop/agent/history"
 	"slices"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ const userCellRun = "run-0a1b2c3d"
 // userCellRecord is the record of a notebook cell the user edited at its
 // approval, which saved an image.
 func userCellRecord(run string) *model.Ran {
-	return &model.Ran{By: agent.CellNotebook, Of: "nb1", Code: "print('edited')",
+	return &model.Ran{By: history.CellNotebook, Of: "nb1", Code: "print('edited')",
 		Run: run, Original: "print('asked')", Images: []string{"/ws/images/a.png"}, ElapsedMS: 1500}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -86,9 +88,9 @@ func notebookEvent(path string, cells []agent.NotebookCell) json.RawMessage {
 // messages: compactions (before the message at their index), the files
 // each tool call changed (by call id) and where the session stands.
 type historyExtras struct {
-	compactions []agent.HistoryCompaction
+	compactions []longsession.HistoryCompaction
 	// failed are the "Compact now"s that failed, with their paid calls.
-	failed  []agent.FailedCompaction
+	failed  []longsession.FailedCompaction
 	changes map[string]*agent.FilesChanged
 	// sealed says whether a record of code that ran is whole as the app
 	// wrote it (Agent.SealedWhole); nil (no agent yet): none is.
@@ -102,7 +104,7 @@ type historyExtras struct {
 // each call cost.
 func extrasOf(cfg *config.Config) historyExtras {
 	return historyExtras{
-		price: func(modelName string, u model.Usage) *float64 { return agent.PriceOf(cfg, modelName, u) },
+		price: func(modelName string, u model.Usage) *float64 { return cfg.PriceOf(modelName, u) },
 	}
 }
 
@@ -169,7 +171,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 	// A compaction between turns shows as a turn of its own, with what
 	// its calls cost, as "Compact now" did live; within a turn its calls
 	// count in the turn's.
-	compaction := func(c agent.HistoryCompaction) {
+	compaction := func(c longsession.HistoryCompaction) {
 		if !open && len(c.Usage) > 0 {
 			out = append(out, adapter.MustJSON(turnMarker{Type: "TurnStarted", AgentID: agent.MainAgent, History: true}))
 			defer end()
@@ -209,7 +211,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 			for _, r := range m.FunctionResponses() {
 				meta := agent.Meta{AgentID: agent.MainAgent, CorrelationID: r.ID}
 				content := r.Output
-				if code, output, ok := agent.EditedCode(r); ok && r.Name == agent.ExecuteTool {
+				if code, output, ok := history.EditedCode(r); ok && r.Name == agent.ExecuteTool {
 					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
 					content = output
 				}
@@ -217,7 +219,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				if fc := x.changes[r.ID]; fc != nil {
 					out = append(out, marshalEvent(fc))
 				}
-				rejected = rejected || agent.IsRejection(r)
+				rejected = rejected || history.IsRejection(r)
 			}
 			continue
 		}
@@ -235,21 +237,21 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				if p.Text == "" {
 					continue
 				}
-				n, ok := agent.ParseNote(agent.NoteText(p))
+				n, ok := history.ParseNote(agent.NoteText(p))
 				switch {
 				case !ok:
-					if reason, failed := agent.FailedNoteError(agent.NoteText(p)); failed {
+					if reason, failed := history.FailedNoteError(agent.NoteText(p)); failed {
 						// The turn failed after its actions ran, as it did live.
 						notes = append(notes, marshalEvent(&agent.Failed{Meta: main, Error: reason, Summary: "The turn ended early: " + reason, Kept: true}))
-					} else if !agent.IsAgentNote(agent.NoteText(p)) {
+					} else if !history.IsAgentNote(agent.NoteText(p)) {
 						text = append(text, p.Text)
 					}
-				case n.Kind == agent.NoteUserCell:
+				case n.Kind == history.NoteUserCell:
 					runs++
 					notes = append(notes, userCellEvents(n, p.Ran, x.sealed, fmt.Sprintf("history-run-%d", runs), x.changes)...)
-				case n.Kind == agent.NoteKernelState:
+				case n.Kind == history.NoteKernelState:
 					notes = append(notes, marshalEvent(&agent.KernelStateNote{Meta: main, Event: n.Event, Text: n.Text}))
-				case n.Kind == agent.NoteNotebook:
+				case n.Kind == history.NoteNotebook:
 					notes = append(notes, notebookEvent(n.Path, n.Cells))
 				}
 			}
@@ -277,7 +279,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				out = append(out, marshalEvent(&agent.Response{Meta: main, Text: p.Text}))
 			}
 		}
-		if cut, ok := agent.HistoryReplyCut(msgs, i); ok {
+		if cut, ok := history.HistoryReplyCut(msgs, i); ok {
 			out = append(out, marshalEvent(cut))
 		}
 		if m.Usage != nil {
@@ -306,7 +308,7 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 // sealed (the agent's seal check; nil: none) says the record is whole:
 // a session file changed on disk cannot re-point a cell at another
 // action's checkpoint record.
-func userCellEvents(n agent.Note, ran *model.Ran, sealed func(model.Ran, string) bool, fallback string, changes map[string]*agent.FilesChanged) []json.RawMessage {
+func userCellEvents(n history.Note, ran *model.Ran, sealed func(model.Ran, string) bool, fallback string, changes map[string]*agent.FilesChanged) []json.RawMessage {
 	code, failed, corr := n.Code, n.Error, fallback
 	out := &agent.CodeExecutionOutput{Text: n.Output}
 	original := ""

@@ -3,6 +3,7 @@ package desktop
 import (
 	"encoding/json"
 	"errors"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -254,11 +255,11 @@ func TestReloadedPageGetsTheMCPWaitOnlyWhileItLasts(t *testing.T) {
 	meta := agent.Meta{AgentID: agent.MainAgent}
 	step := make(chan struct{})
 	events := func(yield func(agent.Event) bool) {
-		if !yield(&agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}}) {
+		if !yield(&mcpglue.MCPWaiting{Meta: meta, Servers: []string{"slow"}}) {
 			return
 		}
 		<-step
-		if !yield(&agent.MCPWaiting{Meta: meta, Servers: []string{"slow"}, Done: true}) {
+		if !yield(&mcpglue.MCPWaiting{Meta: meta, Servers: []string{"slow"}, Done: true}) {
 			return
 		}
 		<-step

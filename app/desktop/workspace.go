@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,7 +44,7 @@ type KernelStatus struct {
 	// Message says what happens (a provisioning step) or what failed.
 	Message string `json:"message"`
 	// Problem names what failed when State is KernelError: a step of the
-	// agent's start (agent.StepPython, StepServer, ...) or "config" for
+	// agent's start (failure.StepPython, StepServer, ...) or "config" for
 	// agent.json; Summary says it in plain words and Fix what to do.
 	Problem string `json:"problem,omitempty"`
 	Summary string `json:"summary,omitempty"`
@@ -70,7 +71,7 @@ type KernelStatus struct {
 	// restarted.
 	ReplayReason string `json:"replayReason"`
 	// MCPFailures are the MCP servers that did not start with the agent.
-	MCPFailures []agent.MCPFailure `json:"mcpFailures"`
+	MCPFailures []mcpglue.MCPFailure `json:"mcpFailures"`
 	// Interrupted is a revert a freeact process that died left cut short,
 	// for the window to offer FinishRevert or RollbackRevert; nil when
 	// there is none.
@@ -159,7 +160,7 @@ type workspace struct {
 func (d *Desktop) Workspace() WorkspaceInfo {
 	ws, err := d.current()
 	if err != nil {
-		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped, MCPFailures: []agent.MCPFailure{}}}
+		return WorkspaceInfo{Kernel: KernelStatus{State: KernelStopped, MCPFailures: []mcpglue.MCPFailure{}}}
 	}
 	return ws.info(false)
 }
@@ -262,7 +263,7 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	s.Model = ws.cfg.Options.Model
 	s.Interrupted = ws.interrupted
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
-	s.MCPFailures = []agent.MCPFailure{}
+	s.MCPFailures = []mcpglue.MCPFailure{}
 	if ws.agent != nil {
 		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
 	}
@@ -726,7 +727,7 @@ func (d *Desktop) PendingRestart() ([]string, error) {
 		// No agent runs: its start failed (the sandbox could not be set
 		// up) or is under way, with the settings it was given; a key
 		// saved since needs Apply (or Retry) as much as a running one.
-		keys = agent.RestartDiff(started.Options, cfg.Options)
+		keys = config.RestartDiff(started.Options, cfg.Options)
 	}
 	if keys == nil {
 		keys = []string{}

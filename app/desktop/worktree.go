@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/freeact/desktop/app/adapter"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 // WorktreeInfo is the git worktree the open workspace is: the window shows

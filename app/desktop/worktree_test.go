@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/freeact/desktop/internal/testenv"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"fmt"
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -49,12 +50,12 @@ func (t *terminal) judgeLine() string {
 	}
 	line := fmt.Sprintf("↳ auto mode judge: %d calls · %d in · %d out", t.judgeCalls, t.judgeTokens[0], t.judgeTokens[1])
 	if t.judgePriced {
-		line += " · " + agent.FormatUSD(t.judgeCost)
+		line += " · " + longsession.FormatUSD(t.judgeCost)
 	}
 	if su := t.session; su != nil && su.JudgeCalls > t.judgeCalls {
 		line += fmt.Sprintf(" · session %d calls", su.JudgeCalls)
 		if su.JudgeCost > 0 {
-			line += " · " + agent.FormatUSD(su.JudgeCost)
+			line += " · " + longsession.FormatUSD(su.JudgeCost)
 		}
 	}
 	return line

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"github.com/freeact/desktop/agent/longsession"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestJudgeUsageOnALineOfItsOwn(t *testing.T) {
 	tm := &terminal{}
 	cost := 0.25
 	tm.countJudge(&agent.Usage{Judge: true, Cost: &cost})
-	if l := tm.judgeLine(); !strings.Contains(l, "judge: 1 calls") || !strings.Contains(l, agent.FormatUSD(cost)) {
+	if l := tm.judgeLine(); !strings.Contains(l, "judge: 1 calls") || !strings.Contains(l, longsession.FormatUSD(cost)) {
 		t.Errorf("judge line %q", l)
 	}
 	if tm.turnTokens != [3]int{} || tm.turnCost != 0 {
@@ -48,7 +49,7 @@ func TestJudgeLineShowsTheSessionsJudgeCost(t *testing.T) {
 	cost := 0.25
 	tm.countJudge(&agent.Usage{Judge: true, Cost: &cost})
 	tm.show(&agent.SessionUsage{Cost: 2, JudgeCost: 0.75, JudgeCalls: 3})
-	if l := tm.judgeLine(); !strings.Contains(l, "session 3 calls · "+agent.FormatUSD(0.75)) {
+	if l := tm.judgeLine(); !strings.Contains(l, "session 3 calls · "+longsession.FormatUSD(0.75)) {
 		t.Errorf("judge line %q, want the session's 3 judge calls and their cost", l)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/ckpt"
 	"io"
 	"os"
 	"path/filepath"
@@ -226,7 +228,7 @@ func (t *terminal) askRecover(ctx context.Context, in *checkpoint.Interrupted, a
 func interruptedText(in *checkpoint.Interrupted) string {
 	return fmt.Sprintf("A revert was interrupted (%s, %s, %s): some files may be reverted and others not. "+
 		"`freeact checkpoints finish` completes it; `freeact checkpoints rollback` puts the files back as they were before it.",
-		in.Label, agent.Plural(in.Files, "path"), in.Time.Local().Format(time.DateOnly+" 15:04"))
+		in.Label, cells.Plural(in.Files, "path"), in.Time.Local().Format(time.DateOnly+" 15:04"))
 }
 
 // lastTurn finds the session's latest turn with changes not reverted.
@@ -471,7 +473,7 @@ func RunCheckpoints(ctx context.Context, args []string, b adapter.Build, s adapt
 		if _, err := os.Stat(filepath.Join(cfg.FreeactDir, permission.FileName)); err == nil {
 			perm, _ = permission.Open(dir)
 		}
-		opts = agent.CheckpointOptions(cfg, perm)
+		opts = ckpt.StoreOptions(cfg, perm)
 	}
 	store, err := checkpoint.Open(checkpoint.Dir(b.Dirs.Checkpoints(), dir), dir, opts)
 	if err != nil {

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/agent/gate"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/freeact/desktop/agent"
 	"github.com/freeact/desktop/agent/hooks"
 	"github.com/freeact/desktop/app/adapter"
 )
@@ -45,7 +45,7 @@ func RunHooks(_ context.Context, args []string, b adapter.Build, s adapter.Strea
 	if err != nil {
 		return err
 	}
-	trust := agent.HookTrust(b.Dirs)
+	trust := gate.Trust(b.Dirs)
 	switch sub {
 	case "list":
 		return listHooks(s.Out, b.Dirs.Config, dir, trust)

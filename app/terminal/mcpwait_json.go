@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"strings"
 
 	"github.com/freeact/desktop/agent"
@@ -27,7 +28,7 @@ type waitQuestion struct {
 // (the servers connected, failed or ran out of time).
 var ErrWaitOver = errors.New("the wait is over: the MCP servers connected or stopped trying")
 
-func (w *waitQuestion) start(ctx context.Context, t *terminal, e *agent.MCPWaiting, stopped <-chan struct{}) {
+func (w *waitQuestion) start(ctx context.Context, t *terminal, e *mcpglue.MCPWaiting, stopped <-chan struct{}) {
 	w.end()
 	b, err := agent.MarshalEvent(e)
 	if err != nil {

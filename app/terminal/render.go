@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/freeact/desktop/agent/history"
+	"github.com/freeact/desktop/agent/longsession"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"io"
 	"os"
 	"os/exec"
@@ -163,7 +166,7 @@ func (t *terminal) show(ev agent.Event) {
 		t.lineStart = false
 	case *agent.CellStarted:
 		t.newline()
-		if e.Source == agent.CellReplay {
+		if e.Source == history.CellReplay {
 			t.write(t.style.dim(fmt.Sprintf("↻ replaying cell %d of %d", e.Index, e.Total)) + "\n")
 		} else {
 			t.write(t.style.dim(fmt.Sprintf("▶ your cell %d of %d", e.Index, e.Total)) + "\n")
@@ -191,11 +194,11 @@ func (t *terminal) show(ev agent.Event) {
 		t.line(t.style.dim(prefixLines(clip(visible.String(e.Summary), 40), "  │ ")))
 	case *agent.FilesChanged:
 		t.line(t.style.dim("files changed: " + describeChanges(e.Files)))
-	case *agent.MCPWaiting:
+	case *mcpglue.MCPWaiting:
 		t.line(t.style.yellow(mcpWaitingText(e)))
 	case *agent.BudgetRequest:
 		t.line(t.style.yellow(fmt.Sprintf("Budget: this session has cost %s of %s (max_cost_per_session); the next model call costs about %s.",
-			agent.FormatUSD(e.Spent), agent.FormatUSD(e.Budget), agent.FormatUSD(e.Estimate))))
+			longsession.FormatUSD(e.Spent), longsession.FormatUSD(e.Budget), longsession.FormatUSD(e.Estimate))))
 	}
 }
 
@@ -209,9 +212,9 @@ func (t *terminal) emit(b []byte) {
 // compactReason says why a compaction runs.
 func compactReason(r string) string {
 	switch r {
-	case agent.CompactThreshold:
+	case longsession.CompactThreshold:
 		return "the context window is filling up"
-	case agent.CompactOverflow:
+	case longsession.CompactOverflow:
 		return "the model refused the request as too large"
 	}
 	return "asked for"
@@ -254,13 +257,13 @@ func (t *terminal) usageLine() string {
 	n := t.turnTokens
 	line := fmt.Sprintf("↳ tokens: %d in · %d out · %d thinking", n[0], n[1], n[2])
 	if t.priced {
-		line += " · " + agent.FormatUSD(t.turnCost)
+		line += " · " + longsession.FormatUSD(t.turnCost)
 	}
 	if su := t.session; su != nil {
 		if su.Cost > 0 || su.Budget != nil {
-			line += " · session " + agent.FormatUSD(su.Cost)
+			line += " · session " + longsession.FormatUSD(su.Cost)
 			if su.Budget != nil {
-				line += " of " + agent.FormatUSD(*su.Budget)
+				line += " of " + longsession.FormatUSD(*su.Budget)
 			}
 		}
 		if su.ContextWindow > 0 {
@@ -638,7 +641,7 @@ func prefixLines(s, p string) string {
 }
 
 // mcpWaitingText says what a model call waits for, or how the wait ended.
-func mcpWaitingText(e *agent.MCPWaiting) string {
+func mcpWaitingText(e *mcpglue.MCPWaiting) string {
 	names := make([]string, len(e.Servers))
 	for i, n := range e.Servers {
 		names[i] = visible.String(n)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
+	"github.com/freeact/desktop/agent/mcpglue"
 	"io"
 	"iter"
 	"log"
@@ -26,7 +28,7 @@ import (
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/kernel"
 )
 
@@ -405,14 +407,14 @@ func (t *terminal) replayAnswered(ctx context.Context, a *agent.Agent, accept bo
 // code first), holding the terminal throughout: a form a server sends
 // while it connects waits until this is answered, and the other way
 // round. ok is false at the end of input, a signal or the end of ctx.
-func (t *terminal) askReplay(ctx context.Context, offer agent.ReplayOffer) (ans string, ok bool) {
+func (t *terminal) askReplay(ctx context.Context, offer cells.ReplayOffer) (ans string, ok bool) {
 	if !t.take(ctx, nil, HoldReplay) {
 		return "", false
 	}
 	defer t.give()
-	why := map[string]string{agent.LostResumed: "the session was resumed", agent.LostDied: "the kernel died", agent.LostRestarted: "the kernel was restarted"}[offer.Reason]
+	why := map[string]string{cells.LostResumed: "the session was resumed", cells.LostDied: "the kernel died", cells.LostRestarted: "the kernel was restarted"}[offer.Reason]
 	t.newline()
-	t.write(fmt.Sprintf("The kernel is fresh (%s). This session's %s would run again:\n", why, agent.Plural(len(offer.Cells), "successful code cell")))
+	t.write(fmt.Sprintf("The kernel is fresh (%s). This session's %s would run again:\n", why, cells.Plural(len(offer.Cells), "successful code cell")))
 	t.listReplay(offer, false)
 	for {
 		t.write("Replay them to restore its variables? [y/N, v shows all their code] ")
@@ -431,7 +433,7 @@ func (t *terminal) askReplay(ctx context.Context, offer agent.ReplayOffer) (ans 
 // listReplay shows the cells of a replay offer: each one's first line, or
 // with all its whole code. A cell whose record the session file no longer
 // holds as the app wrote it is marked and always shown whole.
-func (t *terminal) listReplay(offer agent.ReplayOffer, all bool) {
+func (t *terminal) listReplay(offer cells.ReplayOffer, all bool) {
 	for i, c := range offer.Cells {
 		mark := ""
 		if c.Changed {
@@ -545,7 +547,7 @@ func (t *terminal) stream(ctx context.Context, a *agent.Agent, events func(conte
 	defer waitQ.end()
 	for ev := range events(turnCtx) {
 		switch e := ev.(type) {
-		case *agent.MCPWaiting:
+		case *mcpglue.MCPWaiting:
 			switch {
 			case e.AgentID != agent.MainAgent:
 				// Ctrl-C stops a subagent's wait
@@ -641,7 +643,7 @@ type mcpSkipper struct {
 	done chan struct{}
 }
 
-func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *agent.MCPWaiting, stopped <-chan struct{}) {
+func (s *mcpSkipper) start(ctx context.Context, t *terminal, w *mcpglue.MCPWaiting, stopped <-chan struct{}) {
 	s.end()
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	stop, done := s.stop, s.done

@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"github.com/freeact/desktop/agent/cells"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func startupAsks() []startupAsk {
 			name:   "the replay offer",
 			holder: HoldReplay,
 			ask: func(ctx context.Context, t *terminal) string {
-				ans, ok := t.askReplay(ctx, agent.ReplayOffer{Reason: agent.LostResumed, Cells: []agent.Cell{{Code: "x = 1\ny = 2"}}})
+				ans, ok := t.askReplay(ctx, cells.ReplayOffer{Reason: cells.LostResumed, Cells: []agent.Cell{{Code: "x = 1\ny = 2"}}})
 				return fmt.Sprintf("%s %v", ans, ok)
 			},
 			// v shows all the code and asks again: still one question.

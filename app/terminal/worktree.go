@@ -12,7 +12,7 @@ import (
 
 	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/visible"
-	"github.com/freeact/desktop/internal/worktree"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 // worktreeEvent says, in --json mode, which worktree a run works in or

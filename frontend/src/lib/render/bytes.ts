@@ -1,5 +1,5 @@
 // Sizes as people read them, the way the Go side writes them for the model
-// (agent.FormatBytes): 512 B, 1.5 kB, 2.0 GB.
+// (variables.FormatBytes): 512 B, 1.5 kB, 2.0 GB.
 export function formatBytes(n: number): string {
   if (n < 0) return '?';
   if (n < 1000) return `${n} B`;

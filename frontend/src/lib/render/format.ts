@@ -1,7 +1,7 @@
 // Numbers as the window shows them: money and token counts.
 
 /** US dollars: cents from a dollar up, else up to four decimals
- * ($12.35, $0.015, $0.0323), as the Go side's agent.FormatUSD. */
+ * ($12.35, $0.015, $0.0323), as the Go side's longsession.FormatUSD. */
 export function formatUSD(v: number): string {
   if (v >= 1 || v === 0) return `$${v.toFixed(2)}`;
   let s = v.toFixed(4).replace(/0+$/, '');

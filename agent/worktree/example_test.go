@@ -1,4 +1,4 @@
-package agent_test
+package worktree_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/worktree"
 )
 
 // A conversation in a worktree: open (or create) the worktree, then the
 // workspace on its folder; review and merge back when done.
-func ExampleOpenWorktree() {
+func ExampleOpen() {
 	tmp, _ := os.MkdirTemp("", "freeact-example-")
 	defer os.RemoveAll(tmp)
 	repo := filepath.Join(tmp, "repo")
@@ -27,7 +27,7 @@ func ExampleOpenWorktree() {
 	}
 	ctx := context.Background()
 	dataDir := filepath.Join(tmp, "data") // appdirs.FromXDG().Data in a program
-	wt, err := agent.OpenWorktree(ctx, dataDir, repo, "fix-login")
+	wt, err := worktree.Open(ctx, dataDir, repo, "fix-login")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,12 +36,12 @@ func ExampleOpenWorktree() {
 	// ws, err := agent.OpenWorkspace(wt.Workdir(), agent.WorkspaceOptions{...})
 	// ... run the conversation there ...
 	_ = os.WriteFile(filepath.Join(wt.Workdir(), "fix.txt"), []byte("fixed\n"), 0o644)
-	wts := agent.NewWorktrees(dataDir)
+	wts := worktree.New(dataDir)
 	rv, _ := wts.Review(ctx, wt)
 	for _, f := range rv.Files {
 		fmt.Println(f.Status, f.Path)
 	}
-	_, err = wts.Remove(ctx, wt, agent.WorktreeRemoveOptions{})
+	_, err = wts.Remove(ctx, wt, worktree.RemoveOptions{})
 	fmt.Println(err != nil) // fix.txt is not committed: refused
 	// Output:
 	// freeact/fix-login from main

@@ -503,3 +503,13 @@ func checkLink(mf *Manifest) error {
 		Msg:   fmt.Sprintf("the .git file of worktree %s no longer points at %s: freeact runs no git there", mf.Name, mf.GitDir),
 		Offer: fmt.Sprintf("put it back (printf 'gitdir: %s\\n' > %s), or look at the worktree yourself", mf.GitDir, p)}
 }
+
+// Open returns worktree name of the git repository dir is in, creating it
+// (branch freeact/NAME from the current branch) when there is none, with
+// the worktrees below dataDir/worktrees (the app's data folder,
+// appdirs.Dirs.Data). A conversation then works in its Workdir(): the SDK
+// opens agent.OpenWorkspace there.
+func Open(ctx context.Context, dataDir, dir, name string) (*Manifest, error) {
+	mf, _, err := New(dataDir).OpenOrCreate(ctx, dir, name)
+	return mf, err
+}
