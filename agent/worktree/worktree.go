@@ -23,7 +23,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/freeact/desktop/internal/atomicfile"
@@ -449,8 +448,7 @@ func alive(pid int) bool {
 	if pid == os.Getpid() {
 		return true
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return processRuns(pid)
 }
 
 // ByWorkdir returns the worktree whose working folder (Workdir) is dir,
