@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -52,10 +53,13 @@ type Server struct {
 	// under the request that started them.
 	life context.Context
 
-	mu       sync.Mutex
-	client   sdk.ClientCapabilities
-	sessions map[string]*acpSession
-	starting map[string]bool // ids being loaded or resumed
+	mu     sync.Mutex
+	client sdk.ClientCapabilities
+	// rawAsObject: the client takes a tool call's rawOutput only as an
+	// object (Toad); others get the text itself.
+	rawAsObject bool
+	sessions    map[string]*acpSession
+	starting    map[string]bool // ids being loaded or resumed
 }
 
 var (
@@ -106,6 +110,7 @@ const (
 func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
+	s.rawAsObject = p.ClientInfo != nil && strings.EqualFold(p.ClientInfo.Name, "toad")
 	s.mu.Unlock()
 	desc := func(t string) *string { return &t }
 	return sdk.InitializeResponse{

@@ -302,7 +302,7 @@ func (t *turn) output(e *agent.CodeExecutionOutputChunk) {
 	default:
 		c.output.WriteString(e.Text)
 	}
-	t.send(sdk.UpdateToolCall(sdk.ToolCallId(e.CorrelationID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress), sdk.WithUpdateContent(c.content()), c.rawOutput()))
+	t.send(sdk.UpdateToolCall(sdk.ToolCallId(e.CorrelationID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress), sdk.WithUpdateContent(c.content()), t.rawOutput(c)))
 }
 
 // image reads the image a cell saved ("![image](path)") below the
@@ -363,14 +363,23 @@ func (t *turn) end(id, text string, failed bool) {
 
 func (t *turn) status(id string, c *call, st sdk.ToolCallStatus) {
 	c.done = true
-	t.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(st), sdk.WithUpdateContent(c.content()), c.rawOutput()))
+	t.send(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(st), sdk.WithUpdateContent(c.content()), t.rawOutput(c)))
 }
 
 // rawOutput is the call's text output as rawOutput too: clients that show
-// a finished call's result read that, not the content (Jupyter AI).
-func (c *call) rawOutput() sdk.ToolCallUpdateOpt {
+// a finished call's result read that, not the content (Jupyter AI). The
+// protocol allows any value there; a client that reads it only as an
+// object (Toad, which drops the whole update otherwise) gets
+// {"output": text}.
+func (t *turn) rawOutput(c *call) sdk.ToolCallUpdateOpt {
 	if c.output.Len() == 0 {
 		return func(*sdk.SessionToolCallUpdate) {}
+	}
+	t.ss.srv.mu.Lock()
+	object := t.ss.srv.rawAsObject
+	t.ss.srv.mu.Unlock()
+	if object {
+		return sdk.WithUpdateRawOutput(map[string]any{"output": c.output.String()})
 	}
 	return sdk.WithUpdateRawOutput(c.output.String())
 }
