@@ -42,11 +42,13 @@ $(TOAD_PREFIX)/.installed: scripts/acp-clients/python314.sh scripts/acp-clients/
 deps-toad: $(TOAD_PREFIX)/.installed ## Toad on a private Python 3.14 from Debian sid (in .cache/acp-clients/python3.14)
 
 # Toad under tmux drives freeact acp: a prompt, an approval answered by
-# keys, the cell's output on screen. TOAD_TRANSCRIPT=FILE keeps the screens.
-test-acp-toad: deps-toad ## Toad under tmux hosting freeact acp (make test runs it too)
-	go test -count=1 -run 'TestToadUnderTmux' ./app/acp/
+# keys, the cell's output on screen. The screens it waited for are kept in
+# TOAD_TRANSCRIPT (by make test-acp-toad, .cache/acp-clients/toad-out).
+test-acp-toad: deps-toad ## Toad under tmux hosting freeact acp (make test runs it too; screens in .cache/acp-clients/toad-out)
+	@mkdir -p .cache/acp-clients/toad-out
+	TOAD_TRANSCRIPT=$(CURDIR)/.cache/acp-clients/toad-out/screens.txt $(GO) test -count=1 -run 'TestToadUnderTmux' -v ./app/acp/
 
-# make test runs them all (Toad takes about half a minute).
+# make test runs them all (Toad takes a few seconds).
 test test-go test-stress: $(ACP_CLIENTS_STAMP) $(TOAD_PREFIX)/.installed
 
 # The release archive build/acp/agent.json names (the ACP Registry's
