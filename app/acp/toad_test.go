@@ -61,22 +61,35 @@ func (s *toadScreen) keys(keys ...string) {
 	}
 }
 
-// toad returns how to start Toad from the venv make test-acp-toad
-// installs: its own command under Python 3.14, else toad313.py.
-func toad(t *testing.T) []string {
+// toad returns the Toad make deps-toad installs (scripts/acp-clients/
+// python314.sh) and the prefix of the Python 3.14 it runs on, after
+// checking that this Python is 3.14 or later and that Toad is its own.
+func toad(t *testing.T) (cmd, prefix string) {
 	t.Helper()
 	root := testenv.RepoRoot(t)
-	venv := filepath.Join(root, ".cache", "acp-clients", "toad-venv")
-	if _, err := os.Stat(filepath.Join(venv, ".installed")); err != nil {
+	prefix = filepath.Join(root, ".cache", "acp-clients", "python3.14")
+	if _, err := os.Stat(filepath.Join(prefix, ".installed")); err != nil {
 		testenv.Missing(t, "no Toad: run make test-acp-toad (or make deps-toad)")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testenv.Missing(t, "no tmux for Toad")
 	}
-	if _, err := os.Stat(filepath.Join(venv, "bin", "python3.14")); err == nil {
-		return []string{filepath.Join(venv, "bin", "toad")}
+	// The wrapper names the prefix by its real path (.cache may be a link).
+	prefix, err := filepath.EvalSymlinks(prefix)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return []string{filepath.Join(venv, "bin", "python"), filepath.Join(root, "scripts", "acp-clients", "toad313.py")}
+	sid := filepath.Join(prefix, "root")
+	out, err := exec.Command(filepath.Join(prefix, "bin", "python3.14"), "-c",
+		"import sys, toad; print(sys.version_info >= (3, 14), sys.prefix, toad.__file__, sep='\\n')").CombinedOutput()
+	if err != nil {
+		t.Fatalf("Toad's Python: %v\n%s", err, out)
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(got) != 3 || got[0] != "True" || !strings.HasPrefix(got[1], sid) || !strings.HasPrefix(got[2], sid) {
+		t.Fatalf("Toad is not on the private Python 3.14 in %s (version >= 3.14, sys.prefix, toad):\n%s", sid, out)
+	}
+	return filepath.Join(prefix, "bin", "toad"), prefix
 }
 
 // TestToadUnderTmux: Toad (batrachian-toad) hosts freeact acp in a
@@ -86,7 +99,7 @@ func TestToadUnderTmux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("tmux test on Linux")
 	}
-	cmdline := toad(t)
+	toadCmd, prefix := toad(t)
 	bin := freeactBinary(t)
 	ws, environ, marker := env(t, `
 turns:
@@ -106,7 +119,7 @@ turns:
 	}
 	environ = append(environ, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"), "XDG_DATA_HOME="+filepath.Join(xdg, "data"))
 	s := &toadScreen{t: t, socket: fmt.Sprintf("freeact-toad-%d", os.Getpid())}
-	argv := append(cmdline, "acp", bin+" acp", ws)
+	argv := []string{toadCmd, "acp", bin + " acp", ws}
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
@@ -125,6 +138,13 @@ turns:
 	})
 	// The session is open once the status line shows its mode.
 	s.waitFor("Ask for everything", 2*time.Minute)
+	// What runs in the pane is sid's loader from the prefix, running its
+	// Python 3.14 (Toad's setproctitle rewrites the command line itself).
+	if pid, err := s.tmux("display-message", "-p", "-t", "toad", "#{pane_pid}"); err != nil {
+		t.Fatalf("the pane's process: %v %s", err, pid)
+	} else if exe, err := os.Readlink(filepath.Join("/proc", strings.TrimSpace(pid), "exe")); err != nil || exe != filepath.Join(prefix, "root", "usr", "lib", "x86_64-linux-gnu", "ld-linux-x86-64.so.2") {
+		t.Fatalf("Toad's pane runs %q (%v), not sid's loader in %s", exe, err, prefix)
+	}
 	s.keys("-l", "What is 6*7?")
 	s.waitFor("❯ What is 6*7?", time.Minute)
 	s.keys("Enter")

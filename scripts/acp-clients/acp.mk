@@ -27,31 +27,29 @@ test-acp-jupyter: deps-test deps-jupyter-ai ## freeact as a Jupyter AI persona i
 	$(GO) test -tags acpjupyter -count=1 -run 'TestJupyterAI' -v ./app/acp/
 
 # Toad (PyPI batrachian-toad, pinned with what it needs in
-# toad-requirements.txt) in a venv of its own, for the tmux test
-# (make test-acp-toad). Toad asks for Python 3.14; where there is only
-# 3.13, it is installed anyway and run through toad313.py, which compiles
-# Toad's modules with lazy annotations (see there).
-TOAD_VENV := .cache/acp-clients/toad-venv
-TOAD_PYTHON ?= $(firstword $(foreach p,python3.14 python3.13 $(wildcard $(HOME)/.pyenv/versions/3.14*/bin/python3) $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3),\
-	$(shell $(p) -c 'import sys; print(sys.executable)' 2>/dev/null)))
+# toad-requirements.txt) on a private Python 3.14 from Debian sid's .debs
+# (pinned with their SHA256 in python314-debs.txt), unpacked into
+# .cache/acp-clients/python3.14 and run by sid's own loader; nothing is
+# installed into the system (see python314.sh). Made anew when a pin changes.
+TOAD_PREFIX := .cache/acp-clients/python3.14
 
-$(TOAD_VENV)/.installed: scripts/acp-clients/toad-requirements.txt
-	@test -n "$(TOAD_PYTHON)" || { echo "Toad needs python3.14 (or python3.13) on the PATH" >&2; exit 1; }
-	rm -rf $(TOAD_VENV)
-	$(TOAD_PYTHON) -m venv $(TOAD_VENV)
-	$(TOAD_VENV)/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python -r scripts/acp-clients/toad-requirements.txt
+$(TOAD_PREFIX)/.installed: scripts/acp-clients/python314.sh scripts/acp-clients/python314-debs.txt scripts/acp-clients/toad-requirements.txt
+	rm -f $@
+	scripts/acp-clients/python314.sh install $(TOAD_PREFIX) scripts/acp-clients/toad-requirements.txt
 	@touch $@
 
 .PHONY: deps-toad test-acp-toad
-deps-toad: $(TOAD_VENV)/.installed
+deps-toad: $(TOAD_PREFIX)/.installed ## Toad on a private Python 3.14 from Debian sid (in .cache/acp-clients/python3.14)
 
 # Toad under tmux drives freeact acp: a prompt, an approval answered by
-# keys, the cell's output on screen. TOAD_TRANSCRIPT=FILE keeps the screens.
-test-acp-toad: deps-toad ## Toad under tmux hosting freeact acp (make test runs it too)
-	go test -count=1 -run 'TestToadUnderTmux' ./app/acp/
+# keys, the cell's output on screen. The screens it waited for are kept in
+# TOAD_TRANSCRIPT (by make test-acp-toad, .cache/acp-clients/toad-out).
+test-acp-toad: deps-toad ## Toad under tmux hosting freeact acp (make test runs it too; screens in .cache/acp-clients/toad-out)
+	@mkdir -p .cache/acp-clients/toad-out
+	TOAD_TRANSCRIPT=$(CURDIR)/.cache/acp-clients/toad-out/screens.txt $(GO) test -count=1 -run 'TestToadUnderTmux' -v ./app/acp/
 
-# make test runs them all (Toad takes about half a minute).
-test test-go test-stress: $(ACP_CLIENTS_STAMP) $(TOAD_VENV)/.installed
+# make test runs them all (Toad takes a few seconds).
+test test-go test-stress: $(ACP_CLIENTS_STAMP) $(TOAD_PREFIX)/.installed
 
 # The release archive build/acp/agent.json names (the ACP Registry's
 # binary distribution), built and checked against the manifest.
