@@ -73,6 +73,10 @@ func (m *Manager) copyIn(ctx context.Context, r repo, mf *Manifest) error {
 			return fmt.Errorf("copy %s into the worktree: %w", rel, err)
 		}
 		mf.Copied = append(mf.Copied, rel)
+		if mf.CopiedHashes == nil {
+			mf.CopiedHashes = map[string]string{}
+		}
+		mf.CopiedHashes[rel] = hashOf(data)
 	}
 	return nil
 }
