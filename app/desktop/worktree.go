@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 
 	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/app/adapter"
@@ -263,12 +262,6 @@ func (d *Desktop) RemoveWorktree(choice string, confirmed []string) (WorktreeOut
 		return WorktreeOutcome{Removed: res}, fmt.Errorf("worktree removed; open %s: %w", main, oerr)
 	}
 	return WorktreeOutcome{Removed: res, Workspace: &wi}, nil
-}
-
-func sortedCopy(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
 }
 
 // RollBackWorktreeMerge puts the main checkout back where the interrupted
