@@ -46,9 +46,9 @@ func IsIgnoredEntry(entry string) bool {
 // .worktreeinclude brought in that changed since (an unchanged copy is
 // left out: the main checkout has it), as "path (ignored)"; an ignored
 // folder of a rebuildable name or with more than summariseOver such
-// files is one entry "folder/ (N files, ignored)". The app's own folder
-// is left out as for untracked files (its sessions are kept). Links are
-// not followed.
+// files is one entry "folder/ (N files, ignored)". In the app's own
+// folder (its settings, its sessions, which are kept) only the changed
+// copies .worktreeinclude made are listed. Links are not followed.
 func (m *Manager) Ignored(ctx context.Context, mf *Manifest) ([]string, error) {
 	out, err := m.run(ctx, mf.Path, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
@@ -61,6 +61,14 @@ func (m *Manager) Ignored(ctx context.Context, mf *Manifest) ([]string, error) {
 	defer root.Close()
 	own := mf.ownDir() + "/"
 	var entries []string
+	for rel := range mf.CopiedHashes {
+		if !strings.HasPrefix(rel, own) {
+			continue
+		}
+		if _, _, err := root.Lstat(rel); err == nil && !copiedUnchanged(root, mf, rel) {
+			entries = append(entries, rel+" (ignored)")
+		}
+	}
 	for _, e := range splitZ(out) {
 		if strings.HasPrefix(e, own) || e == own {
 			continue

@@ -154,3 +154,31 @@ func TestAnIgnoredFolderOfFewFilesListsThemAndOfManyIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// In the app's own .freeact folder, a copy .worktreeinclude made and the
+// worktree changed is listed; the settings copied in and the sessions
+// are the app's, not listed.
+func TestAChangedCopyInTheAppsOwnFolderIsListed(t *testing.T) {
+	ctx := context.Background()
+	repo, m := newRepo(t)
+	write(t, filepath.Join(repo, ".gitignore"), ".freeact/\n")
+	write(t, filepath.Join(repo, ".worktreeinclude"), ".freeact/.env\n")
+	gitT(t, repo, "add", "-A")
+	gitT(t, repo, "commit", "-q", "-m", "ignore")
+	write(t, filepath.Join(repo, ".freeact", ".env"), "KEY=main\n")
+	write(t, filepath.Join(repo, ".freeact", "agent.json"), "{}\n")
+	mf, err := m.Create(ctx, repo, "own", CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mf.Path, ".freeact", "agent.json"), `{"changed": true}`+"\n")
+	write(t, filepath.Join(mf.Path, ".freeact", "sessions", "s1", "log.jsonl"), "{}\n")
+	if got, err := m.Ignored(ctx, mf); err != nil || len(got) != 0 {
+		t.Fatalf("Ignored with the copy unchanged: %q, %v", got, err)
+	}
+	write(t, filepath.Join(mf.Path, ".freeact", ".env"), "KEY=edited\n")
+	got, err := m.Ignored(ctx, mf)
+	if err != nil || !slices.Equal(got, []string{".freeact/.env (ignored)"}) {
+		t.Fatalf("Ignored: %q, %v", got, err)
+	}
+}
