@@ -44,7 +44,7 @@ func (m *Manager) copyIn(ctx context.Context, r repo, mf *Manifest) error {
 	if err != nil {
 		return err
 	}
-	for _, rel := range append(files, settings...) {
+	for i, rel := range append(files, settings...) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -73,6 +73,12 @@ func (m *Manager) copyIn(ctx context.Context, r repo, mf *Manifest) error {
 			return fmt.Errorf("copy %s into the worktree: %w", rel, err)
 		}
 		mf.Copied = append(mf.Copied, rel)
+		if i < len(files) { // .worktreeinclude's, not the settings
+			if mf.CopiedHashes == nil {
+				mf.CopiedHashes = map[string]string{}
+			}
+			mf.CopiedHashes[rel] = hashOf(data)
+		}
 	}
 	return nil
 }

@@ -20,7 +20,8 @@ type RemoveOptions struct {
 	CommitMessage string
 	// Discard deletes them. It is the second confirmation: Confirmed
 	// must be the very list of files the refusal named (Error.Files), so
-	// a file that appeared since is never deleted unseen.
+	// a file that appeared since is never deleted unseen. With Commit,
+	// Confirmed is the list of ignored entries, which are not committed.
 	Discard   bool
 	Confirmed []string
 }
@@ -33,7 +34,7 @@ type Removed struct {
 	Branch     string `json:"branch"`
 	// Committed: the uncommitted files were committed to the branch first.
 	Committed bool `json:"committed,omitempty"`
-	// Discarded are the files deleted with it.
+	// Discarded are the files deleted with it (ignored ones marked).
 	Discarded []string `json:"discarded,omitempty"`
 	// Pruned: the folder was gone; git's record of it was pruned.
 	Pruned bool `json:"pruned,omitempty"`
@@ -89,6 +90,49 @@ func (m *Manager) keepSessions(mf *Manifest) ([]string, error) {
 	return kept, nil
 }
 
+// CheckRemove is the refusal Remove would give, without changing
+// anything: the files the removal would lose (uncommitted and untracked
+// files, and the ignored ones of Ignored, marked "ignored") must be
+// committed (Commit; ignored files are never committed) or be the very
+// list confirmed (Discard, Confirmed). It returns the entries a
+// confirmed removal deletes, and whether there is anything to commit.
+func (m *Manager) CheckRemove(ctx context.Context, mf *Manifest, opts RemoveOptions) (lost []string, commit bool, err error) {
+	cs, err := m.Uncommitted(ctx, mf)
+	if err != nil {
+		return nil, false, err
+	}
+	ign, err := m.Ignored(ctx, mf)
+	if err != nil {
+		return nil, false, err
+	}
+	all := append(paths(cs), ign...)
+	if len(all) == 0 {
+		return nil, false, nil
+	}
+	lost, commit = all, false
+	if opts.Commit {
+		lost, commit = ign, len(cs) > 0
+	}
+	switch {
+	case len(lost) == 0:
+		return nil, commit, nil
+	case opts.Discard && slices.Equal(sorted(lost), sorted(opts.Confirmed)):
+		return lost, commit, nil
+	case opts.Discard:
+		return nil, false, &Error{Kind: Changed, Msg: fmt.Sprintf("the files worktree %s would lose are not the ones confirmed", mf.Name), Files: lost,
+			Offer: "confirm this list to delete them, or keep the worktree"}
+	case opts.Commit:
+		return nil, false, &Error{Kind: Unsaved, Msg: fmt.Sprintf("worktree %s has ignored files, which are never committed", mf.Name), Files: lost,
+			Offer: "keep the worktree, or delete them with it (asked again)"}
+	default:
+		offer := "commit them to the branch, keep the worktree, or delete them with it (asked again)"
+		if len(ign) > 0 {
+			offer = "commit them to the branch (not the ignored ones: those are kept with the worktree or deleted, asked again), keep the worktree, or delete them with it (asked again)"
+		}
+		return nil, false, &Error{Kind: Unsaved, Msg: fmt.Sprintf("worktree %s has files not committed to %s", mf.Name, mf.Branch), Files: all, Offer: offer}
+	}
+}
+
 // Remove removes a worktree's folder. Files not committed to its branch
 // are never lost unasked: without Commit or a confirmed Discard the
 // removal is refused with an Error of kind Unsaved listing them. The
@@ -103,29 +147,17 @@ func (m *Manager) Remove(ctx context.Context, mf *Manifest, opts RemoveOptions) 
 		res.Pruned, res.BranchKept = true, true
 		return res, m.forget(mf)
 	}
-	cs, err := m.Uncommitted(ctx, mf)
+	lost, commit, err := m.CheckRemove(ctx, mf, opts)
 	if err != nil {
 		return nil, err
 	}
-	if len(cs) > 0 {
-		switch {
-		case opts.Commit:
-			if err := m.Commit(ctx, mf, opts.CommitMessage); err != nil {
-				return nil, err
-			}
-			res.Committed = true
-		case opts.Discard:
-			files := paths(cs)
-			if !slices.Equal(sorted(files), sorted(opts.Confirmed)) {
-				return nil, &Error{Kind: Changed, Msg: fmt.Sprintf("the uncommitted files of worktree %s are not the ones confirmed", mf.Name), Files: files,
-					Offer: "confirm this list to delete them, or commit them"}
-			}
-			res.Discarded = files
-		default:
-			return nil, &Error{Kind: Unsaved, Msg: fmt.Sprintf("worktree %s has files not committed to %s", mf.Name, mf.Branch), Files: paths(cs),
-				Offer: "commit them to the branch, keep the worktree, or delete them with it (asked again)"}
+	if commit {
+		if err := m.Commit(ctx, mf, opts.CommitMessage); err != nil {
+			return nil, err
 		}
+		res.Committed = true
 	}
+	res.Discarded = lost
 	kept, err := m.keepSessions(mf)
 	if err != nil {
 		return nil, err

@@ -136,6 +136,10 @@ type Manifest struct {
 	// it listed that were not copied (links, too large), with why.
 	Copied  []string `json:"copied,omitempty"`
 	Skipped []string `json:"skipped,omitempty"`
+	// CopiedHashes are the SHA-256 of each copy .worktreeinclude made, so
+	// a removal lists the copies edited since (ignored files are never
+	// committed).
+	CopiedHashes map[string]string `json:"copied_hashes,omitempty"`
 }
 
 // Workdir is the folder the conversation works in.

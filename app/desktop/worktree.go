@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 
-	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/agent/worktree"
+	"github.com/freeact/desktop/app/adapter"
 )
 
 // WorktreeInfo is the git worktree the open workspace is: the window shows
@@ -200,11 +199,16 @@ const (
 	RemoveAsk    = ""       // refuse, listing them (the cleanup dialog's question)
 	RemoveCommit = "commit" // commit them to the branch first
 	RemoveDelete = "delete" // delete them: confirmed must be the list shown
+	// commit the others, delete the ignored ones (never committed):
+	// confirmed must be the list of ignored ones shown
+	RemoveCommitDelete = "commit-delete"
 )
 
 // RemoveWorktree removes the open worktree and opens the main checkout
-// again. With uncommitted or untracked files it is a Problem listing them
-// (choice ""), unless choice commits them or deletes the confirmed list.
+// again. With uncommitted, untracked or ignored files that may hold work
+// it is a Problem listing them (choice ""; ignored ones marked "ignored"),
+// unless choice commits them (never the ignored ones) or deletes the
+// confirmed list.
 // Its conversation's kernel is stopped before the folder goes.
 func (d *Desktop) RemoveWorktree(choice string, confirmed []string) (WorktreeOutcome, error) {
 	mf, ws, err := d.openWorktree()
@@ -220,27 +224,14 @@ func (d *Desktop) RemoveWorktree(choice string, confirmed []string) (WorktreeOut
 		opts.Commit = true
 	case RemoveDelete:
 		opts.Discard, opts.Confirmed = true, confirmed
+	case RemoveCommitDelete:
+		opts.Commit, opts.Discard, opts.Confirmed = true, true, confirmed
 	default:
-		return WorktreeOutcome{}, fmt.Errorf("remove worktree: unknown choice %q (commit, delete or none)", choice)
+		return WorktreeOutcome{}, fmt.Errorf("remove worktree: unknown choice %q (commit, delete, commit-delete or none)", choice)
 	}
 	// Ask first, while the conversation still runs there.
-	cs, err := m.Uncommitted(ctx, mf)
-	if err != nil {
+	if _, _, err := m.CheckRemove(ctx, mf, opts); err != nil {
 		return outcome(err)
-	}
-	if len(cs) > 0 {
-		files := make([]string, len(cs))
-		for i, c := range cs {
-			files[i] = c.Path
-		}
-		if choice == RemoveAsk {
-			return outcome(&worktree.Error{Kind: worktree.Unsaved, Msg: fmt.Sprintf("worktree %s has files not committed to %s", mf.Name, mf.Branch), Files: files,
-				Offer: "commit them to the branch, keep the worktree, or delete them with it (asked again)"})
-		}
-		if choice == RemoveDelete && !slices.Equal(sortedCopy(files), sortedCopy(confirmed)) {
-			return outcome(&worktree.Error{Kind: worktree.Changed, Msg: fmt.Sprintf("the uncommitted files of worktree %s changed", mf.Name), Files: files,
-				Offer: "confirm this list to delete them, or commit them"})
-		}
 	}
 	// Other live conversations in the worktree, out of view: one that runs
 	// or waits keeps the folder; the idle ones stop with it.
@@ -271,12 +262,6 @@ func (d *Desktop) RemoveWorktree(choice string, confirmed []string) (WorktreeOut
 		return WorktreeOutcome{Removed: res}, fmt.Errorf("worktree removed; open %s: %w", main, oerr)
 	}
 	return WorktreeOutcome{Removed: res, Workspace: &wi}, nil
-}
-
-func sortedCopy(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
 }
 
 // RollBackWorktreeMerge puts the main checkout back where the interrupted

@@ -8,11 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/visible"
-	"github.com/freeact/desktop/agent/worktree"
 )
 
 // worktreeEvent says, in --json mode, which worktree a run works in or
@@ -98,7 +99,7 @@ func RunWorktree(ctx context.Context, args []string, b adapter.Build, s adapter.
 	message := fs.String("m", "", "commit: the commit `message`")
 	commit := fs.Bool("commit", false, "remove: commit uncommitted files to the branch first")
 	keep := fs.Bool("keep", false, "remove: keep the worktree when it has uncommitted files")
-	discard := fs.Bool("discard", false, "remove: delete uncommitted files (still asks to confirm their list)")
+	discard := fs.Bool("discard", false, "remove: delete uncommitted and ignored files (still asks to confirm their list)")
 	// Flags may follow the name: parse around it.
 	var name string
 	rest := args[1:]
@@ -289,7 +290,17 @@ type cleanupQuestion struct {
 	Worktree string   `json:"worktree"`
 	Branch   string   `json:"branch"`
 	Files    []string `json:"files"`
-	Choices  []string `json:"choices"`
+	// Ignored are the entries of Files git ignores: never committed.
+	Ignored []string `json:"ignored,omitempty"`
+	Choices []string `json:"choices"`
+}
+
+// deleteQuestion is the second confirmation, naming how many go.
+func deleteQuestion(files []string, verb string) string {
+	if len(files) == 1 {
+		return verb + "this file for good?"
+	}
+	return fmt.Sprintf("%sthese %d files for good?", verb, len(files))
 }
 
 func (w *wtCLI) remove(name string, commit, keep, discard bool) error {
@@ -310,6 +321,25 @@ func (w *wtCLI) remove(name string, commit, keep, discard bool) error {
 	res, err := w.m.Remove(w.ctx, mf, opts)
 	var e *worktree.Error
 	if errors.As(err, &e) && e.Kind == worktree.Unsaved {
+		// Ignored files (marked so) are never committed: with them,
+		// "commit" commits the others and asks to delete them.
+		var ign []string
+		for _, f := range e.Files {
+			if worktree.IsIgnoredEntry(f) {
+				ign = append(ign, f)
+			}
+		}
+		choices := []string{"commit", "keep", "delete"}
+		prompt := fmt.Sprintf("Worktree %s has files not committed to %s:\n  %s\n", name, mf.Branch, strings.Join(visibleAll(e.Files), "\n  "))
+		switch {
+		case len(ign) == len(e.Files):
+			choices = []string{"keep", "delete"}
+			prompt += "Ignored files are never committed. Keep the worktree (k), or delete them with it (d)? [K/d] "
+		case len(ign) > 0:
+			prompt += "Commit them to the branch, except the ignored ones, which are then deleted (c), keep the worktree (k), or delete them all with it (d)? [c/K/d] "
+		default:
+			prompt += "Commit them to the branch (c), keep the worktree (k), or delete them with it (d)? [c/K/d] "
+		}
 		choice := ""
 		switch {
 		case keep:
@@ -317,22 +347,28 @@ func (w *wtCLI) remove(name string, commit, keep, discard bool) error {
 		case discard:
 			choice = "delete"
 		default:
-			choice = w.ask(cleanupQuestion{Type: "WorktreeCleanup", Worktree: name, Branch: mf.Branch, Files: e.Files, Choices: []string{"commit", "keep", "delete"}},
-				fmt.Sprintf("Worktree %s has files not committed to %s:\n  %s\nCommit them to the branch (c), keep the worktree (k), or delete them with it (d)? [c/K/d] ", name, mf.Branch, strings.Join(visibleAll(e.Files), "\n  ")))
+			choice = w.ask(cleanupQuestion{Type: "WorktreeCleanup", Worktree: name, Branch: mf.Branch, Files: e.Files, Ignored: ign, Choices: choices}, prompt)
+		}
+		if choice == "commit" && !slices.Contains(choices, "commit") {
+			choice = "keep"
 		}
 		switch choice {
 		case "commit":
-			res, err = w.m.Remove(w.ctx, mf, worktree.RemoveOptions{Commit: true})
-		case "delete":
-			q := fmt.Sprintf("Delete these %d files for good?", len(e.Files))
-			if len(e.Files) == 1 {
-				q = "Delete this file for good?"
+			opts := worktree.RemoveOptions{Commit: true}
+			if len(ign) > 0 {
+				if !w.confirm(deleteQuestion(ign, "Commit the others and delete ")) {
+					w.say("remove", "Kept worktree "+name+" at "+mf.Path+".")
+					return nil
+				}
+				opts.Discard, opts.Confirmed = true, ign
 			}
-			if !w.confirm(q) {
+			res, err = w.m.Remove(w.ctx, mf, opts)
+		case "delete":
+			if !w.confirm(deleteQuestion(e.Files, "Delete ")) {
 				w.say("remove", "Kept worktree "+name+".")
 				return nil
 			}
-			res, err = w.m.Remove(w.ctx, mf, worktree.RemoveOptions{Discard: true, Confirmed: e.Files})
+			res, err = w.m.Remove(w.ctx, mf, worktree.RemoveOptions{Commit: commit, Discard: true, Confirmed: e.Files})
 		default:
 			w.say("remove", "Kept worktree "+name+" at "+mf.Path+".")
 			return nil

@@ -36,9 +36,10 @@ export interface WorktreeBackend {
   review(): Promise<WorktreeOutcome>;
   commit(message: string): Promise<WorktreeOutcome>;
   merge(squash: boolean): Promise<WorktreeOutcome>;
-  /** choice '' asks (a Problem lists the unsaved files), 'commit' commits them
-   * first, 'delete' deletes the confirmed list. */
-  remove(choice: '' | 'commit' | 'delete', confirmed: string[]): Promise<WorktreeOutcome>;
+  /** choice '' asks (a Problem lists the unsaved files, ignored ones marked),
+   * 'commit' commits them first, 'delete' deletes the confirmed list,
+   * 'commit-delete' commits the others and deletes the confirmed ignored ones. */
+  remove(choice: RemoveChoice, confirmed: string[]): Promise<WorktreeOutcome>;
   /** The repository's worktrees, those whose folder was deleted outside the app marked missing. */
   list(): Promise<WorktreeEntry[]>;
   /** Opens the window on worktree name again. */
@@ -55,6 +56,14 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     throw toError(e);
   }
+}
+
+export type RemoveChoice = '' | 'commit' | 'delete' | 'commit-delete';
+
+/** An entry of a removal's list that git ignores ("path (ignored)" or
+ * "folder/ (N files, ignored)"): never committed, kept or deleted. */
+export function isIgnoredEntry(entry: string): boolean {
+  return entry.endsWith(' (ignored)') || entry.endsWith(', ignored)');
 }
 
 export const worktreeBackend: WorktreeBackend = {

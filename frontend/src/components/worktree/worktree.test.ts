@@ -76,6 +76,43 @@ describe('WorktreeBar', () => {
     expect(await screen.findByTestId('worktree-note')).toHaveTextContent('The branch freeact/fix is kept');
   });
 
+  it('marks ignored files, never commits them, and deletes them only after confirming their list', async () => {
+    const files = ['notes.txt', '.env (ignored)', 'node_modules/ (812 files, ignored)'];
+    const remove = vi.fn(async (choice: string) =>
+      choice === ''
+        ? { problem: { kind: 'unsaved-work', message: 'not committed', offer: '', files, suggest: '', worktree: '' } }
+        : { removed: { branch_kept: true, branch: 'freeact/fix', committed: true, discarded: files.slice(1) } },
+    );
+    const api = fakeApi({ current: vi.fn(async () => info), remove });
+    render(WorktreeBar, { path: info.path, api });
+    await userEvent.click(await screen.findByRole('button', { name: 'Remove worktree' }));
+    const list = await screen.findByTestId('worktree-unsaved');
+    expect(within(list).getByText('.env (ignored)')).toHaveClass('ignored');
+    expect(within(list).getByText('notes.txt')).not.toHaveClass('ignored');
+    expect(screen.getByTestId('worktree-ignored-note')).toHaveTextContent('never committed');
+    expect(screen.queryByRole('button', { name: 'Commit to the branch and remove' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Commit the others, delete the ignored…' }));
+    const confirm = await screen.findByTestId('worktree-confirm-delete');
+    expect(within(confirm).getByText('Delete 2 files for good?')).toBeInTheDocument();
+    expect(within(confirm).queryByText('notes.txt')).toBeNull();
+    expect(remove).toHaveBeenCalledTimes(1);
+    await userEvent.click(screen.getByRole('button', { name: 'Delete and remove' }));
+    expect(remove).toHaveBeenLastCalledWith('commit-delete', ['.env (ignored)', 'node_modules/ (812 files, ignored)']);
+    expect(await screen.findByTestId('worktree-note')).toHaveTextContent('committed to freeact/fix first');
+  });
+
+  it('offers no commit when every file left is ignored', async () => {
+    const remove = vi.fn(async () => ({ problem: { kind: 'unsaved-work', message: 'm', offer: '', files: ['data/ (40 files, ignored)'], suggest: '', worktree: '' } }));
+    const api = fakeApi({ current: vi.fn(async () => info), remove });
+    render(WorktreeBar, { path: info.path, api });
+    await userEvent.click(await screen.findByRole('button', { name: 'Remove worktree' }));
+    await screen.findByTestId('worktree-unsaved');
+    expect(screen.queryByRole('button', { name: /Commit/ })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete them…' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete and remove' }));
+    expect(remove).toHaveBeenLastCalledWith('delete', ['data/ (40 files, ignored)']);
+  });
+
   it('keeps the worktree when asked to', async () => {
     const remove = vi.fn(async () => ({ problem: { kind: 'unsaved-work', message: 'm', offer: '', files: ['a'], suggest: '', worktree: '' } }));
     const api = fakeApi({ current: vi.fn(async () => info), remove });
