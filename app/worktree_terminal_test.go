@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/freeact/desktop/app/internal/fronttest"
 	"github.com/freeact/desktop/agent/worktree"
+	"github.com/freeact/desktop/app/internal/fronttest"
 )
 
 // gitIn runs git in dir for a test's setup.

@@ -1,8 +1,8 @@
 package adapter
 
 import (
-	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/agent/worktree"
+	"github.com/freeact/desktop/internal/appdirs"
 )
 
 // Worktrees is the one manager of the conversations' git worktrees, below

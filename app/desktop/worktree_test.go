@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freeact/desktop/internal/testenv"
 	"github.com/freeact/desktop/agent/worktree"
+	"github.com/freeact/desktop/internal/testenv"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {

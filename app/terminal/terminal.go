@@ -24,11 +24,11 @@ import (
 	"github.com/freeact/desktop/agent/approval"
 	"github.com/freeact/desktop/agent/config"
 	"github.com/freeact/desktop/agent/mcp"
+	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/app/adapter"
 	"github.com/freeact/desktop/internal/appdirs"
 	"github.com/freeact/desktop/internal/redact"
 	"github.com/freeact/desktop/internal/visible"
-	"github.com/freeact/desktop/agent/worktree"
 	"github.com/freeact/desktop/kernel"
 )
 
