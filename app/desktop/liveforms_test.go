@@ -166,3 +166,39 @@ turns:
 		t.Errorf("the first's call did not complete with the user's answer: %s", all)
 	}
 }
+
+// Stop while a call waits on a form ends the turn: the server's request
+// outlives the call's context, so the form is cancelled with it (it
+// hung until the form was answered). Closing the window then does not
+// wait on it either.
+func TestStopCancelsTheTurnsForms(t *testing.T) {
+	sc, err := modeltest.ParseScenario([]byte(`
+turns:
+  - reply: [{call: {id: c1, name: plain_ask, args: {}}}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.UseGemini(t, sc)
+	d, h, ws := testDesktop(t)
+	cfg, _ := json.Marshal(map[string]any{"python": testenv.Python(t), "enable_subagents": false,
+		"mcp_servers": map[string]any{"plain": mcptest.HTTP(t)}})
+	fronttest.WriteScript(t, filepath.Join(ws, ".freeact", "agent.json"), string(cfg))
+	fronttest.WriteScript(t, filepath.Join(ws, ".freeact", "permissions.json"),
+		`{"allow": [{"type": "GenericCall", "tool_name": "plain_ask"}], "ask": []}`)
+	if _, err := d.OpenWorkspace(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown()
+	h.waitState(t, KernelReady)
+	if err := d.Send("Ask me", nil); err != nil {
+		t.Fatal(err)
+	}
+	form, i := h.waitMCP(t, 0, "with a form", func(r MCPRequest) bool { return r.Kind == "form" && r.State == MCPWaiting })
+	d.Cancel()
+	end, _ := h.waitMCP(t, i+1, "ending the form", func(r MCPRequest) bool { return r.ID == form.ID })
+	if end.State != MCPCancelled {
+		t.Errorf("the form ended %+v, want cancelled", end)
+	}
+	h.waitEvent(t, "TurnEnded", 0)
+}
