@@ -46,7 +46,8 @@ type LiveConversation struct {
 	SessionID string `json:"sessionId"`
 	Workspace string `json:"workspace"` // its folder
 	State     string `json:"state"`
-	// Waiting counts the requests (approvals, inputs) it waits on.
+	// Waiting counts the requests (approvals, inputs, MCP forms) it
+	// waits on.
 	Waiting int  `json:"waiting"`
 	InView  bool `json:"inView"`
 }
@@ -131,6 +132,9 @@ func (d *Desktop) enterViewLocked(target *workspace) bool {
 		d.others = append(d.others, old)
 	}
 	d.mu.Unlock()
+	// The window drops the forms of the conversation it leaves; they come
+	// back with it (bringIntoView).
+	d.mcpUser().left(old)
 	if old != nil && !keep {
 		go old.close()
 	}
@@ -161,6 +165,8 @@ func (d *Desktop) bringIntoView(target *workspace) {
 	st := target.status
 	target.mu.Unlock()
 	d.send(EventKernel, st)
+	// Its forms waiting for the user.
+	d.mcpUser().sendOpen(func(p *mcpPending) bool { return p.ws == target })
 	d.viewMu.Unlock()
 	d.setTitle(filepath.Base(target.dir))
 	d.enforceLimit()
@@ -330,9 +336,11 @@ func (d *Desktop) Conversations() []LiveConversation {
 
 // liveState is the state the session list shows.
 func (ws *workspace) liveState() LiveConversation {
+	// The MCP forms it asked wait for the user as its approvals do.
+	forms := ws.d.mcpUser().forms(ws)
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	c := LiveConversation{Workspace: ws.dir, SessionID: ws.session}
+	c := LiveConversation{Workspace: ws.dir, SessionID: ws.session, Waiting: forms}
 	for _, r := range ws.pending {
 		switch r.(type) {
 		case *agent.ApprovalRequest, *agent.InputRequest, *agent.BudgetRequest:

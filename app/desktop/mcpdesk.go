@@ -27,6 +27,9 @@ const (
 	MCPDone      = "done"      // signed in, or the form was answered: the card goes
 	MCPCancelled = "cancelled" // the user or the turn stopped it
 	MCPFailed    = "failed"    // Message says why
+	// MCPHidden: the card's conversation left the view; the card goes from
+	// the window and comes back ("waiting") with its conversation.
+	MCPHidden = "hidden"
 )
 
 // MCPRequest is the payload of EventMCP: what a card in the conversation
@@ -56,6 +59,17 @@ type MCPRequest struct {
 
 // mcpUser is the desktop's side of MCP sign-in and elicitation: it shows
 // each as a card (EventMCP) and takes the answers the bindings get.
+//
+// A form belongs to the conversation whose tool call asked it
+// (mcpPending.ws): it shows only while that conversation is in view, is
+// answered only from there, counts as a request it waits on, and only
+// its own turn's end cancels it. A sign-in is app-wide (ws nil): the
+// tokens it gets serve every conversation, so its card shows over
+// whichever conversation is in view until the browser step ends.
+//
+// Locks: d.viewMu before u.mu; u.mu before d.mu. A card's events are
+// sent under d.viewMu, so none lands after its conversation left the
+// view or before it came back.
 type mcpUser struct {
 	d *Desktop
 
@@ -67,6 +81,9 @@ type mcpUser struct {
 // mcpPending is a card waiting for the user.
 type mcpPending struct {
 	req MCPRequest
+	// ws is the conversation that asked a form; nil for a sign-in (and a
+	// form asked outside any conversation), shown whatever is in view.
+	ws *workspace
 	// signIn is the browser step's context (a sign-in): CancelSignIn
 	// stops it through oauth.CancelSignIn.
 	signIn context.Context
@@ -96,20 +113,85 @@ func (u *mcpUser) take(id string) (*mcpPending, bool) {
 	return p, ok
 }
 
-// resend sends the cards still waiting for the user again, in the order
-// they were shown (a reloaded page shows them again). They are sent
-// under the lock that ends a card (take) so that no card's end is sent
-// before its resent "waiting".
+// resend sends the cards still waiting for the user that the window
+// shows (the sign-ins, the forms of the conversation in view) again, in
+// the order they were shown (a reloaded page shows them again).
 func (u *mcpUser) resend() {
+	u.d.viewMu.Lock()
+	defer u.d.viewMu.Unlock()
+	u.d.mu.Lock()
+	view := u.d.ws
+	u.d.mu.Unlock()
+	u.sendOpen(func(p *mcpPending) bool { return p.ws == nil || p.ws == view })
+}
+
+// sendOpen sends the cards waiting for the user that pick says yes to,
+// in the order they were shown. They are sent under the lock that ends
+// a card (take) so that no card's end is sent before its resent
+// "waiting". d.viewMu is held.
+func (u *mcpUser) sendOpen(pick func(*mcpPending) bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	open := make([]MCPRequest, 0, len(u.pending))
 	for _, p := range u.pending {
-		open = append(open, p.req)
+		if pick(p) {
+			open = append(open, p.req)
+		}
 	}
 	sort.Slice(open, func(i, j int) bool { return cardNum(open[i].ID) < cardNum(open[j].ID) })
 	for _, r := range open {
 		u.d.send(EventMCP, r)
+	}
+}
+
+// left takes the forms of ws, which left the view, from the window
+// (MCPHidden); d.viewMu is held.
+func (u *mcpUser) left(ws *workspace) {
+	if ws == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var gone []MCPRequest
+	for _, p := range u.pending {
+		if p.ws == ws {
+			gone = append(gone, MCPRequest{ID: p.req.ID, Kind: p.req.Kind, Server: p.req.Server, State: MCPHidden})
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return cardNum(gone[i].ID) < cardNum(gone[j].ID) })
+	for _, r := range gone {
+		u.d.send(EventMCP, r)
+	}
+}
+
+// forms counts the forms of ws waiting for the user.
+func (u *mcpUser) forms(ws *workspace) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := 0
+	for _, p := range u.pending {
+		if p.ws == ws && p.req.Kind == "form" {
+			n++
+		}
+	}
+	return n
+}
+
+// show sends r, an event of a card of ws, when the window shows the
+// cards of ws (ws nil: always).
+func (u *mcpUser) show(ws *workspace, r MCPRequest) {
+	u.d.viewMu.Lock()
+	defer u.d.viewMu.Unlock()
+	if ws == nil || u.d.inView(ws) {
+		u.d.send(EventMCP, r)
+	}
+}
+
+// changed tells the session list (and, out of view, the desktop) that
+// the forms ws waits on changed.
+func (u *mcpUser) changed(ws *workspace) {
+	if ws != nil {
+		ws.changed()
 	}
 }
 
@@ -187,41 +269,61 @@ func withLink(r MCPRequest) MCPRequest {
 
 // elicit shows a server's form (or URL request) as a card and waits for
 // the answer; a context that ends first cancels it.
-func (u *mcpUser) elicit(ctx context.Context, f mcp.Form) (mcp.Answer, error) {
+//
+// ws is the conversation whose call asked it (nil: none).
+func (u *mcpUser) elicit(ctx context.Context, ws *workspace, f mcp.Form) (mcp.Answer, error) {
 	req := MCPRequest{Kind: "form", Server: f.Server, State: MCPWaiting, Message: f.Message, Mode: f.Mode,
 		URL: f.URL, Fields: adapter.FormFields(f.Fields)}
 	if f.Mode == "url" {
 		req = withLink(req)
 	}
-	p := &mcpPending{req: req, fields: f.Fields, reply: make(chan mcp.Answer, 1)}
+	p := &mcpPending{req: req, ws: ws, fields: f.Fields, reply: make(chan mcp.Answer, 1)}
+	// Added and shown under d.viewMu: a change of view hides it or
+	// resends it, never misses it.
+	u.d.viewMu.Lock()
 	id := u.add(p)
-	u.d.send(EventMCP, p.req)
+	if ws == nil || u.d.inView(ws) {
+		u.d.send(EventMCP, p.req)
+	}
+	u.d.viewMu.Unlock()
+	u.changed(ws)
 	select {
 	case a := <-p.reply:
 		return a, nil
 	case <-ctx.Done():
 		if _, ok := u.take(id); ok {
-			u.d.send(EventMCP, MCPRequest{ID: id, Kind: "form", Server: f.Server, State: MCPCancelled, Message: "The request ended before it was answered."})
+			u.show(ws, MCPRequest{ID: id, Kind: "form", Server: f.Server, State: MCPCancelled, Message: "The request ended before it was answered."})
+			u.changed(ws)
 		}
 		return mcp.Answer{Action: "cancel"}, nil
 	}
 }
 
-// cancelForms answers every open form with cancel (the turn ended: no
-// call waits for them any more).
-func (u *mcpUser) cancelForms() {
+// formsFor is the mcp.Forms of the conversation ws: its forms are its own.
+func (u *mcpUser) formsFor(ws *workspace) func(context.Context, mcp.Form) (mcp.Answer, error) {
+	return func(ctx context.Context, f mcp.Form) (mcp.Answer, error) { return u.elicit(ctx, ws, f) }
+}
+
+// cancelForms answers the open forms of ws with cancel (its turn ended:
+// no call of it waits for them any more). Another conversation's forms
+// stay: its calls still wait for the user.
+func (u *mcpUser) cancelForms(ws *workspace) {
 	u.mu.Lock()
 	var open []*mcpPending
 	for id, p := range u.pending {
-		if p.req.Kind == "form" {
+		if p.req.Kind == "form" && p.ws == ws {
 			open = append(open, p)
 			delete(u.pending, id)
 		}
 	}
 	u.mu.Unlock()
+	sort.Slice(open, func(i, j int) bool { return cardNum(open[i].req.ID) < cardNum(open[j].req.ID) })
 	for _, p := range open {
 		p.reply <- mcp.Answer{Action: "cancel"}
-		u.d.send(EventMCP, MCPRequest{ID: p.req.ID, Kind: "form", Server: p.req.Server, State: MCPCancelled, Message: "The turn ended before the form was answered."})
+		u.show(ws, MCPRequest{ID: p.req.ID, Kind: "form", Server: p.req.Server, State: MCPCancelled, Message: "The turn ended before the form was answered."})
+	}
+	if len(open) > 0 {
+		u.changed(ws)
 	}
 }
 
@@ -236,6 +338,9 @@ func (d *Desktop) AnswerForm(id, action string, values map[string]any) error {
 	u.mu.Unlock()
 	if !ok || p.req.Kind != "form" {
 		return fmt.Errorf("form %s is no longer open (the call ended or it was answered)", id)
+	}
+	if p.ws != nil && !d.inView(p.ws) {
+		return fmt.Errorf("form %s belongs to another conversation: open that conversation to answer it", id)
 	}
 	a := mcp.Answer{Action: action}
 	switch action {
@@ -255,11 +360,21 @@ func (d *Desktop) AnswerForm(id, action string, values map[string]any) error {
 	default:
 		return fmt.Errorf("unknown answer %q: want accept, decline or cancel", action)
 	}
+	// Taken under d.viewMu: the view cannot change between the check
+	// and the answer.
+	d.viewMu.Lock()
+	if p.ws != nil && !d.inView(p.ws) {
+		d.viewMu.Unlock()
+		return fmt.Errorf("form %s belongs to another conversation: open that conversation to answer it", id)
+	}
 	if _, ok := u.take(id); !ok {
+		d.viewMu.Unlock()
 		return fmt.Errorf("form %s is no longer open (the call ended or it was answered)", id)
 	}
 	p.reply <- a
 	d.send(EventMCP, MCPRequest{ID: id, Kind: "form", Server: p.req.Server, State: MCPDone})
+	d.viewMu.Unlock()
+	u.changed(p.ws)
 	return nil
 }
 

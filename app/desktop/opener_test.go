@@ -50,7 +50,7 @@ func TestDesktopURLFormOpensOnlyCheckedURLs(t *testing.T) {
 		h.mu.Unlock()
 		got := make(chan mcp.Answer, 1)
 		go func() {
-			a, _ := u.elicit(context.Background(), mcp.Form{Server: "srv", Message: "Open this", Mode: "url", URL: url})
+			a, _ := u.elicit(context.Background(), nil, mcp.Form{Server: "srv", Message: "Open this", Mode: "url", URL: url})
 			got <- a
 		}()
 		card, _ := h.waitMCP(t, from, "for "+url, func(r MCPRequest) bool { return r.Kind == "form" && r.State == MCPWaiting })

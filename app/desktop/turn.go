@@ -208,7 +208,7 @@ func (ws *workspace) run(t *turn, events iter.Seq[agent.Event]) {
 	// The stream rejected what was not answered; forget it.
 	clear(ws.pending)
 	ws.mu.Unlock()
-	ws.d.mcpUser().cancelForms()
+	ws.d.mcpUser().cancelForms(ws)
 	ws.push(queued{raw: adapter.MustJSON(turnMarker{Type: "TurnEnded", AgentID: agent.MainAgent})})
 	msg := "Kernel ready"
 	if died {
@@ -349,6 +349,8 @@ func (d *Desktop) Cancel() {
 	if a != nil {
 		a.Cancel()
 	}
+	// Its forms too: the call waiting on one ends only once it is answered.
+	d.mcpUser().cancelForms(ws)
 }
 
 // Skills lists the workspace's skills for /skill completion.

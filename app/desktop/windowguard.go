@@ -194,7 +194,8 @@ func (d *Desktop) domReady() {
 // each is sent whole:
 //   - ws.pending: the agent's requests (approvals, input, the budget
 //     question, the MCP wait bar), in the order they came;
-//   - the MCP cards (mcpUser.pending): sign-ins and forms still waiting;
+//   - the MCP cards (mcpUser.pending): sign-ins and the forms of the
+//     conversation in view still waiting;
 //   - the kernel status: the replay offer, the interrupted revert, the
 //     MCP servers that failed.
 //

@@ -376,7 +376,7 @@ func (ws *workspace) start(sessionID string) {
 				ws.setStatus(KernelStatus{State: KernelStarting, Message: adapter.ProgressText(p), Progress: p.Fraction,
 					SessionID: sessionID, starting: sessionID == ""})
 			},
-			SignIn: mcp.SignInOptions{Browser: u.browser}, Forms: u.elicit,
+			SignIn: mcp.SignInOptions{Browser: u.browser}, Forms: u.formsFor(ws),
 			Options: []agent.Option{ws.d.hookOption()},
 		})
 		ws.mu.Lock()
@@ -481,6 +481,10 @@ func (ws *workspace) close() {
 	if a != nil {
 		a.Cancel()
 	}
+	// A call waiting on a form of this conversation ends only once the
+	// form is answered (the server's request outlives the call's
+	// context): cancel them, or the turn never ends.
+	ws.d.mcpUser().cancelForms(ws)
 	if t != nil {
 		<-t.done
 	}

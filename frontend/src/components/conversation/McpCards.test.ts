@@ -50,6 +50,17 @@ describe('McpCards store', () => {
     cards.apply({ ...form, state: 'done', message: '', fields: null });
     expect(cards.items).toHaveLength(0);
   });
+
+  it("drops a form whose conversation left the view and shows it again when it comes back", () => {
+    const cards = new McpCards();
+    cards.apply(signin);
+    cards.apply(form);
+    cards.apply({ id: form.id, kind: 'form', server: form.server, state: 'hidden', message: '' });
+    expect(cards.items.map((c) => c.id)).toEqual([signin.id]);
+    cards.apply(form);
+    expect(cards.items.map((c) => c.id)).toEqual([signin.id, form.id]);
+    expect(cards.items[1]?.fields).toHaveLength(profile.length);
+  });
 });
 
 describe('SignInCard', () => {

@@ -2,7 +2,9 @@
 // NAME") and its forms (elicitation), as the backend's mcp:request events
 // say. A card shows while it waits; one that ended badly (cancelled,
 // failed, timed out) stays with its message until dismissed; one that
-// ended well goes.
+// ended well goes. A form belongs to its conversation: when that one
+// leaves the view its cards go ('hidden') and come back ('waiting') with
+// it; a sign-in is app-wide and stays.
 
 /** A field of a server's form (adapter.FormField). */
 export interface FormField {
@@ -28,7 +30,9 @@ export interface MCPRequest {
   id: string;
   kind: 'signin' | 'form';
   server: string;
-  state: 'waiting' | 'done' | 'cancelled' | 'failed';
+  /** 'hidden': its conversation left the view (the card goes, and is
+   * sent again, waiting, when the conversation comes back). */
+  state: 'waiting' | 'done' | 'cancelled' | 'failed' | 'hidden';
   message: string;
   url?: string;
   /** The host url leads to, in ASCII (punycode for an international
@@ -46,7 +50,7 @@ export class McpCards {
   /** Takes an event: a new card, or the end of one. */
   apply(r: MCPRequest) {
     const old = this.items.find((c) => c.id === r.id);
-    if (r.state === 'done' || (old === undefined && r.state !== 'waiting' && r.message === '')) {
+    if (r.state === 'done' || r.state === 'hidden' || (old === undefined && r.state !== 'waiting' && r.message === '')) {
       this.items = this.items.filter((c) => c.id !== r.id);
       return;
     }
