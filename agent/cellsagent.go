@@ -39,7 +39,7 @@ func (a cellsAgent) ExecCell(ctx context.Context, emit func(Event), corr, code s
 	return out, refused.Text() + "\n" + RejectedText
 }
 
-func (a cellsAgent) RanFor(corr string) { a.ranFor(corr) }
+func (a cellsAgent) RanFor(corr string) { a.ranFor(corr); a.approvals.Badge(corr) }
 
 func (a cellsAgent) Offload(text string) string {
 	out, _ := a.offload(text)

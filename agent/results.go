@@ -57,7 +57,7 @@ func (a *Agent) result(emit func(Event), call model.FunctionCall, text string, i
 func (a *Agent) savedResult(emit func(Event), call model.FunctionCall, text, saved string, isErr bool, images []model.Image) model.FunctionResponse {
 	ms := a.ranFor(call.ID)
 	emit(&ToolOutput{Meta: Meta{AgentID: a.id, CorrelationID: call.ID}, ToolName: call.Name, Content: text, IsError: isErr, ElapsedMS: ms, SavedPath: saved})
-	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms, SavedPath: saved}
+	return model.FunctionResponse{ID: call.ID, Name: call.Name, Output: text, IsError: isErr, Images: images, ElapsedMS: ms, SavedPath: saved, Approved: a.approvals.Badge(call.ID)}
 }
 
 // ranFor returns how long the call has run since it was approved, in

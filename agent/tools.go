@@ -161,8 +161,9 @@ func (a *Agent) runCode(ctx context.Context, call model.FunctionCall, emit func(
 		text = history.EditedResult(code, text)
 		ran.By = ByEdited
 	}
-	a.seal.Sign(ran, call.ID)
 	resp := a.savedResult(emit, call, text, saved, isErr, nil)
+	ran.Approved, resp.Approved = resp.Approved, nil // sealed in the record
+	a.seal.Sign(ran, call.ID)
 	resp.Ran = ran
 	return resp, refused != nil
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/agent/permission"
 )
 
@@ -37,7 +38,8 @@ type Approver struct {
 	ProtectedYes *atomic.Int64
 	Saved        func()
 	// began holds when each call (by correlation id) was let run, the
-	// start of the time its result reports (Agent.result); nil keeps none.
+	// start of the time its result reports (Agent.result), and under
+	// badgeKey who let it run without a click (Badge); nil keeps none.
 	Began *sync.Map
 	// PreTool runs the PreToolUse hooks for a call and returns what they
 	// decided; nil when there are none. See askHooks.
@@ -111,11 +113,16 @@ func (ap *Approver) AskCall(ctx context.Context, emit func(event.Event), corr st
 }
 
 func (ap *Approver) ask(ctx context.Context, emit func(event.Event), corr string, call event.ToolCall, timeout time.Duration, run *event.ToolCall) (ok bool, edited string, err error) {
+	var auto *model.Approved
+	emit = keepBadge(emit, corr, &auto)
 	defer func() {
 		// The first approval of a call starts its time: a shell command
-		// asked from inside a cell is part of the cell's.
+		// asked from inside a cell is part of the cell's. Who let it run
+		// without a click is kept for its record (Badge).
 		if ok && ap.Began != nil {
-			ap.Began.LoadOrStore(corr, time.Now())
+			if _, later := ap.Began.LoadOrStore(corr, time.Now()); !later && auto != nil {
+				ap.Began.Store(badgeKey{corr}, auto)
+			}
 		}
 	}()
 	pc := call.Permission()
@@ -468,4 +475,31 @@ func (ap *Approver) askPermissionHooks(ctx context.Context, emit func(event.Even
 		req.Reason = strings.TrimSpace("Hook: " + reasons + "\n" + req.Reason)
 	}
 	return false, false, nil
+}
+
+// badgeKey keys, in Approver.Began, who let a call run without a click.
+type badgeKey struct{ corr string }
+
+// keepBadge is emit that also keeps, in *auto, who an AutoApproved of
+// the call corr says let it run.
+func keepBadge(emit func(event.Event), corr string, auto **model.Approved) func(event.Event) {
+	return func(ev event.Event) {
+		if a, ok := ev.(*event.AutoApproved); ok && a.CorrelationID == corr && *auto == nil {
+			*auto = &model.Approved{By: a.By, Reason: a.Reason, Rule: a.Rule}
+		}
+		emit(ev)
+	}
+}
+
+// Badge returns, and forgets, who let the call corr run without a click:
+// nil when the user approved it, or it never ran. The call's record
+// keeps it, so that a resumed conversation shows the badge again.
+func (ap *Approver) Badge(corr string) *model.Approved {
+	if ap.Began == nil {
+		return nil
+	}
+	if a, ok := ap.Began.LoadAndDelete(badgeKey{corr}); ok {
+		return a.(*model.Approved)
+	}
+	return nil
 }

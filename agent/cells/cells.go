@@ -41,7 +41,7 @@ type Agent interface {
 	// tool call in it the user rejected adds to its output, "" when none
 	// was.
 	ExecCell(ctx context.Context, emit func(event.Event), corr, code string) (out *event.CodeExecutionOutput, refused string)
-	// RanFor drops the start corr's approvals set.
+	// RanFor drops the start (and who approved it) corr's approvals set.
 	RanFor(corr string)
 	// Offload keeps a long output aside, returning what the model sees.
 	Offload(text string) string

@@ -100,6 +100,19 @@ type Ran struct {
 	Images []string `json:"images,omitempty"`
 	// ElapsedMS is how long it ran, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
+	// Approved says who let the code action run without a click; nil
+	// when the user approved it (or in a session written before).
+	Approved *Approved `json:"approved,omitempty"`
+}
+
+// Approved records who let a call run without a click, so that a
+// resumed conversation shows its badge as a live one did: By is one of
+// event's By* kinds (rule, session, skip, hook, sandbox, read_only,
+// judge), Reason the judge's reason, Rule the rule or grant's pattern.
+type Approved struct {
+	By     string `json:"by"`
+	Reason string `json:"reason,omitempty"`
+	Rule   string `json:"rule,omitempty"`
 }
 
 // Image is inline media: raw bytes plus their MIME type. Mostly an image;
@@ -138,6 +151,10 @@ type FunctionResponse struct {
 	// relative to the workspace; set by the agent, never read from
 	// Output. Not sent to models.
 	SavedPath string `json:"saved_path,omitempty"`
+	// Approved says who let the call run without a click, for the
+	// conversation's record; nil when the user approved it. A code
+	// action keeps it in its sealed Ran instead. Not sent to models.
+	Approved *Approved `json:"approved,omitempty"`
 }
 
 // Usage counts the tokens of one model call. OutputTokens excludes

@@ -89,7 +89,12 @@ func (k *Key) mac1(r model.Ran, callID string) string {
 func (k *Key) mac2(r model.Ran, callID string) string {
 	f := []string{"freeact-ran-2", callID, r.By, r.Of, r.Code, fmt.Sprint(r.Error), r.Run, r.Original,
 		strconv.FormatInt(r.ElapsedMS, 10), strconv.Itoa(len(r.Images))}
-	return v2 + k.sum(append(f, r.Images...)...)
+	f = append(f, r.Images...)
+	if a := r.Approved; a != nil {
+		// Only records that have it carry it: older seals stay valid.
+		f = append(f, "approved", a.By, a.Reason, a.Rule)
+	}
+	return v2 + k.sum(f...)
 }
 
 func (k *Key) sum(fields ...string) string {

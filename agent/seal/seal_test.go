@@ -135,3 +135,38 @@ func TestOldSealStillVerifiesItsCode(t *testing.T) {
 		t.Error("a whole seal without its version passes as an old one")
 	}
 }
+
+// Who let a code action run without a click is sealed with its record:
+// a badge added, changed or taken away no longer matches, and a record
+// sealed whole before records kept it (no Approved) is still whole.
+func TestSealCoversWhoApproved(t *testing.T) {
+	k := New([]byte("0123456789abcdef0123456789abcdef"))
+	old := model.Ran{Code: "print(1)", ElapsedMS: 12,
+		Seal: "v2:76f3529fb9708a7be7b95d9edc6636135e390971c0521eb47ba6f2d6c47f0b1f"} // as written before
+	if !k.Whole(old, "c1") {
+		t.Error("a record sealed whole before records kept who approved it is no longer whole")
+	}
+	forged := old
+	forged.Approved = &model.Approved{By: "sandbox"}
+	if k.Valid(forged, "c1") {
+		t.Error("a badge added to an older record passes")
+	}
+	r := model.Ran{Code: "print(1)", ElapsedMS: 12, Approved: &model.Approved{By: "judge", Reason: "the user asked"}}
+	k.Sign(&r, "c1")
+	if !k.Whole(r, "c1") {
+		t.Fatal("the key does not check a record with who approved it")
+	}
+	for name, change := range map[string]func(*model.Ran){
+		"by":            func(r *model.Ran) { r.Approved = &model.Approved{By: "rule", Reason: "the user asked"} },
+		"reason":        func(r *model.Ran) { r.Approved = &model.Approved{By: "judge", Reason: "trust me"} },
+		"rule":          func(r *model.Ran) { r.Approved = &model.Approved{By: "judge", Reason: "the user asked", Rule: "*"} },
+		"badge removed": func(r *model.Ran) { r.Approved = nil },
+		"into an image": func(r *model.Ran) { r.Approved, r.Images = nil, []string{"approved", "judge", "the user asked", ""} },
+	} {
+		changed := r
+		change(&changed)
+		if k.Valid(changed, "c1") {
+			t.Errorf("a record with its %s changed passes", name)
+		}
+	}
+}

@@ -40,6 +40,17 @@ type toolCallEvent struct {
 	Args          json.RawMessage `json:"args"`
 }
 
+// approvedEvent is who let a call from history run without a click (its
+// record's model.Approved), as the AutoApproved of a live turn said: the
+// window shows the same badge. History marks it as resumed, not new.
+type approvedEvent struct {
+	Type          string `json:"type"` // "AutoApproved"
+	AgentID       string `json:"agent_id"`
+	CorrelationID string `json:"correlation_id"`
+	model.Approved
+	History bool `json:"history"`
+}
+
 // turnMarker starts or ends a turn.
 type turnMarker struct {
 	Type    string `json:"type"` // "TurnStarted" or "TurnEnded"
@@ -214,6 +225,9 @@ func historyEvents(msgs []model.Message, x historyExtras) []json.RawMessage {
 				if code, output, ok := history.EditedCode(r); ok && r.Name == agent.ExecuteTool {
 					out = append(out, marshalEvent(&agent.CodeEdited{Meta: meta, Code: code}))
 					content = output
+				}
+				if by := history.ApprovedBy(r, x.sealed); by != nil {
+					out = append(out, adapter.MustJSON(approvedEvent{Type: "AutoApproved", AgentID: agent.MainAgent, CorrelationID: r.ID, Approved: *by, History: true}))
 				}
 				out = append(out, marshalEvent(&agent.ToolOutput{Meta: meta, ToolName: r.Name, Content: content, IsError: r.IsError, ElapsedMS: r.ElapsedMS, SavedPath: r.SavedPath}))
 				if fc := x.changes[r.ID]; fc != nil {

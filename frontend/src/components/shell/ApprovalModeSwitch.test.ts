@@ -129,6 +129,29 @@ describe('ApprovalModeSwitch: what ran in auto mode', () => {
     expect(actions.revert).toHaveBeenCalledWith('ck1', expect.stringContaining('Revert'), 'action');
   });
 
+  it('lists what ran in auto mode before a resume, but not as new', async () => {
+    // As a resumed session is replayed: each call, then who let it run.
+    let s = initialState();
+    for (const ev of [
+      { type: 'ToolCall', agent_id: 'main', correlation_id: 'c1', tool_name: EXECUTE, args: { code: 'print(1)' } },
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'c1', by: 'sandbox', history: true },
+      { type: 'ToolCall', agent_id: 'main', correlation_id: 'c2', tool_name: 'gh_list', args: {} },
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'c2', by: 'judge', reason: 'lists only', history: true },
+      ...events.slice(0, 1).map((ev) => ({ ...ev, correlation_id: 'c9' })),
+    ] as AgentEvent[])
+      s = reduce(s, ev, 1);
+    const ran = autoRan(s.items);
+    expect(ran.map((it) => it.id)).toEqual(['c1', 'c2', 'c9']);
+    const onlook = vi.fn();
+    render(ApprovalModeSwitch, { current: { ...on, mode: 'auto' }, onchange: () => {}, ran, seen: new Set<string>(), onlook });
+    const button = screen.getByTestId('approval-mode');
+    expect(button).toHaveTextContent('Auto · 1 new');
+    await userEvent.click(button);
+    const items = within(screen.getByTestId('auto-ran-list')).getAllByRole('listitem');
+    expect(items).toHaveLength(3);
+    expect(items.filter((li) => /\bnew\b/.test(li.textContent ?? ''))).toHaveLength(1);
+  });
+
   it('has no list when nothing ran in auto mode', async () => {
     render(ApprovalModeSwitch, { current: on, onchange: () => {}, ran: [], seen: new Set<string>() });
     await userEvent.click(screen.getByTestId('approval-mode'));

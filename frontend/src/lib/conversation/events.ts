@@ -97,6 +97,16 @@ export type AgentEvent =
       rule?: string;
       /** Auto mode's judge's reason (by "judge"). */
       reason?: string;
+      history?: false;
+    })
+  | (Meta & {
+      /** A resumed call's badge, from its record: the call ran before
+       * (its ToolCall and ToolOutput name it by id). */
+      type: 'AutoApproved';
+      history: true;
+      by: ApprovedBy;
+      rule?: string;
+      reason?: string;
     })
   | (Meta & { type: 'SessionGrants'; grants: RuleData[] })
   | (Meta & { type: 'InputRequest'; request_id: string; prompt: string; password?: boolean })

@@ -96,6 +96,32 @@ describe('conversation reducer', () => {
     expect(t.shell).toMatchObject([{ requestId: 'r9', command: 'git status', status: 'approved', approvedBy: null }]);
   });
 
+  it('shows a resumed call with the badge of who let it run, not as new', () => {
+    const tc = (id: string, name: string, args: unknown): AgentEvent => ({ type: 'ToolCall', agent_id: 'main', correlation_id: id, tool_name: name, args });
+    const out = (id: string, name: string): AgentEvent => ({ type: 'ToolOutput', agent_id: 'main', correlation_id: id, tool_name: name, content: 'ok', is_error: false });
+    // As app/desktop replays a session: the calls, who let them run, their outputs.
+    const s = run([
+      { type: 'TurnStarted', agent_id: 'main', history: true },
+      tc('c1', 'ipybox_execute_ipython_cell', { code: 'print(1)' }),
+      tc('w1', 'filesystem_write_text_file', { path: 'notes.txt', content: 'n' }),
+      tc('j1', 'filesystem_write_text_file', { path: 'b.txt', content: 'n' }),
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'c1', by: 'sandbox', history: true },
+      out('c1', 'ipybox_execute_ipython_cell'),
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'w1', by: 'rule', rule: 'filesystem_*(notes.txt)', history: true },
+      out('w1', 'filesystem_write_text_file'),
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'j1', by: 'judge', reason: 'asked for', history: true },
+      out('j1', 'filesystem_write_text_file'),
+      { type: 'AutoApproved', agent_id: 'main', correlation_id: 'gone', by: 'sandbox', history: true },
+      { type: 'TurnEnded', agent_id: 'main', history: true },
+    ]);
+    const tools = s.items.filter((it) => it.kind === 'tool') as ToolItem[];
+    expect(tools.map((t) => [t.id, t.status, t.approvedBy])).toEqual([
+      ['c1', 'done', { by: 'sandbox', rule: '', reason: '', resumed: true }],
+      ['w1', 'done', { by: 'rule', rule: 'filesystem_*(notes.txt)', reason: '', resumed: true }],
+      ['j1', 'done', { by: 'judge', rule: '', reason: 'asked for', resumed: true }],
+    ]);
+  });
+
   it('shows calls a rule or grant allowed, with who allowed them', () => {
     const s = run([
       {

@@ -46,6 +46,8 @@ export interface Approval {
   rule: string;
   /** The judge's reason (by "judge"); "" otherwise. */
   reason: string;
+  /** It ran before this conversation was resumed: shown, never "new". */
+  resumed?: boolean;
 }
 
 export interface InputView {
@@ -645,9 +647,15 @@ export function reduce(s: ConversationState, ev: AgentEvent, now: number): Conve
       }));
     }
     case 'AutoApproved': {
+      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '', reason: ev.reason ?? '' };
+      if (ev.history) {
+        // A resumed call's badge, from its record: the call is shown
+        // already (ToolCall, ToolOutput); nothing else is made of it.
+        if (findTool(itemsOf(s, agent), corr) < 0) return s;
+        return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({ ...t, approvedBy: { ...approvedBy, resumed: true } }));
+      }
       // A call that runs without asking shows like an approved one.
       const call = ev.tool_call;
-      const approvedBy: Approval = { by: ev.by, rule: ev.rule ?? '', reason: ev.reason ?? '' };
       if (call.type === 'ShellAction') {
         const command = ev.display || call.command;
         return updateTool(s, agent, corr, EXECUTE_TOOL, (t) => ({
