@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/history"
 	"github.com/freeact/desktop/agent/model"
 )
 
@@ -38,6 +39,9 @@ func (ss *acpSession) replayHistory(ctx context.Context) {
 				content := []sdk.ToolCallContent{}
 				if tc, ok := names[r.ID]; ok {
 					_, _, content, _ = describe(tc, "", ss.dir, ss.servers())
+				}
+				if by := history.ApprovedBy(r, ss.a.SealedWhole); by != nil {
+					content = append(content, sdk.ToolContent(sdk.TextBlock(allowedText(*by))))
 				}
 				if r.Output != "" {
 					content = append(content, sdk.ToolContent(sdk.TextBlock("```\n"+r.Output+"\n```")))

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/freeact/desktop/agent"
+	"github.com/freeact/desktop/agent/model"
 	"github.com/freeact/desktop/internal/visible"
 )
 
@@ -67,7 +68,8 @@ func (t *turn) handle(ev agent.Event) {
 		id := t.open(e.CorrelationID, e.ToolCall, e.Display, sdk.ToolCallStatusPending)
 		t.approve(id, e)
 	case *agent.AutoApproved:
-		t.open(e.CorrelationID, e.ToolCall, e.Display, sdk.ToolCallStatusInProgress)
+		id := t.open(e.CorrelationID, e.ToolCall, e.Display, sdk.ToolCallStatusInProgress)
+		t.allowed(id, model.Approved{By: string(e.By), Rule: e.Rule, Reason: e.Reason})
 	case *agent.CodeExecutionOutputChunk:
 		t.output(e)
 	case *agent.CodeExecutionOutput:
