@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/freeact/desktop/agent/mcpglue"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,6 +60,9 @@ type KernelStatus struct {
 	starting bool
 	// Sandboxed is set while the kernel runs in the sandbox.
 	Sandboxed bool `json:"sandboxed"`
+	// RemoteHost is the host (and port) of the Jupyter server or Hub
+	// jupyter_url names, where code runs; "" when it runs on this machine.
+	RemoteHost string `json:"remoteHost,omitempty"`
 	// ReplayCells is, when the kernel lost its state (a resumed session,
 	// a death, a restart), how many of the session's cells Replay would
 	// run again to restore it; 0 when there is nothing to offer.
@@ -263,6 +267,7 @@ func (ws *workspace) updateStatus(next func(last KernelStatus) (KernelStatus, bo
 	s.Model = ws.cfg.Options.Model
 	s.Interrupted = ws.interrupted
 	s.Sandboxed = ws.agent != nil && ws.agent.Sandboxed()
+	s.RemoteHost = remoteHost(ws.cfg.Options.JupyterURL)
 	s.MCPFailures = []mcpglue.MCPFailure{}
 	if ws.agent != nil {
 		s.MCPFailures = append(s.MCPFailures, ws.agent.MCPFailures()...)
@@ -737,4 +742,17 @@ func (d *Desktop) PendingRestart() ([]string, error) {
 		keys = []string{}
 	}
 	return keys, nil
+}
+
+// remoteHost is the host (and port) of jupyter_url, never its path,
+// query or user information (where a token could be); "" when unset.
+func remoteHost(jupyterURL *string) string {
+	if jupyterURL == nil || *jupyterURL == "" {
+		return ""
+	}
+	u, err := url.Parse(*jupyterURL)
+	if err != nil || u.Host == "" {
+		return "a Jupyter server"
+	}
+	return u.Host
 }

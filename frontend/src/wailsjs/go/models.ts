@@ -627,6 +627,7 @@ export namespace desktop {
 	    sessionId: string;
 	    model: string;
 	    sandboxed: boolean;
+	    remoteHost?: string;
 	    replayCells: number;
 	    replayCode: ReplayCell[];
 	    replayReason: string;
@@ -649,6 +650,7 @@ export namespace desktop {
 	        this.sessionId = source["sessionId"];
 	        this.model = source["model"];
 	        this.sandboxed = source["sandboxed"];
+	        this.remoteHost = source["remoteHost"];
 	        this.replayCells = source["replayCells"];
 	        this.replayCode = this.convertValues(source["replayCode"], ReplayCell);
 	        this.replayReason = source["replayReason"];
