@@ -215,3 +215,53 @@ turns:
 		t.Errorf("hook notes %+v", notes)
 	}
 }
+
+// After a compaction, SessionStart hooks run with source "compact", as
+// Claude Code runs them, and what they say for the model goes with the
+// next prompt (the context the summary dropped, put back). Hooks matched
+// on "startup" do not run again.
+func TestSessionStartCompactHooksRunAfterACompaction(t *testing.T) {
+	sources := make(chan string, 4)
+	set := hooks.Set{}
+	for _, m := range []string{"compact", "startup"} {
+		set.Add(hooks.SessionStart, m, "session-"+m, func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+			sources <- in.Source
+			if in.Source == "compact" {
+				return hooks.Output{Specific: &hooks.SpecificOutput{AdditionalContext: "REMEMBER THE PLAN"}}, nil
+			}
+			return hooks.Output{}, nil
+		})
+	}
+	a, fake, _ := fakeKernels(nil).start(t, `
+turns:
+  - reply: [{text: "One."}]
+  - reply: [{text: "Two."}]
+  - reply: [{text: "SUMMARY"}]
+  - reply: [{text: "Three."}]
+`, agent.WithHooks(&hooks.Runner{Sets: []hooks.Set{set}}))
+	run(t, a, "First.", nil)
+	run(t, a, "Second.", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range a.Compact(ctx) {
+	}
+	run(t, a, "Third.", nil)
+	close(sources)
+	var got []string
+	for s := range sources {
+		got = append(got, s)
+	}
+	if strings.Join(got, ",") != "startup,compact" {
+		t.Errorf("SessionStart ran with sources %v, want startup then compact", got)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests, want 4", len(reqs))
+	}
+	if last := string(reqs[3].Body); !strings.Contains(last, "REMEMBER THE PLAN") {
+		t.Errorf("the prompt after the compaction lacks the compact hook's context:\n%s", last)
+	}
+	if strings.Contains(string(reqs[1].Body), "REMEMBER THE PLAN") {
+		t.Errorf("the compact hook's context went out before any compaction")
+	}
+}

@@ -22,9 +22,10 @@ func (a longAgent) Config() *config.Config               { return a.cfg }
 func (a longAgent) Costs() *longsession.Costs            { return a.costs }
 func (a longAgent) Store() *session.Store[model.Message] { return a.store }
 func (a longAgent) Failure(err error) *Failed            { return a.failure(err) }
-func (a longAgent) PreCompact(ctx context.Context, emit func(Event), reason string) {
-	a.hooks.PreCompact(ctx, emit, reason == longsession.CompactManual)
+func (a longAgent) PreCompact(ctx context.Context, emit func(Event), why string) {
+	a.hooks.PreCompact(ctx, emit, why == longsession.CompactManual)
 }
+func (a longAgent) Compacted(ctx context.Context) { a.hooks.Compacted(ctx) }
 func (a longAgent) RequestSize(view []model.Message) int {
 	return longsession.RequestTokens(a.system, a.tools, view)
 }

@@ -157,7 +157,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := a.openRemote(ctx); err != nil {
 		return &StartError{Step: failure.StepServer, Err: err}
 	}
-	a.hooks.Session(ctx, hooks.SessionStart)
+	a.hooks.Session(ctx, hooks.SessionStart, "")
 	return nil
 }
 
@@ -265,7 +265,7 @@ func (a *Agent) Stop() error {
 		a.opts.log.Warn("the running turn did not end within 10 s of Stop")
 	}
 	if a.kern != nil {
-		a.hooks.Session(context.Background(), hooks.SessionEnd)
+		a.hooks.Session(context.Background(), hooks.SessionEnd, "")
 	}
 	var errs []error
 	if a.kern != nil {

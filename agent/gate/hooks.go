@@ -281,18 +281,23 @@ func (h *Hooks) Stop(ctx context.Context, emit func(event.Event), i int) *model.
 	return &next
 }
 
-// Session runs SessionStart (source: startup or resume), keeping what
-// they say for the model for the first prompt, or SessionEnd. What they
-// say for the user goes to the log: no turn shows it.
-func (h *Hooks) Session(ctx context.Context, ev hooks.Event) {
+// Session runs SessionStart, keeping what they say for the model for the
+// next prompt, or SessionEnd. source is SessionStart's: "compact" after a
+// compaction, as Claude Code says it; "" is "startup" or "resume" by the
+// history. What they say for the user goes to the log: no turn shows it.
+func (h *Hooks) Session(ctx context.Context, ev hooks.Event, source string) {
 	if h == nil || h.a.Subagent() {
 		return
 	}
 	in := h.Input(ev)
 	if ev == hooks.SessionStart {
-		in.Source = "startup"
-		if len(h.a.History()) > 0 {
+		in.Source = source
+		switch {
+		case source != "":
+		case len(h.a.History()) > 0:
 			in.Source = "resume"
+		default:
+			in.Source = "startup"
 		}
 	} else {
 		in.Reason = "other"
@@ -307,6 +312,11 @@ func (h *Hooks) Session(ctx context.Context, ev hooks.Event) {
 		h.mu.Unlock()
 	}
 }
+
+// Compacted runs SessionStart with source "compact" once a compaction is
+// in force, as Claude Code does; what they say for the model goes with
+// the next prompt.
+func (h *Hooks) Compacted(ctx context.Context) { h.Session(ctx, hooks.SessionStart, "compact") }
 
 // Context is what hooks said for the model, as text that says whose it
 // is. It goes into the conversation as plain text (a part the user sent,

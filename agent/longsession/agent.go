@@ -37,6 +37,9 @@ type Agent interface {
 	Failure(err error) *event.Failed
 	// PreCompact runs the hooks that hear of a compaction before it.
 	PreCompact(ctx context.Context, emit func(event.Event), reason string)
+	// Compacted runs the hooks that hear of a compaction once it is in
+	// force (SessionStart, source "compact").
+	Compacted(ctx context.Context)
 }
 
 // State is what a long session keeps of one agent, under the agent's lock

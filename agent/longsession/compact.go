@@ -81,6 +81,7 @@ func Compact(ctx context.Context, a Agent, emit func(event.Event), reason string
 	ev := c.Event
 	emit(&ev)
 	emit(UsageOf(a))
+	a.Compacted(ctx)
 	return nil
 }
 
