@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -98,13 +99,19 @@ func TestSandboxKernelsNeverSeeAnothersKey(t *testing.T) {
 	wsA, wsB := sandboxedWorkspace(t, true), sandboxedWorkspace(t, true)
 	roots := []string{filepath.Dir(dirs.Config), filepath.Dir(dirs.Data), filepath.Dir(dirs.State), dirs.Runtime}
 	report := `_stop.set(); _t.join(); print('FOUND', json.dumps(_found))`
-	sc, err := modeltest.ParseScenario([]byte(`
-turns:
-  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(pollerCode(roots)) + `}}}]
-  - reply: [{text: "Watching."}]
-  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: ` + jsonString(report) + `}}}]
-  - reply: [{text: "Done."}]
-`))
+	// While each of B's kernels runs, the watcher makes two more whole
+	// rounds, however slow a round is on a loaded machine: its sockets
+	// exist then, and a round that passes them must find them.
+	wait := "import time\n_r = _found['rounds']; _d = time.time() + 120\n" +
+		"while _found['rounds'] < _r + 2 and time.time() < _d:\n    time.sleep(0.01)\n" +
+		"print('ROUNDS', _found['rounds'] - _r)"
+	turns := "turns:\n  - reply: [{call: {id: c1, name: ipybox_execute_ipython_cell, args: {code: " + jsonString(pollerCode(roots)) + "}}}]\n  - reply: [{text: \"Watching.\"}]\n"
+	const starts = 4
+	for i := 0; i < starts; i++ {
+		turns += fmt.Sprintf("  - reply: [{call: {id: w%d, name: ipybox_execute_ipython_cell, args: {code: %s}}}]\n  - reply: [{text: \"Waited.\"}]\n", i, jsonString(wait))
+	}
+	turns += "  - reply: [{call: {id: c2, name: ipybox_execute_ipython_cell, args: {code: " + jsonString(report) + "}}}]\n  - reply: [{text: \"Done.\"}]\n"
+	sc, err := modeltest.ParseScenario([]byte(turns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +121,18 @@ turns:
 	if out := of[*agent.CodeExecutionOutput](run(t, a, "Watch.", nil)); len(out) != 1 || !strings.Contains(out[0].Text, "polling") {
 		t.Fatalf("the watcher did not start: %d %+v", len(out), out[0])
 	}
-	for i := 0; i < 4; i++ {
+	for i := 0; i < starts; i++ {
 		b := startIn(t, wsB, dirs)
+		waited := of[*agent.CodeExecutionOutput](run(t, a, "Wait for two rounds.", nil))
+		rounds := -1
+		if len(waited) == 1 {
+			if _, after, ok := strings.Cut(waited[0].Text, "ROUNDS "); ok {
+				fmt.Sscanf(after, "%d", &rounds)
+			}
+		}
+		if rounds < 2 {
+			t.Fatalf("start %d: the watcher made %d whole rounds while B's kernel ran, want 2: %+v", i, rounds, waited)
+		}
 		if err := b.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +150,7 @@ turns:
 	if !ok || json.Unmarshal([]byte(strings.TrimSpace(js)), &found) != nil {
 		t.Fatalf("report: %q", out[0].Text)
 	}
-	if found.Rounds < 10 || !found.OwnSeen {
+	if found.Rounds < 2*starts || !found.OwnSeen {
 		t.Fatalf("the watcher did not watch (it must see its own sockets): %+v", found)
 	}
 	if len(found.Keys) > 0 || len(found.Sockets) > 0 {
