@@ -130,7 +130,7 @@ func TestIssue34WindowMarks(t *testing.T) {
 		}
 		sid := filepath.Base(filepath.Dir(sessions[0]))
 		app.Click(Button("Sessions"))
-		app.Click(Query{Role: "push button", Name: "New conversation", Exact: true})
+		app.Click(Button("+ New conversation"))
 		app.WaitFor(Text("What should we work on?"))
 		app.WaitFor(Text("Kernel ready"))
 		pid := holdInTerminal(t, app, ws, sid)

@@ -91,7 +91,7 @@ func TestAutoApprovedCellsAndSessionGrants(t *testing.T) {
 
 	// A new conversation has no grants: its first cell is asked.
 	app.Click(Button("Sessions"))
-	app.Click(Query{Role: "push button", Name: "New conversation", Exact: true})
+	app.Click(Button("+ New conversation"))
 	app.WaitFor(Text("What should we work on?"))
 	app.WaitFor(Text("Kernel ready"))
 	app.Send("A new conversation")
