@@ -4,6 +4,7 @@ package journey
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -129,6 +130,10 @@ func TestIssue34WindowMarks(t *testing.T) {
 			t.Fatalf("%d sessions on disk, want the one conversation", len(sessions))
 		}
 		sid := filepath.Base(filepath.Dir(sessions[0]))
+		// The window keeps a conversation it leaves running (issue 39)
+		// unless the live-kernel limit stops it: with a limit of 1 it lets
+		// go of the first, which the terminal then holds.
+		setAppSetting(t, app, "max_live_kernels", 1)
 		app.Click(Button("Sessions"))
 		app.Click(Button("+ New conversation"))
 		app.WaitFor(Text("What should we work on?"))
@@ -224,4 +229,28 @@ func holdInTerminal(t *testing.T, app *App, ws, sid string) int {
 		t.Fatalf("the terminal freeact run did not open the session within %s:\n%s%s", Timeout, printed.String(), errBuf.String())
 	}
 	return cmd.Process.Pid
+}
+
+// setAppSetting sets key in the app's settings.json (Settings reads it
+// whenever it needs the value), keeping what else it holds.
+func setAppSetting(t *testing.T, app *App, key string, value any) {
+	t.Helper()
+	file := filepath.Join(app.Home, ".config", "freeact", "settings.json")
+	settings := map[string]any{}
+	if data, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(data, &settings); err != nil {
+			t.Fatalf("read %s: %v", file, err)
+		}
+	}
+	settings[key] = value
+	data, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
